@@ -1,0 +1,81 @@
+//! The `xcc` command: MLIR text in; MLIR, LLVM IR, bitcode, assembly, objects, PTX or a
+//! self-contained static library out.
+
+mod pipeline;
+
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// The parsed and verified module, printed in the upstream spelling.
+    Mlir,
+    /// The module after lowering to the llvm dialect.
+    MlirLlvm,
+    /// LLVM IR text (`.ll`), after LLVM's optimization pipeline.
+    Llvm,
+    /// LLVM bitcode (`.bc`).
+    Bc,
+    /// Target assembly (`.s`).
+    Asm,
+    /// A relocatable object (`.o`).
+    Obj,
+    /// A static archive with the object and runtime-c for the target (`.a`).
+    Lib,
+    /// PTX for nvptx64 (`.ptx`).
+    Ptx,
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "xcc", version, about = "Ahead-of-time compiler from MLIR to native code and PTX")]
+pub struct Cli {
+    /// Input file (`.mlir`).
+    pub input: PathBuf,
+    /// Output file; `-` writes text outputs to standard output.
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    /// What to write; by default from the output's extension (.mlir .ll .bc .s .o .a .ptx).
+    #[arg(long, value_enum)]
+    pub emit: Option<Emit>,
+    /// Target: x86_64, aarch64, nvptx64, or a full triple.
+    #[arg(long, default_value = "x86_64")]
+    pub target: String,
+    /// Target CPU (`native` for this machine); default: a portable one.
+    #[arg(long)]
+    pub mcpu: Option<String>,
+    /// Target features, e.g. `+avx2,+fma` or `+ptx80`.
+    #[arg(long)]
+    pub mattr: Option<String>,
+    /// Optimization level 0-3 (`-O0` .. `-O3`).
+    #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub opt: u8,
+    /// Print the module after every pass to standard error.
+    #[arg(long)]
+    pub print_after_all: bool,
+    /// Skip the verifier between passes (it always runs after parsing).
+    #[arg(long)]
+    pub no_verify_each: bool,
+}
+
+fn main() -> ExitCode {
+    // Accept the compiler-style spellings `-mcpu=x` and `-mattr=y` too.
+    let args = std::env::args_os().map(|a| match a.to_str() {
+        Some(s) if s.starts_with("-mcpu") || s.starts_with("-mattr") => format!("-{s}").into(),
+        _ => a,
+    });
+    let cli = Cli::parse_from(args);
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("xcc: internal compiler error: {info}");
+    }));
+    match pipeline::run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprint!("{message}");
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The compilation pipeline: parse -> verify -> lower (verifying after each pass) -> translate
+//! to LLVM IR -> optimize -> emit, and the atomic write of the output.
+
+use crate::{Cli, Emit};
+use inkwell::context::Context;
+use std::io::Write;
+use std::path::Path;
+use xcc_ir::{Diagnostic, SourceFile};
+use xcc_lowering::LoweringOptions;
+use xcc_targets::Arch;
+
+/// Runs the whole compilation; the error is the rendered message for standard error.
+pub fn run(cli: &Cli) -> Result<(), String> {
+    let input = cli.input.display().to_string();
+    let emit = match cli.emit {
+        Some(e) => e,
+        None => emit_from_extension(&cli.output)?,
+    };
+    let text = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
+    if cli.input.extension().is_some_and(|e| e == "onnx") {
+        return Err(format!("xcc: error: {input}: ONNX models are not supported yet by this build (MLIR input only)"));
+    }
+    let text = String::from_utf8(text).map_err(|_| format!("xcc: error: {input} is not UTF-8 text"))?;
+    let source = SourceFile::new(input.clone(), text);
+    let render = |d: Diagnostic| source.render(&d);
+
+    let module = xcc_ir::parser::parse_module(&source.text).map_err(render)?;
+    xcc_ir::verifier::verify(&module).map_err(render)?;
+    if emit == Emit::Mlir {
+        return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
+    }
+
+    let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref()).map_err(|e| format!("xcc: error: {e}"))?;
+    let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64 };
+    let passes = xcc_lowering::standard_pipeline();
+    let lowered = xcc_lowering::run_pipeline(module, &passes, &options, |name, m| {
+        if cli.print_after_all {
+            eprintln!("// -----// IR Dump After {name} //----- //\n{}", xcc_ir::printer::print_module(m));
+        }
+        if !cli.no_verify_each {
+            xcc_ir::verifier::verify(m).map_err(|d| {
+                Diagnostic::new(d.span, format!("internal error: the IR after pass '{name}' does not verify: {}", d.message))
+            })?;
+        }
+        Ok(())
+    })
+    .map_err(render)?;
+    if emit == Emit::MlirLlvm {
+        return write_output(&cli.output, xcc_ir::printer::print_module(&lowered).as_bytes());
+    }
+
+    let ctx = Context::create();
+    let module_name = cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into());
+    let llvm = xcc_llvm_dialect::translate_module(&ctx, &lowered, &module_name, &xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64 })
+        .map_err(|e| match e.span() {
+            s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
+            _ => format!("xcc: error: {e}"),
+        })?;
+    let tm = xcc_targets::create_machine(&spec, cli.opt).map_err(|e| format!("xcc: error: {e}"))?;
+    xcc_targets::optimize(&llvm, &tm, cli.opt).map_err(|e| format!("xcc: error: {e}"))?;
+    let bytes = match emit {
+        Emit::Llvm => llvm.print_to_string().to_bytes().to_vec(),
+        Emit::Bc => llvm.write_bitcode_to_memory().as_slice().to_vec(),
+        Emit::Asm | Emit::Ptx => {
+            if emit == Emit::Ptx && spec.arch != Arch::Nvptx64 {
+                return Err("xcc: error: --emit=ptx needs --target=nvptx64".into());
+            }
+            xcc_targets::emit(&llvm, &tm, true).map_err(|e| format!("xcc: error: {e}"))?
+        }
+        Emit::Obj => xcc_targets::emit(&llvm, &tm, false).map_err(|e| format!("xcc: error: {e}"))?,
+        Emit::Lib => {
+            let runtime = xcc_runtime_c::object_for_arch(spec.arch.name())
+                .ok_or_else(|| format!("xcc: error: static libraries are not available for {} (emit PTX or an object instead)", spec.arch.name()))?;
+            let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| format!("xcc: error: {e}"))?;
+            xcc_targets::write_archive(&[(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime.to_vec())])
+                .map_err(|e| format!("xcc: error: {e}"))?
+        }
+        Emit::Mlir | Emit::MlirLlvm => unreachable!("handled above"),
+    };
+    write_output(&cli.output, &bytes)
+}
+
+fn emit_from_extension(output: &Path) -> Result<Emit, String> {
+    let ext = output.extension().and_then(|e| e.to_str()).unwrap_or("");
+    Ok(match ext {
+        "mlir" => Emit::Mlir,
+        "ll" => Emit::Llvm,
+        "bc" => Emit::Bc,
+        "s" => Emit::Asm,
+        "o" => Emit::Obj,
+        "a" => Emit::Lib,
+        "ptx" => Emit::Ptx,
+        _ => {
+            return Err(format!(
+                "xcc: error: cannot tell what to write from the output name '{}': pass --emit=obj|asm|llvm|bc|mlir|mlir-llvm|lib|ptx",
+                output.display()
+            ))
+        }
+    })
+}
+
+/// Writes through a temporary file in the destination directory, renamed into place, so a
+/// failed or interrupted compile never leaves a partial output.
+fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if path.as_os_str() == "-" {
+        std::io::stdout().write_all(bytes).map_err(|e| format!("xcc: error: writing standard output: {e}"))?;
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
+    tmp.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
+    tmp.persist(path).map_err(|e| format!("xcc: error: cannot write {}: {}", path.display(), e.error))?;
+    Ok(())
+}

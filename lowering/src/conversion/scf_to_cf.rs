@@ -1,0 +1,118 @@
+//! `convert-scf-to-cf`: `scf.for` and `scf.if` become blocks and branches.
+//!
+//! ```text
+//! scf.for:  pre: br ^header(lb, inits)
+//!           ^header(iv, iters..): cond_br (iv < ub), ^body(iv, iters..), ^after(iters..)
+//!           ^body..: ...; next = iv + step; br ^header(next, yielded..)
+//!           ^after(results..): rest of the original block
+//! scf.if:   pre: cond_br c, ^then, ^else (or ^after)
+//!           then/else blocks end in br ^after(yielded..)
+//! ```
+
+use super::find_first;
+use crate::builder::Builder;
+use crate::{LoweringOptions, Pass};
+use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type};
+
+pub struct ScfToCf;
+
+impl Pass for ScfToCf {
+    fn name(&self) -> &'static str {
+        "convert-scf-to-cf"
+    }
+
+    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+        while let Some(op) = find_first(&m, |n| n == "scf.for" || n == "scf.if") {
+            if m.ops[op].name == "scf.for" {
+                lower_for(&mut m, op);
+            } else {
+                lower_if(&mut m, op);
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// Splits the block at `op`, giving `op`'s results to the new block as arguments.
+fn split_for_results(m: &mut Module, op: OpId) -> BlockId {
+    let (block, idx) = m.op_index(op).expect("op in a block");
+    let after = m.split_block_after(block, idx);
+    let root = m.top_level_ancestor(op);
+    for r in m.ops[op].results.clone() {
+        let ty = m.ty(r).clone();
+        let arg = m.add_block_arg(after, ty, Span::UNKNOWN);
+        m.replace_uses_in(root, r, arg);
+    }
+    after
+}
+
+/// Replaces the `scf.yield` ending each of `blocks` with a branch to `target`.
+fn yields_to_branch(m: &mut Module, blocks: &[BlockId], target: BlockId, mut extra: impl FnMut(&mut Module, OpId) -> Vec<xcc_ir::ValueId>) {
+    for &b in blocks {
+        let Some(t) = m.terminator(b) else { continue };
+        if m.ops[t].name != "scf.yield" {
+            continue;
+        }
+        let args = extra(m, t);
+        let span = m.ops[t].span;
+        m.erase_op(t);
+        m.build(b, OpSpec::new("cf.br", span).successor(target, args));
+    }
+}
+
+fn lower_for(m: &mut Module, op: OpId) {
+    let span = m.ops[op].span;
+    let (pre, _) = m.op_index(op).expect("op in a block");
+    let after = split_for_results(m, op);
+    let operands = m.ops[op].operands.clone();
+    let (lb, ub, step, inits) = (operands[0], operands[1], operands[2], operands[3..].to_vec());
+    let iv_ty = m.ty(lb).clone();
+    let body_region = m.ops[op].regions[0];
+    m.erase_op(op);
+    let header = m.insert_block_after(pre);
+    let iv = m.add_block_arg(header, iv_ty.clone(), span);
+    let iters: Vec<_> = inits.iter().map(|&v| {
+        let t = m.ty(v).clone();
+        m.add_block_arg(header, t, span)
+    }).collect();
+    m.build(pre, OpSpec::new("cf.br", span).successor(header, [lb].into_iter().chain(inits).collect()));
+    let body_blocks = m.inline_region_after(body_region, header);
+    let body_entry = body_blocks[0];
+    let mut b = Builder::at_end(m, header, span);
+    let cond = b.value_with("arith.cmpi", &[iv, ub], Type::i1(), vec![("predicate".into(), Attribute::i64(2))]);
+    let spec = b
+        .spec("cf.cond_br")
+        .operands([cond])
+        .successor(body_entry, [iv].into_iter().chain(iters.iter().copied()).collect())
+        .successor(after, iters.clone());
+    b.insert(spec);
+    let body_iv = m.blocks[body_entry].args[0];
+    yields_to_branch(m, &body_blocks, header, |m, y| {
+        let mut b = Builder::before(m, y);
+        let next = b.value("arith.addi", &[body_iv, step], iv_ty.clone());
+        let mut args = vec![next];
+        args.extend(m.ops[y].operands.iter().copied());
+        args
+    });
+}
+
+fn lower_if(m: &mut Module, op: OpId) {
+    let span = m.ops[op].span;
+    let (pre, _) = m.op_index(op).expect("op in a block");
+    let after = split_for_results(m, op);
+    let cond = m.ops[op].operands[0];
+    let regions = m.ops[op].regions.clone();
+    m.erase_op(op);
+    let then_blocks = m.inline_region_after(regions[0], pre);
+    let last_then = *then_blocks.last().unwrap_or(&pre);
+    let else_blocks = if regions.len() > 1 && !m.regions[regions[1]].blocks.is_empty() {
+        m.inline_region_after(regions[1], last_then)
+    } else {
+        Vec::new()
+    };
+    let then_target = then_blocks.first().copied().unwrap_or(after);
+    let else_target = else_blocks.first().copied().unwrap_or(after);
+    m.build(pre, OpSpec::new("cf.cond_br", span).operands([cond]).successor(then_target, vec![]).successor(else_target, vec![]));
+    yields_to_branch(m, &then_blocks, after, |m, y| m.ops[y].operands.clone());
+    yields_to_branch(m, &else_blocks, after, |m, y| m.ops[y].operands.clone());
+}

@@ -1,0 +1,68 @@
+//! Compiles `c/xcc_runtime.c` once per supported CPU target with clang-22, and
+//! leaves the objects in OUT_DIR as `xcc_runtime_<arch>.o` for `include_bytes!`.
+//! clang rather than the host `cc` because one clang cross-compiles to every
+//! target, so the embedded objects do not depend on which cross gcc is installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CLANG: &str = "clang-22";
+const TARGETS: &[(&str, &str)] = &[
+    ("x86_64", "x86_64-unknown-linux-gnu"),
+    ("aarch64", "aarch64-unknown-linux-gnu"),
+];
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=c/xcc_runtime.c");
+    println!("cargo:rerun-if-changed=c/xcc_runtime.h");
+
+    if Command::new(CLANG).arg("--version").output().is_err() {
+        panic!("{CLANG} not found on PATH: it is needed to build the xcc C runtime; run `scripts/setup.sh` to install it");
+    }
+
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR not set"));
+    let host = std::env::var("HOST").expect("HOST not set");
+    for &(arch, triple) in TARGETS {
+        let obj = compile(arch, triple, &host, &out_dir);
+        let dest = out_dir.join(format!("xcc_runtime_{arch}.o"));
+        std::fs::copy(&obj, &dest)
+            .unwrap_or_else(|e| panic!("copying {} to {}: {e}", obj.display(), dest.display()));
+    }
+}
+
+fn compile(arch: &str, triple: &str, host: &str, out_dir: &Path) -> PathBuf {
+    let mut build = cc::Build::new();
+    build
+        .compiler(CLANG)
+        .target(triple)
+        .host(host)
+        // Each target in its own directory: the object names would collide.
+        .out_dir(out_dir.join(format!("obj-{arch}")))
+        .file("c/xcc_runtime.c")
+        .include("c")
+        .std("c11")
+        // Fixed flags regardless of the cargo profile: the objects are embedded
+        // into the compiler and must be the same in debug and release builds.
+        .opt_level(2)
+        .debug(false)
+        .pic(true)
+        .cargo_metadata(false)
+        .warnings(true)
+        .extra_warnings(true)
+        .flag("-O2")
+        .flag("-fPIC")
+        .flag("-ffunction-sections")
+        .flag(format!("--target={triple}"));
+    // Debian's cross libc headers live outside any sysroot layout; name them
+    // first so the host's /usr/include (x86_64 bits/*) cannot be picked up.
+    let cross_include = Path::new("/usr").join(format!("{arch}-linux-gnu/include"));
+    if !host.starts_with(arch) && cross_include.is_dir() {
+        build.flag("-isystem").flag(cross_include.to_str().unwrap());
+    }
+    let objects = build.compile_intermediates();
+    match objects.as_slice() {
+        [obj] => obj.clone(),
+        other => panic!("expected one object for {triple}, cc produced {other:?}"),
+    }
+}

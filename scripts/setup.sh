@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs everything xcc's build and tests need, idempotently:
+#  - LLVM 22 (static libraries for inkwell, clang-22 for C harnesses, mlir-22-tools as the differential oracle),
+#  - the aarch64 cross toolchain and qemu-user (aarch64 run tests),
+#  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+apt_packages=(
+  llvm-22-dev libpolly-22-dev libzstd-dev zlib1g-dev
+  clang-22 llvm-22 mlir-22-tools
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  python3-venv
+)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c 'import onnx, onnxruntime, numpy, nvidia.cu13' 2>/dev/null; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q "onnx==1.23.2" onnxruntime numpy nvidia-cuda-nvcc
+fi
+echo "setup: done (LLVM $(/usr/lib/llvm-22/bin/llvm-config --version), $(.venv/bin/python -c 'import onnx,onnxruntime;print("onnx",onnx.__version__,"onnxruntime",onnxruntime.__version__)'))"

@@ -1,0 +1,137 @@
+//! Targets: triples (parsed by target-lexicon, short names allowed), LLVM target machines,
+//! LLVM's new-pass-manager pipeline, and the output formats xcc writes: objects, assembly, LLVM
+//! IR, bitcode, PTX and self-contained static archives.
+
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::OptimizationLevel;
+use std::io::Cursor;
+use std::str::FromStr;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("unknown target '{0}' (use x86_64, aarch64, nvptx64 or a full triple such as aarch64-unknown-linux-gnu)")]
+    UnknownTarget(String),
+    #[error("LLVM does not support the target triple '{triple}': {message}")]
+    Unsupported { triple: String, message: String },
+    #[error("could not create a target machine for '{triple}' with CPU '{cpu}'")]
+    NoMachine { triple: String, cpu: String },
+    #[error("LLVM optimization failed: {0}")]
+    Passes(String),
+    #[error("LLVM code generation failed: {0}")]
+    Codegen(String),
+    #[error("writing the archive failed: {0}")]
+    Archive(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    X86_64,
+    Aarch64,
+    Nvptx64,
+}
+
+impl Arch {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+            Arch::Nvptx64 => "nvptx64",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TargetSpec {
+    pub triple: String,
+    pub arch: Arch,
+    pub cpu: String,
+    pub features: String,
+}
+
+/// Resolves `--target`, `-mcpu` and `-mattr`. Short names map to Linux (CPUs) or CUDA (PTX)
+/// triples. The default CPU is portable: `x86-64-v2`, `generic` on AArch64, `sm_80` for PTX.
+pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -> Result<TargetSpec, TargetError> {
+    let triple = match target {
+        "x86_64" | "x86-64" | "host" => "x86_64-unknown-linux-gnu".to_string(),
+        "aarch64" | "arm64" => "aarch64-unknown-linux-gnu".to_string(),
+        "nvptx64" | "nvptx" | "cuda" => "nvptx64-nvidia-cuda".to_string(),
+        t => t.to_string(),
+    };
+    let parsed = target_lexicon::Triple::from_str(&triple).map_err(|_| TargetError::UnknownTarget(target.to_string()))?;
+    let arch = match parsed.architecture {
+        target_lexicon::Architecture::X86_64 => Arch::X86_64,
+        target_lexicon::Architecture::Aarch64(_) => Arch::Aarch64,
+        target_lexicon::Architecture::Nvptx64 => Arch::Nvptx64,
+        _ => return Err(TargetError::UnknownTarget(target.to_string())),
+    };
+    let default_cpu = match arch {
+        Arch::X86_64 => "x86-64-v2",
+        Arch::Aarch64 => "generic",
+        Arch::Nvptx64 => "sm_80",
+    };
+    let cpu = match cpu {
+        None => default_cpu.to_string(),
+        Some("native") => TargetMachine::get_host_cpu_name().to_string(),
+        Some(c) => c.to_string(),
+    };
+    let mut features = features.unwrap_or("").to_string();
+    if cpu_is_native(&cpu) && features.is_empty() && arch != Arch::Nvptx64 {
+        features = TargetMachine::get_host_cpu_features().to_string();
+    }
+    Ok(TargetSpec { triple, arch, cpu, features })
+}
+
+fn cpu_is_native(cpu: &str) -> bool {
+    cpu == TargetMachine::get_host_cpu_name().to_string() && cpu != "generic"
+}
+
+pub fn create_machine(spec: &TargetSpec, opt: u8) -> Result<TargetMachine, TargetError> {
+    let config = InitializationConfig::default();
+    match spec.arch {
+        Arch::X86_64 => Target::initialize_x86(&config),
+        Arch::Aarch64 => Target::initialize_aarch64(&config),
+        Arch::Nvptx64 => Target::initialize_nvptx(&config),
+    }
+    let triple = TargetTriple::create(&spec.triple);
+    let target = Target::from_triple(&triple)
+        .map_err(|e| TargetError::Unsupported { triple: spec.triple.clone(), message: e.to_string() })?;
+    let level = match opt {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    target
+        .create_target_machine(&triple, &spec.cpu, &spec.features, level, RelocMode::PIC, CodeModel::Default)
+        .ok_or_else(|| TargetError::NoMachine { triple: spec.triple.clone(), cpu: spec.cpu.clone() })
+}
+
+/// Sets the module's triple and data layout, then runs LLVM's `default<On>` pipeline.
+pub fn optimize(module: &Module, tm: &TargetMachine, opt: u8) -> Result<(), TargetError> {
+    module.set_triple(&tm.get_triple());
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    let pipeline = format!("default<O{}>", opt.min(3));
+    module.run_passes(&pipeline, tm, PassBuilderOptions::create()).map_err(|e| TargetError::Passes(e.to_string()))
+}
+
+/// Object code, or assembly (PTX text on nvptx64).
+pub fn emit(module: &Module, tm: &TargetMachine, assembly: bool) -> Result<Vec<u8>, TargetError> {
+    let kind = if assembly { FileType::Assembly } else { FileType::Object };
+    let buf = tm.write_to_memory_buffer(module, kind).map_err(|e| TargetError::Codegen(e.to_string()))?;
+    Ok(buf.as_slice().to_vec())
+}
+
+/// A GNU `ar` archive of the given members, with a symbol table and zeroed timestamps so the
+/// same inputs give the same bytes.
+pub fn write_archive(members: &[(String, Vec<u8>)]) -> Result<Vec<u8>, TargetError> {
+    let members: Vec<_> = members
+        .iter()
+        .map(|(name, bytes)| ar_archive_writer::NewArchiveMember::new(bytes.as_slice(), &ar_archive_writer::DEFAULT_OBJECT_READER, name.clone()))
+        .collect();
+    let mut out = Cursor::new(Vec::new());
+    ar_archive_writer::write_archive_to_stream(&mut out, &members, ar_archive_writer::ArchiveKind::Gnu, false, None)
+        .map_err(|e| TargetError::Archive(e.to_string()))?;
+    Ok(out.into_inner())
+}
