@@ -60,6 +60,11 @@ fn compile(arch: &str, triple: &str, host: &str, out_dir: &Path) -> PathBuf {
     if !host.starts_with(arch) && cross_include.is_dir() {
         build.flag("-isystem").flag(cross_include.to_str().unwrap());
     }
+    if arch == "aarch64" {
+        // Inline LL/SC atomics instead of calls to __aarch64_ldadd4_* helpers,
+        // so the object links without libgcc/compiler-rt (e.g. by bare ld.lld).
+        build.flag("-mno-outline-atomics");
+    }
     let objects = build.compile_intermediates();
     match objects.as_slice() {
         [obj] => obj.clone(),

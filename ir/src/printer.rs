@@ -87,8 +87,14 @@ impl Printer<'_> {
                 let _ = write!(self.out, "{first}:{} = ", data.results.len());
             }
         }
+        // Upstream's generic form: successor operands follow the op's own operands, split by
+        // `operandSegmentSizes` when several successors take values.
+        let mut all_operands = data.operands.clone();
+        for s in &data.successors {
+            all_operands.extend(s.args.iter().copied());
+        }
         let _ = write!(self.out, "{}(", crate::attributes::quote_string(&data.name));
-        let operands: Vec<String> = data.operands.iter().map(|&v| self.value_name(v)).collect();
+        let operands: Vec<String> = all_operands.iter().map(|&v| self.value_name(v)).collect();
         self.out.push_str(&operands.join(", "));
         self.out.push(')');
         if !data.successors.is_empty() {
@@ -99,13 +105,13 @@ impl Printer<'_> {
                 }
                 let label = self.block_label(s.block);
                 self.out.push_str(&label);
-                if !s.args.is_empty() {
-                    let names: Vec<String> = s.args.iter().map(|&v| self.value_name(v)).collect();
-                    let types: Vec<String> = s.args.iter().map(|&v| self.m.ty(v).to_string()).collect();
-                    let _ = write!(self.out, "({} : {})", names.join(", "), types.join(", "));
-                }
             }
             self.out.push(']');
+            if data.successors.len() > 1 {
+                let mut sizes = vec![data.operands.len().to_string()];
+                sizes.extend(data.successors.iter().map(|s| s.args.len().to_string()));
+                let _ = write!(self.out, " <{{operandSegmentSizes = array<i32: {}>}}>", sizes.join(", "));
+            }
         }
         if !data.regions.is_empty() {
             self.out.push_str(" (");
@@ -121,7 +127,7 @@ impl Printer<'_> {
         if !data.attrs.is_empty() {
             let _ = write!(self.out, " {}", Dict(&data.attrs));
         }
-        let inputs: Vec<String> = data.operands.iter().map(|&v| self.m.ty(v).to_string()).collect();
+        let inputs: Vec<String> = all_operands.iter().map(|&v| self.m.ty(v).to_string()).collect();
         let results: Vec<String> = data.results.iter().map(|&v| self.m.ty(v).to_string()).collect();
         let _ = write!(self.out, " : ({}) -> ", inputs.join(", "));
         if results.len() == 1 && !matches!(self.m.ty(data.results[0]), Type::Function(_)) {

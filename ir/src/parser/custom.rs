@@ -72,7 +72,7 @@ pub(crate) fn normalize_generic_successors(spec: &mut OpSpec) {
         "cf.br" | "llvm.br" if spec.successors.len() == 1 => {
             spec.successors[0].args = std::mem::take(&mut spec.operands);
         }
-        "cf.cond_br" | "llvm.cond_br" if spec.successors.len() == 2 && spec.operands.len() > 1 => {
+        "cf.cond_br" | "llvm.cond_br" if spec.successors.len() == 2 => {
             let seg = spec.attrs.iter().position(|(k, _)| k == "operandSegmentSizes");
             let sizes = seg.and_then(|i| spec.attrs[i].1.as_int_list());
             if let (Some(i), Some(sizes)) = (seg, sizes) {
@@ -757,8 +757,9 @@ fn parse_func(p: &mut Parser, spec: OpSpec, written: &str) -> PResult<OpSpec> {
             }
             p.expect_punct(")")?;
         } else {
+            // Without parentheses a '{' after the type is the body, not result attributes.
             results.push(p.parse_type()?);
-            res_attrs.push(if p.is_punct("{") { Attribute::Dict(p.parse_attr_dict()?) } else { Attribute::Dict(Vec::new()) });
+            res_attrs.push(Attribute::Dict(Vec::new()));
         }
     }
     if spec.name == "llvm.func" && results == [Type::LlvmVoid] {
