@@ -250,6 +250,60 @@ pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_res
             let ty = p.parse_type()?;
             Ok(spec.results([ty]).attr("base", Attribute::i64(addr as i64)))
         }
+        "memref.subview" => {
+            // `memref.subview %src[offsets][sizes][strides] : T to U`, each entry `%v` or an integer.
+            let src = p.parse_operand_ref()?;
+            let mut lists = Vec::new();
+            for _ in 0..3 {
+                lists.push(parse_mixed_list(p)?);
+            }
+            let attrs = if p.is_punct("{") { p.parse_attr_dict()? } else { Vec::new() };
+            p.expect_punct(":")?;
+            let from = p.parse_type()?;
+            p.expect_ident_word("to")?;
+            let to = p.parse_type()?;
+            let mut ops = vec![p.resolve(&src, &from)?];
+            let mut seg = vec![1i128];
+            let mut spec = spec;
+            for (key, (statics, dyns)) in ["static_offsets", "static_sizes", "static_strides"].iter().zip(lists) {
+                seg.push(dyns.len() as i128);
+                ops.extend(p.resolve_same(&dyns, &Type::Index)?);
+                spec = spec.attr(*key, Attribute::DenseArray { elem: Type::i64(), values: statics });
+            }
+            let seg = Attribute::DenseArray { elem: Type::i32(), values: seg };
+            Ok(with_attrs(spec.operands(ops).results([to]).attr("operandSegmentSizes", seg), attrs))
+        }
+        "memref.view" => {
+            // `memref.view %buf[%byte_shift][%dyn_sizes] : memref<Nxi8> to memref<?x4xf32>`
+            let src = p.parse_operand_ref()?;
+            let shift = parse_index_list(p)?;
+            let sizes = parse_index_list(p)?;
+            p.expect_punct(":")?;
+            let from = p.parse_type()?;
+            p.expect_ident_word("to")?;
+            let to = p.parse_type()?;
+            if shift.len() != 1 {
+                return Err(Diagnostic::new(span, "memref.view takes exactly one byte shift"));
+            }
+            let mut ops = vec![p.resolve(&src, &from)?];
+            ops.extend(p.resolve_same(&shift, &Type::Index)?);
+            ops.extend(p.resolve_same(&sizes, &Type::Index)?);
+            Ok(spec.operands(ops).results([to]))
+        }
+        "memref.reshape" => {
+            // `memref.reshape %src(%shape) : (memref<4x1xf32>, memref<1xindex>) -> memref<4xf32>`
+            let src = p.parse_operand_ref()?;
+            p.expect_punct("(")?;
+            let shape = p.parse_operand_ref()?;
+            p.expect_punct(")")?;
+            p.expect_punct(":")?;
+            let ft = parse_fn_type(p)?;
+            if ft.inputs.len() != 2 || ft.results.len() != 1 {
+                return Err(Diagnostic::new(span, "memref.reshape's type is (source, shape) -> result"));
+            }
+            let ops = vec![p.resolve(&src, &ft.inputs[0])?, p.resolve(&shape, &ft.inputs[1])?];
+            Ok(spec.operands(ops).results(ft.results))
+        }
         "memref.dealloc" => {
             let r = p.parse_operand_ref()?;
             p.expect_punct(":")?;
@@ -582,6 +636,28 @@ fn parse_index_list(p: &mut Parser) -> PResult<Vec<OperandRef>> {
     let refs = p.parse_operand_refs()?;
     p.expect_punct("]")?;
     Ok(refs)
+}
+
+/// `[%a, 4, %b]`: static entries are integers, dynamic ones `i64::MIN` with an operand.
+fn parse_mixed_list(p: &mut Parser) -> PResult<(Vec<i128>, Vec<OperandRef>)> {
+    p.expect_punct("[")?;
+    let mut statics = Vec::new();
+    let mut dyns = Vec::new();
+    if !p.is_punct("]") {
+        loop {
+            if let (Tok::Percent(_), _) = p.peek()? {
+                dyns.push(p.parse_operand_ref()?);
+                statics.push(i64::MIN as i128);
+            } else {
+                statics.push(p.parse_int("an integer or an SSA value")?.0);
+            }
+            if !p.eat_punct(",")? {
+                break;
+            }
+        }
+    }
+    p.expect_punct("]")?;
+    Ok((statics, dyns))
 }
 
 fn parse_position(p: &mut Parser) -> PResult<Vec<i64>> {

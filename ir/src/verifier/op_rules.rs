@@ -242,6 +242,45 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
                 }
             }
         }
+        "memref.subview" => {
+            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first()) else {
+                return err("takes a ranked memref and gives one".into());
+            };
+            for key in ["static_offsets", "static_sizes", "static_strides"] {
+                let n = m.attr(op, key).and_then(Attribute::as_int_list).map(|v| v.len());
+                if n != Some(src.rank()) {
+                    return err(format!("'{key}' must have one entry per source dimension ({})", src.rank()));
+                }
+            }
+            if src.elem != dst.elem || dst.rank() > src.rank() {
+                return err(format!("cannot take a subview of type {} from {}", result_types[0], operand_types[0]));
+            }
+        }
+        "memref.view" => {
+            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first()) else {
+                return err("takes a ranked memref and gives one".into());
+            };
+            if src.rank() != 1 || *src.elem != Type::i8() {
+                return err(format!("the source must be a 1-D memref of i8, not {}", operand_types[0]));
+            }
+            let dynamic = dst.shape.iter().filter(|d| d.is_none()).count();
+            if operand_types.len() != 2 + dynamic {
+                return err(format!("{} has {dynamic} dynamic dimension(s), but {} size(s) are given", result_types[0], operand_types.len() - 2));
+            }
+            if dst.layout != crate::types::Layout::Identity {
+                return err("the result must have the identity layout".into());
+            }
+        }
+        "memref.reshape" => {
+            let (Some(Type::MemRef(src)), Some(Type::MemRef(shape)), Some(Type::MemRef(dst))) =
+                (operand_types.first(), operand_types.get(1), result_types.first())
+            else {
+                return err("takes a ranked source, a 1-D shape memref and gives a ranked memref".into());
+            };
+            if src.elem != dst.elem || shape.rank() != 1 || shape.shape[0] != Some(dst.rank() as u64) {
+                return err(format!("the shape memref must be 1-D with {} entries and element types must agree", dst.rank()));
+            }
+        }
         "memref.dma_start" => {
             let mut i = 0;
             let mut take = |what: &str| -> Result<crate::types::MemRefType, Diagnostic> {

@@ -533,6 +533,103 @@ impl Cx<'_> {
                     _ => return Err(unsupported(span, format!("memref.cast from {from} to {to}"))),
                 }
             }
+            "memref.subview" => {
+                let src = old.ty(d.operands[0]).as_memref().expect("verified").clone();
+                let dst = old.ty(d.results[0]).as_memref().expect("verified").clone();
+                let lists: Vec<Vec<i128>> = ["static_offsets", "static_sizes", "static_strides"]
+                    .iter()
+                    .map(|k| old.attr(op, k).and_then(Attribute::as_int_list).unwrap_or_default())
+                    .collect();
+                let mut next = 1;
+                let mut mixed = |b: &mut Builder, list: &[i128]| -> Vec<ValueId> {
+                    list.iter()
+                        .map(|&x| {
+                            if x == i64::MIN as i128 {
+                                next += 1;
+                                ops[next - 1]
+                            } else {
+                                b.llvm_const(x as i64, Type::i64())
+                            }
+                        })
+                        .collect()
+                };
+                let (offs, sizes, steps) = (mixed(&mut b, &lists[0]), mixed(&mut b, &lists[1]), mixed(&mut b, &lists[2]));
+                let desc = ops[0];
+                let (src_strides, src_offset) = src.strides_and_offset().ok_or_else(|| unsupported(span, "subview of a non-strided layout"))?;
+                let mut offset = match src_offset {
+                    Some(o) => b.llvm_const(o, Type::i64()),
+                    None => b.value_with("llvm.extractvalue", &[desc], Type::i64(), pos(&[2])),
+                };
+                let mut strides = Vec::new();
+                for i in 0..src.rank() {
+                    let s = match src_strides[i] {
+                        Some(s) => b.llvm_const(s, Type::i64()),
+                        None => b.value_with("llvm.extractvalue", &[desc], Type::i64(), pos(&[4, i as i64])),
+                    };
+                    let moved = b.value("llvm.mul", &[offs[i], s], Type::i64());
+                    offset = b.value("llvm.add", &[offset, moved], Type::i64());
+                    strides.push(b.value("llvm.mul", &[s, steps[i]], Type::i64()));
+                }
+                // A rank-reducing subview drops unit dimensions, leading ones first.
+                let mut keep: Vec<usize> = (0..src.rank()).collect();
+                let mut excess = src.rank() - dst.rank();
+                keep.retain(|&i| {
+                    if excess > 0 && lists[1][i] == 1 {
+                        excess -= 1;
+                        false
+                    } else {
+                        true
+                    }
+                });
+                if keep.len() != dst.rank() {
+                    return Err(unsupported(span, "a rank-reducing subview that does not drop unit dimensions"));
+                }
+                let p0 = b.value_with("llvm.extractvalue", &[desc], Type::ptr(), pos(&[0]));
+                let p1 = b.value_with("llvm.extractvalue", &[desc], Type::ptr(), pos(&[1]));
+                let mut fields = vec![p0, p1, offset];
+                fields.extend(keep.iter().map(|&i| sizes[i]));
+                fields.extend(keep.iter().map(|&i| strides[i]));
+                vec![build_descriptor(&mut b, dst.rank(), &fields)]
+            }
+            "memref.view" => {
+                let dst = old.ty(d.results[0]).as_memref().expect("verified").clone();
+                let base = b.value_with("llvm.extractvalue", &[ops[0]], Type::ptr(), pos(&[1]));
+                let src_off = b.value_with("llvm.extractvalue", &[ops[0]], Type::i64(), pos(&[2]));
+                let shift = b.value("llvm.add", &[src_off, ops[1]], Type::i64());
+                let aligned = b.value_with("llvm.getelementptr", &[base, shift], Type::ptr(), vec![
+                    ("rawConstantIndices".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![i32::MIN as i128] }),
+                    ("elem_type".into(), Attribute::Type(Type::i8())),
+                ]);
+                let allocated = b.value_with("llvm.extractvalue", &[ops[0]], Type::ptr(), pos(&[0]));
+                let (sizes, strides) = static_or_dynamic_shape(&mut b, &dst, &ops[2..]);
+                let zero = b.llvm_const(0, Type::i64());
+                let mut fields = vec![allocated, aligned, zero];
+                fields.extend(sizes);
+                fields.extend(strides);
+                vec![build_descriptor(&mut b, dst.rank(), &fields)]
+            }
+            "memref.reshape" => {
+                let dst = old.ty(d.results[0]).as_memref().expect("verified").clone();
+                let shape_t = old.ty(d.operands[1]).as_memref().expect("verified").clone();
+                let shape_elem = self_ty(&index, &shape_t.elem, span)?;
+                let mut dyn_sizes = Vec::new();
+                for (i, dim) in dst.shape.iter().enumerate() {
+                    if dim.is_none() {
+                        let c = b.llvm_const(i as i64, Type::i64());
+                        let addr = element_address(&mut b, ops[1], &shape_t, &shape_elem, &[c], span)?;
+                        let v = b.value("llvm.load", &[addr], shape_elem.clone());
+                        dyn_sizes.push(if shape_elem == Type::i64() { v } else { b.value("llvm.sext", &[v], Type::i64()) });
+                    }
+                }
+                let (sizes, strides) = static_or_dynamic_shape(&mut b, &dst, &dyn_sizes);
+                let p0 = b.value_with("llvm.extractvalue", &[ops[0]], Type::ptr(), pos(&[0]));
+                let p1 = b.value_with("llvm.extractvalue", &[ops[0]], Type::ptr(), pos(&[1]));
+                let off = b.value_with("llvm.extractvalue", &[ops[0]], Type::i64(), pos(&[2]));
+                let mut fields = vec![p0, p1, off];
+                fields.extend(sizes);
+                fields.extend(strides);
+                vec![build_descriptor(&mut b, dst.rank(), &fields)]
+            }
             "memref.dma_start" => {
                 let mut i = 0;
                 let addr_of = |b: &mut Builder, i: &mut usize| -> Result<(ValueId, MemRefType), Diagnostic> {
