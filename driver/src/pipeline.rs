@@ -51,7 +51,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
 
     let ctx = Context::create();
     let module_name = cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into());
-    let llvm = xcc_llvm_dialect::translate_module(&ctx, &lowered, &module_name, &xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64 })
+    let llvm = xcc_llvm_dialect::translate_module(&ctx, &lowered, &module_name, &xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() })
         .map_err(|e| match e.span() {
             s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
             _ => format!("xcc: error: {e}"),

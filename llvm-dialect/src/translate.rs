@@ -37,6 +37,9 @@ impl TranslateError {
 pub struct TranslateOptions {
     /// Kernels (`nvvm.kernel`) get the `ptx_kernel` calling convention.
     pub nvptx: bool,
+    /// The target architecture (`x86_64`, `aarch64`, `nvptx64`): intrinsics of another target
+    /// are rejected here rather than aborting inside LLVM's instruction selection.
+    pub arch: String,
 }
 
 const PTX_KERNEL_CC: u32 = 71;
@@ -471,6 +474,11 @@ impl Translator<'_> {
             Some(rest) => format!("llvm.{rest}"),
             None => d.name.clone(),
         };
+        for (prefix, arch) in [("llvm.nvvm.", "nvptx64"), ("llvm.x86.", "x86_64"), ("llvm.aarch64.", "aarch64")] {
+            if full.starts_with(prefix) && !self.options.arch.is_empty() && self.options.arch != arch {
+                return Err(unsupported(span, format!("'{full}' is an {arch} intrinsic, but the target is {}", self.options.arch)));
+            }
+        }
         let id = LLVMLookupIntrinsicID(full.as_ptr() as *const CChar, full.len());
         if id == 0 {
             return Err(unsupported(span, format!("unknown operation '{}' (no LLVM intrinsic named '{full}')", d.name)));

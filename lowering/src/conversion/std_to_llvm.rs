@@ -704,6 +704,9 @@ impl Cx<'_> {
                     vec![b.value(intr, &ops, t)]
                 }
             }
+            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" if !self.gpu => {
+                return Err(unsupported(span, format!("'{name}' outside GPU code (compile with --target=nvptx64)")));
+            }
             "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
                 let dim = old.attr(op, "dimension").and_then(Attribute::as_str).unwrap_or("x");
                 let reg = match name {
