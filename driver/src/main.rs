@@ -56,6 +56,12 @@ pub struct Cli {
     /// Skip the verifier between passes (it always runs after parsing).
     #[arg(long)]
     pub no_verify_each: bool,
+    /// ONNX: prefix of the exported symbols; default from the output name (`libmodel.a` -> `model`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// ONNX: the shape of an input with symbolic dims, `NAME=1x3x224x224` (repeatable).
+    #[arg(long = "shape", value_name = "NAME=DIMS")]
+    pub shapes: Vec<String>,
 }
 
 fn main() -> ExitCode {

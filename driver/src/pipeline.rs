@@ -17,14 +17,23 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         None => emit_from_extension(&cli.output)?,
     };
     let text = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
-    if cli.input.extension().is_some_and(|e| e == "onnx") {
-        return Err(format!("xcc: error: {input}: ONNX models are not supported yet by this build (MLIR input only)"));
-    }
-    let text = String::from_utf8(text).map_err(|_| format!("xcc: error: {input} is not UTF-8 text"))?;
-    let source = SourceFile::new(input.clone(), text);
+    let mut header = None;
+    let (source, module) = if cli.input.extension().is_some_and(|e| e == "onnx") {
+        let name = model_name(cli)?;
+        let shapes = parse_shapes(&cli.shapes)?;
+        let options = xcc_lowering::onnx::OnnxOptions { name: &name, shapes };
+        let (module, iface) =
+            xcc_lowering::onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
+        header = Some((name.clone(), xcc_lowering::onnx::header::header(&iface, &input)));
+        // Diagnostics on generated IR have no source text to point into.
+        (SourceFile::new(input.clone(), String::new()), module)
+    } else {
+        let text = String::from_utf8(text).map_err(|_| format!("xcc: error: {input} is not UTF-8 text"))?;
+        let source = SourceFile::new(input.clone(), text);
+        let module = xcc_ir::parser::parse_module(&source.text).map_err(|d| source.render(&d))?;
+        (source, module)
+    };
     let render = |d: Diagnostic| source.render(&d);
-
-    let module = xcc_ir::parser::parse_module(&source.text).map_err(render)?;
     xcc_ir::verifier::verify(&module).map_err(render)?;
     if emit == Emit::Mlir {
         return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
@@ -77,7 +86,41 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         }
         Emit::Mlir | Emit::MlirLlvm => unreachable!("handled above"),
     };
-    write_output(&cli.output, &bytes)
+    write_output(&cli.output, &bytes)?;
+    if let Some((name, text)) = header {
+        if cli.output.as_os_str() != "-" {
+            let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// `--name`, else the output's stem without a `lib` prefix, as a C identifier.
+fn model_name(cli: &Cli) -> Result<String, String> {
+    let raw = match &cli.name {
+        Some(n) => n.clone(),
+        None => {
+            let stem = cli.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+            stem.strip_prefix("lib").filter(|s| !s.is_empty()).unwrap_or(&stem).to_string()
+        }
+    };
+    let name = xcc_lowering::onnx::c_identifier(&raw);
+    if cli.name.is_some() && name != raw {
+        return Err(format!("xcc: error: --name '{raw}' is not a C identifier"));
+    }
+    Ok(name)
+}
+
+fn parse_shapes(specs: &[String]) -> Result<std::collections::HashMap<String, Vec<usize>>, String> {
+    let mut out = std::collections::HashMap::new();
+    for s in specs {
+        let bad = || format!("xcc: error: --shape '{s}' is not NAME=D0xD1x... (for example input=1x3x224x224)");
+        let (name, dims) = s.rsplit_once('=').ok_or_else(bad)?;
+        let dims = if dims.is_empty() { Vec::new() } else { dims.split('x').map(|d| d.parse::<usize>().map_err(|_| bad())).collect::<Result<_, _>>()? };
+        out.insert(name.to_string(), dims);
+    }
+    Ok(out)
 }
 
 fn emit_from_extension(output: &Path) -> Result<Emit, String> {

@@ -10,6 +10,7 @@
 
 pub mod builder;
 pub mod conversion;
+pub mod onnx;
 
 use xcc_ir::{Diagnostic, Module};
 

@@ -304,6 +304,31 @@ pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_res
             let ops = vec![p.resolve(&src, &ft.inputs[0])?, p.resolve(&shape, &ft.inputs[1])?];
             Ok(spec.operands(ops).results(ft.results))
         }
+        "memref.get_global" => {
+            let (sym, _) = p.expect_symbol()?;
+            p.expect_punct(":")?;
+            let ty = p.parse_type()?;
+            Ok(spec.results([ty]).attr("name", Attribute::symbol(sym)))
+        }
+        "memref.global" => {
+            // `memref.global "private" constant @w : memref<4xf32> = dense<...>`
+            let mut spec = spec;
+            if let (Tok::Str(vis), _) = p.peek()? {
+                p.next()?;
+                spec = spec.attr("sym_visibility", Attribute::String(vis));
+            }
+            if p.eat_ident("constant")? {
+                spec = spec.attr("constant", Attribute::Unit);
+            }
+            let (sym, _) = p.expect_symbol()?;
+            p.expect_punct(":")?;
+            let ty = p.parse_type()?;
+            spec = spec.attr("sym_name", Attribute::String(sym)).attr("type", Attribute::Type(ty));
+            if p.eat_punct("=")? {
+                spec = spec.attr("initial_value", p.parse_attribute()?);
+            }
+            Ok(spec)
+        }
         "memref.dealloc" => {
             let r = p.parse_operand_ref()?;
             p.expect_punct(":")?;

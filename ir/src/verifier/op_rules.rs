@@ -281,6 +281,15 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
                 return err(format!("the shape memref must be 1-D with {} entries and element types must agree", dst.rank()));
             }
         }
+        "memref.get_global" => {
+            let Some(sym) = m.attr(op, "name").and_then(Attribute::as_symbol) else { return err("needs a symbol 'name'".into()) };
+            let Some(g) = m.lookup_symbol(sym).filter(|&g| m.ops[g].name == "memref.global") else {
+                return err(format!("refers to undefined memref.global '@{sym}'"));
+            };
+            if m.attr(g, "type").and_then(Attribute::as_type) != result_types.first().copied() {
+                return err(format!("the result type does not match the type of '@{sym}'"));
+            }
+        }
         "memref.dma_start" => {
             let mut i = 0;
             let mut take = |what: &str| -> Result<crate::types::MemRefType, Diagnostic> {

@@ -152,6 +152,26 @@ impl Cx<'_> {
         let span = old.ops[op].span;
         match name {
             "func.func" | "llvm.func" => self.convert_func(op),
+            "memref.global" => {
+                // Constant data becomes an internal byte-array global, 64-byte aligned for vector loads.
+                let value = old.attr(op, "initial_value").cloned().ok_or_else(|| unsupported(span, "memref.global without an initial value"))?;
+                let bytes = match &value {
+                    Attribute::Dense { values: xcc_ir::attributes::DenseValues::Hex(b), .. } => b.len(),
+                    _ => return Err(unsupported(span, "memref.global whose initial value is not raw (hex) data")),
+                };
+                let mut spec = OpSpec::new("llvm.mlir.global", span)
+                    .attr("sym_name", old.attr(op, "sym_name").cloned().expect("verified"))
+                    .attr("global_type", Attribute::Type(Type::LlvmArray { len: bytes as u64, elem: Box::new(Type::i8()) }))
+                    .attr("value", value)
+                    .attr("alignment", Attribute::i64(old.attr(op, "alignment").and_then(Attribute::as_int).unwrap_or(64) as i64))
+                    .attr("linkage", Attribute::String("internal".into()));
+                if old.attr(op, "constant").is_some() {
+                    spec = spec.attr("constant", Attribute::Unit);
+                }
+                let body = self.new.body_block();
+                self.new.build(body, spec);
+                Ok(())
+            }
             n if n.starts_with("llvm.") => {
                 let mut spec = OpSpec::new(n, span);
                 spec.attrs = old.ops[op].attrs.clone();
@@ -473,6 +493,25 @@ impl Cx<'_> {
                 fields.extend(sizes);
                 fields.extend(strides);
                 vec![build_descriptor(&mut b, mt.rank(), &fields)]
+            }
+            "memref.get_global" => {
+                let mt = old.ty(d.results[0]).as_memref().expect("verified memref").clone();
+                let sym = old.attr(op, "name").cloned().expect("verified");
+                let p = b.value_with("llvm.mlir.addressof", &[], Type::ptr(), vec![("global_name".into(), sym)]);
+                let (sizes, strides) = static_or_dynamic_shape(&mut b, &mt, &[]);
+                let zero = b.llvm_const(0, Type::i64());
+                let mut fields = vec![p, p, zero];
+                fields.extend(sizes);
+                fields.extend(strides);
+                vec![build_descriptor(&mut b, mt.rank(), &fields)]
+            }
+            "builtin.unrealized_conversion_cast" => {
+                // Casts between a memref and its descriptor struct vanish once both are structs.
+                let t = result_ty.clone().expect("result");
+                if b.m.ty(ops[0]) != &t {
+                    return Err(unsupported(span, format!("unrealized_conversion_cast from {} to {}", b.m.ty(ops[0]), t)));
+                }
+                vec![ops[0]]
             }
             "memref.dealloc" => {
                 let p = b.value_with("llvm.extractvalue", &[ops[0]], Type::ptr(), pos(&[0]));

@@ -1,0 +1,344 @@
+//! The ONNX graph after import: named values with static shapes, constants with their data, and
+//! nodes bound to an opset version. Shape inference and constant folding fill in `values` and
+//! `consts`; loop generation reads them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use xcc_ir::Type;
+
+/// A user-facing ONNX error: names the node, tensor, op or opset involved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnnxError(pub String);
+
+impl fmt::Display for OnnxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OnnxError {}
+
+pub type OResult<T> = Result<T, OnnxError>;
+
+pub fn err<T>(msg: impl Into<String>) -> OResult<T> {
+    Err(OnnxError(msg.into()))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    F32,
+    F64,
+    F16,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    Bool,
+}
+
+impl DType {
+    /// From `TensorProto.DataType`.
+    pub fn from_onnx(code: i32) -> Option<DType> {
+        Some(match code {
+            1 => DType::F32,
+            2 => DType::U8,
+            3 => DType::I8,
+            5 => DType::I16,
+            6 => DType::I32,
+            7 => DType::I64,
+            9 => DType::Bool,
+            10 => DType::F16,
+            11 => DType::F64,
+            _ => return None,
+        })
+    }
+
+    pub fn onnx_name(code: i32) -> &'static str {
+        match code {
+            0 => "UNDEFINED",
+            1 => "FLOAT",
+            2 => "UINT8",
+            3 => "INT8",
+            4 => "UINT16",
+            5 => "INT16",
+            6 => "INT32",
+            7 => "INT64",
+            8 => "STRING",
+            9 => "BOOL",
+            10 => "FLOAT16",
+            11 => "DOUBLE",
+            12 => "UINT32",
+            13 => "UINT64",
+            14 => "COMPLEX64",
+            15 => "COMPLEX128",
+            16 => "BFLOAT16",
+            17..=20 => "FLOAT8",
+            21 => "UINT4",
+            22 => "INT4",
+            23 => "FLOAT4E2M1",
+            _ => "unknown",
+        }
+    }
+
+    pub fn size(self) -> usize {
+        match self {
+            DType::F64 | DType::I64 => 8,
+            DType::F32 | DType::I32 => 4,
+            DType::F16 | DType::I16 => 2,
+            DType::I8 | DType::U8 | DType::Bool => 1,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F64 | DType::F16)
+    }
+
+    /// The element type in xcc's IR. float16 is stored as f16 but computed in f32.
+    pub fn ir_type(self) -> Type {
+        match self {
+            DType::F32 => Type::f32(),
+            DType::F64 => Type::Float(xcc_ir::types::FloatKind::F64),
+            DType::F16 => Type::Float(xcc_ir::types::FloatKind::F16),
+            DType::I8 | DType::U8 => Type::i8(),
+            DType::I16 => Type::int(16),
+            DType::I32 => Type::i32(),
+            DType::I64 => Type::i64(),
+            DType::Bool => Type::i1(),
+        }
+    }
+
+    pub fn c_type(self) -> &'static str {
+        match self {
+            DType::F32 => "float",
+            DType::F64 => "double",
+            DType::F16 => "uint16_t",
+            DType::I8 => "int8_t",
+            DType::U8 => "uint8_t",
+            DType::I16 => "int16_t",
+            DType::I32 => "int32_t",
+            DType::I64 => "int64_t",
+            DType::Bool => "bool",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::F16 => "float16",
+            DType::I8 => "int8",
+            DType::U8 => "uint8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::Bool => "bool",
+        }
+    }
+}
+
+/// A static type: element type and dims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorType {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+}
+
+impl TensorType {
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn bytes(&self) -> usize {
+        self.numel() * self.dtype.size()
+    }
+}
+
+/// Constant tensor data, little-endian, row-major. Bool is one byte per element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    pub ty: TensorType,
+    pub data: Vec<u8>,
+}
+
+impl Tensor {
+    pub fn from_i64(shape: Vec<usize>, values: &[i64]) -> Tensor {
+        Tensor { ty: TensorType { dtype: DType::I64, shape }, data: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+    }
+
+    pub fn from_f64(dtype: DType, shape: Vec<usize>, values: &[f64]) -> Tensor {
+        let mut data = Vec::with_capacity(values.len() * dtype.size());
+        for &v in values {
+            match dtype {
+                DType::F32 => data.extend((v as f32).to_le_bytes()),
+                DType::F64 => data.extend(v.to_le_bytes()),
+                DType::F16 => data.extend(f32_to_f16_bits(v as f32).to_le_bytes()),
+                DType::I8 => data.push(v as i8 as u8),
+                DType::U8 => data.push(v as u8),
+                DType::Bool => data.push((v != 0.0) as u8),
+                DType::I16 => data.extend((v as i16).to_le_bytes()),
+                DType::I32 => data.extend((v as i32).to_le_bytes()),
+                DType::I64 => data.extend((v as i64).to_le_bytes()),
+            }
+        }
+        Tensor { ty: TensorType { dtype, shape }, data }
+    }
+
+    /// Elements widened to f64 (exact for every integer a shape can hold).
+    pub fn to_f64(&self) -> Vec<f64> {
+        let d = &self.data;
+        let n = self.ty.numel();
+        (0..n)
+            .map(|i| match self.ty.dtype {
+                DType::F32 => f32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().unwrap()) as f64,
+                DType::F64 => f64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()),
+                DType::F16 => f16_bits_to_f32(u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap())) as f64,
+                DType::I8 => d[i] as i8 as f64,
+                DType::U8 | DType::Bool => d[i] as f64,
+                DType::I16 => i16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as f64,
+                DType::I32 => i32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().unwrap()) as f64,
+                DType::I64 => i64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()) as f64,
+            })
+            .collect()
+    }
+
+    pub fn to_i64(&self) -> Vec<i64> {
+        if self.ty.dtype == DType::I64 {
+            return self.data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+        }
+        self.to_f64().into_iter().map(|v| v as i64).collect()
+    }
+}
+
+pub fn f16_bits_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = match exp {
+        0 if frac == 0 => sign,
+        0 => {
+            // Subnormal: normalize.
+            let mut e = 127 - 15 + 1;
+            let mut f = frac;
+            while f & 0x400 == 0 {
+                f <<= 1;
+                e -= 1;
+            }
+            sign | ((e as u32) << 23) | ((f & 0x3ff) << 13)
+        }
+        31 => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 127 - 15) << 23) | (frac << 13),
+    };
+    f32::from_bits(bits)
+}
+
+pub fn f32_to_f16_bits(v: f32) -> u16 {
+    let b = v.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let frac = b & 0x7f_ffff;
+    if exp == 255 {
+        return sign | 0x7c00 | if frac != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 31 {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = (frac | 0x80_0000) >> (1 - e);
+        let round = (m >> 12) & 1;
+        return sign | ((m >> 13) + round) as u16;
+    }
+    let mut h = sign as u32 | ((e as u32) << 10) | (frac >> 13);
+    let rest = frac & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && (h & 1) == 1) {
+        h += 1;
+    }
+    h as u16
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attr {
+    Int(i64),
+    Float(f32),
+    Ints(Vec<i64>),
+    Floats(Vec<f32>),
+    Str(String),
+    Strs(Vec<String>),
+    Tensor(Tensor),
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub op: String,
+    pub domain: String,
+    /// Empty strings are absent optional inputs.
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub attrs: BTreeMap<String, Attr>,
+    /// The opset version the node binds to (the model's import for its domain).
+    pub opset: i64,
+}
+
+impl Node {
+    /// `node 'NAME' (Op)` for messages.
+    pub fn describe(&self) -> String {
+        if self.name.is_empty() {
+            format!("{} node producing '{}'", self.op, self.outputs.first().map(String::as_str).unwrap_or("?"))
+        } else {
+            format!("{} node '{}'", self.op, self.name)
+        }
+    }
+    pub fn int(&self, name: &str, default: i64) -> i64 {
+        match self.attrs.get(name) {
+            Some(Attr::Int(v)) => *v,
+            _ => default,
+        }
+    }
+    pub fn float(&self, name: &str, default: f32) -> f32 {
+        match self.attrs.get(name) {
+            Some(Attr::Float(v)) => *v,
+            Some(Attr::Int(v)) => *v as f32,
+            _ => default,
+        }
+    }
+    pub fn ints(&self, name: &str) -> Option<Vec<i64>> {
+        match self.attrs.get(name) {
+            Some(Attr::Ints(v)) => Some(v.clone()),
+            _ => None,
+        }
+    }
+    pub fn string(&self, name: &str) -> Option<&str> {
+        match self.attrs.get(name) {
+            Some(Attr::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn input(&self, i: usize) -> Option<&str> {
+        self.inputs.get(i).map(String::as_str).filter(|s| !s.is_empty())
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    pub name: String,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub nodes: Vec<Node>,
+    /// Initializers, `Constant` outputs and folded values.
+    pub consts: HashMap<String, Tensor>,
+    /// The static type of every value (inputs, node outputs, constants).
+    pub types: HashMap<String, TensorType>,
+}
+
+impl Graph {
+    pub fn ty(&self, name: &str) -> OResult<&TensorType> {
+        match self.types.get(name) {
+            Some(t) => Ok(t),
+            None => err(format!("tensor '{name}' has no known type")),
+        }
+    }
+}

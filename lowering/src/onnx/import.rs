@@ -1,0 +1,222 @@
+//! ONNX protobuf -> [`Graph`]: checks versions, decodes initializers in every storage form
+//! (typed fields, `raw_data`, external data kept inside the model's directory), binds symbolic
+//! dims from `--shape`, and converts attributes.
+
+use super::graph::*;
+use super::proto;
+use prost::Message;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+pub const MIN_IR_VERSION: i64 = 3;
+pub const MAX_IR_VERSION: i64 = 14;
+pub const MIN_OPSET: i64 = 7;
+pub const MAX_OPSET: i64 = 28;
+
+pub struct ImportOptions<'a> {
+    /// The model file, for resolving external data.
+    pub path: &'a Path,
+    /// `--shape NAME=1x3x224x224`: shapes for inputs with symbolic dims.
+    pub shapes: &'a HashMap<String, Vec<usize>>,
+}
+
+pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
+    if bytes.is_empty() {
+        return err("the file is empty, not an ONNX model");
+    }
+    let model = proto::ModelProto::decode(bytes).map_err(|e| OnnxError(format!("not a valid ONNX model: protobuf decoding failed ({e})")))?;
+    let ir = model.ir_version.unwrap_or(0);
+    if !(MIN_IR_VERSION..=MAX_IR_VERSION).contains(&ir) {
+        return err(format!("unsupported ONNX IR version {ir} (xcc reads IR versions {MIN_IR_VERSION} to {MAX_IR_VERSION})"));
+    }
+    let mut opset = None;
+    for o in &model.opset_import {
+        let domain = o.domain.clone().unwrap_or_default();
+        if domain.is_empty() || domain == "ai.onnx" {
+            opset = o.version;
+        }
+    }
+    let opset = match opset {
+        Some(v) if (MIN_OPSET..=MAX_OPSET).contains(&v) => v,
+        Some(v) => return err(format!("unsupported default-domain opset {v} (xcc supports opsets {MIN_OPSET} to {MAX_OPSET})")),
+        None if model.opset_import.is_empty() && ir < 3 => return err("the model imports no opset"),
+        None => return err("the model does not import the default ONNX domain ('ai.onnx')"),
+    };
+    let Some(g) = model.graph.as_ref() else { return err("the model has no graph") };
+    let base = options.path.parent().unwrap_or(Path::new("."));
+
+    let mut graph = Graph { name: g.name.clone().unwrap_or_default(), ..Default::default() };
+    for t in &g.initializer {
+        let name = t.name.clone().unwrap_or_default();
+        let tensor = decode_tensor(t, base).map_err(|e| OnnxError(format!("initializer '{name}': {}", e.0)))?;
+        graph.types.insert(name.clone(), tensor.ty.clone());
+        graph.consts.insert(name, tensor);
+    }
+    for vi in &g.input {
+        let name = vi.name.clone().unwrap_or_default();
+        if graph.consts.contains_key(&name) {
+            continue;
+        }
+        let ty = value_type(vi, options.shapes)?;
+        graph.types.insert(name.clone(), ty);
+        graph.inputs.push(name);
+    }
+    if graph.inputs.is_empty() {
+        return err("the graph has no (non-initializer) inputs");
+    }
+    for vi in &g.output {
+        graph.outputs.push(vi.name.clone().unwrap_or_default());
+    }
+    for n in &g.node {
+        let mut attrs = BTreeMap::new();
+        let node_name = n.name.clone().unwrap_or_default();
+        for a in &n.attribute {
+            let aname = a.name.clone().unwrap_or_default();
+            let value = convert_attr(a, base).map_err(|e| OnnxError(format!("attribute '{aname}' of node '{node_name}': {}", e.0)))?;
+            if let Some(v) = value {
+                attrs.insert(aname, v);
+            }
+        }
+        let domain = n.domain.clone().unwrap_or_default();
+        graph.nodes.push(Node {
+            name: node_name,
+            op: n.op_type.clone().unwrap_or_default(),
+            domain: if domain == "ai.onnx" { String::new() } else { domain },
+            inputs: n.input.clone(),
+            outputs: n.output.clone(),
+            attrs,
+            opset,
+        });
+    }
+    Ok(graph)
+}
+
+fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) -> OResult<TensorType> {
+    let name = vi.name.clone().unwrap_or_default();
+    let tensor = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(proto::type_proto::Value::TensorType(t)) => t,
+        _ => return err(format!("input '{name}' is not a tensor (sequences, maps and optionals are not supported)")),
+    };
+    let code = tensor.elem_type.unwrap_or(0);
+    let dtype = DType::from_onnx(code)
+        .ok_or_else(|| OnnxError(format!("input '{name}' has element type {} ({code}), which xcc does not support", DType::onnx_name(code))))?;
+    if let Some(s) = shapes.get(&name) {
+        return Ok(TensorType { dtype, shape: s.clone() });
+    }
+    let mut shape = Vec::new();
+    for (i, d) in tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or(&[]).iter().enumerate() {
+        use proto::tensor_shape_proto::dimension::Value;
+        match &d.value {
+            Some(Value::DimValue(v)) if *v >= 0 => shape.push(*v as usize),
+            Some(Value::DimParam(p)) => {
+                return err(format!("input '{name}' has symbolic dimension {i} ('{p}'): give its shape with --shape {name}=D0xD1x..."))
+            }
+            _ => return err(format!("input '{name}' has an unknown dimension {i}: give its shape with --shape {name}=D0xD1x...")),
+        }
+    }
+    if tensor.shape.is_none() {
+        return err(format!("input '{name}' has no shape: give it with --shape {name}=D0xD1x..."));
+    }
+    checked_bytes(&name, dtype, &shape)?;
+    Ok(TensorType { dtype, shape })
+}
+
+/// Rejects shapes whose byte size overflows 64-bit arithmetic.
+pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize> {
+    let mut n: usize = dtype.size();
+    for &d in shape {
+        n = n.checked_mul(d).ok_or_else(|| OnnxError(format!("tensor '{name}' with dims {shape:?} is too large: its size overflows 64-bit arithmetic")))?;
+    }
+    if n > (1usize << 62) {
+        return err(format!("tensor '{name}' with dims {shape:?} is too large: its size overflows 64-bit arithmetic"));
+    }
+    Ok(n)
+}
+
+pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
+    let code = t.data_type.unwrap_or(0);
+    let dtype = DType::from_onnx(code).ok_or_else(|| OnnxError(format!("element type {} ({code}) is not supported", DType::onnx_name(code))))?;
+    let mut shape = Vec::new();
+    for &d in &t.dims {
+        if d < 0 {
+            return err(format!("negative dimension {d}"));
+        }
+        shape.push(d as usize);
+    }
+    let name = t.name.clone().unwrap_or_default();
+    let bytes = checked_bytes(&name, dtype, &shape)?;
+    let numel: usize = shape.iter().product();
+    let data: Vec<u8> = if t.data_location == Some(1) {
+        read_external(t, base, bytes)?
+    } else if let Some(raw) = t.raw_data.as_ref().filter(|r| !r.is_empty() || bytes == 0) {
+        raw.clone()
+    } else {
+        match dtype {
+            DType::F32 => t.float_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            DType::F64 => t.double_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            DType::I64 => t.int64_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            DType::I32 => t.int32_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            DType::I16 | DType::F16 => t.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
+            DType::I8 | DType::U8 | DType::Bool => t.int32_data.iter().map(|&v| v as u8).collect(),
+        }
+    };
+    if data.len() != bytes {
+        return err(format!("holds {} bytes of data, but its type {}{:?} needs {bytes}", data.len(), dtype.name(), shape));
+    }
+    let _ = numel;
+    Ok(Tensor { ty: TensorType { dtype, shape }, data })
+}
+
+/// External data: `location` relative to the model's directory and inside it (no absolute
+/// path, no `..`, no symlink leading out), `offset`/`length` within the file.
+fn read_external(t: &proto::TensorProto, base: &Path, bytes: usize) -> OResult<Vec<u8>> {
+    let mut location = None;
+    let mut offset = 0u64;
+    let mut length = None;
+    for e in &t.external_data {
+        let v = e.value.clone().unwrap_or_default();
+        match e.key.as_deref().unwrap_or("") {
+            "location" => location = Some(v),
+            "offset" => offset = v.parse().map_err(|_| OnnxError(format!("external data offset '{v}' is not a number")))?,
+            "length" => length = Some(v.parse::<u64>().map_err(|_| OnnxError(format!("external data length '{v}' is not a number")))?),
+            _ => {}
+        }
+    }
+    let Some(location) = location else { return err("external data without a 'location'") };
+    let rel = Path::new(&location);
+    if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir | std::path::Component::Prefix(_))) {
+        return err(format!("external data location '{location}' escapes the model's directory"));
+    }
+    let dir = base.canonicalize().map_err(|e| OnnxError(format!("cannot resolve the model's directory: {e}")))?;
+    let full = dir.join(rel);
+    let real = full.canonicalize().map_err(|e| OnnxError(format!("cannot open external data '{location}': {e}")))?;
+    if !real.starts_with(&dir) {
+        return err(format!("external data location '{location}' escapes the model's directory (through a symbolic link)"));
+    }
+    let file_len = std::fs::metadata(&real).map_err(|e| OnnxError(format!("cannot open external data '{location}': {e}")))?.len();
+    let length = length.unwrap_or(bytes as u64);
+    if offset.checked_add(length).is_none_or(|end| end > file_len) {
+        return err(format!("external data '{location}': offset {offset} + length {length} is past the end of the file ({file_len} bytes)"));
+    }
+    if length != bytes as u64 {
+        return err(format!("external data '{location}' has length {length}, but the tensor needs {bytes} bytes"));
+    }
+    let all = std::fs::read(&real).map_err(|e| OnnxError(format!("cannot read external data '{location}': {e}")))?;
+    Ok(all[offset as usize..(offset + length) as usize].to_vec())
+}
+
+fn convert_attr(a: &proto::AttributeProto, base: &Path) -> OResult<Option<Attr>> {
+    // AttributeType: FLOAT=1 INT=2 STRING=3 TENSOR=4 GRAPH=5 FLOATS=6 INTS=7 STRINGS=8.
+    let s = |b: &Vec<u8>| String::from_utf8_lossy(b).into_owned();
+    Ok(Some(match a.r#type.unwrap_or(0) {
+        1 => Attr::Float(a.f.unwrap_or(0.0)),
+        2 => Attr::Int(a.i.unwrap_or(0)),
+        3 => Attr::Str(a.s.as_ref().map(s).unwrap_or_default()),
+        4 => Attr::Tensor(decode_tensor(a.t.as_ref().ok_or_else(|| OnnxError("tensor attribute without a tensor".into()))?, base)?),
+        6 => Attr::Floats(a.floats.clone()),
+        7 => Attr::Ints(a.ints.clone()),
+        8 => Attr::Strs(a.strings.iter().map(s).collect()),
+        5 | 10 => return err("graph-valued attributes (control flow) are not supported"),
+        _ => return Ok(None),
+    }))
+}

@@ -1,0 +1,40 @@
+//! The ONNX frontend: protobuf -> [`graph::Graph`] -> shape inference and constant folding ->
+//! loop generation in the standard dialect, plus the C header that describes the result.
+
+pub mod codegen;
+pub mod graph;
+pub mod header;
+pub mod import;
+pub mod infer;
+pub mod ops;
+pub mod proto;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+pub use codegen::ModelInterface;
+pub use graph::OnnxError;
+
+pub struct OnnxOptions<'a> {
+    /// Prefix of every exported symbol (`NAME_run`, `NAME_workspace_size`).
+    pub name: &'a str,
+    /// Shapes for inputs with symbolic dims (`--shape NAME=1x3x224x224`).
+    pub shapes: HashMap<String, Vec<usize>>,
+}
+
+/// Compiles an ONNX model (its bytes and path) into a module in the standard dialect.
+pub fn compile(bytes: &[u8], path: &Path, options: &OnnxOptions) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
+    let mut g = import::import(bytes, &import::ImportOptions { path, shapes: &options.shapes })?;
+    infer::topological_order(&mut g)?;
+    infer::infer_and_fold(&mut g)?;
+    codegen::generate(&g, options.name)
+}
+
+/// A C identifier from a model or tensor name.
+pub fn c_identifier(name: &str) -> String {
+    let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
+}

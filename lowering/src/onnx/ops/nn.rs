@@ -1,0 +1,675 @@
+//! Neural-network operators: Gemm, MatMul, Conv, pooling, Softmax, normalizations.
+
+use super::{axis, broadcast};
+use crate::onnx::graph::*;
+
+pub const OPS: &[&str] = &[
+    "Gemm", "MatMul", "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Softmax", "LogSoftmax", "LayerNormalization",
+    "BatchNormalization",
+];
+
+/// Spatial geometry of a convolution or pooling window.
+#[derive(Clone, Debug)]
+pub struct Window {
+    pub kernel: Vec<usize>,
+    pub strides: Vec<usize>,
+    pub dilations: Vec<usize>,
+    /// Begin pads then end pads, per spatial dim.
+    pub pads: Vec<usize>,
+    pub out: Vec<usize>,
+}
+
+pub fn window(node: &Node, spatial_in: &[usize], kernel: Vec<usize>) -> OResult<Window> {
+    let n = spatial_in.len();
+    let strides: Vec<usize> = node.ints("strides").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
+    let dilations: Vec<usize> = node.ints("dilations").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
+    let mut pads: Vec<usize> = node.ints("pads").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![0; 2 * n]);
+    if strides.len() != n || dilations.len() != n || pads.len() != 2 * n || kernel.len() != n || strides.contains(&0) || dilations.contains(&0) {
+        return err("strides, dilations, pads and kernel_shape do not match the spatial rank");
+    }
+    let ceil = node.int("ceil_mode", 0) == 1;
+    let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let eff = (kernel[i] - 1) * dilations[i] + 1;
+        match auto_pad {
+            "SAME_UPPER" | "SAME_LOWER" => {
+                out[i] = spatial_in[i].div_ceil(strides[i]);
+                let total = ((out[i] - 1) * strides[i] + eff).saturating_sub(spatial_in[i]);
+                let (small, big) = (total / 2, total - total / 2);
+                if auto_pad == "SAME_UPPER" {
+                    pads[i] = small;
+                    pads[i + n] = big;
+                } else {
+                    pads[i] = big;
+                    pads[i + n] = small;
+                }
+            }
+            "VALID" => {
+                pads[i] = 0;
+                pads[i + n] = 0;
+                out[i] = (spatial_in[i].saturating_sub(eff)) / strides[i] + 1;
+            }
+            _ => {
+                let padded = spatial_in[i] + pads[i] + pads[i + n];
+                if padded < eff {
+                    return err(format!("the window ({eff}) is larger than the padded input ({padded})"));
+                }
+                out[i] = if ceil {
+                    let mut o = (padded - eff).div_ceil(strides[i]) + 1;
+                    // The last window must start inside the input or the left padding.
+                    if (o - 1) * strides[i] >= spatial_in[i] + pads[i] {
+                        o -= 1;
+                    }
+                    o
+                } else {
+                    (padded - eff) / strides[i] + 1
+                };
+            }
+        }
+    }
+    Ok(Window { kernel, strides, dilations, pads, out })
+}
+
+pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+    let x = g.ty(&node.inputs[0])?;
+    let float_only = || -> OResult<()> {
+        if !x.dtype.is_float() {
+            return err(format!("input '{}' must be floating point, not {}", node.inputs[0], x.dtype.name()));
+        }
+        Ok(())
+    };
+    Ok(match node.op.as_str() {
+        "Gemm" => {
+            float_only()?;
+            let b = g.ty(&node.inputs[1])?;
+            if x.shape.len() != 2 || b.shape.len() != 2 {
+                return err("Gemm takes 2-D A and B");
+            }
+            let (m, k) = if node.int("transA", 0) == 1 { (x.shape[1], x.shape[0]) } else { (x.shape[0], x.shape[1]) };
+            let (k2, n) = if node.int("transB", 0) == 1 { (b.shape[1], b.shape[0]) } else { (b.shape[0], b.shape[1]) };
+            if k != k2 {
+                return err(format!("inner dimensions differ: A gives {k}, B gives {k2}"));
+            }
+            if let Some(c) = node.input(2) {
+                broadcast(&g.ty(c)?.shape, &[m, n]).map_err(|e| OnnxError(format!("C cannot broadcast to [{m}, {n}]: {}", e.0)))?;
+            }
+            vec![TensorType { dtype: x.dtype, shape: vec![m, n] }]
+        }
+        "MatMul" => {
+            let b = g.ty(&node.inputs[1])?;
+            let (mut a_s, mut b_s) = (x.shape.clone(), b.shape.clone());
+            let (a1, b1) = (a_s.len() == 1, b_s.len() == 1);
+            if a1 {
+                a_s.insert(0, 1);
+            }
+            if b1 {
+                b_s.push(1);
+            }
+            if a_s.len() < 2 || b_s.len() < 2 {
+                return err("MatMul operands must have rank >= 1");
+            }
+            let (m, k) = (a_s[a_s.len() - 2], a_s[a_s.len() - 1]);
+            let (k2, n) = (b_s[b_s.len() - 2], b_s[b_s.len() - 1]);
+            if k != k2 {
+                return err(format!("inner dimensions differ: {:?} x {:?}", x.shape, b.shape));
+            }
+            let mut shape = broadcast(&a_s[..a_s.len() - 2], &b_s[..b_s.len() - 2])?;
+            if !a1 {
+                shape.push(m);
+            }
+            if !b1 {
+                shape.push(n);
+            }
+            vec![TensorType { dtype: x.dtype, shape }]
+        }
+        "Conv" => {
+            float_only()?;
+            let w = g.ty(&node.inputs[1])?;
+            if x.shape.len() < 3 || w.shape.len() != x.shape.len() {
+                return err(format!("Conv needs N x C x spatial input and matching weights, got {:?} and {:?}", x.shape, w.shape));
+            }
+            let group = node.int("group", 1).max(1) as usize;
+            if x.shape[1] != w.shape[1] * group || w.shape[0] % group != 0 {
+                return err(format!("channels do not match: input {:?}, weights {:?}, group {group}", x.shape, w.shape));
+            }
+            let kernel = w.shape[2..].to_vec();
+            let win = window(node, &x.shape[2..], kernel)?;
+            let mut shape = vec![x.shape[0], w.shape[0]];
+            shape.extend(win.out);
+            vec![TensorType { dtype: x.dtype, shape }]
+        }
+        "MaxPool" | "AveragePool" => {
+            float_only()?;
+            let kernel: Vec<usize> = node.ints("kernel_shape").ok_or_else(|| OnnxError("needs kernel_shape".into()))?.iter().map(|&k| k as usize).collect();
+            let win = window(node, &x.shape[2..], kernel)?;
+            let mut shape = x.shape[..2].to_vec();
+            shape.extend(win.out);
+            if node.outputs.len() > 1 && node.outputs[1] != "" {
+                return err("MaxPool's Indices output is not supported");
+            }
+            vec![TensorType { dtype: x.dtype, shape }]
+        }
+        "GlobalAveragePool" | "GlobalMaxPool" => {
+            float_only()?;
+            let mut shape = x.shape[..2].to_vec();
+            shape.extend(std::iter::repeat(1).take(x.shape.len() - 2));
+            vec![TensorType { dtype: x.dtype, shape }]
+        }
+        "Softmax" | "LogSoftmax" => {
+            float_only()?;
+            axis(node, node.int("axis", if node.opset >= 13 { -1 } else { 1 }), x.shape.len())?;
+            vec![x.clone()]
+        }
+        "LayerNormalization" => {
+            float_only()?;
+            axis(node, node.int("axis", -1), x.shape.len())?;
+            if node.outputs.iter().skip(1).any(|o| !o.is_empty()) {
+                return err("LayerNormalization's Mean and InvStdDev outputs are not supported");
+            }
+            vec![x.clone()]
+        }
+        "BatchNormalization" => {
+            float_only()?;
+            if node.outputs.iter().skip(1).any(|o| !o.is_empty()) || node.int("training_mode", 0) == 1 {
+                return err("BatchNormalization in training mode is not supported");
+            }
+            vec![x.clone()]
+        }
+        op => return err(format!("no shape rule for {op}")),
+    })
+}
+
+use crate::onnx::codegen::{compute_type, Emitter};
+use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
+
+impl Emitter {
+    /// The same buffer seen with another static shape (same element count), through
+    /// `memref.reshape` with a constant shape operand.
+    pub fn reshaped(&mut self, buf: ValueId, shape: &[usize]) -> ValueId {
+        let mt = self.m.ty(buf).as_memref().expect("memref").clone();
+        let t = TensorType { dtype: DType::F32, shape: vec![shape.len()] };
+        let _ = t;
+        let shape_ty = Type::MemRef(xcc_ir::types::MemRefType {
+            shape: vec![Some(shape.len() as u64)],
+            elem: Box::new(Type::Index),
+            layout: xcc_ir::types::Layout::Identity,
+            memory_space: None,
+        });
+        let seg = Attribute::DenseArray { elem: Type::i32(), values: vec![0, 0] };
+        let op = self.op(OpSpec::new("memref.alloca", Span::UNKNOWN).results([shape_ty]).attr("operandSegmentSizes", seg));
+        let sm = self.m.result(op, 0);
+        for (i, &d) in shape.iter().enumerate() {
+            let (iv, dv) = (self.idx(i as i64), self.idx(d as i64));
+            self.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([dv, sm, iv]));
+        }
+        let to = Type::MemRef(xcc_ir::types::MemRefType {
+            shape: shape.iter().map(|&d| Some(d as u64)).collect(),
+            elem: mt.elem.clone(),
+            layout: xcc_ir::types::Layout::Identity,
+            memory_space: None,
+        });
+        self.value_op("memref.reshape", &[buf, sm], to)
+    }
+
+    fn fbin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
+        let t = self.m.ty(a).clone();
+        self.value_op(name, &[a, b], t)
+    }
+
+    fn select_f(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId {
+        let t = self.m.ty(a).clone();
+        self.value_op("arith.select", &[c, a, b], t)
+    }
+
+    pub fn emit_nn(&mut self, node: &Node, g: &Graph) -> OResult<()> {
+        let x_t = g.ty(&node.inputs[0])?.clone();
+        let out_t = g.ty(&node.outputs[0])?.clone();
+        let ct = compute_type(x_t.dtype);
+        let x = self.buf(&node.inputs[0])?;
+        let out = self.buf(&node.outputs[0])?;
+        match node.op.as_str() {
+            "Gemm" => {
+                let b = self.buf(&node.inputs[1])?;
+                let (ta, tb) = (node.int("transA", 0) == 1, node.int("transB", 0) == 1);
+                let (m, n) = (out_t.shape[0], out_t.shape[1]);
+                let k = if ta { x_t.shape[0] } else { x_t.shape[1] };
+                let (alpha, beta) = (node.float("alpha", 1.0) as f64, node.float("beta", 1.0) as f64);
+                let c = match node.input(2) {
+                    Some(name) => Some((self.buf(name)?, g.ty(name)?.shape.clone())),
+                    None => None,
+                };
+                let d = x_t.dtype;
+                let at = |e: &mut Self, i: ValueId, kk: ValueId| if ta { e.load(x, &[kk, i]) } else { e.load(x, &[i, kk]) };
+                let bt = |e: &mut Self, kk: ValueId, j: ValueId| if tb { e.load(b, &[j, kk]) } else { e.load(b, &[kk, j]) };
+                self.for_loop(0, m, |e, i| {
+                    e.for_loop(0, n, |e, j| {
+                        let zero = e.const_of(0.0, d);
+                        let dot = e.for_acc(0, k, zero, |e, kk, acc| {
+                            let av = at(e, i, kk);
+                            let bv = bt(e, kk, j);
+                            e.value_op("math.fma", &[av, bv, acc], ct.clone())
+                        });
+                        let mut v = dot;
+                        if alpha != 1.0 {
+                            let al = e.const_of(alpha, d);
+                            v = e.fbin("arith.mulf", v, al);
+                        }
+                        if let Some((cb, cs)) = &c {
+                            let off = 2 - cs.len();
+                            let idx: Vec<ValueId> = (0..cs.len()).map(|q| if cs[q] == 1 { e.idx(0) } else { [i, j][q + off] }).collect();
+                            let mut cv = e.load(*cb, &idx);
+                            if beta != 1.0 {
+                                let be = e.const_of(beta, d);
+                                cv = e.fbin("arith.mulf", cv, be);
+                            }
+                            v = e.fbin("arith.addf", v, cv);
+                        }
+                        e.store(v, out, &[i, j]);
+                    });
+                });
+            }
+            "MatMul" => {
+                let b = self.buf(&node.inputs[1])?;
+                let b_t = g.ty(&node.inputs[1])?.clone();
+                // Promote 1-D operands to matrices through reshaped views.
+                let (a_shape, x2) = if x_t.shape.len() == 1 { (vec![1, x_t.shape[0]], self.reshaped(x, &[1, x_t.shape[0]])) } else { (x_t.shape.clone(), x) };
+                let (b_shape, b2) = if b_t.shape.len() == 1 { (vec![b_t.shape[0], 1], self.reshaped(b, &[b_t.shape[0], 1])) } else { (b_t.shape.clone(), b) };
+                let (m, k, n) = (a_shape[a_shape.len() - 2], a_shape[a_shape.len() - 1], b_shape[b_shape.len() - 1]);
+                let batch = broadcast(&a_shape[..a_shape.len() - 2], &b_shape[..b_shape.len() - 2])?;
+                let mut full = batch.clone();
+                full.extend([m, n]);
+                let out2 = if out_t.shape != full { self.reshaped(out, &full) } else { out };
+                let d = x_t.dtype;
+                let bidx = |e: &mut Self, ivs: &[ValueId], shape: &[usize]| -> Vec<ValueId> {
+                    let lead = &shape[..shape.len() - 2];
+                    let off = batch.len() - lead.len();
+                    (0..lead.len()).map(|q| if lead[q] == 1 { e.idx(0) } else { ivs[q + off] }).collect()
+                };
+                self.loop_nest(&batch, &mut |e, bivs| {
+                    let ab = bidx(e, bivs, &a_shape);
+                    let bb = bidx(e, bivs, &b_shape);
+                    let ob = bivs.to_vec();
+                    // i-k-j order: the inner loop walks rows of B and of the output contiguously.
+                    e.for_loop(0, m, |e, i| {
+                        e.for_loop(0, n, |e, j| {
+                            let z = e.const_of(0.0, d);
+                            e.store(z, out2, &[&ob[..], &[i, j]].concat());
+                        });
+                        e.for_loop(0, k, |e, kk| {
+                            let av = e.load(x2, &[&ab[..], &[i, kk]].concat());
+                            e.for_loop(0, n, |e, j| {
+                                let bv = e.load(b2, &[&bb[..], &[kk, j]].concat());
+                                let oidx = [&ob[..], &[i, j]].concat();
+                                let ov = e.load(out2, &oidx);
+                                let r = if d.is_float() { e.value_op("math.fma", &[av, bv, ov], ct.clone()) } else {
+                                    let p = e.value_op("arith.muli", &[av, bv], ct.clone());
+                                    e.value_op("arith.addi", &[p, ov], ct.clone())
+                                };
+                                e.store(r, out2, &oidx);
+                            });
+                        });
+                    });
+                });
+            }
+            "Conv" => self.emit_conv(node, g, x, out, &x_t, &out_t)?,
+            "MaxPool" | "AveragePool" => self.emit_pool(node, x, out, &x_t, &out_t)?,
+            "GlobalAveragePool" | "GlobalMaxPool" => {
+                let (nb, ch) = (x_t.shape[0], x_t.shape[1]);
+                let s: usize = x_t.shape[2..].iter().product();
+                let x3 = self.reshaped(x, &[nb, ch, s]);
+                let o2 = self.reshaped(out, &[nb, ch]);
+                let avg = node.op == "GlobalAveragePool";
+                let d = x_t.dtype;
+                self.loop_nest(&[nb, ch], &mut |e, ivs| {
+                    let init = e.const_of(if avg { 0.0 } else { f64::NEG_INFINITY }, d);
+                    let r = e.for_acc(0, s, init, |e, q, acc| {
+                        let v = e.load(x3, &[ivs[0], ivs[1], q]);
+                        e.fbin(if avg { "arith.addf" } else { "arith.maximumf" }, acc, v)
+                    });
+                    let r = if avg {
+                        let n = e.const_of(s as f64, d);
+                        e.fbin("arith.divf", r, n)
+                    } else {
+                        r
+                    };
+                    e.store(r, o2, &[ivs[0], ivs[1]]);
+                });
+            }
+            "Softmax" | "LogSoftmax" => {
+                let rank = x_t.shape.len();
+                let a = axis(node, node.int("axis", if node.opset >= 13 { -1 } else { 1 }), rank)?;
+                let outer: usize = x_t.shape[..a].iter().product();
+                let (dsz, inner) = if node.opset >= 13 {
+                    (x_t.shape[a], x_t.shape[a + 1..].iter().product())
+                } else {
+                    (x_t.shape[a..].iter().product(), 1)
+                };
+                let x3 = self.reshaped(x, &[outer, dsz, inner]);
+                let o3 = self.reshaped(out, &[outer, dsz, inner]);
+                let log = node.op == "LogSoftmax";
+                let d = x_t.dtype;
+                self.loop_nest(&[outer, inner], &mut |e, ivs| {
+                    let (o, i) = (ivs[0], ivs[1]);
+                    let ninf = e.const_of(f64::NEG_INFINITY, d);
+                    let mx = e.for_acc(0, dsz, ninf, |e, q, acc| {
+                        let v = e.load(x3, &[o, q, i]);
+                        e.fbin("arith.maximumf", acc, v)
+                    });
+                    let zero = e.const_of(0.0, d);
+                    let sum = e.for_acc(0, dsz, zero, |e, q, acc| {
+                        let v = e.load(x3, &[o, q, i]);
+                        let s = e.fbin("arith.subf", v, mx);
+                        let ex = e.value_op("math.exp", &[s], ct.clone());
+                        e.fbin("arith.addf", acc, ex)
+                    });
+                    let lsum = if log { Some(e.value_op("math.log", &[sum], ct.clone())) } else { None };
+                    let inv = if log { None } else {
+                        let one = e.const_of(1.0, d);
+                        Some(e.fbin("arith.divf", one, sum))
+                    };
+                    e.for_loop(0, dsz, |e, q| {
+                        let v = e.load(x3, &[o, q, i]);
+                        let s = e.fbin("arith.subf", v, mx);
+                        let r = match (lsum, inv) {
+                            (Some(l), _) => e.fbin("arith.subf", s, l),
+                            (_, Some(inv)) => {
+                                let ex = e.value_op("math.exp", &[s], ct.clone());
+                                e.fbin("arith.mulf", ex, inv)
+                            }
+                            _ => unreachable!(),
+                        };
+                        e.store(r, o3, &[o, q, i]);
+                    });
+                });
+            }
+            "LayerNormalization" => {
+                let rank = x_t.shape.len();
+                let a = axis(node, node.int("axis", -1), rank)?;
+                let outer: usize = x_t.shape[..a].iter().product();
+                let dsz: usize = x_t.shape[a..].iter().product();
+                let eps = node.float("epsilon", 1e-5) as f64;
+                let x2 = self.reshaped(x, &[outer, dsz]);
+                let o2 = self.reshaped(out, &[outer, dsz]);
+                let scale = self.norm_param(node, g, 1, dsz)?;
+                let bias = match node.input(2) {
+                    Some(_) => Some(self.norm_param(node, g, 2, dsz)?),
+                    None => None,
+                };
+                let d = x_t.dtype;
+                self.for_loop(0, outer, |e, o| {
+                    let zero = e.const_of(0.0, d);
+                    let sum = e.for_acc(0, dsz, zero, |e, q, acc| {
+                        let v = e.load(x2, &[o, q]);
+                        e.fbin("arith.addf", acc, v)
+                    });
+                    let n = e.const_of(dsz as f64, d);
+                    let mean = e.fbin("arith.divf", sum, n);
+                    let sq = e.for_acc(0, dsz, zero, |e, q, acc| {
+                        let v = e.load(x2, &[o, q]);
+                        let c = e.fbin("arith.subf", v, mean);
+                        e.value_op("math.fma", &[c, c, acc], ct.clone())
+                    });
+                    let var = e.fbin("arith.divf", sq, n);
+                    let epsv = e.const_of(eps, d);
+                    let ve = e.fbin("arith.addf", var, epsv);
+                    let sd = e.value_op("math.sqrt", &[ve], ct.clone());
+                    let one = e.const_of(1.0, d);
+                    let inv = e.fbin("arith.divf", one, sd);
+                    e.for_loop(0, dsz, |e, q| {
+                        let v = e.load(x2, &[o, q]);
+                        let c = e.fbin("arith.subf", v, mean);
+                        let nrm = e.fbin("arith.mulf", c, inv);
+                        let s = e.load(scale, &[q]);
+                        let mut r = e.fbin("arith.mulf", nrm, s);
+                        if let Some(b) = bias {
+                            let bv = e.load(b, &[q]);
+                            r = e.fbin("arith.addf", r, bv);
+                        }
+                        e.store(r, o2, &[o, q]);
+                    });
+                });
+            }
+            "BatchNormalization" => {
+                let (nb, ch) = (x_t.shape[0], x_t.shape.get(1).copied().unwrap_or(1));
+                let s: usize = x_t.shape.iter().skip(2).product();
+                let x3 = self.reshaped(x, &[nb, ch, s]);
+                let o3 = self.reshaped(out, &[nb, ch, s]);
+                let eps = node.float("epsilon", 1e-5) as f64;
+                let p: Vec<ValueId> = (1..5).map(|i| self.buf(&node.inputs[i])).collect::<OResult<_>>()?;
+                let d = x_t.dtype;
+                self.loop_nest(&[nb, ch], &mut |e, ivs| {
+                    let c = ivs[1];
+                    let (sc, bi, mean, var) = (e.load(p[0], &[c]), e.load(p[1], &[c]), e.load(p[2], &[c]), e.load(p[3], &[c]));
+                    let epsv = e.const_of(eps, d);
+                    let ve = e.fbin("arith.addf", var, epsv);
+                    let sd = e.value_op("math.sqrt", &[ve], ct.clone());
+                    let k = e.fbin("arith.divf", sc, sd);
+                    e.for_loop(0, s, |e, q| {
+                        let v = e.load(x3, &[ivs[0], c, q]);
+                        let cdev = e.fbin("arith.subf", v, mean);
+                        let r = e.value_op("math.fma", &[cdev, k, bi], ct.clone());
+                        e.store(r, o3, &[ivs[0], c, q]);
+                    });
+                });
+            }
+            op => return err(format!("no code generation for {op}")),
+        }
+        Ok(())
+    }
+
+    /// LayerNormalization's scale/bias as a 1-D view of `n` elements.
+    fn norm_param(&mut self, node: &Node, g: &Graph, i: usize, n: usize) -> OResult<ValueId> {
+        let name = &node.inputs[i];
+        let t = g.ty(name)?;
+        if t.numel() != n {
+            return err(format!("'{name}' has {} elements, expected {n} (broadcast scale/bias is not supported)", t.numel()));
+        }
+        let b = self.buf(name)?;
+        Ok(if t.shape.len() == 1 { b } else { self.reshaped(b, &[n]) })
+    }
+
+    /// Direct convolution (N-D, groups, strides, dilations, pads). Out-of-range taps read a
+    /// clamped index and are masked to zero, so the loop body has no branches.
+    fn emit_conv(&mut self, node: &Node, g: &Graph, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<()> {
+        let w = self.buf(&node.inputs[1])?;
+        let w_t = g.ty(&node.inputs[1])?.clone();
+        let bias = match node.input(2) {
+            Some(b) => Some(self.buf(b)?),
+            None => None,
+        };
+        let win = window(node, &x_t.shape[2..], w_t.shape[2..].to_vec())?;
+        let group = node.int("group", 1).max(1) as usize;
+        let (oc_n, icg) = (w_t.shape[0], w_t.shape[1]);
+        let ocg = oc_n / group;
+        let padded = win.pads.iter().any(|&p| p > 0);
+        let ns = win.kernel.len();
+        let ct = compute_type(x_t.dtype);
+        let d = x_t.dtype;
+        let in_spatial = x_t.shape[2..].to_vec();
+        let mut outer = vec![out_t.shape[0], oc_n];
+        outer.extend(&out_t.shape[2..]);
+        self.loop_nest(&outer, &mut |e, ivs| {
+            let (n, oc) = (ivs[0], ivs[1]);
+            let osp = ivs[2..].to_vec();
+            let init = match bias {
+                Some(b) => e.load(b, &[oc]),
+                None => e.const_of(0.0, d),
+            };
+            let ocg_v = e.idx(ocg as i64);
+            let gi = e.value_op("arith.divui", &[oc, ocg_v], Type::Index);
+            let icg_v = e.idx(icg as i64);
+            let ic0 = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
+            let acc = e.for_acc(0, icg, init, |e, ic, acc| {
+                let ic_abs = e.value_op("arith.addi", &[ic0, ic], Type::Index);
+                // Unrolled over kernel dims by nesting accumulating loops.
+                fn taps(e: &mut Emitter, dim: usize, ctx: &ConvCtx, kidx: &mut Vec<ValueId>, acc: ValueId) -> ValueId {
+                    if dim == ctx.ns {
+                        let mut inb: Option<ValueId> = None;
+                        let mut pos = Vec::new();
+                        for q in 0..ctx.ns {
+                            let p = e.affine(&[(ctx.osp[q], ctx.strides[q] as i64), (kidx[q], ctx.dil[q] as i64)], -(ctx.pads[q] as i64));
+                            if ctx.padded {
+                                let zero = e.idx(0);
+                                let hi = e.idx(ctx.in_spatial[q] as i64);
+                                let ge = e.value_attr("arith.cmpi", &[p, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+                                let lt = e.value_attr("arith.cmpi", &[p, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+                                let ok = e.value_op("arith.andi", &[ge, lt], Type::i1());
+                                inb = Some(match inb { None => ok, Some(a) => e.value_op("arith.andi", &[a, ok], Type::i1()) });
+                                let lo = e.value_op("arith.maxsi", &[p, zero], Type::Index);
+                                let last = e.idx(ctx.in_spatial[q] as i64 - 1);
+                                pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
+                            } else {
+                                pos.push(p);
+                            }
+                        }
+                        let xv = e.load(ctx.x, &[&[ctx.n, ctx.ic_abs][..], &pos].concat());
+                        let wv = e.load(ctx.w, &[&[ctx.oc, ctx.ic][..], &kidx[..]].concat());
+                        let xv = match inb {
+                            Some(ok) => {
+                                let z = e.const_of(0.0, ctx.d);
+                                e.select_f(ok, xv, z)
+                            }
+                            None => xv,
+                        };
+                        return e.value_op("math.fma", &[xv, wv, acc], ctx.ct.clone());
+                    }
+                    e.for_acc(0, ctx.kernel[dim], acc, |e, k, acc| {
+                        kidx.push(k);
+                        let r = taps(e, dim + 1, ctx, kidx, acc);
+                        kidx.pop();
+                        r
+                    })
+                }
+                let ctx = ConvCtx {
+                    ns,
+                    osp: osp.clone(),
+                    strides: win.strides.clone(),
+                    dil: win.dilations.clone(),
+                    pads: win.pads[..ns].to_vec(),
+                    kernel: win.kernel.clone(),
+                    in_spatial: in_spatial.clone(),
+                    padded,
+                    x,
+                    w,
+                    n,
+                    oc,
+                    ic,
+                    ic_abs,
+                    d,
+                    ct: ct.clone(),
+                };
+                taps(e, 0, &ctx, &mut Vec::new(), acc)
+            });
+            e.store(acc, out, ivs);
+        });
+        Ok(())
+    }
+
+    fn emit_pool(&mut self, node: &Node, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<()> {
+        let kernel: Vec<usize> = node.ints("kernel_shape").unwrap_or_default().iter().map(|&k| k as usize).collect();
+        let win = window(node, &x_t.shape[2..], kernel.clone())?;
+        let is_max = node.op == "MaxPool";
+        let include_pad = node.int("count_include_pad", 0) == 1;
+        let d = x_t.dtype;
+        let ns = kernel.len();
+        let in_spatial = x_t.shape[2..].to_vec();
+        self.loop_nest(&out_t.shape, &mut |e, ivs| {
+            let init = e.const_of(if is_max { f64::NEG_INFINITY } else { 0.0 }, d);
+            let ivs_sp = ivs[2..].to_vec();
+            // Taps outside the input are skipped by a select; the divisor comes from window_count.
+            let mut tap = |e: &mut Emitter, k: &[ValueId], v: ValueId| -> ValueId {
+                let mut ok: Option<ValueId> = None;
+                let mut pos = Vec::new();
+                for q in 0..ns {
+                    let p = e.affine(&[(ivs_sp[q], win.strides[q] as i64), (k[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
+                    let zero = e.idx(0);
+                    let hi = e.idx(in_spatial[q] as i64);
+                    let ge = e.value_attr("arith.cmpi", &[p, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+                    let lt = e.value_attr("arith.cmpi", &[p, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+                    let b = e.value_op("arith.andi", &[ge, lt], Type::i1());
+                    ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
+                    let lo = e.value_op("arith.maxsi", &[p, zero], Type::Index);
+                    let last = e.idx(in_spatial[q] as i64 - 1);
+                    pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
+                }
+                let xv = e.load(x, &[&ivs[..2], &pos[..]].concat());
+                let nv = if is_max { e.fbin("arith.maximumf", v, xv) } else { e.fbin("arith.addf", v, xv) };
+                e.select_f(ok.expect("a spatial dim"), nv, v)
+            };
+            fn rec(e: &mut Emitter, dim: usize, kernel: &[usize], kidx: &mut Vec<ValueId>, v: ValueId, tap: &mut dyn FnMut(&mut Emitter, &[ValueId], ValueId) -> ValueId) -> ValueId {
+                if dim == kernel.len() {
+                    return tap(e, kidx, v);
+                }
+                e.for_acc(0, kernel[dim], v, |e, k, v| {
+                    kidx.push(k);
+                    let r = rec(e, dim + 1, kernel, kidx, v, tap);
+                    kidx.pop();
+                    r
+                })
+            }
+            let v = rec(e, 0, &kernel, &mut Vec::new(), init, &mut tap);
+            let r = if is_max {
+                v
+            } else {
+                // The divisor counts the taps inside the input, or inside input and padding with
+                // count_include_pad.
+                let mut cnt = e.const_int(1, Type::i64());
+                for q in 0..ns {
+                    let c = if include_pad {
+                        e.window_count(ivs_sp[q], &win, q, -(win.pads[q] as i64), in_spatial[q] as i64 + win.pads[q + ns] as i64)
+                    } else {
+                        e.window_count(ivs_sp[q], &win, q, 0, in_spatial[q] as i64)
+                    };
+                    cnt = e.value_op("arith.muli", &[cnt, c], Type::i64());
+                }
+                let cf = e.value_op("arith.sitofp", &[cnt], compute_type(d));
+                e.fbin("arith.divf", v, cf)
+            };
+            e.store(r, out, ivs);
+        });
+        Ok(())
+    }
+
+    /// How many of the window's taps along dim `q` at output position `o` fall in `[lo, hi)`.
+    fn window_count(&mut self, o: ValueId, win: &Window, q: usize, lo: i64, hi: i64) -> ValueId {
+        let kcount = win.kernel[q];
+        let zero = self.const_int(0, Type::i64());
+        let oi = self.value_op("arith.index_cast", &[o], Type::i64());
+        let mut cnt = zero;
+        for k in 0..kcount {
+            // p = o*stride + k*dil - pad_begin, counted when lo <= p < hi.
+            let s = self.const_int(win.strides[q] as i128, Type::i64());
+            let base = self.value_op("arith.muli", &[oi, s], Type::i64());
+            let off = self.const_int((k * win.dilations[q]) as i128 - win.pads[q] as i128, Type::i64());
+            let p = self.value_op("arith.addi", &[base, off], Type::i64());
+            let lov = self.const_int(lo as i128, Type::i64());
+            let hiv = self.const_int(hi as i128, Type::i64());
+            let ge = self.value_attr("arith.cmpi", &[p, lov], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+            let lt = self.value_attr("arith.cmpi", &[p, hiv], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+            let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
+            let one = self.value_op("arith.extui", &[ok], Type::i64());
+            cnt = self.value_op("arith.addi", &[cnt, one], Type::i64());
+        }
+        cnt
+    }
+}
+
+struct ConvCtx {
+    ns: usize,
+    osp: Vec<ValueId>,
+    strides: Vec<usize>,
+    dil: Vec<usize>,
+    pads: Vec<usize>,
+    kernel: Vec<usize>,
+    in_spatial: Vec<usize>,
+    padded: bool,
+    x: ValueId,
+    w: ValueId,
+    n: ValueId,
+    oc: ValueId,
+    ic: ValueId,
+    ic_abs: ValueId,
+    d: DType,
+    ct: Type,
+}

@@ -1,0 +1,11 @@
+// error: 8:5: yields 2 value(s) that do not match the 1 result(s) of 'scf.for'
+func.func @f(%n: index) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (i32) {
+    %s = arith.addi %acc, %acc : i32
+    scf.yield %s, %s : i32, i32
+  }
+  return %r : i32
+}
