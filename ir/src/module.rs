@@ -46,6 +46,9 @@ pub struct OpData {
     pub regions: Vec<RegionId>,
     pub parent: Option<BlockId>,
     pub span: Span,
+    /// Names of attributes written as properties (`<{...}>`) in the generic form, so the
+    /// printer puts them back there.
+    pub property_names: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -135,6 +138,7 @@ impl Module {
             regions: spec.regions,
             parent: None,
             span: spec.span,
+            property_names: spec.property_names,
         });
         for (k, v) in spec.attrs {
             self.set_attr(op, k, v);
@@ -267,6 +271,7 @@ pub struct OpSpec {
     pub successors: Vec<Successor>,
     pub regions: Vec<RegionId>,
     pub span: Span,
+    pub property_names: Vec<String>,
 }
 
 impl OpSpec {

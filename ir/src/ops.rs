@@ -18,6 +18,13 @@ pub fn is_terminator(name: &str) -> bool {
     )
 }
 
+/// Dialects whose operations xcc knows; anything else is an unregistered operation, which the
+/// verifier treats as opaque (it may or may not be a terminator).
+pub fn is_known_dialect(op_name: &str) -> bool {
+    let dialect = op_name.split('.').next().unwrap_or("");
+    matches!(dialect, "builtin" | "func" | "arith" | "math" | "cf" | "memref" | "scf" | "affine" | "vector" | "llvm" | "gpu" | "tensor")
+}
+
 /// Operations whose regions cannot see values defined outside them.
 pub fn is_isolated_from_above(name: &str) -> bool {
     matches!(name, "func.func" | "llvm.func" | "gpu.func" | "builtin.module")

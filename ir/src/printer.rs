@@ -113,6 +113,26 @@ impl Printer<'_> {
                 let _ = write!(self.out, " <{{operandSegmentSizes = array<i32: {}>}}>", sizes.join(", "));
             }
         }
+        let mut attrs: Vec<(String, Attribute)> = data.attrs.clone();
+        let mut props: Vec<(String, Attribute)> = Vec::new();
+        attrs.retain(|(k, v)| {
+            let is_prop = data.property_names.contains(k);
+            if is_prop {
+                props.push((k.clone(), v.clone()));
+            }
+            !is_prop
+        });
+        if data.name == "llvm.call" && data.successors.is_empty() {
+            // MLIR 22's generic llvm.call needs its operand-bundle segments spelled out.
+            let direct = self.m.attr(op, "callee").is_some();
+            let n = data.operands.len() as i128;
+            props.push(("op_bundle_sizes".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![] }));
+            props.push(("operandSegmentSizes".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![if direct { n } else { n }, 0] }));
+            props.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        if !props.is_empty() {
+            let _ = write!(self.out, " <{}>", Dict(&props));
+        }
         if !data.regions.is_empty() {
             self.out.push_str(" (");
             let regions = data.regions.clone();
@@ -124,8 +144,8 @@ impl Printer<'_> {
             }
             self.out.push(')');
         }
-        if !data.attrs.is_empty() {
-            let _ = write!(self.out, " {}", Dict(&data.attrs));
+        if !attrs.is_empty() {
+            let _ = write!(self.out, " {}", Dict(&attrs));
         }
         let inputs: Vec<String> = all_operands.iter().map(|&v| self.m.ty(v).to_string()).collect();
         let results: Vec<String> = data.results.iter().map(|&v| self.m.ty(v).to_string()).collect();

@@ -122,7 +122,7 @@ impl Translator<'_> {
                 Type::Float(FloatKind::BF16) => LLVMBFloatTypeInContext(self.ctx),
                 Type::Float(FloatKind::F32) => LLVMFloatTypeInContext(self.ctx),
                 Type::Float(FloatKind::F64) => LLVMDoubleTypeInContext(self.ctx),
-                Type::Vector { shape, elem } if shape.len() == 1 => LLVMVectorType(self.ty(elem, span)?, shape[0] as u32),
+                Type::Vector { shape, elem } => LLVMVectorType(self.ty(elem, span)?, shape.iter().product::<u64>() as u32),
                 Type::LlvmPtr { address_space } => LLVMPointerTypeInContext(self.ctx, *address_space),
                 Type::LlvmVoid => LLVMVoidTypeInContext(self.ctx),
                 Type::LlvmStruct { packed, fields } => {
@@ -481,7 +481,7 @@ impl Translator<'_> {
             (Attribute::Float { value, .. }, _) => scalar(ty, t, None, Some(*value)),
             (Attribute::Dense { values, .. }, Type::Vector { shape, elem }) => {
                 let et = self.ty(elem, span)?;
-                let n = shape[0] as usize;
+                let n = shape.iter().product::<u64>() as usize;
                 let get = |i: usize| -> Result<LLVMValueRef, TranslateError> {
                     let j = if values.len() == 1 { 0 } else { i };
                     Ok(match values {
@@ -530,8 +530,9 @@ impl Translator<'_> {
         let decl = if LLVMIntrinsicIsOverloaded(id) == 0 {
             LLVMGetIntrinsicDeclaration(self.module, id, std::ptr::null_mut(), 0)
         } else {
-            // Candidate overload lists, most common first: the result type, the first operand's,
-            // each distinct operand type, result then operands.
+            // Candidate overload lists, most common first. A wrong list can crash inside LLVM's
+            // declaration builder, so each is first checked in a scratch module by the verifier,
+            // which rejects a mis-mangled name or a mismatched signature with a message.
             let mut distinct: Vec<LLVMTypeRef> = Vec::new();
             for &t in &operand_types {
                 if !distinct.contains(&t) {
@@ -542,7 +543,7 @@ impl Translator<'_> {
             if result_types.len() == 1 {
                 candidates.push(vec![result_types[0]]);
             }
-            if let Some(&t) = operand_types.first() {
+            for &t in &operand_types {
                 candidates.push(vec![t]);
             }
             candidates.push(distinct.clone());
@@ -551,20 +552,16 @@ impl Translator<'_> {
                 v.extend(distinct.iter().copied());
                 candidates.push(v);
             }
-            for &t in &operand_types {
-                candidates.push(vec![t]);
+            if result_types.len() > 1 {
+                candidates.push(vec![result_types[0]]);
             }
-            let suffix_type = full.rsplit('.').next().unwrap_or("");
-            let _ = suffix_type;
             let mut found = None;
-            for mut c in candidates {
-                let f = LLVMGetIntrinsicDeclaration(self.module, id, c.as_mut_ptr(), c.len());
-                if f.is_null() {
-                    continue;
-                }
-                let fty = LLVMGlobalGetValueType(f);
-                if self.signature_matches(fty, &operand_types, want_ret) {
-                    found = Some(f);
+            for c in candidates {
+                if let Some(name) = self.probe_overload(id, &c, &operand_types, want_ret) {
+                    let existing = LLVMGetNamedFunction(self.module, cstr(&name).as_ptr());
+                    let mut params = operand_types.clone();
+                    let fty = LLVMFunctionType(want_ret, params.as_mut_ptr(), params.len() as u32, 0);
+                    found = Some(if existing.is_null() { LLVMAddFunction(self.module, cstr(&name).as_ptr(), fty) } else { existing });
                     break;
                 }
             }
@@ -586,6 +583,41 @@ impl Translator<'_> {
             }
         }
         Ok(call)
+    }
+
+    /// The mangled name for overload types `tys` if a call with these operand and result types
+    /// passes LLVM's verifier.
+    unsafe fn probe_overload(&self, id: u32, tys: &[LLVMTypeRef], operands: &[LLVMTypeRef], ret: LLVMTypeRef) -> Option<String> {
+        use inkwell::llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
+        let mut len = 0usize;
+        let mut tys = tys.to_vec();
+        let raw = LLVMIntrinsicCopyOverloadedName2(self.module, id, tys.as_mut_ptr(), tys.len(), &mut len);
+        if raw.is_null() {
+            return None;
+        }
+        let name = String::from_utf8_lossy(std::slice::from_raw_parts(raw as *const u8, len)).into_owned();
+        LLVMDisposeMessage(raw as *mut CChar);
+        let scratch = LLVMModuleCreateWithNameInContext(c"probe".as_ptr(), self.ctx);
+        let mut params = operands.to_vec();
+        let fty = LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0);
+        let decl = LLVMAddFunction(scratch, cstr(&name).as_ptr(), fty);
+        let void = LLVMVoidTypeInContext(self.ctx);
+        let probe = LLVMAddFunction(scratch, c"probe".as_ptr(), LLVMFunctionType(void, std::ptr::null_mut(), 0, 0));
+        let bb = LLVMAppendBasicBlockInContext(self.ctx, probe, EMPTY);
+        let b = LLVMCreateBuilderInContext(self.ctx);
+        LLVMPositionBuilderAtEnd(b, bb);
+        // Zero constants satisfy `immarg` parameters.
+        let mut args: Vec<LLVMValueRef> = operands.iter().map(|&t| LLVMConstNull(t)).collect();
+        LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), args.len() as u32, EMPTY);
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        let mut msg = std::ptr::null_mut();
+        let failed = LLVMVerifyModule(scratch, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut msg) != 0;
+        if !msg.is_null() {
+            LLVMDisposeMessage(msg);
+        }
+        LLVMDisposeModule(scratch);
+        (!failed).then_some(name)
     }
 
     unsafe fn signature_matches(&self, fty: LLVMTypeRef, operands: &[LLVMTypeRef], ret: LLVMTypeRef) -> bool {

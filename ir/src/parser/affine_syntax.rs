@@ -31,12 +31,33 @@ impl MapOrSet {
 struct Names {
     dims: Vec<String>,
     syms: Vec<String>,
+    /// In an access like `affine.load %m[%i + 1]`, SSA values become the map's dimensions.
+    ssa: Option<std::cell::RefCell<Vec<super::OperandRef>>>,
+}
+
+/// `[%i + 1, 7]`: a list of affine expressions over SSA values, as an affine map whose
+/// dimensions are the distinct values in order of appearance.
+pub(crate) fn parse_ssa_affine_list(p: &mut Parser) -> PResult<(AffineMap, Vec<super::OperandRef>)> {
+    let names = Names { dims: Vec::new(), syms: Vec::new(), ssa: Some(Default::default()) };
+    p.expect_punct("[")?;
+    let mut results = Vec::new();
+    if !p.is_punct("]") {
+        loop {
+            results.push(parse_expr(p, &names)?);
+            if !p.eat_punct(",")? {
+                break;
+            }
+        }
+    }
+    p.expect_punct("]")?;
+    let refs = names.ssa.expect("ssa").into_inner();
+    Ok((AffineMap { num_dims: refs.len() as u32, num_symbols: 0, results }, refs))
 }
 
 pub(crate) fn parse_affine_map_or_set(p: &mut Parser) -> PResult<MapOrSet> {
     let dims = parse_name_list(p, "(", ")")?;
     let syms = if p.is_punct("[") { parse_name_list(p, "[", "]")? } else { Vec::new() };
-    let names = Names { dims, syms };
+    let names = Names { dims, syms, ssa: None };
     let (num_dims, num_symbols) = (names.dims.len() as u32, names.syms.len() as u32);
     if p.eat_punct("->")? {
         p.expect_punct("(")?;
@@ -166,6 +187,18 @@ fn parse_factor(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
         Tok::Int(v) => {
             p.next()?;
             Ok(AffineExpr::Const(v as i64))
+        }
+        Tok::Percent(_) if names.ssa.is_some() => {
+            let r = p.parse_operand_ref()?;
+            let mut list = names.ssa.as_ref().expect("ssa").borrow_mut();
+            let i = match list.iter().position(|x| x.name == r.name && x.index == r.index) {
+                Some(i) => i,
+                None => {
+                    list.push(r);
+                    list.len() - 1
+                }
+            };
+            Ok(AffineExpr::Dim(i as u32))
         }
         Tok::Ident(name) => {
             p.next()?;

@@ -65,6 +65,11 @@ pub(crate) fn canonical_generic_name(name: &str) -> String {
 /// Upstream's generic form puts branch operands in the operand list with `operandSegmentSizes`;
 /// xcc keeps them on the successors.
 pub(crate) fn normalize_generic_successors(spec: &mut OpSpec) {
+    if spec.name == "llvm.call" {
+        // Upstream's generic llvm.call carries segment sizes for operand bundles, which xcc
+        // does not model.
+        spec.attrs.retain(|(k, _)| k != "operandSegmentSizes" && k != "op_bundle_sizes");
+    }
     if spec.successors.iter().any(|s| !s.args.is_empty()) {
         return;
     }
@@ -335,6 +340,81 @@ pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_res
             let ty = p.parse_type()?;
             Ok(spec.operands([p.resolve(&r, &ty)?]))
         }
+        "vector.extractelement" if is_typed_position(p) => {
+            // `vector.extractelement %v[%i : index] : vector<4xf32>`
+            let v = p.parse_operand_ref()?;
+            p.expect_punct("[")?;
+            let i = p.parse_operand_ref()?;
+            p.expect_punct(":")?;
+            let it = p.parse_type()?;
+            p.expect_punct("]")?;
+            p.expect_punct(":")?;
+            let vt = p.parse_type()?;
+            let elem = vt.element_or_self().clone();
+            Ok(spec.operands([p.resolve(&v, &vt)?, p.resolve(&i, &it)?]).results([elem]))
+        }
+        "vector.extract" | "vector.insert" => {
+            // `vector.extract %v[1, %i] : f32 from vector<2x4xf32>`, `vector.insert %s, %v[2] : f32 into vector<4xf32>`
+            let s = if name == "vector.insert" {
+                let s = p.parse_operand_ref()?;
+                p.expect_punct(",")?;
+                Some(s)
+            } else {
+                None
+            };
+            let v = p.parse_operand_ref()?;
+            let (statics, dyns) = parse_mixed_list(p)?;
+            p.expect_punct(":")?;
+            let et = p.parse_type()?;
+            p.expect_ident_word(if s.is_some() { "into" } else { "from" })?;
+            let vt = p.parse_type()?;
+            let mut ops = Vec::new();
+            if let Some(s) = &s {
+                ops.push(p.resolve(s, &et)?);
+            }
+            ops.push(p.resolve(&v, &vt)?);
+            ops.extend(p.resolve_same(&dyns, &Type::Index)?);
+            let result = if s.is_some() { vt } else { et };
+            Ok(spec.operands(ops).results([result]).attr("static_position", Attribute::DenseArray { elem: Type::i64(), values: statics }))
+        }
+        "affine.load" | "affine.store" => {
+            let v = if name == "affine.store" {
+                let v = p.parse_operand_ref()?;
+                p.expect_punct(",")?;
+                Some(v)
+            } else {
+                None
+            };
+            let m = p.parse_operand_ref()?;
+            let (map, refs) = super::affine_syntax::parse_ssa_affine_list(p)?;
+            p.expect_punct(":")?;
+            let ty = p.parse_type()?;
+            let Type::MemRef(mt) = &ty else {
+                return Err(Diagnostic::new(span, format!("'{written}' needs a memref type, not {ty}")));
+            };
+            let mut ops = Vec::new();
+            if let Some(v) = &v {
+                ops.push(p.resolve(v, &mt.elem)?);
+            }
+            ops.push(p.resolve(&m, &ty)?);
+            ops.extend(p.resolve_same(&refs, &Type::Index)?);
+            let spec = spec.operands(ops).attr("map", Attribute::AffineMap(map));
+            Ok(if v.is_some() { spec } else { spec.results([(*mt.elem).clone()]) })
+        }
+        "llvm.alloca" => {
+            // `llvm.alloca %n x T {alignment = 8} : (i64) -> !llvm.ptr`
+            let n = p.parse_operand_ref()?;
+            p.expect_ident_word("x")?;
+            let elem = p.parse_type()?;
+            let attrs = if p.is_punct("{") { p.parse_attr_dict()? } else { Vec::new() };
+            p.expect_punct(":")?;
+            let ft = parse_fn_type(p)?;
+            if ft.inputs.len() != 1 || ft.results.len() != 1 {
+                return Err(Diagnostic::new(span, "llvm.alloca's type is (count type) -> pointer type"));
+            }
+            let spec = spec.operands([p.resolve(&n, &ft.inputs[0])?]).results(ft.results).attr("elem_type", Attribute::Type(elem));
+            Ok(with_attrs(spec, attrs))
+        }
         "memref.load" | "vector.extractelement" | "tensor.extract" => {
             let m = p.parse_operand_ref()?;
             let idx = parse_index_list(p)?;
@@ -499,14 +579,14 @@ pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_res
             let vt = p.parse_type()?;
             p.expect_ident_word("into")?;
             let rt = p.parse_type()?;
-            Ok(spec.operands([p.resolve(&v, &vt)?]).results([rt]).attr("kind", Attribute::String(kind)))
+            Ok(spec.operands([p.resolve(&v, &vt)?]).results([rt]).attr("kind", Attribute::Opaque(format!("#vector.kind<{kind}>"))))
         }
         "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
             let (dim, dspan) = p.expect_ident("a dimension (x, y or z)")?;
             if !["x", "y", "z"].contains(&dim.as_str()) {
                 return Err(Diagnostic::new(dspan, format!("expected a dimension x, y or z, found '{dim}'")));
             }
-            Ok(spec.results([Type::Index]).attr("dimension", Attribute::String(dim)))
+            Ok(spec.results([Type::Index]).attr("dimension", Attribute::Opaque(format!("#gpu<dim {dim}>"))))
         }
         "llvm.mlir.undef" | "llvm.mlir.poison" | "llvm.mlir.zero" => {
             p.expect_punct(":")?;
@@ -608,6 +688,20 @@ pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_res
             format!("unknown operation '{written}' (use the generic form \"{written}\"(...) : (...) -> ... for operations without a custom form)"),
         )),
     }
+}
+
+/// Whether `%v[%i : index]` follows (looks ahead without consuming).
+fn is_typed_position(p: &mut Parser) -> bool {
+    let saved = p.pos_for_lookahead();
+    let r = (|| -> PResult<bool> {
+        p.parse_operand_ref()?;
+        p.expect_punct("[")?;
+        p.parse_operand_ref()?;
+        Ok(p.is_punct(":"))
+    })()
+    .unwrap_or(false);
+    p.restore_for_lookahead(saved);
+    r
 }
 
 fn with_attrs(mut spec: OpSpec, attrs: Vec<(String, Attribute)>) -> OpSpec {
@@ -1014,6 +1108,10 @@ fn parse_affine_if(p: &mut Parser, spec: OpSpec, _num_results: u32) -> PResult<O
     check_set_arity(&set, d.len(), s.len(), span)?;
     let mut ops = p.resolve_same(&d, &Type::Index)?;
     ops.extend(p.resolve_same(&s, &Type::Index)?);
+    let mut types = Vec::new();
+    if p.eat_punct("->")? {
+        types = p.parse_function_result_types()?;
+    }
     let then_region = p.parse_region(&[], true)?;
     ensure_yield(p, then_region, "affine.yield", spec.span);
     let else_region = p.m.new_region();
@@ -1036,7 +1134,7 @@ fn parse_affine_if(p: &mut Parser, spec: OpSpec, _num_results: u32) -> PResult<O
             ensure_yield(p, else_region, "affine.yield", spec.span);
         }
     }
-    Ok(spec.operands(ops).attr("condition", Attribute::IntegerSet(set)).region(then_region).region(else_region))
+    Ok(spec.operands(ops).results(types).attr("condition", Attribute::IntegerSet(set)).region(then_region).region(else_region))
 }
 
 fn check_set_arity(set: &IntegerSet, dims: usize, syms: usize, span: Span) -> PResult<()> {

@@ -222,6 +222,14 @@ impl<'a> Parser<'a> {
         }
     }
 
+    pub(crate) fn pos_for_lookahead(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn restore_for_lookahead(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
     /// Skips a balanced `<...>`, `(...)`, `[...]` or `{...}` group starting at the current token and
     /// returns its text.
     pub(crate) fn skip_balanced(&mut self) -> PResult<String> {
@@ -602,10 +610,12 @@ impl<'a> Parser<'a> {
             self.expect_punct("]")?;
         }
         let mut attrs = Vec::new();
+        let mut property_names = Vec::new();
         if self.is_punct("<") {
             self.next()?;
             attrs = self.parse_attr_dict()?;
             self.expect_punct(">")?;
+            property_names = attrs.iter().map(|(k, _)| k.clone()).collect();
         }
         let mut regions = Vec::new();
         if self.is_punct("(") {
@@ -634,11 +644,21 @@ impl<'a> Parser<'a> {
             ));
         }
         let operands = self.resolve_all(&refs, &ft.inputs)?;
+        // The original spelling's `dim`/`extract_element` apply to tensors as well as memrefs
+        // and vectors; upstream splits them by operand type.
+        let name = match (name.as_str(), ft.inputs.first()) {
+            ("memref.dim", Some(Type::Tensor { .. })) => "tensor.dim".to_string(),
+            ("vector.extractelement", Some(Type::Tensor { .. })) => "tensor.extract".to_string(),
+            _ => name,
+        };
         let mut spec = OpSpec::new(name, name_span).operands(operands).results(ft.results);
         spec.attrs = attrs;
         spec.regions = regions;
         for (label, args) in succ_refs {
             spec.successors.push(self.finish_successor(label, args)?);
+        }
+        if !crate::ops::is_known_dialect(&spec.name) {
+            spec.property_names = property_names;
         }
         custom::normalize_generic_successors(&mut spec);
         Ok(spec)
@@ -1223,7 +1243,8 @@ impl<'a> Parser<'a> {
                 if let Some(a) = self.attr_aliases.get(&name) {
                     return Ok(a.clone());
                 }
-                if name.contains('.') {
+                if name.contains('.') || self.is_punct("<") {
+                    // A dialect attribute (`#gpu<dim x>`, `#llvm.linkage<internal>`), kept as text.
                     let body = if self.is_punct("<") { self.skip_balanced()? } else { String::new() };
                     return Ok(Attribute::Opaque(format!("#{name}{body}")));
                 }
@@ -1368,7 +1389,11 @@ impl<'a> Parser<'a> {
             }
             self.expect_punct("]")?;
             if shape.len() <= depth {
-                shape.resize(depth + 1, n);
+                // Inner lists close first; outer depths are filled in as they close.
+                shape.resize(depth + 1, usize::MAX);
+            }
+            if shape[depth] == usize::MAX {
+                shape[depth] = n;
             } else if shape[depth] != n {
                 return self.err_here("dense literal rows have different lengths");
             }

@@ -96,7 +96,7 @@ impl Verifier<'_> {
                     ));
                 }
             }
-            if !ops::is_terminator(&m.ops[last].name) && !is_graph_like(owner_name) {
+            if !ops::is_terminator(&m.ops[last].name) && !is_graph_like(owner_name) && ops::is_known_dialect(&m.ops[last].name) {
                 return Err(Diagnostic::new(
                     op_span(m, last),
                     format!("block does not end with a terminator: '{}' is not one (add a 'return' or a branch)", m.ops[last].name),

@@ -16,7 +16,7 @@ impl Pass for LowerAffine {
     }
 
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
-        while let Some(op) = find_first(&m, |n| matches!(n, "affine.apply" | "affine.for" | "affine.if" | "affine.yield")) {
+        while let Some(op) = find_first(&m, |n| matches!(n, "affine.apply" | "affine.for" | "affine.if" | "affine.yield" | "affine.load" | "affine.store")) {
             let name = m.ops[op].name.clone();
             let operands = m.ops[op].operands.clone();
             match name.as_str() {
@@ -66,6 +66,18 @@ impl Pass for LowerAffine {
                     let data = &mut m.ops[op];
                     data.name = "scf.if".into();
                     data.operands = vec![cond];
+                    data.attrs.clear();
+                }
+                "affine.load" | "affine.store" => {
+                    // The access map's results become explicit index computations.
+                    let map = m.attr(op, "map").and_then(Attribute::as_affine_map).cloned().expect("verified map");
+                    let fixed = if name == "affine.load" { 1 } else { 2 };
+                    let map_operands = operands[fixed..].to_vec();
+                    let mut b = Builder::before(&mut m, op);
+                    let idx: Vec<ValueId> = map.results.iter().map(|e| expand_expr(&mut b, e, &map_operands, map.num_dims as usize)).collect();
+                    let data = &mut m.ops[op];
+                    data.name = if name == "affine.load" { "memref.load" } else { "memref.store" }.into();
+                    data.operands = operands[..fixed].iter().copied().chain(idx).collect();
                     data.attrs.clear();
                 }
                 _ => {

@@ -95,12 +95,8 @@ impl Cx<'_> {
             Type::Index => self.index.clone(),
             Type::Integer { width, .. } => Type::int(*width),
             Type::Float(_) => t.clone(),
-            Type::Vector { shape, elem } => {
-                if shape.len() != 1 {
-                    return Err(unsupported(span, format!("multi-dimensional vector type {t}")));
-                }
-                Type::Vector { shape: shape.clone(), elem: Box::new(self.ty(elem, span)?) }
-            }
+            // Multi-dimensional vectors flatten to one LLVM vector in row-major order.
+            Type::Vector { shape, elem } => Type::Vector { shape: vec![shape.iter().product()], elem: Box::new(self.ty(elem, span)?) },
             Type::MemRef(m) => descriptor_type(m.rank()),
             Type::UnrankedMemRef { .. } => Type::LlvmStruct { packed: false, fields: vec![Type::i64(), Type::ptr()] },
             Type::Function(_) => Type::ptr(),
@@ -711,15 +707,34 @@ impl Cx<'_> {
                 }
             }
             "vector.extractelement" => {
-                let i = match ops.get(1) {
-                    Some(&i) => i,
-                    None => b.llvm_const(0, Type::i64()),
-                };
+                let shape = vector_shape(old.ty(d.operands[0]));
+                let i = linear_position(&mut b, &shape, &ops[1..], &[]);
                 vec![b.value("llvm.extractelement", &[ops[0], i], result_ty.clone().expect("result"))]
+            }
+            "vector.extract" | "vector.insert" => {
+                let is_insert = name == "vector.insert";
+                let vec_operand = if is_insert { 1 } else { 0 };
+                let shape = vector_shape(old.ty(d.operands[vec_operand]));
+                let statics = old.attr(op, "static_position").and_then(Attribute::as_int_list).unwrap_or_default();
+                if statics.len() != shape.len() {
+                    return Err(unsupported(span, format!("'{name}' of a sub-vector (position of {} of {} dimensions)", statics.len(), shape.len())));
+                }
+                let i = linear_position(&mut b, &shape, &ops[vec_operand + 1..], &statics);
+                let t = result_ty.clone().expect("result");
+                if is_insert {
+                    vec![b.value("llvm.insertelement", &[ops[1], ops[0], i], t)]
+                } else {
+                    vec![b.value("llvm.extractelement", &[ops[0], i], t)]
+                }
             }
             "vector.insertelement" => vec![b.value("llvm.insertelement", &[ops[1], ops[0], ops[2]], result_ty.clone().expect("result"))],
             "vector.reduction" => {
-                let kind = old.attr(op, "kind").and_then(Attribute::as_str).unwrap_or("add").to_string();
+                // `#vector.kind<add>`, or a plain string from older text.
+                let kind = match old.attr(op, "kind") {
+                    Some(Attribute::Opaque(s)) => s.trim_start_matches("#vector.kind<").trim_end_matches('>').to_string(),
+                    Some(Attribute::String(s)) => s.clone(),
+                    _ => "add".to_string(),
+                };
                 let t = result_ty.clone().expect("result");
                 let is_float = t.is_float();
                 let intr = match (kind.as_str(), is_float) {
@@ -747,7 +762,15 @@ impl Cx<'_> {
                 return Err(unsupported(span, format!("'{name}' outside GPU code (compile with --target=nvptx64)")));
             }
             "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
-                let dim = old.attr(op, "dimension").and_then(Attribute::as_str).unwrap_or("x");
+                // `#gpu<dim x>`, or the plain string `"x"` in hand-written generic form.
+                let dim = match old.attr(op, "dimension") {
+                    Some(Attribute::Opaque(s)) => s.trim_start_matches("#gpu<dim ").trim_end_matches('>').trim().to_string(),
+                    Some(Attribute::String(s)) => s.clone(),
+                    _ => return Err(unsupported(span, format!("'{name}' without a dimension attribute"))),
+                };
+                if !["x", "y", "z"].contains(&dim.as_str()) {
+                    return Err(unsupported(span, format!("'{name}' dimension '{dim}' (expected x, y or z)")));
+                }
                 let reg = match name {
                     "gpu.thread_id" => "tid",
                     "gpu.block_id" => "ctaid",
@@ -834,6 +857,38 @@ impl Cx<'_> {
     }
 }
 
+fn vector_shape(t: &Type) -> Vec<u64> {
+    match t {
+        Type::Vector { shape, .. } => shape.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The row-major position in a flattened vector: static entries from `statics`
+/// (`i64::MIN` marks a dynamic one, taken from `dynamic` in order) or, without statics, all
+/// from `dynamic`.
+fn linear_position(b: &mut Builder, shape: &[u64], dynamic: &[ValueId], statics: &[i128]) -> ValueId {
+    let strides: Vec<i64> = (0..shape.len()).map(|i| shape[i + 1..].iter().product::<u64>() as i64).collect();
+    let mut next = 0;
+    let mut acc = b.llvm_const(0, Type::i64());
+    for (d, &stride) in strides.iter().enumerate() {
+        let idx = match statics.get(d) {
+            Some(&s) if s != i64::MIN as i128 => b.llvm_const(s as i64, Type::i64()),
+            _ => {
+                next += 1;
+                match dynamic.get(next - 1) {
+                    Some(&v) => v,
+                    None => b.llvm_const(0, Type::i64()),
+                }
+            }
+        };
+        let sv = b.llvm_const(stride, Type::i64());
+        let m = b.value("llvm.mul", &[idx, sv], Type::i64());
+        acc = b.value("llvm.add", &[acc, m], Type::i64());
+    }
+    acc
+}
+
 fn self_v(values: &HashMap<ValueId, ValueId>, v: ValueId) -> ValueId {
     values[&v]
 }
@@ -852,7 +907,7 @@ impl TypeOnly {
         Ok(match t {
             Type::Index => self.index.clone(),
             Type::Integer { width, .. } => Type::int(*width),
-            Type::Vector { shape, elem } if shape.len() == 1 => Type::Vector { shape: shape.clone(), elem: Box::new(self.ty(elem, span)?) },
+            Type::Vector { shape, elem } => Type::Vector { shape: vec![shape.iter().product()], elem: Box::new(self.ty(elem, span)?) },
             Type::MemRef(m) => descriptor_type(m.rank()),
             Type::UnrankedMemRef { .. } => Type::LlvmStruct { packed: false, fields: vec![Type::i64(), Type::ptr()] },
             Type::Function(_) => Type::ptr(),
