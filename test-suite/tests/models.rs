@@ -1,0 +1,162 @@
+//! The shared models (`../shared/models`): each is compiled by xcc, linked into a C program and a
+//! C++ program through its generated header, run on `NAME.input.bin`, and compared with
+//! `NAME.output.bin` and with ONNX Runtime run live on the same input (1e-4 relative plus 1e-5
+//! absolute). Skipped, with a message, where `../shared` is absent.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xcc_test_suite::{suite_dir, xcc_binary};
+
+fn repo() -> PathBuf {
+    suite_dir().parent().unwrap().to_path_buf()
+}
+
+fn read_f32(path: &Path) -> Vec<f32> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn compare(what: &str, got: &[f32], want: &[f32]) -> Result<f64, String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()));
+    }
+    let mut worst: f64 = 0.0;
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let d = (g as f64 - w as f64).abs();
+        if !(d <= 1e-5 + 1e-4 * (w as f64).abs()) {
+            return Err(format!("{what}: element {i} is {g}, expected {w}"));
+        }
+        worst = worst.max(d / (1e-5 + (w as f64).abs()));
+    }
+    Ok(worst)
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{what} failed ({}):\n{}{}", out.status, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(())
+}
+
+/// ONNX Runtime's output for the same input, computed now.
+fn onnxruntime(model: &Path, input: &Path, shape: &[u64], out: &Path) -> Result<(), String> {
+    let python = repo().join(".venv/bin/python");
+    let script = format!(
+        "import numpy as np, onnxruntime as ort\n\
+         s = ort.InferenceSession('{}', providers=['CPUExecutionProvider'])\n\
+         x = np.fromfile('{}', dtype=np.float32).reshape({:?})\n\
+         y = s.run(None, {{s.get_inputs()[0].name: x}})[0]\n\
+         y.astype(np.float32).tofile('{}')\n",
+        model.display(),
+        input.display(),
+        shape,
+        out.display()
+    );
+    run(Command::new(python).arg("-c").arg(script), "onnxruntime")
+}
+
+fn input_shape(name: &str) -> Vec<u64> {
+    let manifest = std::fs::read_to_string(repo().join("../shared/models/manifest.json")).unwrap();
+    // The manifest is small; find `"NAME": {... "input": {... "shape": [..]` without a JSON crate.
+    let at = manifest.find(&format!("\"{name}\"")).expect("model in manifest");
+    let rest = &manifest[at..];
+    let input = &rest[rest.find("\"input\"").unwrap()..];
+    let shape = &input[input.find("\"shape\"").unwrap()..];
+    let list = &shape[shape.find('[').unwrap() + 1..shape.find(']').unwrap()];
+    list.split(',').map(|d| d.trim().parse().unwrap()).collect()
+}
+
+fn check_model(name: &str, work: &Path) -> Result<String, String> {
+    let models = repo().join("../shared/models");
+    let dir = work.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join(format!("lib{name}.a"));
+    run(Command::new(xcc_binary()).arg(models.join(format!("{name}.onnx"))).args(["-O3", "-o"]).arg(&lib), "xcc")?;
+    let up = name.to_uppercase();
+    let template = std::fs::read_to_string(suite_dir().join("models/harness.c.in")).unwrap();
+    let harness = template.replace("@NAME@", name).replace("@UP@", &up);
+    let input = models.join(format!("{name}.input.bin"));
+    let want = read_f32(&models.join(format!("{name}.output.bin")));
+    let ort_out = dir.join("ort.bin");
+    onnxruntime(&models.join(format!("{name}.onnx")), &input, &input_shape(name), &ort_out)?;
+    let ort = read_f32(&ort_out);
+    let mut notes = Vec::new();
+    for (lang, compiler, file) in [("C", "cc", "harness.c"), ("C++", "c++", "harness.cpp")] {
+        std::fs::write(dir.join(file), &harness).unwrap();
+        let exe = dir.join(format!("run_{}", if lang == "C" { "c" } else { "cpp" }));
+        run(Command::new(compiler).arg("-O2").arg("-I").arg(&dir).arg(dir.join(file)).arg(&lib).args(["-lm", "-lpthread", "-o"]).arg(&exe), &format!("{lang} link"))?;
+        let out = dir.join(format!("out_{}.bin", if lang == "C" { "c" } else { "cpp" }));
+        run(Command::new(&exe).arg(&input).arg(&out), &format!("{lang} program"))?;
+        let got = read_f32(&out);
+        let w1 = compare(&format!("{lang} vs {name}.output.bin"), &got, &want)?;
+        let w2 = compare(&format!("{lang} vs onnxruntime"), &got, &ort)?;
+        notes.push(format!("{lang}: worst relative error {w1:.1e} (reference), {w2:.1e} (live onnxruntime)"));
+    }
+    Ok(notes.join("; "))
+}
+
+#[test]
+fn shared_models_match_onnxruntime() {
+    let models = repo().join("../shared/models");
+    if !models.join("manifest.json").exists() {
+        println!("SKIP: ../shared/models is absent (a user's clone has no shared/)");
+        return;
+    }
+    if !repo().join(".venv/bin/python").exists() {
+        println!("SKIP: .venv is missing (run scripts/setup.sh)");
+        return;
+    }
+    let work = repo().join("target/xcc-tests/models");
+    let names = ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18", "encoder"];
+    let mut failures = Vec::new();
+    let results: Vec<(String, Result<String, String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = names
+            .chunks(3)
+            .map(|chunk| {
+                let work = work.clone();
+                s.spawn(move || chunk.iter().map(|n| (n.to_string(), check_model(n, &work))).collect::<Vec<_>>())
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    for (name, r) in results {
+        match r {
+            Ok(note) => println!("PASS {name}: {note}"),
+            Err(e) => {
+                println!("FAIL {name}: {e}");
+                failures.push(name);
+            }
+        }
+    }
+    println!("models: {} passed, {} failed", names.len() - failures.len(), failures.len());
+    assert!(failures.is_empty(), "failed: {failures:?}");
+}
+
+#[test]
+fn two_models_in_one_program_and_concurrent_runs() {
+    let models = repo().join("../shared/models");
+    if !models.join("mlp.onnx").exists() {
+        println!("SKIP: ../shared/models is absent");
+        return;
+    }
+    let dir = repo().join("target/xcc-tests/models/two");
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in ["mlp_a", "mlp_b"] {
+        run(Command::new(xcc_binary()).arg(models.join("mlp.onnx")).args(["--name", n, "-o"]).arg(dir.join(format!("lib{n}.a"))), "xcc").unwrap();
+    }
+    let exe = dir.join("two");
+    run(
+        Command::new("cc")
+            .arg("-I")
+            .arg(&dir)
+            .arg(suite_dir().join("models/two_models_threads.c"))
+            .arg(dir.join("libmlp_a.a"))
+            .arg(dir.join("libmlp_b.a"))
+            .args(["-lm", "-lpthread", "-o"])
+            .arg(&exe),
+        "link",
+    )
+    .unwrap();
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("ok"), "{}", String::from_utf8_lossy(&out.stdout));
+}

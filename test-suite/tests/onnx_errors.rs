@@ -1,0 +1,193 @@
+//! Bad ONNX input: each case must fail with a clear message naming the node or tensor involved,
+//! a non-zero exit code (not a crash), no panic, and no output file or header left behind.
+//! The malformed models are built here with the ONNX protobuf structs.
+
+use prost::Message;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xcc_lowering::onnx::proto::{
+    tensor_shape_proto, type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto, TensorProto,
+    TensorShapeProto, TypeProto, ValueInfoProto,
+};
+use xcc_test_suite::{suite_dir, xcc_binary};
+
+const FLOAT: i32 = 1;
+
+fn value(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|&d| tensor_shape_proto::Dimension { value: Some(tensor_shape_proto::dimension::Value::DimValue(d)), ..Default::default() })
+                        .collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        name: Some(name.into()),
+        op_type: Some(op.into()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+fn model(nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, outputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>) -> Vec<u8> {
+    ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        graph: Some(GraphProto { node: nodes, name: Some("g".into()), initializer: inits, input: inputs, output: outputs, ..Default::default() }),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
+    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(FLOAT), float_data: values.to_vec(), ..Default::default() }
+}
+
+/// A valid one-node model: y = x + w.
+fn add_model() -> Vec<u8> {
+    model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 2])], vec![value("y", FLOAT, &[2, 2])], vec![floats("w", &[2, 2], &[1.0; 4])])
+}
+
+fn expect_failure(dir: &Path, case: &str, bytes: &[u8], expected: &[&str]) -> Result<(), String> {
+    let case_dir = dir.join(case);
+    std::fs::create_dir_all(&case_dir).unwrap();
+    let input = case_dir.join("model.onnx");
+    std::fs::write(&input, bytes).unwrap();
+    let output = case_dir.join("libm.a");
+    let _ = std::fs::remove_file(&output);
+    let out = Command::new(xcc_binary()).arg(&input).arg("-o").arg(&output).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => return Err(format!("{case}: xcc succeeded")),
+        None => return Err(format!("{case}: xcc died from a signal:\n{stderr}")),
+        _ => {}
+    }
+    if stderr.contains("panicked") || stderr.contains("internal compiler error") {
+        return Err(format!("{case}: xcc panicked:\n{stderr}"));
+    }
+    for e in expected {
+        if !stderr.contains(e) {
+            return Err(format!("{case}: the message does not mention '{e}':\n{stderr}"));
+        }
+    }
+    if output.exists() || case_dir.join("m.h").exists() {
+        return Err(format!("{case}: an output file was written"));
+    }
+    println!("PASS {case}: {}", stderr.lines().next().unwrap_or(""));
+    Ok(())
+}
+
+#[test]
+fn bad_onnx_models_are_rejected_clearly() {
+    let dir: PathBuf = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-errors");
+    let valid = add_model();
+    let mut cases: Vec<(&str, Vec<u8>, Vec<&str>)> = Vec::new();
+    cases.push(("empty", Vec::new(), vec!["empty"]));
+    cases.push(("truncated", valid[..valid.len() / 2].to_vec(), vec!["not a valid ONNX model"]));
+    cases.push(("not-protobuf", vec![0xff, 0xff, 0xff, 0xff, 0x0f, 0x7a], vec!["not a valid ONNX model"]));
+    cases.push((
+        "cycle",
+        model(
+            vec![node("first", "Relu", &["b"], &["a"]), node("second", "Relu", &["a"], &["b"])],
+            vec![value("x", FLOAT, &[2])],
+            vec![value("b", FLOAT, &[2])],
+            vec![],
+        ),
+        vec!["cycle", "first"],
+    ));
+    cases.push((
+        "undefined-input",
+        model(vec![node("relu0", "Relu", &["nowhere"], &["y"])], vec![value("x", FLOAT, &[2])], vec![value("y", FLOAT, &[2])], vec![]),
+        vec!["relu0", "'nowhere'"],
+    ));
+    cases.push((
+        "missing-initializer",
+        model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 2])], vec![value("y", FLOAT, &[2, 2])], vec![]),
+        vec!["add0", "'w'"],
+    ));
+    cases.push((
+        "unknown-op",
+        model(
+            vec![node("frob0", "Frobnicate", &["x"], &["t"]), node("frob1", "Frobnicate2", &["t"], &["y"])],
+            vec![value("x", FLOAT, &[2])],
+            vec![value("y", FLOAT, &[2])],
+            vec![],
+        ),
+        vec!["2 unsupported node(s)", "frob0", "Frobnicate", "frob1", "opset 17"],
+    ));
+    cases.push((
+        "unsupported-element-type",
+        model(vec![node("relu0", "Relu", &["x"], &["y"])], vec![value("x", 16, &[2])], vec![value("y", 16, &[2])], vec![]),
+        vec!["'x'", "BFLOAT16"],
+    ));
+    cases.push((
+        "add-shape-mismatch",
+        model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 3])], vec![value("y", FLOAT, &[2, 3])], vec![floats("w", &[2, 2], &[1.0; 4])]),
+        vec!["add0", "cannot be broadcast"],
+    ));
+    let external = |location: &str, offset: &str| TensorProto {
+        name: Some("w".into()),
+        dims: vec![2, 2],
+        data_type: Some(FLOAT),
+        data_location: Some(1),
+        external_data: vec![
+            StringStringEntryProto { key: Some("location".into()), value: Some(location.into()) },
+            StringStringEntryProto { key: Some("offset".into()), value: Some(offset.into()) },
+            StringStringEntryProto { key: Some("length".into()), value: Some("16".into()) },
+        ],
+        ..Default::default()
+    };
+    let ext_model = |t: TensorProto| model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 2])], vec![value("y", FLOAT, &[2, 2])], vec![t]);
+    cases.push(("external-escape", ext_model(external("../secret.bin", "0")), vec!["'w'", "escapes the model's directory"]));
+    cases.push(("external-absolute", ext_model(external("/etc/passwd", "0")), vec!["'w'", "escapes the model's directory"]));
+    cases.push(("external-offset", ext_model(external("weights.bin", "4096")), vec!["'w'", "past the end of the file"]));
+    cases.push((
+        "dims-overflow",
+        model(
+            vec![node("relu0", "Relu", &["x"], &["y"])],
+            vec![value("x", FLOAT, &[1 << 40, 1 << 40])],
+            vec![value("y", FLOAT, &[1 << 40, 1 << 40])],
+            vec![],
+        ),
+        vec!["'x'", "overflows 64-bit"],
+    ));
+    // The external-data cases read from the case directory: give them a small real file there.
+    for c in ["external-offset", "external-escape", "external-absolute"] {
+        std::fs::create_dir_all(dir.join(c)).unwrap();
+        std::fs::write(dir.join(c).join("weights.bin"), [0u8; 64]).unwrap();
+    }
+    let failures: Vec<String> = cases.iter().filter_map(|(name, bytes, expected)| expect_failure(&dir, name, bytes, expected).err()).collect();
+    println!("onnx bad input: {} passed, {} failed", cases.len() - failures.len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(cases.len() >= 13);
+}
+
+#[test]
+fn symbolic_dims_need_a_shape_and_accept_one() {
+    let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-shapes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut x = value("x", FLOAT, &[2, 2]);
+    if let Some(type_proto::Value::TensorType(t)) = x.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.shape.as_mut().unwrap().dim[0].value = Some(tensor_shape_proto::dimension::Value::DimParam("batch".into()));
+    }
+    let bytes = model(vec![node("relu0", "Relu", &["x"], &["y"])], vec![x], vec![value("y", FLOAT, &[2, 2])], vec![]);
+    expect_failure(&dir, "symbolic", &bytes, &["'x'", "'batch'", "--shape"]).unwrap();
+    let input = dir.join("symbolic/model.onnx");
+    let out = Command::new(xcc_binary()).arg(&input).args(["--shape", "x=3x2", "-o"]).arg(dir.join("libm.a")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let header = std::fs::read_to_string(dir.join("m.h")).unwrap();
+    assert!(header.contains("#define M_INPUT0_SIZE 6"), "{header}");
+}
