@@ -327,7 +327,9 @@ impl Cx<'_> {
             "math.trunc" => vec![simple(&mut b, "llvm.intr.trunc")],
             "math.powf" => vec![simple(&mut b, "llvm.intr.pow")],
             "math.copysign" => vec![simple(&mut b, "llvm.intr.copysign")],
-            "math.fma" | "vector.fma" => vec![simple(&mut b, "llvm.intr.fma")],
+            "math.fma" => vec![simple(&mut b, "llvm.intr.fma")],
+            // As upstream: vector.fma may fuse, so it is `fmuladd` (no libm call without FMA units).
+            "vector.fma" => vec![simple(&mut b, "llvm.intr.fmuladd")],
             "math.rsqrt" => {
                 let t = result_ty.clone().expect("result");
                 let s = b.value("llvm.intr.sqrt", &ops, t.clone());

@@ -14,6 +14,11 @@ use xcc_ir::attributes::DenseValues;
 use xcc_ir::types::{FunctionType, MemRefType};
 use xcc_ir::{Attribute, BlockId, Module, OpId, OpSpec, Span, Type, ValueId};
 
+/// The workspace entry holding a node's scratch space.
+pub fn scratch_name(n: &Node) -> String {
+    format!("{}#scratch", n.outputs[0])
+}
+
 /// What the C header describes.
 #[derive(Clone, Debug)]
 pub struct ModelInterface {
@@ -44,9 +49,13 @@ const ALIGN: usize = 64;
 
 /// Byte offsets in the workspace for each intermediate tensor: a tensor occupies its range from
 /// the node defining it to its last use.
-fn plan_workspace(g: &Graph, intermediates: &[String]) -> (HashMap<String, usize>, usize) {
+fn plan_workspace(g: &Graph, intermediates: &[String], scratch: &HashMap<String, (usize, usize)>) -> (HashMap<String, usize>, usize) {
     let mut def = HashMap::new();
     let mut last = HashMap::new();
+    for (name, &(node, _)) in scratch {
+        def.insert(name.clone(), node);
+        last.insert(name.clone(), node);
+    }
     for (i, n) in g.nodes.iter().enumerate() {
         for o in &n.outputs {
             def.insert(o.clone(), i);
@@ -64,7 +73,8 @@ fn plan_workspace(g: &Graph, intermediates: &[String]) -> (HashMap<String, usize
     let mut offsets = HashMap::new();
     let mut total = 0;
     for t in order {
-        let size = g.types[t].bytes().div_ceil(ALIGN) * ALIGN;
+        let bytes = scratch.get(t).map(|s| s.1).unwrap_or_else(|| g.types[t].bytes());
+        let size = bytes.div_ceil(ALIGN) * ALIGN;
         let d = def[t];
         let active: Vec<(usize, usize)> = placed.iter().filter(|p| p.2 >= d).map(|p| (p.0, p.0 + p.1)).collect();
         let mut candidates: Vec<usize> = std::iter::once(0).chain(active.iter().map(|a| a.1)).collect();
@@ -85,8 +95,17 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
     let outputs: Vec<(String, TensorType)> = g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
 
     let produced: Vec<String> = g.nodes.iter().flat_map(|n| n.outputs.iter().filter(|o| !o.is_empty()).cloned()).collect();
-    let intermediates: Vec<String> = produced.iter().filter(|t| !g.outputs.contains(t)).cloned().collect();
-    let (offsets, ws_bytes) = plan_workspace(g, &intermediates);
+    let mut intermediates: Vec<String> = produced.iter().filter(|t| !g.outputs.contains(t)).cloned().collect();
+    // Scratch space some nodes need while they run (im2col columns), planned like a tensor that
+    // lives only during its node.
+    let mut scratch: HashMap<String, (usize, usize)> = HashMap::new();
+    for (i, n) in g.nodes.iter().enumerate() {
+        if let Some(bytes) = ops::gemm::scratch_bytes(n, g) {
+            scratch.insert(scratch_name(n), (i, bytes));
+            intermediates.push(scratch_name(n));
+        }
+    }
+    let (offsets, ws_bytes) = plan_workspace(g, &intermediates, &scratch);
 
     let n_params = inputs.len() + outputs.len() + 1;
     let run_ty = FunctionType { inputs: vec![Type::ptr(); n_params], results: vec![Type::i32()] };
@@ -110,7 +129,10 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
     let ws = e.memref_from_ptr(params[n_params - 1], &ws_ty);
     for t in &intermediates {
         let off = e.idx(offsets[t] as i64);
-        let ty = memref_type(&g.types[t]);
+        let ty = match scratch.get(t) {
+            Some(&(_, bytes)) => memref_type(&TensorType { dtype: DType::F32, shape: vec![bytes.div_ceil(4)] }),
+            None => memref_type(&g.types[t]),
+        };
         let v = e.value_op("memref.view", &[ws, off], ty);
         e.buffers.insert(t.clone(), v);
     }
@@ -248,6 +270,11 @@ impl Emitter {
         self.value_op("builtin.unrealized_conversion_cast", &[d], memref_type(t))
     }
 
+    /// A read-only global holding data computed at compile time (e.g. repacked weights).
+    pub fn constant_buffer(&mut self, t: &Tensor) -> ValueId {
+        self.global(t)
+    }
+
     /// A read-only global holding a constant tensor.
     fn global(&mut self, t: &Tensor) -> ValueId {
         let sym = format!("{}_w{}", self.prefix, self.globals);
@@ -297,7 +324,46 @@ impl Emitter {
         self.m.result(op, 0)
     }
 
-    /// Nested loops over `shape`, innermost last.
+    /// `scf.for %iv = lb to ub step step` with index-valued bounds.
+    pub fn for_step(&mut self, l: ValueId, u: ValueId, step: usize, body: impl FnOnce(&mut Self, ValueId)) {
+        let s = self.idx(step as i64);
+        let region = self.m.new_region();
+        let inner = self.m.append_block(region, Span::UNKNOWN);
+        let iv = self.m.add_block_arg(inner, Type::Index, Span::UNKNOWN);
+        self.op(OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s]).region(region));
+        let saved = std::mem::replace(&mut self.block, inner);
+        body(self, iv);
+        self.op(OpSpec::new("scf.yield", Span::UNKNOWN));
+        self.block = saved;
+    }
+
+    /// `scf.for` carrying several values; `body` returns the next ones.
+    pub fn for_accs(&mut self, lb: usize, ub: usize, inits: &[ValueId], body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
+        let (l, u, s) = (self.idx(lb as i64), self.idx(ub as i64), self.idx(1));
+        let types: Vec<Type> = inits.iter().map(|&v| self.m.ty(v).clone()).collect();
+        let region = self.m.new_region();
+        let inner = self.m.append_block(region, Span::UNKNOWN);
+        let iv = self.m.add_block_arg(inner, Type::Index, Span::UNKNOWN);
+        let accs: Vec<ValueId> = types.iter().map(|t| self.m.add_block_arg(inner, t.clone(), Span::UNKNOWN)).collect();
+        let op = self.op(
+            OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s]).operands(inits.iter().copied()).results(types).region(region),
+        );
+        let saved = std::mem::replace(&mut self.block, inner);
+        let next = body(self, iv, &accs);
+        self.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands(next));
+        self.block = saved;
+        self.m.ops[op].results.clone()
+    }
+
+    /// `a * b + c`, fused where the target has FMA and as separate operations elsewhere
+    /// (`llvm.fmuladd`; `math.fma` would call libm on CPUs without FMA).
+    pub fn fmuladd(&mut self, a: ValueId, b: ValueId, c: ValueId) -> ValueId {
+        let t = self.m.ty(a).clone();
+        let name = if matches!(t, Type::Vector { .. }) { "vector.fma" } else { "llvm.intr.fmuladd" };
+        self.value_op(name, &[a, b, c], t)
+    }
+
+    /// Nested loops over `shape`, innermost last.    /// Nested loops over `shape`, innermost last.
     pub fn loop_nest(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
         fn rec(e: &mut Emitter, shape: &[usize], ivs: &mut Vec<ValueId>, body: &mut dyn FnMut(&mut Emitter, &[ValueId])) {
             if ivs.len() == shape.len() {

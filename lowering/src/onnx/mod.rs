@@ -2,6 +2,7 @@
 //! loop generation in the standard dialect, plus the C header that describes the result.
 
 pub mod codegen;
+pub mod fuse;
 pub mod graph;
 pub mod header;
 pub mod import;
@@ -27,6 +28,7 @@ pub fn compile(bytes: &[u8], path: &Path, options: &OnnxOptions) -> Result<(xcc_
     let mut g = import::import(bytes, &import::ImportOptions { path, shapes: &options.shapes })?;
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
+    fuse::fuse_activations(&mut g);
     codegen::generate(&g, options.name)
 }
 

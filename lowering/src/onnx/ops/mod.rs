@@ -3,6 +3,7 @@
 //! same files, called by [`super::codegen`]).
 
 pub mod elementwise;
+pub mod gemm;
 pub mod nn;
 pub mod tensor;
 

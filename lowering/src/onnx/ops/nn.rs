@@ -229,6 +229,9 @@ impl Emitter {
         let x = self.buf(&node.inputs[0])?;
         let out = self.buf(&node.outputs[0])?;
         match node.op.as_str() {
+            "Gemm" if self.emit_gemm_fast(node, g, x, out, &x_t, &out_t)? => {}
+            "MatMul" if self.emit_matmul_fast(node, g, out, &out_t)? => {}
+            "Conv" if x_t.dtype == DType::F32 => self.emit_conv_gemm(node, g, x, out, &x_t, &out_t)?,
             "Gemm" => {
                 let b = self.buf(&node.inputs[1])?;
                 let (ta, tb) = (node.int("transA", 0) == 1, node.int("transB", 0) == 1);
@@ -248,7 +251,7 @@ impl Emitter {
                         let dot = e.for_acc(0, k, zero, |e, kk, acc| {
                             let av = at(e, i, kk);
                             let bv = bt(e, kk, j);
-                            e.value_op("math.fma", &[av, bv, acc], ct.clone())
+                            e.fmuladd(av, bv, acc)
                         });
                         let mut v = dot;
                         if alpha != 1.0 {
@@ -265,6 +268,7 @@ impl Emitter {
                             }
                             v = e.fbin("arith.addf", v, cv);
                         }
+                        let v = e.apply_activation(v, super::gemm::activation(node));
                         e.store(v, out, &[i, j]);
                     });
                 });
@@ -302,7 +306,7 @@ impl Emitter {
                                 let bv = e.load(b2, &[&bb[..], &[kk, j]].concat());
                                 let oidx = [&ob[..], &[i, j]].concat();
                                 let ov = e.load(out2, &oidx);
-                                let r = if d.is_float() { e.value_op("math.fma", &[av, bv, ov], ct.clone()) } else {
+                                let r = if d.is_float() { e.fmuladd(av, bv, ov) } else {
                                     let p = e.value_op("arith.muli", &[av, bv], ct.clone());
                                     e.value_op("arith.addi", &[p, ov], ct.clone())
                                 };
@@ -408,7 +412,7 @@ impl Emitter {
                     let sq = e.for_acc(0, dsz, zero, |e, q, acc| {
                         let v = e.load(x2, &[o, q]);
                         let c = e.fbin("arith.subf", v, mean);
-                        e.value_op("math.fma", &[c, c, acc], ct.clone())
+                        e.fmuladd(c, c, acc)
                     });
                     let var = e.fbin("arith.divf", sq, n);
                     let epsv = e.const_of(eps, d);
@@ -448,7 +452,7 @@ impl Emitter {
                     e.for_loop(0, s, |e, q| {
                         let v = e.load(x3, &[ivs[0], c, q]);
                         let cdev = e.fbin("arith.subf", v, mean);
-                        let r = e.value_op("math.fma", &[cdev, k, bi], ct.clone());
+                        let r = e.fmuladd(cdev, k, bi);
                         e.store(r, o3, &[ivs[0], c, q]);
                     });
                 });
@@ -484,7 +488,6 @@ impl Emitter {
         let ocg = oc_n / group;
         let padded = win.pads.iter().any(|&p| p > 0);
         let ns = win.kernel.len();
-        let ct = compute_type(x_t.dtype);
         let d = x_t.dtype;
         let in_spatial = x_t.shape[2..].to_vec();
         let mut outer = vec![out_t.shape[0], oc_n];
@@ -532,7 +535,7 @@ impl Emitter {
                             }
                             None => xv,
                         };
-                        return e.value_op("math.fma", &[xv, wv, acc], ctx.ct.clone());
+                        return e.fmuladd(xv, wv, acc);
                     }
                     e.for_acc(0, ctx.kernel[dim], acc, |e, k, acc| {
                         kidx.push(k);
@@ -557,7 +560,6 @@ impl Emitter {
                     ic,
                     ic_abs,
                     d,
-                    ct: ct.clone(),
                 };
                 taps(e, 0, &ctx, &mut Vec::new(), acc)
             });
@@ -671,5 +673,4 @@ struct ConvCtx {
     ic: ValueId,
     ic_abs: ValueId,
     d: DType,
-    ct: Type,
 }
