@@ -21,7 +21,8 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     let (source, module) = if cli.input.extension().is_some_and(|e| e == "onnx") {
         let name = model_name(cli)?;
         let shapes = parse_shapes(&cli.shapes)?;
-        let options = xcc_lowering::onnx::OnnxOptions { name: &name, shapes };
+        let binds = parse_binds(&cli.binds)?;
+        let options = xcc_lowering::onnx::OnnxOptions { name: &name, shapes, binds };
         let (module, iface) =
             xcc_lowering::onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
         header = Some((name.clone(), xcc_lowering::onnx::header::header(&iface, &input)));
@@ -110,6 +111,22 @@ fn model_name(cli: &Cli) -> Result<String, String> {
         return Err(format!("xcc: error: --name '{raw}' is not a C identifier"));
     }
     Ok(name)
+}
+
+fn parse_binds(specs: &[String]) -> Result<std::collections::HashMap<String, xcc_lowering::onnx::import::Binding>, String> {
+    use xcc_lowering::onnx::import::Binding;
+    let mut out = std::collections::HashMap::new();
+    for s in specs {
+        let bad = || format!("xcc: error: --bind '{s}' is not NAME=v1,v2,... or NAME=@tensor.pb");
+        let (name, value) = s.split_once('=').ok_or_else(bad)?;
+        let binding = match value.strip_prefix('@') {
+            Some(path) => Binding::TensorFile(path.into()),
+            None if value.is_empty() => Binding::Values(Vec::new()),
+            None => Binding::Values(value.split(',').map(|v| v.trim().parse::<f64>().map_err(|_| bad())).collect::<Result<_, _>>()?),
+        };
+        out.insert(name.to_string(), binding);
+    }
+    Ok(out)
 }
 
 fn parse_shapes(specs: &[String]) -> Result<std::collections::HashMap<String, Vec<usize>>, String> {

@@ -443,6 +443,8 @@ impl Emitter {
             self.emit_elementwise(node, g)
         } else if ops::tensor::OPS.contains(&op) {
             self.emit_data_movement(node, g)
+        } else if ops::reduce::OPS.contains(&op) {
+            self.emit_reduce(node, g)
         } else {
             self.emit_nn(node, g)
         }

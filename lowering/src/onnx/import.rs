@@ -18,6 +18,18 @@ pub struct ImportOptions<'a> {
     pub path: &'a Path,
     /// `--shape NAME=1x3x224x224`: shapes for inputs with symbolic dims.
     pub shapes: &'a HashMap<String, Vec<usize>>,
+    /// `--bind NAME=...`: inputs frozen to constants (shape parameters given as runtime inputs).
+    pub binds: &'a HashMap<String, Binding>,
+}
+
+/// A value for an input that becomes a compile-time constant.
+#[derive(Clone, Debug)]
+pub enum Binding {
+    /// Values in row-major order, converted to the input's element type; the input's declared
+    /// shape is kept (a single value for a scalar or a 1-D tensor of that length otherwise).
+    Values(Vec<f64>),
+    /// A serialized `TensorProto` file.
+    TensorFile(std::path::PathBuf),
 }
 
 pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
@@ -57,9 +69,20 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         if graph.consts.contains_key(&name) {
             continue;
         }
+        if let Some(binding) = options.binds.get(&name) {
+            let t = bind_input(vi, binding, base).map_err(|e| OnnxError(format!("--bind {name}: {}", e.0)))?;
+            graph.types.insert(name.clone(), t.ty.clone());
+            graph.consts.insert(name, t);
+            continue;
+        }
         let ty = value_type(vi, options.shapes)?;
         graph.types.insert(name.clone(), ty);
         graph.inputs.push(name);
+    }
+    for name in options.binds.keys() {
+        if !g.input.iter().any(|vi| vi.name.as_deref() == Some(name.as_str())) {
+            return err(format!("--bind {name}: the model has no input named '{name}'"));
+        }
     }
     if graph.inputs.is_empty() {
         return err("the graph has no (non-initializer) inputs");
@@ -89,6 +112,38 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         });
     }
     Ok(graph)
+}
+
+fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> OResult<Tensor> {
+    match binding {
+        Binding::TensorFile(path) => {
+            let bytes = std::fs::read(path).map_err(|e| OnnxError(format!("cannot read {}: {e}", path.display())))?;
+            let t = proto::TensorProto::decode(bytes.as_slice()).map_err(|e| OnnxError(format!("{} is not a TensorProto: {e}", path.display())))?;
+            decode_tensor(&t, base)
+        }
+        Binding::Values(values) => {
+            let code = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+                Some(proto::type_proto::Value::TensorType(t)) => t.elem_type.unwrap_or(0),
+                _ => 0,
+            };
+            let dtype = DType::from_onnx(code).ok_or_else(|| OnnxError(format!("element type {} is not supported", DType::onnx_name(code))))?;
+            let declared: Option<Vec<usize>> = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+                Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|s| {
+                    s.dim.iter().map(|d| match d.value {
+                        Some(proto::tensor_shape_proto::dimension::Value::DimValue(v)) => v.max(0) as usize,
+                        _ => usize::MAX,
+                    }).collect()
+                }),
+                _ => None,
+            };
+            let shape = match declared {
+                Some(s) if s.iter().all(|&d| d != usize::MAX) && s.iter().product::<usize>() == values.len() => s,
+                _ if values.len() == 1 => Vec::new(),
+                _ => vec![values.len()],
+            };
+            Ok(Tensor::from_f64(dtype, shape, values))
+        }
+    }
 }
 
 fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) -> OResult<TensorType> {

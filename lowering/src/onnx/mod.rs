@@ -21,11 +21,13 @@ pub struct OnnxOptions<'a> {
     pub name: &'a str,
     /// Shapes for inputs with symbolic dims (`--shape NAME=1x3x224x224`).
     pub shapes: HashMap<String, Vec<usize>>,
+    /// Inputs frozen to constants (`--bind NAME=...`).
+    pub binds: HashMap<String, import::Binding>,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module in the standard dialect.
 pub fn compile(bytes: &[u8], path: &Path, options: &OnnxOptions) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
-    let mut g = import::import(bytes, &import::ImportOptions { path, shapes: &options.shapes })?;
+    let mut g = import::import(bytes, &import::ImportOptions { path, shapes: &options.shapes, binds: &options.binds })?;
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     fuse::fuse_activations(&mut g);

@@ -6,7 +6,7 @@ use crate::onnx::graph::*;
 
 pub const OPS: &[&str] = &[
     "Constant", "ConstantOfShape", "Shape", "Size", "Range", "Gather", "Slice", "Concat", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-    "Transpose", "Expand", "Tile",
+    "Transpose", "Expand", "Tile", "Split", "Pad",
 ];
 
 /// Squeeze/Unsqueeze/Reduce take `axes` as an attribute before opset 13 and as an input after.
@@ -107,9 +107,78 @@ fn reshape_target(node: &Node, input: &[usize], spec: &[i64]) -> OResult<Vec<usi
     Ok(out)
 }
 
+/// Split sizes along the axis: the `split` attribute (before 13), the `split` input, or
+/// `num_outputs` (18) / equal parts.
+pub fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<usize>> {
+    let explicit = match node.ints("split") {
+        Some(s) => Some(s),
+        None => match node.input(1) {
+            Some(name) => Some(g.consts.get(name).ok_or_else(|| OnnxError(format!("split '{name}' must be a constant")))?.to_i64()),
+            None => None,
+        },
+    };
+    let sizes: Vec<usize> = match explicit {
+        Some(s) => s.iter().map(|&x| x.max(0) as usize).collect(),
+        None => {
+            let n = node.int("num_outputs", node.outputs.len() as i64).max(1) as usize;
+            let chunk = dim.div_ceil(n);
+            (0..n).map(|i| chunk.min(dim.saturating_sub(i * chunk))).collect()
+        }
+    };
+    if sizes.iter().sum::<usize>() != dim || sizes.len() != node.outputs.len() {
+        return err(format!("split sizes {sizes:?} do not cover dimension {dim} with {} outputs", node.outputs.len()));
+    }
+    Ok(sizes)
+}
+
+/// Pad's per-dimension (begin, end) amounts, which may be negative (cropping).
+pub fn pad_amounts(node: &Node, g: &Graph, rank: usize) -> OResult<Vec<(i64, i64)>> {
+    let pads = match node.ints("pads") {
+        Some(p) => p,
+        None => g.consts.get(node.input(1).unwrap_or("")).ok_or_else(|| OnnxError("Pad's pads must be a constant".into()))?.to_i64(),
+    };
+    let axes: Vec<usize> = match node.input(3) {
+        Some(name) => g.consts.get(name).ok_or_else(|| OnnxError(format!("axes '{name}' must be a constant")))?.to_i64().iter().map(|&a| axis(node, a, rank)).collect::<OResult<_>>()?,
+        None => (0..rank).collect(),
+    };
+    if pads.len() != 2 * axes.len() {
+        return err(format!("pads has {} entries, expected {}", pads.len(), 2 * axes.len()));
+    }
+    let mut out = vec![(0, 0); rank];
+    for (k, &a) in axes.iter().enumerate() {
+        out[a] = (pads[k], pads[k + axes.len()]);
+    }
+    Ok(out)
+}
+
 pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     let c = consts_of(g, node);
     let t0 = || g.ty(&node.inputs[0]);
+    if node.op == "Split" {
+        let t = t0()?;
+        let a = axis(node, node.int("axis", 0), t.shape.len())?;
+        return Ok(split_sizes(node, g, t.shape[a])?
+            .into_iter()
+            .map(|s| {
+                let mut shape = t.shape.clone();
+                shape[a] = s;
+                TensorType { dtype: t.dtype, shape }
+            })
+            .collect());
+    }
+    if node.op == "Pad" {
+        let t = t0()?;
+        let p = pad_amounts(node, g, t.shape.len())?;
+        let mut shape = Vec::new();
+        for (d, (b, e)) in t.shape.iter().zip(p) {
+            let v = *d as i64 + b + e;
+            if v < 0 {
+                return err("Pad crops a dimension below zero");
+            }
+            shape.push(v as usize);
+        }
+        return Ok(vec![TensorType { dtype: t.dtype, shape }]);
+    }
     Ok(vec![match node.op.as_str() {
         "Shape" => TensorType { dtype: DType::I64, shape: vec![shape_range(node, t0()?.shape.len()).1] },
         "Size" => TensorType { dtype: DType::I64, shape: vec![] },
@@ -289,6 +358,9 @@ pub fn source(node: &Node, in_shapes: &[Vec<usize>], out: &[usize], c: &[Option<
 }
 
 pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+    if matches!(node.op.as_str(), "Split" | "Pad") {
+        return None;
+    }
     let r = (|| -> OResult<Vec<Tensor>> {
         let op = node.op.as_str();
         Ok(vec![match op {
@@ -463,6 +535,86 @@ impl Emitter {
                         })
                         .collect();
                     let v = e.load(x, &idx);
+                    e.store(v, out, ivs);
+                });
+            }
+            "Split" => {
+                let a = axis(node, node.int("axis", 0), in_shape.len())?;
+                let sizes = split_sizes(node, g, in_shape[a])?;
+                let mut base = 0;
+                for (k, size) in sizes.into_iter().enumerate() {
+                    if node.outputs[k].is_empty() {
+                        base += size;
+                        continue;
+                    }
+                    let dst = self.buf(&node.outputs[k])?;
+                    let shape = g.ty(&node.outputs[k])?.shape.clone();
+                    self.loop_nest(&shape, &mut |e, ivs| {
+                        let mut idx = ivs.to_vec();
+                        idx[a] = e.affine(&[(ivs[a], 1)], base as i64);
+                        let v = e.load(x, &idx);
+                        e.store(v, dst, ivs);
+                    });
+                    base += size;
+                }
+            }
+            "Pad" => {
+                let p = pad_amounts(node, g, in_shape.len())?;
+                let mode = node.string("mode").unwrap_or("constant").to_string();
+                let dtype = out_t.dtype;
+                let fill = match (node.attrs.get("value"), node.input(2)) {
+                    (Some(Attr::Float(v)), _) => *v as f64,
+                    (_, Some(name)) => g.consts.get(name).ok_or_else(|| OnnxError(format!("constant_value '{name}' must be a constant")))?.to_f64().first().copied().unwrap_or(0.0),
+                    _ => 0.0,
+                };
+                if !matches!(mode.as_str(), "constant" | "edge" | "reflect" | "wrap") {
+                    return err(format!("Pad mode '{mode}' is not supported"));
+                }
+                self.loop_nest(&out_t.shape, &mut |e, ivs| {
+                    let mut ok: Option<ValueId> = None;
+                    let mut idx = Vec::new();
+                    for (q, &(begin, _)) in p.iter().enumerate() {
+                        let n = in_shape[q] as i64;
+                        let pos = e.affine(&[(ivs[q], 1)], -begin);
+                        let zero = e.idx(0);
+                        let last = e.idx(n - 1);
+                        let src = match mode.as_str() {
+                            "reflect" if n > 1 => {
+                                // Mirror without repeating the edge: period 2(n-1).
+                                let period = e.idx(2 * (n - 1));
+                                let big = e.idx(2 * (n - 1) * 1024);
+                                let shifted = e.value_op("arith.addi", &[pos, big], Type::Index);
+                                let m = e.value_op("arith.remsi", &[shifted, period], Type::Index);
+                                let back = e.value_op("arith.subi", &[period, m], Type::Index);
+                                let over = e.value_attr("arith.cmpi", &[m, last], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(4))]);
+                                e.value_op("arith.select", &[over, back, m], Type::Index)
+                            }
+                            "wrap" => {
+                                let nn = e.idx(n);
+                                let big = e.idx(n * 1024);
+                                let shifted = e.value_op("arith.addi", &[pos, big], Type::Index);
+                                e.value_op("arith.remsi", &[shifted, nn], Type::Index)
+                            }
+                            _ => {
+                                if mode == "constant" {
+                                    let hi = e.idx(n);
+                                    let ge = e.value_attr("arith.cmpi", &[pos, zero], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(5))]);
+                                    let lt = e.value_attr("arith.cmpi", &[pos, hi], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(2))]);
+                                    let b = e.value_op("arith.andi", &[ge, lt], Type::i1());
+                                    ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
+                                }
+                                let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
+                                e.value_op("arith.minsi", &[lo, last], Type::Index)
+                            }
+                        };
+                        idx.push(src);
+                    }
+                    let mut v = e.load(x, &idx);
+                    if let Some(ok) = ok {
+                        let f = e.const_of(fill, dtype);
+                        let t = e.m.ty(v).clone();
+                        v = e.value_op("arith.select", &[ok, v, f], t);
+                    }
                     e.store(v, out, ivs);
                 });
             }
