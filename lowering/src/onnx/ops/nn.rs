@@ -5,7 +5,7 @@ use crate::onnx::graph::*;
 
 pub const OPS: &[&str] = &[
     "Gemm", "MatMul", "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Softmax", "LogSoftmax", "LayerNormalization",
-    "BatchNormalization",
+    "BatchNormalization", "InstanceNormalization", "ConvTranspose",
 ];
 
 /// Spatial geometry of a convolution or pooling window.
@@ -69,6 +69,58 @@ pub fn window(node: &Node, spatial_in: &[usize], kernel: Vec<usize>) -> OResult<
         }
     }
     Ok(Window { kernel, strides, dilations, pads, out })
+}
+
+/// ConvTranspose's output size and begin pads per spatial dim, from `output_shape` or the pads.
+pub struct TransposeGeometry {
+    pub out: Vec<usize>,
+    pub pad_begin: Vec<i64>,
+    pub strides: Vec<usize>,
+    pub dilations: Vec<usize>,
+}
+
+pub fn transpose_geometry(node: &Node, input: &[usize], kernel: &[usize]) -> OResult<TransposeGeometry> {
+    let n = input.len();
+    let get = |name: &str, d: i64| -> Vec<i64> { node.ints(name).unwrap_or(vec![d; n]) };
+    let strides: Vec<usize> = get("strides", 1).iter().map(|&v| v.max(1) as usize).collect();
+    let dilations: Vec<usize> = get("dilations", 1).iter().map(|&v| v.max(1) as usize).collect();
+    let out_pad = get("output_padding", 0);
+    let mut pads = node.ints("pads").unwrap_or(vec![0; 2 * n]);
+    if strides.len() != n || dilations.len() != n || out_pad.len() != n || pads.len() != 2 * n {
+        return err("strides, dilations, output_padding and pads do not match the spatial rank");
+    }
+    let full: Vec<i64> = (0..n).map(|i| strides[i] as i64 * (input[i] as i64 - 1) + out_pad[i] + ((kernel[i] as i64 - 1) * dilations[i] as i64 + 1)).collect();
+    let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
+    let out: Vec<i64> = if let Some(shape) = node.ints("output_shape") {
+        let shape = shape[shape.len() - n..].to_vec();
+        for i in 0..n {
+            // Floor division, as the spec's reference: a negative total extends the end.
+            let total = full[i] - shape[i];
+            if auto_pad == "SAME_UPPER" {
+                pads[i] = total.div_euclid(2);
+            } else {
+                pads[i] = total - total.div_euclid(2);
+            }
+            pads[i + n] = total - pads[i];
+        }
+        shape
+    } else if auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" {
+        (0..n)
+            .map(|i| {
+                let target = input[i] as i64 * strides[i] as i64;
+                let total = full[i] - target;
+                pads[i] = if auto_pad == "SAME_UPPER" { total / 2 } else { total - total / 2 };
+                pads[i + n] = total - pads[i];
+                target
+            })
+            .collect()
+    } else {
+        (0..n).map(|i| full[i] - pads[i] - pads[i + n]).collect()
+    };
+    if out.iter().any(|&o| o <= 0) {
+        return err(format!("ConvTranspose output size {out:?} is not positive"));
+    }
+    Ok(TransposeGeometry { out: out.iter().map(|&o| o as usize).collect(), pad_begin: pads[..n].to_vec(), strides, dilations })
 }
 
 pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
@@ -168,6 +220,22 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
                 return err("LayerNormalization's Mean and InvStdDev outputs are not supported");
             }
             vec![x.clone()]
+        }
+        "InstanceNormalization" => {
+            float_only()?;
+            vec![x.clone()]
+        }
+        "ConvTranspose" => {
+            float_only()?;
+            let w = g.ty(&node.inputs[1])?;
+            let group = node.int("group", 1).max(1) as usize;
+            if x.shape.len() < 3 || w.shape.len() != x.shape.len() || w.shape[0] != x.shape[1] {
+                return err(format!("ConvTranspose needs N x C x spatial input and C x M/group x kernel weights, got {:?} and {:?}", x.shape, w.shape));
+            }
+            let g_ = transpose_geometry(node, &x.shape[2..], &w.shape[2..])?;
+            let mut shape = vec![x.shape[0], w.shape[1] * group];
+            shape.extend(g_.out);
+            vec![TensorType { dtype: x.dtype, shape }]
         }
         "BatchNormalization" => {
             float_only()?;
@@ -434,6 +502,45 @@ impl Emitter {
                     });
                 });
             }
+            "InstanceNormalization" => {
+                let (nb, ch) = (x_t.shape[0], x_t.shape[1]);
+                let s: usize = x_t.shape[2..].iter().product();
+                let x3 = self.reshaped(x, &[nb, ch, s]);
+                let o3 = self.reshaped(out, &[nb, ch, s]);
+                let eps = node.float("epsilon", 1e-5) as f64;
+                let scale = self.buf(&node.inputs[1])?;
+                let bias = self.buf(&node.inputs[2])?;
+                let d = x_t.dtype;
+                self.loop_nest(&[nb, ch], &mut |e, ivs| {
+                    let (n, c) = (ivs[0], ivs[1]);
+                    let zero = e.const_of(0.0, d);
+                    let sum = e.for_acc(0, s, zero, |e, q, acc| {
+                        let v = e.load(x3, &[n, c, q]);
+                        e.fbin("arith.addf", acc, v)
+                    });
+                    let cnt = e.const_of(s as f64, d);
+                    let mean = e.fbin("arith.divf", sum, cnt);
+                    let sq = e.for_acc(0, s, zero, |e, q, acc| {
+                        let v = e.load(x3, &[n, c, q]);
+                        let dv = e.fbin("arith.subf", v, mean);
+                        e.fmuladd(dv, dv, acc)
+                    });
+                    let var = e.fbin("arith.divf", sq, cnt);
+                    let epsv = e.const_of(eps, d);
+                    let ve = e.fbin("arith.addf", var, epsv);
+                    let sd = e.value_op("math.sqrt", &[ve], ct.clone());
+                    let sc = e.load(scale, &[c]);
+                    let k = e.fbin("arith.divf", sc, sd);
+                    let bi = e.load(bias, &[c]);
+                    e.for_loop(0, s, |e, q| {
+                        let v = e.load(x3, &[n, c, q]);
+                        let dv = e.fbin("arith.subf", v, mean);
+                        let r = e.fmuladd(dv, k, bi);
+                        e.store(r, o3, &[n, c, q]);
+                    });
+                });
+            }
+            "ConvTranspose" => self.emit_conv_transpose(node, g, x, out, &x_t, &out_t)?,
             "BatchNormalization" => {
                 let (nb, ch) = (x_t.shape[0], x_t.shape.get(1).copied().unwrap_or(1));
                 let s: usize = x_t.shape.iter().skip(2).product();
@@ -459,6 +566,95 @@ impl Emitter {
             }
             op => return err(format!("no code generation for {op}")),
         }
+        Ok(())
+    }
+
+    /// ConvTranspose as a gather: out[n, oc, o] = bias + sum over ic in the group and kernel
+    /// taps k of x[n, ic, i] * W[ic, oc', k], where o = i * stride + k * dilation - pad, i.e.
+    /// i = (o + pad - k * dilation) / stride when that divides exactly and lands in the input.
+    fn emit_conv_transpose(&mut self, node: &Node, g: &Graph, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<()> {
+        let w = self.buf(&node.inputs[1])?;
+        let w_t = g.ty(&node.inputs[1])?.clone();
+        let bias = match node.input(2) {
+            Some(b) => Some(self.buf(b)?),
+            None => None,
+        };
+        let geo = transpose_geometry(node, &x_t.shape[2..], &w_t.shape[2..])?;
+        let group = node.int("group", 1).max(1) as usize;
+        let icg = x_t.shape[1] / group;
+        let ocg = w_t.shape[1];
+        let kernel = w_t.shape[2..].to_vec();
+        let in_sp = x_t.shape[2..].to_vec();
+        let ns = kernel.len();
+        let d = x_t.dtype;
+        self.loop_nest(&out_t.shape, &mut |e, ivs| {
+            let (n, oc) = (ivs[0], ivs[1]);
+            let osp = ivs[2..].to_vec();
+            let ocg_v = e.idx(ocg as i64);
+            let gi = e.value_op("arith.divui", &[oc, ocg_v], Type::Index);
+            let ocl = e.value_op("arith.remui", &[oc, ocg_v], Type::Index);
+            let init = match bias {
+                Some(b) => e.load(b, &[oc]),
+                None => e.const_of(0.0, d),
+            };
+            let acc = e.for_acc(0, icg, init, |e, ic, acc| {
+                let icg_v = e.idx(icg as i64);
+                let ic_abs = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
+                let ic_abs = e.value_op("arith.addi", &[ic_abs, ic], Type::Index);
+                fn taps(e: &mut Emitter, dim: usize, c: &TCtx, kidx: &mut Vec<ValueId>, acc: ValueId) -> ValueId {
+                    if dim == c.ns {
+                        let mut ok: Option<ValueId> = None;
+                        let mut pos = Vec::new();
+                        for q in 0..c.ns {
+                            // t = o + pad - k*dil; valid when t >= 0, t % stride == 0 and t / stride < in.
+                            let t = e.affine(&[(c.osp[q], 1), (kidx[q], -(c.dil[q] as i64))], c.pad[q]);
+                            let zero = e.idx(0);
+                            let st = e.idx(c.stride[q] as i64);
+                            let ge = e.value_attr("arith.cmpi", &[t, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+                            let rem = e.value_op("arith.remsi", &[t, st], Type::Index);
+                            let exact = e.value_attr("arith.cmpi", &[rem, zero], Type::i1(), vec![("predicate", Attribute::i64(0))]);
+                            let i = e.value_op("arith.divsi", &[t, st], Type::Index);
+                            let hi = e.idx(c.in_sp[q] as i64);
+                            let lt = e.value_attr("arith.cmpi", &[i, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+                            let b1 = e.value_op("arith.andi", &[ge, exact], Type::i1());
+                            let b = e.value_op("arith.andi", &[b1, lt], Type::i1());
+                            ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
+                            let lo = e.value_op("arith.maxsi", &[i, zero], Type::Index);
+                            let last = e.idx(c.in_sp[q] as i64 - 1);
+                            pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
+                        }
+                        let xv = e.load(c.x, &[&[c.n, c.ic_abs][..], &pos].concat());
+                        let wv = e.load(c.w, &[&[c.ic_abs, c.ocl][..], &kidx[..]].concat());
+                        let z = e.const_of(0.0, c.d);
+                        let xv = e.select_f(ok.expect("a spatial dim"), xv, z);
+                        return e.fmuladd(xv, wv, acc);
+                    }
+                    e.for_acc(0, c.kernel[dim], acc, |e, k, acc| {
+                        kidx.push(k);
+                        let r = taps(e, dim + 1, c, kidx, acc);
+                        kidx.pop();
+                        r
+                    })
+                }
+                let c = TCtx {
+                    ns,
+                    osp: osp.clone(),
+                    stride: geo.strides.clone(),
+                    dil: geo.dilations.clone(),
+                    pad: geo.pad_begin.clone(),
+                    kernel: kernel.clone(),
+                    in_sp: in_sp.clone(),
+                    x,
+                    w,
+                    n,
+                    ic_abs,
+                    ocl,
+                    d,
+                };
+                taps(e, 0, &c, &mut Vec::new(), acc)
+            });
+            e.store(acc, out, ivs);
+        });
         Ok(())
     }
 
@@ -655,6 +851,22 @@ impl Emitter {
         }
         cnt
     }
+}
+
+struct TCtx {
+    ns: usize,
+    osp: Vec<ValueId>,
+    stride: Vec<usize>,
+    dil: Vec<usize>,
+    pad: Vec<i64>,
+    kernel: Vec<usize>,
+    in_sp: Vec<usize>,
+    x: ValueId,
+    w: ValueId,
+    n: ValueId,
+    ic_abs: ValueId,
+    ocl: ValueId,
+    d: DType,
 }
 
 struct ConvCtx {

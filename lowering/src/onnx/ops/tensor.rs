@@ -6,7 +6,7 @@ use crate::onnx::graph::*;
 
 pub const OPS: &[&str] = &[
     "Constant", "ConstantOfShape", "Shape", "Size", "Range", "Gather", "Slice", "Concat", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-    "Transpose", "Expand", "Tile", "Split", "Pad",
+    "Transpose", "Expand", "Tile", "Split", "Pad", "Trilu", "GatherElements",
 ];
 
 /// Squeeze/Unsqueeze/Reduce take `axes` as an attribute before opset 13 and as an input after.
@@ -165,6 +165,22 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
                 TensorType { dtype: t.dtype, shape }
             })
             .collect());
+    }
+    if node.op == "Trilu" {
+        let t = t0()?;
+        if t.shape.len() < 2 {
+            return err("Trilu needs a tensor of rank >= 2");
+        }
+        return Ok(vec![t.clone()]);
+    }
+    if node.op == "GatherElements" {
+        let t = t0()?;
+        let idx = g.ty(&node.inputs[1])?;
+        if idx.shape.len() != t.shape.len() {
+            return err("indices must have the data's rank");
+        }
+        axis(node, node.int("axis", 0), t.shape.len())?;
+        return Ok(vec![TensorType { dtype: t.dtype, shape: idx.shape.clone() }]);
     }
     if node.op == "Pad" {
         let t = t0()?;
@@ -358,7 +374,7 @@ pub fn source(node: &Node, in_shapes: &[Vec<usize>], out: &[usize], c: &[Option<
 }
 
 pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
-    if matches!(node.op.as_str(), "Split" | "Pad") {
+    if matches!(node.op.as_str(), "Split" | "Pad" | "Trilu" | "GatherElements") {
         return None;
     }
     let r = (|| -> OResult<Vec<Tensor>> {
@@ -615,6 +631,50 @@ impl Emitter {
                         let t = e.m.ty(v).clone();
                         v = e.value_op("arith.select", &[ok, v, f], t);
                     }
+                    e.store(v, out, ivs);
+                });
+            }
+            "Trilu" => {
+                // k is a scalar input, read at run time (0 without it).
+                let kv = match node.input(1) {
+                    Some(name) => {
+                        let kb = self.buf(name)?;
+                        let zeros: Vec<ValueId> = (0..g.ty(name)?.shape.len()).map(|_| self.idx(0)).collect();
+                        let raw = self.load(kb, &zeros);
+                        self.value_op("arith.index_cast", &[raw], Type::Index)
+                    }
+                    None => self.idx(0),
+                };
+                let upper = node.int("upper", 1) == 1;
+                let r = out_t.shape.len();
+                let dtype = out_t.dtype;
+                self.loop_nest(&out_t.shape, &mut |e, ivs| {
+                    // Keep when j - i >= k (upper) or j - i <= k (lower).
+                    let diff = e.value_op("arith.subi", &[ivs[r - 1], ivs[r - 2]], Type::Index);
+                    let keep = e.value_attr("arith.cmpi", &[diff, kv], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(if upper { 5 } else { 3 }))]);
+                    let v = e.load(x, ivs);
+                    let z = e.const_of(0.0, dtype);
+                    let t = e.m.ty(v).clone();
+                    let r = e.value_op("arith.select", &[keep, v, z], t);
+                    e.store(r, out, ivs);
+                });
+            }
+            "GatherElements" => {
+                let a = axis(node, node.int("axis", 0), in_shape.len())?;
+                let indices = self.buf(&node.inputs[1])?;
+                let dim = in_shape[a] as i128;
+                self.loop_nest(&out_t.shape, &mut |e, ivs| {
+                    let raw = e.load(indices, ivs);
+                    let it = e.m.ty(raw).clone();
+                    let zero = e.const_int(0, it.clone());
+                    let dimv = e.const_int(dim, it.clone());
+                    let neg = e.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(2))]);
+                    let wrapped = e.value_op("arith.addi", &[raw, dimv], it.clone());
+                    let fixed = e.value_op("arith.select", &[neg, wrapped, raw], it);
+                    let i = e.value_op("arith.index_cast", &[fixed], Type::Index);
+                    let mut idx = ivs.to_vec();
+                    idx[a] = i;
+                    let v = e.load(x, &idx);
                     e.store(v, out, ivs);
                 });
             }
