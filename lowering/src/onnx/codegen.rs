@@ -445,6 +445,8 @@ impl Emitter {
             self.emit_data_movement(node, g)
         } else if ops::reduce::OPS.contains(&op) {
             self.emit_reduce(node, g)
+        } else if ops::resize::OPS.contains(&op) {
+            self.emit_resize(node, g)
         } else {
             self.emit_nn(node, g)
         }

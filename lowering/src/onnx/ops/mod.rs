@@ -6,12 +6,13 @@ pub mod elementwise;
 pub mod gemm;
 pub mod nn;
 pub mod reduce;
+pub mod resize;
 pub mod tensor;
 
 use super::graph::*;
 
 pub fn is_supported(op: &str) -> bool {
-    elementwise::unary_kind(op).is_some() || elementwise::is_binary(op) || elementwise::is_variadic(op) || tensor::OPS.contains(&op) || nn::OPS.contains(&op) || reduce::OPS.contains(&op)
+    elementwise::unary_kind(op).is_some() || elementwise::is_binary(op) || elementwise::is_variadic(op) || tensor::OPS.contains(&op) || nn::OPS.contains(&op) || reduce::OPS.contains(&op) || resize::OPS.contains(&op)
 }
 
 pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
@@ -22,6 +23,8 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         tensor::infer(node, g)
     } else if reduce::OPS.contains(&op) {
         reduce::infer(node, g)
+    } else if resize::OPS.contains(&op) {
+        resize::infer(node, g)
     } else {
         nn::infer(node, g)
     }

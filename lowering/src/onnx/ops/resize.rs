@@ -1,0 +1,225 @@
+//! Resize (and Upsample): nearest and (multi)linear interpolation with the common coordinate
+//! transformation modes. Output coordinates are static, so the source indices and weights of each
+//! dimension are computed here at compile time and become small constant tables.
+
+use super::axis;
+use crate::onnx::codegen::{compute_type, Emitter};
+use crate::onnx::graph::*;
+use xcc_ir::{Type, ValueId};
+
+pub const OPS: &[&str] = &["Resize", "Upsample"];
+
+struct Plan {
+    out: Vec<usize>,
+    /// Per dim: output coordinate -> source coordinate in the input (before rounding).
+    coords: Vec<Vec<f64>>,
+}
+
+fn const_f64(g: &Graph, node: &Node, i: usize) -> OResult<Option<Vec<f64>>> {
+    match node.input(i) {
+        None => Ok(None),
+        Some(name) => match g.consts.get(name) {
+            Some(t) if t.ty.numel() == 0 => Ok(None),
+            Some(t) => Ok(Some(t.to_f64())),
+            None => err(format!("'{name}' must be a constant (use --bind)")),
+        },
+    }
+}
+
+fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
+    let x = g.ty(&node.inputs[0])?;
+    let rank = x.shape.len();
+    let (scales_in, sizes_in) = if node.op == "Upsample" || node.opset < 11 {
+        let s = match node.attrs.get("scales") {
+            Some(Attr::Floats(f)) => Some(f.iter().map(|&v| v as f64).collect()),
+            _ => const_f64(g, node, 1)?,
+        };
+        (s, None)
+    } else {
+        (const_f64(g, node, 2)?, const_f64(g, node, 3)?)
+    };
+    let axes: Vec<usize> = match node.ints("axes") {
+        Some(a) => a.iter().map(|&v| axis(node, v, rank)).collect::<OResult<_>>()?,
+        None => (0..rank).collect(),
+    };
+    let policy = node.string("keep_aspect_ratio_policy").unwrap_or("stretch");
+    let mut scales = vec![1.0f64; rank];
+    let mut out = x.shape.clone();
+    match (sizes_in, scales_in) {
+        (Some(sizes), _) => {
+            if sizes.len() != axes.len() {
+                return err("sizes must have one entry per axis");
+            }
+            let ratios: Vec<f64> = axes.iter().enumerate().map(|(k, &a)| sizes[k] / x.shape[a] as f64).collect();
+            for (k, &a) in axes.iter().enumerate() {
+                // not_larger/not_smaller keep the aspect ratio with one scale for all axes.
+                let r = match policy {
+                    "stretch" => ratios[k],
+                    "not_larger" => ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                    "not_smaller" => ratios.iter().copied().fold(0.0, f64::max),
+                    p => return err(format!("keep_aspect_ratio_policy '{p}' is not supported")),
+                };
+                out[a] = if policy == "stretch" { sizes[k] as usize } else { (r * x.shape[a] as f64).round() as usize };
+                scales[a] = r;
+            }
+        }
+        (None, Some(s)) => {
+            if s.len() != axes.len() {
+                return err("scales must have one entry per axis");
+            }
+            for (k, &a) in axes.iter().enumerate() {
+                // Scales are float32 in the model; the output size is floor(in * scale).
+                let sc = s[k] as f32 as f64;
+                scales[a] = sc;
+                out[a] = (x.shape[a] as f64 * sc).floor() as usize;
+            }
+        }
+        (None, None) => return err("Resize needs scales or sizes"),
+    }
+    let mode = node.string("coordinate_transformation_mode").unwrap_or(if node.op == "Upsample" { "asymmetric" } else { "half_pixel" });
+    let mut coords = Vec::new();
+    for d in 0..rank {
+        // The transforms use the real-valued output length in * scale (e.g. 2.4, not 2).
+        let (inn, s) = (x.shape[d] as f64, scales[d]);
+        let o = inn * s;
+        let c: Vec<f64> = (0..out[d])
+            .map(|i| {
+                let xo = i as f64;
+                match mode {
+                    "half_pixel" => Ok((xo + 0.5) / s - 0.5),
+                    "pytorch_half_pixel" => Ok(if o > 1.0 { (xo + 0.5) / s - 0.5 } else { 0.0 }),
+                    "align_corners" => Ok(if o == 1.0 { 0.0 } else { xo * (inn - 1.0) / (o - 1.0) }),
+                    "asymmetric" => Ok(xo / s),
+                    "tf_half_pixel_for_nn" => Ok((xo + 0.5) / s),
+                    "half_pixel_symmetric" => {
+                        let adj = out[d] as f64 / (s * inn);
+                        let center = inn / 2.0;
+                        let offset = center * (1.0 - adj);
+                        Ok(offset + (xo + 0.5) / s - 0.5)
+                    }
+                    m => err(format!("coordinate_transformation_mode '{m}' is not supported")),
+                }
+            })
+            .collect::<OResult<_>>()?;
+        coords.push(c);
+    }
+    Ok(Plan { out, coords })
+}
+
+pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+    let x = g.ty(&node.inputs[0])?;
+    let mode = node.string("mode").unwrap_or("nearest");
+    if !matches!(mode, "nearest" | "linear" | "bilinear") {
+        return err(format!("Resize mode '{mode}' is not supported"));
+    }
+    if node.int("antialias", 0) == 1 {
+        return err("antialiased Resize is not supported");
+    }
+    Ok(vec![TensorType { dtype: x.dtype, shape: plan(node, g)?.out }])
+}
+
+impl Emitter {
+    pub fn emit_resize(&mut self, node: &Node, g: &Graph) -> OResult<()> {
+        let x_t = g.ty(&node.inputs[0])?.clone();
+        let p = plan(node, g)?;
+        let x = self.buf(&node.inputs[0])?;
+        let out = self.buf(&node.outputs[0])?;
+        let rank = x_t.shape.len();
+        let linear = node.string("mode").is_some_and(|m| m != "nearest");
+        let nearest_mode = node.string("nearest_mode").unwrap_or(if node.op == "Upsample" { "floor" } else { "round_prefer_floor" }).to_string();
+        let clamp = |v: i64, n: usize| v.clamp(0, n as i64 - 1);
+        // Per dim: (index table, second index table, weight table); identity dims need none.
+        let mut tables: Vec<Option<(ValueId, Option<(ValueId, ValueId)>)>> = Vec::new();
+        for d in 0..rank {
+            let n = x_t.shape[d];
+            let identity = p.out[d] == n && p.coords[d].iter().enumerate().all(|(i, &c)| (c - i as f64).abs() < 1e-12);
+            if identity {
+                tables.push(None);
+                continue;
+            }
+            if linear {
+                let (mut i0, mut i1, mut w) = (Vec::new(), Vec::new(), Vec::new());
+                for &c in &p.coords[d] {
+                    let c = c.clamp(0.0, (n - 1) as f64);
+                    let f = c.floor();
+                    i0.push(clamp(f as i64, n));
+                    i1.push(clamp(f as i64 + 1, n));
+                    w.push(c - f);
+                }
+                let t0 = self.constant_buffer(&Tensor::from_i64(vec![i0.len()], &i0));
+                let t1 = self.constant_buffer(&Tensor::from_i64(vec![i1.len()], &i1));
+                let tw = self.constant_buffer(&Tensor::from_f64(DType::F32, vec![w.len()], &w));
+                tables.push(Some((t0, Some((t1, tw)))));
+            } else {
+                let idx: Vec<i64> = p.coords[d]
+                    .iter()
+                    .map(|&c| {
+                        let r = match nearest_mode.as_str() {
+                            "floor" => c.floor(),
+                            "ceil" => c.ceil(),
+                            "round_prefer_ceil" => (c + 0.5).floor(),
+                            _ => {
+                                if c.fract() == 0.5 { c.floor() } else { c.round() }
+                            }
+                        };
+                        clamp(r as i64, n)
+                    })
+                    .collect();
+                let t = self.constant_buffer(&Tensor::from_i64(vec![idx.len()], &idx));
+                tables.push(Some((t, None)));
+            }
+        }
+        let ct = compute_type(x_t.dtype);
+        let d = x_t.dtype;
+        self.loop_nest(&p.out, &mut |e, ivs| {
+            let mut corners: Vec<(Vec<ValueId>, Option<ValueId>)> = vec![(Vec::new(), None)];
+            for (q, t) in tables.iter().enumerate() {
+                match t {
+                    None => corners.iter_mut().for_each(|c| c.0.push(ivs[q])),
+                    Some((t0, None)) => {
+                        let raw = e.load(*t0, &[ivs[q]]);
+                        let i = e.value_op("arith.index_cast", &[raw], Type::Index);
+                        corners.iter_mut().for_each(|c| c.0.push(i));
+                    }
+                    Some((t0, Some((t1, tw)))) => {
+                        let r0 = e.load(*t0, &[ivs[q]]);
+                        let r1 = e.load(*t1, &[ivs[q]]);
+                        let i0 = e.value_op("arith.index_cast", &[r0], Type::Index);
+                        let i1 = e.value_op("arith.index_cast", &[r1], Type::Index);
+                        let w = e.load(*tw, &[ivs[q]]);
+                        let w = if ct != Type::f32() { e.convert(w, DType::F32, d) } else { w };
+                        let one = e.const_of(1.0, d);
+                        let w0 = e.value_op("arith.subf", &[one, w], ct.clone());
+                        let mut next = Vec::new();
+                        for (idx, wt) in &corners {
+                            for (i, wi) in [(i0, w0), (i1, w)] {
+                                let mut ni = idx.clone();
+                                ni.push(i);
+                                let nw = match wt {
+                                    None => wi,
+                                    Some(x) => e.value_op("arith.mulf", &[*x, wi], ct.clone()),
+                                };
+                                next.push((ni, Some(nw)));
+                            }
+                        }
+                        corners = next;
+                    }
+                }
+            }
+            let mut acc: Option<ValueId> = None;
+            for (idx, w) in &corners {
+                let v = e.load(x, idx);
+                let term = match w {
+                    None => v,
+                    Some(w) => e.value_op("arith.mulf", &[v, *w], ct.clone()),
+                };
+                acc = Some(match acc {
+                    None => term,
+                    Some(a) => e.value_op("arith.addf", &[a, term], ct.clone()),
+                });
+            }
+            e.store(acc.expect("one corner at least"), out, ivs);
+        });
+        Ok(())
+    }
+}
