@@ -30,7 +30,7 @@ pub fn compile(bytes: &[u8], path: &Path, options: &OnnxOptions) -> Result<(xcc_
     let mut g = import::import(bytes, &import::ImportOptions { path, shapes: &options.shapes, binds: &options.binds })?;
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
-    fuse::fuse_activations(&mut g);
+    fuse::fuse(&mut g);
     codegen::generate(&g, options.name)
 }
 

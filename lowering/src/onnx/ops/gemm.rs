@@ -3,13 +3,14 @@
 //! `C[m, n] = act(sum_k A[m, k] * B[k, n] + bias)`. The micro-kernel computes a tile of `MR` rows
 //! by `NR` columns held in `MR` vector accumulators (`vector<NRxf32>`) across the whole k loop:
 //! per k, one vector load of B's row segment, `MR` scalar loads of A broadcast to vectors, and
-//! `MR` FMAs. Rows and columns that do not fill a tile take a one-row vector tile and a scalar
-//! loop. Conv becomes this GEMM per image and group, reading the input directly for 1x1
+//! `MR` FMAs. Rows that do not fill a tile take one-row tiles; when the column count is not a
+//! multiple of `NR`, the last tile overlaps the previous one (recomputing a few columns is cheaper
+//! than a scalar loop); fewer than `NR` columns use a scalar loop. Conv becomes this GEMM per image and group, reading the input directly for 1x1
 //! stride-1 kernels and otherwise through im2col columns in workspace scratch space.
 
 use super::nn::window;
 use crate::onnx::codegen::Emitter;
-use crate::onnx::fuse::ACTIVATION;
+use crate::onnx::fuse::{ACTIVATION, RESIDUAL};
 use crate::onnx::graph::*;
 use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
 
@@ -52,6 +53,23 @@ pub fn scratch_bytes(node: &Node, g: &Graph) -> Option<usize> {
 
 fn is_pointwise(win: &super::nn::Window) -> bool {
     win.kernel.iter().all(|&k| k == 1) && win.strides.iter().all(|&s| s == 1) && win.pads.iter().all(|&p| p == 0)
+}
+
+/// The fused residual's input index, if any.
+pub fn residual_input(node: &Node) -> Option<usize> {
+    match node.attrs.get(RESIDUAL) {
+        Some(Attr::Int(i)) => Some(*i as usize),
+        _ => None,
+    }
+}
+
+/// What is applied to each result before it is stored.
+#[derive(Clone, Copy)]
+pub struct Epilogue {
+    pub bias: Bias,
+    /// A tensor laid out like C, added before the activation.
+    pub residual: Option<Mat>,
+    pub act: Option<(f32, f32)>,
 }
 
 pub fn activation(node: &Node) -> Option<(f32, f32)> {
@@ -111,14 +129,14 @@ impl Emitter {
         acc
     }
 
-    pub fn gemm(&mut self, m: usize, n: usize, k: usize, a: Mat, b: Mat, c: Mat, bias: Bias, act: Option<(f32, f32)>) {
+    pub fn gemm(&mut self, m: usize, n: usize, k: usize, a: Mat, b: Mat, c: Mat, ep: Epilogue) {
         let m_full = m / MR * MR;
-        self.gemm_rows(0, m_full, MR, n, k, a, b, c, bias, act);
-        self.gemm_rows(m_full, m, 1, n, k, a, b, c, bias, act);
+        self.gemm_rows(0, m_full, MR, n, k, a, b, c, ep);
+        self.gemm_rows(m_full, m, 1, n, k, a, b, c, ep);
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn gemm_rows(&mut self, start: usize, end: usize, rows: usize, n: usize, k: usize, a: Mat, b: Mat, c: Mat, bias: Bias, act: Option<(f32, f32)>) {
+    fn gemm_rows(&mut self, start: usize, end: usize, rows: usize, n: usize, k: usize, a: Mat, b: Mat, c: Mat, ep: Epilogue) {
         if start >= end {
             return;
         }
@@ -127,9 +145,14 @@ impl Emitter {
         self.for_step(s, e_, rows, |e, i0| {
             if n_full > 0 {
                 let (z, nf) = (e.idx(0), e.idx(n_full as i64));
-                e.for_step(z, nf, NR, |e, j0| e.gemm_tile(i0, j0, rows, k, a, b, c, bias, act));
+                e.for_step(z, nf, NR, |e, j0| e.gemm_tile(i0, j0, rows, k, a, b, c, ep));
+                if n > n_full {
+                    let last = e.idx((n - NR) as i64);
+                    e.gemm_tile(i0, last, rows, k, a, b, c, ep);
+                }
+                return;
             }
-            for j in n_full..n {
+            for j in 0..n {
                 for r in 0..rows {
                     let jv = e.idx(j as i64);
                     let row = e.index_of(i0, &[], r);
@@ -144,7 +167,7 @@ impl Emitter {
                         e.fmuladd(av, bv, acc)
                     });
                     let mut v = dot;
-                    match bias {
+                    match ep.bias {
                         Bias::Rows(buf, off) => {
                             let bi = e.index_of(off, &[(row, 1)], 0);
                             let bv = e.load(buf, &[bi]);
@@ -157,7 +180,12 @@ impl Emitter {
                         }
                         Bias::None => {}
                     }
-                    v = e.apply_activation(v, act);
+                    if let Some(r) = ep.residual {
+                        let ri = e.index_of(r.off, &[(row, r.rs), (jv, r.cs)], 0);
+                        let rv = e.load(r.buf, &[ri]);
+                        v = e.value_op("arith.addf", &[v, rv], Type::f32());
+                    }
+                    v = e.apply_activation(v, ep.act);
                     let ci = e.index_of(c.off, &[(row, c.rs), (jv, c.cs)], 0);
                     e.store(v, c.buf, &[ci]);
                 }
@@ -166,7 +194,7 @@ impl Emitter {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn gemm_tile(&mut self, i0: ValueId, j0: ValueId, rows: usize, k: usize, a: Mat, b: Mat, c: Mat, bias: Bias, act: Option<(f32, f32)>) {
+    fn gemm_tile(&mut self, i0: ValueId, j0: ValueId, rows: usize, k: usize, a: Mat, b: Mat, c: Mat, ep: Epilogue) {
         let vt = Self::vec_ty();
         let zero = self.splat(0.0);
         let a_rows: Vec<ValueId> = (0..rows)
@@ -192,7 +220,7 @@ impl Emitter {
         for (r, &acc) in accs.iter().enumerate() {
             let row = self.index_of(i0, &[], r);
             let mut v = acc;
-            match bias {
+            match ep.bias {
                 Bias::Rows(buf, off) => {
                     let bi = self.index_of(off, &[(row, 1)], 0);
                     let s = self.load(buf, &[bi]);
@@ -206,7 +234,12 @@ impl Emitter {
                 }
                 Bias::None => {}
             }
-            v = self.apply_activation(v, act);
+            if let Some(res) = ep.residual {
+                let ri = self.index_of(res.off, &[(row, res.rs), (j0, 1)], 0);
+                let rv = self.value_op("vector.load", &[res.buf, ri], vt.clone());
+                v = self.value_op("arith.addf", &[v, rv], vt.clone());
+            }
+            v = self.apply_activation(v, ep.act);
             let ci = self.index_of(c.off, &[(row, c.rs), (j0, 1)], 0);
             self.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
         }
@@ -244,6 +277,10 @@ impl Emitter {
         };
         let direct = is_pointwise(&win);
         let scratch = if direct { None } else { Some(self.buf(&crate::onnx::codegen::scratch_name(node))?) };
+        let residual = match residual_input(node) {
+            Some(i) => Some(self.flat(self.buf(&node.inputs[i])?)),
+            None => None,
+        };
         let in_sp = x_t.shape[2..].to_vec();
         let _ = out_t;
         for nb in 0..x_t.shape[0] {
@@ -270,7 +307,8 @@ impl Emitter {
                     }
                     None => Bias::None,
                 };
-                e.gemm(ocg, p, kk, a, b, c, bias, act);
+                let residual = residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
+                e.gemm(ocg, p, kk, a, b, c, Epilogue { bias, residual, act });
             });
         }
         let _ = ksp;
@@ -372,7 +410,7 @@ impl Emitter {
         } else {
             Bias::None
         };
-        self.gemm(m, n, k, a, b, c, bias, activation(node));
+        self.gemm(m, n, k, a, b, c, Epilogue { bias, residual: None, act: activation(node) });
         Ok(true)
     }
 
@@ -391,6 +429,10 @@ impl Emitter {
         let b1 = self.flat(b1);
         let o1 = self.flat(out);
         let act = activation(node);
+        let residual = match residual_input(node) {
+            Some(i) => Some(self.flat(self.buf(&node.inputs[i])?)),
+            None => None,
+        };
         let a_lead = a_t.shape[..a_t.shape.len() - 2].to_vec();
         let b_lead = b_t.shape[..b_t.shape.len() - 2].to_vec();
         self.loop_nest(&batch, &mut |e, ivs| {
@@ -404,7 +446,8 @@ impl Emitter {
             let ao = off_of(e, &a_lead, m * k);
             let bo = off_of(e, &b_lead, k * n);
             let co = off_of(e, &batch, m * n);
-            e.gemm(m, n, k, Mat { buf: a1, off: ao, rs: k, cs: 1 }, Mat { buf: b1, off: bo, rs: n, cs: 1 }, Mat { buf: o1, off: co, rs: n, cs: 1 }, Bias::None, act);
+            let ep = Epilogue { bias: Bias::None, residual: residual.map(|r| Mat { buf: r, off: co, rs: n, cs: 1 }), act };
+            e.gemm(m, n, k, Mat { buf: a1, off: ao, rs: k, cs: 1 }, Mat { buf: b1, off: bo, rs: n, cs: 1 }, Mat { buf: o1, off: co, rs: n, cs: 1 }, ep);
         });
         Ok(true)
     }
