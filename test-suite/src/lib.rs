@@ -11,6 +11,8 @@
 //! well formed: they parse and verify with `xcc-ir`, their directives make sense, the generated and
 //! hand-written C harnesses compile, and error files fail at the line and column they claim.
 
+pub mod onnx_build;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

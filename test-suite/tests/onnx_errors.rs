@@ -2,59 +2,11 @@
 //! a non-zero exit code (not a crash), no panic, and no output file or header left behind.
 //! The malformed models are built here with the ONNX protobuf structs.
 
-use prost::Message;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_lowering::onnx::proto::{
-    tensor_shape_proto, type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto, TensorProto,
-    TensorShapeProto, TypeProto, ValueInfoProto,
-};
+use xcc_lowering::onnx::proto::{tensor_shape_proto, type_proto, StringStringEntryProto, TensorProto};
+use xcc_test_suite::onnx_build::{floats, model, node, value, FLOAT};
 use xcc_test_suite::{suite_dir, xcc_binary};
-
-const FLOAT: i32 = 1;
-
-fn value(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(elem),
-                shape: Some(TensorShapeProto {
-                    dim: dims
-                        .iter()
-                        .map(|&d| tensor_shape_proto::Dimension { value: Some(tensor_shape_proto::dimension::Value::DimValue(d)), ..Default::default() })
-                        .collect(),
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
-    NodeProto {
-        name: Some(name.into()),
-        op_type: Some(op.into()),
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        output: outputs.iter().map(|s| s.to_string()).collect(),
-        ..Default::default()
-    }
-}
-
-fn model(nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, outputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>) -> Vec<u8> {
-    ModelProto {
-        ir_version: Some(8),
-        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
-        graph: Some(GraphProto { node: nodes, name: Some("g".into()), initializer: inits, input: inputs, output: outputs, ..Default::default() }),
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
-
-fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
-    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(FLOAT), float_data: values.to_vec(), ..Default::default() }
-}
 
 /// A valid one-node model: y = x + w.
 fn add_model() -> Vec<u8> {

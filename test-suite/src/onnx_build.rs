@@ -1,0 +1,74 @@
+//! Building small ONNX models in tests with the protobuf structs of `xcc_lowering::onnx::proto`.
+
+use prost::Message;
+use xcc_lowering::onnx::proto::{
+    attribute_proto, tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
+    TensorShapeProto, TypeProto, ValueInfoProto,
+};
+
+pub const FLOAT: i32 = 1;
+
+pub fn value(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|&d| tensor_shape_proto::Dimension { value: Some(tensor_shape_proto::dimension::Value::DimValue(d)), ..Default::default() })
+                        .collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+pub fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        name: Some(name.into()),
+        op_type: Some(op.into()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+/// Adds an INTS attribute.
+pub fn with_ints(mut n: NodeProto, name: &str, values: &[i64]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ints: values.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
+pub fn model(nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, outputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>) -> Vec<u8> {
+    ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        graph: Some(GraphProto { node: nodes, name: Some("g".into()), initializer: inits, input: inputs, output: outputs, ..Default::default() }),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+pub fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
+    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(FLOAT), float_data: values.to_vec(), ..Default::default() }
+}
+
+/// Deterministic pseudo-random values in [-1, 1).
+pub fn pseudo_random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}

@@ -1,0 +1,122 @@
+//! The graph fusion passes against live ONNX Runtime: a Conv followed by BatchNormalization, a
+//! residual Add and a Relu (all folded into one GEMM epilogue), and a MatMul followed by an Add of
+//! a same-shaped tensor and a Clip; also the unfused forms, where the intermediate is also an
+//! output so it cannot be fused away.
+
+use std::path::Path;
+use std::process::Command;
+use xcc_test_suite::onnx_build::{floats, model, node, pseudo_random, value, with_ints, FLOAT};
+use xcc_test_suite::{suite_dir, xcc_binary};
+
+fn run_case(dir: &Path, name: &str, bytes: &[u8], inputs: &[(&str, Vec<i64>)], outputs: &[(&str, usize)]) -> Result<(), String> {
+    let root = suite_dir().parent().unwrap().to_path_buf();
+    let python = root.join(".venv/bin/python");
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("m.onnx"), bytes).unwrap();
+    let out = Command::new(xcc_binary()).arg(d.join("m.onnx")).args(["-o"]).arg(d.join("libm.a")).output().unwrap();
+    if !out.status.success() {
+        return Err(format!("{name}: xcc failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    // Inputs as raw files; a C harness runs the model; ONNX Runtime runs the same model.
+    let mut c = String::from("#include \"m.h\"\n#include <stdio.h>\n#include <stdlib.h>\nint main(void){\n");
+    let mut args = Vec::new();
+    for (k, (iname, dims)) in inputs.iter().enumerate() {
+        let n: i64 = dims.iter().product();
+        let data = pseudo_random(n as usize, k as u64 + 7);
+        std::fs::write(d.join(format!("{iname}.bin")), data.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+        c += &format!("float *i{k} = malloc({n}*4); FILE *f{k} = fopen(\"{}\", \"rb\"); fread(i{k}, 4, {n}, f{k});\n", d.join(format!("{iname}.bin")).display());
+        args.push(format!("i{k}"));
+    }
+    for (k, (_, n)) in outputs.iter().enumerate() {
+        c += &format!("float *o{k} = malloc({n}*4);\n");
+        args.push(format!("o{k}"));
+    }
+    c += &format!("if (m_run_alloc({})) return 3;\n", args.join(", "));
+    for (k, (oname, n)) in outputs.iter().enumerate() {
+        c += &format!("FILE *g{k} = fopen(\"{}\", \"wb\"); fwrite(o{k}, 4, {n}, g{k}); fclose(g{k});\n", d.join(format!("{oname}.xcc")).display());
+    }
+    c += "return 0;}\n";
+    std::fs::write(d.join("h.c"), c).unwrap();
+    let st = Command::new("cc").arg("-I").arg(&d).arg(d.join("h.c")).arg(d.join("libm.a")).args(["-lm", "-lpthread", "-o"]).arg(d.join("h")).status().unwrap();
+    if !st.success() || !Command::new(d.join("h")).status().unwrap().success() {
+        return Err(format!("{name}: the C harness failed"));
+    }
+    let feeds: Vec<String> = inputs
+        .iter()
+        .map(|(iname, dims)| format!("'{iname}': np.fromfile('{}', dtype=np.float32).reshape({dims:?})", d.join(format!("{iname}.bin")).display()))
+        .collect();
+    let script = format!(
+        "import numpy as np, onnxruntime as ort\ns = ort.InferenceSession('{}', providers=['CPUExecutionProvider'])\nr = s.run(None, {{{}}})\nfor o, v in zip([o.name for o in s.get_outputs()], r): v.astype(np.float32).tofile('{}/' + o + '.ort')\n",
+        d.join("m.onnx").display(),
+        feeds.join(", "),
+        d.display()
+    );
+    let st = Command::new(python).arg("-c").arg(script).status().unwrap();
+    if !st.success() {
+        return Err(format!("{name}: onnxruntime failed"));
+    }
+    for (oname, _) in outputs {
+        let read = |ext: &str| -> Vec<f32> {
+            std::fs::read(d.join(format!("{oname}.{ext}"))).unwrap().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()
+        };
+        let (x, o) = (read("xcc"), read("ort"));
+        for (i, (a, b)) in x.iter().zip(&o).enumerate() {
+            if (a - b).abs() > 1e-5 + 1e-4 * b.abs() {
+                return Err(format!("{name}: output '{oname}' element {i} is {a}, onnxruntime gives {b}"));
+            }
+        }
+    }
+    println!("PASS {name}");
+    Ok(())
+}
+
+fn conv_bn_residual(also_output_conv: bool) -> Vec<u8> {
+    let (c, k) = (8i64, 3i64);
+    let w = floats("w", &[c, c, k, k], &pseudo_random((c * c * k * k) as usize, 1));
+    let b = floats("b", &[c], &pseudo_random(c as usize, 2));
+    let scale = floats("scale", &[c], &pseudo_random(c as usize, 3).iter().map(|v| v + 1.5).collect::<Vec<_>>());
+    let bias = floats("bias", &[c], &pseudo_random(c as usize, 4));
+    let mean = floats("mean", &[c], &pseudo_random(c as usize, 5));
+    let var = floats("var", &[c], &pseudo_random(c as usize, 6).iter().map(|v| v.abs() + 0.5).collect::<Vec<_>>());
+    let conv = with_ints(node("conv", "Conv", &["x", "w", "b"], &["c"]), "pads", &[1, 1, 1, 1]);
+    let nodes = vec![
+        conv,
+        node("bn", "BatchNormalization", &["c", "scale", "bias", "mean", "var"], &["n"]),
+        node("add", "Add", &["n", "x"], &["s"]),
+        node("relu", "Relu", &["s"], &["y"]),
+    ];
+    let mut outputs = vec![value("y", FLOAT, &[1, c, 10, 9])];
+    if also_output_conv {
+        outputs.push(value("c", FLOAT, &[1, c, 10, 9]));
+    }
+    model(nodes, vec![value("x", FLOAT, &[1, c, 10, 9])], outputs, vec![w, b, scale, bias, mean, var])
+}
+
+fn matmul_add_clip() -> Vec<u8> {
+    let mut clip = node("clip", "Clip", &["s", "lo", "hi"], &["y"]);
+    clip.name = Some("clip".into());
+    let nodes = vec![node("mm", "MatMul", &["a", "w"], &["p"]), node("add", "Add", &["r", "p"], &["s"]), clip];
+    let w = floats("w", &[24, 20], &pseudo_random(24 * 20, 9));
+    let lo = floats("lo", &[], &[-0.5]);
+    let hi = floats("hi", &[], &[0.75]);
+    model(nodes, vec![value("a", FLOAT, &[2, 19, 24]), value("r", FLOAT, &[2, 19, 20])], vec![value("y", FLOAT, &[2, 19, 20])], vec![w, lo, hi])
+}
+
+#[test]
+fn fused_epilogues_match_onnxruntime() {
+    let root = suite_dir().parent().unwrap().to_path_buf();
+    if !root.join(".venv/bin/python").exists() {
+        println!("SKIP: .venv is missing (run scripts/setup.sh)");
+        return;
+    }
+    let dir = root.join("target/xcc-tests/onnx-fusion");
+    let n = 8 * 10 * 9;
+    let results = [
+        run_case(&dir, "conv-bn-residual-relu", &conv_bn_residual(false), &[("x", vec![1, 8, 10, 9])], &[("y", n)]),
+        run_case(&dir, "conv-bn-residual-relu-unfused", &conv_bn_residual(true), &[("x", vec![1, 8, 10, 9])], &[("y", n), ("c", n)]),
+        run_case(&dir, "matmul-residual-clip", &matmul_add_clip(), &[("a", vec![2, 19, 24]), ("r", vec![2, 19, 20])], &[("y", 2 * 19 * 20)]),
+    ];
+    let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

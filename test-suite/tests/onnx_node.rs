@@ -1,0 +1,643 @@
+//! The ONNX backend *node* conformance tests (about 1900 one-operator models with reference data),
+//! generated from the installed `onnx` wheel by `../shared/conformance/gen_node_tests.py` into
+//! `target/xcc-tests/onnx-node/data` (once; a marker file records it). Every case is compiled with
+//! `xcc model.onnx --name m -O1`, linked with a generated C harness through `m.h`, run on each
+//! `test_data_set_*`, and its outputs are compared with the reference: floating types with
+//! `|a-b| <= 1e-7 + 1e-3*|b|` (NaN equals NaN), everything else byte for byte.
+//!
+//! Many operators are not supported yet; the test does not fail for those. It writes the per-case
+//! table `test-suite/onnx-node-tests.md` (full runs only) and fails only when a test listed in
+//! `test-suite/onnx-node-expected-pass.txt` no longer passes. `XCC_BLESS=1` rewrites that list from
+//! the current passes; `XCC_NODE_FILTER=SUBSTRING` runs only the cases whose name contains it.
+//! Skipped, with a message, where `../shared` or `.venv/bin/python` is absent.
+
+use prost::Message;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use xcc_lowering::onnx::graph::DType;
+use xcc_lowering::onnx::import::decode_tensor;
+use xcc_lowering::onnx::proto::{type_proto, ModelProto, TensorProto};
+use xcc_test_suite::{compile_timeout, fresh_dir, run_command, run_timeout, suite_dir, work_root, workers, xcc_binary};
+
+const RTOL: f64 = 1e-3;
+const ATOL: f64 = 1e-7;
+const XCC_TIMEOUT: Duration = Duration::from_secs(60);
+const MARKER: &str = ".xcc-generated";
+const TABLE: &str = "onnx-node-tests.md";
+const EXPECTED: &str = "onnx-node-expected-pass.txt";
+
+fn repo() -> PathBuf {
+    suite_dir().parent().expect("test-suite/ has a parent").to_path_buf()
+}
+
+// ---- generating the cases -------------------------------------------------------------------
+
+/// The generated cases, generating them first if needed; `None` (after a message) where the
+/// generator or its Python is missing.
+fn data_dir() -> Option<PathBuf> {
+    let repo = repo();
+    let script = repo.join("../shared/conformance/gen_node_tests.py");
+    let python = repo.join(".venv/bin/python");
+    let dir = work_root("onnx-node").join("data");
+    if dir.join(MARKER).is_file() {
+        return Some(dir);
+    }
+    if !script.is_file() {
+        println!("skip: {} not found (the ONNX node tests need ../shared beside the project)", script.display());
+        return None;
+    }
+    if !python.is_file() {
+        println!("skip: {} not found (create the project's venv with onnx and numpy)", python.display());
+        return None;
+    }
+    let dir = fresh_dir(&dir);
+    let start = Instant::now();
+    let o = run_command(Command::new(&python).arg(&script).arg(&dir).current_dir(&repo), Duration::from_secs(600));
+    if !o.success() {
+        panic!("{} {} failed: {}", python.display(), script.display(), o.summary());
+    }
+    std::fs::write(dir.join(MARKER), o.stdout.trim()).unwrap();
+    println!("{} ({:.1} s)", o.stdout.trim(), start.elapsed().as_secs_f64());
+    Some(dir)
+}
+
+fn filter() -> Option<String> {
+    std::env::var("XCC_NODE_FILTER").ok().filter(|f| !f.is_empty())
+}
+
+fn list_cases(data: &Path, filter: Option<&str>) -> Vec<String> {
+    let mut cases: Vec<String> = std::fs::read_dir(data)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", data.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("test_") && data.join(n).join("model.onnx").is_file())
+        .filter(|n| filter.is_none_or(|f| n.contains(f)))
+        .collect();
+    cases.sort();
+    cases
+}
+
+// ---- one case -------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Status {
+    Pass,
+    Wrong,
+    CompileError,
+    Unsupported,
+    UnsupportedType,
+    LinkError,
+    Crash,
+    Timeout,
+    Harness,
+}
+
+impl Status {
+    fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Wrong => "wrong",
+            Status::CompileError => "compile error",
+            Status::Unsupported => "unsupported",
+            Status::UnsupportedType => "unsupported (type)",
+            Status::LinkError => "link error",
+            Status::Crash => "crash",
+            Status::Timeout => "timeout",
+            Status::Harness => "harness error",
+        }
+    }
+}
+
+struct CaseResult {
+    name: String,
+    op: String,
+    status: Status,
+    detail: String,
+}
+
+type Outcome = Result<(), (Status, String)>;
+
+fn fail<T>(status: Status, detail: impl Into<String>) -> Result<T, (Status, String)> {
+    Err((status, detail.into()))
+}
+
+/// A supported element type, or a description of why the value's type is not one.
+fn value_type(t: Option<&xcc_lowering::onnx::proto::TypeProto>) -> Result<DType, String> {
+    match t.and_then(|t| t.value.as_ref()) {
+        Some(type_proto::Value::TensorType(t)) => {
+            let code = t.elem_type.unwrap_or(0);
+            DType::from_onnx(code).ok_or_else(|| DType::onnx_name(code).to_string())
+        }
+        Some(type_proto::Value::SequenceType(_)) => Err("a sequence".into()),
+        Some(type_proto::Value::MapType(_)) => Err("a map".into()),
+        Some(type_proto::Value::OptionalType(_)) => Err("an optional".into()),
+        Some(type_proto::Value::SparseTensorType(_)) => Err("a sparse tensor".into()),
+        Some(type_proto::Value::OpaqueType(_)) => Err("an opaque value".into()),
+        None => Err("untyped".into()),
+    }
+}
+
+/// The model's first op, and an error where a graph input or output has a type xcc lacks.
+fn inspect_model(path: &Path) -> (String, Outcome) {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return (String::new(), fail(Status::Harness, format!("cannot read model.onnx: {e}"))),
+    };
+    let model = match ModelProto::decode(&bytes[..]) {
+        Ok(m) => m,
+        Err(e) => return (String::new(), fail(Status::Harness, format!("cannot decode model.onnx: {e}"))),
+    };
+    let Some(g) = model.graph.as_ref() else { return (String::new(), Ok(())) };
+    let op = g.node.first().and_then(|n| n.op_type.clone()).unwrap_or_default();
+    let inits: BTreeSet<&str> = g.initializer.iter().filter_map(|t| t.name.as_deref()).collect();
+    for (kind, list) in [("input", &g.input), ("output", &g.output)] {
+        for v in list.iter().filter(|v| !inits.contains(v.name.as_deref().unwrap_or(""))) {
+            if let Err(t) = value_type(v.r#type.as_ref()) {
+                let name = v.name.as_deref().unwrap_or("");
+                return (op, fail(Status::UnsupportedType, format!("{kind} '{name}' is {t}")));
+            }
+        }
+    }
+    (op, Ok(()))
+}
+
+/// `m.h`'s description of one input or output.
+#[derive(Debug)]
+struct Port {
+    ty: String,
+    size: usize,
+}
+
+fn parse_header(text: &str) -> Result<(Vec<Port>, Vec<Port>), String> {
+    let define = |key: &str| -> Option<String> {
+        let prefix = format!("#define M_{key} ");
+        text.lines().find_map(|l| l.strip_prefix(prefix.as_str())).map(|v| v.split("/*").next().unwrap_or("").trim().to_string())
+    };
+    let count = |key: &str| define(key).and_then(|v| v.parse::<usize>().ok()).ok_or(format!("m.h lacks M_{key}"));
+    let ports = |kind: &str, n: usize| -> Result<Vec<Port>, String> {
+        (0..n)
+            .map(|i| {
+                let ty = define(&format!("{kind}{i}_TYPE")).ok_or(format!("m.h lacks M_{kind}{i}_TYPE"))?.trim_matches('"').to_string();
+                let size = count(&format!("{kind}{i}_SIZE"))?;
+                Ok(Port { ty, size })
+            })
+            .collect()
+    };
+    Ok((ports("INPUT", count("NUM_INPUTS")?)?, ports("OUTPUT", count("NUM_OUTPUTS")?)?))
+}
+
+/// The numbered `PREFIX_k.pb` files of a data set, in order.
+fn numbered(ds: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<(usize, PathBuf)> = std::fs::read_dir(ds)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    let k = n.strip_prefix(prefix)?.strip_suffix(".pb")?.parse().ok()?;
+                    Some((k, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files.into_iter().map(|(_, p)| p).collect()
+}
+
+struct Data {
+    dtype: DType,
+    numel: usize,
+    bytes: Vec<u8>,
+}
+
+fn decode_pb(path: &Path, ds: &Path) -> Result<Data, (Status, String)> {
+    let what = format!("{}/{}", file_name(ds), file_name(path));
+    let bytes = std::fs::read(path).map_err(|e| (Status::Harness, format!("cannot read {what}: {e}")))?;
+    let t = TensorProto::decode(&bytes[..]).map_err(|e| (Status::Harness, format!("{what} is not a TensorProto: {e}")))?;
+    let code = t.data_type.unwrap_or(0);
+    if DType::from_onnx(code).is_none() {
+        return fail(Status::UnsupportedType, format!("{what} holds {}", DType::onnx_name(code)));
+    }
+    let t = decode_tensor(&t, ds).map_err(|e| (Status::Harness, format!("cannot decode {what}: {e}")))?;
+    Ok(Data { dtype: t.ty.dtype, numel: t.ty.numel(), bytes: t.data })
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// The C program: reads `DIR/in_j.bin`, runs the model, writes `DIR/out_j.bin`.
+fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)]) -> String {
+    let mut c = String::new();
+    c.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"m.h\"\n\n");
+    c.push_str(
+        "static void *buffer(size_t bytes) {\n\
+         \x20   size_t n = (bytes + 63) / 64 * 64;\n\
+         \x20   if (n < 64) n = 64;\n\
+         \x20   void *p = aligned_alloc(64, n);\n\
+         \x20   if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n\
+         \x20   memset(p, 0xA5, n);\n\
+         \x20   return p;\n\
+         }\n\n\
+         static void *load(const char *dir, const char *name, size_t bytes) {\n\
+         \x20   char path[4096];\n\
+         \x20   snprintf(path, sizeof path, \"%s/%s\", dir, name);\n\
+         \x20   FILE *f = fopen(path, \"rb\");\n\
+         \x20   if (!f) { fprintf(stderr, \"cannot open %s\\n\", path); exit(2); }\n\
+         \x20   void *p = buffer(bytes);\n\
+         \x20   if (bytes && fread(p, 1, bytes, f) != bytes) { fprintf(stderr, \"%s is short\\n\", path); exit(2); }\n\
+         \x20   fclose(f);\n\
+         \x20   return p;\n\
+         }\n\n\
+         static void save(const char *dir, const char *name, const void *p, size_t bytes) {\n\
+         \x20   char path[4096];\n\
+         \x20   snprintf(path, sizeof path, \"%s/%s\", dir, name);\n\
+         \x20   FILE *f = fopen(path, \"wb\");\n\
+         \x20   if (!f || (bytes && fwrite(p, 1, bytes, f) != bytes)) { fprintf(stderr, \"cannot write %s\\n\", path); exit(2); }\n\
+         \x20   fclose(f);\n\
+         }\n\n",
+    );
+    c.push_str("int main(int argc, char **argv) {\n    if (argc != 2) return 2;\n    const char *dir = argv[1];\n");
+    for (j, (n, t)) in inputs.iter().enumerate() {
+        let _ = writeln!(c, "    void *in{j} = load(dir, \"in_{j}.bin\", (size_t){n} * {});", t.size());
+    }
+    for (j, (n, t)) in outputs.iter().enumerate() {
+        let _ = writeln!(c, "    void *out{j} = buffer((size_t){n} * {});", t.size());
+    }
+    c.push_str("    void *ws = buffer(m_workspace_size());\n");
+    let args: Vec<String> = (0..inputs.len()).map(|j| format!("in{j}")).chain((0..outputs.len()).map(|j| format!("out{j}"))).collect();
+    let _ = writeln!(c, "    int32_t rc = m_run({}ws);", args.iter().map(|a| format!("{a}, ")).collect::<String>());
+    c.push_str("    if (rc != 0) { fprintf(stderr, \"m_run returned %d\\n\", (int)rc); return 3; }\n");
+    for (j, (n, t)) in outputs.iter().enumerate() {
+        let _ = writeln!(c, "    save(dir, \"out_{j}.bin\", out{j}, (size_t){n} * {});", t.size());
+    }
+    c.push_str("    return 0;\n}\n");
+    c
+}
+
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = if exp == 0 {
+        if frac == 0 {
+            sign
+        } else {
+            // Subnormal: normalize.
+            let mut e = 127 - 15 + 1;
+            let mut f = frac;
+            while f & 0x400 == 0 {
+                f <<= 1;
+                e -= 1;
+            }
+            sign | (e << 23) | ((f & 0x3ff) << 13)
+        }
+    } else if exp == 0x1f {
+        sign | 0x7f80_0000 | (frac << 13)
+    } else {
+        sign | ((exp + 127 - 15) << 23) | (frac << 13)
+    };
+    f32::from_bits(bits)
+}
+
+fn floats(d: DType, b: &[u8]) -> Vec<f64> {
+    match d {
+        DType::F32 => b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
+        DType::F64 => b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
+        DType::F16 => b.chunks_exact(2).map(|c| f16_to_f32(u16::from_le_bytes(c.try_into().unwrap())) as f64).collect(),
+        _ => unreachable!(),
+    }
+}
+
+/// Integer elements as i64, for messages.
+fn ints(d: DType, b: &[u8]) -> Vec<i64> {
+    match d {
+        DType::I8 => b.iter().map(|&x| x as i8 as i64).collect(),
+        DType::U8 | DType::Bool => b.iter().map(|&x| x as i64).collect(),
+        DType::I16 => b.chunks_exact(2).map(|c| i16::from_le_bytes(c.try_into().unwrap()) as i64).collect(),
+        DType::I32 => b.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap()) as i64).collect(),
+        DType::I64 => b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect(),
+        _ => unreachable!(),
+    }
+}
+
+fn short(x: f64) -> String {
+    format!("{x:.6e}").replace("e0", "").replace("0000e", "e")
+}
+
+/// Compares one output; `Err` names the first mismatch and how many elements differ.
+fn compare(what: &str, d: DType, got: &[u8], want: &Data) -> Result<(), String> {
+    if got.len() != want.bytes.len() {
+        return Err(format!("{what}: {} elements, expected {}", got.len() / d.size(), want.numel));
+    }
+    let (first, bad, n) = if d.is_float() {
+        let (g, w) = (floats(d, got), floats(d, &want.bytes));
+        let ok = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= ATOL + RTOL * b.abs();
+        let bad: Vec<usize> = (0..w.len()).filter(|&i| !ok(g[i], w[i])).collect();
+        (bad.first().map(|&i| format!("[{i}] = {}, expected {}", short(g[i]), short(w[i]))), bad.len(), w.len())
+    } else {
+        let (g, w) = (ints(d, got), ints(d, &want.bytes));
+        let bad: Vec<usize> = (0..w.len()).filter(|&i| g[i] != w[i]).collect();
+        (bad.first().map(|&i| format!("[{i}] = {}, expected {}", g[i], w[i])), bad.len(), w.len())
+    };
+    match first {
+        None => Ok(()),
+        Some(f) => Err(format!("{what}{f} ({bad} of {n} differ)")),
+    }
+}
+
+/// The first line of a tool's message that says what went wrong, without the program's prefix.
+fn first_error(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let pick = lines
+        .iter()
+        .position(|l| l.contains("error") || l.contains("undefined reference"))
+        .unwrap_or(0);
+    let Some(line) = lines.get(pick) else { return String::new() };
+    let mut s = line.strip_prefix("xcc: error: ").unwrap_or(line).to_string();
+    if let Some(rest) = s.strip_prefix("model.onnx: ") {
+        s = rest.to_string();
+    }
+    // "the model uses N unsupported node(s):" is followed by one line per node: name the ops.
+    if s.ends_with(':') {
+        let ops: BTreeSet<String> = lines[pick + 1..]
+            .iter()
+            .filter_map(|l| l.split("(op ").nth(1).and_then(|r| r.split(',').next()))
+            .map(str::to_string)
+            .collect();
+        if !ops.is_empty() {
+            s = format!("{} {}", s, ops.into_iter().collect::<Vec<_>>().join(", "));
+        } else if let Some(next) = lines.get(pick + 1) {
+            s = format!("{s} {next}");
+        }
+    }
+    s
+}
+
+fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
+    let case = data.join(name);
+    let work = work_root.join(name);
+    let (op, checked) = inspect_model(&case.join("model.onnx"));
+    let outcome = checked.and_then(|()| run_checked(&case, &work));
+    let (status, detail) = match outcome {
+        Ok(()) => (Status::Pass, String::new()),
+        Err((s, d)) => (s, d),
+    };
+    // No absolute paths in the report.
+    let mut detail = detail.replace(&work.display().to_string(), "CASE").replace(&case.display().to_string(), "CASE");
+    detail = detail.replace(&repo().display().to_string(), ".");
+    let detail = detail.replace('|', "\\|");
+    let detail = if detail.chars().count() > 240 { format!("{}...", detail.chars().take(240).collect::<String>()) } else { detail };
+    CaseResult { name: name.to_string(), op, status, detail }
+}
+
+fn run_checked(case: &Path, work: &Path) -> Outcome {
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(case)
+        .map_err(|e| (Status::Harness, format!("cannot read the case: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() && file_name(p).starts_with("test_data_set_"))
+        .collect();
+    sets.sort();
+    if sets.is_empty() {
+        return fail(Status::Harness, "no test_data_set_*");
+    }
+    // Decode all the data first: an unsupported element type is the test's property, not xcc's.
+    let mut data = Vec::new();
+    for ds in &sets {
+        let ins = numbered(ds, "input_").iter().map(|p| decode_pb(p, ds)).collect::<Result<Vec<_>, _>>()?;
+        let outs = numbered(ds, "output_").iter().map(|p| decode_pb(p, ds)).collect::<Result<Vec<_>, _>>()?;
+        data.push((ds, ins, outs));
+    }
+
+    let work = fresh_dir(work);
+    let lib = work.join("libm.a");
+    let o = run_command(
+        Command::new(xcc_binary()).arg("model.onnx").args(["--name", "m", "-O1", "-o"]).arg(&lib).current_dir(case),
+        XCC_TIMEOUT,
+    );
+    if !o.success() {
+        let text = format!("{}\n{}", o.stderr, o.stdout);
+        if o.timed_out {
+            return fail(Status::CompileError, format!("xcc timed out after {} s", XCC_TIMEOUT.as_secs()));
+        }
+        if o.code.is_none() {
+            return fail(Status::CompileError, format!("xcc {}: {}", o.status(), first_error(&text)));
+        }
+        let unsupported = ["unsupported", "not supported", "does not support"].iter().any(|k| text.contains(k));
+        let status = if unsupported && !text.contains("internal compiler error") { Status::Unsupported } else { Status::CompileError };
+        return fail(status, first_error(&text));
+    }
+    let header = std::fs::read_to_string(work.join("m.h")).map_err(|e| (Status::CompileError, format!("xcc wrote no m.h: {e}")))?;
+    let (h_in, h_out) = parse_header(&header).map_err(|e| (Status::CompileError, e))?;
+
+    // The interface must match the test data.
+    let (_, ins0, outs0) = &data[0];
+    if h_in.len() != ins0.len() || h_out.len() != outs0.len() {
+        return fail(
+            Status::Wrong,
+            format!("interface: m_run takes {} inputs and {} outputs, the test has {} and {}", h_in.len(), h_out.len(), ins0.len(), outs0.len()),
+        );
+    }
+    for (_, ins, outs) in &data {
+        for (kind, ports, vals) in [("input", &h_in, ins), ("output", &h_out, outs)] {
+            for (j, (p, v)) in ports.iter().zip(vals.iter()).enumerate() {
+                if p.ty != v.dtype.name() || p.size != v.numel {
+                    return fail(
+                        Status::Wrong,
+                        format!("interface: {kind} {j} is {} x{} in m.h, the test has {} x{}", p.ty, p.size, v.dtype.name(), v.numel),
+                    );
+                }
+            }
+        }
+    }
+    let sig = |v: &[Data]| v.iter().map(|d| (d.numel, d.dtype)).collect::<Vec<_>>();
+    std::fs::write(work.join("harness.c"), harness(&sig(ins0), &sig(outs0))).unwrap();
+    let prog = work.join("prog");
+    let o = run_command(
+        Command::new("cc").args(["-O0", "-w", "-I"]).arg(&work).arg(work.join("harness.c")).arg(&lib).args(["-lm", "-lpthread", "-o"]).arg(&prog),
+        compile_timeout(),
+    );
+    if !o.success() {
+        return fail(Status::LinkError, first_error(&format!("{}\n{}", o.stderr, o.stdout)));
+    }
+
+    for (ds, ins, outs) in &data {
+        let dir = work.join(file_name(ds));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (j, d) in ins.iter().enumerate() {
+            std::fs::write(dir.join(format!("in_{j}.bin")), &d.bytes).unwrap();
+        }
+        let o = run_command(Command::new(&prog).arg(&dir), run_timeout());
+        if o.timed_out {
+            return fail(Status::Timeout, format!("the program ran over {} s", run_timeout().as_secs()));
+        }
+        if !o.success() {
+            let msg = o.stderr.lines().next().unwrap_or("").trim().to_string();
+            let msg = if msg.is_empty() { String::new() } else { format!(": {msg}") };
+            return fail(Status::Crash, format!("{}{msg}", o.status()));
+        }
+        let set = if data.len() > 1 { format!("{}: ", file_name(ds)) } else { String::new() };
+        for (j, want) in outs.iter().enumerate() {
+            let got = std::fs::read(dir.join(format!("out_{j}.bin"))).map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
+            compare(&format!("{set}output {j}"), want.dtype, &got, want).map_err(|e| (Status::Wrong, e))?;
+        }
+    }
+    Ok(())
+}
+
+// ---- report, table and gate -----------------------------------------------------------------
+
+/// Message text with names and numbers blanked, for grouping failures by cause.
+fn normalize(detail: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut prev_digit = false;
+    let mut prev_word = false;
+    for ch in detail.chars() {
+        if ch == '\'' {
+            if !quoted {
+                out.push_str("'_'");
+            }
+            quoted = !quoted;
+            continue;
+        }
+        if quoted {
+            continue;
+        }
+        if (ch.is_ascii_digit() && !prev_word) || (prev_digit && (ch.is_ascii_digit() || ch == '.')) {
+            if !prev_digit {
+                out.push('N');
+            }
+            prev_digit = true;
+            continue;
+        }
+        prev_digit = false;
+        prev_word = ch.is_alphanumeric() || ch == '_';
+        out.push(ch);
+    }
+    out
+}
+
+fn totals(results: &[CaseResult]) -> (String, String) {
+    let count = |s: &[Status]| results.iter().filter(|r| s.contains(&r.status)).count();
+    let line = format!(
+        "onnx node tests: {} pass, {} wrong, {} compile error, {} unsupported, {} other",
+        count(&[Status::Pass]),
+        count(&[Status::Wrong]),
+        count(&[Status::CompileError]),
+        count(&[Status::Unsupported, Status::UnsupportedType]),
+        count(&[Status::LinkError, Status::Crash, Status::Timeout, Status::Harness]),
+    );
+    let mut by: BTreeMap<Status, usize> = BTreeMap::new();
+    for r in results {
+        *by.entry(r.status).or_default() += 1;
+    }
+    let breakdown = by.iter().map(|(s, n)| format!("{n} {}", s.label())).collect::<Vec<_>>().join(", ");
+    (line, breakdown)
+}
+
+fn write_table(results: &[CaseResult], line: &str, breakdown: &str) {
+    let mut t = String::new();
+    t.push_str("# ONNX backend node tests\n\n");
+    t.push_str("Generated by `cargo build -p xcc && cargo test -p xcc-test-suite --test onnx_node` (see `README.md`);\n");
+    t.push_str("each case compiled with `xcc model.onnx --name m -O1`, run through `m.h`, and compared with the reference outputs\n");
+    t.push_str("(floating: `|a-b| <= 1e-7 + 1e-3*|b|`; others exact). The op is the model's first node's.\n\n");
+    let _ = writeln!(t, "**{line}** ({} cases: {breakdown})\n", results.len());
+    t.push_str("| test | op | status | detail |\n| --- | --- | --- | --- |\n");
+    for r in results {
+        let _ = writeln!(t, "| {} | {} | {} | {} |", r.name, r.op, r.status.label(), r.detail);
+    }
+    let path = suite_dir().join(TABLE);
+    std::fs::write(&path, t).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}
+
+fn read_expected() -> Vec<String> {
+    std::fs::read_to_string(suite_dir().join(EXPECTED))
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn onnx_node_tests() {
+    let Some(data) = data_dir() else { return };
+    let filter = filter();
+    let cases = list_cases(&data, filter.as_deref());
+    assert!(!cases.is_empty() || filter.is_some(), "no test cases in {}", data.display());
+    let xcc = xcc_binary(); // fail early, with instructions, when it is not built
+    let _ = xcc;
+    let work = work_root("onnx-node").join("work");
+    std::fs::create_dir_all(&work).unwrap();
+
+    let start = Instant::now();
+    let jobs = workers();
+    let results = xcc_test_suite::parallel_map(&cases, jobs, |name| {
+        let t = Instant::now();
+        let r = run_case(&data, &work, name);
+        let detail = if r.detail.is_empty() { String::new() } else { format!(": {}", r.detail) };
+        println!("{:<18} {name} [{}] ({:.2} s){detail}", r.status.label(), r.op, t.elapsed().as_secs_f64());
+        r
+    });
+    let elapsed = start.elapsed().as_secs_f64();
+
+    // The most common causes of failure.
+    let mut groups: BTreeMap<(Status, String), Vec<&str>> = BTreeMap::new();
+    for r in results.iter().filter(|r| r.status != Status::Pass) {
+        groups.entry((r.status, normalize(&r.detail))).or_default().push(&r.name);
+    }
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    println!("\nmost common failures:");
+    for ((status, msg), names) in groups.iter().take(25) {
+        println!("{:5}  {:<18} {msg}   (e.g. {})", names.len(), status.label(), names[0]);
+    }
+
+    let (line, breakdown) = totals(&results);
+    println!("\n{line}\n({} cases: {breakdown}; {elapsed:.1} s on {jobs} threads)", results.len());
+    if filter.is_none() {
+        write_table(&results, &line, &breakdown);
+        println!("wrote {}", suite_dir().join(TABLE).display());
+    }
+
+    // The gate.
+    let passing: BTreeSet<&str> = results.iter().filter(|r| r.status == Status::Pass).map(|r| r.name.as_str()).collect();
+    let by_name: BTreeMap<&str, &CaseResult> = results.iter().map(|r| (r.name.as_str(), r)).collect();
+    let in_scope = |n: &str| filter.as_deref().is_none_or(|f| n.contains(f));
+    let expected = read_expected();
+    let expected_set: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
+    let newly: Vec<&str> = passing.iter().copied().filter(|n| !expected_set.contains(n)).collect();
+    if !newly.is_empty() {
+        println!("\n{} test(s) pass that are not in {EXPECTED} (XCC_BLESS=1 adds them):", newly.len());
+        for n in &newly {
+            println!("    {n}");
+        }
+    }
+    if std::env::var("XCC_BLESS").is_ok_and(|v| v == "1") {
+        let mut list: BTreeSet<String> = expected.iter().filter(|n| !in_scope(n)).cloned().collect();
+        list.extend(passing.iter().map(|s| s.to_string()));
+        let text: String = list.iter().map(|n| format!("{n}\n")).collect();
+        std::fs::write(suite_dir().join(EXPECTED), text).unwrap();
+        println!("blessed: {} test(s) in {EXPECTED}", list.len());
+        return;
+    }
+    let regressions: Vec<String> = expected
+        .iter()
+        .filter(|n| in_scope(n) && !passing.contains(n.as_str()))
+        .map(|n| match by_name.get(n.as_str()) {
+            Some(r) => format!("{n}: {} {}", r.status.label(), r.detail),
+            None => format!("{n}: no such test case in {}", data.display()),
+        })
+        .collect();
+    if !regressions.is_empty() {
+        panic!(
+            "{} test(s) listed in test-suite/{EXPECTED} no longer pass:\n    {}\n(XCC_BLESS=1 accepts the current state)",
+            regressions.len(),
+            regressions.join("\n    ")
+        );
+    }
+}
