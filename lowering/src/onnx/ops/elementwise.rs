@@ -73,6 +73,22 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             }
         }
     }
+    if node.op == "Dropout" {
+        // Inference only: training mode (attribute before 12, input after) would drop values.
+        let training = node.int("is_test", 1) == 0 && node.opset < 7
+            || match node.input(2) {
+                Some(name) => g.consts.get(name).is_none_or(|t| t.to_f64().first().copied().unwrap_or(0.0) != 0.0),
+                None => false,
+            };
+        let ratio = match node.input(1) {
+            Some(name) => g.consts.get(name).and_then(|t| t.to_f64().first().copied()),
+            None => Some(node.float("ratio", 0.5) as f64),
+        };
+        // With ratio 0 training mode keeps every value: the result is the input.
+        if training && ratio != Some(0.0) {
+            return err("Dropout in training mode is not supported (xcc compiles inference graphs)");
+        }
+    }
     let mut out = vec![TensorType { dtype: result_dtype(node, g)?, shape }];
     if node.op == "Dropout" && node.outputs.len() > 1 {
         out.push(TensorType { dtype: DType::Bool, shape: out[0].shape.clone() });
@@ -133,7 +149,7 @@ pub fn scalar(node: &Node, dtype: DType, args: &[f64], params: &[f64]) -> f64 {
         "Div" => if int { if b == 0.0 { 0.0 } else { (a / b).trunc() } } else { a / b },
         "Pow" => a.powf(b),
         "Mod" => {
-            if node.int("fmod", 0) == 1 || !int {
+            if node.int("fmod", 0) == 1 {
                 a % b
             } else if b == 0.0 {
                 0.0
@@ -304,18 +320,21 @@ impl Emitter {
             ("Div", true) => f(self, "arith.divf", &[a, b]),
             ("Div", false) => f(self, if dtype == DType::U8 { "arith.divui" } else { "arith.divsi" }, &[a, b]),
             ("Pow", true) => f(self, "math.powf", &[a, b]),
-            ("Mod", true) => f(self, "arith.remf", &[a, b]),
+            ("Mod", true) if node.int("fmod", 0) == 1 => f(self, "arith.remf", &[a, b]),
             ("Mod", false) if node.int("fmod", 0) == 1 => f(self, "arith.remsi", &[a, b]),
-            ("Mod", false) => {
-                // Integer Mod takes the divisor's sign: r = a rem b; r != 0 && sign(r) != sign(b) ? r + b : r.
-                let r = f(self, "arith.remsi", &[a, b]);
+            ("Mod", _) => {
+                // Without fmod, Mod takes the divisor's sign: r = a rem b; r != 0 && sign(r) != sign(b) ? r + b : r.
+                let (rem, add) = if float { ("arith.remf", "arith.addf") } else { ("arith.remsi", "arith.addi") };
+                let r = f(self, rem, &[a, b]);
                 let zero = c(self, 0.0);
-                let nz = self.cmpi("ne", r, zero);
-                let rn = self.cmpi("slt", r, zero);
-                let bn = self.cmpi("slt", b, zero);
+                let (nz, rn, bn) = if float {
+                    (self.cmpf("une", r, zero), self.cmpf("olt", r, zero), self.cmpf("olt", b, zero))
+                } else {
+                    (self.cmpi("ne", r, zero), self.cmpi("slt", r, zero), self.cmpi("slt", b, zero))
+                };
                 let differ = self.value_op("arith.xori", &[rn, bn], Type::i1());
                 let fix = self.value_op("arith.andi", &[nz, differ], Type::i1());
-                let rb = f(self, "arith.addi", &[r, b]);
+                let rb = f(self, add, &[r, b]);
                 f(self, "arith.select", &[fix, rb, r])
             }
             ("Max", true) => args[1..].iter().fold(a, |acc, &x| f(self, "arith.maximumf", &[acc, x])),
