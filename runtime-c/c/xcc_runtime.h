@@ -24,6 +24,16 @@ XCC_API void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *t
  * num_elements is informational only. */
 XCC_API void xcc_dma_wait(int32_t *tag, int64_t num_elements);
 
+/* Runs one PTX kernel on the first CUDA device: loads libcuda at run time (no link-time
+ * dependency), JIT-loads `ptx`, launches `kernel` on grid x block threads with `args[i]` pointing
+ * at each parameter's value, and waits for it. Device buffers: xcc_cuda_alloc / _copy / _free.
+ * Each returns 0 on success, else a negative xcc code or the CUDA error code. */
+XCC_API int xcc_cuda_launch(const char *ptx, const char *kernel, const uint32_t grid[3], const uint32_t block[3], void **args);
+XCC_API int xcc_cuda_alloc(void **device_ptr, int64_t bytes);
+/* direction: 0 host to device, 1 device to host. */
+XCC_API int xcc_cuda_copy(void *dst, const void *src, int64_t bytes, int direction);
+XCC_API int xcc_cuda_free(void *device_ptr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,7 +80,22 @@ fn kernels_pass_ptxas() {
         println!("PASS gpu/{name} ({} kernel(s), sm_80 and sm_90)", expected.len());
     }
     let has_gpu = Command::new("nvidia-smi").output().map(|o| o.status.success()).unwrap_or(false);
-    if !has_gpu {
+    if has_gpu {
+        // Launch saxpy through runtime-c's CUDA shim and check the numbers.
+        let obj = work.join("xcc_runtime.o");
+        std::fs::write(&obj, xcc_runtime_c::object_for_arch("x86_64").expect("runtime object")).unwrap();
+        std::fs::write(work.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
+        let exe = work.join("saxpy_launch");
+        let st = Command::new("cc").arg("-I").arg(&work).arg(suite_dir().join("gpu/saxpy_launch.c")).arg(&obj).args(["-lpthread", "-ldl", "-o"]).arg(&exe).status().unwrap();
+        assert!(st.success(), "linking the launch harness failed");
+        let out = Command::new(&exe).arg(work.join("saxpy.sm_80.ptx")).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || !text.contains("ok") {
+            failures.push(format!("saxpy launch on the GPU failed: {text}"));
+        } else {
+            println!("PASS gpu/saxpy launched on the GPU");
+        }
+    } else {
         println!("SKIP: no GPU and driver on this machine: kernels were checked by ptxas only, not launched");
     }
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));

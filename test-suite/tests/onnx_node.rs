@@ -115,7 +115,10 @@ struct CaseResult {
     name: String,
     op: String,
     status: Status,
+    /// Short, one line, without absolute paths, escaped for the table.
     detail: String,
+    /// The whole first line, for grouping failures.
+    message: String,
 }
 
 type Outcome = Result<(), (Status, String)>;
@@ -124,12 +127,19 @@ fn fail<T>(status: Status, detail: impl Into<String>) -> Result<T, (Status, Stri
     Err((status, detail.into()))
 }
 
+fn type_name(code: i32) -> String {
+    match DType::onnx_name(code) {
+        "unknown" => format!("element type {code}"),
+        n => n.to_string(),
+    }
+}
+
 /// A supported element type, or a description of why the value's type is not one.
 fn value_type(t: Option<&xcc_lowering::onnx::proto::TypeProto>) -> Result<DType, String> {
     match t.and_then(|t| t.value.as_ref()) {
         Some(type_proto::Value::TensorType(t)) => {
             let code = t.elem_type.unwrap_or(0);
-            DType::from_onnx(code).ok_or_else(|| DType::onnx_name(code).to_string())
+            DType::from_onnx(code).ok_or_else(|| type_name(code))
         }
         Some(type_proto::Value::SequenceType(_)) => Err("a sequence".into()),
         Some(type_proto::Value::MapType(_)) => Err("a map".into()),
@@ -218,7 +228,7 @@ fn decode_pb(path: &Path, ds: &Path) -> Result<Data, (Status, String)> {
     let t = TensorProto::decode(&bytes[..]).map_err(|e| (Status::Harness, format!("{what} is not a TensorProto: {e}")))?;
     let code = t.data_type.unwrap_or(0);
     if DType::from_onnx(code).is_none() {
-        return fail(Status::UnsupportedType, format!("{what} holds {}", DType::onnx_name(code)));
+        return fail(Status::UnsupportedType, format!("{what} holds {}", type_name(code)));
     }
     let t = decode_tensor(&t, ds).map_err(|e| (Status::Harness, format!("cannot decode {what}: {e}")))?;
     Ok(Data { dtype: t.ty.dtype, numel: t.ty.numel(), bytes: t.data })
@@ -323,8 +333,13 @@ fn ints(d: DType, b: &[u8]) -> Vec<i64> {
     }
 }
 
-fn short(x: f64) -> String {
-    format!("{x:.6e}").replace("e0", "").replace("0000e", "e")
+/// The shortest text that reads back as the element's value.
+fn show(d: DType, x: f64) -> String {
+    if d == DType::F64 {
+        format!("{x}")
+    } else {
+        format!("{}", x as f32)
+    }
 }
 
 /// Compares one output; `Err` names the first mismatch and how many elements differ.
@@ -336,7 +351,7 @@ fn compare(what: &str, d: DType, got: &[u8], want: &Data) -> Result<(), String> 
         let (g, w) = (floats(d, got), floats(d, &want.bytes));
         let ok = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= ATOL + RTOL * b.abs();
         let bad: Vec<usize> = (0..w.len()).filter(|&i| !ok(g[i], w[i])).collect();
-        (bad.first().map(|&i| format!("[{i}] = {}, expected {}", short(g[i]), short(w[i]))), bad.len(), w.len())
+        (bad.first().map(|&i| format!("[{i}] = {}, expected {}", show(d, g[i]), show(d, w[i]))), bad.len(), w.len())
     } else {
         let (g, w) = (ints(d, got), ints(d, &want.bytes));
         let bad: Vec<usize> = (0..w.len()).filter(|&i| g[i] != w[i]).collect();
@@ -386,11 +401,11 @@ fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
         Err((s, d)) => (s, d),
     };
     // No absolute paths in the report.
-    let mut detail = detail.replace(&work.display().to_string(), "CASE").replace(&case.display().to_string(), "CASE");
-    detail = detail.replace(&repo().display().to_string(), ".");
+    let mut message = detail.replace(&work.display().to_string(), "CASE").replace(&case.display().to_string(), "CASE");
+    message = message.replace(&repo().display().to_string(), ".");
+    let detail = if message.chars().count() > 200 { format!("{}...", message.chars().take(200).collect::<String>()) } else { message.clone() };
     let detail = detail.replace('|', "\\|");
-    let detail = if detail.chars().count() > 240 { format!("{}...", detail.chars().take(240).collect::<String>()) } else { detail };
-    CaseResult { name: name.to_string(), op, status, detail }
+    CaseResult { name: name.to_string(), op, status, detail, message }
 }
 
 fn run_checked(case: &Path, work: &Path) -> Outcome {
@@ -496,11 +511,13 @@ fn normalize(detail: &str) -> String {
     let mut prev_digit = false;
     let mut prev_word = false;
     for ch in detail.chars() {
-        if ch == '\'' {
+        // A quote opens a name only at the start of a word ("LayerNormalization's" is no name).
+        if ch == '\'' && (quoted || !prev_word) {
             if !quoted {
                 out.push_str("'_'");
             }
             quoted = !quoted;
+            prev_word = false;
             continue;
         }
         if quoted {
@@ -588,7 +605,7 @@ fn onnx_node_tests() {
     // The most common causes of failure.
     let mut groups: BTreeMap<(Status, String), Vec<&str>> = BTreeMap::new();
     for r in results.iter().filter(|r| r.status != Status::Pass) {
-        groups.entry((r.status, normalize(&r.detail))).or_default().push(&r.name);
+        groups.entry((r.status, normalize(&r.message))).or_default().push(&r.name);
     }
     let mut groups: Vec<_> = groups.into_iter().collect();
     groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
