@@ -52,7 +52,10 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         Some(v) if (MIN_OPSET..=MAX_OPSET).contains(&v) => v,
         Some(v) => return err(format!("unsupported default-domain opset {v} (xcc supports opsets {MIN_OPSET} to {MAX_OPSET})")),
         None if model.opset_import.is_empty() && ir < 3 => return err("the model imports no opset"),
-        None => return err("the model does not import the default ONNX domain ('ai.onnx')"),
+        None => {
+            let domains: Vec<String> = model.opset_import.iter().map(|o| o.domain.clone().unwrap_or_default()).collect();
+            return err(format!("the model imports only domains xcc does not support ({}); it needs the default ONNX domain", domains.join(", ")));
+        }
     };
     let Some(g) = model.graph.as_ref() else { return err("the model has no graph") };
     let base = options.path.parent().unwrap_or(Path::new("."));
@@ -83,9 +86,6 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         if !g.input.iter().any(|vi| vi.name.as_deref() == Some(name.as_str())) {
             return err(format!("--bind {name}: the model has no input named '{name}'"));
         }
-    }
-    if graph.inputs.is_empty() {
-        return err("the graph has no (non-initializer) inputs");
     }
     for vi in &g.output {
         graph.outputs.push(vi.name.clone().unwrap_or_default());

@@ -319,7 +319,19 @@ impl Emitter {
             ("Mul", false) => f(self, "arith.muli", &[a, b]),
             ("Div", true) => f(self, "arith.divf", &[a, b]),
             ("Div", false) => f(self, if dtype == DType::U8 { "arith.divui" } else { "arith.divsi" }, &[a, b]),
-            ("Pow", true) => f(self, "math.powf", &[a, b]),
+            ("Pow", true) => {
+                // The exponent may have another element type (Pow-15 allows int exponents).
+                let b = if self.m.ty(b) != &t { self.convert(b, exponent_dtype(self.m.ty(b)), dtype) } else { b };
+                f(self, "math.powf", &[a, b])
+            }
+            ("Pow", false) => {
+                // Integer powers through f64, exact for every result an integer type can hold.
+                let f64t = Type::Float(xcc_ir::types::FloatKind::F64);
+                let af = self.convert(a, dtype, DType::F64);
+                let bf = self.convert(b, exponent_dtype(self.m.ty(b)), DType::F64);
+                let p = self.value_op("math.powf", &[af, bf], f64t);
+                self.convert(p, DType::F64, dtype)
+            }
             ("Mod", true) if node.int("fmod", 0) == 1 => f(self, "arith.remf", &[a, b]),
             ("Mod", false) if node.int("fmod", 0) == 1 => f(self, "arith.remsi", &[a, b]),
             ("Mod", _) => {
@@ -524,6 +536,18 @@ impl Emitter {
                 }
             }
         }
+    }
+}
+
+/// The element type of a loaded exponent value, from its IR type.
+fn exponent_dtype(t: &Type) -> DType {
+    match t {
+        Type::Float(xcc_ir::types::FloatKind::F64) => DType::F64,
+        Type::Float(_) => DType::F32,
+        Type::Integer { width: 8, .. } => DType::I8,
+        Type::Integer { width: 16, .. } => DType::I16,
+        Type::Integer { width: 32, .. } => DType::I32,
+        _ => DType::I64,
     }
 }
 
