@@ -244,6 +244,32 @@ impl Module {
         }
     }
 
+    /// The blocks of a region reachable from its entry, in reverse post-order of the CFG (every
+    /// block after its dominators), then the unreachable ones in textual order.
+    pub fn reverse_post_order(&self, region: RegionId) -> (Vec<BlockId>, usize) {
+        let blocks = &self.regions[region].blocks;
+        let Some(&entry) = blocks.first() else { return (Vec::new(), 0) };
+        let mut seen = std::collections::HashSet::new();
+        let mut order = Vec::new();
+        let mut stack = vec![(entry, 0usize)];
+        seen.insert(entry);
+        while let Some((b, i)) = stack.pop() {
+            let succ: Vec<BlockId> = self.terminator(b).map(|t| self.ops[t].successors.iter().map(|s| s.block).collect()).unwrap_or_default();
+            if i < succ.len() {
+                stack.push((b, i + 1));
+                if seen.insert(succ[i]) {
+                    stack.push((succ[i], 0));
+                }
+            } else {
+                order.push(b);
+            }
+        }
+        order.reverse();
+        let reachable = order.len();
+        order.extend(blocks.iter().filter(|b| !seen.contains(b)));
+        (order, reachable)
+    }
+
     /// `func.func`/`llvm.func` accessors.
     pub fn function_type(&self, func: OpId) -> Option<&crate::types::FunctionType> {
         self.attr(func, "function_type").and_then(Attribute::as_type).and_then(Type::as_function)

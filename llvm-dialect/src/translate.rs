@@ -10,7 +10,7 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 use inkwell::module::Module as LlvmModule;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::CString;
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::types::FloatKind;
@@ -222,7 +222,7 @@ impl Translator<'_> {
             }
         }
         // Dominance order, so operands are translated before their uses.
-        for b in reverse_post_order(m, &blocks) {
+        for b in m.reverse_post_order(region).0 {
             let bb = self.blocks[&b];
             unsafe { LLVMPositionBuilderAtEnd(self.builder, bb) };
             for &o in &m.blocks[b].ops {
@@ -629,25 +629,4 @@ impl Translator<'_> {
         LLVMGetParamTypes(fty, params.as_mut_ptr());
         params == operands
     }
-}
-
-fn reverse_post_order(m: &Module, blocks: &[BlockId]) -> Vec<BlockId> {
-    let mut seen = HashSet::new();
-    let mut order = Vec::new();
-    let mut stack = vec![(blocks[0], 0usize)];
-    seen.insert(blocks[0]);
-    while let Some((b, i)) = stack.pop() {
-        let succ: Vec<BlockId> = m.terminator(b).map(|t| m.ops[t].successors.iter().map(|s| s.block).collect()).unwrap_or_default();
-        if i < succ.len() {
-            stack.push((b, i + 1));
-            if seen.insert(succ[i]) {
-                stack.push((succ[i], 0));
-            }
-        } else {
-            order.push(b);
-        }
-    }
-    order.reverse();
-    order.extend(blocks.iter().filter(|b| !seen.contains(b)));
-    order
 }

@@ -208,23 +208,9 @@ fn compute_dominators(m: &Module, r: RegionId, entry: BlockId) -> Dominators {
     let succs = |b: BlockId| -> Vec<BlockId> {
         m.blocks[b].ops.last().map(|&t| m.ops[t].successors.iter().map(|s| s.block).collect()).unwrap_or_default()
     };
-    // Reverse post-order.
-    let mut order = Vec::new();
-    let mut seen = HashSet::new();
-    let mut stack = vec![(entry, 0usize)];
-    seen.insert(entry);
-    while let Some((b, i)) = stack.pop() {
-        let s = succs(b);
-        if i < s.len() {
-            stack.push((b, i + 1));
-            if seen.insert(s[i]) {
-                stack.push((s[i], 0));
-            }
-        } else {
-            order.push(b);
-        }
-    }
-    order.reverse();
+    let (all, reachable) = m.reverse_post_order(r);
+    let order: Vec<BlockId> = all[..reachable].to_vec();
+    let seen: HashSet<BlockId> = order.iter().copied().collect();
     let rpo: HashMap<BlockId, usize> = order.iter().enumerate().map(|(i, &b)| (b, i)).collect();
     let mut preds: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
     for &b in blocks {

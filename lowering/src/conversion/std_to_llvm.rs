@@ -13,8 +13,7 @@
 
 use crate::builder::Builder;
 use crate::{LoweringOptions, Pass};
-use std::collections::{BTreeMap, HashMap, HashSet};
-use xcc_ir::module::ValueDef;
+use std::collections::{BTreeMap, HashMap};
 use xcc_ir::types::{FunctionType, MemRefType};
 use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
@@ -91,47 +90,12 @@ fn pred(p: i64) -> Vec<(String, Attribute)> {
 
 impl Cx<'_> {
     fn ty(&self, t: &Type, span: Span) -> Result<Type, Diagnostic> {
-        Ok(match t {
-            Type::Index => self.index.clone(),
-            Type::Integer { width, .. } => Type::int(*width),
-            Type::Float(_) => t.clone(),
-            // Multi-dimensional vectors flatten to one LLVM vector in row-major order.
-            Type::Vector { shape, elem } => Type::Vector { shape: vec![shape.iter().product()], elem: Box::new(self.ty(elem, span)?) },
-            Type::MemRef(m) => descriptor_type(m.rank()),
-            Type::UnrankedMemRef { .. } => Type::LlvmStruct { packed: false, fields: vec![Type::i64(), Type::ptr()] },
-            Type::Function(_) => Type::ptr(),
-            Type::LlvmStruct { packed, fields } => Type::LlvmStruct {
-                packed: *packed,
-                fields: fields.iter().map(|f| self.ty(f, span)).collect::<Result<_, _>>()?,
-            },
-            Type::LlvmArray { len, elem } => Type::LlvmArray { len: *len, elem: Box::new(self.ty(elem, span)?) },
-            Type::LlvmPtr { .. } | Type::LlvmVoid | Type::LlvmFunc { .. } => t.clone(),
-            Type::Tensor { .. } => return Err(unsupported(span, format!("tensor value of type {t} (tensors must be bufferized to memrefs first)"))),
-            _ => return Err(unsupported(span, format!("type {t}"))),
-        })
+        self_ty(&self.index, t, span)
     }
 
     /// The expanded parameter list and the single LLVM result type of a function type.
     fn signature(&self, ft: &FunctionType, span: Span) -> Result<FunctionType, Diagnostic> {
-        let mut inputs = Vec::new();
-        for t in &ft.inputs {
-            match t {
-                Type::MemRef(m) => {
-                    inputs.extend([Type::ptr(), Type::ptr(), Type::i64()]);
-                    inputs.extend(std::iter::repeat(Type::i64()).take(2 * m.rank()));
-                }
-                _ => inputs.push(self.ty(t, span)?),
-            }
-        }
-        Ok(FunctionType { inputs, results: self.packed_results(&ft.results, span)? })
-    }
-
-    fn packed_results(&self, results: &[Type], span: Span) -> Result<Vec<Type>, Diagnostic> {
-        Ok(match results.len() {
-            0 => Vec::new(),
-            1 => vec![self.ty(&results[0], span)?],
-            _ => vec![Type::LlvmStruct { packed: false, fields: results.iter().map(|t| self.ty(t, span)).collect::<Result<_, _>>()? }],
-        })
+        signature_with(&self.index, ft, span)
     }
 
     fn v(&self, old: ValueId) -> ValueId {
@@ -260,7 +224,7 @@ impl Cx<'_> {
                 }
             }
         }
-        for b in reverse_post_order(old, &blocks) {
+        for b in old.reverse_post_order(r).0 {
             let nb = self.blocks[&b];
             for &op in &old.blocks[b].ops {
                 self.convert_op(op, nb)?;
@@ -913,12 +877,13 @@ impl TypeOnly {
             Type::MemRef(m) => descriptor_type(m.rank()),
             Type::UnrankedMemRef { .. } => Type::LlvmStruct { packed: false, fields: vec![Type::i64(), Type::ptr()] },
             Type::Function(_) => Type::ptr(),
-            Type::Float(_) | Type::LlvmPtr { .. } | Type::LlvmVoid => t.clone(),
+            Type::Float(_) | Type::LlvmPtr { .. } | Type::LlvmVoid | Type::LlvmFunc { .. } => t.clone(),
             Type::LlvmStruct { packed, fields } => Type::LlvmStruct {
                 packed: *packed,
                 fields: fields.iter().map(|f| self.ty(f, span)).collect::<Result<_, _>>()?,
             },
             Type::LlvmArray { len, elem } => Type::LlvmArray { len: *len, elem: Box::new(self.ty(elem, span)?) },
+            Type::Tensor { .. } => return Err(unsupported(span, format!("tensor value of type {t} (tensors must be bufferized to memrefs first)"))),
             _ => return Err(unsupported(span, format!("type {t}"))),
         })
     }
@@ -1134,27 +1099,4 @@ fn constant_index(m: &Module, v: ValueId) -> Option<i64> {
         return None;
     }
     m.attr(op, "value").and_then(Attribute::as_int).map(|x| x as i64)
-}
-
-/// Blocks in reverse post-order from the entry, then unreachable ones in textual order.
-fn reverse_post_order(m: &Module, blocks: &[BlockId]) -> Vec<BlockId> {
-    let mut seen = HashSet::new();
-    let mut order = Vec::new();
-    let mut stack = vec![(blocks[0], 0usize)];
-    seen.insert(blocks[0]);
-    while let Some((b, i)) = stack.pop() {
-        let succ: Vec<BlockId> = m.terminator(b).map(|t| m.ops[t].successors.iter().map(|s| s.block).collect()).unwrap_or_default();
-        if i < succ.len() {
-            stack.push((b, i + 1));
-            if seen.insert(succ[i]) {
-                stack.push((succ[i], 0));
-            }
-        } else {
-            order.push(b);
-        }
-    }
-    order.reverse();
-    order.extend(blocks.iter().filter(|b| !seen.contains(b)));
-    let _ = ValueDef::Unresolved;
-    order
 }

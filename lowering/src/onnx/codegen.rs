@@ -297,31 +297,13 @@ impl Emitter {
 
     /// `scf.for %iv = lb to ub` around `body`.
     pub fn for_loop(&mut self, lb: usize, ub: usize, body: impl FnOnce(&mut Self, ValueId)) {
-        let (l, u, s) = (self.idx(lb as i64), self.idx(ub as i64), self.idx(1));
-        let region = self.m.new_region();
-        let inner = self.m.append_block(region, Span::UNKNOWN);
-        let iv = self.m.add_block_arg(inner, Type::Index, Span::UNKNOWN);
-        self.op(OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s]).region(region));
-        let saved = std::mem::replace(&mut self.block, inner);
-        body(self, iv);
-        self.op(OpSpec::new("scf.yield", Span::UNKNOWN));
-        self.block = saved;
+        let (l, u) = (self.idx(lb as i64), self.idx(ub as i64));
+        self.for_step(l, u, 1, body);
     }
 
     /// `scf.for` carrying one accumulator; `body` returns the next value.
     pub fn for_acc(&mut self, lb: usize, ub: usize, init: ValueId, body: impl FnOnce(&mut Self, ValueId, ValueId) -> ValueId) -> ValueId {
-        let (l, u, s) = (self.idx(lb as i64), self.idx(ub as i64), self.idx(1));
-        let ty = self.m.ty(init).clone();
-        let region = self.m.new_region();
-        let inner = self.m.append_block(region, Span::UNKNOWN);
-        let iv = self.m.add_block_arg(inner, Type::Index, Span::UNKNOWN);
-        let acc = self.m.add_block_arg(inner, ty.clone(), Span::UNKNOWN);
-        let op = self.op(OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s, init]).results([ty]).region(region));
-        let saved = std::mem::replace(&mut self.block, inner);
-        let next = body(self, iv, acc);
-        self.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands([next]));
-        self.block = saved;
-        self.m.result(op, 0)
+        self.for_accs(lb, ub, &[init], |e, iv, accs| vec![body(e, iv, accs[0])])[0]
     }
 
     /// `scf.for %iv = lb to ub step step` with index-valued bounds.
@@ -394,6 +376,18 @@ impl Emitter {
         let elem = (*self.m.ty(buf).as_memref().expect("memref").elem).clone();
         let v = if elem == Type::Float(xcc_ir::types::FloatKind::F16) && *self.m.ty(v) != elem { self.value_op("arith.truncf", &[v], elem) } else { v };
         self.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, buf][..], idx].concat()));
+    }
+
+    /// An element index read from an index tensor: negative values count from the end of a
+    /// dimension of size `dim` (Gather, GatherElements).
+    pub fn wrapped_index(&mut self, raw: ValueId, dim: usize) -> ValueId {
+        let it = self.m.ty(raw).clone();
+        let zero = self.const_int(0, it.clone());
+        let dimv = self.const_int(dim as i128, it.clone());
+        let neg = self.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+        let wrapped = self.value_op("arith.addi", &[raw, dimv], it.clone());
+        let fixed = self.value_op("arith.select", &[neg, wrapped, raw], it);
+        self.value_op("arith.index_cast", &[fixed], Type::Index)
     }
 
     /// Index values for `i * stride + k`.

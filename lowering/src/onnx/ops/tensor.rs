@@ -516,17 +516,10 @@ impl Emitter {
                 let indices = self.buf(&node.inputs[1])?;
                 let idx_t = g.ty(&node.inputs[1])?.clone();
                 let r = idx_t.shape.len();
-                let dim = in_shape[a] as i128;
+                let dim = in_shape[a];
                 self.loop_nest(&out_t.shape, &mut |e, ivs| {
                     let raw = e.load(indices, &ivs[a..a + r]);
-                    let it = e.m.ty(raw).clone();
-                    // Negative indices count from the end.
-                    let zero = e.const_int(0, it.clone());
-                    let dimv = e.const_int(dim, it.clone());
-                    let neg = e.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(2))]);
-                    let wrapped = e.value_op("arith.addi", &[raw, dimv], it.clone());
-                    let fixed = e.value_op("arith.select", &[neg, wrapped, raw], it);
-                    let i = e.value_op("arith.index_cast", &[fixed], Type::Index);
+                    let i = e.wrapped_index(raw, dim);
                     let mut idx = ivs[..a].to_vec();
                     idx.push(i);
                     idx.extend(&ivs[a + r..]);
@@ -662,16 +655,10 @@ impl Emitter {
             "GatherElements" => {
                 let a = axis(node, node.int("axis", 0), in_shape.len())?;
                 let indices = self.buf(&node.inputs[1])?;
-                let dim = in_shape[a] as i128;
+                let dim = in_shape[a];
                 self.loop_nest(&out_t.shape, &mut |e, ivs| {
                     let raw = e.load(indices, ivs);
-                    let it = e.m.ty(raw).clone();
-                    let zero = e.const_int(0, it.clone());
-                    let dimv = e.const_int(dim, it.clone());
-                    let neg = e.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(2))]);
-                    let wrapped = e.value_op("arith.addi", &[raw, dimv], it.clone());
-                    let fixed = e.value_op("arith.select", &[neg, wrapped, raw], it);
-                    let i = e.value_op("arith.index_cast", &[fixed], Type::Index);
+                    let i = e.wrapped_index(raw, dim);
                     let mut idx = ivs.to_vec();
                     idx[a] = i;
                     let v = e.load(x, &idx);
