@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
 # The test command from the README: builds xcc, then runs every test (IR unit tests, runtime-c,
-# and the end-to-end suites in test-suite/: run, bad-input, round-trip, differential vs mlir-opt-22).
+# and the end-to-end suites in test-suite/: run, bad-input, round-trip, differential vs
+# mlir-opt-22, GPU/PTX, shared models vs ONNX Runtime, ONNX bad input and fusion, node tests),
+# and ends with one line totalling every test binary's results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH"
 cargo build -p xcc
-cargo test -p xcc-ir -p xcc-runtime-c -p xcc-test-suite
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test -p xcc-ir -p xcc-runtime-c -p xcc-test-suite 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+passed=$(grep -Eo "test result: [a-zA-Z]+\. [0-9]+ passed" "$log" | awk '{s+=$4} END {print s+0}')
+failed=$(grep -Eo "[0-9]+ failed;" "$log" | awk '{s+=$1} END {print s+0}')
+ignored=$(grep -Eo "[0-9]+ ignored;" "$log" | awk '{s+=$1} END {print s+0}')
+echo
+echo "tests: $passed passed, $failed failed, $ignored skipped"
+exit "$status"

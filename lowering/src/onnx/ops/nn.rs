@@ -215,11 +215,14 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         }
         "LayerNormalization" => {
             float_only()?;
-            axis(node, node.int("axis", -1), x.shape.len())?;
-            if node.outputs.iter().skip(1).any(|o| !o.is_empty()) {
-                return err("LayerNormalization's Mean and InvStdDev outputs are not supported");
-            }
-            vec![x.clone()]
+            let a = axis(node, node.int("axis", -1), x.shape.len())?;
+            // Mean and InvStdDev keep the leading dims and reduce the rest to 1 (stash type f32).
+            let mut stat = x.shape[..a].to_vec();
+            stat.extend(std::iter::repeat(1).take(x.shape.len() - a));
+            let stat_t = TensorType { dtype: DType::F32, shape: stat };
+            let mut out = vec![x.clone()];
+            out.extend(node.outputs.iter().skip(1).map(|_| stat_t.clone()));
+            out
         }
         "InstanceNormalization" => {
             float_only()?;
@@ -469,6 +472,12 @@ impl Emitter {
                     None => None,
                 };
                 let d = x_t.dtype;
+                let stats: Vec<Option<ValueId>> = (1..3)
+                    .map(|i| match node.outputs.get(i).filter(|o| !o.is_empty()) {
+                        Some(o) => self.buf(o).map(|b| Some(self.flat(b))),
+                        None => Ok(None),
+                    })
+                    .collect::<OResult<_>>()?;
                 self.for_loop(0, outer, |e, o| {
                     let zero = e.const_of(0.0, d);
                     let sum = e.for_acc(0, dsz, zero, |e, q, acc| {
@@ -488,6 +497,12 @@ impl Emitter {
                     let sd = e.value_op("math.sqrt", &[ve], ct.clone());
                     let one = e.const_of(1.0, d);
                     let inv = e.fbin("arith.divf", one, sd);
+                    for (stat, v) in stats.iter().zip([mean, inv]) {
+                        if let Some(buf) = stat {
+                            let v = e.convert(v, d, DType::F32);
+                            e.store(v, *buf, &[o]);
+                        }
+                    }
                     e.for_loop(0, dsz, |e, q| {
                         let v = e.load(x2, &[o, q]);
                         let c = e.fbin("arith.subf", v, mean);
