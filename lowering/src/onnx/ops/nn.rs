@@ -192,7 +192,10 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             vec![TensorType { dtype: x.dtype, shape }]
         }
         "MaxPool" | "AveragePool" => {
-            float_only()?;
+            // MaxPool also takes int8/uint8 tensors; averaging needs floats.
+            if node.op == "AveragePool" || !matches!(x.dtype, DType::I8 | DType::U8) {
+                float_only()?;
+            }
             let kernel: Vec<usize> = node.ints("kernel_shape").ok_or_else(|| OnnxError("needs kernel_shape".into()))?.iter().map(|&k| k as usize).collect();
             let win = window(node, &x.shape[2..], kernel)?;
             let mut shape = x.shape[..2].to_vec();
@@ -788,7 +791,12 @@ impl Emitter {
         let ns = kernel.len();
         let in_spatial = x_t.shape[2..].to_vec();
         self.loop_nest(&out_t.shape, &mut |e, ivs| {
-            let init = e.const_of(if is_max { f64::NEG_INFINITY } else { 0.0 }, d);
+            let lowest = match d {
+                DType::U8 => 0.0,
+                DType::I8 => i8::MIN as f64,
+                _ => f64::NEG_INFINITY,
+            };
+            let init = e.const_of(if is_max { lowest } else { 0.0 }, d);
             let ivs_sp = ivs[2..].to_vec();
             // Taps outside the input are skipped by a select; the divisor comes from window_count.
             let mut tap = |e: &mut Emitter, k: &[ValueId], v: ValueId| -> ValueId {
@@ -807,7 +815,12 @@ impl Emitter {
                     pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
                 }
                 let xv = e.load(x, &[&ivs[..2], &pos[..]].concat());
-                let nv = if is_max { e.fbin("arith.maximumf", v, xv) } else { e.fbin("arith.addf", v, xv) };
+                let max = match d {
+                    DType::U8 => "arith.maxui",
+                    DType::I8 => "arith.maxsi",
+                    _ => "arith.maximumf",
+                };
+                let nv = if is_max { e.fbin(max, v, xv) } else { e.fbin("arith.addf", v, xv) };
                 e.select_f(ok.expect("a spatial dim"), nv, v)
             };
             fn rec(e: &mut Emitter, dim: usize, kernel: &[usize], kidx: &mut Vec<ValueId>, v: ValueId, tap: &mut dyn FnMut(&mut Emitter, &[ValueId], ValueId) -> ValueId) -> ValueId {
