@@ -22,7 +22,7 @@ pub fn is_terminator(name: &str) -> bool {
 /// verifier treats as opaque (it may or may not be a terminator).
 pub fn is_known_dialect(op_name: &str) -> bool {
     let dialect = op_name.split('.').next().unwrap_or("");
-    matches!(dialect, "builtin" | "func" | "arith" | "math" | "cf" | "memref" | "scf" | "affine" | "vector" | "llvm" | "gpu" | "tensor")
+    matches!(dialect, "builtin" | "std" | "func" | "arith" | "math" | "cf" | "memref" | "scf" | "affine" | "vector" | "llvm" | "gpu" | "tensor")
 }
 
 /// Operations whose regions cannot see values defined outside them.

@@ -64,6 +64,9 @@ impl MemRefType {
             Layout::Identity => Some((identity_strides(&self.shape), Some(0))),
             Layout::Strided { offset, strides } => Some((strides.clone(), *offset)),
             Layout::Map(map) if map.is_identity() => Some((identity_strides(&self.shape), Some(0))),
+            // A map with symbols (a view's window) is resolved when the view is made: its offset
+            // and strides live in the descriptor, as for `strided<[?, ?], offset: ?>`.
+            Layout::Map(map) if map.num_symbols > 0 => Some((vec![None; self.shape.len()], None)),
             Layout::Map(map) => strides_of_affine_map(map),
         }
     }

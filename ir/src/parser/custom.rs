@@ -46,8 +46,10 @@ pub fn canonical_name(name: &str) -> &str {
         "store" => "memref.store",
         "dim" => "memref.dim",
         "memref_cast" => "memref.cast",
-        "view" => "memref.view",
-        "reshape" => "memref.reshape",
+        // The original view/reshape re-index a buffer through affine maps; upstream has no such
+        // operations, so they keep the original dialect's name.
+        "view" => "std.view",
+        "reshape" => "std.reshape",
         "dma_start" => "memref.dma_start",
         "dma_wait" => "memref.dma_wait",
         "extract_element" => "vector.extractelement",
@@ -308,6 +310,52 @@ pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_res
             }
             let ops = vec![p.resolve(&src, &ft.inputs[0])?, p.resolve(&shape, &ft.inputs[1])?];
             Ok(spec.operands(ops).results(ft.results))
+        }
+        "std.view" => {
+            // `view T1 -> T2 (dims) [syms] %src : T1`
+            let from = p.parse_type()?;
+            p.expect_punct("->")?;
+            let to = p.parse_type()?;
+            let (dims, syms) = parse_dims_and_symbols(p)?;
+            let src = p.parse_operand_ref()?;
+            p.expect_punct(":")?;
+            let ty_span = p.peek_span();
+            let src_ty = p.parse_type()?;
+            if src_ty != from {
+                return Err(Diagnostic::new(ty_span, format!("the source has type {src_ty}, but the view is declared from {from}")));
+            }
+            let mut ops = vec![p.resolve(&src, &src_ty)?];
+            ops.extend(p.resolve_same(&dims, &Type::Index)?);
+            ops.extend(p.resolve_same(&syms, &Type::Index)?);
+            let seg = Attribute::DenseArray { elem: Type::i32(), values: vec![1, dims.len() as i128, syms.len() as i128] };
+            Ok(spec.operands(ops).results([to]).attr("operandSegmentSizes", seg))
+        }
+        "std.reshape" => {
+            // `reshape %src : T1 (dims)[syms] to (T1 -> T2)` (the spec's example) or `... : T2` (its grammar)
+            let src = p.parse_operand_ref()?;
+            p.expect_punct(":")?;
+            let from = p.parse_type()?;
+            let (dims, syms) = parse_dims_and_symbols(p)?;
+            let to = if p.eat_ident("to")? {
+                p.expect_punct("(")?;
+                let a_span = p.peek_span();
+                let a = p.parse_type()?;
+                if a != from {
+                    return Err(Diagnostic::new(a_span, format!("the reshape is declared from {a}, but the source has type {from}")));
+                }
+                p.expect_punct("->")?;
+                let b = p.parse_type()?;
+                p.expect_punct(")")?;
+                b
+            } else {
+                p.expect_punct(":")?;
+                p.parse_type()?
+            };
+            let mut ops = vec![p.resolve(&src, &from)?];
+            ops.extend(p.resolve_same(&dims, &Type::Index)?);
+            ops.extend(p.resolve_same(&syms, &Type::Index)?);
+            let seg = Attribute::DenseArray { elem: Type::i32(), values: vec![1, dims.len() as i128, syms.len() as i128] };
+            Ok(spec.operands(ops).results([to]).attr("operandSegmentSizes", seg))
         }
         "memref.get_global" => {
             let (sym, _) = p.expect_symbol()?;

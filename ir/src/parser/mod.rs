@@ -998,6 +998,11 @@ impl<'a> Parser<'a> {
                 Tok::Punct("(") => {
                     layout = Layout::Map(affine_syntax::parse_affine_map_or_set(self)?.into_map(s)?);
                 }
+                // The original spec names memory spaces with bare words (`hbm`, `vmem`).
+                Tok::Ident(w) if !is_type_keyword(&w) && !["dense", "array", "true", "false", "unit", "affine_set", "loc"].contains(&w.as_str()) => {
+                    self.next()?;
+                    memory_space = Some(Box::new(Attribute::Opaque(w)));
+                }
                 _ => {
                     let a = self.parse_attribute()?;
                     match a {
@@ -1424,6 +1429,12 @@ impl<'a> Parser<'a> {
         }
         Ok(())
     }
+}
+
+/// Words that begin a builtin type.
+fn is_type_keyword(w: &str) -> bool {
+    let int = |p: &str| w.strip_prefix(p).is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    int("i") || int("si") || int("ui") || matches!(w, "index" | "f16" | "bf16" | "f32" | "f64" | "none" | "vector" | "tensor" | "memref" | "tuple")
 }
 
 fn check_int_fits(v: i128, ty: &Type, span: Span) -> PResult<()> {

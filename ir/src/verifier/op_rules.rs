@@ -290,6 +290,26 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
                 return err(format!("the result type does not match the type of '@{sym}'"));
             }
         }
+        "std.view" | "std.reshape" => {
+            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first()) else {
+                return err("takes a ranked memref and gives one".into());
+            };
+            if src.elem != dst.elem || src.memory_space != dst.memory_space {
+                return err(format!("element type and memory space must match: {} and {}", operand_types[0], result_types[0]));
+            }
+            let seg = m.attr(op, "operandSegmentSizes").and_then(Attribute::as_int_list).unwrap_or_default();
+            let dynamic = dst.shape.iter().filter(|d| d.is_none()).count();
+            if seg.len() != 3 || seg[1] as usize != dynamic {
+                return err(format!("{} has {dynamic} dynamic dimension(s), but {} size(s) are given", result_types[0], seg.get(1).copied().unwrap_or(0)));
+            }
+            if let crate::types::Layout::Map(map) = &dst.layout {
+                if map.num_symbols as i128 != seg[2] {
+                    return err(format!("the result's layout map takes {} symbol(s), but {} are given", map.num_symbols, seg[2]));
+                }
+            } else if seg[2] != 0 {
+                return err("symbols are given, but the result has no layout map".into());
+            }
+        }
         "memref.dma_start" => {
             let mut i = 0;
             let mut take = |what: &str| -> Result<crate::types::MemRefType, Diagnostic> {

@@ -423,6 +423,9 @@ impl Cx<'_> {
             }
             "memref.alloc" | "memref.alloca" | "memref.alloc_static" => {
                 let mt = old.ty(d.results[0]).as_memref().expect("verified memref").clone();
+                if !matches!(&mt.layout, xcc_ir::types::Layout::Identity) && mt.strides_and_offset().map(|(s, _)| s) != Some(xcc_ir::types::identity_strides(&mt.shape)) {
+                    return Err(unsupported(span, format!("allocating {} (only row-major layouts can be allocated)", Type::MemRef(mt.clone()))));
+                }
                 let elem = self_ty(&index, &mt.elem, span)?;
                 let (sizes, strides) = static_or_dynamic_shape(&mut b, &mt, &ops);
                 let total = product(&mut b, &sizes);
@@ -590,6 +593,78 @@ impl Cx<'_> {
                 let mut fields = vec![p0, p1, offset];
                 fields.extend(keep.iter().map(|&i| sizes[i]));
                 fields.extend(keep.iter().map(|&i| strides[i]));
+                vec![build_descriptor(&mut b, dst.rank(), &fields)]
+            }
+            "std.view" | "std.reshape" => {
+                // The original view/reshape: the result's index space maps into the source's,
+                // through the result's layout map R (or the identity). With R linear in its
+                // dims, offset = src_offset + sum_k R_k(0, syms) * src_stride_k and
+                // stride_d = sum_k (R_k(e_d, syms) - R_k(0, syms)) * src_stride_k.
+                let src = old.ty(d.operands[0]).as_memref().expect("verified").clone();
+                let dst = old.ty(d.results[0]).as_memref().expect("verified").clone();
+                let seg = old.attr(op, "operandSegmentSizes").and_then(Attribute::as_int_list).unwrap_or_default();
+                let (nd, ns) = (seg[1] as usize, seg[2] as usize);
+                let dyn_sizes = ops[1..1 + nd].to_vec();
+                let syms: Vec<ValueId> = ops[1 + nd..1 + nd + ns].to_vec();
+                let desc = ops[0];
+                let (src_strides, src_offset) = src.strides_and_offset().ok_or_else(|| unsupported(span, format!("'{name}' of {}", Type::MemRef(src.clone()))))?;
+                let src_stride: Vec<ValueId> = (0..src.rank())
+                    .map(|k| match src_strides[k] {
+                        Some(s) => b.llvm_const(s, Type::i64()),
+                        None => b.value_with("llvm.extractvalue", &[desc], Type::i64(), pos(&[4, k as i64])),
+                    })
+                    .collect();
+                let base_off = match src_offset {
+                    Some(o) => b.llvm_const(o, Type::i64()),
+                    None => b.value_with("llvm.extractvalue", &[desc], Type::i64(), pos(&[2])),
+                };
+                let (sizes, row_major) = static_or_dynamic_shape(&mut b, &dst, &dyn_sizes);
+                let (offset, strides) = match &dst.layout {
+                    xcc_ir::types::Layout::Map(map) if !map.is_identity() => {
+                        if map.results.len() != src.rank() || !map.results.iter().all(|e| linear_in_dims(e)) {
+                            return Err(unsupported(span, format!("'{name}' through the map {map}: it must give one source index per source dimension and be linear in its dimensions")));
+                        }
+                        let zero = b.llvm_const(0, Type::i64());
+                        let one = b.llvm_const(1, Type::i64());
+                        let at = |b: &mut Builder, unit: Option<usize>| -> Vec<ValueId> {
+                            let dims: Vec<ValueId> = (0..map.num_dims as usize).map(|q| if Some(q) == unit { one } else { zero }).collect();
+                            map.results.iter().map(|e| eval_affine(b, e, &dims, &syms)).collect()
+                        };
+                        let origin = at(&mut b, None);
+                        let dot = |b: &mut Builder, v: &[ValueId]| -> ValueId {
+                            let mut acc = b.llvm_const(0, Type::i64());
+                            for (x, s) in v.iter().zip(&src_stride) {
+                                let p = b.value("llvm.mul", &[*x, *s], Type::i64());
+                                acc = b.value("llvm.add", &[acc, p], Type::i64());
+                            }
+                            acc
+                        };
+                        let o = dot(&mut b, &origin);
+                        let offset = b.value("llvm.add", &[base_off, o], Type::i64());
+                        let strides = (0..dst.rank())
+                            .map(|q| {
+                                let moved = at(&mut b, Some(q));
+                                let diff: Vec<ValueId> = moved.iter().zip(&origin).map(|(m, o)| b.value("llvm.sub", &[*m, *o], Type::i64())).collect();
+                                dot(&mut b, &diff)
+                            })
+                            .collect();
+                        (offset, strides)
+                    }
+                    // No map: a view keeps the source's index space; a reshape reinterprets a
+                    // contiguous buffer row-major.
+                    _ if name == "std.view" && dst.rank() == src.rank() => (base_off, src_stride.clone()),
+                    _ => {
+                        if src.layout != xcc_ir::types::Layout::Identity && !matches!(&src.layout, xcc_ir::types::Layout::Map(m) if m.is_identity()) {
+                            return Err(unsupported(span, format!("'{name}' of the non-contiguous {}", Type::MemRef(src.clone()))));
+                        }
+                        (base_off, row_major)
+                    }
+                };
+                let p0 = b.value_with("llvm.extractvalue", &[desc], Type::ptr(), pos(&[0]));
+                let p1 = b.value_with("llvm.extractvalue", &[desc], Type::ptr(), pos(&[1]));
+                let mut fields = vec![p0, p1, offset];
+                fields.extend(sizes);
+                fields.extend(strides);
                 vec![build_descriptor(&mut b, dst.rank(), &fields)]
             }
             "memref.view" => {
@@ -820,6 +895,53 @@ impl Cx<'_> {
             b.insert(spec);
         }
         Ok(())
+    }
+}
+
+/// Whether an affine expression is linear in its dimensions (products and divisions involve at
+/// most one side with dimensions, and never divide a dimension).
+fn linear_in_dims(e: &xcc_ir::affine::AffineExpr) -> bool {
+    use xcc_ir::affine::AffineExpr as E;
+    fn has_dim(e: &E) -> bool {
+        match e {
+            E::Dim(_) => true,
+            E::Symbol(_) | E::Const(_) => false,
+            E::Add(a, b) | E::Mul(a, b) | E::FloorDiv(a, b) | E::CeilDiv(a, b) | E::Mod(a, b) => has_dim(a) || has_dim(b),
+        }
+    }
+    match e {
+        E::Dim(_) | E::Symbol(_) | E::Const(_) => true,
+        E::Add(a, b) => linear_in_dims(a) && linear_in_dims(b),
+        E::Mul(a, b) => !(has_dim(a) && has_dim(b)) && linear_in_dims(a) && linear_in_dims(b),
+        E::FloorDiv(a, b) | E::CeilDiv(a, b) | E::Mod(a, b) => !has_dim(a) && !has_dim(b),
+    }
+}
+
+/// Evaluates an affine expression in the llvm dialect (i64), with floor semantics for divisions.
+fn eval_affine(b: &mut Builder, e: &xcc_ir::affine::AffineExpr, dims: &[ValueId], syms: &[ValueId]) -> ValueId {
+    use xcc_ir::affine::AffineExpr as E;
+    match e {
+        E::Dim(i) => dims[*i as usize],
+        E::Symbol(i) => syms[*i as usize],
+        E::Const(c) => b.llvm_const(*c, Type::i64()),
+        E::Add(x, y) | E::Mul(x, y) => {
+            let (l, r) = (eval_affine(b, x, dims, syms), eval_affine(b, y, dims, syms));
+            b.value(if matches!(e, E::Add(..)) { "llvm.add" } else { "llvm.mul" }, &[l, r], Type::i64())
+        }
+        E::FloorDiv(x, y) | E::CeilDiv(x, y) | E::Mod(x, y) => {
+            let (l, r) = (eval_affine(b, x, dims, syms), eval_affine(b, y, dims, syms));
+            match e {
+                E::FloorDiv(..) => div_round(b, "arith.floordivsi", l, r, Type::i64()),
+                E::CeilDiv(..) => div_round(b, "arith.ceildivsi", l, r, Type::i64()),
+                _ => {
+                    let rem = b.value("llvm.srem", &[l, r], Type::i64());
+                    let zero = b.llvm_const(0, Type::i64());
+                    let neg = b.value_with("llvm.icmp", &[rem, zero], Type::i1(), pred(2));
+                    let adj = b.value("llvm.add", &[rem, r], Type::i64());
+                    b.value("llvm.select", &[neg, adj, rem], Type::i64())
+                }
+            }
+        }
     }
 }
 
