@@ -1,0 +1,61 @@
+//! The same input and flags give byte-identical outputs: every output kind, compiled twice in
+//! separate processes, compared byte for byte (MLIR input and, where ../shared is present, an
+//! ONNX model with its header).
+
+use std::path::Path;
+use std::process::Command;
+use xcc_test_suite::{suite_dir, xcc_binary};
+
+fn compile_twice(input: &Path, out_name: &str, extra: &[&str], dir: &Path) -> Result<(), String> {
+    let mut outputs = Vec::new();
+    for round in 0..2 {
+        let d = dir.join(format!("round{round}"));
+        std::fs::create_dir_all(&d).unwrap();
+        let out = d.join(out_name);
+        let st = Command::new(xcc_binary()).arg(input).args(extra).arg("-o").arg(&out).output().unwrap();
+        if !st.status.success() {
+            return Err(format!("{}: {}", input.display(), String::from_utf8_lossy(&st.stderr)));
+        }
+        outputs.push(d);
+    }
+    for entry in std::fs::read_dir(&outputs[0]).unwrap().flatten() {
+        let name = entry.file_name();
+        let (a, b) = (std::fs::read(entry.path()).unwrap(), std::fs::read(outputs[1].join(&name)).unwrap_or_default());
+        if a != b || a.is_empty() {
+            return Err(format!("{} {extra:?}: {} differs between two compilations", input.display(), name.to_string_lossy()));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn outputs_are_byte_identical() {
+    let root = suite_dir().parent().unwrap().to_path_buf();
+    let work = root.join("target/xcc-tests/determinism");
+    let _ = std::fs::remove_dir_all(&work);
+    let mlir = root.join("examples/matmul/matmul.mlir");
+    let gpu = suite_dir().join("gpu/matmul2d.mlir");
+    let mut cases: Vec<(&Path, &str, Vec<&str>)> = vec![
+        (&mlir, "m.o", vec![]),
+        (&mlir, "m.s", vec!["-O3"]),
+        (&mlir, "m.ll", vec![]),
+        (&mlir, "m.bc", vec![]),
+        (&mlir, "m.mlir", vec![]),
+        (&mlir, "libm.a", vec!["-O3"]),
+        (&mlir, "libm.a", vec!["--target=aarch64"]),
+        (&gpu, "k.ptx", vec!["--target=nvptx64", "--mcpu=sm_90"]),
+    ];
+    let onnx = root.join("../shared/models/squeezenet1_1.onnx");
+    if onnx.exists() {
+        cases.push((&onnx, "libsq.a", vec!["-O3"]));
+    } else {
+        println!("SKIP (ONNX part): ../shared/models is absent");
+    }
+    let mut failures = Vec::new();
+    for (i, (input, out, extra)) in cases.iter().enumerate() {
+        if let Err(e) = compile_twice(input, out, extra, &work.join(i.to_string())) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
