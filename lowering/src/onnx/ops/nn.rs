@@ -200,10 +200,11 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             let win = window(node, &x.shape[2..], kernel)?;
             let mut shape = x.shape[..2].to_vec();
             shape.extend(win.out);
-            if node.outputs.len() > 1 && node.outputs[1] != "" {
-                return err("MaxPool's Indices output is not supported");
+            let mut out = vec![TensorType { dtype: x.dtype, shape: shape.clone() }];
+            if node.outputs.len() > 1 {
+                out.push(TensorType { dtype: DType::I64, shape });
             }
-            vec![TensorType { dtype: x.dtype, shape }]
+            out
         }
         "GlobalAveragePool" | "GlobalMaxPool" => {
             float_only()?;
@@ -790,6 +791,14 @@ impl Emitter {
         let d = x_t.dtype;
         let ns = kernel.len();
         let in_spatial = x_t.shape[2..].to_vec();
+        // MaxPool's Indices: the flat position of the max in the input (row-major, or with
+        // storage_order 1 the spatial dims column-major); the first max wins ties.
+        let indices = match node.outputs.get(1).filter(|o| !o.is_empty() && is_max) {
+            Some(o) => Some(self.buf(o)?),
+            None => None,
+        };
+        let column_major = node.int("storage_order", 0) == 1;
+        let channels = x_t.shape[1];
         self.loop_nest(&out_t.shape, &mut |e, ivs| {
             let lowest = match d {
                 DType::U8 => 0.0,
@@ -797,9 +806,11 @@ impl Emitter {
                 _ => f64::NEG_INFINITY,
             };
             let init = e.const_of(if is_max { lowest } else { 0.0 }, d);
+            let init_idx = e.const_int(0, Type::i64());
             let ivs_sp = ivs[2..].to_vec();
             // Taps outside the input are skipped by a select; the divisor comes from window_count.
-            let mut tap = |e: &mut Emitter, k: &[ValueId], v: ValueId| -> ValueId {
+            let mut tap = |e: &mut Emitter, k: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
+                let (v, vi) = (st[0], st[1]);
                 let mut ok: Option<ValueId> = None;
                 let mut pos = Vec::new();
                 for q in 0..ns {
@@ -814,27 +825,57 @@ impl Emitter {
                     let last = e.idx(in_spatial[q] as i64 - 1);
                     pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
                 }
+                let ok = ok.expect("a spatial dim");
                 let xv = e.load(x, &[&ivs[..2], &pos[..]].concat());
-                let max = match d {
-                    DType::U8 => "arith.maxui",
-                    DType::I8 => "arith.maxsi",
-                    _ => "arith.maximumf",
-                };
-                let nv = if is_max { e.fbin(max, v, xv) } else { e.fbin("arith.addf", v, xv) };
-                e.select_f(ok.expect("a spatial dim"), nv, v)
-            };
-            fn rec(e: &mut Emitter, dim: usize, kernel: &[usize], kidx: &mut Vec<ValueId>, v: ValueId, tap: &mut dyn FnMut(&mut Emitter, &[ValueId], ValueId) -> ValueId) -> ValueId {
-                if dim == kernel.len() {
-                    return tap(e, kidx, v);
+                if !is_max {
+                    let nv = e.fbin("arith.addf", v, xv);
+                    return vec![e.select_f(ok, nv, v), vi];
                 }
-                e.for_acc(0, kernel[dim], v, |e, k, v| {
+                let (cmp, pred) = match d {
+                    DType::U8 => ("arith.cmpi", 8),
+                    DType::I8 => ("arith.cmpi", 4),
+                    _ => ("arith.cmpf", 2),
+                };
+                // Strictly greater: the first maximum keeps its index.
+                let gt = e.value_attr(cmp, &[xv, v], Type::i1(), vec![("predicate", Attribute::i64(pred))]);
+                let take = e.value_op("arith.andi", &[ok, gt], Type::i1());
+                let nv = e.select_f(take, xv, v);
+                let ni = if indices.is_some() {
+                    let mut terms = vec![(ivs[0], (channels * in_spatial.iter().product::<usize>()) as i64), (ivs[1], in_spatial.iter().product::<usize>() as i64)];
+                    let strides = if column_major {
+                        let mut s = vec![1usize; ns];
+                        for q in 1..ns {
+                            s[q] = s[q - 1] * in_spatial[q - 1];
+                        }
+                        s
+                    } else {
+                        super::strides_of(&in_spatial)
+                    };
+                    terms.extend(pos.iter().zip(&strides).map(|(&p, &s)| (p, s as i64)));
+                    let flat = e.affine(&terms, 0);
+                    let flat = e.value_op("arith.index_cast", &[flat], Type::i64());
+                    e.value_op("arith.select", &[take, flat, vi], Type::i64())
+                } else {
+                    vi
+                };
+                vec![nv, ni]
+            };
+            fn rec(e: &mut Emitter, dim: usize, kernel: &[usize], kidx: &mut Vec<ValueId>, st: Vec<ValueId>, tap: &mut dyn FnMut(&mut Emitter, &[ValueId], &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
+                if dim == kernel.len() {
+                    return tap(e, kidx, &st);
+                }
+                e.for_accs(0, kernel[dim], &st, |e, k, st| {
                     kidx.push(k);
-                    let r = rec(e, dim + 1, kernel, kidx, v, tap);
+                    let r = rec(e, dim + 1, kernel, kidx, st.to_vec(), tap);
                     kidx.pop();
                     r
                 })
             }
-            let v = rec(e, 0, &kernel, &mut Vec::new(), init, &mut tap);
+            let st = rec(e, 0, &kernel, &mut Vec::new(), vec![init, init_idx], &mut tap);
+            let v = st[0];
+            if let Some(ib) = indices {
+                e.store(st[1], ib, ivs);
+            }
             let r = if is_max {
                 v
             } else {
