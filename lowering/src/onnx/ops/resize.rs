@@ -11,6 +11,10 @@ pub const OPS: &[&str] = &["Resize", "Upsample"];
 
 struct Plan {
     out: Vec<usize>,
+    /// Positions outside the input take `extrapolation_value` (tf_crop_and_resize).
+    extrapolate: bool,
+    /// The scale per dim (given, or output / input for sizes).
+    scales: Vec<f64>,
     /// Per dim: output coordinate -> source coordinate in the input (before rounding).
     coords: Vec<Vec<f64>>,
 }
@@ -77,6 +81,17 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
         (None, None) => return err("Resize needs scales or sizes"),
     }
     let mode = node.string("coordinate_transformation_mode").unwrap_or(if node.op == "Upsample" { "asymmetric" } else { "half_pixel" });
+    // tf_crop_and_resize samples the box given by roi (starts then ends, normalized).
+    let mut roi: Vec<(f64, f64)> = vec![(0.0, 1.0); rank];
+    if mode == "tf_crop_and_resize" {
+        let r = const_f64(g, node, 1)?.ok_or_else(|| OnnxError("tf_crop_and_resize needs roi".into()))?;
+        if r.len() != 2 * axes.len() {
+            return err(format!("roi has {} values, expected {}", r.len(), 2 * axes.len()));
+        }
+        for (k, &a) in axes.iter().enumerate() {
+            roi[a] = (r[k], r[k + axes.len()]);
+        }
+    }
     let mut coords = Vec::new();
     for d in 0..rank {
         // The transforms use the real-valued output length in * scale (e.g. 2.4, not 2).
@@ -90,6 +105,10 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
                     "pytorch_half_pixel" => Ok(if o > 1.0 { (xo + 0.5) / s - 0.5 } else { 0.0 }),
                     "align_corners" => Ok(if o == 1.0 { 0.0 } else { xo * (inn - 1.0) / (o - 1.0) }),
                     "asymmetric" => Ok(xo / s),
+                    "tf_crop_and_resize" => {
+                        let (st, en) = roi[d];
+                        Ok(if out[d] > 1 { st * (inn - 1.0) + xo * (en - st) * (inn - 1.0) / (out[d] as f64 - 1.0) } else { 0.5 * (st + en) * (inn - 1.0) })
+                    }
                     "tf_half_pixel_for_nn" => Ok((xo + 0.5) / s),
                     "half_pixel_symmetric" => {
                         let adj = out[d] as f64 / (s * inn);
@@ -103,7 +122,7 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
             .collect::<OResult<_>>()?;
         coords.push(c);
     }
-    Ok(Plan { out, coords })
+    Ok(Plan { out, coords, extrapolate: mode == "tf_crop_and_resize", scales })
 }
 
 pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
@@ -112,8 +131,8 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     if !matches!(mode, "nearest" | "linear" | "bilinear") {
         return err(format!("Resize mode '{mode}' is not supported"));
     }
-    if node.int("antialias", 0) == 1 {
-        return err("antialiased Resize is not supported");
+    if node.int("antialias", 0) == 1 && mode == "nearest" {
+        return err("antialias applies to linear and cubic modes, not nearest");
     }
     Ok(vec![TensorType { dtype: x.dtype, shape: plan(node, g)?.out }])
 }
@@ -128,28 +147,57 @@ impl Emitter {
         let linear = node.string("mode").is_some_and(|m| m != "nearest");
         let nearest_mode = node.string("nearest_mode").unwrap_or(if node.op == "Upsample" { "floor" } else { "round_prefer_floor" }).to_string();
         let clamp = |v: i64, n: usize| v.clamp(0, n as i64 - 1);
-        // Per dim: (index table, second index table, weight table); identity dims need none.
-        let mut tables: Vec<Option<(ValueId, Option<(ValueId, ValueId)>)>> = Vec::new();
+        // Per dim: an index table, and for linear modes a weight table with the number of taps
+        // (tables are [output position][tap]); identity dims need none.
+        let mut tables: Vec<Option<(ValueId, Option<(ValueId, usize)>)>> = Vec::new();
         for d in 0..rank {
             let n = x_t.shape[d];
             let identity = p.out[d] == n && p.coords[d].iter().enumerate().all(|(i, &c)| (c - i as f64).abs() < 1e-12);
+            let outside = |c: f64| p.extrapolate && (c < 0.0 || c > (n - 1) as f64);
             if identity {
                 tables.push(None);
                 continue;
             }
             if linear {
-                let (mut i0, mut i1, mut w) = (Vec::new(), Vec::new(), Vec::new());
+                // K taps per output position: 2 for plain linear; with antialias while
+                // downsampling, the triangle filter stretched by 1/scale (normalized), over edge-
+                // padded input, as the spec's reference computes it.
+                let scale = p.scales[d];
+                let antialias = node.int("antialias", 0) == 1 && scale < 1.0;
+                let (start, taps) = if antialias {
+                    let start = (-1.0 / scale).floor() as i64 + 1;
+                    (start, (2 - 2 * start) as usize)
+                } else {
+                    (0, 2)
+                };
+                let (mut idx, mut wts) = (Vec::new(), Vec::new());
                 for &c in &p.coords[d] {
-                    let c = c.clamp(0.0, (n - 1) as f64);
+                    let out_of_range = outside(c);
+                    let c = if antialias { c } else { c.clamp(0.0, (n - 1) as f64) };
                     let f = c.floor();
-                    i0.push(clamp(f as i64, n));
-                    i1.push(clamp(f as i64 + 1, n));
-                    w.push(c - f);
+                    let ratio = c - f;
+                    let raw: Vec<f64> = (0..taps)
+                        .map(|t| {
+                            let off = start + t as i64;
+                            if antialias {
+                                (1.0 - ((off as f64 - ratio) * scale).abs()).clamp(0.0, 1.0)
+                            } else if t == 0 {
+                                1.0 - ratio
+                            } else {
+                                ratio
+                            }
+                        })
+                        .collect();
+                    let sum: f64 = raw.iter().sum();
+                    for (t, w) in raw.iter().enumerate() {
+                        let i = f as i64 + start + t as i64;
+                        idx.push(if out_of_range { -1 } else { clamp(i, n) });
+                        wts.push(if sum > 0.0 { w / sum } else { 0.0 });
+                    }
                 }
-                let t0 = self.constant_buffer(&Tensor::from_i64(vec![i0.len()], &i0));
-                let t1 = self.constant_buffer(&Tensor::from_i64(vec![i1.len()], &i1));
-                let tw = self.constant_buffer(&Tensor::from_f64(DType::F32, vec![w.len()], &w));
-                tables.push(Some((t0, Some((t1, tw)))));
+                let ti = self.constant_buffer(&Tensor::from_i64(vec![idx.len()], &idx));
+                let tw = self.constant_buffer(&Tensor::from_f64(DType::F32, vec![wts.len()], &wts));
+                tables.push(Some((ti, Some((tw, taps)))));
             } else {
                 let idx: Vec<i64> = p.coords[d]
                     .iter()
@@ -162,7 +210,7 @@ impl Emitter {
                                 if c.fract() == 0.5 { c.floor() } else { c.round() }
                             }
                         };
-                        clamp(r as i64, n)
+                        if outside(c) { -1 } else { clamp(r as i64, n) }
                     })
                     .collect();
                 let t = self.constant_buffer(&Tensor::from_i64(vec![idx.len()], &idx));
@@ -171,33 +219,45 @@ impl Emitter {
         }
         let ct = compute_type(x_t.dtype);
         let d = x_t.dtype;
+        let extrapolation = node.float("extrapolation_value", 0.0) as f64;
+        let extrapolate = p.extrapolate;
         self.loop_nest(&p.out, &mut |e, ivs| {
             let mut corners: Vec<(Vec<ValueId>, Option<ValueId>)> = vec![(Vec::new(), None)];
+            let mut outside: Option<ValueId> = None;
+            // An index of -1 marks a position outside the input; it reads element 0 and the
+            // result is replaced by the extrapolation value.
+            let mut index = |e: &mut Emitter, raw: ValueId| -> ValueId {
+                if extrapolate {
+                    let zero = e.const_int(0, Type::i64());
+                    let neg = e.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(2))]);
+                    outside = Some(match outside { None => neg, Some(o) => e.value_op("arith.ori", &[o, neg], Type::i1()) });
+                    let fixed = e.value_op("arith.maxsi", &[raw, zero], Type::i64());
+                    return e.value_op("arith.index_cast", &[fixed], Type::Index);
+                }
+                e.value_op("arith.index_cast", &[raw], Type::Index)
+            };
             for (q, t) in tables.iter().enumerate() {
                 match t {
                     None => corners.iter_mut().for_each(|c| c.0.push(ivs[q])),
                     Some((t0, None)) => {
                         let raw = e.load(*t0, &[ivs[q]]);
-                        let i = e.value_op("arith.index_cast", &[raw], Type::Index);
+                        let i = index(e, raw);
                         corners.iter_mut().for_each(|c| c.0.push(i));
                     }
-                    Some((t0, Some((t1, tw)))) => {
-                        let r0 = e.load(*t0, &[ivs[q]]);
-                        let r1 = e.load(*t1, &[ivs[q]]);
-                        let i0 = e.value_op("arith.index_cast", &[r0], Type::Index);
-                        let i1 = e.value_op("arith.index_cast", &[r1], Type::Index);
-                        let w = e.load(*tw, &[ivs[q]]);
-                        let w = if ct != Type::f32() { e.convert(w, DType::F32, d) } else { w };
-                        let one = e.const_of(1.0, d);
-                        let w0 = e.value_op("arith.subf", &[one, w], ct.clone());
+                    Some((ti, Some((tw, taps)))) => {
                         let mut next = Vec::new();
-                        for (idx, wt) in &corners {
-                            for (i, wi) in [(i0, w0), (i1, w)] {
+                        for t in 0..*taps {
+                            let at = e.affine(&[(ivs[q], *taps as i64)], t as i64);
+                            let raw = e.load(*ti, &[at]);
+                            let i = index(e, raw);
+                            let w = e.load(*tw, &[at]);
+                            let w = if ct != Type::f32() { e.convert(w, DType::F32, d) } else { w };
+                            for (idx, wt) in &corners {
                                 let mut ni = idx.clone();
                                 ni.push(i);
                                 let nw = match wt {
-                                    None => wi,
-                                    Some(x) => e.value_op("arith.mulf", &[*x, wi], ct.clone()),
+                                    None => w,
+                                    Some(x) => e.value_op("arith.mulf", &[*x, w], ct.clone()),
                                 };
                                 next.push((ni, Some(nw)));
                             }
@@ -218,7 +278,12 @@ impl Emitter {
                     Some(a) => e.value_op("arith.addf", &[a, term], ct.clone()),
                 });
             }
-            e.store(acc.expect("one corner at least"), out, ivs);
+            let mut v = acc.expect("one corner at least");
+            if let Some(o) = outside {
+                let ev = e.const_of(extrapolation, d);
+                v = e.value_op("arith.select", &[o, ev, v], ct.clone());
+            }
+            e.store(v, out, ivs);
         });
         Ok(())
     }
