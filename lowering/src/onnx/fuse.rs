@@ -38,7 +38,7 @@ fn fold_batch_norms(g: &mut Graph) {
     let mut remove = vec![false; g.nodes.len()];
     for i in 0..g.nodes.len() {
         let bn = &g.nodes[i];
-        if bn.op != "BatchNormalization" || bn.outputs.iter().skip(1).any(|o| !o.is_empty()) {
+        if bn.op != "BatchNormalization" || bn.int("training_mode", 0) == 1 || bn.outputs.iter().skip(1).any(|o| !o.is_empty()) {
             continue;
         }
         let Some(&p) = producer.get(&bn.inputs[0]) else { continue };

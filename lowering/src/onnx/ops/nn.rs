@@ -246,10 +246,11 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         }
         "BatchNormalization" => {
             float_only()?;
-            if node.outputs.iter().skip(1).any(|o| !o.is_empty()) || node.int("training_mode", 0) == 1 {
-                return err("BatchNormalization in training mode is not supported");
-            }
-            vec![x.clone()]
+            // Training mode also gives the running mean and variance, one value per channel.
+            let stat = TensorType { dtype: x.dtype, shape: vec![x.shape.get(1).copied().unwrap_or(1)] };
+            let mut out = vec![x.clone()];
+            out.extend(node.outputs.iter().skip(1).take(2).map(|_| stat.clone()));
+            out
         }
         op => return err(format!("no shape rule for {op}")),
     })
@@ -568,6 +569,58 @@ impl Emitter {
                 let eps = node.float("epsilon", 1e-5) as f64;
                 let p: Vec<ValueId> = (1..5).map(|i| self.buf(&node.inputs[i])).collect::<OResult<_>>()?;
                 let d = x_t.dtype;
+                if node.int("training_mode", 0) == 1 {
+                    // Batch statistics per channel (population variance), the normalized output,
+                    // and running stats: input * momentum + batch * (1 - momentum).
+                    let momentum = node.float("momentum", 0.9) as f64;
+                    let running: Vec<Option<ValueId>> = (1..3)
+                        .map(|i| match node.outputs.get(i).filter(|o| !o.is_empty()) {
+                            Some(o) => self.buf(o).map(Some),
+                            None => Ok(None),
+                        })
+                        .collect::<OResult<_>>()?;
+                    let count = (nb * s) as f64;
+                    self.for_loop(0, ch, |e, c| {
+                        let zero = e.const_of(0.0, d);
+                        let sum = e.for_acc(0, nb, zero, |e, n, acc| e.for_acc(0, s, acc, |e, q, acc| {
+                            let v = e.load(x3, &[n, c, q]);
+                            e.fbin("arith.addf", acc, v)
+                        }));
+                        let cnt = e.const_of(count, d);
+                        let mean = e.fbin("arith.divf", sum, cnt);
+                        let sq = e.for_acc(0, nb, zero, |e, n, acc| e.for_acc(0, s, acc, |e, q, acc| {
+                            let v = e.load(x3, &[n, c, q]);
+                            let dv = e.fbin("arith.subf", v, mean);
+                            e.fmuladd(dv, dv, acc)
+                        }));
+                        let var = e.fbin("arith.divf", sq, cnt);
+                        let epsv = e.const_of(eps, d);
+                        let ve = e.fbin("arith.addf", var, epsv);
+                        let sd = e.value_op("math.sqrt", &[ve], ct.clone());
+                        let sc = e.load(p[0], &[c]);
+                        let k = e.fbin("arith.divf", sc, sd);
+                        let bi = e.load(p[1], &[c]);
+                        e.for_loop(0, nb, |e, n| {
+                            e.for_loop(0, s, |e, q| {
+                                let v = e.load(x3, &[n, c, q]);
+                                let dv = e.fbin("arith.subf", v, mean);
+                                let r = e.fmuladd(dv, k, bi);
+                                e.store(r, o3, &[n, c, q]);
+                            });
+                        });
+                        for (slot, (input, batch)) in running.iter().zip([(p[2], mean), (p[3], var)]) {
+                            if let Some(buf) = slot {
+                                let old = e.load(input, &[c]);
+                                let m = e.const_of(momentum, d);
+                                let m1 = e.const_of(1.0 - momentum, d);
+                                let a = e.fbin("arith.mulf", old, m);
+                                let r = e.fmuladd(batch, m1, a);
+                                e.store(r, *buf, &[c]);
+                            }
+                        }
+                    });
+                    return Ok(());
+                }
                 self.loop_nest(&[nb, ch], &mut |e, ivs| {
                     let c = ivs[1];
                     let (sc, bi, mean, var) = (e.load(p[0], &[c]), e.load(p[1], &[c]), e.load(p[2], &[c]), e.load(p[3], &[c]));
