@@ -9,10 +9,18 @@ use xcc_test_suite::onnx_build::{floats, model, node, pseudo_random, value, with
 use xcc_test_suite::{suite_dir, xcc_binary};
 
 fn run_case(dir: &Path, name: &str, bytes: &[u8], inputs: &[(&str, Vec<i64>)], outputs: &[(&str, usize)]) -> Result<(), String> {
+    run_case_with_files(dir, name, bytes, &[], inputs, outputs)
+}
+
+/// Like `run_case`, with extra files written next to the model (external data).
+fn run_case_with_files(dir: &Path, name: &str, bytes: &[u8], files: &[(&str, Vec<u8>)], inputs: &[(&str, Vec<i64>)], outputs: &[(&str, usize)]) -> Result<(), String> {
     let root = suite_dir().parent().unwrap().to_path_buf();
     let python = root.join(".venv/bin/python");
     let d = dir.join(name);
     std::fs::create_dir_all(&d).unwrap();
+    for (file, data) in files {
+        std::fs::write(d.join(file), data).unwrap();
+    }
     std::fs::write(d.join("m.onnx"), bytes).unwrap();
     let out = Command::new(xcc_binary()).arg(d.join("m.onnx")).args(["-o"]).arg(d.join("libm.a")).output().unwrap();
     if !out.status.success() {
@@ -103,6 +111,26 @@ fn matmul_add_clip() -> Vec<u8> {
     model(nodes, vec![value("a", FLOAT, &[2, 19, 24]), value("r", FLOAT, &[2, 19, 20])], vec![value("y", FLOAT, &[2, 19, 20])], vec![w, lo, hi])
 }
 
+/// An initializer stored in a side file at an offset (`location`, `offset`, `length`).
+fn external_data_case(dir: &Path) -> Result<(), String> {
+    use xcc_lowering::onnx::proto::{StringStringEntryProto, TensorProto};
+    let values = pseudo_random(24, 11);
+    let mut file = vec![0xEEu8; 40]; // bytes before the tensor that must be skipped
+    file.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    file.extend([0x77u8; 8]);
+    let entry = |k: &str, v: String| StringStringEntryProto { key: Some(k.into()), value: Some(v) };
+    let w = TensorProto {
+        name: Some("w".into()),
+        dims: vec![4, 6],
+        data_type: Some(FLOAT),
+        data_location: Some(1),
+        external_data: vec![entry("location", "weights.bin".into()), entry("offset", "40".into()), entry("length", "96".into())],
+        ..Default::default()
+    };
+    let bytes = model(vec![node("mm", "MatMul", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[3, 4])], vec![value("y", FLOAT, &[3, 6])], vec![w]);
+    run_case_with_files(dir, "external-data", &bytes, &[("weights.bin", file)], &[("x", vec![3, 4])], &[("y", 18)])
+}
+
 #[test]
 fn fused_epilogues_match_onnxruntime() {
     let root = suite_dir().parent().unwrap().to_path_buf();
@@ -116,6 +144,7 @@ fn fused_epilogues_match_onnxruntime() {
         run_case(&dir, "conv-bn-residual-relu", &conv_bn_residual(false), &[("x", vec![1, 8, 10, 9])], &[("y", n)]),
         run_case(&dir, "conv-bn-residual-relu-unfused", &conv_bn_residual(true), &[("x", vec![1, 8, 10, 9])], &[("y", n), ("c", n)]),
         run_case(&dir, "matmul-residual-clip", &matmul_add_clip(), &[("a", vec![2, 19, 24]), ("r", vec![2, 19, 20])], &[("y", 2 * 19 * 20)]),
+        external_data_case(&dir),
     ];
     let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
