@@ -390,6 +390,23 @@ impl Emitter {
         self.value_op("arith.index_cast", &[fixed], Type::Index)
     }
 
+    /// For a window tap at position `p` along a dimension of `size`: ANDs "0 <= p < size" into
+    /// `inside` and returns `p` clamped into the dimension, so the load is always in bounds.
+    pub fn clamp_tap(&mut self, p: ValueId, size: usize, inside: &mut Option<ValueId>) -> ValueId {
+        let zero = self.idx(0);
+        let hi = self.idx(size as i64);
+        let ge = self.value_attr("arith.cmpi", &[p, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+        let lt = self.value_attr("arith.cmpi", &[p, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+        let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
+        *inside = Some(match *inside {
+            None => ok,
+            Some(a) => self.value_op("arith.andi", &[a, ok], Type::i1()),
+        });
+        let lo = self.value_op("arith.maxsi", &[p, zero], Type::Index);
+        let last = self.idx(size as i64 - 1);
+        self.value_op("arith.minsi", &[lo, last], Type::Index)
+    }
+
     /// Index values for `i * stride + k`.
     pub fn affine(&mut self, terms: &[(ValueId, i64)], constant: i64) -> ValueId {
         let mut acc = self.idx(constant);

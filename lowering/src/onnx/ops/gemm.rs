@@ -336,19 +336,7 @@ impl Emitter {
             let mut terms = Vec::new();
             for q in 0..ns {
                 let pos = e.affine(&[(os[q], win.strides[q] as i64), (ks[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
-                let pos = if padded {
-                    let zero = e.idx(0);
-                    let hi = e.idx(in_sp[q] as i64);
-                    let ge = e.value_attr("arith.cmpi", &[pos, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
-                    let lt = e.value_attr("arith.cmpi", &[pos, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
-                    let b = e.value_op("arith.andi", &[ge, lt], Type::i1());
-                    ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
-                    let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
-                    let last = e.idx(in_sp[q] as i64 - 1);
-                    e.value_op("arith.minsi", &[lo, last], Type::Index)
-                } else {
-                    pos
-                };
+                let pos = if padded { e.clamp_tap(pos, in_sp[q], &mut ok) } else { pos };
                 terms.push((pos, in_strides[q] as i64));
             }
             let ch = e.affine(&[(gi, icg as i64), (ic, 1)], 0);

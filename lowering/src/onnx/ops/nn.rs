@@ -781,15 +781,7 @@ impl Emitter {
                         for q in 0..ctx.ns {
                             let p = e.affine(&[(ctx.osp[q], ctx.strides[q] as i64), (kidx[q], ctx.dil[q] as i64)], -(ctx.pads[q] as i64));
                             if ctx.padded {
-                                let zero = e.idx(0);
-                                let hi = e.idx(ctx.in_spatial[q] as i64);
-                                let ge = e.value_attr("arith.cmpi", &[p, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
-                                let lt = e.value_attr("arith.cmpi", &[p, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
-                                let ok = e.value_op("arith.andi", &[ge, lt], Type::i1());
-                                inb = Some(match inb { None => ok, Some(a) => e.value_op("arith.andi", &[a, ok], Type::i1()) });
-                                let lo = e.value_op("arith.maxsi", &[p, zero], Type::Index);
-                                let last = e.idx(ctx.in_spatial[q] as i64 - 1);
-                                pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
+                                pos.push(e.clamp_tap(p, ctx.in_spatial[q], &mut inb));
                             } else {
                                 pos.push(p);
                             }
@@ -868,15 +860,7 @@ impl Emitter {
                 let mut pos = Vec::new();
                 for q in 0..ns {
                     let p = e.affine(&[(ivs_sp[q], win.strides[q] as i64), (k[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
-                    let zero = e.idx(0);
-                    let hi = e.idx(in_spatial[q] as i64);
-                    let ge = e.value_attr("arith.cmpi", &[p, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
-                    let lt = e.value_attr("arith.cmpi", &[p, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
-                    let b = e.value_op("arith.andi", &[ge, lt], Type::i1());
-                    ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
-                    let lo = e.value_op("arith.maxsi", &[p, zero], Type::Index);
-                    let last = e.idx(in_spatial[q] as i64 - 1);
-                    pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
+                    pos.push(e.clamp_tap(p, in_spatial[q], &mut ok));
                 }
                 let ok = ok.expect("a spatial dim");
                 let xv = e.load(x, &[&ivs[..2], &pos[..]].concat());
