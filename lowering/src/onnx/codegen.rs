@@ -345,6 +345,24 @@ impl Emitter {
         self.value_op(name, &[a, b, c], t)
     }
 
+    /// Nested loops over `shape` carrying values through all of them (a window or a reduction):
+    /// `body` sees the induction variables and the carried values and returns the next ones.
+    pub fn nest_accs(&mut self, shape: &[usize], inits: &[ValueId], body: &mut dyn FnMut(&mut Self, &[ValueId], &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
+        fn rec(e: &mut Emitter, shape: &[usize], ivs: &mut Vec<ValueId>, st: &[ValueId], body: &mut dyn FnMut(&mut Emitter, &[ValueId], &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
+            if ivs.len() == shape.len() {
+                return body(e, ivs, st);
+            }
+            let d = shape[ivs.len()];
+            e.for_accs(0, d, st, |e, iv, st| {
+                ivs.push(iv);
+                let r = rec(e, shape, ivs, st, body);
+                ivs.pop();
+                r
+            })
+        }
+        rec(self, shape, &mut Vec::new(), inits, body)
+    }
+
     /// Nested loops over `shape`, innermost last.    /// Nested loops over `shape`, innermost last.
     pub fn loop_nest(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
         fn rec(e: &mut Emitter, shape: &[usize], ivs: &mut Vec<ValueId>, body: &mut dyn FnMut(&mut Emitter, &[ValueId])) {

@@ -673,57 +673,29 @@ impl Emitter {
                 let icg_v = e.idx(icg as i64);
                 let ic_abs = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
                 let ic_abs = e.value_op("arith.addi", &[ic_abs, ic], Type::Index);
-                fn taps(e: &mut Emitter, dim: usize, c: &TCtx, kidx: &mut Vec<ValueId>, acc: ValueId) -> ValueId {
-                    if dim == c.ns {
-                        let mut ok: Option<ValueId> = None;
-                        let mut pos = Vec::new();
-                        for q in 0..c.ns {
-                            // t = o + pad - k*dil; valid when t >= 0, t % stride == 0 and t / stride < in.
-                            let t = e.affine(&[(c.osp[q], 1), (kidx[q], -(c.dil[q] as i64))], c.pad[q]);
-                            let zero = e.idx(0);
-                            let st = e.idx(c.stride[q] as i64);
-                            let ge = e.value_attr("arith.cmpi", &[t, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
-                            let rem = e.value_op("arith.remsi", &[t, st], Type::Index);
-                            let exact = e.value_attr("arith.cmpi", &[rem, zero], Type::i1(), vec![("predicate", Attribute::i64(0))]);
-                            let i = e.value_op("arith.divsi", &[t, st], Type::Index);
-                            let hi = e.idx(c.in_sp[q] as i64);
-                            let lt = e.value_attr("arith.cmpi", &[i, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
-                            let b1 = e.value_op("arith.andi", &[ge, exact], Type::i1());
-                            let b = e.value_op("arith.andi", &[b1, lt], Type::i1());
-                            ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
-                            let lo = e.value_op("arith.maxsi", &[i, zero], Type::Index);
-                            let last = e.idx(c.in_sp[q] as i64 - 1);
-                            pos.push(e.value_op("arith.minsi", &[lo, last], Type::Index));
-                        }
-                        let xv = e.load(c.x, &[&[c.n, c.ic_abs][..], &pos].concat());
-                        let wv = e.load(c.w, &[&[c.ic_abs, c.ocl][..], &kidx[..]].concat());
-                        let z = e.const_of(0.0, c.d);
-                        let xv = e.select_f(ok.expect("a spatial dim"), xv, z);
-                        return e.fmuladd(xv, wv, acc);
+                let mut tap = |e: &mut Emitter, kidx: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
+                    let mut ok: Option<ValueId> = None;
+                    let mut pos = Vec::new();
+                    for q in 0..ns {
+                        // t = o + pad - k*dil; valid when t >= 0, t % stride == 0 and t / stride < in.
+                        let t = e.affine(&[(osp[q], 1), (kidx[q], -(geo.dilations[q] as i64))], geo.pad_begin[q]);
+                        let zero = e.idx(0);
+                        let stv = e.idx(geo.strides[q] as i64);
+                        let ge = e.value_attr("arith.cmpi", &[t, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+                        let rem = e.value_op("arith.remsi", &[t, stv], Type::Index);
+                        let exact = e.value_attr("arith.cmpi", &[rem, zero], Type::i1(), vec![("predicate", Attribute::i64(0))]);
+                        let b = e.value_op("arith.andi", &[ge, exact], Type::i1());
+                        ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
+                        let i = e.value_op("arith.divsi", &[t, stv], Type::Index);
+                        pos.push(e.clamp_tap(i, in_sp[q], &mut ok));
                     }
-                    e.for_acc(0, c.kernel[dim], acc, |e, k, acc| {
-                        kidx.push(k);
-                        let r = taps(e, dim + 1, c, kidx, acc);
-                        kidx.pop();
-                        r
-                    })
-                }
-                let c = TCtx {
-                    ns,
-                    osp: osp.clone(),
-                    stride: geo.strides.clone(),
-                    dil: geo.dilations.clone(),
-                    pad: geo.pad_begin.clone(),
-                    kernel: kernel.clone(),
-                    in_sp: in_sp.clone(),
-                    x,
-                    w,
-                    n,
-                    ic_abs,
-                    ocl,
-                    d,
+                    let xv = e.load(x, &[&[n, ic_abs][..], &pos].concat());
+                    let wv = e.load(w, &[&[ic_abs, ocl][..], kidx].concat());
+                    let z = e.const_of(0.0, d);
+                    let xv = e.select_f(ok.expect("a spatial dim"), xv, z);
+                    vec![e.fmuladd(xv, wv, st[0])]
                 };
-                taps(e, 0, &c, &mut Vec::new(), acc)
+                e.nest_accs(&kernel, &[acc], &mut tap)[0]
             });
             e.store(acc, out, ivs);
         });
@@ -773,55 +745,25 @@ impl Emitter {
             let ic0 = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
             let acc = e.for_acc(0, icg, init, |e, ic, acc| {
                 let ic_abs = e.value_op("arith.addi", &[ic0, ic], Type::Index);
-                // Unrolled over kernel dims by nesting accumulating loops.
-                fn taps(e: &mut Emitter, dim: usize, ctx: &ConvCtx, kidx: &mut Vec<ValueId>, acc: ValueId) -> ValueId {
-                    if dim == ctx.ns {
-                        let mut inb: Option<ValueId> = None;
-                        let mut pos = Vec::new();
-                        for q in 0..ctx.ns {
-                            let p = e.affine(&[(ctx.osp[q], ctx.strides[q] as i64), (kidx[q], ctx.dil[q] as i64)], -(ctx.pads[q] as i64));
-                            if ctx.padded {
-                                pos.push(e.clamp_tap(p, ctx.in_spatial[q], &mut inb));
-                            } else {
-                                pos.push(p);
-                            }
-                        }
-                        let xv = e.load(ctx.x, &[&[ctx.n, ctx.ic_abs][..], &pos].concat());
-                        let wv = e.load(ctx.w, &[&[ctx.oc, ctx.ic][..], &kidx[..]].concat());
-                        let xv = match inb {
-                            Some(ok) => {
-                                let z = e.const_of(0.0, ctx.d);
-                                e.select_f(ok, xv, z)
-                            }
-                            None => xv,
-                        };
-                        return e.fmuladd(xv, wv, acc);
+                let mut tap = |e: &mut Emitter, kidx: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
+                    let mut inb: Option<ValueId> = None;
+                    let mut pos = Vec::new();
+                    for q in 0..ns {
+                        let p = e.affine(&[(osp[q], win.strides[q] as i64), (kidx[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
+                        pos.push(if padded { e.clamp_tap(p, in_spatial[q], &mut inb) } else { p });
                     }
-                    e.for_acc(0, ctx.kernel[dim], acc, |e, k, acc| {
-                        kidx.push(k);
-                        let r = taps(e, dim + 1, ctx, kidx, acc);
-                        kidx.pop();
-                        r
-                    })
-                }
-                let ctx = ConvCtx {
-                    ns,
-                    osp: osp.clone(),
-                    strides: win.strides.clone(),
-                    dil: win.dilations.clone(),
-                    pads: win.pads[..ns].to_vec(),
-                    kernel: win.kernel.clone(),
-                    in_spatial: in_spatial.clone(),
-                    padded,
-                    x,
-                    w,
-                    n,
-                    oc,
-                    ic,
-                    ic_abs,
-                    d,
+                    let xv = e.load(x, &[&[n, ic_abs][..], &pos].concat());
+                    let wv = e.load(w, &[&[oc, ic][..], kidx].concat());
+                    let xv = match inb {
+                        Some(ok) => {
+                            let z = e.const_of(0.0, d);
+                            e.select_f(ok, xv, z)
+                        }
+                        None => xv,
+                    };
+                    vec![e.fmuladd(xv, wv, st[0])]
                 };
-                taps(e, 0, &ctx, &mut Vec::new(), acc)
+                e.nest_accs(&win.kernel, &[acc], &mut tap)[0]
             });
             e.store(acc, out, ivs);
         });
@@ -897,18 +839,7 @@ impl Emitter {
                 };
                 vec![nv, ni]
             };
-            fn rec(e: &mut Emitter, dim: usize, kernel: &[usize], kidx: &mut Vec<ValueId>, st: Vec<ValueId>, tap: &mut dyn FnMut(&mut Emitter, &[ValueId], &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
-                if dim == kernel.len() {
-                    return tap(e, kidx, &st);
-                }
-                e.for_accs(0, kernel[dim], &st, |e, k, st| {
-                    kidx.push(k);
-                    let r = rec(e, dim + 1, kernel, kidx, st.to_vec(), tap);
-                    kidx.pop();
-                    r
-                })
-            }
-            let st = rec(e, 0, &kernel, &mut Vec::new(), vec![init, init_idx], &mut tap);
+            let st = e.nest_accs(&kernel, &[init, init_idx], &mut tap);
             let v = st[0];
             if let Some(ib) = indices {
                 e.store(st[1], ib, ivs);
@@ -959,36 +890,3 @@ impl Emitter {
     }
 }
 
-struct TCtx {
-    ns: usize,
-    osp: Vec<ValueId>,
-    stride: Vec<usize>,
-    dil: Vec<usize>,
-    pad: Vec<i64>,
-    kernel: Vec<usize>,
-    in_sp: Vec<usize>,
-    x: ValueId,
-    w: ValueId,
-    n: ValueId,
-    ic_abs: ValueId,
-    ocl: ValueId,
-    d: DType,
-}
-
-struct ConvCtx {
-    ns: usize,
-    osp: Vec<ValueId>,
-    strides: Vec<usize>,
-    dil: Vec<usize>,
-    pads: Vec<usize>,
-    kernel: Vec<usize>,
-    in_spatial: Vec<usize>,
-    padded: bool,
-    x: ValueId,
-    w: ValueId,
-    n: ValueId,
-    oc: ValueId,
-    ic: ValueId,
-    ic_abs: ValueId,
-    d: DType,
-}

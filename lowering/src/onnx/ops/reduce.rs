@@ -191,17 +191,6 @@ impl Emitter {
                 _ => (e.const_of(0.0, d), e.const_int(0, Type::i64())),
             };
             // Nested loops over the reduced dims carry (value, index of the best element).
-            fn rec(e: &mut Emitter, dim: usize, red_shape: &[usize], ivs: &mut Vec<ValueId>, state: Vec<ValueId>, step: &mut dyn FnMut(&mut Emitter, &[ValueId], &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
-                if dim == red_shape.len() {
-                    return step(e, ivs, &state);
-                }
-                e.for_accs(0, red_shape[dim], &state, |e, iv, st| {
-                    ivs.push(iv);
-                    let r = rec(e, dim + 1, red_shape, ivs, st.to_vec(), step);
-                    ivs.pop();
-                    r
-                })
-            }
             let mut step = |e: &mut Emitter, rivs: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
                 let mut idx = vec![rivs[0]; rank];
                 for (k, &a) in kept.iter().enumerate() {
@@ -255,7 +244,7 @@ impl Emitter {
                     }
                 }
             };
-            let r = rec(e, 0, &red_shape, &mut Vec::new(), vec![init, init_idx], &mut step);
+            let r = e.nest_accs(&red_shape, &[init, init_idx], &mut step);
             let mut v = r[0];
             match op.as_str() {
                 "ReduceMean" => {
