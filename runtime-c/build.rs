@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CLANG: &str = "clang-22";
-const TARGETS: &[(&str, &str)] = &[
-    ("x86_64", "x86_64-unknown-linux-gnu"),
-    ("aarch64", "aarch64-unknown-linux-gnu"),
-];
+const TARGETS: &[(&str, &str)] = &[("x86_64", "x86_64-unknown-linux-gnu"), ("aarch64", "aarch64-unknown-linux-gnu")];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -18,7 +15,9 @@ fn main() {
     println!("cargo:rerun-if-changed=c/xcc_runtime.h");
 
     if Command::new(CLANG).arg("--version").output().is_err() {
-        panic!("{CLANG} not found on PATH: it is needed to build the xcc C runtime; run `scripts/setup.sh` to install it");
+        panic!(
+            "{CLANG} not found on PATH: it is needed to build the xcc C runtime; run `scripts/setup.sh` to install it"
+        );
     }
 
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR not set"));
@@ -26,8 +25,7 @@ fn main() {
     for &(arch, triple) in TARGETS {
         let obj = compile(arch, triple, &host, &out_dir);
         let dest = out_dir.join(format!("xcc_runtime_{arch}.o"));
-        std::fs::copy(&obj, &dest)
-            .unwrap_or_else(|e| panic!("copying {} to {}: {e}", obj.display(), dest.display()));
+        std::fs::copy(&obj, &dest).unwrap_or_else(|e| panic!("copying {} to {}: {e}", obj.display(), dest.display()));
     }
 }
 

@@ -23,8 +23,8 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         let shapes = parse_shapes(&cli.shapes)?;
         let binds = parse_binds(&cli.binds)?;
         let options = xcc_lowering::onnx::OnnxOptions { name: &name, shapes, binds };
-        let (module, iface) =
-            xcc_lowering::onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
+        let (module, iface) = xcc_lowering::onnx::compile(&text, &cli.input, &options)
+            .map_err(|e| format!("xcc: error: {input}: {e}"))?;
         header = Some((name.clone(), xcc_lowering::onnx::header::header(&iface, &input)));
         // Diagnostics on generated IR have no source text to point into.
         (SourceFile::new(input.clone(), String::new()), module)
@@ -40,7 +40,8 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
     }
 
-    let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref()).map_err(|e| format!("xcc: error: {e}"))?;
+    let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
+        .map_err(|e| format!("xcc: error: {e}"))?;
     let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64 };
     let passes = xcc_lowering::standard_pipeline();
     let lowered = xcc_lowering::run_pipeline(module, &passes, &options, |name, m| {
@@ -49,7 +50,10 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         }
         if !cli.no_verify_each {
             xcc_ir::verifier::verify(m).map_err(|d| {
-                Diagnostic::new(d.span, format!("internal error: the IR after pass '{name}' does not verify: {}", d.message))
+                Diagnostic::new(
+                    d.span,
+                    format!("internal error: the IR after pass '{name}' does not verify: {}", d.message),
+                )
             })?;
         }
         Ok(())
@@ -60,12 +64,18 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     }
 
     let ctx = Context::create();
-    let module_name = cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into());
-    let llvm = xcc_llvm_dialect::translate_module(&ctx, &lowered, &module_name, &xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() })
-        .map_err(|e| match e.span() {
-            s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
-            _ => format!("xcc: error: {e}"),
-        })?;
+    let module_name =
+        cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into());
+    let llvm = xcc_llvm_dialect::translate_module(
+        &ctx,
+        &lowered,
+        &module_name,
+        &xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() },
+    )
+    .map_err(|e| match e.span() {
+        s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
+        _ => format!("xcc: error: {e}"),
+    })?;
     let tm = xcc_targets::create_machine(&spec, cli.opt).map_err(|e| format!("xcc: error: {e}"))?;
     xcc_targets::optimize(&llvm, &tm, cli.opt).map_err(|e| format!("xcc: error: {e}"))?;
     let bytes = match emit {
@@ -79,11 +89,18 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         }
         Emit::Obj => xcc_targets::emit(&llvm, &tm, false).map_err(|e| format!("xcc: error: {e}"))?,
         Emit::Lib => {
-            let runtime = xcc_runtime_c::object_for_arch(spec.arch.name())
-                .ok_or_else(|| format!("xcc: error: static libraries are not available for {} (emit PTX or an object instead)", spec.arch.name()))?;
+            let runtime = xcc_runtime_c::object_for_arch(spec.arch.name()).ok_or_else(|| {
+                format!(
+                    "xcc: error: static libraries are not available for {} (emit PTX or an object instead)",
+                    spec.arch.name()
+                )
+            })?;
             let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| format!("xcc: error: {e}"))?;
-            xcc_targets::write_archive(&[(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime.to_vec())])
-                .map_err(|e| format!("xcc: error: {e}"))?
+            xcc_targets::write_archive(&[
+                (format!("{module_name}.o"), object),
+                ("xcc_runtime.o".into(), runtime.to_vec()),
+            ])
+            .map_err(|e| format!("xcc: error: {e}"))?
         }
         Emit::Mlir | Emit::MlirLlvm => unreachable!("handled above"),
     };
@@ -102,7 +119,8 @@ fn model_name(cli: &Cli) -> Result<String, String> {
     let raw = match &cli.name {
         Some(n) => n.clone(),
         None => {
-            let stem = cli.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+            let stem =
+                cli.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
             stem.strip_prefix("lib").filter(|s| !s.is_empty()).unwrap_or(&stem).to_string()
         }
     };
@@ -113,7 +131,9 @@ fn model_name(cli: &Cli) -> Result<String, String> {
     Ok(name)
 }
 
-fn parse_binds(specs: &[String]) -> Result<std::collections::HashMap<String, xcc_lowering::onnx::import::Binding>, String> {
+fn parse_binds(
+    specs: &[String],
+) -> Result<std::collections::HashMap<String, xcc_lowering::onnx::import::Binding>, String> {
     use xcc_lowering::onnx::import::Binding;
     let mut out = std::collections::HashMap::new();
     for s in specs {
@@ -122,7 +142,9 @@ fn parse_binds(specs: &[String]) -> Result<std::collections::HashMap<String, xcc
         let binding = match value.strip_prefix('@') {
             Some(path) => Binding::TensorFile(path.into()),
             None if value.is_empty() => Binding::Values(Vec::new()),
-            None => Binding::Values(value.split(',').map(|v| v.trim().parse::<f64>().map_err(|_| bad())).collect::<Result<_, _>>()?),
+            None => Binding::Values(
+                value.split(',').map(|v| v.trim().parse::<f64>().map_err(|_| bad())).collect::<Result<_, _>>()?,
+            ),
         };
         out.insert(name.to_string(), binding);
     }
@@ -134,7 +156,11 @@ fn parse_shapes(specs: &[String]) -> Result<std::collections::HashMap<String, Ve
     for s in specs {
         let bad = || format!("xcc: error: --shape '{s}' is not NAME=D0xD1x... (for example input=1x3x224x224)");
         let (name, dims) = s.rsplit_once('=').ok_or_else(bad)?;
-        let dims = if dims.is_empty() { Vec::new() } else { dims.split('x').map(|d| d.parse::<usize>().map_err(|_| bad())).collect::<Result<_, _>>()? };
+        let dims = if dims.is_empty() {
+            Vec::new()
+        } else {
+            dims.split('x').map(|d| d.parse::<usize>().map_err(|_| bad())).collect::<Result<_, _>>()?
+        };
         out.insert(name.to_string(), dims);
     }
     Ok(out)
@@ -170,7 +196,8 @@ fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
     tmp.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
     tmp.persist(path).map_err(|e| format!("xcc: error: cannot write {}: {}", path.display(), e.error))?;
     Ok(())

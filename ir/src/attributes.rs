@@ -34,18 +34,33 @@ pub enum Attribute {
     Unit,
     Bool(bool),
     /// `42 : i32`; a bare integer literal has type i64.
-    Integer { value: i128, ty: Type },
+    Integer {
+        value: i128,
+        ty: Type,
+    },
     /// `1.5 : f32`; a bare float literal has type f64.
-    Float { value: f64, ty: Type },
+    Float {
+        value: f64,
+        ty: Type,
+    },
     String(String),
     Type(Type),
     Array(Vec<Attribute>),
     Dict(Vec<(String, Attribute)>),
-    Dense { values: DenseValues, ty: Type },
+    Dense {
+        values: DenseValues,
+        ty: Type,
+    },
     /// `array<i64: 1, 2>`.
-    DenseArray { elem: Type, values: Vec<i128> },
+    DenseArray {
+        elem: Type,
+        values: Vec<i128>,
+    },
     /// `@root::@nested`.
-    SymbolRef { root: String, nested: Vec<String> },
+    SymbolRef {
+        root: String,
+        nested: Vec<String>,
+    },
     AffineMap(AffineMap),
     IntegerSet(IntegerSet),
     /// A bare keyword used as an enum value (e.g. a memory space `hbm`), or any dialect attribute

@@ -118,8 +118,7 @@ impl SourceFile {
             .chars()
             .count()
             .max(1);
-        let indent: String =
-            text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let indent: String = text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         let _ = writeln!(out, "{:gutter$} | {indent}{}", "", "^".repeat(width));
     }
 }

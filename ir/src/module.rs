@@ -15,8 +15,14 @@ use crate::types::Type;
 
 #[derive(Clone, Debug)]
 pub enum ValueDef {
-    OpResult { op: OpId, index: u32 },
-    BlockArg { block: BlockId, index: u32 },
+    OpResult {
+        op: OpId,
+        index: u32,
+    },
+    BlockArg {
+        block: BlockId,
+        index: u32,
+    },
     /// A use the parser has seen before the definition; never present in a parsed module.
     Unresolved,
 }
@@ -227,9 +233,7 @@ impl Module {
 
     /// A top-level operation with `sym_name` equal to `name`.
     pub fn lookup_symbol(&self, name: &str) -> Option<OpId> {
-        self.top_ops().iter().copied().find(|&op| {
-            self.attr(op, "sym_name").and_then(Attribute::as_str) == Some(name)
-        })
+        self.top_ops().iter().copied().find(|&op| self.attr(op, "sym_name").and_then(Attribute::as_str) == Some(name))
     }
 
     /// Every operation nested under `op` (not `op` itself), in pre-order.
@@ -254,7 +258,10 @@ impl Module {
         let mut stack = vec![(entry, 0usize)];
         seen.insert(entry);
         while let Some((b, i)) = stack.pop() {
-            let succ: Vec<BlockId> = self.terminator(b).map(|t| self.ops[t].successors.iter().map(|s| s.block).collect()).unwrap_or_default();
+            let succ: Vec<BlockId> = self
+                .terminator(b)
+                .map(|t| self.ops[t].successors.iter().map(|s| s.block).collect())
+                .unwrap_or_default();
             if i < succ.len() {
                 stack.push((b, i + 1));
                 if seen.insert(succ[i]) {

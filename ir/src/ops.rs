@@ -7,14 +7,23 @@ use crate::types::Type;
 pub const CMPI_PREDICATES: &[&str] = &["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"];
 
 /// `arith.cmpf`/`llvm.fcmp` predicates, indexed by their upstream integer encoding.
-pub const CMPF_PREDICATES: &[&str] =
-    &["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"];
+pub const CMPF_PREDICATES: &[&str] = &[
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+];
 
 pub fn is_terminator(name: &str) -> bool {
     matches!(
         name,
-        "func.return" | "cf.br" | "cf.cond_br" | "scf.yield" | "affine.yield" | "llvm.return" | "llvm.br"
-            | "llvm.cond_br" | "llvm.unreachable" | "gpu.return"
+        "func.return"
+            | "cf.br"
+            | "cf.cond_br"
+            | "scf.yield"
+            | "affine.yield"
+            | "llvm.return"
+            | "llvm.br"
+            | "llvm.cond_br"
+            | "llvm.unreachable"
+            | "gpu.return"
     )
 }
 
@@ -22,7 +31,22 @@ pub fn is_terminator(name: &str) -> bool {
 /// verifier treats as opaque (it may or may not be a terminator).
 pub fn is_known_dialect(op_name: &str) -> bool {
     let dialect = op_name.split('.').next().unwrap_or("");
-    matches!(dialect, "builtin" | "std" | "func" | "arith" | "math" | "cf" | "memref" | "scf" | "affine" | "vector" | "llvm" | "gpu" | "tensor")
+    matches!(
+        dialect,
+        "builtin"
+            | "std"
+            | "func"
+            | "arith"
+            | "math"
+            | "cf"
+            | "memref"
+            | "scf"
+            | "affine"
+            | "vector"
+            | "llvm"
+            | "gpu"
+            | "tensor"
+    )
 }
 
 /// Operations whose regions cannot see values defined outside them.

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::fmt::{self, Write};
 
 pub fn print_module(m: &Module) -> String {
-    let mut p = Printer { m, out: String::new(), names: HashMap::new(), next_value: 0, block_names: HashMap::new(), indent: 0 };
+    let mut p =
+        Printer { m, out: String::new(), names: HashMap::new(), next_value: 0, block_names: HashMap::new(), indent: 0 };
     p.print_module();
     p.out
 }
@@ -127,7 +128,10 @@ impl Printer<'_> {
             let direct = self.m.attr(op, "callee").is_some();
             let n = data.operands.len() as i128;
             props.push(("op_bundle_sizes".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![] }));
-            props.push(("operandSegmentSizes".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![if direct { n } else { n }, 0] }));
+            props.push((
+                "operandSegmentSizes".into(),
+                Attribute::DenseArray { elem: Type::i32(), values: vec![if direct { n } else { n }, 0] },
+            ));
             props.sort_by(|a, b| a.0.cmp(&b.0));
         }
         if !props.is_empty() {
@@ -221,7 +225,10 @@ impl Printer<'_> {
         let extra: Vec<(String, Attribute)> = data
             .attrs
             .iter()
-            .filter(|(k, _)| !["sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "linkage", "vararg"].contains(&k.as_str()))
+            .filter(|(k, _)| {
+                !["sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "linkage", "vararg"]
+                    .contains(&k.as_str())
+            })
             .cloned()
             .collect();
         if !extra.is_empty() {
@@ -267,7 +274,8 @@ impl Printer<'_> {
                 self.out.push_str(&label);
                 let args = self.m.blocks[b].args.clone();
                 if !args.is_empty() {
-                    let parts: Vec<String> = args.iter().map(|&a| format!("{}: {}", self.value_name(a), self.m.ty(a))).collect();
+                    let parts: Vec<String> =
+                        args.iter().map(|&a| format!("{}: {}", self.value_name(a), self.m.ty(a))).collect();
                     let _ = write!(self.out, "({})", parts.join(", "));
                 }
                 self.out.push_str(":\n");

@@ -127,25 +127,52 @@ pub struct FunctionType {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {
-    Integer { width: u32, signedness: Signedness },
+    Integer {
+        width: u32,
+        signedness: Signedness,
+    },
     Index,
     Float(FloatKind),
-    Vector { shape: Vec<u64>, elem: Box<Type> },
+    Vector {
+        shape: Vec<u64>,
+        elem: Box<Type>,
+    },
     /// `shape: None` is an unranked tensor (`tensor<*xf32>`).
-    Tensor { shape: Option<Vec<Option<u64>>>, elem: Box<Type> },
+    Tensor {
+        shape: Option<Vec<Option<u64>>>,
+        elem: Box<Type>,
+    },
     MemRef(MemRefType),
-    UnrankedMemRef { elem: Box<Type>, memory_space: Option<Box<Attribute>> },
+    UnrankedMemRef {
+        elem: Box<Type>,
+        memory_space: Option<Box<Attribute>>,
+    },
     Function(FunctionType),
     Tuple(Vec<Type>),
     None,
     /// `!llvm.ptr` / `!llvm.ptr<1>`.
-    LlvmPtr { address_space: u32 },
+    LlvmPtr {
+        address_space: u32,
+    },
     LlvmVoid,
-    LlvmStruct { packed: bool, fields: Vec<Type> },
-    LlvmArray { len: u64, elem: Box<Type> },
-    LlvmFunc { result: Box<Type>, params: Vec<Type>, vararg: bool },
+    LlvmStruct {
+        packed: bool,
+        fields: Vec<Type>,
+    },
+    LlvmArray {
+        len: u64,
+        elem: Box<Type>,
+    },
+    LlvmFunc {
+        result: Box<Type>,
+        params: Vec<Type>,
+        vararg: bool,
+    },
     /// Any other dialect type, kept as its text (`!tf<"string">`, `!foo.bar`).
-    Opaque { dialect: String, body: String },
+    Opaque {
+        dialect: String,
+        body: String,
+    },
 }
 
 impl Eq for Type {}

@@ -122,7 +122,9 @@ impl Translator<'_> {
                 Type::Float(FloatKind::BF16) => LLVMBFloatTypeInContext(self.ctx),
                 Type::Float(FloatKind::F32) => LLVMFloatTypeInContext(self.ctx),
                 Type::Float(FloatKind::F64) => LLVMDoubleTypeInContext(self.ctx),
-                Type::Vector { shape, elem } => LLVMVectorType(self.ty(elem, span)?, shape.iter().product::<u64>() as u32),
+                Type::Vector { shape, elem } => {
+                    LLVMVectorType(self.ty(elem, span)?, shape.iter().product::<u64>() as u32)
+                }
                 Type::LlvmPtr { address_space } => LLVMPointerTypeInContext(self.ctx, *address_space),
                 Type::LlvmVoid => LLVMVoidTypeInContext(self.ctx),
                 Type::LlvmStruct { packed, fields } => {
@@ -135,7 +137,12 @@ impl Translator<'_> {
         }
     }
 
-    fn fn_type(&self, ft: &xcc_ir::types::FunctionType, vararg: bool, span: Span) -> Result<LLVMTypeRef, TranslateError> {
+    fn fn_type(
+        &self,
+        ft: &xcc_ir::types::FunctionType,
+        vararg: bool,
+        span: Span,
+    ) -> Result<LLVMTypeRef, TranslateError> {
         let ret = match ft.results.len() {
             0 => unsafe { LLVMVoidTypeInContext(self.ctx) },
             1 => self.ty(&ft.results[0], span)?,
@@ -153,7 +160,8 @@ impl Translator<'_> {
         let fty = self.fn_type(ft, m.attr(op, "vararg").is_some(), span)?;
         let f = unsafe { LLVMAddFunction(self.module, cstr(&name).as_ptr(), fty) };
         let internal = matches!(m.attr(op, "linkage").and_then(Attribute::as_str), Some("internal" | "private"))
-            || (m.attr(op, "sym_visibility").and_then(Attribute::as_str) == Some("private") && !m.ops[op].regions.is_empty());
+            || (m.attr(op, "sym_visibility").and_then(Attribute::as_str) == Some("private")
+                && !m.ops[op].regions.is_empty());
         if internal {
             unsafe { LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage) };
         }
@@ -170,7 +178,10 @@ impl Translator<'_> {
         let m = self.m;
         let span = m.ops[op].span;
         let name = m.sym_name(op).unwrap_or_default().to_string();
-        let ty = m.attr(op, "global_type").and_then(Attribute::as_type).ok_or_else(|| unsupported(span, "llvm.mlir.global needs global_type"))?;
+        let ty = m
+            .attr(op, "global_type")
+            .and_then(Attribute::as_type)
+            .ok_or_else(|| unsupported(span, "llvm.mlir.global needs global_type"))?;
         let t = self.ty(ty, span)?;
         unsafe {
             let g = LLVMAddGlobal(self.module, t, cstr(&name).as_ptr());
@@ -233,7 +244,10 @@ impl Translator<'_> {
     }
 
     fn v(&self, v: ValueId) -> Result<LLVMValueRef, TranslateError> {
-        self.values.get(&v).copied().ok_or_else(|| unsupported(self.m.values[v].span, "a value used where its definition does not dominate"))
+        self.values
+            .get(&v)
+            .copied()
+            .ok_or_else(|| unsupported(self.m.values[v].span, "a value used where its definition does not dominate"))
     }
 
     fn add_incoming(&self, target: BlockId, args: &[ValueId], from: LLVMBasicBlockRef) -> Result<(), TranslateError> {
@@ -297,7 +311,10 @@ impl Translator<'_> {
                 "llvm.addrspacecast" => Some(cast(LLVMAddrSpaceCast)),
                 "llvm.icmp" => {
                     use LLVMIntPredicate::*;
-                    let p = [LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE];
+                    let p = [
+                        LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE, LLVMIntULT, LLVMIntULE,
+                        LLVMIntUGT, LLVMIntUGE,
+                    ];
                     let i = m.attr(op, "predicate").and_then(Attribute::as_int).unwrap_or(0) as usize;
                     let p = *p.get(i).ok_or_else(|| unsupported(span, "icmp predicate out of range"))?;
                     Some(LLVMBuildICmp(b, p, ops[0], ops[1], EMPTY))
@@ -305,8 +322,22 @@ impl Translator<'_> {
                 "llvm.fcmp" => {
                     use LLVMRealPredicate::*;
                     let p = [
-                        LLVMRealPredicateFalse, LLVMRealOEQ, LLVMRealOGT, LLVMRealOGE, LLVMRealOLT, LLVMRealOLE, LLVMRealONE, LLVMRealORD,
-                        LLVMRealUEQ, LLVMRealUGT, LLVMRealUGE, LLVMRealULT, LLVMRealULE, LLVMRealUNE, LLVMRealUNO, LLVMRealPredicateTrue,
+                        LLVMRealPredicateFalse,
+                        LLVMRealOEQ,
+                        LLVMRealOGT,
+                        LLVMRealOGE,
+                        LLVMRealOLT,
+                        LLVMRealOLE,
+                        LLVMRealONE,
+                        LLVMRealORD,
+                        LLVMRealUEQ,
+                        LLVMRealUGT,
+                        LLVMRealUGE,
+                        LLVMRealULT,
+                        LLVMRealULE,
+                        LLVMRealUNE,
+                        LLVMRealUNO,
+                        LLVMRealPredicateTrue,
                     ];
                     let i = m.attr(op, "predicate").and_then(Attribute::as_int).unwrap_or(0) as usize;
                     let p = *p.get(i).ok_or_else(|| unsupported(span, "fcmp predicate out of range"))?;
@@ -319,7 +350,10 @@ impl Translator<'_> {
                 "llvm.mlir.zero" => Some(LLVMConstNull(rty.expect("result"))),
                 "llvm.mlir.addressof" => {
                     let sym = m.attr(op, "global_name").and_then(Attribute::as_symbol).unwrap_or_default();
-                    let (g, _) = *self.functions.get(sym).ok_or_else(|| unsupported(span, format!("unknown symbol '@{sym}'")))?;
+                    let (g, _) = *self
+                        .functions
+                        .get(sym)
+                        .ok_or_else(|| unsupported(span, format!("unknown symbol '@{sym}'")))?;
                     Some(g)
                 }
                 "llvm.load" => {
@@ -337,7 +371,10 @@ impl Translator<'_> {
                     None
                 }
                 "llvm.alloca" => {
-                    let et = m.attr(op, "elem_type").and_then(Attribute::as_type).ok_or_else(|| unsupported(span, "llvm.alloca needs elem_type"))?;
+                    let et = m
+                        .attr(op, "elem_type")
+                        .and_then(Attribute::as_type)
+                        .ok_or_else(|| unsupported(span, "llvm.alloca needs elem_type"))?;
                     let et = self.ty(et, span)?;
                     let v = LLVMBuildArrayAlloca(b, et, ops[0], EMPTY);
                     if let Some(a) = m.attr(op, "alignment").and_then(Attribute::as_int) {
@@ -346,7 +383,10 @@ impl Translator<'_> {
                     Some(v)
                 }
                 "llvm.getelementptr" => {
-                    let et = m.attr(op, "elem_type").and_then(Attribute::as_type).ok_or_else(|| unsupported(span, "llvm.getelementptr needs elem_type"))?;
+                    let et = m
+                        .attr(op, "elem_type")
+                        .and_then(Attribute::as_type)
+                        .ok_or_else(|| unsupported(span, "llvm.getelementptr needs elem_type"))?;
                     let et = self.ty(et, span)?;
                     let raw = m.attr(op, "rawConstantIndices").and_then(Attribute::as_int_list).unwrap_or_default();
                     let mut next = 1;
@@ -389,18 +429,28 @@ impl Translator<'_> {
                 "llvm.call" => {
                     let (callee, fty, args) = match m.attr(op, "callee").and_then(Attribute::as_symbol) {
                         Some(sym) => {
-                            let (g, t) = *self.functions.get(sym).ok_or_else(|| unsupported(span, format!("call of unknown function '@{sym}'")))?;
+                            let (g, t) = *self
+                                .functions
+                                .get(sym)
+                                .ok_or_else(|| unsupported(span, format!("call of unknown function '@{sym}'")))?;
                             (g, t, ops.clone())
                         }
                         None => {
-                            let ft = m.attr(op, "callee_type").and_then(Attribute::as_type).and_then(Type::as_function)
+                            let ft = m
+                                .attr(op, "callee_type")
+                                .and_then(Attribute::as_type)
+                                .and_then(Type::as_function)
                                 .ok_or_else(|| unsupported(span, "indirect llvm.call needs callee_type"))?;
                             (ops[0], self.fn_type(ft, false, span)?, ops[1..].to_vec())
                         }
                     };
                     let mut args = args;
                     let v = LLVMBuildCall2(b, fty, callee, args.as_mut_ptr(), args.len() as u32, EMPTY);
-                    if d.results.is_empty() { None } else { Some(v) }
+                    if d.results.is_empty() {
+                        None
+                    } else {
+                        Some(v)
+                    }
                 }
                 "llvm.br" => {
                     let s = &d.successors[0];
@@ -510,12 +560,18 @@ impl Translator<'_> {
         };
         for (prefix, arch) in [("llvm.nvvm.", "nvptx64"), ("llvm.x86.", "x86_64"), ("llvm.aarch64.", "aarch64")] {
             if full.starts_with(prefix) && !self.options.arch.is_empty() && self.options.arch != arch {
-                return Err(unsupported(span, format!("'{full}' is an {arch} intrinsic, but the target is {}", self.options.arch)));
+                return Err(unsupported(
+                    span,
+                    format!("'{full}' is an {arch} intrinsic, but the target is {}", self.options.arch),
+                ));
             }
         }
         let id = LLVMLookupIntrinsicID(full.as_ptr() as *const CChar, full.len());
         if id == 0 {
-            return Err(unsupported(span, format!("unknown operation '{}' (no LLVM intrinsic named '{full}')", d.name)));
+            return Err(unsupported(
+                span,
+                format!("unknown operation '{}' (no LLVM intrinsic named '{full}')", d.name),
+            ));
         }
         let operand_types: Vec<LLVMTypeRef> = ops.iter().map(|&v| LLVMTypeOf(v)).collect();
         let result_types = d.results.iter().map(|&r| self.ty(m.ty(r), span)).collect::<Result<Vec<_>, _>>()?;
@@ -561,11 +617,17 @@ impl Translator<'_> {
                     let existing = LLVMGetNamedFunction(self.module, cstr(&name).as_ptr());
                     let mut params = operand_types.clone();
                     let fty = LLVMFunctionType(want_ret, params.as_mut_ptr(), params.len() as u32, 0);
-                    found = Some(if existing.is_null() { LLVMAddFunction(self.module, cstr(&name).as_ptr(), fty) } else { existing });
+                    found = Some(if existing.is_null() {
+                        LLVMAddFunction(self.module, cstr(&name).as_ptr(), fty)
+                    } else {
+                        existing
+                    });
                     break;
                 }
             }
-            found.ok_or_else(|| unsupported(span, format!("no overload of '{full}' takes these operand and result types")))?
+            found.ok_or_else(|| {
+                unsupported(span, format!("no overload of '{full}' takes these operand and result types"))
+            })?
         };
         let fty = LLVMGlobalGetValueType(decl);
         if !self.signature_matches(fty, &operand_types, want_ret) {
@@ -587,7 +649,13 @@ impl Translator<'_> {
 
     /// The mangled name for overload types `tys` if a call with these operand and result types
     /// passes LLVM's verifier.
-    unsafe fn probe_overload(&self, id: u32, tys: &[LLVMTypeRef], operands: &[LLVMTypeRef], ret: LLVMTypeRef) -> Option<String> {
+    unsafe fn probe_overload(
+        &self,
+        id: u32,
+        tys: &[LLVMTypeRef],
+        operands: &[LLVMTypeRef],
+        ret: LLVMTypeRef,
+    ) -> Option<String> {
         use inkwell::llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
         let mut len = 0usize;
         let mut tys = tys.to_vec();

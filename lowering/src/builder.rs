@@ -41,7 +41,13 @@ impl<'m> Builder<'m> {
         self.m.result(op, 0)
     }
 
-    pub fn value_with(&mut self, name: &str, operands: &[ValueId], ty: Type, attrs: Vec<(String, Attribute)>) -> ValueId {
+    pub fn value_with(
+        &mut self,
+        name: &str,
+        operands: &[ValueId],
+        ty: Type,
+        attrs: Vec<(String, Attribute)>,
+    ) -> ValueId {
         let mut spec = self.spec(name).operands(operands.iter().copied()).results([ty]);
         spec.attrs = attrs;
         let op = self.insert(spec);

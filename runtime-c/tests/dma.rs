@@ -77,28 +77,18 @@ int main(void) {
 "#;
 
 fn scratch_dir(name: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let dir = std::env::temp_dir().join(format!(
-        "xcc-runtime-c-{name}-{}-{nanos}",
-        std::process::id()
-    ));
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let dir = std::env::temp_dir().join(format!("xcc-runtime-c-{name}-{}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
 fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()))
-        .unwrap_or(false)
+    std::env::var_os("PATH").map(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file())).unwrap_or(false)
 }
 
 fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
+    let out = cmd.output().unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
     assert!(
         out.status.success(),
         "{cmd:?} failed ({}):\nstdout:\n{}\nstderr:\n{}",
@@ -117,9 +107,7 @@ fn build(arch: &str, cc: &str) -> PathBuf {
     std::fs::write(dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
     let obj = format!("xcc_runtime_{arch}.o");
     std::fs::write(dir.join(&obj), xcc_runtime_c::object_for_arch(arch).unwrap()).unwrap();
-    run(Command::new(cc)
-        .current_dir(&dir)
-        .args(["-std=c11", "-O1", "main.c", &obj, "-lpthread", "-o", "t"]));
+    run(Command::new(cc).current_dir(&dir).args(["-std=c11", "-O1", "main.c", &obj, "-lpthread", "-o", "t"]));
     dir
 }
 
@@ -146,9 +134,7 @@ fn dma_and_alloc_aarch64_under_qemu() {
         return;
     }
     let dir = build("aarch64", "aarch64-linux-gnu-gcc");
-    let stdout = run(Command::new("qemu-aarch64")
-        .current_dir(&dir)
-        .args(["-L", "/usr/aarch64-linux-gnu", "./t"]));
+    let stdout = run(Command::new("qemu-aarch64").current_dir(&dir).args(["-L", "/usr/aarch64-linux-gnu", "./t"]));
     assert_eq!(stdout.trim(), "xcc runtime ok");
     cleanup(&dir);
 }

@@ -59,7 +59,8 @@ pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -
         "nvptx64" | "nvptx" | "cuda" => "nvptx64-nvidia-cuda".to_string(),
         t => t.to_string(),
     };
-    let parsed = target_lexicon::Triple::from_str(&triple).map_err(|_| TargetError::UnknownTarget(target.to_string()))?;
+    let parsed =
+        target_lexicon::Triple::from_str(&triple).map_err(|_| TargetError::UnknownTarget(target.to_string()))?;
     let arch = match parsed.architecture {
         target_lexicon::Architecture::X86_64 => Arch::X86_64,
         target_lexicon::Architecture::Aarch64(_) => Arch::Aarch64,
@@ -128,7 +129,13 @@ pub fn emit(module: &Module, tm: &TargetMachine, assembly: bool) -> Result<Vec<u
 pub fn write_archive(members: &[(String, Vec<u8>)]) -> Result<Vec<u8>, TargetError> {
     let members: Vec<_> = members
         .iter()
-        .map(|(name, bytes)| ar_archive_writer::NewArchiveMember::new(bytes.as_slice(), &ar_archive_writer::DEFAULT_OBJECT_READER, name.clone()))
+        .map(|(name, bytes)| {
+            ar_archive_writer::NewArchiveMember::new(
+                bytes.as_slice(),
+                &ar_archive_writer::DEFAULT_OBJECT_READER,
+                name.clone(),
+            )
+        })
         .collect();
     let mut out = Cursor::new(Vec::new());
     ar_archive_writer::write_archive_to_stream(&mut out, &members, ar_archive_writer::ArchiveKind::Gnu, false, None)

@@ -363,7 +363,10 @@ pub fn parse_run_line(line: usize, s: &str) -> Result<RunCall, String> {
     let tail = rest[close + 1..].trim();
     let expected = tail.strip_prefix("==").ok_or_else(|| bad("expected '== VALUE'"))?;
     let expected = parse_lit(expected).map_err(|e| bad(&e))?;
-    if func.is_empty() || !func.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || func.starts_with(|c: char| c.is_ascii_digit()) {
+    if func.is_empty()
+        || !func.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || func.starts_with(|c: char| c.is_ascii_digit())
+    {
         return Err(bad("the function name must be a C identifier"));
     }
     Ok(RunCall { line, func, args, expected })
@@ -462,7 +465,11 @@ fn c_double(f: f64) -> String {
     if f.is_nan() {
         "__builtin_nan(\"\")".into()
     } else if f.is_infinite() {
-        if f > 0.0 { "__builtin_inf()".into() } else { "(-__builtin_inf())".into() }
+        if f > 0.0 {
+            "__builtin_inf()".into()
+        } else {
+            "(-__builtin_inf())".into()
+        }
     } else {
         format!("{f:?}")
     }
@@ -470,7 +477,11 @@ fn c_double(f: f64) -> String {
 
 /// The type of the function `@name` in a module.
 pub fn function_type(module: &Module, name: &str) -> Option<FunctionType> {
-    module.top_ops().iter().find(|&&op| module.sym_name(op) == Some(name)).and_then(|&op| module.function_type(op).cloned())
+    module
+        .top_ops()
+        .iter()
+        .find(|&&op| module.sym_name(op) == Some(name))
+        .and_then(|&op| module.function_type(op).cloned())
 }
 
 /// The scalar C signature of `@name`: parameter kinds and the single result kind.
@@ -479,13 +490,20 @@ pub fn c_signature(module: &Module, name: &str) -> Result<(Vec<CScalar>, CScalar
     let params = ft
         .inputs
         .iter()
-        .map(|t| CScalar::of(t).ok_or_else(|| format!("@{name}: parameter type {t} has no scalar C equivalent (write a C harness)")))
+        .map(|t| {
+            CScalar::of(t)
+                .ok_or_else(|| format!("@{name}: parameter type {t} has no scalar C equivalent (write a C harness)"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if ft.results.len() != 1 {
-        return Err(format!("@{name} has {} results; `// run:` needs exactly one (write a C harness)", ft.results.len()));
+        return Err(format!(
+            "@{name} has {} results; `// run:` needs exactly one (write a C harness)",
+            ft.results.len()
+        ));
     }
-    let result = CScalar::of(&ft.results[0])
-        .ok_or_else(|| format!("@{name}: result type {} has no scalar C equivalent (write a C harness)", ft.results[0]))?;
+    let result = CScalar::of(&ft.results[0]).ok_or_else(|| {
+        format!("@{name}: result type {} has no scalar C equivalent (write a C harness)", ft.results[0])
+    })?;
     Ok((params, result))
 }
 
@@ -498,13 +516,23 @@ pub fn generate_harness(module: &Module, calls: &[RunCall]) -> Result<String, St
     for call in calls {
         let (params, result) = c_signature(module, &call.func)?;
         if params.len() != call.args.len() {
-            return Err(format!("line {}: @{} takes {} argument(s), {} given", call.line, call.func, params.len(), call.args.len()));
+            return Err(format!(
+                "line {}: @{} takes {} argument(s), {} given",
+                call.line,
+                call.func,
+                params.len(),
+                call.args.len()
+            ));
         }
         let decl = format!(
             "{} {}({});",
             result.result(),
             call.func,
-            if params.is_empty() { "void".into() } else { params.iter().map(|p| p.param()).collect::<Vec<_>>().join(", ") }
+            if params.is_empty() {
+                "void".into()
+            } else {
+                params.iter().map(|p| p.param()).collect::<Vec<_>>().join(", ")
+            }
         );
         if !decls.contains(&decl) {
             decls.push(decl);
@@ -521,7 +549,14 @@ pub fn generate_harness(module: &Module, calls: &[RunCall]) -> Result<String, St
             CScalar::F64 => r#"printf("%.17g\n", r);"#.to_string(),
             _ => r#"printf("%lld\n", (long long)r);"#.to_string(),
         };
-        body.push(format!("  {{ /* line {} */ {} r = {}({}); {} }}", call.line, result.result(), call.func, args, print));
+        body.push(format!(
+            "  {{ /* line {} */ {} r = {}({}); {} }}",
+            call.line,
+            result.result(),
+            call.func,
+            args,
+            print
+        ));
     }
     Ok(format!(
         "/* Generated from the `// run:` lines of the test file. */\n\
@@ -537,7 +572,12 @@ pub fn check_run_output(module: &Module, calls: &[RunCall], stdout: &str) -> Res
     let mut errors = Vec::new();
     for (i, call) in calls.iter().enumerate() {
         let Some(&got) = lines.get(i) else {
-            errors.push(format!("line {}: @{}: no output (the program printed {} line(s))", call.line, call.func, lines.len()));
+            errors.push(format!(
+                "line {}: @{}: no output (the program printed {} line(s))",
+                call.line,
+                call.func,
+                lines.len()
+            ));
             continue;
         };
         let (_, result) = c_signature(module, &call.func)?;
@@ -659,7 +699,10 @@ pub fn upstream_object(input: &Path, dir: &Path) -> Result<PathBuf, String> {
     if !o.success() {
         return Err(format!("mlir-opt-22 failed: {}", o.summary()));
     }
-    let o = run_command(Command::new(translate).arg("--mlir-to-llvmir").arg(&lowered).arg("-o").arg(&ll), compile_timeout());
+    let o = run_command(
+        Command::new(translate).arg("--mlir-to-llvmir").arg(&lowered).arg("-o").arg(&ll),
+        compile_timeout(),
+    );
     if !o.success() {
         return Err(format!("mlir-translate-22 failed: {}", o.summary()));
     }
@@ -804,11 +847,23 @@ mod tests {
             }
             if let Some(cc) = &cc {
                 let o = run_command(
-                    Command::new(cc).args(["-std=gnu11", "-fsyntax-only", "-fno-builtin", "-Wall", "-Werror=implicit-function-declaration"]).arg(&harness),
+                    Command::new(cc)
+                        .args([
+                            "-std=gnu11",
+                            "-fsyntax-only",
+                            "-fno-builtin",
+                            "-Wall",
+                            "-Werror=implicit-function-declaration",
+                        ])
+                        .arg(&harness),
                     compile_timeout(),
                 );
                 if !o.success() {
-                    failures.push(format!("{name}: the harness {} does not compile: {}", harness.display(), o.summary()));
+                    failures.push(format!(
+                        "{name}: the harness {} does not compile: {}",
+                        harness.display(),
+                        o.summary()
+                    ));
                 }
             }
         }
@@ -863,7 +918,9 @@ mod tests {
                         failures.push(format!("{name}: the second print differs:\n--- first\n{a}\n--- second\n{b}"));
                     }
                 }
-                Err(e) => failures.push(format!("{name}: the printed text does not parse back:\n{e}\n--- printed\n{a}")),
+                Err(e) => {
+                    failures.push(format!("{name}: the printed text does not parse back:\n{e}\n--- printed\n{a}"))
+                }
             }
         }
         finish("in-process round trip", failures);
@@ -878,7 +935,8 @@ mod tests {
             eprintln!("skip: mlir-opt-22/mlir-translate-22/llc-22 not found");
             return;
         }
-        let files: Vec<PathBuf> = files_in("run", "mlir").into_iter().filter(|f| has_flag(&read(f), "differential")).collect();
+        let files: Vec<PathBuf> =
+            files_in("run", "mlir").into_iter().filter(|f| has_flag(&read(f), "differential")).collect();
         let results = parallel_map(&files, workers(), |f| {
             let name = file_name(f);
             let text = read(f);

@@ -2,8 +2,8 @@
 
 use prost::Message;
 use xcc_lowering::onnx::proto::{
-    attribute_proto, tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
-    TensorShapeProto, TypeProto, ValueInfoProto,
+    attribute_proto, tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
+    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 
 pub const FLOAT: i32 = 1;
@@ -17,7 +17,10 @@ pub fn value(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
                 shape: Some(TensorShapeProto {
                     dim: dims
                         .iter()
-                        .map(|&d| tensor_shape_proto::Dimension { value: Some(tensor_shape_proto::dimension::Value::DimValue(d)), ..Default::default() })
+                        .map(|&d| tensor_shape_proto::Dimension {
+                            value: Some(tensor_shape_proto::dimension::Value::DimValue(d)),
+                            ..Default::default()
+                        })
                         .collect(),
                 }),
             })),
@@ -48,18 +51,36 @@ pub fn with_ints(mut n: NodeProto, name: &str, values: &[i64]) -> NodeProto {
     n
 }
 
-pub fn model(nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, outputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>) -> Vec<u8> {
+pub fn model(
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: Vec<ValueInfoProto>,
+    inits: Vec<TensorProto>,
+) -> Vec<u8> {
     ModelProto {
         ir_version: Some(8),
         opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
-        graph: Some(GraphProto { node: nodes, name: Some("g".into()), initializer: inits, input: inputs, output: outputs, ..Default::default() }),
+        graph: Some(GraphProto {
+            node: nodes,
+            name: Some("g".into()),
+            initializer: inits,
+            input: inputs,
+            output: outputs,
+            ..Default::default()
+        }),
         ..Default::default()
     }
     .encode_to_vec()
 }
 
 pub fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
-    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(FLOAT), float_data: values.to_vec(), ..Default::default() }
+    TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(FLOAT),
+        float_data: values.to_vec(),
+        ..Default::default()
+    }
 }
 
 /// Deterministic pseudo-random values in [-1, 1).

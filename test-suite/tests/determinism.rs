@@ -22,7 +22,11 @@ fn compile_twice(input: &Path, out_name: &str, extra: &[&str], dir: &Path) -> Re
         let name = entry.file_name();
         let (a, b) = (std::fs::read(entry.path()).unwrap(), std::fs::read(outputs[1].join(&name)).unwrap_or_default());
         if a != b || a.is_empty() {
-            return Err(format!("{} {extra:?}: {} differs between two compilations", input.display(), name.to_string_lossy()));
+            return Err(format!(
+                "{} {extra:?}: {} differs between two compilations",
+                input.display(),
+                name.to_string_lossy()
+            ));
         }
     }
     Ok(())

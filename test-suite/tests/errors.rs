@@ -14,10 +14,7 @@ fn check_file(xcc: &Path, path: &Path) -> FileResult {
     let out = dir.join("out.a");
     // The path as given to xcc is what its diagnostics must start with.
     let given = format!("errors/{}", file_name(path));
-    let o = run_command(
-        Command::new(xcc).current_dir(suite_dir()).arg(&given).arg("-o").arg(&out),
-        compile_timeout(),
-    );
+    let o = run_command(Command::new(xcc).current_dir(suite_dir()).arg(&given).arg("-o").arg(&out), compile_timeout());
     let mut failures = Vec::new();
     if o.timed_out || o.spawn_error.is_some() {
         return Err(vec![format!("xcc {}", o.status())]);

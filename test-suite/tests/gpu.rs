@@ -64,7 +64,13 @@ fn kernels_pass_ptxas() {
                     failures.push(format!("{name} ({arch}): no .entry for kernel {k}"));
                 }
             }
-            let out = Command::new(&ptxas).args(["-v", &format!("-arch={arch}")]).arg(&ptx).arg("-o").arg(ptx.with_extension("cubin")).output().unwrap();
+            let out = Command::new(&ptxas)
+                .args(["-v", &format!("-arch={arch}")])
+                .arg(&ptx)
+                .arg("-o")
+                .arg(ptx.with_extension("cubin"))
+                .output()
+                .unwrap();
             let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
             if !out.status.success() {
                 failures.push(format!("{name} ({arch}): ptxas rejected the PTX:\n{log}"));
@@ -86,7 +92,15 @@ fn kernels_pass_ptxas() {
         std::fs::write(&obj, xcc_runtime_c::object_for_arch("x86_64").expect("runtime object")).unwrap();
         std::fs::write(work.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
         let exe = work.join("saxpy_launch");
-        let st = Command::new("cc").arg("-I").arg(&work).arg(suite_dir().join("gpu/saxpy_launch.c")).arg(&obj).args(["-lpthread", "-ldl", "-o"]).arg(&exe).status().unwrap();
+        let st = Command::new("cc")
+            .arg("-I")
+            .arg(&work)
+            .arg(suite_dir().join("gpu/saxpy_launch.c"))
+            .arg(&obj)
+            .args(["-lpthread", "-ldl", "-o"])
+            .arg(&exe)
+            .status()
+            .unwrap();
         assert!(st.success(), "linking the launch harness failed");
         let out = Command::new(&exe).arg(work.join("saxpy.sm_80.ptx")).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
@@ -117,6 +131,9 @@ fn aarch64_objects_are_well_formed() {
     let syms = Command::new("readelf").arg("-s").arg(&obj).output().expect("readelf");
     let syms = String::from_utf8_lossy(&syms.stdout);
     for f in ["matmul", "_mlir_ciface_matmul"] {
-        assert!(syms.lines().any(|l| l.contains("FUNC") && l.contains("GLOBAL") && l.trim_end().ends_with(f)), "no global function {f}:\n{syms}");
+        assert!(
+            syms.lines().any(|l| l.contains("FUNC") && l.contains("GLOBAL") && l.trim_end().ends_with(f)),
+            "no global function {f}:\n{syms}"
+        );
     }
 }

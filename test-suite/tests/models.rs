@@ -12,7 +12,11 @@ fn repo() -> PathBuf {
 }
 
 fn read_f32(path: &Path) -> Vec<f32> {
-    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    std::fs::read(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 fn compare(what: &str, got: &[f32], want: &[f32]) -> Result<f64, String> {
@@ -33,7 +37,12 @@ fn compare(what: &str, got: &[f32], want: &[f32]) -> Result<f64, String> {
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
     if !out.status.success() {
-        return Err(format!("{what} failed ({}):\n{}{}", out.status, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "{what} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(())
 }
@@ -84,7 +93,17 @@ fn check_model(name: &str, work: &Path) -> Result<String, String> {
     for (lang, compiler, file) in [("C", "cc", "harness.c"), ("C++", "c++", "harness.cpp")] {
         std::fs::write(dir.join(file), &harness).unwrap();
         let exe = dir.join(format!("run_{}", if lang == "C" { "c" } else { "cpp" }));
-        run(Command::new(compiler).arg("-O2").arg("-I").arg(&dir).arg(dir.join(file)).arg(&lib).args(["-lm", "-lpthread", "-o"]).arg(&exe), &format!("{lang} link"))?;
+        run(
+            Command::new(compiler)
+                .arg("-O2")
+                .arg("-I")
+                .arg(&dir)
+                .arg(dir.join(file))
+                .arg(&lib)
+                .args(["-lm", "-lpthread", "-o"])
+                .arg(&exe),
+            &format!("{lang} link"),
+        )?;
         let out = dir.join(format!("out_{}.bin", if lang == "C" { "c" } else { "cpp" }));
         run(Command::new(&exe).arg(&input).arg(&out), &format!("{lang} program"))?;
         let got = read_f32(&out);
@@ -142,7 +161,14 @@ fn two_models_in_one_program_and_concurrent_runs() {
     let dir = repo().join("target/xcc-tests/models/two");
     std::fs::create_dir_all(&dir).unwrap();
     for n in ["mlp_a", "mlp_b"] {
-        run(Command::new(xcc_binary()).arg(models.join("mlp.onnx")).args(["--name", n, "-o"]).arg(dir.join(format!("lib{n}.a"))), "xcc").unwrap();
+        run(
+            Command::new(xcc_binary())
+                .arg(models.join("mlp.onnx"))
+                .args(["--name", n, "-o"])
+                .arg(dir.join(format!("lib{n}.a"))),
+            "xcc",
+        )
+        .unwrap();
     }
     let exe = dir.join("two");
     run(
@@ -158,5 +184,9 @@ fn two_models_in_one_program_and_concurrent_runs() {
     )
     .unwrap();
     let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("ok"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("ok"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

@@ -10,7 +10,12 @@ use xcc_test_suite::{suite_dir, xcc_binary};
 
 /// A valid one-node model: y = x + w.
 fn add_model() -> Vec<u8> {
-    model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 2])], vec![value("y", FLOAT, &[2, 2])], vec![floats("w", &[2, 2], &[1.0; 4])])
+    model(
+        vec![node("add0", "Add", &["x", "w"], &["y"])],
+        vec![value("x", FLOAT, &[2, 2])],
+        vec![value("y", FLOAT, &[2, 2])],
+        vec![floats("w", &[2, 2], &[1.0; 4])],
+    )
 }
 
 fn expect_failure(dir: &Path, case: &str, bytes: &[u8], expected: &[&str]) -> Result<(), String> {
@@ -62,12 +67,22 @@ fn bad_onnx_models_are_rejected_clearly() {
     ));
     cases.push((
         "undefined-input",
-        model(vec![node("relu0", "Relu", &["nowhere"], &["y"])], vec![value("x", FLOAT, &[2])], vec![value("y", FLOAT, &[2])], vec![]),
+        model(
+            vec![node("relu0", "Relu", &["nowhere"], &["y"])],
+            vec![value("x", FLOAT, &[2])],
+            vec![value("y", FLOAT, &[2])],
+            vec![],
+        ),
         vec!["relu0", "'nowhere'"],
     ));
     cases.push((
         "missing-initializer",
-        model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 2])], vec![value("y", FLOAT, &[2, 2])], vec![]),
+        model(
+            vec![node("add0", "Add", &["x", "w"], &["y"])],
+            vec![value("x", FLOAT, &[2, 2])],
+            vec![value("y", FLOAT, &[2, 2])],
+            vec![],
+        ),
         vec!["add0", "'w'"],
     ));
     cases.push((
@@ -82,12 +97,22 @@ fn bad_onnx_models_are_rejected_clearly() {
     ));
     cases.push((
         "unsupported-element-type",
-        model(vec![node("relu0", "Relu", &["x"], &["y"])], vec![value("x", 16, &[2])], vec![value("y", 16, &[2])], vec![]),
+        model(
+            vec![node("relu0", "Relu", &["x"], &["y"])],
+            vec![value("x", 16, &[2])],
+            vec![value("y", 16, &[2])],
+            vec![],
+        ),
         vec!["'x'", "BFLOAT16"],
     ));
     cases.push((
         "add-shape-mismatch",
-        model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 3])], vec![value("y", FLOAT, &[2, 3])], vec![floats("w", &[2, 2], &[1.0; 4])]),
+        model(
+            vec![node("add0", "Add", &["x", "w"], &["y"])],
+            vec![value("x", FLOAT, &[2, 3])],
+            vec![value("y", FLOAT, &[2, 3])],
+            vec![floats("w", &[2, 2], &[1.0; 4])],
+        ),
         vec!["add0", "cannot be broadcast"],
     ));
     let external = |location: &str, offset: &str| TensorProto {
@@ -102,10 +127,29 @@ fn bad_onnx_models_are_rejected_clearly() {
         ],
         ..Default::default()
     };
-    let ext_model = |t: TensorProto| model(vec![node("add0", "Add", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[2, 2])], vec![value("y", FLOAT, &[2, 2])], vec![t]);
-    cases.push(("external-escape", ext_model(external("../secret.bin", "0")), vec!["'w'", "escapes the model's directory"]));
-    cases.push(("external-absolute", ext_model(external("/etc/passwd", "0")), vec!["'w'", "escapes the model's directory"]));
-    cases.push(("external-offset", ext_model(external("weights.bin", "4096")), vec!["'w'", "past the end of the file"]));
+    let ext_model = |t: TensorProto| {
+        model(
+            vec![node("add0", "Add", &["x", "w"], &["y"])],
+            vec![value("x", FLOAT, &[2, 2])],
+            vec![value("y", FLOAT, &[2, 2])],
+            vec![t],
+        )
+    };
+    cases.push((
+        "external-escape",
+        ext_model(external("../secret.bin", "0")),
+        vec!["'w'", "escapes the model's directory"],
+    ));
+    cases.push((
+        "external-absolute",
+        ext_model(external("/etc/passwd", "0")),
+        vec!["'w'", "escapes the model's directory"],
+    ));
+    cases.push((
+        "external-offset",
+        ext_model(external("weights.bin", "4096")),
+        vec!["'w'", "past the end of the file"],
+    ));
     cases.push((
         "dims-overflow",
         model(
@@ -121,7 +165,8 @@ fn bad_onnx_models_are_rejected_clearly() {
         std::fs::create_dir_all(dir.join(c)).unwrap();
         std::fs::write(dir.join(c).join("weights.bin"), [0u8; 64]).unwrap();
     }
-    let failures: Vec<String> = cases.iter().filter_map(|(name, bytes, expected)| expect_failure(&dir, name, bytes, expected).err()).collect();
+    let failures: Vec<String> =
+        cases.iter().filter_map(|(name, bytes, expected)| expect_failure(&dir, name, bytes, expected).err()).collect();
     println!("onnx bad input: {} passed, {} failed", cases.len() - failures.len(), failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(cases.len() >= 13);
@@ -138,7 +183,12 @@ fn symbolic_dims_need_a_shape_and_accept_one() {
     let bytes = model(vec![node("relu0", "Relu", &["x"], &["y"])], vec![x], vec![value("y", FLOAT, &[2, 2])], vec![]);
     expect_failure(&dir, "symbolic", &bytes, &["'x'", "'batch'", "--shape"]).unwrap();
     let input = dir.join("symbolic/model.onnx");
-    let out = Command::new(xcc_binary()).arg(&input).args(["--shape", "x=3x2", "-o"]).arg(dir.join("libm.a")).output().unwrap();
+    let out = Command::new(xcc_binary())
+        .arg(&input)
+        .args(["--shape", "x=3x2", "-o"])
+        .arg(dir.join("libm.a"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let header = std::fs::read_to_string(dir.join("m.h")).unwrap();
     assert!(header.contains("#define M_INPUT0_SIZE 6"), "{header}");

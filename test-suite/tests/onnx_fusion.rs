@@ -8,12 +8,25 @@ use std::process::Command;
 use xcc_test_suite::onnx_build::{floats, model, node, pseudo_random, value, with_ints, FLOAT};
 use xcc_test_suite::{suite_dir, xcc_binary};
 
-fn run_case(dir: &Path, name: &str, bytes: &[u8], inputs: &[(&str, Vec<i64>)], outputs: &[(&str, usize)]) -> Result<(), String> {
+fn run_case(
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    inputs: &[(&str, Vec<i64>)],
+    outputs: &[(&str, usize)],
+) -> Result<(), String> {
     run_case_with_files(dir, name, bytes, &[], inputs, outputs)
 }
 
 /// Like `run_case`, with extra files written next to the model (external data).
-fn run_case_with_files(dir: &Path, name: &str, bytes: &[u8], files: &[(&str, Vec<u8>)], inputs: &[(&str, Vec<i64>)], outputs: &[(&str, usize)]) -> Result<(), String> {
+fn run_case_with_files(
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    files: &[(&str, Vec<u8>)],
+    inputs: &[(&str, Vec<i64>)],
+    outputs: &[(&str, usize)],
+) -> Result<(), String> {
     let root = suite_dir().parent().unwrap().to_path_buf();
     let python = root.join(".venv/bin/python");
     let d = dir.join(name);
@@ -32,8 +45,12 @@ fn run_case_with_files(dir: &Path, name: &str, bytes: &[u8], files: &[(&str, Vec
     for (k, (iname, dims)) in inputs.iter().enumerate() {
         let n: i64 = dims.iter().product();
         let data = pseudo_random(n as usize, k as u64 + 7);
-        std::fs::write(d.join(format!("{iname}.bin")), data.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
-        c += &format!("float *i{k} = malloc({n}*4); FILE *f{k} = fopen(\"{}\", \"rb\"); fread(i{k}, 4, {n}, f{k});\n", d.join(format!("{iname}.bin")).display());
+        std::fs::write(d.join(format!("{iname}.bin")), data.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>())
+            .unwrap();
+        c += &format!(
+            "float *i{k} = malloc({n}*4); FILE *f{k} = fopen(\"{}\", \"rb\"); fread(i{k}, 4, {n}, f{k});\n",
+            d.join(format!("{iname}.bin")).display()
+        );
         args.push(format!("i{k}"));
     }
     for (k, (_, n)) in outputs.iter().enumerate() {
@@ -42,17 +59,33 @@ fn run_case_with_files(dir: &Path, name: &str, bytes: &[u8], files: &[(&str, Vec
     }
     c += &format!("if (m_run_alloc({})) return 3;\n", args.join(", "));
     for (k, (oname, n)) in outputs.iter().enumerate() {
-        c += &format!("FILE *g{k} = fopen(\"{}\", \"wb\"); fwrite(o{k}, 4, {n}, g{k}); fclose(g{k});\n", d.join(format!("{oname}.xcc")).display());
+        c += &format!(
+            "FILE *g{k} = fopen(\"{}\", \"wb\"); fwrite(o{k}, 4, {n}, g{k}); fclose(g{k});\n",
+            d.join(format!("{oname}.xcc")).display()
+        );
     }
     c += "return 0;}\n";
     std::fs::write(d.join("h.c"), c).unwrap();
-    let st = Command::new("cc").arg("-I").arg(&d).arg(d.join("h.c")).arg(d.join("libm.a")).args(["-lm", "-lpthread", "-o"]).arg(d.join("h")).status().unwrap();
+    let st = Command::new("cc")
+        .arg("-I")
+        .arg(&d)
+        .arg(d.join("h.c"))
+        .arg(d.join("libm.a"))
+        .args(["-lm", "-lpthread", "-o"])
+        .arg(d.join("h"))
+        .status()
+        .unwrap();
     if !st.success() || !Command::new(d.join("h")).status().unwrap().success() {
         return Err(format!("{name}: the C harness failed"));
     }
     let feeds: Vec<String> = inputs
         .iter()
-        .map(|(iname, dims)| format!("'{iname}': np.fromfile('{}', dtype=np.float32).reshape({dims:?})", d.join(format!("{iname}.bin")).display()))
+        .map(|(iname, dims)| {
+            format!(
+                "'{iname}': np.fromfile('{}', dtype=np.float32).reshape({dims:?})",
+                d.join(format!("{iname}.bin")).display()
+            )
+        })
         .collect();
     let script = format!(
         "import numpy as np, onnxruntime as ort\ns = ort.InferenceSession('{}', providers=['CPUExecutionProvider'])\nr = s.run(None, {{{}}})\nfor o, v in zip([o.name for o in s.get_outputs()], r): v.astype(np.float32).tofile('{}/' + o + '.ort')\n",
@@ -66,7 +99,11 @@ fn run_case_with_files(dir: &Path, name: &str, bytes: &[u8], files: &[(&str, Vec
     }
     for (oname, _) in outputs {
         let read = |ext: &str| -> Vec<f32> {
-            std::fs::read(d.join(format!("{oname}.{ext}"))).unwrap().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()
+            std::fs::read(d.join(format!("{oname}.{ext}")))
+                .unwrap()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                .collect()
         };
         let (x, o) = (read("xcc"), read("ort"));
         for (i, (a, b)) in x.iter().zip(&o).enumerate() {
@@ -108,7 +145,12 @@ fn matmul_add_clip() -> Vec<u8> {
     let w = floats("w", &[24, 20], &pseudo_random(24 * 20, 9));
     let lo = floats("lo", &[], &[-0.5]);
     let hi = floats("hi", &[], &[0.75]);
-    model(nodes, vec![value("a", FLOAT, &[2, 19, 24]), value("r", FLOAT, &[2, 19, 20])], vec![value("y", FLOAT, &[2, 19, 20])], vec![w, lo, hi])
+    model(
+        nodes,
+        vec![value("a", FLOAT, &[2, 19, 24]), value("r", FLOAT, &[2, 19, 20])],
+        vec![value("y", FLOAT, &[2, 19, 20])],
+        vec![w, lo, hi],
+    )
 }
 
 /// An initializer stored in a side file at an offset (`location`, `offset`, `length`).
@@ -124,10 +166,19 @@ fn external_data_case(dir: &Path) -> Result<(), String> {
         dims: vec![4, 6],
         data_type: Some(FLOAT),
         data_location: Some(1),
-        external_data: vec![entry("location", "weights.bin".into()), entry("offset", "40".into()), entry("length", "96".into())],
+        external_data: vec![
+            entry("location", "weights.bin".into()),
+            entry("offset", "40".into()),
+            entry("length", "96".into()),
+        ],
         ..Default::default()
     };
-    let bytes = model(vec![node("mm", "MatMul", &["x", "w"], &["y"])], vec![value("x", FLOAT, &[3, 4])], vec![value("y", FLOAT, &[3, 6])], vec![w]);
+    let bytes = model(
+        vec![node("mm", "MatMul", &["x", "w"], &["y"])],
+        vec![value("x", FLOAT, &[3, 4])],
+        vec![value("y", FLOAT, &[3, 6])],
+        vec![w],
+    );
     run_case_with_files(dir, "external-data", &bytes, &[("weights.bin", file)], &[("x", vec![3, 4])], &[("y", 18)])
 }
 
@@ -142,8 +193,20 @@ fn fused_epilogues_match_onnxruntime() {
     let n = 8 * 10 * 9;
     let results = [
         run_case(&dir, "conv-bn-residual-relu", &conv_bn_residual(false), &[("x", vec![1, 8, 10, 9])], &[("y", n)]),
-        run_case(&dir, "conv-bn-residual-relu-unfused", &conv_bn_residual(true), &[("x", vec![1, 8, 10, 9])], &[("y", n), ("c", n)]),
-        run_case(&dir, "matmul-residual-clip", &matmul_add_clip(), &[("a", vec![2, 19, 24]), ("r", vec![2, 19, 20])], &[("y", 2 * 19 * 20)]),
+        run_case(
+            &dir,
+            "conv-bn-residual-relu-unfused",
+            &conv_bn_residual(true),
+            &[("x", vec![1, 8, 10, 9])],
+            &[("y", n), ("c", n)],
+        ),
+        run_case(
+            &dir,
+            "matmul-residual-clip",
+            &matmul_add_clip(),
+            &[("a", vec![2, 19, 24]), ("r", vec![2, 19, 20])],
+            &[("y", 2 * 19 * 20)],
+        ),
         external_data_case(&dir),
     ];
     let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();

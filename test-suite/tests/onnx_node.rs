@@ -184,13 +184,18 @@ struct Port {
 fn parse_header(text: &str) -> Result<(Vec<Port>, Vec<Port>), String> {
     let define = |key: &str| -> Option<String> {
         let prefix = format!("#define M_{key} ");
-        text.lines().find_map(|l| l.strip_prefix(prefix.as_str())).map(|v| v.split("/*").next().unwrap_or("").trim().to_string())
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .map(|v| v.split("/*").next().unwrap_or("").trim().to_string())
     };
     let count = |key: &str| define(key).and_then(|v| v.parse::<usize>().ok()).ok_or(format!("m.h lacks M_{key}"));
     let ports = |kind: &str, n: usize| -> Result<Vec<Port>, String> {
         (0..n)
             .map(|i| {
-                let ty = define(&format!("{kind}{i}_TYPE")).ok_or(format!("m.h lacks M_{kind}{i}_TYPE"))?.trim_matches('"').to_string();
+                let ty = define(&format!("{kind}{i}_TYPE"))
+                    .ok_or(format!("m.h lacks M_{kind}{i}_TYPE"))?
+                    .trim_matches('"')
+                    .to_string();
                 let size = count(&format!("{kind}{i}_SIZE"))?;
                 Ok(Port { ty, size })
             })
@@ -225,7 +230,8 @@ struct Data {
 fn decode_pb(path: &Path, ds: &Path) -> Result<Data, (Status, String)> {
     let what = format!("{}/{}", file_name(ds), file_name(path));
     let bytes = std::fs::read(path).map_err(|e| (Status::Harness, format!("cannot read {what}: {e}")))?;
-    let t = TensorProto::decode(&bytes[..]).map_err(|e| (Status::Harness, format!("{what} is not a TensorProto: {e}")))?;
+    let t =
+        TensorProto::decode(&bytes[..]).map_err(|e| (Status::Harness, format!("{what} is not a TensorProto: {e}")))?;
     let code = t.data_type.unwrap_or(0);
     if DType::from_onnx(code).is_none() {
         return fail(Status::UnsupportedType, format!("{what} holds {}", type_name(code)));
@@ -277,7 +283,8 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)]) -> String {
         let _ = writeln!(c, "    void *out{j} = buffer((size_t){n} * {});", t.size());
     }
     c.push_str("    void *ws = buffer(m_workspace_size());\n");
-    let args: Vec<String> = (0..inputs.len()).map(|j| format!("in{j}")).chain((0..outputs.len()).map(|j| format!("out{j}"))).collect();
+    let args: Vec<String> =
+        (0..inputs.len()).map(|j| format!("in{j}")).chain((0..outputs.len()).map(|j| format!("out{j}"))).collect();
     let _ = writeln!(c, "    int32_t rc = m_run({}ws);", args.iter().map(|a| format!("{a}, ")).collect::<String>());
     c.push_str("    if (rc != 0) { fprintf(stderr, \"m_run returned %d\\n\", (int)rc); return 3; }\n");
     for (j, (n, t)) in outputs.iter().enumerate() {
@@ -366,10 +373,7 @@ fn compare(what: &str, d: DType, got: &[u8], want: &Data) -> Result<(), String> 
 /// The first line of a tool's message that says what went wrong, without the program's prefix.
 fn first_error(text: &str) -> String {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let pick = lines
-        .iter()
-        .position(|l| l.contains("error") || l.contains("undefined reference"))
-        .unwrap_or(0);
+    let pick = lines.iter().position(|l| l.contains("error") || l.contains("undefined reference")).unwrap_or(0);
     let Some(line) = lines.get(pick) else { return String::new() };
     let mut s = line.strip_prefix("xcc: error: ").unwrap_or(line).to_string();
     if let Some(rest) = s.strip_prefix("model.onnx: ") {
@@ -403,7 +407,11 @@ fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
     // No absolute paths in the report.
     let mut message = detail.replace(&work.display().to_string(), "CASE").replace(&case.display().to_string(), "CASE");
     message = message.replace(&repo().display().to_string(), ".");
-    let detail = if message.chars().count() > 200 { format!("{}...", message.chars().take(200).collect::<String>()) } else { message.clone() };
+    let detail = if message.chars().count() > 200 {
+        format!("{}...", message.chars().take(200).collect::<String>())
+    } else {
+        message.clone()
+    };
     let detail = detail.replace('|', "\\|");
     CaseResult { name: name.to_string(), op, status, detail, message }
 }
@@ -411,9 +419,32 @@ fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
 /// Ops whose inputs after the first are shape parameters (axes, sizes, pads, bounds, K); for
 /// ConstantOfShape and Range, all inputs are.
 const SHAPE_PARAMETER_OPS: &[&str] = &[
-    "Reshape", "Slice", "Squeeze", "Unsqueeze", "Pad", "Expand", "Tile", "Split", "ConstantOfShape", "Range", "Resize", "Upsample",
-    "TopK", "OneHot", "Clip", "Dropout", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-    "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
+    "Reshape",
+    "Slice",
+    "Squeeze",
+    "Unsqueeze",
+    "Pad",
+    "Expand",
+    "Tile",
+    "Split",
+    "ConstantOfShape",
+    "Range",
+    "Resize",
+    "Upsample",
+    "TopK",
+    "OneHot",
+    "Clip",
+    "Dropout",
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "ReduceSumSquare",
 ];
 
 /// Positions (among the graph's non-initializer inputs) of inputs that feed shape parameters.
@@ -428,7 +459,12 @@ fn shape_parameter_inputs(model: &Path) -> Vec<usize> {
         .iter()
         .filter(|n| SHAPE_PARAMETER_OPS.contains(&n.op_type.as_deref().unwrap_or("")))
         // ConstantOfShape's and Range's every input determines the output shape.
-        .flat_map(|n| n.input.iter().skip(if matches!(n.op_type.as_deref(), Some("ConstantOfShape" | "Range")) { 0 } else { 1 }).cloned())
+        .flat_map(|n| {
+            n.input
+                .iter()
+                .skip(if matches!(n.op_type.as_deref(), Some("ConstantOfShape" | "Range")) { 0 } else { 1 })
+                .cloned()
+        })
         .collect();
     g.input
         .iter()
@@ -445,7 +481,12 @@ fn input_name(model: &Path, k: usize) -> String {
     let m = xcc_lowering::onnx::proto::ModelProto::decode(bytes.as_slice()).unwrap_or_default();
     let g = m.graph.unwrap_or_default();
     let inits: std::collections::HashSet<String> = g.initializer.iter().filter_map(|t| t.name.clone()).collect();
-    g.input.iter().filter(|i| !inits.contains(i.name.as_deref().unwrap_or(""))).nth(k).and_then(|i| i.name.clone()).unwrap_or_default()
+    g.input
+        .iter()
+        .filter(|i| !inits.contains(i.name.as_deref().unwrap_or("")))
+        .nth(k)
+        .and_then(|i| i.name.clone())
+        .unwrap_or_default()
 }
 
 fn run_checked(case: &Path, work: &Path) -> Outcome {
@@ -488,7 +529,12 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     let work = fresh_dir(work);
     let lib = work.join("libm.a");
     let o = run_command(
-        Command::new(xcc_binary()).arg("model.onnx").args(["--name", "m", "-O1", "-o"]).arg(&lib).args(&binds).current_dir(case),
+        Command::new(xcc_binary())
+            .arg("model.onnx")
+            .args(["--name", "m", "-O1", "-o"])
+            .arg(&lib)
+            .args(&binds)
+            .current_dir(case),
         XCC_TIMEOUT,
     );
     if !o.success() {
@@ -500,10 +546,15 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
             return fail(Status::CompileError, format!("xcc {}: {}", o.status(), first_error(&text)));
         }
         let unsupported = ["unsupported", "not supported", "does not support"].iter().any(|k| text.contains(k));
-        let status = if unsupported && !text.contains("internal compiler error") { Status::Unsupported } else { Status::CompileError };
+        let status = if unsupported && !text.contains("internal compiler error") {
+            Status::Unsupported
+        } else {
+            Status::CompileError
+        };
         return fail(status, first_error(&text));
     }
-    let header = std::fs::read_to_string(work.join("m.h")).map_err(|e| (Status::CompileError, format!("xcc wrote no m.h: {e}")))?;
+    let header = std::fs::read_to_string(work.join("m.h"))
+        .map_err(|e| (Status::CompileError, format!("xcc wrote no m.h: {e}")))?;
     let (h_in, h_out) = parse_header(&header).map_err(|e| (Status::CompileError, e))?;
 
     // The interface must match the test data.
@@ -511,7 +562,13 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     if h_in.len() != ins0.len() || h_out.len() != outs0.len() {
         return fail(
             Status::Wrong,
-            format!("interface: m_run takes {} inputs and {} outputs, the test has {} and {}", h_in.len(), h_out.len(), ins0.len(), outs0.len()),
+            format!(
+                "interface: m_run takes {} inputs and {} outputs, the test has {} and {}",
+                h_in.len(),
+                h_out.len(),
+                ins0.len(),
+                outs0.len()
+            ),
         );
     }
     for (_, ins, outs) in &data {
@@ -520,7 +577,13 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
                 if p.ty != v.dtype.name() || p.size != v.numel {
                     return fail(
                         Status::Wrong,
-                        format!("interface: {kind} {j} is {} x{} in m.h, the test has {} x{}", p.ty, p.size, v.dtype.name(), v.numel),
+                        format!(
+                            "interface: {kind} {j} is {} x{} in m.h, the test has {} x{}",
+                            p.ty,
+                            p.size,
+                            v.dtype.name(),
+                            v.numel
+                        ),
                     );
                 }
             }
@@ -530,7 +593,13 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     std::fs::write(work.join("harness.c"), harness(&sig(ins0), &sig(outs0))).unwrap();
     let prog = work.join("prog");
     let o = run_command(
-        Command::new("cc").args(["-O0", "-w", "-I"]).arg(&work).arg(work.join("harness.c")).arg(&lib).args(["-lm", "-lpthread", "-o"]).arg(&prog),
+        Command::new("cc")
+            .args(["-O0", "-w", "-I"])
+            .arg(&work)
+            .arg(work.join("harness.c"))
+            .arg(&lib)
+            .args(["-lm", "-lpthread", "-o"])
+            .arg(&prog),
         compile_timeout(),
     );
     if !o.success() {
@@ -554,7 +623,8 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         }
         let set = if data.len() > 1 { format!("{}: ", file_name(ds)) } else { String::new() };
         for (j, want) in outs.iter().enumerate() {
-            let got = std::fs::read(dir.join(format!("out_{j}.bin"))).map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
+            let got = std::fs::read(dir.join(format!("out_{j}.bin")))
+                .map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
             compare(&format!("{set}output {j}"), want.dtype, &got, want).map_err(|e| (Status::Wrong, e))?;
         }
     }
@@ -617,10 +687,14 @@ fn totals(results: &[CaseResult]) -> (String, String) {
 fn write_table(results: &[CaseResult], line: &str, breakdown: &str) {
     let mut t = String::new();
     t.push_str("# ONNX backend node tests\n\n");
-    t.push_str("Generated by `cargo build -p xcc && cargo test -p xcc-test-suite --test onnx_node` (see `README.md`);\n");
+    t.push_str(
+        "Generated by `cargo build -p xcc && cargo test -p xcc-test-suite --test onnx_node` (see `README.md`);\n",
+    );
     t.push_str("each case compiled with `xcc model.onnx --name m -O1`, run through `m.h`, and compared with the reference outputs\n");
     t.push_str("(floating: `|a-b| <= 1e-7 + 1e-3*|b|`; others exact). The op is the model's first node's.\n");
-    t.push_str("Graph inputs that feed shape parameters (Reshape's shape, Slice's starts, Reduce axes, Pad's pads, Resize's\n");
+    t.push_str(
+        "Graph inputs that feed shape parameters (Reshape's shape, Slice's starts, Reduce axes, Pad's pads, Resize's\n",
+    );
     t.push_str("scales, TopK's K, Clip's bounds, ...) are frozen with `--bind NAME=@input_k.pb` from the first data set, since xcc\n");
     t.push_str("compiles static shapes; the harness passes the remaining inputs.\n\n");
     let _ = writeln!(t, "**{line}** ({} cases: {breakdown})\n", results.len());
@@ -684,7 +758,8 @@ fn onnx_node_tests() {
     }
 
     // The gate.
-    let passing: BTreeSet<&str> = results.iter().filter(|r| r.status == Status::Pass).map(|r| r.name.as_str()).collect();
+    let passing: BTreeSet<&str> =
+        results.iter().filter(|r| r.status == Status::Pass).map(|r| r.name.as_str()).collect();
     let by_name: BTreeMap<&str, &CaseResult> = results.iter().map(|r| (r.name.as_str(), r)).collect();
     let in_scope = |n: &str| filter.as_deref().is_none_or(|f| n.contains(f));
     let expected = read_expected();

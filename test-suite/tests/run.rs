@@ -30,7 +30,12 @@ impl Expect<'_> {
 fn xcc_compile(tools: &Tools, input: &Path, out: &Path, extra: &[&str]) -> Result<(), String> {
     let o = run_command(Command::new(&tools.xcc).arg(input).arg("-o").arg(out).args(extra), compile_timeout());
     if !o.success() {
-        return Err(format!("xcc{}{} failed: {}", if extra.is_empty() { "" } else { " " }, extra.join(" "), o.summary()));
+        return Err(format!(
+            "xcc{}{} failed: {}",
+            if extra.is_empty() { "" } else { " " },
+            extra.join(" "),
+            o.summary()
+        ));
     }
     if !out.is_file() {
         return Err(format!("xcc succeeded but wrote no {}", out.display()));
@@ -41,7 +46,11 @@ fn xcc_compile(tools: &Tools, input: &Path, out: &Path, extra: &[&str]) -> Resul
 fn run_program(cmd: &mut Command, what: &str) -> Result<String, String> {
     let o = run_command(cmd, run_timeout());
     if !o.success() {
-        return Err(format!("{what}: the program failed: {}\n  stdout so far:\n{}", o.summary(), indent(&head(&o.stdout, 10))));
+        return Err(format!(
+            "{what}: the program failed: {}\n  stdout so far:\n{}",
+            o.summary(),
+            indent(&head(&o.stdout, 10))
+        ));
     }
     Ok(o.stdout)
 }
@@ -50,7 +59,8 @@ fn check_file(tools: &Tools, path: &Path) -> FileResult {
     let name = file_name(path);
     let text = std::fs::read_to_string(path).map_err(|e| vec![format!("cannot read: {e}")])?;
     let dir = fresh_dir(&work_root("run").join(file_stem(path)));
-    let module = parse_and_verify(&format!("run/{name}"), &text).map_err(|e| vec![format!("xcc-ir rejects the file:\n{e}")])?;
+    let module =
+        parse_and_verify(&format!("run/{name}"), &text).map_err(|e| vec![format!("xcc-ir rejects the file:\n{e}")])?;
     let hand = path.with_extension("c");
     let (harness, expect) = if hand.is_file() {
         (hand, Expect::Lines(directives(&text, "stdout")))

@@ -98,7 +98,8 @@ pub(crate) fn parse_affine_map_or_set(p: &mut Parser) -> PResult<MapOrSet> {
                 return p.err_here("expected '>= 0' or '== 0' in an integer set constraint");
             };
             let rhs = parse_expr(p, &names)?;
-            let expr = if rhs == AffineExpr::Const(0) { lhs } else { AffineExpr::Add(Box::new(lhs), Box::new(rhs.neg())) };
+            let expr =
+                if rhs == AffineExpr::Const(0) { lhs } else { AffineExpr::Add(Box::new(lhs), Box::new(rhs.neg())) };
             constraints.push(AffineConstraint { expr, is_equality });
             if !p.eat_punct(",")? {
                 break;

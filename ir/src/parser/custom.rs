@@ -97,31 +97,113 @@ pub(crate) fn normalize_generic_successors(spec: &mut OpSpec) {
 }
 
 const INT_BINARY: &[&str] = &[
-    "arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
-    "arith.ceildivsi", "arith.floordivsi", "arith.ceildivui", "arith.andi", "arith.ori", "arith.xori",
-    "arith.shli", "arith.shrsi", "arith.shrui", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.divsi",
+    "arith.divui",
+    "arith.remsi",
+    "arith.remui",
+    "arith.ceildivsi",
+    "arith.floordivsi",
+    "arith.ceildivui",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.shli",
+    "arith.shrsi",
+    "arith.shrui",
+    "arith.maxsi",
+    "arith.minsi",
+    "arith.maxui",
+    "arith.minui",
 ];
 const FLOAT_BINARY: &[&str] = &[
-    "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.remf", "arith.maximumf", "arith.minimumf",
-    "arith.maxnumf", "arith.minnumf", "math.powf", "math.atan2", "math.copysign",
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.remf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.maxnumf",
+    "arith.minnumf",
+    "math.powf",
+    "math.atan2",
+    "math.copysign",
 ];
 const UNARY: &[&str] = &[
-    "arith.negf", "math.sqrt", "math.rsqrt", "math.exp", "math.exp2", "math.log", "math.log2", "math.log10",
-    "math.tanh", "math.sin", "math.cos", "math.absf", "math.absi", "math.erf", "math.floor", "math.ceil",
-    "math.round", "math.roundeven", "math.trunc", "math.ctlz", "math.cttz", "math.ctpop",
+    "arith.negf",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.exp",
+    "math.exp2",
+    "math.log",
+    "math.log2",
+    "math.log10",
+    "math.tanh",
+    "math.sin",
+    "math.cos",
+    "math.absf",
+    "math.absi",
+    "math.erf",
+    "math.floor",
+    "math.ceil",
+    "math.round",
+    "math.roundeven",
+    "math.trunc",
+    "math.ctlz",
+    "math.cttz",
+    "math.ctpop",
 ];
 const CASTS: &[&str] = &[
-    "arith.extsi", "arith.extui", "arith.trunci", "arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp",
-    "arith.fptosi", "arith.fptoui", "arith.index_cast", "arith.index_castui", "arith.bitcast",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "arith.extf",
+    "arith.truncf",
+    "arith.sitofp",
+    "arith.uitofp",
+    "arith.fptosi",
+    "arith.fptoui",
+    "arith.index_cast",
+    "arith.index_castui",
+    "arith.bitcast",
 ];
 const LLVM_BINARY: &[&str] = &[
-    "llvm.add", "llvm.sub", "llvm.mul", "llvm.sdiv", "llvm.udiv", "llvm.srem", "llvm.urem", "llvm.and",
-    "llvm.or", "llvm.xor", "llvm.shl", "llvm.lshr", "llvm.ashr", "llvm.fadd", "llvm.fsub", "llvm.fmul",
-    "llvm.fdiv", "llvm.frem",
+    "llvm.add",
+    "llvm.sub",
+    "llvm.mul",
+    "llvm.sdiv",
+    "llvm.udiv",
+    "llvm.srem",
+    "llvm.urem",
+    "llvm.and",
+    "llvm.or",
+    "llvm.xor",
+    "llvm.shl",
+    "llvm.lshr",
+    "llvm.ashr",
+    "llvm.fadd",
+    "llvm.fsub",
+    "llvm.fmul",
+    "llvm.fdiv",
+    "llvm.frem",
 ];
 const LLVM_CASTS: &[&str] = &[
-    "llvm.sext", "llvm.zext", "llvm.trunc", "llvm.sitofp", "llvm.uitofp", "llvm.fptosi", "llvm.fptoui",
-    "llvm.fpext", "llvm.fptrunc", "llvm.bitcast", "llvm.ptrtoint", "llvm.inttoptr", "llvm.addrspacecast",
+    "llvm.sext",
+    "llvm.zext",
+    "llvm.trunc",
+    "llvm.sitofp",
+    "llvm.uitofp",
+    "llvm.fptosi",
+    "llvm.fptoui",
+    "llvm.fpext",
+    "llvm.fptrunc",
+    "llvm.bitcast",
+    "llvm.ptrtoint",
+    "llvm.inttoptr",
+    "llvm.addrspacecast",
 ];
 
 pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_results: u32) -> PResult<OpSpec> {
@@ -145,7 +227,10 @@ pub(crate) fn parse_custom_op(p: &mut Parser, written: &str, span: Span, num_res
         let ops = p.resolve_same(&refs, &ty)?;
         return Ok(with_attrs(spec.operands(ops).results([ty]), attrs));
     }
-    if CASTS.contains(&name) || LLVM_CASTS.contains(&name) || name == "memref.cast" || name == "vector.broadcast"
+    if CASTS.contains(&name)
+        || LLVM_CASTS.contains(&name)
+        || name == "memref.cast"
+        || name == "vector.broadcast"
         || name == "vector.splat" && false
     {
         let r = p.parse_operand_ref()?;
@@ -925,7 +1010,14 @@ fn parse_cmp(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     };
     let table = if is_float { ops::CMPF_PREDICATES } else { ops::CMPI_PREDICATES };
     let pred = table.iter().position(|p| *p == pred_name).ok_or_else(|| {
-        Diagnostic::new(pspan, format!("unknown {} predicate '{pred_name}' (expected one of: {})", if is_float { "cmpf" } else { "cmpi" }, table.join(", ")))
+        Diagnostic::new(
+            pspan,
+            format!(
+                "unknown {} predicate '{pred_name}' (expected one of: {})",
+                if is_float { "cmpf" } else { "cmpi" },
+                table.join(", ")
+            ),
+        )
     })?;
     p.eat_punct(",")?;
     let refs = p.parse_operand_refs()?;
@@ -976,7 +1068,11 @@ fn parse_func(p: &mut Parser, spec: OpSpec, written: &str) -> PResult<OpSpec> {
                 String::new()
             };
             let ty = p.parse_type()?;
-            arg_attrs.push(if p.is_punct("{") { Attribute::Dict(p.parse_attr_dict()?) } else { Attribute::Dict(Vec::new()) });
+            arg_attrs.push(if p.is_punct("{") {
+                Attribute::Dict(p.parse_attr_dict()?)
+            } else {
+                Attribute::Dict(Vec::new())
+            });
             p.skip_loc()?;
             args.push((arg_name, ty, s));
             if !p.eat_punct(",")? {
@@ -992,7 +1088,11 @@ fn parse_func(p: &mut Parser, spec: OpSpec, written: &str) -> PResult<OpSpec> {
             if !p.is_punct(")") {
                 loop {
                     results.push(p.parse_type()?);
-                    res_attrs.push(if p.is_punct("{") { Attribute::Dict(p.parse_attr_dict()?) } else { Attribute::Dict(Vec::new()) });
+                    res_attrs.push(if p.is_punct("{") {
+                        Attribute::Dict(p.parse_attr_dict()?)
+                    } else {
+                        Attribute::Dict(Vec::new())
+                    });
                     if !p.eat_punct(",")? {
                         break;
                     }
@@ -1123,7 +1223,10 @@ fn parse_affine_for(p: &mut Parser, spec: OpSpec, _num_results: u32) -> PResult<
         .attr("lowerBoundMap", Attribute::AffineMap(lb_map))
         .attr("upperBoundMap", Attribute::AffineMap(ub_map))
         .attr("step", Attribute::int(step, Type::Index))
-        .attr("operandSegmentSizes", Attribute::DenseArray { elem: Type::i32(), values: vec![n_lb, n_ub, types.len() as i128] })
+        .attr(
+            "operandSegmentSizes",
+            Attribute::DenseArray { elem: Type::i32(), values: vec![n_lb, n_ub, types.len() as i128] },
+        )
         .region(region))
 }
 
@@ -1182,14 +1285,22 @@ fn parse_affine_if(p: &mut Parser, spec: OpSpec, _num_results: u32) -> PResult<O
             ensure_yield(p, else_region, "affine.yield", spec.span);
         }
     }
-    Ok(spec.operands(ops).results(types).attr("condition", Attribute::IntegerSet(set)).region(then_region).region(else_region))
+    Ok(spec
+        .operands(ops)
+        .results(types)
+        .attr("condition", Attribute::IntegerSet(set))
+        .region(then_region)
+        .region(else_region))
 }
 
 fn check_set_arity(set: &IntegerSet, dims: usize, syms: usize, span: Span) -> PResult<()> {
     if set.num_dims as usize != dims || set.num_symbols as usize != syms {
         return Err(Diagnostic::new(
             span,
-            format!("the integer set takes {} dimension(s) and {} symbol(s), but {dims} and {syms} are given", set.num_dims, set.num_symbols),
+            format!(
+                "the integer set takes {} dimension(s) and {} symbol(s), but {dims} and {syms} are given",
+                set.num_dims, set.num_symbols
+            ),
         ));
     }
     Ok(())

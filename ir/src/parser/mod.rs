@@ -256,7 +256,12 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Punct("->") => {}
-                Tok::Eof => return Err(Diagnostic::new(start, format!("unclosed '{}'", &self.src[start.start as usize..start.end as usize]))),
+                Tok::Eof => {
+                    return Err(Diagnostic::new(
+                        start,
+                        format!("unclosed '{}'", &self.src[start.start as usize..start.end as usize]),
+                    ))
+                }
                 _ => {}
             }
         }
@@ -469,7 +474,10 @@ impl<'a> Parser<'a> {
             .map(|((_, i), (_, s))| (*i, *s))
             .collect();
         if let Some((i, s)) = stale.first() {
-            return Err(Diagnostic::new(*s, format!("'%{name}' has only {} result(s); #{i} is out of range", values.len())));
+            return Err(Diagnostic::new(
+                *s,
+                format!("'%{name}' has only {} result(s); #{i} is out of range", values.len()),
+            ));
         }
         for &v in &values {
             self.m.values[v].span = span;
@@ -635,7 +643,10 @@ impl<'a> Parser<'a> {
         let ty_span = self.peek_span();
         let ty = self.parse_type()?;
         let Type::Function(ft) = ty else {
-            return Err(Diagnostic::new(ty_span, "expected a function type '(inputs) -> results' for a generic operation"));
+            return Err(Diagnostic::new(
+                ty_span,
+                "expected a function type '(inputs) -> results' for a generic operation",
+            ));
         };
         if ft.inputs.len() != refs.len() {
             return Err(Diagnostic::new(
@@ -716,7 +727,11 @@ impl<'a> Parser<'a> {
     /// Parses `{ blocks }`. `entry_args` become the entry block's arguments (function and loop
     /// bodies name them outside the braces). With `implicit_terminator`, a body without a
     /// terminator is left for the caller to complete.
-    pub(crate) fn parse_region(&mut self, entry_args: &[(String, Type, Span)], _implicit_terminator: bool) -> PResult<RegionId> {
+    pub(crate) fn parse_region(
+        &mut self,
+        entry_args: &[(String, Type, Span)],
+        _implicit_terminator: bool,
+    ) -> PResult<RegionId> {
         self.expect_punct("{")?;
         let region = self.m.new_region();
         self.block_scopes.push(HashMap::new());
@@ -864,7 +879,9 @@ impl<'a> Parser<'a> {
 
     fn parse_builtin_type(&mut self, word: &str, span: Span) -> PResult<Type> {
         let int_width = |prefix: &str| -> Option<u32> {
-            word.strip_prefix(prefix).filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())).and_then(|d| d.parse().ok())
+            word.strip_prefix(prefix)
+                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|d| d.parse().ok())
         };
         if let Some(w) = int_width("i") {
             return self.check_width(w, span, Signedness::Signless);
@@ -896,7 +913,10 @@ impl<'a> Parser<'a> {
                     // `vector<f32>` is a 0-d vector upstream; xcc treats it as rank 0.
                 }
                 if !(elem.is_integer() || elem.is_float() || elem.is_index()) {
-                    return Err(Diagnostic::new(span, format!("vector elements must be integers, index or floats, not {elem}")));
+                    return Err(Diagnostic::new(
+                        span,
+                        format!("vector elements must be integers, index or floats, not {elem}"),
+                    ));
                 }
                 Type::Vector { shape, elem: Box::new(elem) }
             }
@@ -943,14 +963,16 @@ impl<'a> Parser<'a> {
                 while e < b.len() && b[e].is_ascii_digit() {
                     e += 1;
                 }
-                let v: u64 = self.src[p..e]
-                    .parse()
-                    .map_err(|_| Diagnostic::new(Span::new(p, e), "dimension is too large"))?;
+                let v: u64 =
+                    self.src[p..e].parse().map_err(|_| Diagnostic::new(Span::new(p, e), "dimension is too large"))?;
                 pos = e;
                 Some(Some(v))
             } else if p < b.len() && b[p] == b'?' {
                 if !allow_dynamic {
-                    return Err(Diagnostic::new(Span::new(p, p + 1), "dynamic dimensions are not allowed in this type"));
+                    return Err(Diagnostic::new(
+                        Span::new(p, p + 1),
+                        "dynamic dimensions are not allowed in this type",
+                    ));
                 }
                 pos = p + 1;
                 Some(None)
@@ -968,7 +990,10 @@ impl<'a> Parser<'a> {
             if q < b.len() && b[q] == b'x' {
                 pos = q + 1;
             } else {
-                return Err(Diagnostic::new(Span::new(dim_start, q.max(dim_start + 1)), "expected 'x' after a dimension"));
+                return Err(Diagnostic::new(
+                    Span::new(dim_start, q.max(dim_start + 1)),
+                    "expected 'x' after a dimension",
+                ));
             }
             if let Some(d) = dim {
                 dims.push(d);
@@ -999,7 +1024,10 @@ impl<'a> Parser<'a> {
                     layout = Layout::Map(affine_syntax::parse_affine_map_or_set(self)?.into_map(s)?);
                 }
                 // The original spec names memory spaces with bare words (`hbm`, `vmem`).
-                Tok::Ident(w) if !is_type_keyword(&w) && !["dense", "array", "true", "false", "unit", "affine_set", "loc"].contains(&w.as_str()) => {
+                Tok::Ident(w)
+                    if !is_type_keyword(&w)
+                        && !["dense", "array", "true", "false", "unit", "affine_set", "loc"].contains(&w.as_str()) =>
+                {
                     self.next()?;
                     memory_space = Some(Box::new(Attribute::Opaque(w)));
                 }
@@ -1021,7 +1049,11 @@ impl<'a> Parser<'a> {
                     if m.num_dims as usize != shape.len() {
                         return Err(Diagnostic::new(
                             span,
-                            format!("the layout map takes {} dimension(s), but the memref has rank {}", m.num_dims, shape.len()),
+                            format!(
+                                "the layout map takes {} dimension(s), but the memref has rank {}",
+                                m.num_dims,
+                                shape.len()
+                            ),
                         ));
                     }
                 }
@@ -1029,7 +1061,11 @@ impl<'a> Parser<'a> {
                     if strides.len() != shape.len() {
                         return Err(Diagnostic::new(
                             span,
-                            format!("the layout has {} stride(s), but the memref has rank {}", strides.len(), shape.len()),
+                            format!(
+                                "the layout has {} stride(s), but the memref has rank {}",
+                                strides.len(),
+                                shape.len()
+                            ),
                         ));
                     }
                 }
@@ -1123,7 +1159,8 @@ impl<'a> Parser<'a> {
                 self.next()?;
                 let (text, s) = self.expect_string("an LLVM type string")?;
                 self.expect_punct(">")?;
-                llvm_type_from_string(&text).ok_or_else(|| Diagnostic::new(s, format!("unsupported LLVM type \"{text}\"")))
+                llvm_type_from_string(&text)
+                    .ok_or_else(|| Diagnostic::new(s, format!("unsupported LLVM type \"{text}\"")))
             }
             _ if name.contains('.') || self.is_punct("<") => {
                 let body = if self.is_punct("<") { self.skip_balanced()? } else { String::new() };
@@ -1148,9 +1185,18 @@ impl<'a> Parser<'a> {
                 let (tok, span) = self.next()?;
                 let name = match tok {
                     Tok::Ident(n) | Tok::Str(n) => n,
-                    _ => return Err(Diagnostic::new(span, format!("expected an attribute name, found {}", tok.describe()))),
+                    _ => {
+                        return Err(Diagnostic::new(
+                            span,
+                            format!("expected an attribute name, found {}", tok.describe()),
+                        ))
+                    }
                 };
-                let value = if self.eat_punct("=")? || self.eat_punct(":")? { self.parse_attribute()? } else { Attribute::Unit };
+                let value = if self.eat_punct("=")? || self.eat_punct(":")? {
+                    self.parse_attribute()?
+                } else {
+                    Attribute::Unit
+                };
                 if entries.iter().any(|(k, _)| *k == name) {
                     return Err(Diagnostic::new(span, format!("duplicate attribute '{name}'")));
                 }
@@ -1314,7 +1360,9 @@ impl<'a> Parser<'a> {
         let mut shape_seen: Vec<usize> = Vec::new();
         let raw = if let (Tok::Str(s), sp) = self.peek()? {
             self.next()?;
-            let hex = s.strip_prefix("0x").ok_or_else(|| Diagnostic::new(sp, "a dense string must be hexadecimal ('0x...')"))?;
+            let hex = s
+                .strip_prefix("0x")
+                .ok_or_else(|| Diagnostic::new(sp, "a dense string must be hexadecimal ('0x...')"))?;
             if hex.len() % 2 != 0 {
                 return Err(Diagnostic::new(sp, "odd number of hex digits in dense literal"));
             }
@@ -1340,7 +1388,12 @@ impl<'a> Parser<'a> {
             Type::Tensor { shape: Some(shape), elem } if shape.iter().all(|d| d.is_some()) => {
                 ((**elem).clone(), shape.iter().map(|d| d.unwrap()).product::<u64>())
             }
-            _ => return Err(Diagnostic::new(ty_span, format!("a dense attribute needs a static vector or tensor type, not {ty}"))),
+            _ => {
+                return Err(Diagnostic::new(
+                    ty_span,
+                    format!("a dense attribute needs a static vector or tensor type, not {ty}"),
+                ))
+            }
         };
         let values = match raw {
             Raw::Hex(bytes) => DenseValues::Hex(bytes),
@@ -1358,15 +1411,23 @@ impl<'a> Parser<'a> {
                         _ => Vec::new(),
                     };
                     if shape_seen != ty_shape {
-                        return Err(Diagnostic::new(body_span, format!("dense literal's nesting does not match the shape of {ty}")));
+                        return Err(Diagnostic::new(
+                            body_span,
+                            format!("dense literal's nesting does not match the shape of {ty}"),
+                        ));
                     }
                 }
                 match &elem {
-                    Type::Float(_) => DenseValues::Float(elems.iter().map(|e| round_to(if e.2 { e.0 } else { e.1 as f64 }, &elem)).collect()),
+                    Type::Float(_) => DenseValues::Float(
+                        elems.iter().map(|e| round_to(if e.2 { e.0 } else { e.1 as f64 }, &elem)).collect(),
+                    ),
                     Type::Integer { width: 1, .. } => DenseValues::Bool(elems.iter().map(|e| e.1 != 0).collect()),
                     Type::Integer { .. } | Type::Index => {
                         if let Some(e) = elems.iter().find(|e| e.2) {
-                            return Err(Diagnostic::new(body_span, format!("float value {} in an integer dense literal", e.0)));
+                            return Err(Diagnostic::new(
+                                body_span,
+                                format!("float value {} in an integer dense literal", e.0),
+                            ));
                         }
                         for e in &elems {
                             check_int_fits(e.1, &elem, body_span)?;
@@ -1380,7 +1441,12 @@ impl<'a> Parser<'a> {
         Ok(Attribute::Dense { values, ty })
     }
 
-    fn parse_dense_elems(&mut self, out: &mut Vec<(f64, i128, bool, u8)>, shape: &mut Vec<usize>, depth: usize) -> PResult<()> {
+    fn parse_dense_elems(
+        &mut self,
+        out: &mut Vec<(f64, i128, bool, u8)>,
+        shape: &mut Vec<usize>,
+        depth: usize,
+    ) -> PResult<()> {
         if self.eat_punct("[")? {
             let mut n = 0;
             if !self.is_punct("]") {
@@ -1423,7 +1489,12 @@ impl<'a> Parser<'a> {
                         let f = if neg { -f } else { f };
                         out.push((f, f as i128, true, 0));
                     }
-                    _ => return Err(Diagnostic::new(span, format!("expected a dense element, found {}", tok.describe()))),
+                    _ => {
+                        return Err(Diagnostic::new(
+                            span,
+                            format!("expected a dense element, found {}", tok.describe()),
+                        ))
+                    }
                 }
             }
         }
@@ -1434,7 +1505,10 @@ impl<'a> Parser<'a> {
 /// Words that begin a builtin type.
 fn is_type_keyword(w: &str) -> bool {
     let int = |p: &str| w.strip_prefix(p).is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-    int("i") || int("si") || int("ui") || matches!(w, "index" | "f16" | "bf16" | "f32" | "f64" | "none" | "vector" | "tensor" | "memref" | "tuple")
+    int("i")
+        || int("si")
+        || int("ui")
+        || matches!(w, "index" | "f16" | "bf16" | "f32" | "f64" | "none" | "vector" | "tensor" | "memref" | "tuple")
 }
 
 fn check_int_fits(v: i128, ty: &Type, span: Span) -> PResult<()> {

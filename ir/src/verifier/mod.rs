@@ -96,10 +96,16 @@ impl Verifier<'_> {
                     ));
                 }
             }
-            if !ops::is_terminator(&m.ops[last].name) && !is_graph_like(owner_name) && ops::is_known_dialect(&m.ops[last].name) {
+            if !ops::is_terminator(&m.ops[last].name)
+                && !is_graph_like(owner_name)
+                && ops::is_known_dialect(&m.ops[last].name)
+            {
                 return Err(Diagnostic::new(
                     op_span(m, last),
-                    format!("block does not end with a terminator: '{}' is not one (add a 'return' or a branch)", m.ops[last].name),
+                    format!(
+                        "block does not end with a terminator: '{}' is not one (add a 'return' or a branch)",
+                        m.ops[last].name
+                    ),
                 ));
             }
             for s in &m.ops[last].successors {
@@ -107,7 +113,10 @@ impl Verifier<'_> {
                     return Err(Diagnostic::new(op_span(m, last), "a branch can only target blocks of its own region"));
                 }
                 if s.block == entry {
-                    return Err(Diagnostic::new(op_span(m, last), "the entry block of a region cannot be a branch target"));
+                    return Err(Diagnostic::new(
+                        op_span(m, last),
+                        "the entry block of a region cannot be a branch target",
+                    ));
                 }
                 let params = &m.blocks[s.block].args;
                 if params.len() != s.args.len() {
@@ -120,7 +129,11 @@ impl Verifier<'_> {
                     if m.ty(a) != m.ty(p) {
                         return Err(Diagnostic::new(
                             op_span(m, last),
-                            format!("branch operand #{i} has type {}, but the target block's argument has type {}", m.ty(a), m.ty(p)),
+                            format!(
+                                "branch operand #{i} has type {}, but the target block's argument has type {}",
+                                m.ty(a),
+                                m.ty(p)
+                            ),
                         ));
                     }
                 }

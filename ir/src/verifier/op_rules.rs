@@ -25,7 +25,11 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         if operand_types.len() != ops || result_types.len() != res {
             return Err(Diagnostic::new(
                 span,
-                format!("'{name}' takes {ops} operand(s) and gives {res} result(s), found {} and {}", operand_types.len(), result_types.len()),
+                format!(
+                    "'{name}' takes {ops} operand(s) and gives {res} result(s), found {} and {}",
+                    operand_types.len(),
+                    result_types.len()
+                ),
             ));
         }
         Ok(())
@@ -34,31 +38,44 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
     match name {
         "arith.addi" | "arith.subi" | "arith.muli" | "arith.divsi" | "arith.divui" | "arith.remsi" | "arith.remui"
         | "arith.ceildivsi" | "arith.floordivsi" | "arith.ceildivui" | "arith.andi" | "arith.ori" | "arith.xori"
-        | "arith.shli" | "arith.shrsi" | "arith.shrui" | "arith.maxsi" | "arith.minsi" | "arith.maxui" | "arith.minui" => {
+        | "arith.shli" | "arith.shrsi" | "arith.shrui" | "arith.maxsi" | "arith.minsi" | "arith.maxui"
+        | "arith.minui" => {
             counts(2, 1)?;
             if !(operand_types[0] == operand_types[1] && operand_types[0] == result_types[0]) {
-                return err(format!("operands and result must share one type, found {}, {} -> {}", operand_types[0], operand_types[1], result_types[0]));
+                return err(format!(
+                    "operands and result must share one type, found {}, {} -> {}",
+                    operand_types[0], operand_types[1], result_types[0]
+                ));
             }
             if !is_int_like(operand_types[0]) {
-                return err(format!("expects integer-like operands (integers, index, or vectors/tensors of them), found {}", operand_types[0]));
+                return err(format!(
+                    "expects integer-like operands (integers, index, or vectors/tensors of them), found {}",
+                    operand_types[0]
+                ));
             }
         }
-        "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.remf" | "arith.maximumf" | "arith.minimumf"
-        | "arith.maxnumf" | "arith.minnumf" | "math.powf" | "math.atan2" | "math.copysign" => {
+        "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.remf" | "arith.maximumf"
+        | "arith.minimumf" | "arith.maxnumf" | "arith.minnumf" | "math.powf" | "math.atan2" | "math.copysign" => {
             counts(2, 1)?;
             if !(operand_types[0] == operand_types[1] && operand_types[0] == result_types[0]) {
-                return err(format!("operands and result must share one type, found {}, {} -> {}", operand_types[0], operand_types[1], result_types[0]));
+                return err(format!(
+                    "operands and result must share one type, found {}, {} -> {}",
+                    operand_types[0], operand_types[1], result_types[0]
+                ));
             }
             if !is_float_like(operand_types[0]) {
                 return err(format!("expects floating-point operands, found {}", operand_types[0]));
             }
         }
-        "arith.negf" | "math.sqrt" | "math.rsqrt" | "math.exp" | "math.exp2" | "math.log" | "math.log2" | "math.log10"
-        | "math.tanh" | "math.sin" | "math.cos" | "math.absf" | "math.erf" | "math.floor" | "math.ceil" | "math.round"
-        | "math.roundeven" | "math.trunc" => {
+        "arith.negf" | "math.sqrt" | "math.rsqrt" | "math.exp" | "math.exp2" | "math.log" | "math.log2"
+        | "math.log10" | "math.tanh" | "math.sin" | "math.cos" | "math.absf" | "math.erf" | "math.floor"
+        | "math.ceil" | "math.round" | "math.roundeven" | "math.trunc" => {
             counts(1, 1)?;
             if operand_types[0] != result_types[0] || !is_float_like(operand_types[0]) {
-                return err(format!("expects one floating-point operand of the result's type, found {} -> {}", operand_types[0], result_types[0]));
+                return err(format!(
+                    "expects one floating-point operand of the result's type, found {} -> {}",
+                    operand_types[0], result_types[0]
+                ));
             }
         }
         "math.fma" | "vector.fma" => {
@@ -70,7 +87,10 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         "arith.cmpi" | "arith.cmpf" => {
             counts(2, 1)?;
             if operand_types[0] != operand_types[1] {
-                return err(format!("operands must share one type, found {} and {}", operand_types[0], operand_types[1]));
+                return err(format!(
+                    "operands must share one type, found {} and {}",
+                    operand_types[0], operand_types[1]
+                ));
             }
             let ok = if name == "arith.cmpi" { is_int_like(operand_types[0]) } else { is_float_like(operand_types[0]) };
             if !ok {
@@ -89,7 +109,10 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         "arith.select" => {
             counts(3, 1)?;
             if operand_types[1] != operand_types[2] || operand_types[1] != result_types[0] {
-                return err(format!("both choices and the result must share one type, found {}, {} -> {}", operand_types[1], operand_types[2], result_types[0]));
+                return err(format!(
+                    "both choices and the result must share one type, found {}, {} -> {}",
+                    operand_types[1], operand_types[2], result_types[0]
+                ));
             }
             let c = operand_types[0];
             if *c != Type::i1() && *c != result_types[0].with_element(Type::i1()) {
@@ -98,9 +121,16 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         }
         "arith.extsi" | "arith.extui" | "arith.trunci" => {
             counts(1, 1)?;
-            let (a, b) = (operand_types[0].element_or_self().int_width(), result_types[0].element_or_self().int_width());
+            let (a, b) =
+                (operand_types[0].element_or_self().int_width(), result_types[0].element_or_self().int_width());
             let ok = match (a, b) {
-                (Some(a), Some(b)) => if name == "arith.trunci" { b < a } else { b > a },
+                (Some(a), Some(b)) => {
+                    if name == "arith.trunci" {
+                        b < a
+                    } else {
+                        b > a
+                    }
+                }
                 _ => false,
             };
             if !ok {
@@ -111,7 +141,10 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             counts(1, 1)?;
             let (a, b) = (operand_types[0].element_or_self(), result_types[0].element_or_self());
             if !((a.is_index() && b.is_integer()) || (a.is_integer() && b.is_index())) {
-                return err(format!("casts between index and integer types, not {} to {}", operand_types[0], result_types[0]));
+                return err(format!(
+                    "casts between index and integer types, not {} to {}",
+                    operand_types[0], result_types[0]
+                ));
             }
         }
         "arith.sitofp" | "arith.uitofp" => {
@@ -169,7 +202,9 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             }
         }
         "func.constant" => {
-            let Some(sym) = m.attr(op, "value").and_then(Attribute::as_symbol) else { return err("needs a symbol 'value'".into()) };
+            let Some(sym) = m.attr(op, "value").and_then(Attribute::as_symbol) else {
+                return err("needs a symbol 'value'".into());
+            };
             let Some(f) = m.lookup_symbol(sym) else { return err(format!("refers to undefined function '@{sym}'")) };
             if m.function_type(f).map(|ft| Type::Function(ft.clone())).as_ref() != result_types.first().copied() {
                 return err(format!("the result type does not match the type of '@{sym}'"));
@@ -208,9 +243,16 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
                 return err("the result must be a ranked memref".into());
             };
             let dynamic = mt.shape.iter().filter(|d| d.is_none()).count();
-            let given = m.attr(op, "operandSegmentSizes").and_then(Attribute::as_int_list).map(|s| s[0] as usize).unwrap_or(operand_types.len());
+            let given = m
+                .attr(op, "operandSegmentSizes")
+                .and_then(Attribute::as_int_list)
+                .map(|s| s[0] as usize)
+                .unwrap_or(operand_types.len());
             if dynamic != given {
-                return err(format!("{} has {dynamic} dynamic dimension(s), but {given} size(s) are given", result_types[0]));
+                return err(format!(
+                    "{} has {dynamic} dynamic dimension(s), but {given} size(s) are given",
+                    result_types[0]
+                ));
             }
         }
         "memref.dim" => {
@@ -237,13 +279,16 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
                 return err(format!("cannot cast {} to {}", operand_types[0], result_types[0]));
             }
             if let (Type::MemRef(x), Type::MemRef(y)) = (operand_types[0], result_types[0]) {
-                if x.rank() != y.rank() || x.shape.iter().zip(&y.shape).any(|(p, q)| p.is_some() && q.is_some() && p != q) {
+                if x.rank() != y.rank()
+                    || x.shape.iter().zip(&y.shape).any(|(p, q)| p.is_some() && q.is_some() && p != q)
+                {
                     return err(format!("incompatible shapes: {} to {}", operand_types[0], result_types[0]));
                 }
             }
         }
         "memref.subview" => {
-            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first()) else {
+            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first())
+            else {
                 return err("takes a ranked memref and gives one".into());
             };
             for key in ["static_offsets", "static_sizes", "static_strides"] {
@@ -257,7 +302,8 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             }
         }
         "memref.view" => {
-            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first()) else {
+            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first())
+            else {
                 return err("takes a ranked memref and gives one".into());
             };
             if src.rank() != 1 || *src.elem != Type::i8() {
@@ -265,7 +311,11 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             }
             let dynamic = dst.shape.iter().filter(|d| d.is_none()).count();
             if operand_types.len() != 2 + dynamic {
-                return err(format!("{} has {dynamic} dynamic dimension(s), but {} size(s) are given", result_types[0], operand_types.len() - 2));
+                return err(format!(
+                    "{} has {dynamic} dynamic dimension(s), but {} size(s) are given",
+                    result_types[0],
+                    operand_types.len() - 2
+                ));
             }
             if dst.layout != crate::types::Layout::Identity {
                 return err("the result must have the identity layout".into());
@@ -278,11 +328,16 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
                 return err("takes a ranked source, a 1-D shape memref and gives a ranked memref".into());
             };
             if src.elem != dst.elem || shape.rank() != 1 || shape.shape[0] != Some(dst.rank() as u64) {
-                return err(format!("the shape memref must be 1-D with {} entries and element types must agree", dst.rank()));
+                return err(format!(
+                    "the shape memref must be 1-D with {} entries and element types must agree",
+                    dst.rank()
+                ));
             }
         }
         "memref.get_global" => {
-            let Some(sym) = m.attr(op, "name").and_then(Attribute::as_symbol) else { return err("needs a symbol 'name'".into()) };
+            let Some(sym) = m.attr(op, "name").and_then(Attribute::as_symbol) else {
+                return err("needs a symbol 'name'".into());
+            };
             let Some(g) = m.lookup_symbol(sym).filter(|&g| m.ops[g].name == "memref.global") else {
                 return err(format!("refers to undefined memref.global '@{sym}'"));
             };
@@ -291,20 +346,31 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             }
         }
         "std.view" | "std.reshape" => {
-            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first()) else {
+            let (Some(Type::MemRef(src)), Some(Type::MemRef(dst))) = (operand_types.first(), result_types.first())
+            else {
                 return err("takes a ranked memref and gives one".into());
             };
             if src.elem != dst.elem || src.memory_space != dst.memory_space {
-                return err(format!("element type and memory space must match: {} and {}", operand_types[0], result_types[0]));
+                return err(format!(
+                    "element type and memory space must match: {} and {}",
+                    operand_types[0], result_types[0]
+                ));
             }
             let seg = m.attr(op, "operandSegmentSizes").and_then(Attribute::as_int_list).unwrap_or_default();
             let dynamic = dst.shape.iter().filter(|d| d.is_none()).count();
             if seg.len() != 3 || seg[1] as usize != dynamic {
-                return err(format!("{} has {dynamic} dynamic dimension(s), but {} size(s) are given", result_types[0], seg.get(1).copied().unwrap_or(0)));
+                return err(format!(
+                    "{} has {dynamic} dynamic dimension(s), but {} size(s) are given",
+                    result_types[0],
+                    seg.get(1).copied().unwrap_or(0)
+                ));
             }
             if let crate::types::Layout::Map(map) = &dst.layout {
                 if map.num_symbols as i128 != seg[2] {
-                    return err(format!("the result's layout map takes {} symbol(s), but {} are given", map.num_symbols, seg[2]));
+                    return err(format!(
+                        "the result's layout map takes {} symbol(s), but {} are given",
+                        map.num_symbols, seg[2]
+                    ));
                 }
             } else if seg[2] != 0 {
                 return err("symbols are given, but the result has no layout map".into());
@@ -324,7 +390,9 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             let _num = i;
             i += 1;
             let tag = {
-                let Some(Type::MemRef(mt)) = operand_types.get(i) else { return err("the tag must be a memref".into()) };
+                let Some(Type::MemRef(mt)) = operand_types.get(i) else {
+                    return err("the tag must be a memref".into());
+                };
                 i += 1 + mt.rank();
                 mt.clone()
             };
@@ -341,7 +409,11 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         "memref.dma_wait" => {
             let Some(Type::MemRef(mt)) = operand_types.first() else { return err("the tag must be a memref".into()) };
             if operand_types.len() != mt.rank() + 2 {
-                return err(format!("{} index(es) given for a tag of rank {}", operand_types.len().saturating_sub(2), mt.rank()));
+                return err(format!(
+                    "{} index(es) given for a tag of rank {}",
+                    operand_types.len().saturating_sub(2),
+                    mt.rank()
+                ));
             }
         }
         "scf.yield" | "affine.yield" => {
@@ -349,7 +421,12 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             if let Some(p) = parent {
                 let want: Vec<&Type> = m.ops[p].results.iter().map(|&v| m.ty(v)).collect();
                 if want != operand_types {
-                    return err(format!("yields {} value(s) that do not match the {} result(s) of '{}'", operand_types.len(), want.len(), m.ops[p].name));
+                    return err(format!(
+                        "yields {} value(s) that do not match the {} result(s) of '{}'",
+                        operand_types.len(),
+                        want.len(),
+                        m.ops[p].name
+                    ));
                 }
             }
         }
@@ -359,8 +436,14 @@ pub(super) fn verify_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             }
         }
         "vector.load" | "vector.store" => {
-            let (mi, vt) = if name == "vector.load" { (0, result_types.first().copied()) } else { (1, operand_types.first().copied()) };
-            let Some(mt) = operand_types.get(mi).and_then(|t| t.as_memref()) else { return err("needs a memref operand".into()) };
+            let (mi, vt) = if name == "vector.load" {
+                (0, result_types.first().copied())
+            } else {
+                (1, operand_types.first().copied())
+            };
+            let Some(mt) = operand_types.get(mi).and_then(|t| t.as_memref()) else {
+                return err("needs a memref operand".into());
+            };
             if let Some(Type::Vector { elem, .. }) = vt {
                 if *elem != mt.elem {
                     return err(format!("vector elements {elem} differ from memref elements {}", mt.elem));

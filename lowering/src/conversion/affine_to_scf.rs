@@ -16,7 +16,9 @@ impl Pass for LowerAffine {
     }
 
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
-        while let Some(op) = find_first(&m, |n| matches!(n, "affine.apply" | "affine.for" | "affine.if" | "affine.yield" | "affine.load" | "affine.store")) {
+        while let Some(op) = find_first(&m, |n| {
+            matches!(n, "affine.apply" | "affine.for" | "affine.if" | "affine.yield" | "affine.load" | "affine.store")
+        }) {
             let name = m.ops[op].name.clone();
             let operands = m.ops[op].operands.clone();
             match name.as_str() {
@@ -56,7 +58,12 @@ impl Pass for LowerAffine {
                     for c in &set.constraints {
                         let v = expand_expr(&mut b, &c.expr, &operands, set.num_dims as usize);
                         let pred = if c.is_equality { 0 } else { 5 }; // eq, sge
-                        let bit = b.value_with("arith.cmpi", &[v, zero], Type::i1(), vec![("predicate".into(), Attribute::i64(pred))]);
+                        let bit = b.value_with(
+                            "arith.cmpi",
+                            &[v, zero],
+                            Type::i1(),
+                            vec![("predicate".into(), Attribute::i64(pred))],
+                        );
                         cond = Some(match cond {
                             None => bit,
                             Some(acc) => b.value("arith.andi", &[acc, bit], Type::i1()),
@@ -74,7 +81,11 @@ impl Pass for LowerAffine {
                     let fixed = if name == "affine.load" { 1 } else { 2 };
                     let map_operands = operands[fixed..].to_vec();
                     let mut b = Builder::before(&mut m, op);
-                    let idx: Vec<ValueId> = map.results.iter().map(|e| expand_expr(&mut b, e, &map_operands, map.num_dims as usize)).collect();
+                    let idx: Vec<ValueId> = map
+                        .results
+                        .iter()
+                        .map(|e| expand_expr(&mut b, e, &map_operands, map.num_dims as usize))
+                        .collect();
                     let data = &mut m.ops[op];
                     data.name = if name == "affine.load" { "memref.load" } else { "memref.store" }.into();
                     data.operands = operands[..fixed].iter().copied().chain(idx).collect();
@@ -122,7 +133,8 @@ pub fn expand_expr(b: &mut Builder, e: &AffineExpr, operands: &[ValueId], num_di
             let r = expand_expr(b, y, operands, num_dims);
             let rem = b.value("arith.remsi", &[l, r], Type::Index);
             let zero = b.index_const(0);
-            let neg = b.value_with("arith.cmpi", &[rem, zero], Type::i1(), vec![("predicate".into(), Attribute::i64(2))]);
+            let neg =
+                b.value_with("arith.cmpi", &[rem, zero], Type::i1(), vec![("predicate".into(), Attribute::i64(2))]);
             let adj = b.value("arith.addi", &[rem, r], Type::Index);
             b.value("arith.select", &[neg, adj, rem], Type::Index)
         }

@@ -47,7 +47,12 @@ fn split_for_results(m: &mut Module, op: OpId) -> BlockId {
 }
 
 /// Replaces the `scf.yield` ending each of `blocks` with a branch to `target`.
-fn yields_to_branch(m: &mut Module, blocks: &[BlockId], target: BlockId, mut extra: impl FnMut(&mut Module, OpId) -> Vec<xcc_ir::ValueId>) {
+fn yields_to_branch(
+    m: &mut Module,
+    blocks: &[BlockId],
+    target: BlockId,
+    mut extra: impl FnMut(&mut Module, OpId) -> Vec<xcc_ir::ValueId>,
+) {
     for &b in blocks {
         let Some(t) = m.terminator(b) else { continue };
         if m.ops[t].name != "scf.yield" {
@@ -71,10 +76,13 @@ fn lower_for(m: &mut Module, op: OpId) {
     m.erase_op(op);
     let header = m.insert_block_after(pre);
     let iv = m.add_block_arg(header, iv_ty.clone(), span);
-    let iters: Vec<_> = inits.iter().map(|&v| {
-        let t = m.ty(v).clone();
-        m.add_block_arg(header, t, span)
-    }).collect();
+    let iters: Vec<_> = inits
+        .iter()
+        .map(|&v| {
+            let t = m.ty(v).clone();
+            m.add_block_arg(header, t, span)
+        })
+        .collect();
     m.build(pre, OpSpec::new("cf.br", span).successor(header, [lb].into_iter().chain(inits).collect()));
     let body_blocks = m.inline_region_after(body_region, header);
     let body_entry = body_blocks[0];
@@ -112,7 +120,10 @@ fn lower_if(m: &mut Module, op: OpId) {
     };
     let then_target = then_blocks.first().copied().unwrap_or(after);
     let else_target = else_blocks.first().copied().unwrap_or(after);
-    m.build(pre, OpSpec::new("cf.cond_br", span).operands([cond]).successor(then_target, vec![]).successor(else_target, vec![]));
+    m.build(
+        pre,
+        OpSpec::new("cf.cond_br", span).operands([cond]).successor(then_target, vec![]).successor(else_target, vec![]),
+    );
     yields_to_branch(m, &then_blocks, after, |m, y| m.ops[y].operands.clone());
     yields_to_branch(m, &else_blocks, after, |m, y| m.ops[y].operands.clone());
 }

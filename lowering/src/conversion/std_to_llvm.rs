@@ -81,7 +81,10 @@ fn descriptor_type(rank: usize) -> Type {
 }
 
 fn pos(p: &[i64]) -> Vec<(String, Attribute)> {
-    vec![("position".into(), Attribute::DenseArray { elem: Type::i64(), values: p.iter().map(|&x| x as i128).collect() })]
+    vec![(
+        "position".into(),
+        Attribute::DenseArray { elem: Type::i64(), values: p.iter().map(|&x| x as i128).collect() },
+    )]
 }
 
 fn pred(p: i64) -> Vec<(String, Attribute)> {
@@ -114,16 +117,25 @@ impl Cx<'_> {
             "func.func" | "llvm.func" => self.convert_func(op),
             "memref.global" => {
                 // Constant data becomes an internal byte-array global, 64-byte aligned for vector loads.
-                let value = old.attr(op, "initial_value").cloned().ok_or_else(|| unsupported(span, "memref.global without an initial value"))?;
+                let value = old
+                    .attr(op, "initial_value")
+                    .cloned()
+                    .ok_or_else(|| unsupported(span, "memref.global without an initial value"))?;
                 let bytes = match &value {
                     Attribute::Dense { values: xcc_ir::attributes::DenseValues::Hex(b), .. } => b.len(),
                     _ => return Err(unsupported(span, "memref.global whose initial value is not raw (hex) data")),
                 };
                 let mut spec = OpSpec::new("llvm.mlir.global", span)
                     .attr("sym_name", old.attr(op, "sym_name").cloned().expect("verified"))
-                    .attr("global_type", Attribute::Type(Type::LlvmArray { len: bytes as u64, elem: Box::new(Type::i8()) }))
+                    .attr(
+                        "global_type",
+                        Attribute::Type(Type::LlvmArray { len: bytes as u64, elem: Box::new(Type::i8()) }),
+                    )
                     .attr("value", value)
-                    .attr("alignment", Attribute::i64(old.attr(op, "alignment").and_then(Attribute::as_int).unwrap_or(64) as i64))
+                    .attr(
+                        "alignment",
+                        Attribute::i64(old.attr(op, "alignment").and_then(Attribute::as_int).unwrap_or(64) as i64),
+                    )
                     .attr("linkage", Attribute::String("internal".into()));
                 if old.attr(op, "constant").is_some() {
                     spec = spec.attr("constant", Attribute::Unit);
@@ -245,7 +257,8 @@ impl Cx<'_> {
         };
         let index = self.index.clone();
         let mut b = Builder::at_end(&mut self.new, nb, span);
-        let simple = |b: &mut Builder, llvm: &str| -> ValueId { b.value(llvm, &ops, result_ty.clone().expect("result")) };
+        let simple =
+            |b: &mut Builder, llvm: &str| -> ValueId { b.value(llvm, &ops, result_ty.clone().expect("result")) };
         let produced: Vec<ValueId> = match name {
             "arith.addi" => vec![simple(&mut b, "llvm.add")],
             "arith.subi" => vec![simple(&mut b, "llvm.sub")],
@@ -336,7 +349,13 @@ impl Cx<'_> {
                 let t = result_ty.clone().expect("result");
                 let to = t.element_or_self().int_width().unwrap_or(64);
                 let ext = if name == "arith.index_cast" { "llvm.sext" } else { "llvm.zext" };
-                vec![if from == to { ops[0] } else if from < to { b.value(ext, &ops, t) } else { b.value("llvm.trunc", &ops, t) }]
+                vec![if from == to {
+                    ops[0]
+                } else if from < to {
+                    b.value(ext, &ops, t)
+                } else {
+                    b.value("llvm.trunc", &ops, t)
+                }]
             }
             "arith.floordivsi" | "arith.ceildivsi" | "arith.ceildivui" => {
                 vec![div_round(&mut b, name, ops[0], ops[1], result_ty.clone().expect("result"))]
@@ -357,7 +376,8 @@ impl Cx<'_> {
             }
             "func.return" => {
                 let vals = if ops.len() > 1 {
-                    let t = Type::LlvmStruct { packed: false, fields: ops.iter().map(|&v| b.m.ty(v).clone()).collect() };
+                    let t =
+                        Type::LlvmStruct { packed: false, fields: ops.iter().map(|&v| b.m.ty(v).clone()).collect() };
                     let mut agg = b.value("llvm.mlir.undef", &[], t.clone());
                     for (i, &v) in ops.iter().enumerate() {
                         agg = b.value_with("llvm.insertvalue", &[agg, v], t.clone(), pos(&[i as i64]));
@@ -406,7 +426,11 @@ impl Cx<'_> {
                 if d.results.len() > 1 {
                     let agg = b.m.result(call, 0);
                     let Type::LlvmStruct { fields, .. } = packed[0].clone() else { unreachable!() };
-                    fields.iter().enumerate().map(|(i, t)| b.value_with("llvm.extractvalue", &[agg], t.clone(), pos(&[i as i64]))).collect()
+                    fields
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| b.value_with("llvm.extractvalue", &[agg], t.clone(), pos(&[i as i64])))
+                        .collect()
                 } else {
                     b.m.ops[call].results.clone()
                 }
@@ -423,8 +447,13 @@ impl Cx<'_> {
             }
             "memref.alloc" | "memref.alloca" | "memref.alloc_static" => {
                 let mt = old.ty(d.results[0]).as_memref().expect("verified memref").clone();
-                if !matches!(&mt.layout, xcc_ir::types::Layout::Identity) && mt.strides_and_offset().map(|(s, _)| s) != Some(xcc_ir::types::identity_strides(&mt.shape)) {
-                    return Err(unsupported(span, format!("allocating {} (only row-major layouts can be allocated)", Type::MemRef(mt.clone()))));
+                if !matches!(&mt.layout, xcc_ir::types::Layout::Identity)
+                    && mt.strides_and_offset().map(|(s, _)| s) != Some(xcc_ir::types::identity_strides(&mt.shape))
+                {
+                    return Err(unsupported(
+                        span,
+                        format!("allocating {} (only row-major layouts can be allocated)", Type::MemRef(mt.clone())),
+                    ));
                 }
                 let elem = self_ty(&index, &mt.elem, span)?;
                 let (sizes, strides) = static_or_dynamic_shape(&mut b, &mt, &ops);
@@ -443,10 +472,20 @@ impl Cx<'_> {
                         b = Builder::at_end(&mut self.new, nb, span);
                         p
                     }
-                    "memref.alloca" => b.value_with("llvm.alloca", &[total], Type::ptr(), vec![
-                        ("elem_type".into(), Attribute::Type(elem.clone())),
-                        ("alignment".into(), Attribute::i64(old.attr(op, "alignment").and_then(Attribute::as_int).unwrap_or(16) as i64)),
-                    ]),
+                    "memref.alloca" => b.value_with(
+                        "llvm.alloca",
+                        &[total],
+                        Type::ptr(),
+                        vec![
+                            ("elem_type".into(), Attribute::Type(elem.clone())),
+                            (
+                                "alignment".into(),
+                                Attribute::i64(
+                                    old.attr(op, "alignment").and_then(Attribute::as_int).unwrap_or(16) as i64
+                                ),
+                            ),
+                        ],
+                    ),
                     _ => {
                         let base = old.attr(op, "base").and_then(Attribute::as_int).unwrap_or(0) as i64;
                         let c = b.llvm_const(base, Type::i64());
@@ -474,7 +513,10 @@ impl Cx<'_> {
                 // Casts between a memref and its descriptor struct vanish once both are structs.
                 let t = result_ty.clone().expect("result");
                 if b.m.ty(ops[0]) != &t {
-                    return Err(unsupported(span, format!("unrealized_conversion_cast from {} to {}", b.m.ty(ops[0]), t)));
+                    return Err(unsupported(
+                        span,
+                        format!("unrealized_conversion_cast from {} to {}", b.m.ty(ops[0]), t),
+                    ));
                 }
                 vec![ops[0]]
             }
@@ -507,7 +549,9 @@ impl Cx<'_> {
                     Some(i) => Some(i as i64),
                     None => constant_index(old, d.operands[1]),
                 };
-                let Some(i) = idx else { return Err(unsupported(span, "memref.dim with a dimension that is not a constant")) };
+                let Some(i) = idx else {
+                    return Err(unsupported(span, "memref.dim with a dimension that is not a constant"));
+                };
                 match mt.as_ref().and_then(|m| m.shape.get(i as usize).copied()) {
                     Some(Some(s)) => vec![b.llvm_const(s as i64, index.clone())],
                     Some(None) => vec![b.value_with("llvm.extractvalue", &[ops[0]], Type::i64(), pos(&[3, i]))],
@@ -521,7 +565,12 @@ impl Cx<'_> {
                     (Type::MemRef(m), Type::UnrankedMemRef { .. }) => {
                         let dt = descriptor_type(m.rank());
                         let one = b.llvm_const(1, Type::i64());
-                        let slot = b.value_with("llvm.alloca", &[one], Type::ptr(), vec![("elem_type".into(), Attribute::Type(dt))]);
+                        let slot = b.value_with(
+                            "llvm.alloca",
+                            &[one],
+                            Type::ptr(),
+                            vec![("elem_type".into(), Attribute::Type(dt))],
+                        );
                         let spec = b.spec("llvm.store").operands([ops[0], slot]);
                         b.insert(spec);
                         let rank = b.llvm_const(m.rank() as i64, Type::i64());
@@ -557,9 +606,11 @@ impl Cx<'_> {
                         })
                         .collect()
                 };
-                let (offs, sizes, steps) = (mixed(&mut b, &lists[0]), mixed(&mut b, &lists[1]), mixed(&mut b, &lists[2]));
+                let (offs, sizes, steps) =
+                    (mixed(&mut b, &lists[0]), mixed(&mut b, &lists[1]), mixed(&mut b, &lists[2]));
                 let desc = ops[0];
-                let (src_strides, src_offset) = src.strides_and_offset().ok_or_else(|| unsupported(span, "subview of a non-strided layout"))?;
+                let (src_strides, src_offset) =
+                    src.strides_and_offset().ok_or_else(|| unsupported(span, "subview of a non-strided layout"))?;
                 let mut offset = match src_offset {
                     Some(o) => b.llvm_const(o, Type::i64()),
                     None => b.value_with("llvm.extractvalue", &[desc], Type::i64(), pos(&[2])),
@@ -607,7 +658,9 @@ impl Cx<'_> {
                 let dyn_sizes = ops[1..1 + nd].to_vec();
                 let syms: Vec<ValueId> = ops[1 + nd..1 + nd + ns].to_vec();
                 let desc = ops[0];
-                let (src_strides, src_offset) = src.strides_and_offset().ok_or_else(|| unsupported(span, format!("'{name}' of {}", Type::MemRef(src.clone()))))?;
+                let (src_strides, src_offset) = src
+                    .strides_and_offset()
+                    .ok_or_else(|| unsupported(span, format!("'{name}' of {}", Type::MemRef(src.clone()))))?;
                 let src_stride: Vec<ValueId> = (0..src.rank())
                     .map(|k| match src_strides[k] {
                         Some(s) => b.llvm_const(s, Type::i64()),
@@ -627,7 +680,8 @@ impl Cx<'_> {
                         let zero = b.llvm_const(0, Type::i64());
                         let one = b.llvm_const(1, Type::i64());
                         let at = |b: &mut Builder, unit: Option<usize>| -> Vec<ValueId> {
-                            let dims: Vec<ValueId> = (0..map.num_dims as usize).map(|q| if Some(q) == unit { one } else { zero }).collect();
+                            let dims: Vec<ValueId> =
+                                (0..map.num_dims as usize).map(|q| if Some(q) == unit { one } else { zero }).collect();
                             map.results.iter().map(|e| eval_affine(b, e, &dims, &syms)).collect()
                         };
                         let origin = at(&mut b, None);
@@ -644,7 +698,11 @@ impl Cx<'_> {
                         let strides = (0..dst.rank())
                             .map(|q| {
                                 let moved = at(&mut b, Some(q));
-                                let diff: Vec<ValueId> = moved.iter().zip(&origin).map(|(m, o)| b.value("llvm.sub", &[*m, *o], Type::i64())).collect();
+                                let diff: Vec<ValueId> = moved
+                                    .iter()
+                                    .zip(&origin)
+                                    .map(|(m, o)| b.value("llvm.sub", &[*m, *o], Type::i64()))
+                                    .collect();
                                 dot(&mut b, &diff)
                             })
                             .collect();
@@ -654,8 +712,13 @@ impl Cx<'_> {
                     // contiguous buffer row-major.
                     _ if name == "std.view" && dst.rank() == src.rank() => (base_off, src_stride.clone()),
                     _ => {
-                        if src.layout != xcc_ir::types::Layout::Identity && !matches!(&src.layout, xcc_ir::types::Layout::Map(m) if m.is_identity()) {
-                            return Err(unsupported(span, format!("'{name}' of the non-contiguous {}", Type::MemRef(src.clone()))));
+                        if src.layout != xcc_ir::types::Layout::Identity
+                            && !matches!(&src.layout, xcc_ir::types::Layout::Map(m) if m.is_identity())
+                        {
+                            return Err(unsupported(
+                                span,
+                                format!("'{name}' of the non-contiguous {}", Type::MemRef(src.clone())),
+                            ));
                         }
                         (base_off, row_major)
                     }
@@ -672,10 +735,18 @@ impl Cx<'_> {
                 let base = b.value_with("llvm.extractvalue", &[ops[0]], Type::ptr(), pos(&[1]));
                 let src_off = b.value_with("llvm.extractvalue", &[ops[0]], Type::i64(), pos(&[2]));
                 let shift = b.value("llvm.add", &[src_off, ops[1]], Type::i64());
-                let aligned = b.value_with("llvm.getelementptr", &[base, shift], Type::ptr(), vec![
-                    ("rawConstantIndices".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![i32::MIN as i128] }),
-                    ("elem_type".into(), Attribute::Type(Type::i8())),
-                ]);
+                let aligned = b.value_with(
+                    "llvm.getelementptr",
+                    &[base, shift],
+                    Type::ptr(),
+                    vec![
+                        (
+                            "rawConstantIndices".into(),
+                            Attribute::DenseArray { elem: Type::i32(), values: vec![i32::MIN as i128] },
+                        ),
+                        ("elem_type".into(), Attribute::Type(Type::i8())),
+                    ],
+                );
                 let allocated = b.value_with("llvm.extractvalue", &[ops[0]], Type::ptr(), pos(&[0]));
                 let (sizes, strides) = static_or_dynamic_shape(&mut b, &dst, &ops[2..]);
                 let zero = b.llvm_const(0, Type::i64());
@@ -694,7 +765,11 @@ impl Cx<'_> {
                         let c = b.llvm_const(i as i64, Type::i64());
                         let addr = element_address(&mut b, ops[1], &shape_t, &shape_elem, &[c], span)?;
                         let v = b.value("llvm.load", &[addr], shape_elem.clone());
-                        dyn_sizes.push(if shape_elem == Type::i64() { v } else { b.value("llvm.sext", &[v], Type::i64()) });
+                        dyn_sizes.push(if shape_elem == Type::i64() {
+                            v
+                        } else {
+                            b.value("llvm.sext", &[v], Type::i64())
+                        });
                     }
                 }
                 let (sizes, strides) = static_or_dynamic_shape(&mut b, &dst, &dyn_sizes);
@@ -721,7 +796,10 @@ impl Cx<'_> {
                 i += 1;
                 let (tag, tmt) = addr_of(&mut b, &mut i)?;
                 if *tmt.elem != Type::i32() {
-                    return Err(unsupported(span, format!("a DMA tag memref of {} (runtime-c tags are i32)", tmt.elem)));
+                    return Err(unsupported(
+                        span,
+                        format!("a DMA tag memref of {} (runtime-c tags are i32)", tmt.elem),
+                    ));
                 }
                 let elem = self_ty(&index, &smt.elem, span)?;
                 let bytes = size_in_bytes(&mut b, num, &elem);
@@ -758,7 +836,14 @@ impl Cx<'_> {
                 let shape = vector_shape(old.ty(d.operands[vec_operand]));
                 let statics = old.attr(op, "static_position").and_then(Attribute::as_int_list).unwrap_or_default();
                 if statics.len() != shape.len() {
-                    return Err(unsupported(span, format!("'{name}' of a sub-vector (position of {} of {} dimensions)", statics.len(), shape.len())));
+                    return Err(unsupported(
+                        span,
+                        format!(
+                            "'{name}' of a sub-vector (position of {} of {} dimensions)",
+                            statics.len(),
+                            shape.len()
+                        ),
+                    ));
                 }
                 let i = linear_position(&mut b, &shape, &ops[vec_operand + 1..], &statics);
                 let t = result_ty.clone().expect("result");
@@ -768,11 +853,15 @@ impl Cx<'_> {
                     vec![b.value("llvm.extractelement", &[ops[0], i], t)]
                 }
             }
-            "vector.insertelement" => vec![b.value("llvm.insertelement", &[ops[1], ops[0], ops[2]], result_ty.clone().expect("result"))],
+            "vector.insertelement" => {
+                vec![b.value("llvm.insertelement", &[ops[1], ops[0], ops[2]], result_ty.clone().expect("result"))]
+            }
             "vector.reduction" => {
                 // `#vector.kind<add>`, or a plain string from older text.
                 let kind = match old.attr(op, "kind") {
-                    Some(Attribute::Opaque(s)) => s.trim_start_matches("#vector.kind<").trim_end_matches('>').to_string(),
+                    Some(Attribute::Opaque(s)) => {
+                        s.trim_start_matches("#vector.kind<").trim_end_matches('>').to_string()
+                    }
                     Some(Attribute::String(s)) => s.clone(),
                     _ => "add".to_string(),
                 };
@@ -805,7 +894,9 @@ impl Cx<'_> {
             "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
                 // `#gpu<dim x>`, or the plain string `"x"` in hand-written generic form.
                 let dim = match old.attr(op, "dimension") {
-                    Some(Attribute::Opaque(s)) => s.trim_start_matches("#gpu<dim ").trim_end_matches('>').trim().to_string(),
+                    Some(Attribute::Opaque(s)) => {
+                        s.trim_start_matches("#gpu<dim ").trim_end_matches('>').trim().to_string()
+                    }
                     Some(Attribute::String(s)) => s.clone(),
                     _ => return Err(unsupported(span, format!("'{name}' without a dimension attribute"))),
                 };
@@ -846,7 +937,13 @@ impl Cx<'_> {
         Ok(())
     }
 
-    fn emit_c_interface(&mut self, name: &str, ft: &FunctionType, sig: &FunctionType, span: Span) -> Result<(), Diagnostic> {
+    fn emit_c_interface(
+        &mut self,
+        name: &str,
+        ft: &FunctionType,
+        sig: &FunctionType,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         // Upstream's convention: memref arguments by pointer to descriptor; a memref result or
         // several results through a pointer passed as the first argument; a scalar result directly.
         let result_by_pointer = ft.results.len() > 1 || ft.results.iter().any(|t| matches!(t, Type::MemRef(_)));
@@ -864,7 +961,10 @@ impl Cx<'_> {
             body,
             OpSpec::new("llvm.func", span)
                 .attr("sym_name", Attribute::String(format!("_mlir_ciface_{name}")))
-                .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs: inputs.clone(), results })))
+                .attr(
+                    "function_type",
+                    Attribute::Type(Type::Function(FunctionType { inputs: inputs.clone(), results })),
+                )
                 .region(region),
         );
         let entry = self.new.append_block(region, span);
@@ -906,7 +1006,9 @@ fn linear_in_dims(e: &xcc_ir::affine::AffineExpr) -> bool {
         match e {
             E::Dim(_) => true,
             E::Symbol(_) | E::Const(_) => false,
-            E::Add(a, b) | E::Mul(a, b) | E::FloorDiv(a, b) | E::CeilDiv(a, b) | E::Mod(a, b) => has_dim(a) || has_dim(b),
+            E::Add(a, b) | E::Mul(a, b) | E::FloorDiv(a, b) | E::CeilDiv(a, b) | E::Mod(a, b) => {
+                has_dim(a) || has_dim(b)
+            }
         }
     }
     match e {
@@ -995,7 +1097,9 @@ impl TypeOnly {
         Ok(match t {
             Type::Index => self.index.clone(),
             Type::Integer { width, .. } => Type::int(*width),
-            Type::Vector { shape, elem } => Type::Vector { shape: vec![shape.iter().product()], elem: Box::new(self.ty(elem, span)?) },
+            Type::Vector { shape, elem } => {
+                Type::Vector { shape: vec![shape.iter().product()], elem: Box::new(self.ty(elem, span)?) }
+            }
             Type::MemRef(m) => descriptor_type(m.rank()),
             Type::UnrankedMemRef { .. } => Type::LlvmStruct { packed: false, fields: vec![Type::i64(), Type::ptr()] },
             Type::Function(_) => Type::ptr(),
@@ -1005,7 +1109,12 @@ impl TypeOnly {
                 fields: fields.iter().map(|f| self.ty(f, span)).collect::<Result<_, _>>()?,
             },
             Type::LlvmArray { len, elem } => Type::LlvmArray { len: *len, elem: Box::new(self.ty(elem, span)?) },
-            Type::Tensor { .. } => return Err(unsupported(span, format!("tensor value of type {t} (tensors must be bufferized to memrefs first)"))),
+            Type::Tensor { .. } => {
+                return Err(unsupported(
+                    span,
+                    format!("tensor value of type {t} (tensors must be bufferized to memrefs first)"),
+                ))
+            }
             _ => return Err(unsupported(span, format!("type {t}"))),
         })
     }
@@ -1016,7 +1125,10 @@ fn packed_results_with(index: &Type, results: &[Type], span: Span) -> Result<Vec
     Ok(match results.len() {
         0 => Vec::new(),
         1 => vec![t.ty(&results[0], span)?],
-        _ => vec![Type::LlvmStruct { packed: false, fields: results.iter().map(|r| t.ty(r, span)).collect::<Result<_, _>>()? }],
+        _ => vec![Type::LlvmStruct {
+            packed: false,
+            fields: results.iter().map(|r| t.ty(r, span)).collect::<Result<_, _>>()?,
+        }],
     })
 }
 
@@ -1036,7 +1148,11 @@ fn signature_with(index: &Type, ft: &FunctionType, span: Span) -> Result<Functio
 }
 
 fn call(b: &mut Builder, callee: &str, args: &[ValueId], result: Option<Type>) -> ValueId {
-    let spec = b.spec("llvm.call").operands(args.iter().copied()).results(result.clone()).attr("callee", Attribute::symbol(callee));
+    let spec = b
+        .spec("llvm.call")
+        .operands(args.iter().copied())
+        .results(result.clone())
+        .attr("callee", Attribute::symbol(callee));
     let op = b.insert(spec);
     b.m.ops[op].results.first().copied().unwrap_or(args.first().copied().unwrap_or(ValueId::from_index(0)))
 }
@@ -1047,9 +1163,19 @@ fn float_const(b: &mut Builder, v: f64, t: &Type) -> ValueId {
             let values = xcc_ir::attributes::DenseValues::Float(vec![v]);
             let _ = shape;
             let _ = elem;
-            b.value_with("llvm.mlir.constant", &[], t.clone(), vec![("value".into(), Attribute::Dense { values, ty: t.clone() })])
+            b.value_with(
+                "llvm.mlir.constant",
+                &[],
+                t.clone(),
+                vec![("value".into(), Attribute::Dense { values, ty: t.clone() })],
+            )
         }
-        _ => b.value_with("llvm.mlir.constant", &[], t.clone(), vec![("value".into(), Attribute::Float { value: v, ty: t.clone() })]),
+        _ => b.value_with(
+            "llvm.mlir.constant",
+            &[],
+            t.clone(),
+            vec![("value".into(), Attribute::Float { value: v, ty: t.clone() })],
+        ),
     }
 }
 
@@ -1061,10 +1187,12 @@ fn splat(b: &mut Builder, scalar: ValueId, vt: &Type) -> ValueId {
         Type::Vector { shape, .. } => shape[0],
         _ => 1,
     };
-    b.value_with("llvm.shufflevector", &[ins, ins], vt.clone(), vec![(
-        "mask".into(),
-        Attribute::DenseArray { elem: Type::i32(), values: vec![0; n as usize] },
-    )])
+    b.value_with(
+        "llvm.shufflevector",
+        &[ins, ins],
+        vt.clone(),
+        vec![("mask".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![0; n as usize] })],
+    )
 }
 
 /// `floordiv`/`ceildiv` from truncating division: adjust the quotient by one when the
@@ -1172,10 +1300,15 @@ fn product(b: &mut Builder, vals: &[ValueId]) -> ValueId {
 fn size_in_bytes(b: &mut Builder, n: ValueId, elem: &Type) -> ValueId {
     let null = b.value("llvm.mlir.zero", &[], Type::ptr());
     let one = b.llvm_const(1, Type::i64());
-    let gep = b.value_with("llvm.getelementptr", &[null, one], Type::ptr(), vec![
-        ("rawConstantIndices".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![i32::MIN as i128] }),
-        ("elem_type".into(), Attribute::Type(elem.clone())),
-    ]);
+    let gep = b.value_with(
+        "llvm.getelementptr",
+        &[null, one],
+        Type::ptr(),
+        vec![
+            ("rawConstantIndices".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![i32::MIN as i128] }),
+            ("elem_type".into(), Attribute::Type(elem.clone())),
+        ],
+    );
     let size = b.value("llvm.ptrtoint", &[gep], Type::i64());
     b.value("llvm.mul", &[n, size], Type::i64())
 }
@@ -1191,7 +1324,14 @@ fn natural_align(t: &Type) -> i64 {
 
 /// The address of `desc[indices]`: aligned + (offset + sum(index_i * stride_i)) elements.
 /// Static strides and offset from the type become constants.
-fn element_address(b: &mut Builder, desc: ValueId, mt: &MemRefType, elem: &Type, idx: &[ValueId], span: Span) -> Result<ValueId, Diagnostic> {
+fn element_address(
+    b: &mut Builder,
+    desc: ValueId,
+    mt: &MemRefType,
+    elem: &Type,
+    idx: &[ValueId],
+    span: Span,
+) -> Result<ValueId, Diagnostic> {
     let Some((strides, offset)) = mt.strides_and_offset() else {
         return Err(unsupported(span, format!("the layout of {}", Type::MemRef(mt.clone()))));
     };
@@ -1208,11 +1348,16 @@ fn element_address(b: &mut Builder, desc: ValueId, mt: &MemRefType, elem: &Type,
         let m = b.value("llvm.mul", &[x, s], Type::i64());
         linear = b.value("llvm.add", &[linear, m], Type::i64());
     }
-    Ok(b.value_with("llvm.getelementptr", &[aligned, linear], Type::ptr(), vec![
-        ("rawConstantIndices".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![i32::MIN as i128] }),
-        ("elem_type".into(), Attribute::Type(elem.clone())),
-        ("inbounds".into(), Attribute::Unit),
-    ]))
+    Ok(b.value_with(
+        "llvm.getelementptr",
+        &[aligned, linear],
+        Type::ptr(),
+        vec![
+            ("rawConstantIndices".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![i32::MIN as i128] }),
+            ("elem_type".into(), Attribute::Type(elem.clone())),
+            ("inbounds".into(), Attribute::Unit),
+        ],
+    ))
 }
 
 fn constant_index(m: &Module, v: ValueId) -> Option<i64> {

@@ -49,7 +49,11 @@ const ALIGN: usize = 64;
 
 /// Byte offsets in the workspace for each intermediate tensor: a tensor occupies its range from
 /// the node defining it to its last use.
-fn plan_workspace(g: &Graph, intermediates: &[String], scratch: &HashMap<String, (usize, usize)>) -> (HashMap<String, usize>, usize) {
+fn plan_workspace(
+    g: &Graph,
+    intermediates: &[String],
+    scratch: &HashMap<String, (usize, usize)>,
+) -> (HashMap<String, usize>, usize) {
     let mut def = HashMap::new();
     let mut last = HashMap::new();
     for (name, &(node, _)) in scratch {
@@ -79,7 +83,8 @@ fn plan_workspace(g: &Graph, intermediates: &[String], scratch: &HashMap<String,
         let active: Vec<(usize, usize)> = placed.iter().filter(|p| p.2 >= d).map(|p| (p.0, p.0 + p.1)).collect();
         let mut candidates: Vec<usize> = std::iter::once(0).chain(active.iter().map(|a| a.1)).collect();
         candidates.sort();
-        let offset = candidates.into_iter().find(|&o| active.iter().all(|&(s, e)| o + size <= s || o >= e)).unwrap_or(0);
+        let offset =
+            candidates.into_iter().find(|&o| active.iter().all(|&(s, e)| o + size <= s || o >= e)).unwrap_or(0);
         placed.push((offset, size, last[t]));
         offsets.insert(t.clone(), offset);
         total = total.max(offset + size);
@@ -92,9 +97,11 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
     let top = m.body_block();
     let span = Span::UNKNOWN;
     let inputs: Vec<(String, TensorType)> = g.inputs.iter().map(|i| (i.clone(), g.types[i].clone())).collect();
-    let outputs: Vec<(String, TensorType)> = g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
+    let outputs: Vec<(String, TensorType)> =
+        g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
 
-    let produced: Vec<String> = g.nodes.iter().flat_map(|n| n.outputs.iter().filter(|o| !o.is_empty()).cloned()).collect();
+    let produced: Vec<String> =
+        g.nodes.iter().flat_map(|n| n.outputs.iter().filter(|o| !o.is_empty()).cloned()).collect();
     let mut intermediates: Vec<String> = produced.iter().filter(|t| !g.outputs.contains(t)).cloned().collect();
     // Scratch space some nodes need while they run (im2col columns), planned like a tensor that
     // lives only during its node.
@@ -165,36 +172,77 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
     let mut m = e.m;
     let i64t = Type::i64();
     let region = m.new_region();
-    m.build(top, OpSpec::new("func.func", span)
-        .attr("sym_name", Attribute::String(format!("{name}_workspace_size")))
-        .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs: vec![], results: vec![i64t.clone()] })))
-        .region(region));
+    m.build(
+        top,
+        OpSpec::new("func.func", span)
+            .attr("sym_name", Attribute::String(format!("{name}_workspace_size")))
+            .attr(
+                "function_type",
+                Attribute::Type(Type::Function(FunctionType { inputs: vec![], results: vec![i64t.clone()] })),
+            )
+            .region(region),
+    );
     let b = m.append_block(region, span);
-    let c = m.build(b, OpSpec::new("arith.constant", span).results([i64t.clone()]).attr("value", Attribute::int(ws_bytes as i128, i64t.clone())));
+    let c = m.build(
+        b,
+        OpSpec::new("arith.constant", span)
+            .results([i64t.clone()])
+            .attr("value", Attribute::int(ws_bytes as i128, i64t.clone())),
+    );
     let c = m.result(c, 0);
     m.build(b, OpSpec::new("func.return", span).operands([c]));
 
-    for (f, ins, outs) in [("xcc_alloc", vec![i64t.clone(), i64t.clone()], vec![Type::ptr()]), ("xcc_free", vec![Type::ptr()], vec![])] {
-        m.build(top, OpSpec::new("llvm.func", span)
-            .attr("sym_name", Attribute::String(f.into()))
-            .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs: ins, results: outs }))));
+    for (f, ins, outs) in
+        [("xcc_alloc", vec![i64t.clone(), i64t.clone()], vec![Type::ptr()]), ("xcc_free", vec![Type::ptr()], vec![])]
+    {
+        m.build(
+            top,
+            OpSpec::new("llvm.func", span)
+                .attr("sym_name", Attribute::String(f.into()))
+                .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs: ins, results: outs }))),
+        );
     }
     let region = m.new_region();
     let alloc_ty = FunctionType { inputs: vec![Type::ptr(); n_params - 1], results: vec![Type::i32()] };
-    m.build(top, OpSpec::new("func.func", span)
-        .attr("sym_name", Attribute::String(format!("{name}_run_alloc")))
-        .attr("function_type", Attribute::Type(Type::Function(alloc_ty)))
-        .region(region));
+    m.build(
+        top,
+        OpSpec::new("func.func", span)
+            .attr("sym_name", Attribute::String(format!("{name}_run_alloc")))
+            .attr("function_type", Attribute::Type(Type::Function(alloc_ty)))
+            .region(region),
+    );
     let b = m.append_block(region, span);
     let args: Vec<ValueId> = (0..n_params - 1).map(|_| m.add_block_arg(b, Type::ptr(), span)).collect();
-    let bytes = m.build(b, OpSpec::new("llvm.mlir.constant", span).results([i64t.clone()]).attr("value", Attribute::int(ws_bytes.max(1) as i128, i64t.clone())));
-    let align = m.build(b, OpSpec::new("llvm.mlir.constant", span).results([i64t.clone()]).attr("value", Attribute::int(ALIGN as i128, i64t.clone())));
+    let bytes = m.build(
+        b,
+        OpSpec::new("llvm.mlir.constant", span)
+            .results([i64t.clone()])
+            .attr("value", Attribute::int(ws_bytes.max(1) as i128, i64t.clone())),
+    );
+    let align = m.build(
+        b,
+        OpSpec::new("llvm.mlir.constant", span)
+            .results([i64t.clone()])
+            .attr("value", Attribute::int(ALIGN as i128, i64t.clone())),
+    );
     let (bytes, align) = (m.result(bytes, 0), m.result(align, 0));
-    let wsp = m.build(b, OpSpec::new("llvm.call", span).operands([bytes, align]).results([Type::ptr()]).attr("callee", Attribute::symbol("xcc_alloc")));
+    let wsp = m.build(
+        b,
+        OpSpec::new("llvm.call", span)
+            .operands([bytes, align])
+            .results([Type::ptr()])
+            .attr("callee", Attribute::symbol("xcc_alloc")),
+    );
     let wsp = m.result(wsp, 0);
     let mut call_args = args.clone();
     call_args.push(wsp);
-    let rc = m.build(b, OpSpec::new("func.call", span).operands(call_args).results([Type::i32()]).attr("callee", Attribute::symbol(format!("{name}_run"))));
+    let rc = m.build(
+        b,
+        OpSpec::new("func.call", span)
+            .operands(call_args)
+            .results([Type::i32()])
+            .attr("callee", Attribute::symbol(format!("{name}_run"))),
+    );
     let rc = m.result(rc, 0);
     m.build(b, OpSpec::new("llvm.call", span).operands([wsp]).attr("callee", Attribute::symbol("xcc_free")));
     m.build(b, OpSpec::new("func.return", span).operands([rc]));
@@ -262,9 +310,19 @@ impl Emitter {
         d = self.value_attr("llvm.insertvalue", &[d, zero], st.clone(), pos(&[2]));
         let strides = ops::strides_of(&t.shape);
         for i in 0..rank {
-            let s = self.value_attr("llvm.mlir.constant", &[], Type::i64(), vec![("value", Attribute::i64(t.shape[i] as i64))]);
+            let s = self.value_attr(
+                "llvm.mlir.constant",
+                &[],
+                Type::i64(),
+                vec![("value", Attribute::i64(t.shape[i] as i64))],
+            );
             d = self.value_attr("llvm.insertvalue", &[d, s], st.clone(), pos(&[3, i as i128]));
-            let s = self.value_attr("llvm.mlir.constant", &[], Type::i64(), vec![("value", Attribute::i64(strides[i] as i64))]);
+            let s = self.value_attr(
+                "llvm.mlir.constant",
+                &[],
+                Type::i64(),
+                vec![("value", Attribute::i64(strides[i] as i64))],
+            );
             d = self.value_attr("llvm.insertvalue", &[d, s], st.clone(), pos(&[4, i as i128]));
         }
         self.value_op("builtin.unrealized_conversion_cast", &[d], memref_type(t))
@@ -302,7 +360,13 @@ impl Emitter {
     }
 
     /// `scf.for` carrying one accumulator; `body` returns the next value.
-    pub fn for_acc(&mut self, lb: usize, ub: usize, init: ValueId, body: impl FnOnce(&mut Self, ValueId, ValueId) -> ValueId) -> ValueId {
+    pub fn for_acc(
+        &mut self,
+        lb: usize,
+        ub: usize,
+        init: ValueId,
+        body: impl FnOnce(&mut Self, ValueId, ValueId) -> ValueId,
+    ) -> ValueId {
         self.for_accs(lb, ub, &[init], |e, iv, accs| vec![body(e, iv, accs[0])])[0]
     }
 
@@ -320,16 +384,24 @@ impl Emitter {
     }
 
     /// `scf.for` carrying several values; `body` returns the next ones.
-    pub fn for_accs(&mut self, lb: usize, ub: usize, inits: &[ValueId], body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
+    pub fn for_accs(
+        &mut self,
+        lb: usize,
+        ub: usize,
+        inits: &[ValueId],
+        body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
         let (l, u, s) = (self.idx(lb as i64), self.idx(ub as i64), self.idx(1));
         let types: Vec<Type> = inits.iter().map(|&v| self.m.ty(v).clone()).collect();
         let region = self.m.new_region();
         let inner = self.m.append_block(region, Span::UNKNOWN);
         let iv = self.m.add_block_arg(inner, Type::Index, Span::UNKNOWN);
         let accs: Vec<ValueId> = types.iter().map(|t| self.m.add_block_arg(inner, t.clone(), Span::UNKNOWN)).collect();
-        let op = self.op(
-            OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s]).operands(inits.iter().copied()).results(types).region(region),
-        );
+        let op = self.op(OpSpec::new("scf.for", Span::UNKNOWN)
+            .operands([l, u, s])
+            .operands(inits.iter().copied())
+            .results(types)
+            .region(region));
         let saved = std::mem::replace(&mut self.block, inner);
         let next = body(self, iv, &accs);
         self.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands(next));
@@ -347,8 +419,19 @@ impl Emitter {
 
     /// Nested loops over `shape` carrying values through all of them (a window or a reduction):
     /// `body` sees the induction variables and the carried values and returns the next ones.
-    pub fn nest_accs(&mut self, shape: &[usize], inits: &[ValueId], body: &mut dyn FnMut(&mut Self, &[ValueId], &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
-        fn rec(e: &mut Emitter, shape: &[usize], ivs: &mut Vec<ValueId>, st: &[ValueId], body: &mut dyn FnMut(&mut Emitter, &[ValueId], &[ValueId]) -> Vec<ValueId>) -> Vec<ValueId> {
+    pub fn nest_accs(
+        &mut self,
+        shape: &[usize],
+        inits: &[ValueId],
+        body: &mut dyn FnMut(&mut Self, &[ValueId], &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        fn rec(
+            e: &mut Emitter,
+            shape: &[usize],
+            ivs: &mut Vec<ValueId>,
+            st: &[ValueId],
+            body: &mut dyn FnMut(&mut Emitter, &[ValueId], &[ValueId]) -> Vec<ValueId>,
+        ) -> Vec<ValueId> {
             if ivs.len() == shape.len() {
                 return body(e, ivs, st);
             }
@@ -365,7 +448,12 @@ impl Emitter {
 
     /// Nested loops over `shape`, innermost last.    /// Nested loops over `shape`, innermost last.
     pub fn loop_nest(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
-        fn rec(e: &mut Emitter, shape: &[usize], ivs: &mut Vec<ValueId>, body: &mut dyn FnMut(&mut Emitter, &[ValueId])) {
+        fn rec(
+            e: &mut Emitter,
+            shape: &[usize],
+            ivs: &mut Vec<ValueId>,
+            body: &mut dyn FnMut(&mut Emitter, &[ValueId]),
+        ) {
             if ivs.len() == shape.len() {
                 body(e, ivs);
                 return;
@@ -392,7 +480,11 @@ impl Emitter {
 
     pub fn store(&mut self, v: ValueId, buf: ValueId, idx: &[ValueId]) {
         let elem = (*self.m.ty(buf).as_memref().expect("memref").elem).clone();
-        let v = if elem == Type::Float(xcc_ir::types::FloatKind::F16) && *self.m.ty(v) != elem { self.value_op("arith.truncf", &[v], elem) } else { v };
+        let v = if elem == Type::Float(xcc_ir::types::FloatKind::F16) && *self.m.ty(v) != elem {
+            self.value_op("arith.truncf", &[v], elem)
+        } else {
+            v
+        };
         self.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, buf][..], idx].concat()));
     }
 
@@ -438,8 +530,10 @@ impl Emitter {
 
     /// Copies `src` into `dst` element by element in row-major order (same element count).
     pub fn copy(&mut self, src: ValueId, dst: ValueId, t: &TensorType) {
-        let src_shape: Vec<usize> = self.m.ty(src).as_memref().unwrap().shape.iter().map(|d| d.unwrap() as usize).collect();
-        let dst_shape: Vec<usize> = self.m.ty(dst).as_memref().unwrap().shape.iter().map(|d| d.unwrap() as usize).collect();
+        let src_shape: Vec<usize> =
+            self.m.ty(src).as_memref().unwrap().shape.iter().map(|d| d.unwrap() as usize).collect();
+        let dst_shape: Vec<usize> =
+            self.m.ty(dst).as_memref().unwrap().shape.iter().map(|d| d.unwrap() as usize).collect();
         let n = t.numel();
         self.for_loop(0, n, |e, i| {
             let si = e.unflatten(i, &src_shape);
@@ -468,7 +562,10 @@ impl Emitter {
 
     fn emit_node(&mut self, node: &Node, g: &Graph) -> OResult<()> {
         let op = node.op.as_str();
-        if ops::elementwise::unary_kind(op).is_some() || ops::elementwise::is_binary(op) || ops::elementwise::is_variadic(op) {
+        if ops::elementwise::unary_kind(op).is_some()
+            || ops::elementwise::is_binary(op)
+            || ops::elementwise::is_variadic(op)
+        {
             self.emit_elementwise(node, g)
         } else if ops::tensor::OPS.contains(&op) {
             self.emit_data_movement(node, g)

@@ -38,7 +38,10 @@ fn fold_batch_norms(g: &mut Graph) {
     let mut remove = vec![false; g.nodes.len()];
     for i in 0..g.nodes.len() {
         let bn = &g.nodes[i];
-        if bn.op != "BatchNormalization" || bn.int("training_mode", 0) == 1 || bn.outputs.iter().skip(1).any(|o| !o.is_empty()) {
+        if bn.op != "BatchNormalization"
+            || bn.int("training_mode", 0) == 1
+            || bn.outputs.iter().skip(1).any(|o| !o.is_empty())
+        {
             continue;
         }
         let Some(&p) = producer.get(&bn.inputs[0]) else { continue };
@@ -46,7 +49,8 @@ fn fold_batch_norms(g: &mut Graph) {
         if conv.op != "Conv" || uses.get(&bn.inputs[0]) != Some(&1) || remove[p] {
             continue;
         }
-        let params: Option<Vec<Vec<f64>>> = bn.inputs[1..5].iter().map(|n| g.consts.get(n).map(|t| t.to_f64())).collect();
+        let params: Option<Vec<Vec<f64>>> =
+            bn.inputs[1..5].iter().map(|n| g.consts.get(n).map(|t| t.to_f64())).collect();
         let (Some(params), Some(w)) = (params, g.consts.get(&conv.inputs[1])) else { continue };
         if w.ty.dtype != DType::F32 {
             continue;
@@ -106,13 +110,22 @@ fn fuse_residuals(g: &mut Graph) {
                 Some(&q) => q < p,
                 None => !g.consts.contains_key(other),
             };
-            let same_shape = g.types.get(main).is_some() && g.types.get(main) == g.types.get(other) && g.types[main].dtype == DType::F32;
+            let same_shape = g.types.get(main).is_some()
+                && g.types.get(main) == g.types.get(other)
+                && g.types[main].dtype == DType::F32;
             let fusable_op = match prod.op.as_str() {
                 "Conv" => true,
                 "MatMul" => prod.inputs.iter().all(|x| g.types.get(x).is_some_and(|t| t.shape.len() >= 2)),
                 _ => false,
             };
-            if !fusable_op || !ready || !same_shape || uses.get(main) != Some(&1) || remove[p] || prod.attrs.contains_key(RESIDUAL) || main == other {
+            if !fusable_op
+                || !ready
+                || !same_shape
+                || uses.get(main) != Some(&1)
+                || remove[p]
+                || prod.attrs.contains_key(RESIDUAL)
+                || main == other
+            {
                 continue;
             }
             let (out, other) = (add.outputs[0].clone(), other.clone());

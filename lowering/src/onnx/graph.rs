@@ -162,7 +162,10 @@ pub struct Tensor {
 
 impl Tensor {
     pub fn from_i64(shape: Vec<usize>, values: &[i64]) -> Tensor {
-        Tensor { ty: TensorType { dtype: DType::I64, shape }, data: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+        Tensor {
+            ty: TensorType { dtype: DType::I64, shape },
+            data: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        }
     }
 
     pub fn from_f64(dtype: DType, shape: Vec<usize>, values: &[f64]) -> Tensor {

@@ -36,10 +36,13 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
     if bytes.is_empty() {
         return err("the file is empty, not an ONNX model");
     }
-    let model = proto::ModelProto::decode(bytes).map_err(|e| OnnxError(format!("not a valid ONNX model: protobuf decoding failed ({e})")))?;
+    let model = proto::ModelProto::decode(bytes)
+        .map_err(|e| OnnxError(format!("not a valid ONNX model: protobuf decoding failed ({e})")))?;
     let ir = model.ir_version.unwrap_or(0);
     if !(MIN_IR_VERSION..=MAX_IR_VERSION).contains(&ir) {
-        return err(format!("unsupported ONNX IR version {ir} (xcc reads IR versions {MIN_IR_VERSION} to {MAX_IR_VERSION})"));
+        return err(format!(
+            "unsupported ONNX IR version {ir} (xcc reads IR versions {MIN_IR_VERSION} to {MAX_IR_VERSION})"
+        ));
     }
     let mut opset = None;
     for o in &model.opset_import {
@@ -50,11 +53,19 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
     }
     let opset = match opset {
         Some(v) if (MIN_OPSET..=MAX_OPSET).contains(&v) => v,
-        Some(v) => return err(format!("unsupported default-domain opset {v} (xcc supports opsets {MIN_OPSET} to {MAX_OPSET})")),
+        Some(v) => {
+            return err(format!(
+                "unsupported default-domain opset {v} (xcc supports opsets {MIN_OPSET} to {MAX_OPSET})"
+            ))
+        }
         None if model.opset_import.is_empty() && ir < 3 => return err("the model imports no opset"),
         None => {
-            let domains: Vec<String> = model.opset_import.iter().map(|o| o.domain.clone().unwrap_or_default()).collect();
-            return err(format!("the model imports only domains xcc does not support ({}); it needs the default ONNX domain", domains.join(", ")));
+            let domains: Vec<String> =
+                model.opset_import.iter().map(|o| o.domain.clone().unwrap_or_default()).collect();
+            return err(format!(
+                "the model imports only domains xcc does not support ({}); it needs the default ONNX domain",
+                domains.join(", ")
+            ));
         }
     };
     let Some(g) = model.graph.as_ref() else { return err("the model has no graph") };
@@ -95,7 +106,8 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         let node_name = n.name.clone().unwrap_or_default();
         for a in &n.attribute {
             let aname = a.name.clone().unwrap_or_default();
-            let value = convert_attr(a, base).map_err(|e| OnnxError(format!("attribute '{aname}' of node '{node_name}': {}", e.0)))?;
+            let value = convert_attr(a, base)
+                .map_err(|e| OnnxError(format!("attribute '{aname}' of node '{node_name}': {}", e.0)))?;
             if let Some(v) = value {
                 attrs.insert(aname, v);
             }
@@ -118,7 +130,8 @@ fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> ORe
     match binding {
         Binding::TensorFile(path) => {
             let bytes = std::fs::read(path).map_err(|e| OnnxError(format!("cannot read {}: {e}", path.display())))?;
-            let t = proto::TensorProto::decode(bytes.as_slice()).map_err(|e| OnnxError(format!("{} is not a TensorProto: {e}", path.display())))?;
+            let t = proto::TensorProto::decode(bytes.as_slice())
+                .map_err(|e| OnnxError(format!("{} is not a TensorProto: {e}", path.display())))?;
             decode_tensor(&t, base)
         }
         Binding::Values(values) => {
@@ -126,13 +139,17 @@ fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> ORe
                 Some(proto::type_proto::Value::TensorType(t)) => t.elem_type.unwrap_or(0),
                 _ => 0,
             };
-            let dtype = DType::from_onnx(code).ok_or_else(|| OnnxError(format!("element type {} is not supported", DType::onnx_name(code))))?;
+            let dtype = DType::from_onnx(code)
+                .ok_or_else(|| OnnxError(format!("element type {} is not supported", DType::onnx_name(code))))?;
             let declared: Option<Vec<usize>> = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
                 Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|s| {
-                    s.dim.iter().map(|d| match d.value {
-                        Some(proto::tensor_shape_proto::dimension::Value::DimValue(v)) => v.max(0) as usize,
-                        _ => usize::MAX,
-                    }).collect()
+                    s.dim
+                        .iter()
+                        .map(|d| match d.value {
+                            Some(proto::tensor_shape_proto::dimension::Value::DimValue(v)) => v.max(0) as usize,
+                            _ => usize::MAX,
+                        })
+                        .collect()
                 }),
                 _ => None,
             };
@@ -153,8 +170,12 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
         _ => return err(format!("input '{name}' is not a tensor (sequences, maps and optionals are not supported)")),
     };
     let code = tensor.elem_type.unwrap_or(0);
-    let dtype = DType::from_onnx(code)
-        .ok_or_else(|| OnnxError(format!("input '{name}' has element type {} ({code}), which xcc does not support", DType::onnx_name(code))))?;
+    let dtype = DType::from_onnx(code).ok_or_else(|| {
+        OnnxError(format!(
+            "input '{name}' has element type {} ({code}), which xcc does not support",
+            DType::onnx_name(code)
+        ))
+    })?;
     if let Some(s) = shapes.get(&name) {
         return Ok(TensorType { dtype, shape: s.clone() });
     }
@@ -164,9 +185,15 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
         match &d.value {
             Some(Value::DimValue(v)) if *v >= 0 => shape.push(*v as usize),
             Some(Value::DimParam(p)) => {
-                return err(format!("input '{name}' has symbolic dimension {i} ('{p}'): give its shape with --shape {name}=D0xD1x..."))
+                return err(format!(
+                    "input '{name}' has symbolic dimension {i} ('{p}'): give its shape with --shape {name}=D0xD1x..."
+                ))
             }
-            _ => return err(format!("input '{name}' has an unknown dimension {i}: give its shape with --shape {name}=D0xD1x...")),
+            _ => {
+                return err(format!(
+                    "input '{name}' has an unknown dimension {i}: give its shape with --shape {name}=D0xD1x..."
+                ))
+            }
         }
     }
     if tensor.shape.is_none() {
@@ -180,7 +207,9 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
 pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize> {
     let mut n: usize = dtype.size();
     for &d in shape {
-        n = n.checked_mul(d).ok_or_else(|| OnnxError(format!("tensor '{name}' with dims {shape:?} is too large: its size overflows 64-bit arithmetic")))?;
+        n = n.checked_mul(d).ok_or_else(|| {
+            OnnxError(format!("tensor '{name}' with dims {shape:?} is too large: its size overflows 64-bit arithmetic"))
+        })?;
     }
     if n > (1usize << 62) {
         return err(format!("tensor '{name}' with dims {shape:?} is too large: its size overflows 64-bit arithmetic"));
@@ -190,7 +219,8 @@ pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize
 
 pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
     let code = t.data_type.unwrap_or(0);
-    let dtype = DType::from_onnx(code).ok_or_else(|| OnnxError(format!("element type {} ({code}) is not supported", DType::onnx_name(code))))?;
+    let dtype = DType::from_onnx(code)
+        .ok_or_else(|| OnnxError(format!("element type {} ({code}) is not supported", DType::onnx_name(code))))?;
     let mut shape = Vec::new();
     for &d in &t.dims {
         if d < 0 {
@@ -216,7 +246,12 @@ pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
         }
     };
     if data.len() != bytes {
-        return err(format!("holds {} bytes of data, but its type {}{:?} needs {bytes}", data.len(), dtype.name(), shape));
+        return err(format!(
+            "holds {} bytes of data, but its type {}{:?} needs {bytes}",
+            data.len(),
+            dtype.name(),
+            shape
+        ));
     }
     let _ = numel;
     Ok(Tensor { ty: TensorType { dtype, shape }, data })
@@ -232,23 +267,34 @@ fn read_external(t: &proto::TensorProto, base: &Path, bytes: usize) -> OResult<V
         let v = e.value.clone().unwrap_or_default();
         match e.key.as_deref().unwrap_or("") {
             "location" => location = Some(v),
-            "offset" => offset = v.parse().map_err(|_| OnnxError(format!("external data offset '{v}' is not a number")))?,
-            "length" => length = Some(v.parse::<u64>().map_err(|_| OnnxError(format!("external data length '{v}' is not a number")))?),
+            "offset" => {
+                offset = v.parse().map_err(|_| OnnxError(format!("external data offset '{v}' is not a number")))?
+            }
+            "length" => {
+                length = Some(
+                    v.parse::<u64>().map_err(|_| OnnxError(format!("external data length '{v}' is not a number")))?,
+                )
+            }
             _ => {}
         }
     }
     let Some(location) = location else { return err("external data without a 'location'") };
     let rel = Path::new(&location);
-    if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir | std::path::Component::Prefix(_))) {
+    if rel.is_absolute()
+        || rel.components().any(|c| matches!(c, std::path::Component::ParentDir | std::path::Component::Prefix(_)))
+    {
         return err(format!("external data location '{location}' escapes the model's directory"));
     }
     let dir = base.canonicalize().map_err(|e| OnnxError(format!("cannot resolve the model's directory: {e}")))?;
     let full = dir.join(rel);
     let real = full.canonicalize().map_err(|e| OnnxError(format!("cannot open external data '{location}': {e}")))?;
     if !real.starts_with(&dir) {
-        return err(format!("external data location '{location}' escapes the model's directory (through a symbolic link)"));
+        return err(format!(
+            "external data location '{location}' escapes the model's directory (through a symbolic link)"
+        ));
     }
-    let file_len = std::fs::metadata(&real).map_err(|e| OnnxError(format!("cannot open external data '{location}': {e}")))?.len();
+    let file_len =
+        std::fs::metadata(&real).map_err(|e| OnnxError(format!("cannot open external data '{location}': {e}")))?.len();
     let length = length.unwrap_or(bytes as u64);
     if offset.checked_add(length).is_none_or(|end| end > file_len) {
         return err(format!("external data '{location}': offset {offset} + length {length} is past the end of the file ({file_len} bytes)"));
@@ -267,7 +313,10 @@ fn convert_attr(a: &proto::AttributeProto, base: &Path) -> OResult<Option<Attr>>
         1 => Attr::Float(a.f.unwrap_or(0.0)),
         2 => Attr::Int(a.i.unwrap_or(0)),
         3 => Attr::Str(a.s.as_ref().map(s).unwrap_or_default()),
-        4 => Attr::Tensor(decode_tensor(a.t.as_ref().ok_or_else(|| OnnxError("tensor attribute without a tensor".into()))?, base)?),
+        4 => Attr::Tensor(decode_tensor(
+            a.t.as_ref().ok_or_else(|| OnnxError("tensor attribute without a tensor".into()))?,
+            base,
+        )?),
         6 => Attr::Floats(a.floats.clone()),
         7 => Attr::Ints(a.ints.clone()),
         8 => Attr::Strs(a.strings.iter().map(s).collect()),

@@ -70,7 +70,12 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         .filter(|n| !n.domain.is_empty() || !ops::is_supported(&n.op))
         .map(|n| {
             let domain = if n.domain.is_empty() { "ai.onnx".to_string() } else { n.domain.clone() };
-            format!("  {} (op {}, domain {domain}, opset {})", if n.name.is_empty() { "<unnamed>" } else { &n.name }, n.op, n.opset)
+            format!(
+                "  {} (op {}, domain {domain}, opset {})",
+                if n.name.is_empty() { "<unnamed>" } else { &n.name },
+                n.op,
+                n.opset
+            )
         })
         .collect();
     if !unsupported.is_empty() {
@@ -92,7 +97,8 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
                 continue;
             }
         }
-        let inputs: Vec<Option<&Tensor>> = node.inputs.iter().map(|i| if i.is_empty() { None } else { g.consts.get(i) }).collect();
+        let inputs: Vec<Option<&Tensor>> =
+            node.inputs.iter().map(|i| if i.is_empty() { None } else { g.consts.get(i) }).collect();
         let all_const = node.inputs.iter().zip(&inputs).all(|(name, t)| name.is_empty() || t.is_some());
         if all_const {
             if let Some(result) = ops::fold(&node, &inputs) {

@@ -26,7 +26,11 @@ pub struct OnnxOptions<'a> {
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module in the standard dialect.
-pub fn compile(bytes: &[u8], path: &Path, options: &OnnxOptions) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
+pub fn compile(
+    bytes: &[u8],
+    path: &Path,
+    options: &OnnxOptions,
+) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
     let mut g = import::import(bytes, &import::ImportOptions { path, shapes: &options.shapes, binds: &options.binds })?;
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;

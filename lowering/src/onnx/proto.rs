@@ -620,7 +620,9 @@ mod tests {
         assert_eq!(names(&g.input), ["input"]);
         assert_eq!(names(&g.output), ["output"]);
         let input_type = g.input[0].r#type.as_ref().and_then(|t| t.value.as_ref());
-        let Some(type_proto::Value::TensorType(t)) = input_type else { panic!("input is not a tensor: {input_type:?}") };
+        let Some(type_proto::Value::TensorType(t)) = input_type else {
+            panic!("input is not a tensor: {input_type:?}")
+        };
         assert_eq!(t.elem_type, Some(tensor_proto::DataType::Float as i32));
         let dims: Vec<_> = t.shape.as_ref().expect("a shape").dim.iter().map(|d| d.value.clone()).collect();
         use tensor_shape_proto::dimension::Value::DimValue;
@@ -732,33 +734,58 @@ mod tests {
         let graph = GraphProto {
             name: s("sample"),
             node: vec![
-                node("Gemm", &["x", "w", "b"], &["y"], vec![
-                    AttributeProto { f: Some(1.5), ..attr("alpha", A::Float) },
-                    AttributeProto { i: Some(1), ..attr("transB", A::Int) },
-                ]),
-                node("Reshape", &["y", "shape", ""], &["r"], vec![
-                    AttributeProto { ints: vec![1, -2, 1 << 40], ..attr("perm", A::Ints) },
-                    AttributeProto { floats: vec![0.25, -1.0], ..attr("scales", A::Floats) },
-                    AttributeProto { s: Some(b"NOTSET".to_vec()), ..attr("auto_pad", A::String) },
-                    AttributeProto { strings: vec![b"a".to_vec(), vec![]], ..attr("names", A::Strings) },
-                    AttributeProto { t: Some(shape_const.clone()), ..attr("value", A::Tensor) },
-                    AttributeProto { g: Some(then_branch.clone()), ..attr("then_branch", A::Graph) },
-                    AttributeProto { graphs: vec![then_branch], ..attr("branches", A::Graphs) },
-                    AttributeProto { tp: Some(sequence_of_maps.clone()), ..attr("dtype", A::TypeProto) },
-                    AttributeProto { ref_attr_name: s("outer"), ..attr("inner", A::Int) },
-                ]),
+                node(
+                    "Gemm",
+                    &["x", "w", "b"],
+                    &["y"],
+                    vec![
+                        AttributeProto { f: Some(1.5), ..attr("alpha", A::Float) },
+                        AttributeProto { i: Some(1), ..attr("transB", A::Int) },
+                    ],
+                ),
+                node(
+                    "Reshape",
+                    &["y", "shape", ""],
+                    &["r"],
+                    vec![
+                        AttributeProto { ints: vec![1, -2, 1 << 40], ..attr("perm", A::Ints) },
+                        AttributeProto { floats: vec![0.25, -1.0], ..attr("scales", A::Floats) },
+                        AttributeProto { s: Some(b"NOTSET".to_vec()), ..attr("auto_pad", A::String) },
+                        AttributeProto { strings: vec![b"a".to_vec(), vec![]], ..attr("names", A::Strings) },
+                        AttributeProto { t: Some(shape_const.clone()), ..attr("value", A::Tensor) },
+                        AttributeProto { g: Some(then_branch.clone()), ..attr("then_branch", A::Graph) },
+                        AttributeProto { graphs: vec![then_branch], ..attr("branches", A::Graphs) },
+                        AttributeProto { tp: Some(sequence_of_maps.clone()), ..attr("dtype", A::TypeProto) },
+                        AttributeProto { ref_attr_name: s("outer"), ..attr("inner", A::Int) },
+                    ],
+                ),
             ],
             initializer: vec![weight, bias, external],
             sparse_initializer: vec![SparseTensorProto {
-                values: Some(TensorProto { dims: vec![2], data_type: Some(1), float_data: vec![7.0, 8.0], name: s("sp"), ..Default::default() }),
-                indices: Some(TensorProto { dims: vec![2], data_type: Some(7), int64_data: vec![0, 5], ..Default::default() }),
+                values: Some(TensorProto {
+                    dims: vec![2],
+                    data_type: Some(1),
+                    float_data: vec![7.0, 8.0],
+                    name: s("sp"),
+                    ..Default::default()
+                }),
+                indices: Some(TensorProto {
+                    dims: vec![2],
+                    data_type: Some(7),
+                    int64_data: vec![0, 5],
+                    ..Default::default()
+                }),
                 dims: vec![2, 3],
             }],
             input: vec![ValueInfoProto {
                 name: s("x"),
                 r#type: Some(tensor_type(
                     tensor_proto::DataType::Float,
-                    vec![dim(dimension::Value::DimParam("N".into())), dim(dimension::Value::DimValue(2)), Dimension::default()],
+                    vec![
+                        dim(dimension::Value::DimParam("N".into())),
+                        dim(dimension::Value::DimValue(2)),
+                        Dimension::default(),
+                    ],
                 )),
                 ..Default::default()
             }],
@@ -771,7 +798,10 @@ mod tests {
             value_info: vec![ValueInfoProto { name: s("seq"), r#type: Some(sequence_of_maps), ..Default::default() }],
             quantization_annotation: vec![TensorAnnotation {
                 tensor_name: s("y"),
-                quant_parameter_tensor_names: vec![StringStringEntryProto { key: s("SCALE_TENSOR"), value: s("y_scale") }],
+                quant_parameter_tensor_names: vec![StringStringEntryProto {
+                    key: s("SCALE_TENSOR"),
+                    value: s("y_scale"),
+                }],
             }],
             ..Default::default()
         };
@@ -822,7 +852,9 @@ mod tests {
     #[test]
     fn unknown_fields_and_enum_values_are_tolerated() {
         // A TensorProto with an unknown field 99 (varint), data_type 1000 and data_location 7.
-        let mut bytes = TensorProto { dims: vec![1], data_type: Some(1000), data_location: Some(7), ..Default::default() }.encode_to_vec();
+        let mut bytes =
+            TensorProto { dims: vec![1], data_type: Some(1000), data_location: Some(7), ..Default::default() }
+                .encode_to_vec();
         bytes.extend_from_slice(&[0x98, 0x06, 0x01]); // tag (99 << 3 | 0) = 792 as a varint, value 1
         let t = TensorProto::decode(bytes.as_slice()).expect("decodes");
         assert_eq!(t.data_type, Some(1000));
@@ -845,7 +877,10 @@ mod tests {
         expect.extend(2.0f32.to_le_bytes());
         assert_eq!(t.encode_to_vec(), expect);
         // An explicitly set default (0 / "") is written and read back as present.
-        let d = tensor_shape_proto::Dimension { value: Some(tensor_shape_proto::dimension::Value::DimValue(0)), denotation: s("") };
+        let d = tensor_shape_proto::Dimension {
+            value: Some(tensor_shape_proto::dimension::Value::DimValue(0)),
+            denotation: s(""),
+        };
         let bytes = d.encode_to_vec();
         assert_eq!(bytes, [0x08, 0x00, 0x1a, 0x00]);
         assert_eq!(tensor_shape_proto::Dimension::decode(bytes.as_slice()).unwrap(), d);

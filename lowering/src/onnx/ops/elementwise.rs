@@ -8,9 +8,35 @@ use crate::onnx::graph::*;
 pub fn unary_kind(op: &str) -> Option<()> {
     matches!(
         op,
-        "Neg" | "Abs" | "Sqrt" | "Reciprocal" | "Exp" | "Log" | "Erf" | "Tanh" | "Sigmoid" | "Relu" | "LeakyRelu" | "Elu" | "Selu"
-            | "HardSigmoid" | "HardSwish" | "Softplus" | "Gelu" | "Clip" | "Floor" | "Ceil" | "Round" | "Sign" | "Not" | "Cast"
-            | "CastLike" | "Identity" | "Dropout" | "Sin" | "Cos"
+        "Neg"
+            | "Abs"
+            | "Sqrt"
+            | "Reciprocal"
+            | "Exp"
+            | "Log"
+            | "Erf"
+            | "Tanh"
+            | "Sigmoid"
+            | "Relu"
+            | "LeakyRelu"
+            | "Elu"
+            | "Selu"
+            | "HardSigmoid"
+            | "HardSwish"
+            | "Softplus"
+            | "Gelu"
+            | "Clip"
+            | "Floor"
+            | "Ceil"
+            | "Round"
+            | "Sign"
+            | "Not"
+            | "Cast"
+            | "CastLike"
+            | "Identity"
+            | "Dropout"
+            | "Sin"
+            | "Cos"
     )
     .then_some(())
 }
@@ -18,7 +44,20 @@ pub fn unary_kind(op: &str) -> Option<()> {
 pub fn is_binary(op: &str) -> bool {
     matches!(
         op,
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual" | "And" | "Or" | "Xor"
+        "Add"
+            | "Sub"
+            | "Mul"
+            | "Div"
+            | "Pow"
+            | "Mod"
+            | "Equal"
+            | "Less"
+            | "LessOrEqual"
+            | "Greater"
+            | "GreaterOrEqual"
+            | "And"
+            | "Or"
+            | "Xor"
             | "PRelu"
     )
 }
@@ -46,7 +85,9 @@ pub fn result_dtype(node: &Node, g: &Graph) -> OResult<DType> {
         op if is_comparison(op) => DType::Bool,
         "Cast" => {
             let to = node.int("to", 0) as i32;
-            DType::from_onnx(to).ok_or_else(|| OnnxError(format!("Cast to element type {} ({to}) is not supported", DType::onnx_name(to))))?
+            DType::from_onnx(to).ok_or_else(|| {
+                OnnxError(format!("Cast to element type {} ({to}) is not supported", DType::onnx_name(to)))
+            })?
         }
         "CastLike" => g.ty(&node.inputs[1])?.dtype,
         "Where" => g.ty(&node.inputs[1])?.dtype,
@@ -62,14 +103,23 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     }
     for (i, x) in data.iter().enumerate() {
         let t = g.ty(x)?;
-        shape = if i == 0 { t.shape.clone() } else { broadcast(&shape, &t.shape).map_err(|e| OnnxError(format!("inputs '{}' and '{}': {}", data[0], x, e.0)))? };
+        shape = if i == 0 {
+            t.shape.clone()
+        } else {
+            broadcast(&shape, &t.shape).map_err(|e| OnnxError(format!("inputs '{}' and '{}': {}", data[0], x, e.0)))?
+        };
     }
     if !matches!(node.op.as_str(), "Where" | "Cast" | "CastLike") && !is_comparison(&node.op) {
         let d0 = g.ty(data[0])?.dtype;
         for x in &data[1..] {
             let d = g.ty(x)?.dtype;
             if d != d0 && node.op != "Pow" {
-                return err(format!("inputs '{}' ({}) and '{x}' ({}) have different element types", data[0], d0.name(), d.name()));
+                return err(format!(
+                    "inputs '{}' ({}) and '{x}' ({}) have different element types",
+                    data[0],
+                    d0.name(),
+                    d.name()
+                ));
             }
         }
     }
@@ -115,11 +165,27 @@ pub fn scalar(node: &Node, dtype: DType, args: &[f64], params: &[f64]) -> f64 {
         "Tanh" => a.tanh(),
         "Sigmoid" => 1.0 / (1.0 + (-a).exp()),
         "Relu" => a.max(0.0),
-        "LeakyRelu" => if a < 0.0 { alpha(0.01) * a } else { a },
-        "Elu" => if a < 0.0 { alpha(1.0) * (a.exp() - 1.0) } else { a },
+        "LeakyRelu" => {
+            if a < 0.0 {
+                alpha(0.01) * a
+            } else {
+                a
+            }
+        }
+        "Elu" => {
+            if a < 0.0 {
+                alpha(1.0) * (a.exp() - 1.0)
+            } else {
+                a
+            }
+        }
         "Selu" => {
             let g = node.float("gamma", 1.050_701) as f64;
-            if a <= 0.0 { g * (alpha(1.673_263_2) * a.exp() - alpha(1.673_263_2)) } else { g * a }
+            if a <= 0.0 {
+                g * (alpha(1.673_263_2) * a.exp() - alpha(1.673_263_2))
+            } else {
+                g * a
+            }
         }
         "HardSigmoid" => (alpha(0.2) * a + node.float("beta", 0.5) as f64).clamp(0.0, 1.0),
         "HardSwish" => a * (a / 6.0 + 0.5).clamp(0.0, 1.0),
@@ -139,14 +205,32 @@ pub fn scalar(node: &Node, dtype: DType, args: &[f64], params: &[f64]) -> f64 {
         "Floor" => a.floor(),
         "Ceil" => a.ceil(),
         "Round" => a.round_ties_even(),
-        "Sign" => if a > 0.0 { 1.0 } else if a < 0.0 { -1.0 } else { 0.0 },
+        "Sign" => {
+            if a > 0.0 {
+                1.0
+            } else if a < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        }
         "Not" => (a == 0.0) as i32 as f64,
         "Cast" | "CastLike" | "Identity" | "Dropout" => a,
         "Add" | "Sum" => args.iter().sum(),
         "Mean" => args.iter().sum::<f64>() / args.len() as f64,
         "Sub" => a - b,
         "Mul" => a * b,
-        "Div" => if int { if b == 0.0 { 0.0 } else { (a / b).trunc() } } else { a / b },
+        "Div" => {
+            if int {
+                if b == 0.0 {
+                    0.0
+                } else {
+                    (a / b).trunc()
+                }
+            } else {
+                a / b
+            }
+        }
         "Pow" => a.powf(b),
         "Mod" => {
             if node.int("fmod", 0) == 1 {
@@ -155,13 +239,29 @@ pub fn scalar(node: &Node, dtype: DType, args: &[f64], params: &[f64]) -> f64 {
                 0.0
             } else {
                 let r = a % b;
-                if r != 0.0 && ((r < 0.0) != (b < 0.0)) { r + b } else { r }
+                if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+                    r + b
+                } else {
+                    r
+                }
             }
         }
-        "PRelu" => if a < 0.0 { a * b } else { a },
+        "PRelu" => {
+            if a < 0.0 {
+                a * b
+            } else {
+                a
+            }
+        }
         "Max" => args.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         "Min" => args.iter().copied().fold(f64::INFINITY, f64::min),
-        "Where" => if a != 0.0 { b } else { args[2] },
+        "Where" => {
+            if a != 0.0 {
+                b
+            } else {
+                args[2]
+            }
+        }
         "Equal" => (a == b) as i32 as f64,
         "Less" => (a < b) as i32 as f64,
         "LessOrEqual" => (a <= b) as i32 as f64,
@@ -172,7 +272,11 @@ pub fn scalar(node: &Node, dtype: DType, args: &[f64], params: &[f64]) -> f64 {
         "Xor" => ((a != 0.0) != (b != 0.0)) as i32 as f64,
         _ => f64::NAN,
     };
-    if int && dtype != DType::Bool { r.trunc() } else { r }
+    if int && dtype != DType::Bool {
+        r.trunc()
+    } else {
+        r
+    }
 }
 
 /// Abramowitz-Stegun 7.1.26 is not accurate enough; use the series/continued fraction split.
@@ -222,12 +326,15 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
     }
     let dtype = match node.op.as_str() {
         op if is_comparison(op) => DType::Bool,
-        "Cast" => DType::from_onnx(node.int("to", 0) as i32).ok_or_else(|| OnnxError("unsupported Cast target".into()))?,
+        "Cast" => {
+            DType::from_onnx(node.int("to", 0) as i32).ok_or_else(|| OnnxError("unsupported Cast target".into()))?
+        }
         "CastLike" => inputs[1].map(|t| t.ty.dtype).unwrap_or(DType::F32),
         "Where" => data[1].ty.dtype,
         _ => data[0].ty.dtype,
     };
-    let compute_dtype = if is_comparison(&node.op) || node.op == "Where" { data[data.len() - 1].ty.dtype } else { data[0].ty.dtype };
+    let compute_dtype =
+        if is_comparison(&node.op) || node.op == "Where" { data[data.len() - 1].ty.dtype } else { data[0].ty.dtype };
     let values: Vec<Vec<f64>> = data.iter().map(|t| t.to_f64()).collect();
     let numel: usize = shape.iter().product();
     let mut out = Vec::with_capacity(numel);
@@ -264,7 +371,8 @@ impl Emitter {
             let mut args = Vec::new();
             for (b, t) in bufs.iter().zip(&in_types) {
                 let off = shape.len() - t.shape.len();
-                let idx: Vec<ValueId> = (0..t.shape.len()).map(|d| if t.shape[d] == 1 { e.idx(0) } else { ivs[d + off] }).collect();
+                let idx: Vec<ValueId> =
+                    (0..t.shape.len()).map(|d| if t.shape[d] == 1 { e.idx(0) } else { ivs[d + off] }).collect();
                 args.push(e.load(*b, &idx));
             }
             match e.scalar(node, operand_dtype, out_t.dtype, &args, &params) {
@@ -296,14 +404,29 @@ impl Emitter {
     }
 
     /// One element of `node`'s result from its operands' elements.
-    pub fn scalar(&mut self, node: &Node, dtype: DType, out_dtype: DType, args: &[ValueId], params: &[f64]) -> OResult<ValueId> {
+    pub fn scalar(
+        &mut self,
+        node: &Node,
+        dtype: DType,
+        out_dtype: DType,
+        args: &[ValueId],
+        params: &[f64],
+    ) -> OResult<ValueId> {
         let t = compute_type(dtype);
         let float = dtype.is_float();
         let a = args[0];
         let b = args.get(1).copied().unwrap_or(a);
         let f = |e: &mut Self, name: &str, ops: &[ValueId]| e.value_op(name, ops, t.clone());
         let c = |e: &mut Self, v: f64| e.const_of(v, dtype);
-        let alpha = node.float("alpha", match node.op.as_str() { "LeakyRelu" => 0.01, "HardSigmoid" => 0.2, "Selu" => 1.673_263_2, _ => 1.0 }) as f64;
+        let alpha = node.float(
+            "alpha",
+            match node.op.as_str() {
+                "LeakyRelu" => 0.01,
+                "HardSigmoid" => 0.2,
+                "Selu" => 1.673_263_2,
+                _ => 1.0,
+            },
+        ) as f64;
         let v = match (node.op.as_str(), float) {
             ("Identity" | "Dropout", _) => a,
             ("Add", true) | ("Sum", true) => args[1..].iter().fold(a, |acc, &x| f(self, "arith.addf", &[acc, x])),
@@ -417,7 +540,8 @@ impl Emitter {
                 }
             }
             ("HardSigmoid", true) | ("HardSwish", true) => {
-                let (al, be) = if node.op == "HardSwish" { (1.0 / 6.0, 0.5) } else { (alpha, node.float("beta", 0.5) as f64) };
+                let (al, be) =
+                    if node.op == "HardSwish" { (1.0 / 6.0, 0.5) } else { (alpha, node.float("beta", 0.5) as f64) };
                 let alv = c(self, al);
                 let bev = c(self, be);
                 let m = f(self, "arith.mulf", &[alv, a]);
@@ -426,7 +550,11 @@ impl Emitter {
                 let one = c(self, 1.0);
                 let lo = f(self, "arith.maximumf", &[s, z]);
                 let hs = f(self, "arith.minimumf", &[lo, one]);
-                if node.op == "HardSwish" { f(self, "arith.mulf", &[a, hs]) } else { hs }
+                if node.op == "HardSwish" {
+                    f(self, "arith.mulf", &[a, hs])
+                } else {
+                    hs
+                }
             }
             ("Softplus", true) => {
                 let ex = f(self, "math.exp", &[a]);
@@ -471,7 +599,11 @@ impl Emitter {
                 let z = c(self, 0.0);
                 let one = c(self, 1.0);
                 let m1 = c(self, -1.0);
-                let (gt, lt) = if float { (self.cmpf("ogt", a, z), self.cmpf("olt", a, z)) } else { (self.cmpi("sgt", a, z), self.cmpi("slt", a, z)) };
+                let (gt, lt) = if float {
+                    (self.cmpf("ogt", a, z), self.cmpf("olt", a, z))
+                } else {
+                    (self.cmpi("sgt", a, z), self.cmpi("slt", a, z))
+                };
                 let s = f(self, "arith.select", &[lt, m1, z]);
                 f(self, "arith.select", &[gt, one, s])
             }
@@ -489,7 +621,11 @@ impl Emitter {
                     "Greater" => ("ogt", if dtype == DType::U8 { "ugt" } else { "sgt" }),
                     _ => ("oge", if dtype == DType::U8 { "uge" } else { "sge" }),
                 };
-                if float { self.cmpf(fp, a, b) } else { self.cmpi(ip, a, b) }
+                if float {
+                    self.cmpf(fp, a, b)
+                } else {
+                    self.cmpi(ip, a, b)
+                }
             }
             ("And", _) => self.value_op("arith.andi", &[a, b], Type::i1()),
             ("Or", _) => self.value_op("arith.ori", &[a, b], Type::i1()),
@@ -514,7 +650,10 @@ impl Emitter {
         match (from.is_float(), to.is_float()) {
             (true, true) => {
                 let wider = tt.element_or_self().clone();
-                let w = |t: &Type| match t { Type::Float(k) => k.width(), _ => 0 };
+                let w = |t: &Type| match t {
+                    Type::Float(k) => k.width(),
+                    _ => 0,
+                };
                 self.value_op(if w(&wider) > w(&ft) { "arith.extf" } else { "arith.truncf" }, &[v], tt)
             }
             (false, true) => self.value_op(if unsigned(from) { "arith.uitofp" } else { "arith.sitofp" }, &[v], tt),

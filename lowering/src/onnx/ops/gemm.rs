@@ -98,7 +98,13 @@ impl Emitter {
     pub fn apply_activation(&mut self, v: ValueId, act: Option<(f32, f32)>) -> ValueId {
         let Some((lo, hi)) = act else { return v };
         let t = self.m.ty(v).clone();
-        let mk = |e: &mut Self, c: f32| if matches!(t, Type::Vector { .. }) { e.splat(c) } else { e.const_float(c as f64, Type::f32()) };
+        let mk = |e: &mut Self, c: f32| {
+            if matches!(t, Type::Vector { .. }) {
+                e.splat(c)
+            } else {
+                e.const_float(c as f64, Type::f32())
+            }
+        };
         let mut r = v;
         if lo > f32::NEG_INFINITY {
             let l = mk(self, lo);
@@ -136,7 +142,18 @@ impl Emitter {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn gemm_rows(&mut self, start: usize, end: usize, rows: usize, n: usize, k: usize, a: Mat, b: Mat, c: Mat, ep: Epilogue) {
+    fn gemm_rows(
+        &mut self,
+        start: usize,
+        end: usize,
+        rows: usize,
+        n: usize,
+        k: usize,
+        a: Mat,
+        b: Mat,
+        c: Mat,
+        ep: Epilogue,
+    ) {
         if start >= end {
             return;
         }
@@ -256,7 +273,15 @@ impl Emitter {
     }
 
     /// Conv as GEMM: for each image and group, `out[oc, p] = W[oc, k] * cols[k, p] + bias`.
-    pub fn emit_conv_gemm(&mut self, node: &Node, g: &Graph, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<()> {
+    pub fn emit_conv_gemm(
+        &mut self,
+        node: &Node,
+        g: &Graph,
+        x: ValueId,
+        out: ValueId,
+        x_t: &TensorType,
+        out_t: &TensorType,
+    ) -> OResult<()> {
         let w_t = g.ty(&node.inputs[1])?.clone();
         let win = window(node, &x_t.shape[2..], w_t.shape[2..].to_vec())?;
         let group = node.int("group", 1).max(1) as usize;
@@ -317,7 +342,17 @@ impl Emitter {
 
     /// Writes `cols[(ic * K + kpos) * P + opos]` for one image and group; taps in the padding are 0.
     #[allow(clippy::too_many_arguments)]
-    fn im2col(&mut self, x1: ValueId, col: ValueId, nb: usize, c_in: usize, in_sp: &[usize], gi: ValueId, icg: usize, win: &super::nn::Window) {
+    fn im2col(
+        &mut self,
+        x1: ValueId,
+        col: ValueId,
+        nb: usize,
+        c_in: usize,
+        in_sp: &[usize],
+        gi: ValueId,
+        icg: usize,
+        win: &super::nn::Window,
+    ) {
         let ns = in_sp.len();
         let ksp: usize = win.kernel.iter().product();
         let p: usize = win.out.iter().product();
@@ -335,7 +370,8 @@ impl Emitter {
             let mut ok: Option<ValueId> = None;
             let mut terms = Vec::new();
             for q in 0..ns {
-                let pos = e.affine(&[(os[q], win.strides[q] as i64), (ks[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
+                let pos = e
+                    .affine(&[(os[q], win.strides[q] as i64), (ks[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
                 let pos = if padded { e.clamp_tap(pos, in_sp[q], &mut ok) } else { pos };
                 terms.push((pos, in_strides[q] as i64));
             }
@@ -358,7 +394,15 @@ impl Emitter {
     }
 
     /// Gemm with a constant B: B is laid out as [K, N] at compile time (transposed if transB).
-    pub fn emit_gemm_fast(&mut self, node: &Node, g: &Graph, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<bool> {
+    pub fn emit_gemm_fast(
+        &mut self,
+        node: &Node,
+        g: &Graph,
+        x: ValueId,
+        out: ValueId,
+        x_t: &TensorType,
+        out_t: &TensorType,
+    ) -> OResult<bool> {
         let Some(bconst) = g.consts.get(&node.inputs[1]) else { return Ok(false) };
         if x_t.dtype != DType::F32 || node.float("alpha", 1.0) != 1.0 || node.float("beta", 1.0) != 1.0 {
             return Ok(false);
@@ -409,7 +453,8 @@ impl Emitter {
         if a_t.dtype != DType::F32 || a_t.shape.len() < 2 || b_t.shape.len() < 2 {
             return Ok(false);
         }
-        let (m, k, n) = (a_t.shape[a_t.shape.len() - 2], a_t.shape[a_t.shape.len() - 1], b_t.shape[b_t.shape.len() - 1]);
+        let (m, k, n) =
+            (a_t.shape[a_t.shape.len() - 2], a_t.shape[a_t.shape.len() - 1], b_t.shape[b_t.shape.len() - 1]);
         let batch: Vec<usize> = out_t.shape[..out_t.shape.len() - 2].to_vec();
         let a1 = self.buf(&node.inputs[0])?;
         let a1 = self.flat(a1);
@@ -427,15 +472,26 @@ impl Emitter {
             let off_of = |e: &mut Emitter, lead: &[usize], mat: usize| {
                 let off = batch.len() - lead.len();
                 let strides = super::strides_of(lead);
-                let terms: Vec<(ValueId, i64)> =
-                    (0..lead.len()).filter(|&q| lead[q] != 1).map(|q| (ivs[q + off], (strides[q] * mat) as i64)).collect();
+                let terms: Vec<(ValueId, i64)> = (0..lead.len())
+                    .filter(|&q| lead[q] != 1)
+                    .map(|q| (ivs[q + off], (strides[q] * mat) as i64))
+                    .collect();
                 e.affine(&terms, 0)
             };
             let ao = off_of(e, &a_lead, m * k);
             let bo = off_of(e, &b_lead, k * n);
             let co = off_of(e, &batch, m * n);
-            let ep = Epilogue { bias: Bias::None, residual: residual.map(|r| Mat { buf: r, off: co, rs: n, cs: 1 }), act };
-            e.gemm(m, n, k, Mat { buf: a1, off: ao, rs: k, cs: 1 }, Mat { buf: b1, off: bo, rs: n, cs: 1 }, Mat { buf: o1, off: co, rs: n, cs: 1 }, ep);
+            let ep =
+                Epilogue { bias: Bias::None, residual: residual.map(|r| Mat { buf: r, off: co, rs: n, cs: 1 }), act };
+            e.gemm(
+                m,
+                n,
+                k,
+                Mat { buf: a1, off: ao, rs: k, cs: 1 },
+                Mat { buf: b1, off: bo, rs: n, cs: 1 },
+                Mat { buf: o1, off: co, rs: n, cs: 1 },
+                ep,
+            );
         });
         Ok(true)
     }

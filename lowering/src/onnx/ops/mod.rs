@@ -12,7 +12,13 @@ pub mod tensor;
 use super::graph::*;
 
 pub fn is_supported(op: &str) -> bool {
-    elementwise::unary_kind(op).is_some() || elementwise::is_binary(op) || elementwise::is_variadic(op) || tensor::OPS.contains(&op) || nn::OPS.contains(&op) || reduce::OPS.contains(&op) || resize::OPS.contains(&op)
+    elementwise::unary_kind(op).is_some()
+        || elementwise::is_binary(op)
+        || elementwise::is_variadic(op)
+        || tensor::OPS.contains(&op)
+        || nn::OPS.contains(&op)
+        || reduce::OPS.contains(&op)
+        || resize::OPS.contains(&op)
 }
 
 pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {

@@ -4,8 +4,19 @@ use super::{axis, broadcast};
 use crate::onnx::graph::*;
 
 pub const OPS: &[&str] = &[
-    "Gemm", "MatMul", "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Softmax", "LogSoftmax", "LayerNormalization",
-    "BatchNormalization", "InstanceNormalization", "ConvTranspose",
+    "Gemm",
+    "MatMul",
+    "Conv",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "Softmax",
+    "LogSoftmax",
+    "LayerNormalization",
+    "BatchNormalization",
+    "InstanceNormalization",
+    "ConvTranspose",
 ];
 
 /// Spatial geometry of a convolution or pooling window.
@@ -21,10 +32,19 @@ pub struct Window {
 
 pub fn window(node: &Node, spatial_in: &[usize], kernel: Vec<usize>) -> OResult<Window> {
     let n = spatial_in.len();
-    let strides: Vec<usize> = node.ints("strides").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
-    let dilations: Vec<usize> = node.ints("dilations").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
-    let mut pads: Vec<usize> = node.ints("pads").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![0; 2 * n]);
-    if strides.len() != n || dilations.len() != n || pads.len() != 2 * n || kernel.len() != n || strides.contains(&0) || dilations.contains(&0) {
+    let strides: Vec<usize> =
+        node.ints("strides").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
+    let dilations: Vec<usize> =
+        node.ints("dilations").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
+    let mut pads: Vec<usize> =
+        node.ints("pads").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![0; 2 * n]);
+    if strides.len() != n
+        || dilations.len() != n
+        || pads.len() != 2 * n
+        || kernel.len() != n
+        || strides.contains(&0)
+        || dilations.contains(&0)
+    {
         return err("strides, dilations, pads and kernel_shape do not match the spatial rank");
     }
     let ceil = node.int("ceil_mode", 0) == 1;
@@ -89,7 +109,11 @@ pub fn transpose_geometry(node: &Node, input: &[usize], kernel: &[usize]) -> ORe
     if strides.len() != n || dilations.len() != n || out_pad.len() != n || pads.len() != 2 * n {
         return err("strides, dilations, output_padding and pads do not match the spatial rank");
     }
-    let full: Vec<i64> = (0..n).map(|i| strides[i] as i64 * (input[i] as i64 - 1) + out_pad[i] + ((kernel[i] as i64 - 1) * dilations[i] as i64 + 1)).collect();
+    let full: Vec<i64> = (0..n)
+        .map(|i| {
+            strides[i] as i64 * (input[i] as i64 - 1) + out_pad[i] + ((kernel[i] as i64 - 1) * dilations[i] as i64 + 1)
+        })
+        .collect();
     let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
     let out: Vec<i64> = if let Some(shape) = node.ints("output_shape") {
         let shape = shape[shape.len() - n..].to_vec();
@@ -120,7 +144,12 @@ pub fn transpose_geometry(node: &Node, input: &[usize], kernel: &[usize]) -> ORe
     if out.iter().any(|&o| o <= 0) {
         return err(format!("ConvTranspose output size {out:?} is not positive"));
     }
-    Ok(TransposeGeometry { out: out.iter().map(|&o| o as usize).collect(), pad_begin: pads[..n].to_vec(), strides, dilations })
+    Ok(TransposeGeometry {
+        out: out.iter().map(|&o| o as usize).collect(),
+        pad_begin: pads[..n].to_vec(),
+        strides,
+        dilations,
+    })
 }
 
 pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
@@ -144,7 +173,8 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
                 return err(format!("inner dimensions differ: A gives {k}, B gives {k2}"));
             }
             if let Some(c) = node.input(2) {
-                broadcast(&g.ty(c)?.shape, &[m, n]).map_err(|e| OnnxError(format!("C cannot broadcast to [{m}, {n}]: {}", e.0)))?;
+                broadcast(&g.ty(c)?.shape, &[m, n])
+                    .map_err(|e| OnnxError(format!("C cannot broadcast to [{m}, {n}]: {}", e.0)))?;
             }
             vec![TensorType { dtype: x.dtype, shape: vec![m, n] }]
         }
@@ -179,11 +209,17 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             float_only()?;
             let w = g.ty(&node.inputs[1])?;
             if x.shape.len() < 3 || w.shape.len() != x.shape.len() {
-                return err(format!("Conv needs N x C x spatial input and matching weights, got {:?} and {:?}", x.shape, w.shape));
+                return err(format!(
+                    "Conv needs N x C x spatial input and matching weights, got {:?} and {:?}",
+                    x.shape, w.shape
+                ));
             }
             let group = node.int("group", 1).max(1) as usize;
             if x.shape[1] != w.shape[1] * group || w.shape[0] % group != 0 {
-                return err(format!("channels do not match: input {:?}, weights {:?}, group {group}", x.shape, w.shape));
+                return err(format!(
+                    "channels do not match: input {:?}, weights {:?}, group {group}",
+                    x.shape, w.shape
+                ));
             }
             let kernel = w.shape[2..].to_vec();
             let win = window(node, &x.shape[2..], kernel)?;
@@ -196,7 +232,12 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             if node.op == "AveragePool" || !matches!(x.dtype, DType::I8 | DType::U8) {
                 float_only()?;
             }
-            let kernel: Vec<usize> = node.ints("kernel_shape").ok_or_else(|| OnnxError("needs kernel_shape".into()))?.iter().map(|&k| k as usize).collect();
+            let kernel: Vec<usize> = node
+                .ints("kernel_shape")
+                .ok_or_else(|| OnnxError("needs kernel_shape".into()))?
+                .iter()
+                .map(|&k| k as usize)
+                .collect();
             let win = window(node, &x.shape[2..], kernel)?;
             let mut shape = x.shape[..2].to_vec();
             shape.extend(win.out);
@@ -237,7 +278,10 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             let w = g.ty(&node.inputs[1])?;
             let group = node.int("group", 1).max(1) as usize;
             if x.shape.len() < 3 || w.shape.len() != x.shape.len() || w.shape[0] != x.shape[1] {
-                return err(format!("ConvTranspose needs N x C x spatial input and C x M/group x kernel weights, got {:?} and {:?}", x.shape, w.shape));
+                return err(format!(
+                    "ConvTranspose needs N x C x spatial input and C x M/group x kernel weights, got {:?} and {:?}",
+                    x.shape, w.shape
+                ));
             }
             let g_ = transpose_geometry(node, &x.shape[2..], &w.shape[2..])?;
             let mut shape = vec![x.shape[0], w.shape[1] * group];
@@ -273,7 +317,8 @@ impl Emitter {
             memory_space: None,
         });
         let seg = Attribute::DenseArray { elem: Type::i32(), values: vec![0, 0] };
-        let op = self.op(OpSpec::new("memref.alloca", Span::UNKNOWN).results([shape_ty]).attr("operandSegmentSizes", seg));
+        let op =
+            self.op(OpSpec::new("memref.alloca", Span::UNKNOWN).results([shape_ty]).attr("operandSegmentSizes", seg));
         let sm = self.m.result(op, 0);
         for (i, &d) in shape.iter().enumerate() {
             let (iv, dv) = (self.idx(i as i64), self.idx(d as i64));
@@ -319,8 +364,10 @@ impl Emitter {
                     None => None,
                 };
                 let d = x_t.dtype;
-                let at = |e: &mut Self, i: ValueId, kk: ValueId| if ta { e.load(x, &[kk, i]) } else { e.load(x, &[i, kk]) };
-                let bt = |e: &mut Self, kk: ValueId, j: ValueId| if tb { e.load(b, &[j, kk]) } else { e.load(b, &[kk, j]) };
+                let at =
+                    |e: &mut Self, i: ValueId, kk: ValueId| if ta { e.load(x, &[kk, i]) } else { e.load(x, &[i, kk]) };
+                let bt =
+                    |e: &mut Self, kk: ValueId, j: ValueId| if tb { e.load(b, &[j, kk]) } else { e.load(b, &[kk, j]) };
                 self.for_loop(0, m, |e, i| {
                     e.for_loop(0, n, |e, j| {
                         let zero = e.const_of(0.0, d);
@@ -336,7 +383,8 @@ impl Emitter {
                         }
                         if let Some((cb, cs)) = &c {
                             let off = 2 - cs.len();
-                            let idx: Vec<ValueId> = (0..cs.len()).map(|q| if cs[q] == 1 { e.idx(0) } else { [i, j][q + off] }).collect();
+                            let idx: Vec<ValueId> =
+                                (0..cs.len()).map(|q| if cs[q] == 1 { e.idx(0) } else { [i, j][q + off] }).collect();
                             let mut cv = e.load(*cb, &idx);
                             if beta != 1.0 {
                                 let be = e.const_of(beta, d);
@@ -353,8 +401,16 @@ impl Emitter {
                 let b = self.buf(&node.inputs[1])?;
                 let b_t = g.ty(&node.inputs[1])?.clone();
                 // Promote 1-D operands to matrices through reshaped views.
-                let (a_shape, x2) = if x_t.shape.len() == 1 { (vec![1, x_t.shape[0]], self.reshaped(x, &[1, x_t.shape[0]])) } else { (x_t.shape.clone(), x) };
-                let (b_shape, b2) = if b_t.shape.len() == 1 { (vec![b_t.shape[0], 1], self.reshaped(b, &[b_t.shape[0], 1])) } else { (b_t.shape.clone(), b) };
+                let (a_shape, x2) = if x_t.shape.len() == 1 {
+                    (vec![1, x_t.shape[0]], self.reshaped(x, &[1, x_t.shape[0]]))
+                } else {
+                    (x_t.shape.clone(), x)
+                };
+                let (b_shape, b2) = if b_t.shape.len() == 1 {
+                    (vec![b_t.shape[0], 1], self.reshaped(b, &[b_t.shape[0], 1]))
+                } else {
+                    (b_t.shape.clone(), b)
+                };
                 let (m, k, n) = (a_shape[a_shape.len() - 2], a_shape[a_shape.len() - 1], b_shape[b_shape.len() - 1]);
                 let batch = broadcast(&a_shape[..a_shape.len() - 2], &b_shape[..b_shape.len() - 2])?;
                 let mut full = batch.clone();
@@ -382,7 +438,9 @@ impl Emitter {
                                 let bv = e.load(b2, &[&bb[..], &[kk, j]].concat());
                                 let oidx = [&ob[..], &[i, j]].concat();
                                 let ov = e.load(out2, &oidx);
-                                let r = if d.is_float() { e.fmuladd(av, bv, ov) } else {
+                                let r = if d.is_float() {
+                                    e.fmuladd(av, bv, ov)
+                                } else {
                                     let p = e.value_op("arith.muli", &[av, bv], ct.clone());
                                     e.value_op("arith.addi", &[p, ov], ct.clone())
                                 };
@@ -444,7 +502,9 @@ impl Emitter {
                         e.fbin("arith.addf", acc, ex)
                     });
                     let lsum = if log { Some(e.value_op("math.log", &[sum], ct.clone())) } else { None };
-                    let inv = if log { None } else {
+                    let inv = if log {
+                        None
+                    } else {
                         let one = e.const_of(1.0, d);
                         Some(e.fbin("arith.divf", one, sum))
                     };
@@ -582,17 +642,21 @@ impl Emitter {
                     let count = (nb * s) as f64;
                     self.for_loop(0, ch, |e, c| {
                         let zero = e.const_of(0.0, d);
-                        let sum = e.for_acc(0, nb, zero, |e, n, acc| e.for_acc(0, s, acc, |e, q, acc| {
-                            let v = e.load(x3, &[n, c, q]);
-                            e.fbin("arith.addf", acc, v)
-                        }));
+                        let sum = e.for_acc(0, nb, zero, |e, n, acc| {
+                            e.for_acc(0, s, acc, |e, q, acc| {
+                                let v = e.load(x3, &[n, c, q]);
+                                e.fbin("arith.addf", acc, v)
+                            })
+                        });
                         let cnt = e.const_of(count, d);
                         let mean = e.fbin("arith.divf", sum, cnt);
-                        let sq = e.for_acc(0, nb, zero, |e, n, acc| e.for_acc(0, s, acc, |e, q, acc| {
-                            let v = e.load(x3, &[n, c, q]);
-                            let dv = e.fbin("arith.subf", v, mean);
-                            e.fmuladd(dv, dv, acc)
-                        }));
+                        let sq = e.for_acc(0, nb, zero, |e, n, acc| {
+                            e.for_acc(0, s, acc, |e, q, acc| {
+                                let v = e.load(x3, &[n, c, q]);
+                                let dv = e.fbin("arith.subf", v, mean);
+                                e.fmuladd(dv, dv, acc)
+                            })
+                        });
                         let var = e.fbin("arith.divf", sq, cnt);
                         let epsv = e.const_of(eps, d);
                         let ve = e.fbin("arith.addf", var, epsv);
@@ -623,7 +687,8 @@ impl Emitter {
                 }
                 self.loop_nest(&[nb, ch], &mut |e, ivs| {
                     let c = ivs[1];
-                    let (sc, bi, mean, var) = (e.load(p[0], &[c]), e.load(p[1], &[c]), e.load(p[2], &[c]), e.load(p[3], &[c]));
+                    let (sc, bi, mean, var) =
+                        (e.load(p[0], &[c]), e.load(p[1], &[c]), e.load(p[2], &[c]), e.load(p[3], &[c]));
                     let epsv = e.const_of(eps, d);
                     let ve = e.fbin("arith.addf", var, epsv);
                     let sd = e.value_op("math.sqrt", &[ve], ct.clone());
@@ -644,7 +709,15 @@ impl Emitter {
     /// ConvTranspose as a gather: out[n, oc, o] = bias + sum over ic in the group and kernel
     /// taps k of x[n, ic, i] * W[ic, oc', k], where o = i * stride + k * dilation - pad, i.e.
     /// i = (o + pad - k * dilation) / stride when that divides exactly and lands in the input.
-    fn emit_conv_transpose(&mut self, node: &Node, g: &Graph, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<()> {
+    fn emit_conv_transpose(
+        &mut self,
+        node: &Node,
+        g: &Graph,
+        x: ValueId,
+        out: ValueId,
+        x_t: &TensorType,
+        out_t: &TensorType,
+    ) -> OResult<()> {
         let w = self.buf(&node.inputs[1])?;
         let w_t = g.ty(&node.inputs[1])?.clone();
         let bias = match node.input(2) {
@@ -681,11 +754,20 @@ impl Emitter {
                         let t = e.affine(&[(osp[q], 1), (kidx[q], -(geo.dilations[q] as i64))], geo.pad_begin[q]);
                         let zero = e.idx(0);
                         let stv = e.idx(geo.strides[q] as i64);
-                        let ge = e.value_attr("arith.cmpi", &[t, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+                        let ge =
+                            e.value_attr("arith.cmpi", &[t, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
                         let rem = e.value_op("arith.remsi", &[t, stv], Type::Index);
-                        let exact = e.value_attr("arith.cmpi", &[rem, zero], Type::i1(), vec![("predicate", Attribute::i64(0))]);
+                        let exact = e.value_attr(
+                            "arith.cmpi",
+                            &[rem, zero],
+                            Type::i1(),
+                            vec![("predicate", Attribute::i64(0))],
+                        );
                         let b = e.value_op("arith.andi", &[ge, exact], Type::i1());
-                        ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
+                        ok = Some(match ok {
+                            None => b,
+                            Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()),
+                        });
                         let i = e.value_op("arith.divsi", &[t, stv], Type::Index);
                         pos.push(e.clamp_tap(i, in_sp[q], &mut ok));
                     }
@@ -707,7 +789,10 @@ impl Emitter {
         let name = &node.inputs[i];
         let t = g.ty(name)?;
         if t.numel() != n {
-            return err(format!("'{name}' has {} elements, expected {n} (broadcast scale/bias is not supported)", t.numel()));
+            return err(format!(
+                "'{name}' has {} elements, expected {n} (broadcast scale/bias is not supported)",
+                t.numel()
+            ));
         }
         let b = self.buf(name)?;
         Ok(if t.shape.len() == 1 { b } else { self.reshaped(b, &[n]) })
@@ -715,7 +800,15 @@ impl Emitter {
 
     /// Direct convolution (N-D, groups, strides, dilations, pads). Out-of-range taps read a
     /// clamped index and are masked to zero, so the loop body has no branches.
-    fn emit_conv(&mut self, node: &Node, g: &Graph, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<()> {
+    fn emit_conv(
+        &mut self,
+        node: &Node,
+        g: &Graph,
+        x: ValueId,
+        out: ValueId,
+        x_t: &TensorType,
+        out_t: &TensorType,
+    ) -> OResult<()> {
         let w = self.buf(&node.inputs[1])?;
         let w_t = g.ty(&node.inputs[1])?.clone();
         let bias = match node.input(2) {
@@ -749,7 +842,10 @@ impl Emitter {
                     let mut inb: Option<ValueId> = None;
                     let mut pos = Vec::new();
                     for q in 0..ns {
-                        let p = e.affine(&[(osp[q], win.strides[q] as i64), (kidx[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
+                        let p = e.affine(
+                            &[(osp[q], win.strides[q] as i64), (kidx[q], win.dilations[q] as i64)],
+                            -(win.pads[q] as i64),
+                        );
                         pos.push(if padded { e.clamp_tap(p, in_spatial[q], &mut inb) } else { p });
                     }
                     let xv = e.load(x, &[&[n, ic_abs][..], &pos].concat());
@@ -770,7 +866,14 @@ impl Emitter {
         Ok(())
     }
 
-    fn emit_pool(&mut self, node: &Node, x: ValueId, out: ValueId, x_t: &TensorType, out_t: &TensorType) -> OResult<()> {
+    fn emit_pool(
+        &mut self,
+        node: &Node,
+        x: ValueId,
+        out: ValueId,
+        x_t: &TensorType,
+        out_t: &TensorType,
+    ) -> OResult<()> {
         let kernel: Vec<usize> = node.ints("kernel_shape").unwrap_or_default().iter().map(|&k| k as usize).collect();
         let win = window(node, &x_t.shape[2..], kernel.clone())?;
         let is_max = node.op == "MaxPool";
@@ -801,7 +904,10 @@ impl Emitter {
                 let mut ok: Option<ValueId> = None;
                 let mut pos = Vec::new();
                 for q in 0..ns {
-                    let p = e.affine(&[(ivs_sp[q], win.strides[q] as i64), (k[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
+                    let p = e.affine(
+                        &[(ivs_sp[q], win.strides[q] as i64), (k[q], win.dilations[q] as i64)],
+                        -(win.pads[q] as i64),
+                    );
                     pos.push(e.clamp_tap(p, in_spatial[q], &mut ok));
                 }
                 let ok = ok.expect("a spatial dim");
@@ -820,7 +926,10 @@ impl Emitter {
                 let take = e.value_op("arith.andi", &[ok, gt], Type::i1());
                 let nv = e.select_f(take, xv, v);
                 let ni = if indices.is_some() {
-                    let mut terms = vec![(ivs[0], (channels * in_spatial.iter().product::<usize>()) as i64), (ivs[1], in_spatial.iter().product::<usize>() as i64)];
+                    let mut terms = vec![
+                        (ivs[0], (channels * in_spatial.iter().product::<usize>()) as i64),
+                        (ivs[1], in_spatial.iter().product::<usize>() as i64),
+                    ];
                     let strides = if column_major {
                         let mut s = vec![1usize; ns];
                         for q in 1..ns {
@@ -852,7 +961,13 @@ impl Emitter {
                 let mut cnt = e.const_int(1, Type::i64());
                 for q in 0..ns {
                     let c = if include_pad {
-                        e.window_count(ivs_sp[q], &win, q, -(win.pads[q] as i64), in_spatial[q] as i64 + win.pads[q + ns] as i64)
+                        e.window_count(
+                            ivs_sp[q],
+                            &win,
+                            q,
+                            -(win.pads[q] as i64),
+                            in_spatial[q] as i64 + win.pads[q + ns] as i64,
+                        )
                     } else {
                         e.window_count(ivs_sp[q], &win, q, 0, in_spatial[q] as i64)
                     };
@@ -889,4 +1004,3 @@ impl Emitter {
         cnt
     }
 }
-

@@ -8,8 +8,19 @@ use crate::onnx::graph::*;
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub const OPS: &[&str] = &[
-    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-    "ReduceSumSquare", "ArgMax", "ArgMin", "TopK",
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "ReduceSumSquare",
+    "ArgMax",
+    "ArgMin",
+    "TopK",
 ];
 
 fn topk_k(node: &Node, g: &Graph) -> OResult<usize> {
@@ -29,7 +40,9 @@ fn reduced_axes(node: &Node, g: &Graph, rank: usize) -> OResult<Option<Vec<usize
     let axes = match node.ints("axes") {
         Some(a) => a,
         None => match node.input(1) {
-            Some(name) => g.consts.get(name).ok_or_else(|| OnnxError(format!("axes '{name}' must be a constant")))?.to_i64(),
+            Some(name) => {
+                g.consts.get(name).ok_or_else(|| OnnxError(format!("axes '{name}' must be a constant")))?.to_i64()
+            }
             None => Vec::new(),
         },
     };
@@ -108,7 +121,8 @@ impl Emitter {
         let float = d.is_float();
         let mut outer = x_t.shape.clone();
         outer[a] = 1;
-        let (gt, lt) = if float { (("arith.cmpf", 2), ("arith.cmpf", 4)) } else { (("arith.cmpi", 4), ("arith.cmpi", 2)) };
+        let (gt, lt) =
+            if float { (("arith.cmpf", 2), ("arith.cmpf", 4)) } else { (("arith.cmpi", 4), ("arith.cmpi", 2)) };
         let (better_p, worse_p) = if largest { (gt, lt) } else { (lt, gt) };
         let eq = if float { ("arith.cmpf", 1) } else { ("arith.cmpi", 0) };
         self.loop_nest(&outer, &mut |e, ivs| {
@@ -122,20 +136,28 @@ impl Emitter {
                     idx[a] = j;
                     let v = e.load(x, &idx);
                     let ji = e.value_op("arith.index_cast", &[j], Type::i64());
-                    let cmp = |e: &mut Emitter, p: (&str, i64), a: ValueId, b: ValueId| e.value_attr(p.0, &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p.1))]);
+                    let cmp = |e: &mut Emitter, p: (&str, i64), a: ValueId, b: ValueId| {
+                        e.value_attr(p.0, &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p.1))])
+                    };
                     // Eligible: strictly after the previous pick (worse value, or equal with a higher index).
                     let eligible = match p {
                         None => e.const_int(1, Type::i1()),
                         Some((pv, pi)) => {
                             let w = cmp(e, worse_p, v, pv);
                             let same = cmp(e, eq, v, pv);
-                            let later = e.value_attr("arith.cmpi", &[ji, pi], Type::i1(), vec![("predicate", Attribute::i64(4))]);
+                            let later = e.value_attr(
+                                "arith.cmpi",
+                                &[ji, pi],
+                                Type::i1(),
+                                vec![("predicate", Attribute::i64(4))],
+                            );
                             let tie = e.value_op("arith.andi", &[same, later], Type::i1());
                             e.value_op("arith.ori", &[w, tie], Type::i1())
                         }
                     };
                     // Better than the current best (or the first eligible one seen).
-                    let none_yet = e.value_attr("arith.cmpi", &[st[1], iinit], Type::i1(), vec![("predicate", Attribute::i64(0))]);
+                    let none_yet =
+                        e.value_attr("arith.cmpi", &[st[1], iinit], Type::i1(), vec![("predicate", Attribute::i64(0))]);
                     let b = cmp(e, better_p, v, st[0]);
                     let better = e.value_op("arith.ori", &[none_yet, b], Type::i1());
                     let take = e.value_op("arith.andi", &[eligible, better], Type::i1());
@@ -185,8 +207,12 @@ impl Emitter {
             let (init, init_idx) = match op.as_str() {
                 "ReduceMax" | "ArgMax" if d == DType::Bool => (e.const_int(0, Type::i1()), e.const_int(0, Type::i64())),
                 "ReduceMin" | "ArgMin" if d == DType::Bool => (e.const_int(1, Type::i1()), e.const_int(0, Type::i64())),
-                "ReduceMax" | "ArgMax" => (e.const_of(if float { f64::NEG_INFINITY } else { min_of(d) }, d), e.const_int(0, Type::i64())),
-                "ReduceMin" | "ArgMin" => (e.const_of(if float { f64::INFINITY } else { max_of(d) }, d), e.const_int(0, Type::i64())),
+                "ReduceMax" | "ArgMax" => {
+                    (e.const_of(if float { f64::NEG_INFINITY } else { min_of(d) }, d), e.const_int(0, Type::i64()))
+                }
+                "ReduceMin" | "ArgMin" => {
+                    (e.const_of(if float { f64::INFINITY } else { max_of(d) }, d), e.const_int(0, Type::i64()))
+                }
                 "ReduceProd" => (e.const_of(1.0, d), e.const_int(0, Type::i64())),
                 _ => (e.const_of(0.0, d), e.const_int(0, Type::i64())),
             };
@@ -201,14 +227,24 @@ impl Emitter {
                 }
                 let v = e.load(x, &idx);
                 let acc = st[0];
-                let bin = |e: &mut Emitter, f: &str, i: &str, a: ValueId, b: ValueId| e.value_op(if float { f } else { i }, &[a, b], ct.clone());
+                let bin = |e: &mut Emitter, f: &str, i: &str, a: ValueId, b: ValueId| {
+                    e.value_op(if float { f } else { i }, &[a, b], ct.clone())
+                };
                 match op.as_str() {
                     "ReduceSum" | "ReduceMean" => vec![bin(e, "arith.addf", "arith.addi", acc, v), st[1]],
                     "ReduceProd" => vec![bin(e, "arith.mulf", "arith.muli", acc, v), st[1]],
-                    "ReduceMax" => vec![bin(e, "arith.maximumf", if unsigned { "arith.maxui" } else { "arith.maxsi" }, acc, v), st[1]],
-                    "ReduceMin" => vec![bin(e, "arith.minimumf", if unsigned { "arith.minui" } else { "arith.minsi" }, acc, v), st[1]],
+                    "ReduceMax" => vec![
+                        bin(e, "arith.maximumf", if unsigned { "arith.maxui" } else { "arith.maxsi" }, acc, v),
+                        st[1],
+                    ],
+                    "ReduceMin" => vec![
+                        bin(e, "arith.minimumf", if unsigned { "arith.minui" } else { "arith.minsi" }, acc, v),
+                        st[1],
+                    ],
                     "ReduceL1" => {
-                        let a = if float { e.value_op("math.absf", &[v], ct.clone()) } else {
+                        let a = if float {
+                            e.value_op("math.absf", &[v], ct.clone())
+                        } else {
                             let z = e.const_of(0.0, d);
                             let n = e.value_op("arith.subi", &[z, v], ct.clone());
                             e.value_op("arith.maxsi", &[v, n], ct.clone())
@@ -236,7 +272,8 @@ impl Emitter {
                             ("ArgMin", false, false) => ("arith.cmpi", 2),
                             _ => ("arith.cmpi", 3),
                         };
-                        let better = e.value_attr(pred.0, &[v, acc], Type::i1(), vec![("predicate", Attribute::i64(pred.1))]);
+                        let better =
+                            e.value_attr(pred.0, &[v, acc], Type::i1(), vec![("predicate", Attribute::i64(pred.1))]);
                         let pos = e.value_op("arith.index_cast", &[rivs[0]], Type::i64());
                         let nv = e.value_op("arith.select", &[better, v, acc], ct.clone());
                         let ni = e.value_op("arith.select", &[better, pos, st[1]], Type::i64());
@@ -249,7 +286,11 @@ impl Emitter {
             match op.as_str() {
                 "ReduceMean" => {
                     let n = e.const_of(count as f64, d);
-                    v = if float { e.value_op("arith.divf", &[v, n], ct.clone()) } else { e.value_op("arith.divsi", &[v, n], ct.clone()) };
+                    v = if float {
+                        e.value_op("arith.divf", &[v, n], ct.clone())
+                    } else {
+                        e.value_op("arith.divsi", &[v, n], ct.clone())
+                    };
                 }
                 "ReduceL2" if float => v = e.value_op("math.sqrt", &[v], ct.clone()),
                 "ReduceLogSum" | "ReduceLogSumExp" if float => v = e.value_op("math.log", &[v], ct.clone()),

@@ -80,7 +80,11 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
         }
         (None, None) => return err("Resize needs scales or sizes"),
     }
-    let mode = node.string("coordinate_transformation_mode").unwrap_or(if node.op == "Upsample" { "asymmetric" } else { "half_pixel" });
+    let mode = node.string("coordinate_transformation_mode").unwrap_or(if node.op == "Upsample" {
+        "asymmetric"
+    } else {
+        "half_pixel"
+    });
     // tf_crop_and_resize samples the box given by roi (starts then ends, normalized).
     let mut roi: Vec<(f64, f64)> = vec![(0.0, 1.0); rank];
     if mode == "tf_crop_and_resize" {
@@ -107,7 +111,11 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
                     "asymmetric" => Ok(xo / s),
                     "tf_crop_and_resize" => {
                         let (st, en) = roi[d];
-                        Ok(if out[d] > 1 { st * (inn - 1.0) + xo * (en - st) * (inn - 1.0) / (out[d] as f64 - 1.0) } else { 0.5 * (st + en) * (inn - 1.0) })
+                        Ok(if out[d] > 1 {
+                            st * (inn - 1.0) + xo * (en - st) * (inn - 1.0) / (out[d] as f64 - 1.0)
+                        } else {
+                            0.5 * (st + en) * (inn - 1.0)
+                        })
                     }
                     "tf_half_pixel_for_nn" => Ok((xo + 0.5) / s),
                     "half_pixel_symmetric" => {
@@ -145,7 +153,10 @@ impl Emitter {
         let out = self.buf(&node.outputs[0])?;
         let rank = x_t.shape.len();
         let linear = node.string("mode").is_some_and(|m| m != "nearest");
-        let nearest_mode = node.string("nearest_mode").unwrap_or(if node.op == "Upsample" { "floor" } else { "round_prefer_floor" }).to_string();
+        let nearest_mode = node
+            .string("nearest_mode")
+            .unwrap_or(if node.op == "Upsample" { "floor" } else { "round_prefer_floor" })
+            .to_string();
         let clamp = |v: i64, n: usize| v.clamp(0, n as i64 - 1);
         // Per dim: an index table, and for linear modes a weight table with the number of taps
         // (tables are [output position][tap]); identity dims need none.
@@ -207,10 +218,18 @@ impl Emitter {
                             "ceil" => c.ceil(),
                             "round_prefer_ceil" => (c + 0.5).floor(),
                             _ => {
-                                if c.fract() == 0.5 { c.floor() } else { c.round() }
+                                if c.fract() == 0.5 {
+                                    c.floor()
+                                } else {
+                                    c.round()
+                                }
                             }
                         };
-                        if outside(c) { -1 } else { clamp(r as i64, n) }
+                        if outside(c) {
+                            -1
+                        } else {
+                            clamp(r as i64, n)
+                        }
                     })
                     .collect();
                 let t = self.constant_buffer(&Tensor::from_i64(vec![idx.len()], &idx));
@@ -229,8 +248,16 @@ impl Emitter {
             let mut index = |e: &mut Emitter, raw: ValueId| -> ValueId {
                 if extrapolate {
                     let zero = e.const_int(0, Type::i64());
-                    let neg = e.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(2))]);
-                    outside = Some(match outside { None => neg, Some(o) => e.value_op("arith.ori", &[o, neg], Type::i1()) });
+                    let neg = e.value_attr(
+                        "arith.cmpi",
+                        &[raw, zero],
+                        Type::i1(),
+                        vec![("predicate", xcc_ir::Attribute::i64(2))],
+                    );
+                    outside = Some(match outside {
+                        None => neg,
+                        Some(o) => e.value_op("arith.ori", &[o, neg], Type::i1()),
+                    });
                     let fixed = e.value_op("arith.maxsi", &[raw, zero], Type::i64());
                     return e.value_op("arith.index_cast", &[fixed], Type::Index);
                 }

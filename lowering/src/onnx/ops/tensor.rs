@@ -5,8 +5,25 @@ use super::{axis, broadcast, strides_of};
 use crate::onnx::graph::*;
 
 pub const OPS: &[&str] = &[
-    "Constant", "ConstantOfShape", "Shape", "Size", "Range", "Gather", "Slice", "Concat", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-    "Transpose", "Expand", "Tile", "Split", "Pad", "Trilu", "GatherElements",
+    "Constant",
+    "ConstantOfShape",
+    "Shape",
+    "Size",
+    "Range",
+    "Gather",
+    "Slice",
+    "Concat",
+    "Reshape",
+    "Flatten",
+    "Squeeze",
+    "Unsqueeze",
+    "Transpose",
+    "Expand",
+    "Tile",
+    "Split",
+    "Pad",
+    "Trilu",
+    "GatherElements",
 ];
 
 /// Squeeze/Unsqueeze/Reduce take `axes` as an attribute before opset 13 and as an input after.
@@ -46,7 +63,12 @@ pub fn slice_params(node: &Node, shape: &[usize], c: &[Option<&Tensor>]) -> ORes
         let get = |i: usize, what: &str| -> OResult<Option<Vec<i64>>> {
             match node.input(i) {
                 None => Ok(None),
-                Some(n) => c.get(i).copied().flatten().map(|t| Some(t.to_i64())).ok_or_else(|| OnnxError(format!("Slice {what} '{n}' must be a constant"))),
+                Some(n) => c
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map(|t| Some(t.to_i64()))
+                    .ok_or_else(|| OnnxError(format!("Slice {what} '{n}' must be a constant"))),
             }
         };
         (get(1, "starts")?.unwrap_or_default(), get(2, "ends")?.unwrap_or_default(), get(3, "axes")?, get(4, "steps")?)
@@ -71,7 +93,11 @@ pub fn slice_params(node: &Node, shape: &[usize], c: &[Option<&Tensor>]) -> ORes
         } else {
             (clamp(norm(starts[k]), -1, d - 1), clamp(norm(ends[k]), -1, d - 1))
         };
-        let count = if step > 0 { ((end - start).max(0) + step - 1) / step } else { ((start - end).max(0) + (-step) - 1) / (-step) };
+        let count = if step > 0 {
+            ((end - start).max(0) + step - 1) / step
+        } else {
+            ((start - end).max(0) + (-step) - 1) / (-step)
+        };
         out[a] = (start, step, count as usize);
     }
     Ok(out)
@@ -89,7 +115,11 @@ fn reshape_target(node: &Node, input: &[usize], spec: &[i64]) -> OResult<Vec<usi
                 out.push(1);
             }
             -1 => return err("Reshape shape has more than one -1"),
-            0 if !allowzero => out.push(*input.get(i).ok_or_else(|| OnnxError("Reshape copies a dimension that the input does not have".into()))?),
+            0 if !allowzero => out.push(
+                *input
+                    .get(i)
+                    .ok_or_else(|| OnnxError("Reshape copies a dimension that the input does not have".into()))?,
+            ),
             s if s < 0 => return err(format!("invalid Reshape dimension {s}")),
             s => out.push(s as usize),
         }
@@ -113,7 +143,9 @@ pub fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<usize>> {
     let explicit = match node.ints("split") {
         Some(s) => Some(s),
         None => match node.input(1) {
-            Some(name) => Some(g.consts.get(name).ok_or_else(|| OnnxError(format!("split '{name}' must be a constant")))?.to_i64()),
+            Some(name) => Some(
+                g.consts.get(name).ok_or_else(|| OnnxError(format!("split '{name}' must be a constant")))?.to_i64(),
+            ),
             None => None,
         },
     };
@@ -135,10 +167,21 @@ pub fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<usize>> {
 pub fn pad_amounts(node: &Node, g: &Graph, rank: usize) -> OResult<Vec<(i64, i64)>> {
     let pads = match node.ints("pads") {
         Some(p) => p,
-        None => g.consts.get(node.input(1).unwrap_or("")).ok_or_else(|| OnnxError("Pad's pads must be a constant".into()))?.to_i64(),
+        None => g
+            .consts
+            .get(node.input(1).unwrap_or(""))
+            .ok_or_else(|| OnnxError("Pad's pads must be a constant".into()))?
+            .to_i64(),
     };
     let axes: Vec<usize> = match node.input(3) {
-        Some(name) => g.consts.get(name).ok_or_else(|| OnnxError(format!("axes '{name}' must be a constant")))?.to_i64().iter().map(|&a| axis(node, a, rank)).collect::<OResult<_>>()?,
+        Some(name) => g
+            .consts
+            .get(name)
+            .ok_or_else(|| OnnxError(format!("axes '{name}' must be a constant")))?
+            .to_i64()
+            .iter()
+            .map(|&a| axis(node, a, rank))
+            .collect::<OResult<_>>()?,
         None => (0..rank).collect(),
     };
     if pads.len() != 2 * axes.len() {
@@ -201,7 +244,9 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         "Reshape" => {
             let spec = match node.ints("shape") {
                 Some(s) => s,
-                None => const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError("Reshape needs a shape".into()))?.to_i64(),
+                None => {
+                    const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError("Reshape needs a shape".into()))?.to_i64()
+                }
             };
             TensorType { dtype: t0()?.dtype, shape: reshape_target(node, &t0()?.shape, &spec)? }
         }
@@ -226,7 +271,10 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
                     return err(format!("cannot squeeze dimension {a} of size {}", t.shape[a]));
                 }
             }
-            TensorType { dtype: t.dtype, shape: t.shape.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, &d)| d).collect() }
+            TensorType {
+                dtype: t.dtype,
+                shape: t.shape.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, &d)| d).collect(),
+            }
         }
         "Unsqueeze" => {
             let t = t0()?;
@@ -252,8 +300,13 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             shape[a] = 0;
             for name in node.inputs.iter().filter(|s| !s.is_empty()) {
                 let t = g.ty(name)?;
-                if t.shape.len() != shape.len() || t.shape.iter().enumerate().any(|(i, &d)| i != a && d != first.shape[i]) {
-                    return err(format!("input '{name}' has shape {:?}, which does not match {:?} outside axis {a}", t.shape, first.shape));
+                if t.shape.len() != shape.len()
+                    || t.shape.iter().enumerate().any(|(i, &d)| i != a && d != first.shape[i])
+                {
+                    return err(format!(
+                        "input '{name}' has shape {:?}, which does not match {:?} outside axis {a}",
+                        t.shape, first.shape
+                    ));
                 }
                 shape[a] += t.shape[a];
             }
@@ -315,7 +368,13 @@ pub fn perm_of(node: &Node, rank: usize) -> OResult<Vec<usize>> {
 
 /// For an output multi-index, the input number and the input's multi-index it copies from.
 /// `ints` holds the constant integer inputs some ops need (Gather indices).
-pub fn source(node: &Node, in_shapes: &[Vec<usize>], out: &[usize], c: &[Option<&Tensor>], gather_idx: &[i64]) -> OResult<(usize, Vec<usize>)> {
+pub fn source(
+    node: &Node,
+    in_shapes: &[Vec<usize>],
+    out: &[usize],
+    c: &[Option<&Tensor>],
+    gather_idx: &[i64],
+) -> OResult<(usize, Vec<usize>)> {
     let s0 = &in_shapes[0];
     Ok(match node.op.as_str() {
         "Reshape" | "Flatten" | "Squeeze" | "Unsqueeze" | "Identity" => {
@@ -357,7 +416,10 @@ pub fn source(node: &Node, in_shapes: &[Vec<usize>], out: &[usize], c: &[Option<
                 v += s0[a] as i64;
             }
             if v < 0 || v as usize >= s0[a] {
-                return err(format!("Gather index {} is out of range for dimension {a} of size {}", gather_idx[flat], s0[a]));
+                return err(format!(
+                    "Gather index {} is out of range for dimension {a} of size {}",
+                    gather_idx[flat], s0[a]
+                ));
             }
             let mut idx = out[..a].to_vec();
             idx.push(v as usize);
@@ -392,7 +454,9 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tenso
                 } else if let Some(Attr::Ints(i)) = node.attrs.get("value_ints") {
                     Tensor::from_i64(vec![i.len()], i)
                 } else {
-                    return err("Constant without a supported value attribute (sparse and string constants are not supported)");
+                    return err(
+                        "Constant without a supported value attribute (sparse and string constants are not supported)",
+                    );
                 }
             }
             "ConstantOfShape" => {
@@ -452,7 +516,8 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tenso
                 let mut data = Vec::with_capacity(ty.bytes());
                 let out_strides = strides_of(&ty.shape);
                 for flat in 0..ty.numel() {
-                    let out: Vec<usize> = out_strides.iter().zip(&ty.shape).map(|(&s, &d)| (flat / s) % d.max(1)).collect();
+                    let out: Vec<usize> =
+                        out_strides.iter().zip(&ty.shape).map(|(&s, &d)| (flat / s) % d.max(1)).collect();
                     let (k, idx) = source(node, &shapes, &out, inputs, &gather_idx)?;
                     let src = if op == "Concat" { present[k] } else { present[0] };
                     let pos: usize = idx.iter().zip(strides_of(&src.ty.shape)).map(|(&i, s)| i * s).sum();
@@ -506,7 +571,8 @@ impl Emitter {
             "Slice" => {
                 let p = slice_params(node, &in_shape, &c)?;
                 self.loop_nest(&out_t.shape, &mut |e, ivs| {
-                    let idx: Vec<ValueId> = ivs.iter().zip(&p).map(|(&iv, &(start, step, _))| e.affine(&[(iv, step)], start)).collect();
+                    let idx: Vec<ValueId> =
+                        ivs.iter().zip(&p).map(|(&iv, &(start, step, _))| e.affine(&[(iv, step)], start)).collect();
                     let v = e.load(x, &idx);
                     e.store(v, out, ivs);
                 });
@@ -573,7 +639,14 @@ impl Emitter {
                 let dtype = out_t.dtype;
                 let fill = match (node.attrs.get("value"), node.input(2)) {
                     (Some(Attr::Float(v)), _) => *v as f64,
-                    (_, Some(name)) => g.consts.get(name).ok_or_else(|| OnnxError(format!("constant_value '{name}' must be a constant")))?.to_f64().first().copied().unwrap_or(0.0),
+                    (_, Some(name)) => g
+                        .consts
+                        .get(name)
+                        .ok_or_else(|| OnnxError(format!("constant_value '{name}' must be a constant")))?
+                        .to_f64()
+                        .first()
+                        .copied()
+                        .unwrap_or(0.0),
                     _ => 0.0,
                 };
                 if !matches!(mode.as_str(), "constant" | "edge" | "reflect" | "wrap") {
@@ -595,7 +668,12 @@ impl Emitter {
                                 let shifted = e.value_op("arith.addi", &[pos, big], Type::Index);
                                 let m = e.value_op("arith.remsi", &[shifted, period], Type::Index);
                                 let back = e.value_op("arith.subi", &[period, m], Type::Index);
-                                let over = e.value_attr("arith.cmpi", &[m, last], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(4))]);
+                                let over = e.value_attr(
+                                    "arith.cmpi",
+                                    &[m, last],
+                                    Type::i1(),
+                                    vec![("predicate", xcc_ir::Attribute::i64(4))],
+                                );
                                 e.value_op("arith.select", &[over, back, m], Type::Index)
                             }
                             "wrap" => {
@@ -607,10 +685,23 @@ impl Emitter {
                             _ => {
                                 if mode == "constant" {
                                     let hi = e.idx(n);
-                                    let ge = e.value_attr("arith.cmpi", &[pos, zero], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(5))]);
-                                    let lt = e.value_attr("arith.cmpi", &[pos, hi], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(2))]);
+                                    let ge = e.value_attr(
+                                        "arith.cmpi",
+                                        &[pos, zero],
+                                        Type::i1(),
+                                        vec![("predicate", xcc_ir::Attribute::i64(5))],
+                                    );
+                                    let lt = e.value_attr(
+                                        "arith.cmpi",
+                                        &[pos, hi],
+                                        Type::i1(),
+                                        vec![("predicate", xcc_ir::Attribute::i64(2))],
+                                    );
                                     let b = e.value_op("arith.andi", &[ge, lt], Type::i1());
-                                    ok = Some(match ok { None => b, Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()) });
+                                    ok = Some(match ok {
+                                        None => b,
+                                        Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()),
+                                    });
                                 }
                                 let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
                                 e.value_op("arith.minsi", &[lo, last], Type::Index)
@@ -644,7 +735,12 @@ impl Emitter {
                 self.loop_nest(&out_t.shape, &mut |e, ivs| {
                     // Keep when j - i >= k (upper) or j - i <= k (lower).
                     let diff = e.value_op("arith.subi", &[ivs[r - 1], ivs[r - 2]], Type::Index);
-                    let keep = e.value_attr("arith.cmpi", &[diff, kv], Type::i1(), vec![("predicate", xcc_ir::Attribute::i64(if upper { 5 } else { 3 }))]);
+                    let keep = e.value_attr(
+                        "arith.cmpi",
+                        &[diff, kv],
+                        Type::i1(),
+                        vec![("predicate", xcc_ir::Attribute::i64(if upper { 5 } else { 3 }))],
+                    );
                     let v = e.load(x, ivs);
                     let z = e.const_of(0.0, dtype);
                     let t = e.m.ty(v).clone();
