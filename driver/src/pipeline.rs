@@ -62,6 +62,9 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     if emit == Emit::MlirLlvm {
         return write_output(&cli.output, xcc_ir::printer::print_module(&lowered).as_bytes());
     }
+    // Always, even with --no-verify-each: the translation relies on every llvm-dialect op having
+    // the operands and types its definition asks for.
+    xcc_ir::verifier::verify(&lowered).map_err(render)?;
 
     let ctx = Context::create();
     let module_name =

@@ -2,6 +2,7 @@
 //!
 //! - [`module`]: the IR container (operations, blocks, regions, values in arenas, by typed id);
 //! - [`types`], [`attributes`], [`affine`]: the type system and compile-time constants;
+//! - [`op_def`] and [`dialects`]: every operation described once, as data, one module per dialect;
 //! - [`parser`]: MLIR text (both the original standard-dialect spelling and upstream's) to IR;
 //! - [`printer`]: IR to MLIR text in the upstream spelling;
 //! - [`verifier`]: structural and per-operation rules, run after parsing and after every pass;
@@ -12,9 +13,10 @@
 pub mod affine;
 pub mod attributes;
 pub mod diagnostics;
+pub mod dialects;
 pub mod entity;
 pub mod module;
-pub mod ops;
+pub mod op_def;
 pub mod parser;
 pub mod printer;
 mod rewrite;

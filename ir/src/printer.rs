@@ -1,5 +1,7 @@
-//! Prints IR as MLIR text in the upstream spelling. Functions print in their custom form; other
-//! operations print in the generic form, which both xcc and upstream `mlir-opt` read back, so
+//! Prints IR as MLIR text in the upstream spelling. An operation whose definition has a custom
+//! printer (see [`crate::op_def::Syntax`]) prints in its custom form; every other operation,
+//! and any instance the custom printer declines (say, one carrying extra attributes), prints in
+//! the generic form. Both xcc and upstream `mlir-opt` read the output back, and
 //! `parse(print(m))` reproduces `m`.
 
 use crate::attributes::{fmt_dict, format_symbol, Attribute};
@@ -30,6 +32,122 @@ struct Dict<'a>(&'a [(String, Attribute)]);
 impl fmt::Display for Dict<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt_dict(f, self.0)
+    }
+}
+
+/// What a custom printer ([`crate::op_def::PrintFn`]) writes with: operands by their names,
+/// types, attributes, successors and regions, into the line after `NAME `.
+pub struct OpPrinter<'p, 'a> {
+    p: &'p mut Printer<'a>,
+}
+
+impl<'a> OpPrinter<'_, 'a> {
+    pub fn module(&self) -> &'a Module {
+        self.p.m
+    }
+
+    pub fn word(&mut self, s: &str) {
+        self.p.out.push_str(s);
+    }
+
+    pub fn value(&mut self, v: ValueId) {
+        let n = self.p.value_name(v);
+        self.p.out.push_str(&n);
+    }
+
+    /// `%a, %b`
+    pub fn values(&mut self, vs: &[ValueId]) {
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                self.word(", ");
+            }
+            self.value(v);
+        }
+    }
+
+    pub fn ty(&mut self, t: &Type) {
+        let _ = write!(self.p.out, "{t}");
+    }
+
+    /// `T, U`
+    pub fn types(&mut self, ts: &[&Type]) {
+        for (i, t) in ts.iter().enumerate() {
+            if i > 0 {
+                self.word(", ");
+            }
+            self.ty(t);
+        }
+    }
+
+    pub fn attr(&mut self, a: &Attribute) {
+        let _ = write!(self.p.out, "{a}");
+    }
+
+    /// ` {k = v, ...}` for the op's attributes other than `skip` (nothing when none are left).
+    pub fn attr_dict_except(&mut self, op: OpId, skip: &[&str]) {
+        let rest: Vec<(String, Attribute)> =
+            self.p.m.ops[op].attrs.iter().filter(|(k, _)| !skip.contains(&k.as_str())).cloned().collect();
+        if !rest.is_empty() {
+            let _ = write!(self.p.out, " {}", Dict(&rest));
+        }
+    }
+
+    /// Whether the op has attributes other than `known` (a custom form that cannot show them
+    /// declines, and the op prints generically).
+    pub fn has_other_attrs(&self, op: OpId, known: &[&str]) -> bool {
+        self.p.m.ops[op].attrs.iter().any(|(k, _)| !known.contains(&k.as_str()))
+    }
+
+    /// `^bb1(%a, %b : i32, i32)`
+    pub fn successor(&mut self, block: BlockId, args: &[ValueId]) {
+        let label = self.p.block_label(block);
+        self.word(&label);
+        if !args.is_empty() {
+            self.word("(");
+            self.values(args);
+            self.word(" : ");
+            let types: Vec<&Type> = args.iter().map(|&a| self.p.m.ty(a)).collect();
+            self.types(&types);
+            self.word(")");
+        }
+    }
+
+    /// A region whose entry block's arguments were named elsewhere (a function's signature, a
+    /// loop's induction variable): the entry label is left out. With `elide_terminator`, an
+    /// operand-less terminator ending a single-block region is left out too (the custom forms of
+    /// `scf.for`, `scf.if` and `scf.parallel` add it back when parsed).
+    pub fn region_without_entry_args(&mut self, r: RegionId, elide_terminator: bool) {
+        self.p.print_region_with(r, false, elide_terminator);
+    }
+
+    /// Names a block argument before its region prints (for signatures and loop headers).
+    pub fn name_value(&mut self, v: ValueId) -> String {
+        self.p.value_name(v)
+    }
+
+    /// Gives a value a fixed name (a function's `%argN`).
+    pub fn name_value_as(&mut self, v: ValueId, name: String) {
+        self.p.names.insert(v, name);
+    }
+
+    /// Prints a function-like body: value numbering restarts at `%0` inside (the body is
+    /// isolated from above), keeping the names already given to the entry block's arguments.
+    pub fn isolated_region(&mut self, r: RegionId) {
+        let p = &mut *self.p;
+        let entry = p.m.regions[r].blocks.first().copied();
+        let saved = (std::mem::take(&mut p.names), p.next_value, std::mem::take(&mut p.block_names));
+        if let Some(b) = entry {
+            for &a in &p.m.blocks[b].args {
+                if let Some(n) = saved.0.get(&a) {
+                    p.names.insert(a, n.clone());
+                }
+            }
+        }
+        p.next_value = 0;
+        p.print_region(r, false);
+        p.names = saved.0;
+        p.next_value = saved.1;
+        p.block_names = saved.2;
     }
 }
 
@@ -66,28 +184,44 @@ impl Printer<'_> {
         n
     }
 
+    /// `%0 = `, `%3:2 = ` (uses of a group print as `%3#1`), or nothing.
+    fn print_result_names(&mut self, op: OpId) {
+        let results = &self.m.ops[op].results;
+        if results.is_empty() {
+            return;
+        }
+        let first = self.value_name(results[0]);
+        if results.len() == 1 {
+            let _ = write!(self.out, "{first} = ");
+            return;
+        }
+        for (i, &r) in results.iter().enumerate() {
+            self.names.insert(r, format!("{first}#{i}"));
+        }
+        let _ = write!(self.out, "{first}:{} = ", results.len());
+    }
+
     fn print_op(&mut self, op: OpId) {
-        let data = &self.m.ops[op];
-        if (data.name == "func.func" || data.name == "llvm.func") && self.m.function_type(op).is_some() {
-            return self.print_func(op);
-        }
+        let name = self.m.ops[op].name.as_str();
+        let custom = crate::dialects::lookup(name).and_then(|d| d.syntax.print);
         self.pad();
-        if !data.results.is_empty() {
-            let first = self.value_name(data.results[0]);
-            for &r in &data.results[1..] {
-                self.names.insert(r, String::new());
+        self.print_result_names(op);
+        if let Some(print) = custom {
+            let mark = self.out.len();
+            let _ = write!(self.out, "{name} ");
+            if print(&mut OpPrinter { p: self }, op).is_some() {
+                let trimmed = self.out.trim_end_matches(' ').len();
+                self.out.truncate(trimmed);
+                self.out.push('\n');
+                return;
             }
-            if data.results.len() == 1 {
-                let _ = write!(self.out, "{first} = ");
-            } else {
-                // A result group `%3:2`; uses print as `%3#1`.
-                for (i, &r) in data.results.iter().enumerate() {
-                    self.names.insert(r, format!("{first}#{i}"));
-                }
-                self.names.insert(data.results[0], format!("{first}#0"));
-                let _ = write!(self.out, "{first}:{} = ", data.results.len());
-            }
+            self.out.truncate(mark);
         }
+        self.print_generic(op);
+    }
+
+    fn print_generic(&mut self, op: OpId) {
+        let data = &self.m.ops[op];
         // Upstream's generic form: successor operands follow the op's own operands, split by
         // `operandSegmentSizes` when several successors take values.
         let mut all_operands = data.operands.clone();
@@ -125,13 +259,9 @@ impl Printer<'_> {
         });
         if data.name == "llvm.call" && data.successors.is_empty() {
             // MLIR 22's generic llvm.call needs its operand-bundle segments spelled out.
-            let direct = self.m.attr(op, "callee").is_some();
             let n = data.operands.len() as i128;
             props.push(("op_bundle_sizes".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![] }));
-            props.push((
-                "operandSegmentSizes".into(),
-                Attribute::DenseArray { elem: Type::i32(), values: vec![if direct { n } else { n }, 0] },
-            ));
+            props.push(("operandSegmentSizes".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![n, 0] }));
             props.sort_by(|a, b| a.0.cmp(&b.0));
         }
         if !props.is_empty() {
@@ -171,93 +301,13 @@ impl Printer<'_> {
         n
     }
 
-    fn print_func(&mut self, op: OpId) {
-        let data = &self.m.ops[op];
-        let ft = self.m.function_type(op).expect("function type").clone();
-        self.pad();
-        let _ = write!(self.out, "{} ", data.name);
-        if let Some(v) = self.m.attr(op, "sym_visibility").and_then(Attribute::as_str) {
-            let _ = write!(self.out, "{v} ");
-        }
-        if let Some(l) = self.m.attr(op, "linkage").and_then(Attribute::as_str) {
-            let _ = write!(self.out, "{l} ");
-        }
-        let name = self.m.sym_name(op).unwrap_or("").to_string();
-        let _ = write!(self.out, "{}(", format_symbol(&name));
-        let entry = data.regions.first().and_then(|&r| self.m.regions[r].blocks.first().copied());
-        let arg_attrs = self.m.attr(op, "arg_attrs").and_then(Attribute::as_array).map(|a| a.to_vec());
-        for (i, t) in ft.inputs.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            if let Some(b) = entry {
-                let v = self.m.blocks[b].args[i];
-                let n = self.value_name(v);
-                let _ = write!(self.out, "{n}: ");
-            }
-            let _ = write!(self.out, "{t}");
-            if let Some(Attribute::Dict(d)) = arg_attrs.as_ref().and_then(|a| a.get(i)) {
-                if !d.is_empty() {
-                    let _ = write!(self.out, " {}", Dict(d));
-                }
-            }
-        }
-        if self.m.attr(op, "vararg").is_some() {
-            self.out.push_str(if ft.inputs.is_empty() { "..." } else { ", ..." });
-        }
-        self.out.push(')');
-        let res_attrs = self.m.attr(op, "res_attrs").and_then(Attribute::as_array).map(|a| a.to_vec());
-        if !ft.results.is_empty() {
-            self.out.push_str(" -> (");
-            for (i, t) in ft.results.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                let _ = write!(self.out, "{t}");
-                if let Some(Attribute::Dict(d)) = res_attrs.as_ref().and_then(|a| a.get(i)) {
-                    if !d.is_empty() {
-                        let _ = write!(self.out, " {}", Dict(d));
-                    }
-                }
-            }
-            self.out.push(')');
-        }
-        let extra: Vec<(String, Attribute)> = data
-            .attrs
-            .iter()
-            .filter(|(k, _)| {
-                !["sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "linkage", "vararg"]
-                    .contains(&k.as_str())
-            })
-            .cloned()
-            .collect();
-        if !extra.is_empty() {
-            let _ = write!(self.out, " attributes {}", Dict(&extra));
-        }
-        if let Some(&r) = data.regions.first() {
-            if !self.m.regions[r].blocks.is_empty() {
-                self.out.push(' ');
-                let saved = (std::mem::take(&mut self.names), self.next_value, std::mem::take(&mut self.block_names));
-                // Keep the argument names assigned above.
-                if let Some(b) = entry {
-                    for &a in &self.m.blocks[b].args {
-                        if let Some(n) = saved.0.get(&a) {
-                            self.names.insert(a, n.clone());
-                        }
-                    }
-                }
-                self.next_value = saved.1;
-                self.print_region(r, false);
-                self.names = saved.0;
-                self.block_names = saved.2;
-            }
-        }
-        self.out.push('\n');
+    /// With `print_entry_args`, the entry block prints its label and arguments (generic form);
+    /// function and loop bodies name their arguments in the header instead.
+    fn print_region(&mut self, r: RegionId, print_entry_args: bool) {
+        self.print_region_with(r, print_entry_args, false);
     }
 
-    /// With `print_entry_args`, the entry block prints its label and arguments (generic form);
-    /// function bodies name their arguments in the signature instead.
-    fn print_region(&mut self, r: RegionId, print_entry_args: bool) {
+    fn print_region_with(&mut self, r: RegionId, print_entry_args: bool, elide_terminator: bool) {
         self.out.push_str("{\n");
         let blocks = self.m.regions[r].blocks.clone();
         for &b in &blocks {
@@ -280,7 +330,16 @@ impl Printer<'_> {
                 }
                 self.out.push_str(":\n");
             }
-            for op in self.m.blocks[b].ops.clone() {
+            let mut ops = self.m.blocks[b].ops.clone();
+            if elide_terminator && blocks.len() == 1 {
+                if let Some(&last) = ops.last() {
+                    let d = &self.m.ops[last];
+                    if d.operands.is_empty() && d.attrs.is_empty() && crate::op_def::is_terminator(&d.name) {
+                        ops.pop();
+                    }
+                }
+            }
+            for op in ops {
                 self.print_op(op);
             }
         }

@@ -1,4 +1,4 @@
-// error: 8:5: yields 2 value(s) that do not match the 1 result(s) of 'scf.for'
+// error: 8:5: yields (i32, i32) but 'scf.for' has results (i32)
 func.func @f(%n: index) -> i32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

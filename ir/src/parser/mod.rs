@@ -5,12 +5,14 @@
 //! of the operations xcc knows, in both spellings: the original standard dialect of the first
 //! MLIR specification (`addi`, `cond_br`, `alloc`, `for`, `func @f`) and today's upstream
 //! (`arith.addi`, `cf.cond_br`, `memref.alloc`, `affine.for`, `func.func`). Both parse into the
-//! same IR with upstream operation names; the custom forms live in [`custom`].
+//! same IR with upstream operation names. Each operation's custom form is its definition's
+//! parse function ([`crate::op_def::Syntax`]), beside its table in [`crate::dialects`]; the forms
+//! many operations share are in [`forms`].
 //!
 //! Errors carry the span of the offending token; the first error stops parsing.
 
-mod affine_syntax;
-mod custom;
+pub(crate) mod affine_syntax;
+pub mod forms;
 pub mod lexer;
 
 use crate::attributes::{Attribute, DenseValues};
@@ -40,7 +42,7 @@ pub fn parse_type(src: &str) -> PResult<Type> {
 
 /// A use of a value before its type is known: `%name` or `%name#index`.
 #[derive(Clone, Debug)]
-pub(crate) struct OperandRef {
+pub struct OperandRef {
     pub name: String,
     pub index: u32,
     pub span: Span,
@@ -220,14 +222,6 @@ impl<'a> Parser<'a> {
                 None
             }
         }
-    }
-
-    pub(crate) fn pos_for_lookahead(&self) -> usize {
-        self.pos
-    }
-
-    pub(crate) fn restore_for_lookahead(&mut self, pos: usize) {
-        self.pos = pos;
     }
 
     /// Skips a balanced `<...>`, `(...)`, `[...]` or `{...}` group starting at the current token and
@@ -572,7 +566,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident(name) => {
                 self.next()?;
-                custom::parse_custom_op(self, &name, name_span, expected)?
+                self.parse_custom_op(&name, name_span)?
             }
             _ => return self.err_here("expected an operation"),
         };
@@ -603,7 +597,7 @@ impl<'a> Parser<'a> {
 
     /// The generic form: `"name"(operands) [successors] <{props}> (regions) {attrs} : fn-type`.
     fn parse_generic_op(&mut self, name: String, name_span: Span) -> PResult<OpSpec> {
-        let name = custom::canonical_generic_name(&name);
+        let name = crate::dialects::original::canonical_name(&name).to_string();
         self.expect_punct("(")?;
         let refs = self.parse_operand_refs()?;
         self.expect_punct(")")?;
@@ -668,11 +662,34 @@ impl<'a> Parser<'a> {
         for (label, args) in succ_refs {
             spec.successors.push(self.finish_successor(label, args)?);
         }
-        if !crate::ops::is_known_dialect(&spec.name) {
+        if !crate::dialects::is_registered_dialect(&spec.name) {
             spec.property_names = property_names;
         }
-        custom::normalize_generic_successors(&mut spec);
+        normalize_generic_successors(&mut spec);
         Ok(spec)
+    }
+
+    /// The custom form, by the parse function of the operation's definition.
+    fn parse_custom_op(&mut self, written: &str, span: Span) -> PResult<OpSpec> {
+        let name = crate::dialects::original::canonical_name(written);
+        let spec = OpSpec::new(name, span);
+        if let Some(parse) = crate::dialects::lookup(name).and_then(|d| d.syntax.parse) {
+            return parse(self, spec);
+        }
+        if name.starts_with("llvm.intr.") {
+            return crate::dialects::llvm::parse_intrinsic(self, spec);
+        }
+        let known = crate::dialects::lookup(name).is_some();
+        Err(Diagnostic::new(
+            span,
+            if known {
+                format!("'{written}' has no custom form; write it in the generic form \"{name}\"(...) : (...) -> (...)")
+            } else {
+                format!(
+                    "unknown operation '{written}' (use the generic form \"{written}\"(...) : (...) -> ... for operations without a custom form)"
+                )
+            },
+        ))
     }
 
     /// `^bb(%a, %b : i32, i32)` (types written inline, old and new forms alike).
@@ -1559,5 +1576,38 @@ fn llvm_type_from_string(text: &str) -> Option<Type> {
         "half" => Some(Type::Float(FloatKind::F16)),
         "void" => Some(Type::LlvmVoid),
         _ => t.strip_prefix('i').and_then(|w| w.parse().ok()).map(Type::int),
+    }
+}
+
+/// Upstream's generic form puts branch operands in the operand list with `operandSegmentSizes`;
+/// xcc keeps them on the successors.
+fn normalize_generic_successors(spec: &mut OpSpec) {
+    if spec.name == "llvm.call" {
+        // Upstream's generic llvm.call carries segment sizes for operand bundles, which xcc
+        // does not model.
+        spec.attrs.retain(|(k, _)| k != "operandSegmentSizes" && k != "op_bundle_sizes");
+    }
+    if spec.successors.iter().any(|s| !s.args.is_empty()) {
+        return;
+    }
+    match spec.name.as_str() {
+        "cf.br" | "llvm.br" if spec.successors.len() == 1 => {
+            spec.successors[0].args = std::mem::take(&mut spec.operands);
+        }
+        "cf.cond_br" | "llvm.cond_br" if spec.successors.len() == 2 => {
+            let seg = spec.attrs.iter().position(|(k, _)| k == "operandSegmentSizes");
+            let sizes = seg.and_then(|i| spec.attrs[i].1.as_int_list());
+            if let (Some(i), Some(sizes)) = (seg, sizes) {
+                if sizes.len() == 3 && sizes[0] == 1 && sizes[1] >= 0 && (1 + sizes[1] as usize) <= spec.operands.len()
+                {
+                    let mut rest = spec.operands.split_off(1);
+                    let second = rest.split_off(sizes[1] as usize);
+                    spec.successors[0].args = rest;
+                    spec.successors[1].args = second;
+                    spec.attrs.remove(i);
+                }
+            }
+        }
+        _ => {}
     }
 }

@@ -1,18 +1,19 @@
-//! The IR verifier. Runs after parsing and after every pass.
+//! The IR verifier. Runs after parsing, after every pass, and always before translation to LLVM
+//! IR (so the translation never meets a malformed operation).
 //!
-//! Structural rules (this module): every block of a function-like region ends in exactly one
-//! terminator and has none elsewhere; successors are blocks of the same region and receive as
-//! many values, of the same types, as they have arguments; the entry block of a region has no
-//! predecessors; every use is dominated by its definition (definitions in unreachable blocks are
-//! not checked, as upstream); values do not cross isolated-from-above regions. Per-operation
-//! type rules live in [`op_rules`].
-
-mod op_rules;
+//! Structural rules (this module): every block of a region ends in exactly one terminator and
+//! has none elsewhere (graph regions excepted); successors are blocks of the same region and
+//! receive as many values, of the same types, as they have arguments; the entry block of a
+//! region has no predecessors; every use is dominated by its definition (definitions in
+//! unreachable blocks are not checked, as upstream); values do not cross isolated-from-above
+//! regions. Per-operation rules come from the operation's definition ([`crate::op_def::OpDef`]):
+//! counts, segments, attributes, parent, then its type rule. An unknown operation of a
+//! registered dialect is an error; other dialects' operations are opaque.
 
 use crate::diagnostics::{Diagnostic, Span};
 use crate::entity::{BlockId, OpId, RegionId, ValueId};
 use crate::module::{Module, ValueDef};
-use crate::ops;
+use crate::op_def::{is_terminator, OpDef, Traits};
 use std::collections::{HashMap, HashSet};
 
 pub fn verify(m: &Module) -> Result<(), Diagnostic> {
@@ -68,7 +69,7 @@ impl Verifier<'_> {
                 self.check_use(op, v, i)?;
             }
         }
-        op_rules::verify_op(m, op)?;
+        verify_definition(m, op)?;
         for &r in &data.regions {
             self.verify_region(op, r)?;
         }
@@ -89,16 +90,17 @@ impl Verifier<'_> {
                 ));
             };
             for &op in &ops[..ops.len() - 1] {
-                if ops::is_terminator(&m.ops[op].name) {
+                if is_terminator(&m.ops[op].name) {
                     return Err(Diagnostic::new(
                         op_span(m, op),
                         format!("'{}' is a terminator and must be the last operation of its block", m.ops[op].name),
                     ));
                 }
             }
-            if !ops::is_terminator(&m.ops[last].name)
+            if !is_terminator(&m.ops[last].name)
                 && !is_graph_like(owner_name)
-                && ops::is_known_dialect(&m.ops[last].name)
+                && crate::dialects::is_registered_dialect(&m.ops[last].name)
+                && !crate::dialects::is_intrinsic_call(&m.ops[last].name)
             {
                 return Err(Diagnostic::new(
                     op_span(m, last),
@@ -172,7 +174,7 @@ impl Verifier<'_> {
                 break;
             }
             let Some(parent) = m.regions[region].parent else { return Err(undefined()) };
-            if ops::is_isolated_from_above(&m.ops[parent].name) {
+            if is_isolated_from_above(&m.ops[parent].name) {
                 return Err(Diagnostic::new(
                     op_span(m, user),
                     format!("'{}' uses a value defined outside its enclosing function", m.ops[user].name),
@@ -212,7 +214,32 @@ impl Verifier<'_> {
 }
 
 fn is_graph_like(name: &str) -> bool {
-    name == "builtin.module"
+    crate::dialects::lookup(name).is_some_and(|d| d.traits.contains(Traits::NO_TERMINATOR))
+}
+
+fn is_isolated_from_above(name: &str) -> bool {
+    crate::dialects::lookup(name).is_some_and(|d| d.traits.contains(Traits::ISOLATED_FROM_ABOVE))
+}
+
+/// The checks an operation's definition asks for; unknown operations of xcc's dialects are
+/// errors (an `llvm.*` name outside the table is an intrinsic call, checked at translation).
+fn verify_definition(m: &Module, op: OpId) -> Result<(), Diagnostic> {
+    let d = &m.ops[op];
+    let name = d.name.as_str();
+    let Some(def) = crate::dialects::lookup(name) else {
+        if crate::dialects::is_registered_dialect(name) && !crate::dialects::is_intrinsic_call(name) {
+            return Err(Diagnostic::new(d.span, format!("unknown operation '{name}'")));
+        }
+        return Ok(());
+    };
+    let rule = |def: &OpDef| -> Result<(), String> {
+        def.verify_structure(m, op)?;
+        match def.verify {
+            Some(f) => f(m, op),
+            None => Ok(()),
+        }
+    };
+    rule(def).map_err(|msg| Diagnostic::new(d.span, format!("'{name}': {msg}")))
 }
 
 /// Cooper-Harvey-Kennedy iterative dominators over the blocks of one region.

@@ -394,12 +394,12 @@ impl Emitter {
     }
 
     fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = xcc_ir::ops::CMPF_PREDICATES.iter().position(|x| *x == pred).unwrap() as i64;
+        let p = xcc_ir::dialects::arith::CMPF_PREDICATES.iter().position(|x| *x == pred).unwrap() as i64;
         self.value_attr("arith.cmpf", &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p))])
     }
 
     fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = xcc_ir::ops::CMPI_PREDICATES.iter().position(|x| *x == pred).unwrap() as i64;
+        let p = xcc_ir::dialects::arith::CMPI_PREDICATES.iter().position(|x| *x == pred).unwrap() as i64;
         self.value_attr("arith.cmpi", &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p))])
     }
 

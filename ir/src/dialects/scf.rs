@@ -1,0 +1,312 @@
+//! `scf`: structured control flow. `scf.parallel` is the one seam for parallelism: a loop whose
+//! iterations are independent, which becomes threads on CPUs or a grid on GPUs and, until then,
+//! a serial loop nest.
+
+use super::constraints::{operand_types, yields_parent_results};
+use crate::entity::{OpId, RegionId};
+use crate::module::{Module, OpSpec};
+use crate::op_def::{Count, OpDef, Segment, Syntax, Traits};
+use crate::parser::forms::{ensure_terminator, segment_sizes, RETURN};
+use crate::parser::{OperandRef, PResult, Parser};
+use crate::printer::OpPrinter;
+use crate::types::Type;
+use crate::Span;
+
+const PARALLEL_SEGMENTS: &[Segment] = &[
+    Segment::Variadic("lowerBound"),
+    Segment::Variadic("upperBound"),
+    Segment::Variadic("step"),
+    Segment::Variadic("initVals"),
+];
+
+const LOOP: Traits = Traits::IMPLICIT_TERMINATOR.union(Traits::RECURSIVE_EFFECTS);
+
+pub const OPS: &[OpDef] = &[
+    OpDef::new("scf.for", "a counted loop, optionally carrying values")
+        .operand_count(Count::AtLeast(3))
+        .result_count(Count::AtLeast(0))
+        .regions(Count::Exactly(1))
+        .traits(LOOP)
+        .verify(verify_for)
+        .syntax(Syntax::custom(parse_for, Some(print_for))),
+    OpDef::new("scf.if", "a conditional with an optional else region")
+        .operands(1)
+        .result_count(Count::AtLeast(0))
+        .regions(Count::Exactly(2))
+        .traits(LOOP)
+        .verify(verify_if)
+        .syntax(Syntax::custom(parse_if, Some(print_if))),
+    OpDef::new("scf.parallel", "a loop nest whose iterations are independent")
+        .operand_count(Count::Segments(PARALLEL_SEGMENTS))
+        .regions(Count::Exactly(1))
+        .traits(LOOP.union(Traits::PARALLEL_LOOP))
+        .verify(verify_parallel)
+        .syntax(Syntax::custom(parse_parallel, Some(print_parallel))),
+    OpDef::new("scf.yield", "ends a region of scf.for or scf.if, giving the parent's results")
+        .operand_count(Count::AtLeast(0))
+        .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE))
+        .parents(&["scf.for", "scf.if"])
+        .verify(yields_parent_results)
+        .syntax(RETURN),
+    OpDef::new("scf.reduce", "ends the body of scf.parallel (a loop without reductions)")
+        .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE))
+        .parents(&["scf.parallel"])
+        .syntax(RETURN),
+];
+
+fn body_args(m: &Module, r: RegionId) -> Vec<&Type> {
+    m.regions[r].blocks.first().map(|&b| m.blocks[b].args.iter().map(|&a| m.ty(a)).collect()).unwrap_or_default()
+}
+
+fn verify_for(m: &Module, op: OpId) -> Result<(), String> {
+    let ins = operand_types(m, op);
+    if ins[0] != ins[1] || ins[1] != ins[2] || !ins[0].is_signless_int_or_index() {
+        return Err("lower bound, upper bound and step must share one integer or index type".into());
+    }
+    let results: Vec<&Type> = m.ops[op].results.iter().map(|&v| m.ty(v)).collect();
+    if ins[3..] != results[..] {
+        return Err("the initial values and the results must have the same types".into());
+    }
+    let mut want = vec![ins[0]];
+    want.extend(&results);
+    if body_args(m, m.ops[op].regions[0]) != want {
+        return Err("the body takes the induction variable and one argument per carried value".into());
+    }
+    Ok(())
+}
+
+fn verify_if(m: &Module, op: OpId) -> Result<(), String> {
+    if *operand_types(m, op)[0] != Type::i1() {
+        return Err("the condition must be i1".into());
+    }
+    let else_empty = m.regions[m.ops[op].regions[1]].blocks.is_empty();
+    if else_empty && !m.ops[op].results.is_empty() {
+        return Err("an scf.if with results needs an else region".into());
+    }
+    Ok(())
+}
+
+fn verify_parallel(m: &Module, op: OpId) -> Result<(), String> {
+    let seg = m.attr(op, "operandSegmentSizes").and_then(crate::Attribute::as_int_list).unwrap_or_default();
+    if seg.len() != 4 || seg[0] != seg[1] || seg[1] != seg[2] || seg[0] == 0 {
+        return Err("needs as many (at least one) lower bounds, upper bounds and steps".into());
+    }
+    if seg[3] != 0 {
+        return Err("reductions (initial values) are not supported".into());
+    }
+    if operand_types(m, op).iter().any(|t| !t.is_index()) {
+        return Err("bounds and steps must be index values".into());
+    }
+    if body_args(m, m.ops[op].regions[0]).len() != seg[0] as usize
+        || body_args(m, m.ops[op].regions[0]).iter().any(|t| !t.is_index())
+    {
+        return Err("the body takes one index argument per loop".into());
+    }
+    Ok(())
+}
+
+/// `iter_args(%a = %init, ...) -> (T, ...)`: the body's argument names, the initial values and
+/// the carried types.
+pub(crate) struct IterArgs {
+    pub names: Vec<(String, Span)>,
+    pub inits: Vec<OperandRef>,
+    pub types: Vec<Type>,
+}
+
+pub(crate) fn parse_iter_args(p: &mut Parser) -> PResult<IterArgs> {
+    let mut it = IterArgs { names: Vec::new(), inits: Vec::new(), types: Vec::new() };
+    if p.eat_ident("iter_args")? {
+        p.expect_punct("(")?;
+        loop {
+            let r = p.parse_operand_ref()?;
+            p.expect_punct("=")?;
+            it.inits.push(p.parse_operand_ref()?);
+            it.names.push((r.name, r.span));
+            if !p.eat_punct(",")? {
+                break;
+            }
+        }
+        p.expect_punct(")")?;
+        p.expect_punct("->")?;
+        it.types = p.parse_function_result_types()?;
+        if it.types.len() != it.inits.len() {
+            return p.err_here(format!(
+                "iter_args has {} value(s) but {} result type(s)",
+                it.inits.len(),
+                it.types.len()
+            ));
+        }
+    }
+    Ok(it)
+}
+
+/// `scf.for %i = %lb to %ub step %s [iter_args(...) -> (...)] [: i32] { ... }`
+fn parse_for(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let iv = p.parse_operand_ref()?;
+    p.expect_punct("=")?;
+    let lb = p.parse_operand_ref()?;
+    p.expect_ident_word("to")?;
+    let ub = p.parse_operand_ref()?;
+    p.expect_ident_word("step")?;
+    let step = p.parse_operand_ref()?;
+    let IterArgs { names, inits, types } = parse_iter_args(p)?;
+    let iv_ty = if p.eat_punct(":")? { p.parse_type()? } else { Type::Index };
+    let mut ops = vec![p.resolve(&lb, &iv_ty)?, p.resolve(&ub, &iv_ty)?, p.resolve(&step, &iv_ty)?];
+    ops.extend(p.resolve_all(&inits, &types)?);
+    let mut entry = vec![(iv.name.clone(), iv_ty, iv.span)];
+    entry.extend(names.iter().zip(&types).map(|((n, s), t)| (n.clone(), t.clone(), *s)));
+    let region = p.parse_region(&entry, true)?;
+    ensure_terminator(p, region, "scf.yield", spec.span);
+    Ok(spec.operands(ops).results(types).region(region))
+}
+
+fn print_for(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    let body = d.regions[0];
+    let entry = *m.regions[body].blocks.first()?;
+    let args = m.blocks[entry].args.clone();
+    let iv = p.name_value(args[0]);
+    p.word(&format!("{iv} = "));
+    p.value(d.operands[0]);
+    p.word(" to ");
+    p.value(d.operands[1]);
+    p.word(" step ");
+    p.value(d.operands[2]);
+    if d.operands.len() > 3 {
+        p.word(" iter_args(");
+        for (i, (&a, &init)) in args[1..].iter().zip(&d.operands[3..]).enumerate() {
+            if i > 0 {
+                p.word(", ");
+            }
+            let n = p.name_value(a);
+            p.word(&format!("{n} = "));
+            p.value(init);
+        }
+        p.word(") -> (");
+        let types: Vec<&Type> = d.results.iter().map(|&r| m.ty(r)).collect();
+        p.types(&types);
+        p.word(")");
+    }
+    let iv_ty = m.ty(args[0]);
+    if !iv_ty.is_index() {
+        p.word(" : ");
+        p.ty(iv_ty);
+    }
+    p.word(" ");
+    p.region_without_entry_args(body, true);
+    Some(())
+}
+
+/// `scf.if %c [-> (T)] { ... } [else { ... }]`
+fn parse_if(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let c = p.parse_operand_ref()?;
+    let mut types = Vec::new();
+    if p.eat_punct("->")? {
+        types = p.parse_function_result_types()?;
+    }
+    let c = p.resolve(&c, &Type::i1())?;
+    let then_region = p.parse_region(&[], true)?;
+    ensure_terminator(p, then_region, "scf.yield", spec.span);
+    let else_region = if p.eat_ident("else")? {
+        let r = p.parse_region(&[], true)?;
+        ensure_terminator(p, r, "scf.yield", spec.span);
+        r
+    } else {
+        p.m.new_region()
+    };
+    Ok(spec.operands([c]).results(types).region(then_region).region(else_region))
+}
+
+fn print_if(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    p.value(d.operands[0]);
+    if !d.results.is_empty() {
+        p.word(" -> (");
+        let types: Vec<&Type> = d.results.iter().map(|&r| m.ty(r)).collect();
+        p.types(&types);
+        p.word(")");
+    }
+    p.word(" ");
+    p.region_without_entry_args(d.regions[0], true);
+    if !m.regions[d.regions[1]].blocks.is_empty() {
+        p.word(" else ");
+        p.region_without_entry_args(d.regions[1], true);
+    }
+    Some(())
+}
+
+/// `scf.parallel (%i, %j) = (%lb0, %lb1) to (%ub0, %ub1) step (%s0, %s1) { ... }`
+fn parse_parallel(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let paren_list = |p: &mut Parser| -> PResult<Vec<OperandRef>> {
+        p.expect_punct("(")?;
+        let refs = p.parse_operand_refs()?;
+        p.expect_punct(")")?;
+        Ok(refs)
+    };
+    let ivs = paren_list(p)?;
+    p.expect_punct("=")?;
+    let lbs = paren_list(p)?;
+    p.expect_ident_word("to")?;
+    let ubs = paren_list(p)?;
+    p.expect_ident_word("step")?;
+    let steps = paren_list(p)?;
+    let n = ivs.len();
+    if lbs.len() != n || ubs.len() != n || steps.len() != n {
+        return p.err_here(format!("scf.parallel has {n} induction variable(s); give as many bounds and steps"));
+    }
+    let mut ops = p.resolve_same(&lbs, &Type::Index)?;
+    ops.extend(p.resolve_same(&ubs, &Type::Index)?);
+    ops.extend(p.resolve_same(&steps, &Type::Index)?);
+    let entry: Vec<_> = ivs.iter().map(|r| (r.name.clone(), Type::Index, r.span)).collect();
+    let region = p.parse_region(&entry, true)?;
+    ensure_terminator(p, region, "scf.reduce", spec.span);
+    Ok(spec.operands(ops).region(region).attr("operandSegmentSizes", segment_sizes(&[n, n, n, 0])))
+}
+
+fn print_parallel(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &["operandSegmentSizes"]) {
+        return None;
+    }
+    let body = d.regions[0];
+    let entry = *m.regions[body].blocks.first()?;
+    let ivs = m.blocks[entry].args.clone();
+    let n = ivs.len();
+    if d.operands.len() != 3 * n {
+        return None;
+    }
+    let names: Vec<String> = ivs.iter().map(|&v| p.name_value(v)).collect();
+    p.word(&format!("({}) = (", names.join(", ")));
+    p.values(&d.operands[..n]);
+    p.word(") to (");
+    p.values(&d.operands[n..2 * n]);
+    p.word(") step (");
+    p.values(&d.operands[2 * n..]);
+    p.word(") ");
+    p.region_without_entry_args(body, false);
+    Some(())
+}
+
+/// Builds an `scf.parallel` nest header: the region's entry block gets one index argument per
+/// loop, and the body must end with `scf.reduce`.
+pub fn parallel_spec(
+    lbs: &[crate::ValueId],
+    ubs: &[crate::ValueId],
+    steps: &[crate::ValueId],
+    body: RegionId,
+    span: Span,
+) -> OpSpec {
+    OpSpec::new("scf.parallel", span)
+        .operands(lbs.iter().chain(ubs).chain(steps).copied())
+        .attr("operandSegmentSizes", segment_sizes(&[lbs.len(), ubs.len(), steps.len(), 0]))
+        .region(body)
+}
