@@ -10,7 +10,7 @@ cargo build -p xcc
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test -p xcc-ir -p xcc-runtime-c -p xcc-test-suite 2>&1 | tee "$log"
+cargo test --workspace --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 passed=$(grep -Eo "test result: [a-zA-Z]+\. [0-9]+ passed" "$log" | awk '{s+=$4} END {print s+0}')

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
-    /// The parsed and verified module, printed in the upstream spelling.
+    /// The parsed and verified module in the upstream spelling (after `--passes`, if given).
     Mlir,
     /// The module after lowering to the llvm dialect.
     MlirLlvm,
@@ -53,9 +53,13 @@ pub struct Cli {
     /// Print the module after every pass to standard error.
     #[arg(long)]
     pub print_after_all: bool,
-    /// Skip the verifier between passes (it always runs after parsing).
+    /// Skip the verifier between passes (it always runs after parsing and before translation).
     #[arg(long)]
     pub no_verify_each: bool,
+    /// Run these passes (comma-separated, in order) instead of the default pipeline; with
+    /// `--emit=mlir`, print the module after them (e.g. `--passes=convert-arith-to-llvm`).
+    #[arg(long, value_name = "PASS,PASS,...")]
+    pub passes: Option<String>,
     /// ONNX: prefix of the exported symbols; default from the output name (`libmodel.a` -> `model`).
     #[arg(long)]
     pub name: Option<String>,

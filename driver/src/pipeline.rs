@@ -36,14 +36,17 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     };
     let render = |d: Diagnostic| source.render(&d);
     xcc_ir::verifier::verify(&module).map_err(render)?;
-    if emit == Emit::Mlir {
+    if emit == Emit::Mlir && cli.passes.is_none() {
         return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
     }
+    let passes = match &cli.passes {
+        Some(spec) => xcc_lowering::parse_pipeline(spec).map_err(|e| format!("xcc: error: --passes: {e}"))?,
+        None => xcc_lowering::default_pipeline(),
+    };
 
     let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
         .map_err(|e| format!("xcc: error: {e}"))?;
     let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64 };
-    let passes = xcc_lowering::standard_pipeline();
     let lowered = xcc_lowering::run_pipeline(module, &passes, &options, |name, m| {
         if cli.print_after_all {
             eprintln!("// -----// IR Dump After {name} //----- //\n{}", xcc_ir::printer::print_module(m));
@@ -59,7 +62,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         Ok(())
     })
     .map_err(render)?;
-    if emit == Emit::MlirLlvm {
+    if matches!(emit, Emit::Mlir | Emit::MlirLlvm) {
         return write_output(&cli.output, xcc_ir::printer::print_module(&lowered).as_bytes());
     }
     // Always, even with --no-verify-each: the translation relies on every llvm-dialect op having
@@ -105,7 +108,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
             ])
             .map_err(|e| format!("xcc: error: {e}"))?
         }
-        Emit::Mlir | Emit::MlirLlvm => unreachable!("handled above"),
+        Emit::Mlir | Emit::MlirLlvm => unreachable!("printed above"),
     };
     write_output(&cli.output, &bytes)?;
     if let Some((name, text)) = header {

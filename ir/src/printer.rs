@@ -203,6 +203,7 @@ impl Printer<'_> {
 
     fn print_op(&mut self, op: OpId) {
         let name = self.m.ops[op].name.as_str();
+        // Intrinsic calls print generically: upstream gives many of them custom forms of their own.
         let custom = crate::dialects::lookup(name).and_then(|d| d.syntax.print);
         self.pad();
         self.print_result_names(op);
@@ -210,6 +211,11 @@ impl Printer<'_> {
             let mark = self.out.len();
             let _ = write!(self.out, "{name} ");
             if print(&mut OpPrinter { p: self }, op).is_some() {
+                // `llvm.mlir.constant(...)`: no space before a parenthesis.
+                let after_name = mark + name.len();
+                if name.starts_with("llvm.") && self.out[after_name..].starts_with(" (") {
+                    self.out.remove(after_name);
+                }
                 let trimmed = self.out.trim_end_matches(' ').len();
                 self.out.truncate(trimmed);
                 self.out.push('\n');

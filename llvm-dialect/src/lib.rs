@@ -8,4 +8,4 @@
 
 pub mod translate;
 
-pub use translate::{translate_module, TranslateError, TranslateOptions};
+pub use translate::{translate_module, translates, TranslateError, TranslateOptions};

@@ -1,23 +1,38 @@
-//! Passes that lower xcc's IR towards the llvm dialect.
+//! Passes over xcc's IR, from the kernel level down to the llvm dialect, each named and runnable
+//! alone (`xcc --passes=a,b,c`), with the verifier between them.
 //!
-//! The pipeline, each a named pass that `--print-after-all` can dump:
-//! 1. `lower-affine` ([`conversion::affine_to_scf`]): `affine.apply/for/if` to arith and `scf`;
-//! 2. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops and conditionals to blocks;
-//! 3. `convert-to-llvm` ([`conversion::std_to_llvm`]): func, arith, math, cf, memref, vector and gpu
-//!    operations to the llvm dialect, memrefs to upstream MLIR's descriptors.
+//! The default pipeline ([`default_pipeline`]):
+//! 1. `lower-affine` ([`conversion::affine_to_scf`]): `affine.apply/for/if/load/store` to arith and `scf`;
+//! 2. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (parallel ones too) and
+//!    conditionals to blocks;
+//! 3. `convert-to-llvm`: every `*-to-llvm` conversion of [`conversion`] at once (func, arith,
+//!    math, cf, memref, vector, gpu), as a full conversion;
+//! 4. `reconcile-unrealized-casts` ([`conversion::reconcile_casts`]).
 //!
-//! The verifier runs after every pass when asked (always in the driver's tests).
+//! Each `*-to-llvm` conversion is also a pass of its own (`convert-arith-to-llvm`, ...), a
+//! partial conversion that leaves casts where converted and unconverted operations meet; the
+//! golden tests in `test-suite/conversion/` run them one at a time.
 
 pub mod builder;
 pub mod conversion;
 pub mod onnx;
 
+use conversion::{ConversionSet, LlvmConversionPass};
 use xcc_ir::{Diagnostic, Module};
 
 /// A module-to-module pass. Errors are user-facing (an unsupported construct, with its span).
 pub trait Pass {
     fn name(&self) -> &'static str;
     fn run(&self, m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic>;
+    /// The operations this pass lowers away (for the op-table completeness test).
+    fn lowers(&self, _op: &str) -> bool {
+        false
+    }
+}
+
+/// Whether some pass lowers `op` away (towards the llvm dialect).
+pub fn is_lowered_by_a_pass(op: &str) -> bool {
+    registry().iter().any(|(p, _)| p.lowers(op))
 }
 
 #[derive(Clone, Debug, Default)]
@@ -28,12 +43,70 @@ pub struct LoweringOptions {
     pub index_bits: u32,
 }
 
-pub fn standard_pipeline() -> Vec<Box<dyn Pass>> {
+const fn partial(name: &'static str, sets: &'static [&'static ConversionSet]) -> LlvmConversionPass {
+    LlvmConversionPass { name, sets, full: false }
+}
+
+const ARITH: &[&ConversionSet] = &[&conversion::arith_to_llvm::CONVERSION];
+const MATH: &[&ConversionSet] = &[&conversion::math_to_llvm::CONVERSION];
+const CF: &[&ConversionSet] = &[&conversion::cf_to_llvm::CONVERSION];
+const FUNC: &[&ConversionSet] = &[&conversion::func_to_llvm::CONVERSION];
+const MEMREF: &[&ConversionSet] = &[&conversion::memref_to_llvm::CONVERSION];
+const VECTOR: &[&ConversionSet] = &[&conversion::vector_to_llvm::CONVERSION];
+const GPU: &[&ConversionSet] = &[&conversion::gpu_to_nvvm::CONVERSION];
+
+/// Every pass by name, with a line saying what it does.
+pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
     vec![
-        Box::new(conversion::affine_to_scf::LowerAffine),
-        Box::new(conversion::scf_to_cf::ScfToCf),
-        Box::new(conversion::std_to_llvm::StdToLlvm),
+        (
+            Box::new(conversion::affine_to_scf::LowerAffine),
+            "affine loops, conditionals, maps and accesses to scf and arith",
+        ),
+        (
+            Box::new(conversion::scf_to_cf::ScfToCf),
+            "scf.for/if/parallel to blocks and branches (parallel loops run serially)",
+        ),
+        (Box::new(partial("convert-arith-to-llvm", ARITH)), "arith to llvm"),
+        (Box::new(partial("convert-math-to-llvm", MATH)), "math to LLVM intrinsics and C library calls"),
+        (Box::new(partial("convert-cf-to-llvm", CF)), "cf branches to llvm branches"),
+        (
+            Box::new(partial("convert-func-to-llvm", FUNC)),
+            "functions, calls and returns, with the memref calling convention",
+        ),
+        (
+            Box::new(partial("finalize-memref-to-llvm", MEMREF)),
+            "memrefs to descriptors; allocation, access, views, DMA",
+        ),
+        (Box::new(partial("convert-vector-to-llvm", VECTOR)), "vectors to LLVM vectors"),
+        (Box::new(partial("convert-gpu-to-nvvm", GPU)), "GPU thread and block coordinates to NVVM registers"),
+        (
+            Box::new(LlvmConversionPass { name: "convert-to-llvm", sets: conversion::TO_LLVM, full: true }),
+            "every *-to-llvm conversion at once; everything must end in the llvm dialect",
+        ),
+        (Box::new(conversion::reconcile_casts::ReconcileUnrealizedCasts), "removes casts between converted types"),
     ]
+}
+
+/// The passes named in `spec` (`a,b,c`), in order.
+pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
+    let mut out = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let pass = registry().into_iter().map(|(p, _)| p).find(|p| p.name() == name);
+        match pass {
+            Some(p) => out.push(p),
+            None => {
+                let known: Vec<&str> = registry().iter().map(|(p, _)| p.name()).collect();
+                return Err(format!("unknown pass '{name}' (passes: {})", known.join(", ")));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// lower-affine, convert-scf-to-cf, convert-to-llvm, reconcile-unrealized-casts.
+pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
+    parse_pipeline("lower-affine,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts")
+        .expect("the default passes are registered")
 }
 
 /// Runs passes in order; `after_each(pass_name, module)` sees each result (for verifying and

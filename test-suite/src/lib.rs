@@ -11,6 +11,7 @@
 //! well formed: they parse and verify with `xcc-ir`, their directives make sense, the generated and
 //! hand-written C harnesses compile, and error files fail at the line and column they claim.
 
+pub mod filecheck;
 pub mod onnx_build;
 
 use std::io::Read;
@@ -258,6 +259,36 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], workers: usize, f: impl Fn(&T
 
 /// One file's result: `Ok(notes)` or `Err(reasons)`.
 pub type FileResult = Result<Vec<String>, Vec<String>>;
+
+/// One test per file of `test-suite/<sub>/*.<ext>` (named `<sub>/<file>`), so a single file can
+/// be filtered (`cargo test --test run -- up_fact`), timed and reported; notes print with the
+/// test, failures carry their reasons.
+pub fn file_trials(
+    sub: &str,
+    ext: &str,
+    check: impl Fn(&Path) -> FileResult + Send + Sync + Clone + 'static,
+) -> Vec<libtest_mimic::Trial> {
+    files_in(sub, ext)
+        .into_iter()
+        .map(|f| {
+            let check = check.clone();
+            libtest_mimic::Trial::test(format!("{sub}/{}", file_name(&f)), move || match check(&f) {
+                Ok(notes) => {
+                    for n in notes {
+                        println!("note: {}: {n}", file_name(&f));
+                    }
+                    Ok(())
+                }
+                Err(reasons) => Err(reasons.join("\n").into()),
+            })
+        })
+        .collect()
+}
+
+/// Runs trials with libtest's command line (filters, `--test-threads`, `--list`).
+pub fn run_trials(trials: Vec<libtest_mimic::Trial>) -> std::process::ExitCode {
+    libtest_mimic::run(&libtest_mimic::Arguments::from_args(), trials).exit_code()
+}
 
 /// Prints `PASS`/`FAIL` per file and a summary; panics if any file failed.
 pub fn report(suite: &str, results: &[(String, FileResult)]) {

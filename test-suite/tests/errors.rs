@@ -51,11 +51,7 @@ fn check_file(xcc: &Path, path: &Path) -> FileResult {
     }
 }
 
-#[test]
-fn error_files() {
+fn main() -> std::process::ExitCode {
     let xcc = xcc_binary();
-    let files = files_in("errors", "mlir");
-    assert!(!files.is_empty() || std::env::var("XCC_TEST_FILTER").is_ok(), "no error files found");
-    let results = parallel_map(&files, workers(), |f| (file_name(f), check_file(&xcc, f)));
-    report("errors", &results);
+    run_trials(file_trials("errors", "mlir", move |f| check_file(&xcc, f)))
 }

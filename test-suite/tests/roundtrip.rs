@@ -74,15 +74,11 @@ fn check_file(xcc: &Path, opt: Option<&Path>, path: &Path) -> FileResult {
     }
 }
 
-#[test]
-fn roundtrip_files() {
+fn main() -> std::process::ExitCode {
     let xcc = xcc_binary();
     let opt = find_tool("mlir-opt-22");
     if opt.is_none() {
         println!("note: mlir-opt-22 not found: upstream comparisons are skipped");
     }
-    let files = files_in("roundtrip", "mlir");
-    assert!(!files.is_empty() || std::env::var("XCC_TEST_FILTER").is_ok(), "no round-trip files found");
-    let results = parallel_map(&files, workers(), |f| (file_name(f), check_file(&xcc, opt.as_deref(), f)));
-    report("roundtrip", &results);
+    run_trials(file_trials("roundtrip", "mlir", move |f| check_file(&xcc, opt.as_deref(), f)))
 }

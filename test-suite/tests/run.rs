@@ -145,8 +145,7 @@ fn check_file(tools: &Tools, path: &Path) -> FileResult {
     }
 }
 
-#[test]
-fn run_files() {
+fn main() -> std::process::ExitCode {
     let tools = Tools {
         xcc: xcc_binary(),
         aarch64: match (find_tool("aarch64-linux-gnu-gcc"), find_tool("qemu-aarch64")) {
@@ -161,8 +160,6 @@ fn run_files() {
     if !tools.upstream {
         println!("note: mlir-opt-22, mlir-translate-22 or llc-22 not found: differential checks are skipped");
     }
-    let files = files_in("run", "mlir");
-    assert!(!files.is_empty() || std::env::var("XCC_TEST_FILTER").is_ok(), "no run files found");
-    let results = parallel_map(&files, workers(), |f| (file_name(f), check_file(&tools, f)));
-    report("run", &results);
+    let tools = std::sync::Arc::new(tools);
+    run_trials(file_trials("run", "mlir", move |f| check_file(&tools, f)))
 }

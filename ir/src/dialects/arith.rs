@@ -162,12 +162,13 @@ fn parse_comparison(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 fn print_comparison(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
     let d = &m.ops[op];
-    if p.has_other_attrs(op, &["predicate"]) || d.name.starts_with("llvm.") {
+    if p.has_other_attrs(op, &["predicate"]) {
         return None;
     }
     let pred = predicates_of(&d.name).get(usize::try_from(m.attr(op, "predicate")?.as_int()?).ok()?)?;
     let ty = m.ty(d.operands[0]).clone();
-    p.word(&format!("{pred}, "));
+    // llvm.icmp quotes the predicate and has no comma after it.
+    p.word(&if d.name.starts_with("llvm.") { format!("\"{pred}\" ") } else { format!("{pred}, ") });
     p.values(&d.operands);
     p.word(" : ");
     p.ty(&ty);
@@ -175,7 +176,27 @@ fn print_comparison(p: &mut OpPrinter, op: OpId) -> Option<()> {
 }
 
 /// `arith.select %c, %a, %b : T` or `: i1, T` / `: vector<4xi1>, vector<4xT>`.
-pub const SELECT: Syntax = Syntax::custom(parse_select, None);
+pub const SELECT: Syntax = Syntax::custom(parse_select, Some(print_select));
+
+fn print_select(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    let (c, t) = (m.ty(d.operands[0]).clone(), m.ty(d.results[0]).clone());
+    p.values(&d.operands);
+    p.word(" : ");
+    // One type means an i1 condition upstream but a same-shaped one in the original spelling,
+    // so a vector result always spells both.
+    let scalar_choice = c == Type::i1() && !matches!(t, Type::Vector { .. } | Type::Tensor { .. });
+    if d.name.starts_with("llvm.") || !scalar_choice {
+        p.ty(&c);
+        p.word(", ");
+    }
+    p.ty(&t);
+    Some(())
+}
 
 fn parse_select(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let refs = p.parse_operand_refs()?;
@@ -225,10 +246,21 @@ pub(crate) fn parse_constant(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 
 fn print_constant(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
-    if p.has_other_attrs(op, &["value"]) || m.ops[op].name != "arith.constant" {
+    if p.has_other_attrs(op, &["value"]) {
         return None;
     }
     let ty = m.ty(m.ops[op].results[0]).clone();
+    if m.ops[op].name == "llvm.mlir.constant" {
+        // `llvm.mlir.constant(42 : i32) : i32`
+        let value = match m.attr(op, "value")? {
+            Attribute::Integer { value, ty: vt } => format!("{value} : {vt}"),
+            Attribute::Float { value, ty: vt } => format!("{} : {vt}", crate::attributes::format_float(*value)),
+            a @ Attribute::Dense { .. } => a.to_string(),
+            _ => return None,
+        };
+        p.word(&format!("({value}) : {ty}"));
+        return Some(());
+    }
     match m.attr(op, "value")? {
         Attribute::Integer { value, ty: vt } if *vt == ty && ty == Type::i1() => {
             p.word(if *value != 0 { "true" } else { "false" })

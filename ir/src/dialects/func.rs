@@ -43,7 +43,7 @@ pub const OPS: &[OpDef] = &[
         .result_count(Count::AtLeast(0))
         .attrs(&[required("callee", AttrKind::Symbol)])
         .verify(verify_call)
-        .syntax(Syntax::custom(parse_call, None)),
+        .syntax(CALL),
     OpDef::new("func.call_indirect", "calls a function value")
         .operand_count(Count::AtLeast(1))
         .result_count(Count::AtLeast(0))
@@ -110,8 +110,29 @@ fn verify_function_constant(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
-/// `func.call @f(%a) : (i32) -> i32`, also `llvm.call`.
-pub(crate) fn parse_call(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+/// `func.call @f(%a) : (i32) -> i32`, also `llvm.call` (direct calls).
+pub const CALL: Syntax = Syntax::custom(parse_call, Some(print_call));
+
+fn print_call(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    let callee = m.attr(op, "callee").and_then(Attribute::as_symbol)?;
+    if p.has_other_attrs(op, &["callee"]) {
+        return None;
+    }
+    let ft = FunctionType {
+        inputs: d.operands.iter().map(|&v| m.ty(v).clone()).collect(),
+        results: d.results.iter().map(|&v| m.ty(v).clone()).collect(),
+    };
+    p.word(&crate::attributes::format_symbol(callee));
+    p.word("(");
+    p.values(&d.operands);
+    p.word(") : ");
+    p.ty(&Type::Function(ft));
+    Some(())
+}
+
+fn parse_call(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let (callee, _) = p.expect_symbol()?;
     p.expect_punct("(")?;
     let refs = p.parse_operand_refs()?;

@@ -14,6 +14,7 @@ use crate::op_def::{optional, required, AttrDef, AttrKind, Count, OpDef, Syntax,
 use crate::parser::forms::{expect_types, parse_fn_type, parse_opt_attr_dict, with_attrs, BINARY, CAST, RETURN, UNARY};
 use crate::parser::lexer::Tok;
 use crate::parser::{PResult, Parser};
+use crate::printer::OpPrinter;
 use crate::types::Type;
 
 const fn binary(name: &'static str, summary: &'static str, rule: VerifyFn) -> OpDef {
@@ -25,7 +26,11 @@ const fn cast(name: &'static str, summary: &'static str, rule: VerifyFn) -> OpDe
 }
 
 const fn value(name: &'static str, summary: &'static str) -> OpDef {
-    OpDef::new(name, summary).results(1).pure().syntax(Syntax::custom(parse_typed_value, None)).translated()
+    OpDef::new(name, summary)
+        .results(1)
+        .pure()
+        .syntax(Syntax::custom(parse_typed_value, Some(print_typed_value)))
+        .translated()
 }
 
 const PREDICATE: &[AttrDef] = &[required("predicate", AttrKind::Integer)];
@@ -127,14 +132,14 @@ pub const OPS: &[OpDef] = &[
         .attrs(&[optional("alignment", AttrKind::Integer)])
         .traits(Traits::READS)
         .verify(verify_load)
-        .syntax(Syntax::custom(parse_load, None))
+        .syntax(Syntax::custom(parse_load, Some(print_load)))
         .translated(),
     OpDef::new("llvm.store", "writes a value through a pointer")
         .operands(2)
         .attrs(&[optional("alignment", AttrKind::Integer)])
         .traits(Traits::WRITES)
         .verify(verify_store)
-        .syntax(Syntax::custom(parse_store, None))
+        .syntax(Syntax::custom(parse_store, Some(print_store)))
         .translated(),
     OpDef::new("llvm.alloca", "stack memory for a number of elements")
         .operands(1)
@@ -162,7 +167,7 @@ pub const OPS: &[OpDef] = &[
         .attrs(&[required("position", AttrKind::IntList)])
         .pure()
         .verify(verify_extractvalue)
-        .syntax(Syntax::custom(parse_aggregate_access, None))
+        .syntax(Syntax::custom(parse_aggregate_access, Some(print_aggregate_access)))
         .translated(),
     OpDef::new("llvm.insertvalue", "a struct or array value with one field replaced")
         .operands(2)
@@ -170,7 +175,7 @@ pub const OPS: &[OpDef] = &[
         .attrs(&[required("position", AttrKind::IntList)])
         .pure()
         .verify(verify_insertvalue)
-        .syntax(Syntax::custom(parse_aggregate_access, None))
+        .syntax(Syntax::custom(parse_aggregate_access, Some(print_aggregate_access)))
         .translated(),
     OpDef::new("llvm.extractelement", "a lane of a vector")
         .operands(2)
@@ -196,7 +201,7 @@ pub const OPS: &[OpDef] = &[
         .result_count(Count::Between(0, 1))
         .attrs(&[optional("callee", AttrKind::Symbol), optional("callee_type", AttrKind::FunctionType)])
         .verify(verify_call)
-        .syntax(Syntax::custom(super::func::parse_call, None))
+        .syntax(super::func::CALL)
         .translated(),
     OpDef::new("llvm.br", "jumps to a block").successors(1).traits(TERMINATOR).syntax(BRANCH).translated(),
     OpDef::new("llvm.cond_br", "jumps to one of two blocks on an i1")
@@ -502,6 +507,16 @@ fn parse_typed_value(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     Ok(spec.results([p.parse_type()?]))
 }
 
+fn print_typed_value(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    let t = p.module().ty(p.module().ops[op].results[0]).clone();
+    p.word(": ");
+    p.ty(&t);
+    Some(())
+}
+
 /// `llvm.load %p {alignment = 4} : !llvm.ptr -> f32`
 fn parse_load(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let r = p.parse_operand_ref()?;
@@ -511,6 +526,53 @@ fn parse_load(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     p.expect_punct("->")?;
     let t = p.parse_type()?;
     Ok(with_attrs(spec.operands([p.resolve(&r, &pt)?]).results([t]), attrs))
+}
+
+fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &["alignment"]) {
+        return None;
+    }
+    p.value(d.operands[0]);
+    p.attr_dict_except(op, &[]);
+    p.word(" : ");
+    p.ty(m.ty(d.operands[0]));
+    p.word(" -> ");
+    p.ty(m.ty(d.results[0]));
+    Some(())
+}
+
+fn print_store(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &["alignment"]) {
+        return None;
+    }
+    p.values(&d.operands);
+    p.attr_dict_except(op, &[]);
+    p.word(" : ");
+    p.ty(m.ty(d.operands[0]));
+    p.word(", ");
+    p.ty(m.ty(d.operands[1]));
+    Some(())
+}
+
+fn print_aggregate_access(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &["position"]) {
+        return None;
+    }
+    let pos: Vec<String> = position(m, op).iter().map(|x| x.to_string()).collect();
+    if d.name == "llvm.insertvalue" {
+        p.value(d.operands[1]);
+        p.word(", ");
+    }
+    p.value(d.operands[0]);
+    p.word(&format!("[{}] : ", pos.join(", ")));
+    p.ty(m.ty(d.operands[0]));
+    Some(())
 }
 
 /// `llvm.store %v, %p : f32, !llvm.ptr`

@@ -10,15 +10,19 @@ use xcc_ir::{Attribute, Diagnostic, Module, Type, ValueId};
 
 pub struct LowerAffine;
 
+const LOWERED: &[&str] = &["affine.apply", "affine.for", "affine.if", "affine.yield", "affine.load", "affine.store"];
+
 impl Pass for LowerAffine {
     fn name(&self) -> &'static str {
         "lower-affine"
     }
 
+    fn lowers(&self, op: &str) -> bool {
+        LOWERED.contains(&op)
+    }
+
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
-        while let Some(op) = find_first(&m, |n| {
-            matches!(n, "affine.apply" | "affine.for" | "affine.if" | "affine.yield" | "affine.load" | "affine.store")
-        }) {
+        while let Some(op) = find_first(&m, |n| LOWERED.contains(&n)) {
             let name = m.ops[op].name.clone();
             let operands = m.ops[op].operands.clone();
             match name.as_str() {

@@ -1,4 +1,6 @@
-//! `convert-scf-to-cf`: `scf.for` and `scf.if` become blocks and branches.
+//! `convert-scf-to-cf`: `scf.for`, `scf.if` and `scf.parallel` become blocks and branches. A
+//! parallel loop runs serially here, as a nest of `scf.for` (the CPU thread and GPU grid
+//! lowerings of the same loops come before this pass when they are wanted).
 //!
 //! ```text
 //! scf.for:  pre: br ^header(lb, inits)
@@ -21,7 +23,14 @@ impl Pass for ScfToCf {
         "convert-scf-to-cf"
     }
 
+    fn lowers(&self, op: &str) -> bool {
+        matches!(op, "scf.for" | "scf.if" | "scf.parallel" | "scf.yield" | "scf.reduce")
+    }
+
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+        while let Some(op) = find_first(&m, |n| n == "scf.parallel") {
+            parallel_to_nested_for(&mut m, op);
+        }
         while let Some(op) = find_first(&m, |n| n == "scf.for" || n == "scf.if") {
             if m.ops[op].name == "scf.for" {
                 lower_for(&mut m, op);
@@ -126,4 +135,50 @@ fn lower_if(m: &mut Module, op: OpId) {
     );
     yields_to_branch(m, &then_blocks, after, |m, y| m.ops[y].operands.clone());
     yields_to_branch(m, &else_blocks, after, |m, y| m.ops[y].operands.clone());
+}
+
+/// `scf.parallel (i, j) = (l0, l1) to (u0, u1) step (s0, s1) { body }` becomes
+/// `scf.for i = l0 to u0 step s0 { scf.for j = l1 to u1 step s1 { body } }`: the innermost loop
+/// takes the body (its `scf.reduce` becomes `scf.yield`), and each induction variable keeps its
+/// value, now the argument of its loop's block.
+fn parallel_to_nested_for(m: &mut Module, op: OpId) {
+    let span = m.ops[op].span;
+    let operands = m.ops[op].operands.clone();
+    let n = operands.len() / 3;
+    let body = m.ops[op].regions[0];
+    let body_entry = m.regions[body].blocks[0];
+    let ivs = m.blocks[body_entry].args.clone();
+    if let Some(t) = m.terminator(body_entry) {
+        if m.ops[t].name == "scf.reduce" {
+            m.ops[t].name = "scf.yield".into();
+        }
+    }
+    let (parent, index) = m.op_index(op).expect("op in a block");
+    m.erase_op(op);
+    let mut outer_block: Option<BlockId> = None;
+    for (d, &iv) in ivs.iter().enumerate() {
+        let (region, block) = if d + 1 == n {
+            (body, body_entry)
+        } else {
+            let r = m.new_region();
+            let b = m.append_block(r, span);
+            (r, b)
+        };
+        m.blocks[block].args = vec![iv];
+        m.values[iv].def = xcc_ir::module::ValueDef::BlockArg { block, index: 0 };
+        let spec =
+            OpSpec::new("scf.for", span).operands([operands[d], operands[n + d], operands[2 * n + d]]).region(region);
+        let for_op = m.create_op(spec);
+        match outer_block {
+            None => {
+                m.ops[for_op].parent = Some(parent);
+                m.blocks[parent].ops.insert(index, for_op);
+            }
+            Some(b) => {
+                m.append_op(b, for_op);
+                m.build(b, OpSpec::new("scf.yield", span));
+            }
+        }
+        outer_block = Some(block);
+    }
 }

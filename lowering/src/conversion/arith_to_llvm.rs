@@ -1,0 +1,134 @@
+//! `convert-arith-to-llvm`: arith's operations to llvm instructions and intrinsics.
+
+use super::{ConversionSet, Rewriter};
+use crate::builder::Builder;
+use xcc_ir::{Attribute, Diagnostic, OpId, Type, ValueId};
+
+pub const CONVERSION: ConversionSet = ConversionSet {
+    name: "arith",
+    one_to_one: &[
+        ("arith.addi", "llvm.add"),
+        ("arith.subi", "llvm.sub"),
+        ("arith.muli", "llvm.mul"),
+        ("arith.divsi", "llvm.sdiv"),
+        ("arith.divui", "llvm.udiv"),
+        ("arith.remsi", "llvm.srem"),
+        ("arith.remui", "llvm.urem"),
+        ("arith.andi", "llvm.and"),
+        ("arith.ori", "llvm.or"),
+        ("arith.xori", "llvm.xor"),
+        ("arith.shli", "llvm.shl"),
+        ("arith.shrsi", "llvm.ashr"),
+        ("arith.shrui", "llvm.lshr"),
+        ("arith.maxsi", "llvm.intr.smax"),
+        ("arith.minsi", "llvm.intr.smin"),
+        ("arith.maxui", "llvm.intr.umax"),
+        ("arith.minui", "llvm.intr.umin"),
+        ("arith.addf", "llvm.fadd"),
+        ("arith.subf", "llvm.fsub"),
+        ("arith.mulf", "llvm.fmul"),
+        ("arith.divf", "llvm.fdiv"),
+        ("arith.remf", "llvm.frem"),
+        ("arith.negf", "llvm.fneg"),
+        ("arith.maximumf", "llvm.intr.maximum"),
+        ("arith.minimumf", "llvm.intr.minimum"),
+        ("arith.maxnumf", "llvm.intr.maxnum"),
+        ("arith.minnumf", "llvm.intr.minnum"),
+        // The predicate encodings of arith and llvm comparisons are the same.
+        ("arith.cmpi", "llvm.icmp"),
+        ("arith.cmpf", "llvm.fcmp"),
+        ("arith.select", "llvm.select"),
+        ("arith.extsi", "llvm.sext"),
+        ("arith.extui", "llvm.zext"),
+        ("arith.trunci", "llvm.trunc"),
+        ("arith.extf", "llvm.fpext"),
+        ("arith.truncf", "llvm.fptrunc"),
+        ("arith.sitofp", "llvm.sitofp"),
+        ("arith.uitofp", "llvm.uitofp"),
+        ("arith.fptosi", "llvm.fptosi"),
+        ("arith.fptoui", "llvm.fptoui"),
+        ("arith.bitcast", "llvm.bitcast"),
+    ],
+    patterns: &[
+        ("arith.constant", constant),
+        ("arith.index_cast", index_cast),
+        ("arith.index_castui", index_cast),
+        ("arith.floordivsi", rounded_division),
+        ("arith.ceildivsi", rounded_division),
+        ("arith.ceildivui", rounded_division),
+    ],
+};
+
+fn constant(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let t = rw.result_type(op, 0)?;
+    let value = match rw.old.attr(op, "value").cloned().expect("verified") {
+        Attribute::Integer { value, .. } => Attribute::Integer { value, ty: t.clone() },
+        Attribute::Dense { values, .. } => Attribute::Dense { values, ty: t.clone() },
+        v => v,
+    };
+    let span = rw.old.ops[op].span;
+    Ok(vec![rw.builder(span).value_with("llvm.mlir.constant", &[], t, vec![("value".into(), value)])])
+}
+
+/// Between index (an integer of the pointer width) and an integer: extend or truncate.
+fn index_cast(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let signed = rw.old.ops[op].name == "arith.index_cast";
+    let span = rw.old.ops[op].span;
+    let mut b = rw.builder(span);
+    let from = b.m.ty(ops[0]).element_or_self().int_width().unwrap_or(64);
+    let to = t.element_or_self().int_width().unwrap_or(64);
+    Ok(vec![match from.cmp(&to) {
+        std::cmp::Ordering::Equal => ops[0],
+        std::cmp::Ordering::Less => b.value(if signed { "llvm.sext" } else { "llvm.zext" }, &ops, t),
+        std::cmp::Ordering::Greater => b.value("llvm.trunc", &ops, t),
+    }])
+}
+
+fn rounded_division(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let name = rw.old.ops[op].name.clone();
+    let span = rw.old.ops[op].span;
+    Ok(vec![div_round(&mut rw.builder(span), &name, ops[0], ops[1], t)])
+}
+
+fn predicate(p: i64) -> Vec<(String, Attribute)> {
+    vec![("predicate".into(), Attribute::i64(p))]
+}
+
+/// `floordiv`/`ceildiv` from truncating division: adjust the quotient by one when the
+/// remainder is non-zero and the signs call for it.
+pub fn div_round(b: &mut Builder, name: &str, a: ValueId, d: ValueId, t: Type) -> ValueId {
+    let (eq_ne, slt) = (1, 2);
+    if name == "arith.ceildivui" {
+        let q = b.value("llvm.udiv", &[a, d], t.clone());
+        let r = b.value("llvm.urem", &[a, d], t.clone());
+        let zero = b.llvm_const(0, t.clone());
+        let nz = b.value_with("llvm.icmp", &[r, zero], Type::i1(), predicate(eq_ne));
+        let one = b.llvm_const(1, t.clone());
+        let q1 = b.value("llvm.add", &[q, one], t.clone());
+        return b.value("llvm.select", &[nz, q1, q], t);
+    }
+    let q = b.value("llvm.sdiv", &[a, d], t.clone());
+    let r = b.value("llvm.srem", &[a, d], t.clone());
+    let zero = b.llvm_const(0, t.clone());
+    let nz = b.value_with("llvm.icmp", &[r, zero], Type::i1(), predicate(eq_ne));
+    // The signs differ when (r < 0) != (d < 0).
+    let rneg = b.value_with("llvm.icmp", &[r, zero], Type::i1(), predicate(slt));
+    let dneg = b.value_with("llvm.icmp", &[d, zero], Type::i1(), predicate(slt));
+    let differ = b.value("llvm.xor", &[rneg, dneg], Type::i1());
+    let one = b.llvm_const(1, t.clone());
+    if name == "arith.floordivsi" {
+        let adjust = b.value("llvm.and", &[nz, differ], Type::i1());
+        let q1 = b.value("llvm.sub", &[q, one], t.clone());
+        b.value("llvm.select", &[adjust, q1, q], t)
+    } else {
+        let yes = b.llvm_const(1, Type::i1());
+        let same = b.value("llvm.xor", &[differ, yes], Type::i1());
+        let adjust = b.value("llvm.and", &[nz, same], Type::i1());
+        let q1 = b.value("llvm.add", &[q, one], t.clone());
+        b.value("llvm.select", &[adjust, q1, q], t)
+    }
+}
