@@ -22,10 +22,10 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         let name = model_name(cli)?;
         let shapes = parse_shapes(&cli.shapes)?;
         let binds = parse_binds(&cli.binds)?;
-        let options = xcc_lowering::onnx::OnnxOptions { name: &name, shapes, binds };
-        let (module, iface) = xcc_lowering::onnx::compile(&text, &cli.input, &options)
+        let options = xcc_frontend_onnx::OnnxOptions { name: &name, shapes, binds };
+        let (module, iface) = xcc_frontend_onnx::compile(&text, &cli.input, &options)
             .map_err(|e| format!("xcc: error: {input}: {e}"))?;
-        header = Some((name.clone(), xcc_lowering::onnx::header::header(&iface, &input)));
+        header = Some((name.clone(), xcc_frontend_onnx::header::header(&iface, &input)));
         // Diagnostics on generated IR have no source text to point into.
         (SourceFile::new(input.clone(), String::new()), module)
     } else {
@@ -130,7 +130,7 @@ fn model_name(cli: &Cli) -> Result<String, String> {
             stem.strip_prefix("lib").filter(|s| !s.is_empty()).unwrap_or(&stem).to_string()
         }
     };
-    let name = xcc_lowering::onnx::c_identifier(&raw);
+    let name = xcc_frontend_onnx::c_identifier(&raw);
     if cli.name.is_some() && name != raw {
         return Err(format!("xcc: error: --name '{raw}' is not a C identifier"));
     }
@@ -139,8 +139,8 @@ fn model_name(cli: &Cli) -> Result<String, String> {
 
 fn parse_binds(
     specs: &[String],
-) -> Result<std::collections::HashMap<String, xcc_lowering::onnx::import::Binding>, String> {
-    use xcc_lowering::onnx::import::Binding;
+) -> Result<std::collections::HashMap<String, xcc_frontend_onnx::import::Binding>, String> {
+    use xcc_frontend_onnx::import::Binding;
     let mut out = std::collections::HashMap::new();
     for s in specs {
         let bad = || format!("xcc: error: --bind '{s}' is not NAME=v1,v2,... or NAME=@tensor.pb");

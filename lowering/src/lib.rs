@@ -15,7 +15,6 @@
 
 pub mod builder;
 pub mod conversion;
-pub mod onnx;
 
 use conversion::{ConversionSet, LlvmConversionPass};
 use xcc_ir::{Diagnostic, Module};

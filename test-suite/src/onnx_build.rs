@@ -1,7 +1,7 @@
-//! Building small ONNX models in tests with the protobuf structs of `xcc_lowering::onnx::proto`.
+//! Building small ONNX models in tests with the protobuf structs of `xcc_frontend_onnx::proto`.
 
 use prost::Message;
-use xcc_lowering::onnx::proto::{
+use xcc_frontend_onnx::proto::{
     attribute_proto, tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
     OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_lowering::onnx::proto::{tensor_shape_proto, type_proto, StringStringEntryProto, TensorProto};
+use xcc_frontend_onnx::proto::{tensor_shape_proto, type_proto, StringStringEntryProto, TensorProto};
 use xcc_test_suite::onnx_build::{floats, model, node, value, FLOAT};
 use xcc_test_suite::{suite_dir, xcc_binary};
 

@@ -155,7 +155,7 @@ fn matmul_add_clip() -> Vec<u8> {
 
 /// An initializer stored in a side file at an offset (`location`, `offset`, `length`).
 fn external_data_case(dir: &Path) -> Result<(), String> {
-    use xcc_lowering::onnx::proto::{StringStringEntryProto, TensorProto};
+    use xcc_frontend_onnx::proto::{StringStringEntryProto, TensorProto};
     let values = pseudo_random(24, 11);
     let mut file = vec![0xEEu8; 40]; // bytes before the tensor that must be skipped
     file.extend(values.iter().flat_map(|v| v.to_le_bytes()));

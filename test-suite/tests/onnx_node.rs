@@ -17,9 +17,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use xcc_lowering::onnx::graph::DType;
-use xcc_lowering::onnx::import::decode_tensor;
-use xcc_lowering::onnx::proto::{type_proto, ModelProto, TensorProto};
+use xcc_frontend_onnx::graph::DType;
+use xcc_frontend_onnx::import::decode_tensor;
+use xcc_frontend_onnx::proto::{type_proto, ModelProto, TensorProto};
 use xcc_test_suite::{compile_timeout, fresh_dir, run_command, run_timeout, suite_dir, work_root, workers, xcc_binary};
 
 const RTOL: f64 = 1e-3;
@@ -135,7 +135,7 @@ fn type_name(code: i32) -> String {
 }
 
 /// A supported element type, or a description of why the value's type is not one.
-fn value_type(t: Option<&xcc_lowering::onnx::proto::TypeProto>) -> Result<DType, String> {
+fn value_type(t: Option<&xcc_frontend_onnx::proto::TypeProto>) -> Result<DType, String> {
     match t.and_then(|t| t.value.as_ref()) {
         Some(type_proto::Value::TensorType(t)) => {
             let code = t.elem_type.unwrap_or(0);
@@ -451,7 +451,7 @@ const SHAPE_PARAMETER_OPS: &[&str] = &[
 fn shape_parameter_inputs(model: &Path) -> Vec<usize> {
     use prost::Message;
     let Ok(bytes) = std::fs::read(model) else { return Vec::new() };
-    let Ok(m) = xcc_lowering::onnx::proto::ModelProto::decode(bytes.as_slice()) else { return Vec::new() };
+    let Ok(m) = xcc_frontend_onnx::proto::ModelProto::decode(bytes.as_slice()) else { return Vec::new() };
     let Some(g) = m.graph else { return Vec::new() };
     let inits: std::collections::HashSet<String> = g.initializer.iter().filter_map(|t| t.name.clone()).collect();
     let params: std::collections::HashSet<String> = g
@@ -478,7 +478,7 @@ fn shape_parameter_inputs(model: &Path) -> Vec<usize> {
 fn input_name(model: &Path, k: usize) -> String {
     use prost::Message;
     let bytes = std::fs::read(model).unwrap_or_default();
-    let m = xcc_lowering::onnx::proto::ModelProto::decode(bytes.as_slice()).unwrap_or_default();
+    let m = xcc_frontend_onnx::proto::ModelProto::decode(bytes.as_slice()).unwrap_or_default();
     let g = m.graph.unwrap_or_default();
     let inits: std::collections::HashSet<String> = g.initializer.iter().filter_map(|t| t.name.clone()).collect();
     g.input

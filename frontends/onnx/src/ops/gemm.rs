@@ -9,9 +9,9 @@
 //! stride-1 kernels and otherwise through im2col columns in workspace scratch space.
 
 use super::nn::window;
-use crate::onnx::codegen::Emitter;
-use crate::onnx::fuse::{ACTIVATION, RESIDUAL};
-use crate::onnx::graph::*;
+use crate::codegen::Emitter;
+use crate::fuse::{ACTIVATION, RESIDUAL};
+use crate::graph::*;
 use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
 
 const MR: usize = 4;
@@ -301,7 +301,7 @@ impl Emitter {
             None => None,
         };
         let direct = is_pointwise(&win);
-        let scratch = if direct { None } else { Some(self.buf(&crate::onnx::codegen::scratch_name(node))?) };
+        let scratch = if direct { None } else { Some(self.buf(&crate::codegen::scratch_name(node))?) };
         let residual = match residual_input(node) {
             Some(i) => Some(self.flat(self.buf(&node.inputs[i])?)),
             None => None,

@@ -2,7 +2,7 @@
 //! ([`source`]), which drives both constant folding and loop generation.
 
 use super::{axis, broadcast, strides_of};
-use crate::onnx::graph::*;
+use crate::graph::*;
 
 pub const OPS: &[&str] = &[
     "Constant",
@@ -530,7 +530,7 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tenso
     Some(r)
 }
 
-use crate::onnx::codegen::Emitter;
+use crate::codegen::Emitter;
 use xcc_ir::{Type, ValueId};
 
 impl Emitter {

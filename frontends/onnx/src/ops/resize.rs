@@ -3,8 +3,8 @@
 //! dimension are computed here at compile time and become small constant tables.
 
 use super::axis;
-use crate::onnx::codegen::{compute_type, Emitter};
-use crate::onnx::graph::*;
+use crate::codegen::{compute_type, Emitter};
+use crate::graph::*;
 use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[&str] = &["Resize", "Upsample"];

@@ -2,7 +2,7 @@
 //! broadcasting, variadic Max/Min/Sum/Mean, Where, Cast.
 
 use super::{broadcast, broadcast_index};
-use crate::onnx::graph::*;
+use crate::graph::*;
 
 /// Unary ops and whether their result keeps the input's element type.
 pub fn unary_kind(op: &str) -> Option<()> {
@@ -353,7 +353,7 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
     Ok(result)
 }
 
-use crate::onnx::codegen::{compute_type, Emitter};
+use crate::codegen::{compute_type, Emitter};
 use xcc_ir::{Attribute, Type, ValueId};
 
 impl Emitter {

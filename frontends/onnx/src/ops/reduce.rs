@@ -3,8 +3,8 @@
 //! from 18); empty axes reduce everything unless `noop_with_empty_axes`.
 
 use super::axis;
-use crate::onnx::codegen::{compute_type, Emitter};
-use crate::onnx::graph::*;
+use crate::codegen::{compute_type, Emitter};
+use crate::graph::*;
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub const OPS: &[&str] = &[

@@ -1,7 +1,7 @@
 //! Neural-network operators: Gemm, MatMul, Conv, pooling, Softmax, normalizations.
 
 use super::{axis, broadcast};
-use crate::onnx::graph::*;
+use crate::graph::*;
 
 pub const OPS: &[&str] = &[
     "Gemm",
@@ -300,7 +300,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     })
 }
 
-use crate::onnx::codegen::{compute_type, Emitter};
+use crate::codegen::{compute_type, Emitter};
 use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
 
 impl Emitter {
