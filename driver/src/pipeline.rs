@@ -23,8 +23,8 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         let shapes = parse_shapes(&cli.shapes)?;
         let binds = parse_binds(&cli.binds)?;
         let options = xcc_frontend_onnx::OnnxOptions { name: &name, shapes, binds };
-        let (module, iface) = xcc_frontend_onnx::compile(&text, &cli.input, &options)
-            .map_err(|e| format!("xcc: error: {input}: {e}"))?;
+        let (module, iface) =
+            xcc_frontend_onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
         header = Some((name.clone(), xcc_frontend_onnx::header::header(&iface, &input)));
         // Diagnostics on generated IR have no source text to point into.
         (SourceFile::new(input.clone(), String::new()), module)

@@ -1,5 +1,12 @@
-//! A cursor for creating operations: at the end of a block, or before an anchor operation.
+//! Cursors for creating operations.
+//!
+//! - [`Builder`]: at the end of a block or before an anchor operation (conversion patterns);
+//! - [`LoopBuilder`]: loop nests, parallel loops, loads and stores over memrefs, constants and
+//!   index arithmetic, for everything that writes loops: the kernel level's lowering and the
+//!   frontends' operators that are loops of their own (pooling, softmax, gathers, ...).
 
+use xcc_ir::attributes::DenseValues;
+use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, BlockId, Module, OpId, OpSpec, Span, Type, ValueId};
 
 pub enum InsertPoint {
@@ -64,5 +71,315 @@ impl<'m> Builder<'m> {
 
     pub fn llvm_const(&mut self, v: i64, ty: Type) -> ValueId {
         self.value_with("llvm.mlir.constant", &[], ty.clone(), vec![("value".into(), Attribute::int(v as i128, ty))])
+    }
+}
+
+/// The position of `pred` in arith's comparison tables.
+fn predicate(table: &[&str], pred: &str) -> i64 {
+    table.iter().position(|p| *p == pred).unwrap_or_else(|| panic!("unknown predicate {pred}")) as i64
+}
+
+/// Builds structured code at the end of a current block, which loop helpers move into their
+/// bodies and back. Implementors give access to the module and the current block; everything
+/// else is provided.
+pub trait LoopBuilder: Sized {
+    fn module(&mut self) -> &mut Module;
+    fn block(&self) -> BlockId;
+    /// Moves the insertion point; returns the previous block.
+    fn set_block(&mut self, block: BlockId) -> BlockId;
+
+    fn op(&mut self, spec: OpSpec) -> OpId {
+        let b = self.block();
+        self.module().build(b, spec)
+    }
+
+    fn ty(&mut self, v: ValueId) -> Type {
+        self.module().ty(v).clone()
+    }
+
+    fn value_op(&mut self, name: &str, operands: &[ValueId], ty: Type) -> ValueId {
+        let op = self.op(OpSpec::new(name, Span::UNKNOWN).operands(operands.iter().copied()).results([ty]));
+        self.module().result(op, 0)
+    }
+
+    fn value_attr(&mut self, name: &str, operands: &[ValueId], ty: Type, attrs: Vec<(&str, Attribute)>) -> ValueId {
+        let mut spec = OpSpec::new(name, Span::UNKNOWN).operands(operands.iter().copied()).results([ty]);
+        for (k, v) in attrs {
+            spec = spec.attr(k, v);
+        }
+        let op = self.op(spec);
+        self.module().result(op, 0)
+    }
+
+    fn idx(&mut self, v: i64) -> ValueId {
+        self.const_int(v as i128, Type::Index)
+    }
+
+    fn const_int(&mut self, v: i128, ty: Type) -> ValueId {
+        self.value_attr("arith.constant", &[], ty.clone(), vec![("value", Attribute::int(v, ty))])
+    }
+
+    /// A float constant; an f32 value is rounded to f32 first, so the attribute is exact.
+    fn const_float(&mut self, v: f64, ty: Type) -> ValueId {
+        let v = if ty == Type::f32() { v as f32 as f64 } else { v };
+        self.value_attr("arith.constant", &[], ty.clone(), vec![("value", Attribute::Float { value: v, ty })])
+    }
+
+    /// A vector constant with every lane `v`.
+    fn splat_const(&mut self, v: f64, vt: Type) -> ValueId {
+        let values = match vt.element_or_self() {
+            Type::Float(_) => DenseValues::Float(vec![v]),
+            _ => DenseValues::Int(vec![v as i128]),
+        };
+        self.value_attr("arith.constant", &[], vt.clone(), vec![("value", Attribute::Dense { values, ty: vt })])
+    }
+
+    fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
+        let p = predicate(xcc_ir::dialects::arith::CMPI_PREDICATES, pred);
+        let t = self.ty(a).with_element(Type::i1());
+        self.value_attr("arith.cmpi", &[a, b], t, vec![("predicate", Attribute::i64(p))])
+    }
+
+    fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
+        let p = predicate(xcc_ir::dialects::arith::CMPF_PREDICATES, pred);
+        let t = self.ty(a).with_element(Type::i1());
+        self.value_attr("arith.cmpf", &[a, b], t, vec![("predicate", Attribute::i64(p))])
+    }
+
+    /// `scf.for %iv = lb to ub` around `body`.
+    fn for_loop(&mut self, lb: usize, ub: usize, body: impl FnOnce(&mut Self, ValueId)) {
+        let (l, u) = (self.idx(lb as i64), self.idx(ub as i64));
+        self.for_step(l, u, 1, body);
+    }
+
+    /// `scf.for` carrying one accumulator; `body` returns the next value.
+    fn for_acc(
+        &mut self,
+        lb: usize,
+        ub: usize,
+        init: ValueId,
+        body: impl FnOnce(&mut Self, ValueId, ValueId) -> ValueId,
+    ) -> ValueId {
+        self.for_accs(lb, ub, &[init], |e, iv, accs| vec![body(e, iv, accs[0])])[0]
+    }
+
+    /// `scf.for %iv = lb to ub step step` with index-valued bounds.
+    fn for_step(&mut self, l: ValueId, u: ValueId, step: usize, body: impl FnOnce(&mut Self, ValueId)) {
+        let s = self.idx(step as i64);
+        let region = self.module().new_region();
+        let inner = self.module().append_block(region, Span::UNKNOWN);
+        let iv = self.module().add_block_arg(inner, Type::Index, Span::UNKNOWN);
+        self.op(OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s]).region(region));
+        let saved = self.set_block(inner);
+        body(self, iv);
+        self.op(OpSpec::new("scf.yield", Span::UNKNOWN));
+        self.set_block(saved);
+    }
+
+    /// `scf.for` carrying several values; `body` returns the next ones.
+    fn for_accs(
+        &mut self,
+        lb: usize,
+        ub: usize,
+        inits: &[ValueId],
+        body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        let (l, u, s) = (self.idx(lb as i64), self.idx(ub as i64), self.idx(1));
+        let types: Vec<Type> = inits.iter().map(|&v| self.ty(v)).collect();
+        let region = self.module().new_region();
+        let inner = self.module().append_block(region, Span::UNKNOWN);
+        let iv = self.module().add_block_arg(inner, Type::Index, Span::UNKNOWN);
+        let accs: Vec<ValueId> =
+            types.iter().map(|t| self.module().add_block_arg(inner, t.clone(), Span::UNKNOWN)).collect();
+        let op = self.op(OpSpec::new("scf.for", Span::UNKNOWN)
+            .operands([l, u, s])
+            .operands(inits.iter().copied())
+            .results(types)
+            .region(region));
+        let saved = self.set_block(inner);
+        let next = body(self, iv, &accs);
+        self.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands(next));
+        self.set_block(saved);
+        self.module().ops[op].results.clone()
+    }
+
+    /// Nested loops over `shape` carrying values through all of them (a window or a reduction):
+    /// `body` sees the induction variables and the carried values and returns the next ones.
+    fn nest_accs(
+        &mut self,
+        shape: &[usize],
+        inits: &[ValueId],
+        body: &mut dyn FnMut(&mut Self, &[ValueId], &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        fn rec<B: LoopBuilder>(
+            e: &mut B,
+            shape: &[usize],
+            ivs: &mut Vec<ValueId>,
+            st: &[ValueId],
+            body: &mut dyn FnMut(&mut B, &[ValueId], &[ValueId]) -> Vec<ValueId>,
+        ) -> Vec<ValueId> {
+            if ivs.len() == shape.len() {
+                return body(e, ivs, st);
+            }
+            let d = shape[ivs.len()];
+            e.for_accs(0, d, st, |e, iv, st| {
+                ivs.push(iv);
+                let r = rec(e, shape, ivs, st, body);
+                ivs.pop();
+                r
+            })
+        }
+        rec(self, shape, &mut Vec::new(), inits, body)
+    }
+
+    /// Serial nested loops over `shape`, innermost last.
+    fn loop_nest(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
+        fn rec<B: LoopBuilder>(
+            e: &mut B,
+            shape: &[usize],
+            ivs: &mut Vec<ValueId>,
+            body: &mut dyn FnMut(&mut B, &[ValueId]),
+        ) {
+            if ivs.len() == shape.len() {
+                body(e, ivs);
+                return;
+            }
+            let d = shape[ivs.len()];
+            e.for_loop(0, d, |e, iv| {
+                ivs.push(iv);
+                rec(e, shape, ivs, body);
+                ivs.pop();
+            });
+        }
+        rec(self, shape, &mut Vec::new(), body);
+    }
+
+    /// One `scf.parallel` over `shape` (every point independent: the body may only write what
+    /// its own point owns), the seam for threads and GPU grids. A rank-0 shape is the body once.
+    fn parallel(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
+        if shape.is_empty() {
+            body(self, &[]);
+            return;
+        }
+        let zero = self.idx(0);
+        let one = self.idx(1);
+        let ubs: Vec<ValueId> = shape.iter().map(|&d| self.idx(d as i64)).collect();
+        let region = self.module().new_region();
+        let inner = self.module().append_block(region, Span::UNKNOWN);
+        let ivs: Vec<ValueId> =
+            shape.iter().map(|_| self.module().add_block_arg(inner, Type::Index, Span::UNKNOWN)).collect();
+        let n = shape.len();
+        self.op(xcc_ir::dialects::scf::parallel_spec(&vec![zero; n], &ubs, &vec![one; n], region, Span::UNKNOWN));
+        let saved = self.set_block(inner);
+        body(self, &ivs);
+        self.op(OpSpec::new("scf.reduce", Span::UNKNOWN));
+        self.set_block(saved);
+    }
+
+    /// `a * b + c`, fused where the target has FMA and as separate operations elsewhere
+    /// (`llvm.fmuladd`; `math.fma` would call libm on CPUs without FMA).
+    fn fmuladd(&mut self, a: ValueId, b: ValueId, c: ValueId) -> ValueId {
+        let t = self.ty(a);
+        let name = if matches!(t, Type::Vector { .. }) { "vector.fma" } else { "llvm.intr.fmuladd" };
+        self.value_op(name, &[a, b, c], t)
+    }
+
+    /// Loads an element, widening f16 to f32 (f16 tensors compute in f32).
+    fn load(&mut self, buf: ValueId, idx: &[ValueId]) -> ValueId {
+        let elem = (*self.ty(buf).as_memref().expect("memref").elem).clone();
+        let v = self.value_op("memref.load", &[&[buf][..], idx].concat(), elem.clone());
+        if elem == Type::Float(FloatKind::F16) {
+            return self.value_op("arith.extf", &[v], Type::f32());
+        }
+        v
+    }
+
+    /// Stores an element, narrowing an f32 value into an f16 buffer.
+    fn store(&mut self, v: ValueId, buf: ValueId, idx: &[ValueId]) {
+        let elem = (*self.ty(buf).as_memref().expect("memref").elem).clone();
+        let v = if elem == Type::Float(FloatKind::F16) && self.ty(v) != elem {
+            self.value_op("arith.truncf", &[v], elem)
+        } else {
+            v
+        };
+        self.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, buf][..], idx].concat()));
+    }
+
+    /// An element index read from an index tensor: negative values count from the end of a
+    /// dimension of size `dim` (Gather, GatherElements).
+    fn wrapped_index(&mut self, raw: ValueId, dim: usize) -> ValueId {
+        let it = self.ty(raw);
+        let zero = self.const_int(0, it.clone());
+        let dimv = self.const_int(dim as i128, it.clone());
+        let neg = self.cmpi("slt", raw, zero);
+        let wrapped = self.value_op("arith.addi", &[raw, dimv], it.clone());
+        let fixed = self.value_op("arith.select", &[neg, wrapped, raw], it);
+        self.value_op("arith.index_cast", &[fixed], Type::Index)
+    }
+
+    /// For a window tap at position `p` along a dimension of `size`: ANDs "0 <= p < size" into
+    /// `inside` and returns `p` clamped into the dimension, so the load is always in bounds.
+    fn clamp_tap(&mut self, p: ValueId, size: usize, inside: &mut Option<ValueId>) -> ValueId {
+        let zero = self.idx(0);
+        let hi = self.idx(size as i64);
+        let ge = self.cmpi("sge", p, zero);
+        let lt = self.cmpi("slt", p, hi);
+        let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
+        *inside = Some(match *inside {
+            None => ok,
+            Some(a) => self.value_op("arith.andi", &[a, ok], Type::i1()),
+        });
+        let lo = self.value_op("arith.maxsi", &[p, zero], Type::Index);
+        let last = self.idx(size as i64 - 1);
+        self.value_op("arith.minsi", &[lo, last], Type::Index)
+    }
+
+    /// `constant + sum(v * stride)` over index values.
+    fn affine(&mut self, terms: &[(ValueId, i64)], constant: i64) -> ValueId {
+        let mut acc = self.idx(constant);
+        for &(v, s) in terms {
+            let sv = self.idx(s);
+            let p = self.value_op("arith.muli", &[v, sv], Type::Index);
+            acc = self.value_op("arith.addi", &[acc, p], Type::Index);
+        }
+        acc
+    }
+
+    /// The multi-index of a flat index in a row-major shape.
+    fn unflatten(&mut self, flat: ValueId, shape: &[usize]) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        let mut stride: usize = shape.iter().product();
+        for &d in shape {
+            stride /= d.max(1);
+            let sv = self.idx(stride as i64);
+            let q = self.value_op("arith.divui", &[flat, sv], Type::Index);
+            let dv = self.idx(d as i64);
+            out.push(self.value_op("arith.remui", &[q, dv], Type::Index));
+        }
+        out
+    }
+
+    /// The same buffer seen with another static shape (same element count, contiguous), through
+    /// `memref.reinterpret_cast`.
+    fn reshaped(&mut self, buf: ValueId, shape: &[usize]) -> ValueId {
+        let mt = self.ty(buf).as_memref().expect("memref").clone();
+        let to = xcc_ir::types::MemRefType {
+            shape: shape.iter().map(|&d| Some(d as u64)).collect(),
+            elem: mt.elem.clone(),
+            layout: xcc_ir::types::Layout::Identity,
+            memory_space: None,
+        };
+        let op = self.op(xcc_ir::dialects::memref::reinterpret_spec(buf, &to, Span::UNKNOWN));
+        self.module().result(op, 0)
+    }
+
+    /// A flat (1-D) view of a contiguous buffer.
+    fn flat(&mut self, buf: ValueId) -> ValueId {
+        let mt = self.ty(buf).as_memref().expect("memref").clone();
+        if mt.rank() == 1 {
+            return buf;
+        }
+        let n: u64 = mt.shape.iter().map(|d| d.expect("static shape")).product();
+        self.reshaped(buf, &[n as usize])
     }
 }

@@ -12,7 +12,9 @@ use super::ops;
 use std::collections::HashMap;
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::types::{FunctionType, MemRefType};
-use xcc_ir::{Attribute, BlockId, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_ir::{Attribute, BlockId, Module, OpSpec, Span, Type, ValueId};
+pub use xcc_lowering::builder::LoopBuilder;
+use xcc_lowering::conversion::memref_descriptor::MemRefDescriptor;
 
 /// The workspace entry holding a node's scratch space.
 pub fn scratch_name(n: &Node) -> String {
@@ -192,16 +194,8 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
     let c = m.result(c, 0);
     m.build(b, OpSpec::new("func.return", span).operands([c]));
 
-    for (f, ins, outs) in
-        [("xcc_alloc", vec![i64t.clone(), i64t.clone()], vec![Type::ptr()]), ("xcc_free", vec![Type::ptr()], vec![])]
-    {
-        m.build(
-            top,
-            OpSpec::new("llvm.func", span)
-                .attr("sym_name", Attribute::String(f.into()))
-                .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs: ins, results: outs }))),
-        );
-    }
+    // NAME_run_alloc: the workspace from memref.alloc (runtime-c's xcc_alloc once lowered),
+    // passed to NAME_run by its address, then freed.
     let region = m.new_region();
     let alloc_ty = FunctionType { inputs: vec![Type::ptr(); n_params - 1], results: vec![Type::i32()] };
     m.build(
@@ -213,26 +207,21 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
     );
     let b = m.append_block(region, span);
     let args: Vec<ValueId> = (0..n_params - 1).map(|_| m.add_block_arg(b, Type::ptr(), span)).collect();
-    let bytes = m.build(
+    let ws_type = memref_type(&TensorType { dtype: DType::U8, shape: vec![ws_bytes.max(1)] });
+    let ws = m.build(
         b,
-        OpSpec::new("llvm.mlir.constant", span)
-            .results([i64t.clone()])
-            .attr("value", Attribute::int(ws_bytes.max(1) as i128, i64t.clone())),
+        OpSpec::new("memref.alloc", span)
+            .results([ws_type])
+            .attr("alignment", Attribute::i64(ALIGN as i64))
+            .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])),
     );
-    let align = m.build(
-        b,
-        OpSpec::new("llvm.mlir.constant", span)
-            .results([i64t.clone()])
-            .attr("value", Attribute::int(ALIGN as i128, i64t.clone())),
-    );
-    let (bytes, align) = (m.result(bytes, 0), m.result(align, 0));
-    let wsp = m.build(
-        b,
-        OpSpec::new("llvm.call", span)
-            .operands([bytes, align])
-            .results([Type::ptr()])
-            .attr("callee", Attribute::symbol("xcc_alloc")),
-    );
+    let ws = m.result(ws, 0);
+    let addr =
+        m.build(b, OpSpec::new("memref.extract_aligned_pointer_as_index", span).operands([ws]).results([Type::Index]));
+    let addr = m.result(addr, 0);
+    let addr = m.build(b, OpSpec::new("arith.index_cast", span).operands([addr]).results([i64t.clone()]));
+    let addr = m.result(addr, 0);
+    let wsp = m.build(b, OpSpec::new("llvm.inttoptr", span).operands([addr]).results([Type::ptr()]));
     let wsp = m.result(wsp, 0);
     let mut call_args = args.clone();
     call_args.push(wsp);
@@ -244,44 +233,25 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
             .attr("callee", Attribute::symbol(format!("{name}_run"))),
     );
     let rc = m.result(rc, 0);
-    m.build(b, OpSpec::new("llvm.call", span).operands([wsp]).attr("callee", Attribute::symbol("xcc_free")));
+    m.build(b, OpSpec::new("memref.dealloc", span).operands([ws]));
     m.build(b, OpSpec::new("func.return", span).operands([rc]));
 
     Ok((m, ModelInterface { name: name.to_string(), inputs, outputs, workspace_bytes: ws_bytes }))
 }
 
+impl LoopBuilder for Emitter {
+    fn module(&mut self) -> &mut Module {
+        &mut self.m
+    }
+    fn block(&self) -> BlockId {
+        self.block
+    }
+    fn set_block(&mut self, block: BlockId) -> BlockId {
+        std::mem::replace(&mut self.block, block)
+    }
+}
+
 impl Emitter {
-    pub fn op(&mut self, spec: OpSpec) -> OpId {
-        self.m.build(self.block, spec)
-    }
-
-    pub fn value_op(&mut self, name: &str, operands: &[ValueId], ty: Type) -> ValueId {
-        let op = self.op(OpSpec::new(name, Span::UNKNOWN).operands(operands.iter().copied()).results([ty]));
-        self.m.result(op, 0)
-    }
-
-    pub fn value_attr(&mut self, name: &str, operands: &[ValueId], ty: Type, attrs: Vec<(&str, Attribute)>) -> ValueId {
-        let mut spec = OpSpec::new(name, Span::UNKNOWN).operands(operands.iter().copied()).results([ty]);
-        for (k, v) in attrs {
-            spec = spec.attr(k, v);
-        }
-        let op = self.op(spec);
-        self.m.result(op, 0)
-    }
-
-    pub fn idx(&mut self, v: i64) -> ValueId {
-        self.const_int(v as i128, Type::Index)
-    }
-
-    pub fn const_int(&mut self, v: i128, ty: Type) -> ValueId {
-        self.value_attr("arith.constant", &[], ty.clone(), vec![("value", Attribute::int(v, ty))])
-    }
-
-    pub fn const_float(&mut self, v: f64, ty: Type) -> ValueId {
-        let v = if ty == Type::f32() { v as f32 as f64 } else { v };
-        self.value_attr("arith.constant", &[], ty.clone(), vec![("value", Attribute::Float { value: v, ty })])
-    }
-
     /// A constant of `dtype`'s compute type (f16 computes in f32).
     pub fn const_of(&mut self, v: f64, dtype: DType) -> ValueId {
         let t = compute_type(dtype);
@@ -293,39 +263,17 @@ impl Emitter {
     }
 
     /// A memref descriptor over a raw pointer: contiguous, row-major, offset 0.
+    /// A memref over a raw pointer (an input, output or the workspace): contiguous, row-major,
+    /// offset 0, built with the conversion's own descriptor helper.
     fn memref_from_ptr(&mut self, p: ValueId, t: &TensorType) -> ValueId {
-        let rank = t.shape.len();
-        let arr = Type::LlvmArray { len: rank as u64, elem: Box::new(Type::i64()) };
-        let mut fields = vec![Type::ptr(), Type::ptr(), Type::i64()];
-        if rank > 0 {
-            fields.push(arr.clone());
-            fields.push(arr);
-        }
-        let st = Type::LlvmStruct { packed: false, fields };
-        let mut d = self.value_op("llvm.mlir.undef", &[], st.clone());
-        let pos = |p: &[i128]| vec![("position", Attribute::DenseArray { elem: Type::i64(), values: p.to_vec() })];
-        d = self.value_attr("llvm.insertvalue", &[d, p], st.clone(), pos(&[0]));
-        d = self.value_attr("llvm.insertvalue", &[d, p], st.clone(), pos(&[1]));
-        let zero = self.value_attr("llvm.mlir.constant", &[], Type::i64(), vec![("value", Attribute::i64(0))]);
-        d = self.value_attr("llvm.insertvalue", &[d, zero], st.clone(), pos(&[2]));
-        let strides = ops::strides_of(&t.shape);
-        for i in 0..rank {
-            let s = self.value_attr(
-                "llvm.mlir.constant",
-                &[],
-                Type::i64(),
-                vec![("value", Attribute::i64(t.shape[i] as i64))],
-            );
-            d = self.value_attr("llvm.insertvalue", &[d, s], st.clone(), pos(&[3, i as i128]));
-            let s = self.value_attr(
-                "llvm.mlir.constant",
-                &[],
-                Type::i64(),
-                vec![("value", Attribute::i64(strides[i] as i64))],
-            );
-            d = self.value_attr("llvm.insertvalue", &[d, s], st.clone(), pos(&[4, i as i128]));
-        }
-        self.value_op("builtin.unrealized_conversion_cast", &[d], memref_type(t))
+        let mt = match memref_type(t) {
+            Type::MemRef(mt) => mt,
+            _ => unreachable!("a memref type"),
+        };
+        let block = self.block;
+        let mut b = xcc_lowering::builder::Builder::at_end(&mut self.m, block, Span::UNKNOWN);
+        let d = MemRefDescriptor::from_pointers(&mut b, p, p, &mt, &[]);
+        self.value_op("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(mt))
     }
 
     /// A read-only global holding data computed at compile time (e.g. repacked weights).
@@ -353,181 +301,6 @@ impl Emitter {
         self.value_attr("memref.get_global", &[], memref_type(&t.ty), vec![("name", Attribute::symbol(sym))])
     }
 
-    /// `scf.for %iv = lb to ub` around `body`.
-    pub fn for_loop(&mut self, lb: usize, ub: usize, body: impl FnOnce(&mut Self, ValueId)) {
-        let (l, u) = (self.idx(lb as i64), self.idx(ub as i64));
-        self.for_step(l, u, 1, body);
-    }
-
-    /// `scf.for` carrying one accumulator; `body` returns the next value.
-    pub fn for_acc(
-        &mut self,
-        lb: usize,
-        ub: usize,
-        init: ValueId,
-        body: impl FnOnce(&mut Self, ValueId, ValueId) -> ValueId,
-    ) -> ValueId {
-        self.for_accs(lb, ub, &[init], |e, iv, accs| vec![body(e, iv, accs[0])])[0]
-    }
-
-    /// `scf.for %iv = lb to ub step step` with index-valued bounds.
-    pub fn for_step(&mut self, l: ValueId, u: ValueId, step: usize, body: impl FnOnce(&mut Self, ValueId)) {
-        let s = self.idx(step as i64);
-        let region = self.m.new_region();
-        let inner = self.m.append_block(region, Span::UNKNOWN);
-        let iv = self.m.add_block_arg(inner, Type::Index, Span::UNKNOWN);
-        self.op(OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s]).region(region));
-        let saved = std::mem::replace(&mut self.block, inner);
-        body(self, iv);
-        self.op(OpSpec::new("scf.yield", Span::UNKNOWN));
-        self.block = saved;
-    }
-
-    /// `scf.for` carrying several values; `body` returns the next ones.
-    pub fn for_accs(
-        &mut self,
-        lb: usize,
-        ub: usize,
-        inits: &[ValueId],
-        body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>,
-    ) -> Vec<ValueId> {
-        let (l, u, s) = (self.idx(lb as i64), self.idx(ub as i64), self.idx(1));
-        let types: Vec<Type> = inits.iter().map(|&v| self.m.ty(v).clone()).collect();
-        let region = self.m.new_region();
-        let inner = self.m.append_block(region, Span::UNKNOWN);
-        let iv = self.m.add_block_arg(inner, Type::Index, Span::UNKNOWN);
-        let accs: Vec<ValueId> = types.iter().map(|t| self.m.add_block_arg(inner, t.clone(), Span::UNKNOWN)).collect();
-        let op = self.op(OpSpec::new("scf.for", Span::UNKNOWN)
-            .operands([l, u, s])
-            .operands(inits.iter().copied())
-            .results(types)
-            .region(region));
-        let saved = std::mem::replace(&mut self.block, inner);
-        let next = body(self, iv, &accs);
-        self.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands(next));
-        self.block = saved;
-        self.m.ops[op].results.clone()
-    }
-
-    /// `a * b + c`, fused where the target has FMA and as separate operations elsewhere
-    /// (`llvm.fmuladd`; `math.fma` would call libm on CPUs without FMA).
-    pub fn fmuladd(&mut self, a: ValueId, b: ValueId, c: ValueId) -> ValueId {
-        let t = self.m.ty(a).clone();
-        let name = if matches!(t, Type::Vector { .. }) { "vector.fma" } else { "llvm.intr.fmuladd" };
-        self.value_op(name, &[a, b, c], t)
-    }
-
-    /// Nested loops over `shape` carrying values through all of them (a window or a reduction):
-    /// `body` sees the induction variables and the carried values and returns the next ones.
-    pub fn nest_accs(
-        &mut self,
-        shape: &[usize],
-        inits: &[ValueId],
-        body: &mut dyn FnMut(&mut Self, &[ValueId], &[ValueId]) -> Vec<ValueId>,
-    ) -> Vec<ValueId> {
-        fn rec(
-            e: &mut Emitter,
-            shape: &[usize],
-            ivs: &mut Vec<ValueId>,
-            st: &[ValueId],
-            body: &mut dyn FnMut(&mut Emitter, &[ValueId], &[ValueId]) -> Vec<ValueId>,
-        ) -> Vec<ValueId> {
-            if ivs.len() == shape.len() {
-                return body(e, ivs, st);
-            }
-            let d = shape[ivs.len()];
-            e.for_accs(0, d, st, |e, iv, st| {
-                ivs.push(iv);
-                let r = rec(e, shape, ivs, st, body);
-                ivs.pop();
-                r
-            })
-        }
-        rec(self, shape, &mut Vec::new(), inits, body)
-    }
-
-    /// Nested loops over `shape`, innermost last.    /// Nested loops over `shape`, innermost last.
-    pub fn loop_nest(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
-        fn rec(
-            e: &mut Emitter,
-            shape: &[usize],
-            ivs: &mut Vec<ValueId>,
-            body: &mut dyn FnMut(&mut Emitter, &[ValueId]),
-        ) {
-            if ivs.len() == shape.len() {
-                body(e, ivs);
-                return;
-            }
-            let d = shape[ivs.len()];
-            e.for_loop(0, d, |e, iv| {
-                ivs.push(iv);
-                rec(e, shape, ivs, body);
-                ivs.pop();
-            });
-        }
-        rec(self, shape, &mut Vec::new(), body);
-    }
-
-    /// Loads an element, widening f16 to f32.
-    pub fn load(&mut self, buf: ValueId, idx: &[ValueId]) -> ValueId {
-        let elem = (*self.m.ty(buf).as_memref().expect("memref").elem).clone();
-        let v = self.value_op("memref.load", &[&[buf][..], idx].concat(), elem.clone());
-        if elem == Type::Float(xcc_ir::types::FloatKind::F16) {
-            return self.value_op("arith.extf", &[v], Type::f32());
-        }
-        v
-    }
-
-    pub fn store(&mut self, v: ValueId, buf: ValueId, idx: &[ValueId]) {
-        let elem = (*self.m.ty(buf).as_memref().expect("memref").elem).clone();
-        let v = if elem == Type::Float(xcc_ir::types::FloatKind::F16) && *self.m.ty(v) != elem {
-            self.value_op("arith.truncf", &[v], elem)
-        } else {
-            v
-        };
-        self.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, buf][..], idx].concat()));
-    }
-
-    /// An element index read from an index tensor: negative values count from the end of a
-    /// dimension of size `dim` (Gather, GatherElements).
-    pub fn wrapped_index(&mut self, raw: ValueId, dim: usize) -> ValueId {
-        let it = self.m.ty(raw).clone();
-        let zero = self.const_int(0, it.clone());
-        let dimv = self.const_int(dim as i128, it.clone());
-        let neg = self.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", Attribute::i64(2))]);
-        let wrapped = self.value_op("arith.addi", &[raw, dimv], it.clone());
-        let fixed = self.value_op("arith.select", &[neg, wrapped, raw], it);
-        self.value_op("arith.index_cast", &[fixed], Type::Index)
-    }
-
-    /// For a window tap at position `p` along a dimension of `size`: ANDs "0 <= p < size" into
-    /// `inside` and returns `p` clamped into the dimension, so the load is always in bounds.
-    pub fn clamp_tap(&mut self, p: ValueId, size: usize, inside: &mut Option<ValueId>) -> ValueId {
-        let zero = self.idx(0);
-        let hi = self.idx(size as i64);
-        let ge = self.value_attr("arith.cmpi", &[p, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
-        let lt = self.value_attr("arith.cmpi", &[p, hi], Type::i1(), vec![("predicate", Attribute::i64(2))]);
-        let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
-        *inside = Some(match *inside {
-            None => ok,
-            Some(a) => self.value_op("arith.andi", &[a, ok], Type::i1()),
-        });
-        let lo = self.value_op("arith.maxsi", &[p, zero], Type::Index);
-        let last = self.idx(size as i64 - 1);
-        self.value_op("arith.minsi", &[lo, last], Type::Index)
-    }
-
-    /// Index values for `i * stride + k`.
-    pub fn affine(&mut self, terms: &[(ValueId, i64)], constant: i64) -> ValueId {
-        let mut acc = self.idx(constant);
-        for &(v, s) in terms {
-            let sv = self.idx(s);
-            let p = self.value_op("arith.muli", &[v, sv], Type::Index);
-            acc = self.value_op("arith.addi", &[acc, p], Type::Index);
-        }
-        acc
-    }
-
     /// Copies `src` into `dst` element by element in row-major order (same element count).
     pub fn copy(&mut self, src: ValueId, dst: ValueId, t: &TensorType) {
         let src_shape: Vec<usize> =
@@ -541,19 +314,6 @@ impl Emitter {
             let v = e.load(src, &si);
             e.store(v, dst, &di);
         });
-    }
-
-    /// Multi-index of a flat index in a row-major shape.
-    pub fn unflatten(&mut self, flat: ValueId, shape: &[usize]) -> Vec<ValueId> {
-        let strides = ops::strides_of(shape);
-        let mut out = Vec::new();
-        for (i, &s) in strides.iter().enumerate() {
-            let sv = self.idx(s as i64);
-            let q = self.value_op("arith.divui", &[flat, sv], Type::Index);
-            let dv = self.idx(shape[i] as i64);
-            out.push(self.value_op("arith.remui", &[q, dv], Type::Index));
-        }
-        out
     }
 
     pub fn buf(&self, name: &str) -> OResult<ValueId> {

@@ -353,8 +353,9 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
     Ok(result)
 }
 
+use crate::codegen::LoopBuilder;
 use crate::codegen::{compute_type, Emitter};
-use xcc_ir::{Attribute, Type, ValueId};
+use xcc_ir::{Type, ValueId};
 
 impl Emitter {
     pub fn emit_elementwise(&mut self, node: &Node, g: &Graph) -> OResult<()> {
@@ -391,16 +392,6 @@ impl Emitter {
             });
         }
         Ok(())
-    }
-
-    fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = xcc_ir::dialects::arith::CMPF_PREDICATES.iter().position(|x| *x == pred).unwrap() as i64;
-        self.value_attr("arith.cmpf", &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p))])
-    }
-
-    fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = xcc_ir::dialects::arith::CMPI_PREDICATES.iter().position(|x| *x == pred).unwrap() as i64;
-        self.value_attr("arith.cmpi", &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p))])
     }
 
     /// One element of `node`'s result from its operands' elements.

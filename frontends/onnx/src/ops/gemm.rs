@@ -10,6 +10,7 @@
 
 use super::nn::window;
 use crate::codegen::Emitter;
+use crate::codegen::LoopBuilder;
 use crate::fuse::{ACTIVATION, RESIDUAL};
 use crate::graph::*;
 use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
@@ -260,16 +261,6 @@ impl Emitter {
             let ci = self.index_of(c.off, &[(row, c.rs), (j0, 1)], 0);
             self.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
         }
-    }
-
-    /// A flat (1-D) view of a buffer.
-    pub fn flat(&mut self, buf: ValueId) -> ValueId {
-        let mt = self.m.ty(buf).as_memref().expect("memref").clone();
-        if mt.rank() == 1 {
-            return buf;
-        }
-        let n: u64 = mt.shape.iter().map(|d| d.unwrap_or(1)).product();
-        self.reshaped(buf, &[n as usize])
     }
 
     /// Conv as GEMM: for each image and group, `out[oc, p] = W[oc, k] * cols[k, p] + bias`.

@@ -300,39 +300,11 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     })
 }
 
+use crate::codegen::LoopBuilder;
 use crate::codegen::{compute_type, Emitter};
-use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
+use xcc_ir::{Attribute, Type, ValueId};
 
 impl Emitter {
-    /// The same buffer seen with another static shape (same element count), through
-    /// `memref.reshape` with a constant shape operand.
-    pub fn reshaped(&mut self, buf: ValueId, shape: &[usize]) -> ValueId {
-        let mt = self.m.ty(buf).as_memref().expect("memref").clone();
-        let t = TensorType { dtype: DType::F32, shape: vec![shape.len()] };
-        let _ = t;
-        let shape_ty = Type::MemRef(xcc_ir::types::MemRefType {
-            shape: vec![Some(shape.len() as u64)],
-            elem: Box::new(Type::Index),
-            layout: xcc_ir::types::Layout::Identity,
-            memory_space: None,
-        });
-        let seg = Attribute::DenseArray { elem: Type::i32(), values: vec![0, 0] };
-        let op =
-            self.op(OpSpec::new("memref.alloca", Span::UNKNOWN).results([shape_ty]).attr("operandSegmentSizes", seg));
-        let sm = self.m.result(op, 0);
-        for (i, &d) in shape.iter().enumerate() {
-            let (iv, dv) = (self.idx(i as i64), self.idx(d as i64));
-            self.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([dv, sm, iv]));
-        }
-        let to = Type::MemRef(xcc_ir::types::MemRefType {
-            shape: shape.iter().map(|&d| Some(d as u64)).collect(),
-            elem: mt.elem.clone(),
-            layout: xcc_ir::types::Layout::Identity,
-            memory_space: None,
-        });
-        self.value_op("memref.reshape", &[buf, sm], to)
-    }
-
     fn fbin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
         let t = self.m.ty(a).clone();
         self.value_op(name, &[a, b], t)

@@ -3,6 +3,7 @@
 //! from 18); empty axes reduce everything unless `noop_with_empty_axes`.
 
 use super::axis;
+use crate::codegen::LoopBuilder;
 use crate::codegen::{compute_type, Emitter};
 use crate::graph::*;
 use xcc_ir::{Attribute, Type, ValueId};

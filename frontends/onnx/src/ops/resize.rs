@@ -3,6 +3,7 @@
 //! dimension are computed here at compile time and become small constant tables.
 
 use super::axis;
+use crate::codegen::LoopBuilder;
 use crate::codegen::{compute_type, Emitter};
 use crate::graph::*;
 use xcc_ir::{Type, ValueId};

@@ -531,6 +531,7 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tenso
 }
 
 use crate::codegen::Emitter;
+use crate::codegen::LoopBuilder;
 use xcc_ir::{Type, ValueId};
 
 impl Emitter {
