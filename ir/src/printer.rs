@@ -120,6 +120,11 @@ impl<'a> OpPrinter<'_, 'a> {
         self.p.print_region_with(r, false, elide_terminator);
     }
 
+    /// A region in the generic form's spelling: the entry block's label and arguments shown.
+    pub fn region_with_entry_args(&mut self, r: RegionId) {
+        self.p.print_region(r, true);
+    }
+
     /// Names a block argument before its region prints (for signatures and loop headers).
     pub fn name_value(&mut self, v: ValueId) -> String {
         self.p.value_name(v)

@@ -97,3 +97,92 @@ impl Module {
         blocks
     }
 }
+
+impl Module {
+    /// A detached copy of `op` and everything nested in it. Operands found in `map` are
+    /// replaced (others kept); the copy's results and block arguments are added to `map`.
+    pub fn clone_op(&mut self, op: OpId, map: &mut std::collections::HashMap<ValueId, ValueId>) -> OpId {
+        let d = self.ops[op].clone();
+        let lookup = |v: ValueId, map: &std::collections::HashMap<ValueId, ValueId>| *map.get(&v).unwrap_or(&v);
+        let mut regions = Vec::new();
+        let mut block_map = std::collections::HashMap::new();
+        for &r in &d.regions {
+            let nr = self.new_region();
+            for &b in &self.regions[r].blocks.clone() {
+                let nb = self.append_block(nr, self.blocks[b].span);
+                block_map.insert(b, nb);
+                for &a in &self.blocks[b].args.clone() {
+                    let t = self.ty(a).clone();
+                    let na = self.add_block_arg(nb, t, self.values[a].span);
+                    map.insert(a, na);
+                }
+            }
+            regions.push((r, nr));
+        }
+        let spec = OpSpec {
+            name: d.name.clone(),
+            operands: d.operands.iter().map(|&v| lookup(v, map)).collect(),
+            result_types: d.results.iter().map(|&v| self.ty(v).clone()).collect(),
+            attrs: d.attrs.clone(),
+            successors: Vec::new(),
+            regions: regions.iter().map(|&(_, nr)| nr).collect(),
+            span: d.span,
+            property_names: d.property_names.clone(),
+        };
+        let new = self.create_op(spec);
+        for (&old, &newv) in d.results.iter().zip(&self.ops[new].results.clone()) {
+            map.insert(old, newv);
+        }
+        for (r, nr) in regions {
+            let old_blocks = self.regions[r].blocks.clone();
+            let new_blocks = self.regions[nr].blocks.clone();
+            for (&ob, &nb) in old_blocks.iter().zip(&new_blocks) {
+                for inner in self.blocks[ob].ops.clone() {
+                    let c = self.clone_op(inner, map);
+                    for s in &mut self.ops[c].successors {
+                        s.block = *block_map.get(&s.block).unwrap_or(&s.block);
+                    }
+                    self.append_op(nb, c);
+                }
+            }
+        }
+        for s in &d.successors {
+            let args = s.args.iter().map(|&v| lookup(v, map)).collect();
+            self.ops[new].successors.push(crate::module::Successor { block: s.block, args });
+        }
+        new
+    }
+
+    /// Moves every operation of `from` (a detached scratch block) in front of `anchor`.
+    pub fn splice_before(&mut self, from: BlockId, anchor: OpId) {
+        let (b, i) = self.op_index(anchor).expect("anchor in a block");
+        let ops = std::mem::take(&mut self.blocks[from].ops);
+        for &op in &ops {
+            self.ops[op].parent = Some(b);
+        }
+        let tail = self.blocks[b].ops.split_off(i);
+        self.blocks[b].ops.extend(ops);
+        self.blocks[b].ops.extend(tail);
+    }
+
+    /// Every use of `from` replaced by `to`, in the whole module.
+    pub fn replace_all_uses(&mut self, from: ValueId, to: ValueId) {
+        for &top in self.top_ops().to_vec().iter() {
+            self.replace_uses_in(top, from, to);
+        }
+    }
+
+    /// The operations (anywhere in the module) using `v` as an operand or successor argument.
+    pub fn users(&self, v: ValueId) -> Vec<OpId> {
+        let mut out = Vec::new();
+        for &top in self.top_ops() {
+            self.walk_nested(top, &mut |op| {
+                let d = &self.ops[op];
+                if d.operands.contains(&v) || d.successors.iter().any(|s| s.args.contains(&v)) {
+                    out.push(op);
+                }
+            });
+        }
+        out
+    }
+}

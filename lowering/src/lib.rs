@@ -2,6 +2,8 @@
 //! alone (`xcc --passes=a,b,c`), with the verifier between them.
 //!
 //! The default pipeline ([`default_pipeline`]):
+//! 0. the kernel level ([`kernel`]): `kernel-fuse-epilogue`, `kernel-fuse-elementwise`,
+//!    `kernel-to-loops` and `plan-workspace`;
 //! 1. `lower-affine` ([`conversion::affine_to_scf`]): `affine.apply/for/if/load/store` to arith and `scf`;
 //! 2. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (parallel ones too) and
 //!    conditionals to blocks;
@@ -15,6 +17,7 @@
 
 pub mod builder;
 pub mod conversion;
+pub mod kernel;
 
 use conversion::{ConversionSet, LlvmConversionPass};
 use xcc_ir::{Diagnostic, Module};
@@ -57,6 +60,19 @@ const GPU: &[&ConversionSet] = &[&conversion::gpu_to_nvvm::CONVERSION];
 /// Every pass by name, with a line saying what it does.
 pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
     vec![
+        (
+            Box::new(kernel::fuse::FuseEpilogue),
+            "a clamp, residual add or bias add after a matmul or conv joins its epilogue",
+        ),
+        (Box::new(kernel::fuse::FuseElementwise), "chains of elementwise kernel.generic ops become one"),
+        (
+            Box::new(kernel::lower::KernelToLoops),
+            "kernel ops to (parallel) loops; the GEMM micro-kernel for matmul and conv",
+        ),
+        (
+            Box::new(kernel::plan_workspace::PlanWorkspace),
+            "buffers of functions with xcc.workspace become views of their workspace",
+        ),
         (
             Box::new(conversion::affine_to_scf::LowerAffine),
             "affine loops, conditionals, maps and accesses to scf and arith",
@@ -102,10 +118,13 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
     Ok(out)
 }
 
-/// lower-affine, convert-scf-to-cf, convert-to-llvm, reconcile-unrealized-casts.
+/// The kernel passes, then lower-affine, convert-scf-to-cf, convert-to-llvm and
+/// reconcile-unrealized-casts.
+pub const DEFAULT_PIPELINE: &str = "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-to-loops,plan-workspace,\
+lower-affine,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts";
+
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
-    parse_pipeline("lower-affine,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts")
-        .expect("the default passes are registered")
+    parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")
 }
 
 /// Runs passes in order; `after_each(pass_name, module)` sees each result (for verifying and

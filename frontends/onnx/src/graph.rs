@@ -3,26 +3,9 @@
 //! `consts`; loop generation reads them.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 use xcc_ir::Type;
 
-/// A user-facing ONNX error: names the node, tensor, op or opset involved.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OnnxError(pub String);
-
-impl fmt::Display for OnnxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for OnnxError {}
-
-pub type OResult<T> = Result<T, OnnxError>;
-
-pub fn err<T>(msg: impl Into<String>) -> OResult<T> {
-    Err(OnnxError(msg.into()))
-}
+pub use crate::error::{err, OResult, OnnxError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {

@@ -1,7 +1,7 @@
 //! The C header of a compiled model: the ABI contract. Tests compile against it.
 
 use super::c_identifier;
-use super::codegen::ModelInterface;
+use super::emit::ModelInterface;
 use std::fmt::Write;
 
 pub fn header(iface: &ModelInterface, source: &str) -> String {

@@ -37,7 +37,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         return err("the file is empty, not an ONNX model");
     }
     let model = proto::ModelProto::decode(bytes)
-        .map_err(|e| OnnxError(format!("not a valid ONNX model: protobuf decoding failed ({e})")))?;
+        .map_err(|e| OnnxError::msg(format!("not a valid ONNX model: protobuf decoding failed ({e})")))?;
     let ir = model.ir_version.unwrap_or(0);
     if !(MIN_IR_VERSION..=MAX_IR_VERSION).contains(&ir) {
         return err(format!(
@@ -74,7 +74,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
     let mut graph = Graph { name: g.name.clone().unwrap_or_default(), ..Default::default() };
     for t in &g.initializer {
         let name = t.name.clone().unwrap_or_default();
-        let tensor = decode_tensor(t, base).map_err(|e| OnnxError(format!("initializer '{name}': {}", e.0)))?;
+        let tensor = decode_tensor(t, base).map_err(|e| e.for_tensor(&name))?;
         graph.types.insert(name.clone(), tensor.ty.clone());
         graph.consts.insert(name, tensor);
     }
@@ -84,7 +84,8 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
             continue;
         }
         if let Some(binding) = options.binds.get(&name) {
-            let t = bind_input(vi, binding, base).map_err(|e| OnnxError(format!("--bind {name}: {}", e.0)))?;
+            let t =
+                bind_input(vi, binding, base).map_err(|e| OnnxError::msg(format!("--bind {name}: {}", e.message)))?;
             graph.types.insert(name.clone(), t.ty.clone());
             graph.consts.insert(name, t);
             continue;
@@ -107,7 +108,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         for a in &n.attribute {
             let aname = a.name.clone().unwrap_or_default();
             let value = convert_attr(a, base)
-                .map_err(|e| OnnxError(format!("attribute '{aname}' of node '{node_name}': {}", e.0)))?;
+                .map_err(|e| OnnxError::msg(format!("attribute '{aname}' of node '{node_name}': {}", e.message)))?;
             if let Some(v) = value {
                 attrs.insert(aname, v);
             }
@@ -129,9 +130,10 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
 fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> OResult<Tensor> {
     match binding {
         Binding::TensorFile(path) => {
-            let bytes = std::fs::read(path).map_err(|e| OnnxError(format!("cannot read {}: {e}", path.display())))?;
+            let bytes =
+                std::fs::read(path).map_err(|e| OnnxError::msg(format!("cannot read {}: {e}", path.display())))?;
             let t = proto::TensorProto::decode(bytes.as_slice())
-                .map_err(|e| OnnxError(format!("{} is not a TensorProto: {e}", path.display())))?;
+                .map_err(|e| OnnxError::msg(format!("{} is not a TensorProto: {e}", path.display())))?;
             decode_tensor(&t, base)
         }
         Binding::Values(values) => {
@@ -140,7 +142,7 @@ fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> ORe
                 _ => 0,
             };
             let dtype = DType::from_onnx(code)
-                .ok_or_else(|| OnnxError(format!("element type {} is not supported", DType::onnx_name(code))))?;
+                .ok_or_else(|| OnnxError::msg(format!("element type {} is not supported", DType::onnx_name(code))))?;
             let declared: Option<Vec<usize>> = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
                 Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|s| {
                     s.dim
@@ -167,14 +169,19 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
     let name = vi.name.clone().unwrap_or_default();
     let tensor = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
         Some(proto::type_proto::Value::TensorType(t)) => t,
-        _ => return err(format!("input '{name}' is not a tensor (sequences, maps and optionals are not supported)")),
+        _ => {
+            return Err(OnnxError::tensor(
+                &name,
+                "the input is not a tensor (sequences, maps and optionals are not supported)",
+            ))
+        }
     };
     let code = tensor.elem_type.unwrap_or(0);
     let dtype = DType::from_onnx(code).ok_or_else(|| {
-        OnnxError(format!(
-            "input '{name}' has element type {} ({code}), which xcc does not support",
-            DType::onnx_name(code)
-        ))
+        OnnxError::tensor(
+            &name,
+            format!("the input has element type {} ({code}), which xcc does not support", DType::onnx_name(code)),
+        )
     })?;
     if let Some(s) = shapes.get(&name) {
         return Ok(TensorType { dtype, shape: s.clone() });
@@ -185,19 +192,23 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
         match &d.value {
             Some(Value::DimValue(v)) if *v >= 0 => shape.push(*v as usize),
             Some(Value::DimParam(p)) => {
-                return err(format!(
-                    "input '{name}' has symbolic dimension {i} ('{p}'): give its shape with --shape {name}=D0xD1x..."
+                return Err(OnnxError::tensor(
+                    &name,
+                    format!(
+                        "the input has symbolic dimension {i} ('{p}'): give its shape with --shape {name}=D0xD1x..."
+                    ),
                 ))
             }
             _ => {
-                return err(format!(
-                    "input '{name}' has an unknown dimension {i}: give its shape with --shape {name}=D0xD1x..."
+                return Err(OnnxError::tensor(
+                    &name,
+                    format!("the input has an unknown dimension {i}: give its shape with --shape {name}=D0xD1x..."),
                 ))
             }
         }
     }
     if tensor.shape.is_none() {
-        return err(format!("input '{name}' has no shape: give it with --shape {name}=D0xD1x..."));
+        return Err(OnnxError::tensor(&name, format!("the input has no shape: give it with --shape {name}=D0xD1x...")));
     }
     checked_bytes(&name, dtype, &shape)?;
     Ok(TensorType { dtype, shape })
@@ -207,12 +218,9 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
 pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize> {
     let mut n: usize = dtype.size();
     for &d in shape {
-        n = n.checked_mul(d).ok_or_else(|| {
-            OnnxError(format!("tensor '{name}' with dims {shape:?} is too large: its size overflows 64-bit arithmetic"))
+        n = n.checked_mul(d).filter(|&n| n <= 1 << 62).ok_or_else(|| {
+            OnnxError::tensor(name, format!("dims {shape:?} are too large: the size overflows 64-bit arithmetic"))
         })?;
-    }
-    if n > (1usize << 62) {
-        return err(format!("tensor '{name}' with dims {shape:?} is too large: its size overflows 64-bit arithmetic"));
     }
     Ok(n)
 }
@@ -220,7 +228,7 @@ pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize
 pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
     let code = t.data_type.unwrap_or(0);
     let dtype = DType::from_onnx(code)
-        .ok_or_else(|| OnnxError(format!("element type {} ({code}) is not supported", DType::onnx_name(code))))?;
+        .ok_or_else(|| OnnxError::msg(format!("element type {} ({code}) is not supported", DType::onnx_name(code))))?;
     let mut shape = Vec::new();
     for &d in &t.dims {
         if d < 0 {
@@ -268,11 +276,12 @@ fn read_external(t: &proto::TensorProto, base: &Path, bytes: usize) -> OResult<V
         match e.key.as_deref().unwrap_or("") {
             "location" => location = Some(v),
             "offset" => {
-                offset = v.parse().map_err(|_| OnnxError(format!("external data offset '{v}' is not a number")))?
+                offset = v.parse().map_err(|_| OnnxError::msg(format!("external data offset '{v}' is not a number")))?
             }
             "length" => {
                 length = Some(
-                    v.parse::<u64>().map_err(|_| OnnxError(format!("external data length '{v}' is not a number")))?,
+                    v.parse::<u64>()
+                        .map_err(|_| OnnxError::msg(format!("external data length '{v}' is not a number")))?,
                 )
             }
             _ => {}
@@ -285,16 +294,18 @@ fn read_external(t: &proto::TensorProto, base: &Path, bytes: usize) -> OResult<V
     {
         return err(format!("external data location '{location}' escapes the model's directory"));
     }
-    let dir = base.canonicalize().map_err(|e| OnnxError(format!("cannot resolve the model's directory: {e}")))?;
+    let dir = base.canonicalize().map_err(|e| OnnxError::msg(format!("cannot resolve the model's directory: {e}")))?;
     let full = dir.join(rel);
-    let real = full.canonicalize().map_err(|e| OnnxError(format!("cannot open external data '{location}': {e}")))?;
+    let real =
+        full.canonicalize().map_err(|e| OnnxError::msg(format!("cannot open external data '{location}': {e}")))?;
     if !real.starts_with(&dir) {
         return err(format!(
             "external data location '{location}' escapes the model's directory (through a symbolic link)"
         ));
     }
-    let file_len =
-        std::fs::metadata(&real).map_err(|e| OnnxError(format!("cannot open external data '{location}': {e}")))?.len();
+    let file_len = std::fs::metadata(&real)
+        .map_err(|e| OnnxError::msg(format!("cannot open external data '{location}': {e}")))?
+        .len();
     let length = length.unwrap_or(bytes as u64);
     if offset.checked_add(length).is_none_or(|end| end > file_len) {
         return err(format!("external data '{location}': offset {offset} + length {length} is past the end of the file ({file_len} bytes)"));
@@ -302,7 +313,8 @@ fn read_external(t: &proto::TensorProto, base: &Path, bytes: usize) -> OResult<V
     if length != bytes as u64 {
         return err(format!("external data '{location}' has length {length}, but the tensor needs {bytes} bytes"));
     }
-    let all = std::fs::read(&real).map_err(|e| OnnxError(format!("cannot read external data '{location}': {e}")))?;
+    let all =
+        std::fs::read(&real).map_err(|e| OnnxError::msg(format!("cannot read external data '{location}': {e}")))?;
     Ok(all[offset as usize..(offset + length) as usize].to_vec())
 }
 
@@ -314,7 +326,7 @@ fn convert_attr(a: &proto::AttributeProto, base: &Path) -> OResult<Option<Attr>>
         2 => Attr::Int(a.i.unwrap_or(0)),
         3 => Attr::Str(a.s.as_ref().map(s).unwrap_or_default()),
         4 => Attr::Tensor(decode_tensor(
-            a.t.as_ref().ok_or_else(|| OnnxError("tensor attribute without a tensor".into()))?,
+            a.t.as_ref().ok_or_else(|| OnnxError::msg("tensor attribute without a tensor"))?,
             base,
         )?),
         6 => Attr::Floats(a.floats.clone()),

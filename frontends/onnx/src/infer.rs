@@ -86,10 +86,10 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     for node in nodes {
         if matches!(node.op.as_str(), "Shape" | "Size") {
             // Shapes are static: these fold whether or not the input's data is known.
-            let t = g.ty(&node.inputs[0]).map_err(|e| OnnxError(format!("{}: {}", node.describe(), e.0)))?.clone();
+            let t = g.ty(&node.inputs[0]).map_err(|e| e.in_node(&node))?.clone();
             let placeholder = Tensor { ty: t.clone(), data: Vec::new() };
             if let Some(result) = ops::fold(&node, &[Some(&placeholder)]) {
-                let outs = result.map_err(|e| OnnxError(format!("{}: {}", node.describe(), e.0)))?;
+                let outs = result.map_err(|e| e.in_node(&node))?;
                 for (name, t) in node.outputs.iter().zip(outs) {
                     g.types.insert(name.clone(), t.ty.clone());
                     g.consts.insert(name.clone(), t);
@@ -102,7 +102,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let all_const = node.inputs.iter().zip(&inputs).all(|(name, t)| name.is_empty() || t.is_some());
         if all_const {
             if let Some(result) = ops::fold(&node, &inputs) {
-                let outs = result.map_err(|e| OnnxError(format!("{}: {}", node.describe(), e.0)))?;
+                let outs = result.map_err(|e| e.in_node(&node))?;
                 for (name, t) in node.outputs.iter().zip(outs) {
                     g.types.insert(name.clone(), t.ty.clone());
                     g.consts.insert(name.clone(), t);
@@ -110,7 +110,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
                 continue;
             }
         }
-        let types = ops::infer(&node, g).map_err(|e| OnnxError(format!("{}: {}", node.describe(), e.0)))?;
+        let types = ops::infer(&node, g).map_err(|e| e.in_node(&node))?;
         for (name, t) in node.outputs.iter().zip(types) {
             if !name.is_empty() {
                 super::import::checked_bytes(name, t.dtype, &t.shape)?;

@@ -1,7 +1,8 @@
 //! The ONNX frontend: protobuf -> [`graph::Graph`] -> shape inference and constant folding ->
 //! loop generation in the standard dialect, plus the C header that describes the result.
 
-pub mod codegen;
+pub mod emit;
+pub mod error;
 pub mod fuse;
 pub mod graph;
 pub mod header;
@@ -13,8 +14,8 @@ pub mod proto;
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use codegen::ModelInterface;
-pub use graph::OnnxError;
+pub use emit::ModelInterface;
+pub use error::OnnxError;
 
 pub struct OnnxOptions<'a> {
     /// Prefix of every exported symbol (`NAME_run`, `NAME_workspace_size`).
@@ -35,7 +36,7 @@ pub fn compile(
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
-    codegen::generate(&g, options.name)
+    emit::generate(&g, options.name)
 }
 
 /// A C identifier from a model or tensor name.

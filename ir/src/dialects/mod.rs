@@ -12,6 +12,7 @@ pub mod cf;
 pub mod constraints;
 pub mod func;
 pub mod gpu;
+pub mod kernel;
 pub mod llvm;
 pub mod math;
 pub mod memref;
@@ -39,6 +40,7 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("llvm", llvm::OPS),
     ("std", original::OPS),
     ("tensor", tensor::OPS),
+    ("kernel", kernel::OPS),
 ];
 
 /// Every registered operation.

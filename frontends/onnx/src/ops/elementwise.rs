@@ -86,7 +86,7 @@ pub fn result_dtype(node: &Node, g: &Graph) -> OResult<DType> {
         "Cast" => {
             let to = node.int("to", 0) as i32;
             DType::from_onnx(to).ok_or_else(|| {
-                OnnxError(format!("Cast to element type {} ({to}) is not supported", DType::onnx_name(to)))
+                OnnxError::msg(format!("Cast to element type {} ({to}) is not supported", DType::onnx_name(to)))
             })?
         }
         "CastLike" => g.ty(&node.inputs[1])?.dtype,
@@ -106,7 +106,8 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         shape = if i == 0 {
             t.shape.clone()
         } else {
-            broadcast(&shape, &t.shape).map_err(|e| OnnxError(format!("inputs '{}' and '{}': {}", data[0], x, e.0)))?
+            broadcast(&shape, &t.shape)
+                .map_err(|e| OnnxError::msg(format!("inputs '{}' and '{}': {}", data[0], x, e.message)))?
         };
     }
     if !matches!(node.op.as_str(), "Where" | "Cast" | "CastLike") && !is_comparison(&node.op) {
@@ -327,7 +328,7 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
     let dtype = match node.op.as_str() {
         op if is_comparison(op) => DType::Bool,
         "Cast" => {
-            DType::from_onnx(node.int("to", 0) as i32).ok_or_else(|| OnnxError("unsupported Cast target".into()))?
+            DType::from_onnx(node.int("to", 0) as i32).ok_or_else(|| OnnxError::msg("unsupported Cast target"))?
         }
         "CastLike" => inputs[1].map(|t| t.ty.dtype).unwrap_or(DType::F32),
         "Where" => data[1].ty.dtype,
@@ -353,8 +354,8 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
     Ok(result)
 }
 
-use crate::codegen::LoopBuilder;
-use crate::codegen::{compute_type, Emitter};
+use crate::emit::LoopBuilder;
+use crate::emit::{compute_type, Emitter};
 use xcc_ir::{Type, ValueId};
 
 impl Emitter {
@@ -689,7 +690,8 @@ fn clip_params(node: &Node, g: &Graph) -> OResult<Vec<f64>> {
     let mut p = vec![node.float("min", f32::NEG_INFINITY) as f64, node.float("max", f32::INFINITY) as f64];
     for i in 1..3 {
         if let Some(name) = node.input(i) {
-            let t = g.consts.get(name).ok_or_else(|| OnnxError(format!("Clip bound '{name}' must be a constant")))?;
+            let t =
+                g.consts.get(name).ok_or_else(|| OnnxError::msg(format!("Clip bound '{name}' must be a constant")))?;
             p[i - 1] = t.to_f64()[0];
         }
     }

@@ -9,8 +9,8 @@
 //! stride-1 kernels and otherwise through im2col columns in workspace scratch space.
 
 use super::nn::window;
-use crate::codegen::Emitter;
-use crate::codegen::LoopBuilder;
+use crate::emit::Emitter;
+use crate::emit::LoopBuilder;
 use crate::fuse::{ACTIVATION, RESIDUAL};
 use crate::graph::*;
 use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
@@ -292,7 +292,7 @@ impl Emitter {
             None => None,
         };
         let direct = is_pointwise(&win);
-        let scratch = if direct { None } else { Some(self.buf(&crate::codegen::scratch_name(node))?) };
+        let scratch = if direct { None } else { Some(self.buf(&crate::emit::scratch_name(node))?) };
         let residual = match residual_input(node) {
             Some(i) => Some(self.flat(self.buf(&node.inputs[i])?)),
             None => None,

@@ -174,7 +174,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             }
             if let Some(c) = node.input(2) {
                 broadcast(&g.ty(c)?.shape, &[m, n])
-                    .map_err(|e| OnnxError(format!("C cannot broadcast to [{m}, {n}]: {}", e.0)))?;
+                    .map_err(|e| OnnxError::msg(format!("C cannot broadcast to [{m}, {n}]: {}", e.message)))?;
             }
             vec![TensorType { dtype: x.dtype, shape: vec![m, n] }]
         }
@@ -234,7 +234,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             }
             let kernel: Vec<usize> = node
                 .ints("kernel_shape")
-                .ok_or_else(|| OnnxError("needs kernel_shape".into()))?
+                .ok_or_else(|| OnnxError::msg("needs kernel_shape"))?
                 .iter()
                 .map(|&k| k as usize)
                 .collect();
@@ -300,8 +300,8 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     })
 }
 
-use crate::codegen::LoopBuilder;
-use crate::codegen::{compute_type, Emitter};
+use crate::emit::LoopBuilder;
+use crate::emit::{compute_type, Emitter};
 use xcc_ir::{Attribute, Type, ValueId};
 
 impl Emitter {

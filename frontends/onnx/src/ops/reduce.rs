@@ -3,8 +3,8 @@
 //! from 18); empty axes reduce everything unless `noop_with_empty_axes`.
 
 use super::axis;
-use crate::codegen::LoopBuilder;
-use crate::codegen::{compute_type, Emitter};
+use crate::emit::LoopBuilder;
+use crate::emit::{compute_type, Emitter};
 use crate::graph::*;
 use xcc_ir::{Attribute, Type, ValueId};
 
@@ -28,8 +28,8 @@ fn topk_k(node: &Node, g: &Graph) -> OResult<usize> {
     if node.opset < 10 {
         return Ok(node.int("k", 1).max(0) as usize);
     }
-    let name = node.input(1).ok_or_else(|| OnnxError("TopK needs K".into()))?;
-    let t = g.consts.get(name).ok_or_else(|| OnnxError(format!("K '{name}' must be a constant (use --bind)")))?;
+    let name = node.input(1).ok_or_else(|| OnnxError::msg("TopK needs K"))?;
+    let t = g.consts.get(name).ok_or_else(|| OnnxError::msg(format!("K '{name}' must be a constant (use --bind)")))?;
     Ok(t.to_i64()[0].max(0) as usize)
 }
 
@@ -42,7 +42,7 @@ fn reduced_axes(node: &Node, g: &Graph, rank: usize) -> OResult<Option<Vec<usize
         Some(a) => a,
         None => match node.input(1) {
             Some(name) => {
-                g.consts.get(name).ok_or_else(|| OnnxError(format!("axes '{name}' must be a constant")))?.to_i64()
+                g.consts.get(name).ok_or_else(|| OnnxError::msg(format!("axes '{name}' must be a constant")))?.to_i64()
             }
             None => Vec::new(),
         },

@@ -3,8 +3,8 @@
 //! dimension are computed here at compile time and become small constant tables.
 
 use super::axis;
-use crate::codegen::LoopBuilder;
-use crate::codegen::{compute_type, Emitter};
+use crate::emit::LoopBuilder;
+use crate::emit::{compute_type, Emitter};
 use crate::graph::*;
 use xcc_ir::{Type, ValueId};
 
@@ -89,7 +89,7 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
     // tf_crop_and_resize samples the box given by roi (starts then ends, normalized).
     let mut roi: Vec<(f64, f64)> = vec![(0.0, 1.0); rank];
     if mode == "tf_crop_and_resize" {
-        let r = const_f64(g, node, 1)?.ok_or_else(|| OnnxError("tf_crop_and_resize needs roi".into()))?;
+        let r = const_f64(g, node, 1)?.ok_or_else(|| OnnxError::msg("tf_crop_and_resize needs roi"))?;
         if r.len() != 2 * axes.len() {
             return err(format!("roi has {} values, expected {}", r.len(), 2 * axes.len()));
         }

@@ -68,7 +68,7 @@ pub fn slice_params(node: &Node, shape: &[usize], c: &[Option<&Tensor>]) -> ORes
                     .copied()
                     .flatten()
                     .map(|t| Some(t.to_i64()))
-                    .ok_or_else(|| OnnxError(format!("Slice {what} '{n}' must be a constant"))),
+                    .ok_or_else(|| OnnxError::msg(format!("Slice {what} '{n}' must be a constant"))),
             }
         };
         (get(1, "starts")?.unwrap_or_default(), get(2, "ends")?.unwrap_or_default(), get(3, "axes")?, get(4, "steps")?)
@@ -118,7 +118,7 @@ fn reshape_target(node: &Node, input: &[usize], spec: &[i64]) -> OResult<Vec<usi
             0 if !allowzero => out.push(
                 *input
                     .get(i)
-                    .ok_or_else(|| OnnxError("Reshape copies a dimension that the input does not have".into()))?,
+                    .ok_or_else(|| OnnxError::msg("Reshape copies a dimension that the input does not have"))?,
             ),
             s if s < 0 => return err(format!("invalid Reshape dimension {s}")),
             s => out.push(s as usize),
@@ -144,7 +144,10 @@ pub fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<usize>> {
         Some(s) => Some(s),
         None => match node.input(1) {
             Some(name) => Some(
-                g.consts.get(name).ok_or_else(|| OnnxError(format!("split '{name}' must be a constant")))?.to_i64(),
+                g.consts
+                    .get(name)
+                    .ok_or_else(|| OnnxError::msg(format!("split '{name}' must be a constant")))?
+                    .to_i64(),
             ),
             None => None,
         },
@@ -170,14 +173,14 @@ pub fn pad_amounts(node: &Node, g: &Graph, rank: usize) -> OResult<Vec<(i64, i64
         None => g
             .consts
             .get(node.input(1).unwrap_or(""))
-            .ok_or_else(|| OnnxError("Pad's pads must be a constant".into()))?
+            .ok_or_else(|| OnnxError::msg("Pad's pads must be a constant"))?
             .to_i64(),
     };
     let axes: Vec<usize> = match node.input(3) {
         Some(name) => g
             .consts
             .get(name)
-            .ok_or_else(|| OnnxError(format!("axes '{name}' must be a constant")))?
+            .ok_or_else(|| OnnxError::msg(format!("axes '{name}' must be a constant")))?
             .to_i64()
             .iter()
             .map(|&a| axis(node, a, rank))
@@ -245,7 +248,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             let spec = match node.ints("shape") {
                 Some(s) => s,
                 None => {
-                    const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError("Reshape needs a shape".into()))?.to_i64()
+                    const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?.to_i64()
                 }
             };
             TensorType { dtype: t0()?.dtype, shape: reshape_target(node, &t0()?.shape, &spec)? }
@@ -278,7 +281,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         }
         "Unsqueeze" => {
             let t = t0()?;
-            let axes = axes_of(node, &c, 1)?.ok_or_else(|| OnnxError("Unsqueeze needs axes".into()))?;
+            let axes = axes_of(node, &c, 1)?.ok_or_else(|| OnnxError::msg("Unsqueeze needs axes"))?;
             let rank = t.shape.len() + axes.len();
             let mut axes: Vec<usize> = axes.iter().map(|&x| axis(node, x, rank)).collect::<OResult<_>>()?;
             axes.sort();
@@ -328,13 +331,13 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         }
         "Expand" => {
             let t = t0()?;
-            let s = const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError("Expand needs a shape".into()))?.to_i64();
+            let s = const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Expand needs a shape"))?.to_i64();
             let s: Vec<usize> = s.iter().map(|&x| x.max(0) as usize).collect();
             TensorType { dtype: t.dtype, shape: broadcast(&t.shape, &s)? }
         }
         "Tile" => {
             let t = t0()?;
-            let r = const_input(g, node, 1, "repeats")?.ok_or_else(|| OnnxError("Tile needs repeats".into()))?.to_i64();
+            let r = const_input(g, node, 1, "repeats")?.ok_or_else(|| OnnxError::msg("Tile needs repeats"))?.to_i64();
             if r.len() != t.shape.len() {
                 return err("repeats must have one entry per dimension");
             }
@@ -530,8 +533,8 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tenso
     Some(r)
 }
 
-use crate::codegen::Emitter;
-use crate::codegen::LoopBuilder;
+use crate::emit::Emitter;
+use crate::emit::LoopBuilder;
 use xcc_ir::{Type, ValueId};
 
 impl Emitter {
@@ -643,7 +646,7 @@ impl Emitter {
                     (_, Some(name)) => g
                         .consts
                         .get(name)
-                        .ok_or_else(|| OnnxError(format!("constant_value '{name}' must be a constant")))?
+                        .ok_or_else(|| OnnxError::msg(format!("constant_value '{name}' must be a constant")))?
                         .to_f64()
                         .first()
                         .copied()

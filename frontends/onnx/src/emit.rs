@@ -148,12 +148,13 @@ pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
     for node in &g.nodes {
         for x in node.inputs.iter().filter(|x| !x.is_empty()) {
             if !e.buffers.contains_key(x) {
-                let t = g.consts.get(x).ok_or_else(|| OnnxError(format!("internal: tensor '{x}' has no buffer")))?;
+                let t =
+                    g.consts.get(x).ok_or_else(|| OnnxError::msg(format!("internal: tensor '{x}' has no buffer")))?;
                 let v = e.global(t);
                 e.buffers.insert(x.clone(), v);
             }
         }
-        e.emit_node(node, g).map_err(|err| OnnxError(format!("{}: {}", node.describe(), err.0)))?;
+        e.emit_node(node, g).map_err(|err| err.in_node(&node))?;
     }
     // Outputs that are constants or inputs (no node writes them).
     for (o, t) in &outputs {
@@ -317,7 +318,10 @@ impl Emitter {
     }
 
     pub fn buf(&self, name: &str) -> OResult<ValueId> {
-        self.buffers.get(name).copied().ok_or_else(|| OnnxError(format!("internal: tensor '{name}' has no buffer")))
+        self.buffers
+            .get(name)
+            .copied()
+            .ok_or_else(|| OnnxError::msg(format!("internal: tensor '{name}' has no buffer")))
     }
 
     fn emit_node(&mut self, node: &Node, g: &Graph) -> OResult<()> {

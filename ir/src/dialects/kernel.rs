@@ -1,0 +1,514 @@
+//! `kernel`: xcc's kernel level, between a model's graph and loops. Structured, target-neutral
+//! operations on buffers, which say what is computed and leave how (tiling, packing, layout,
+//! vectorization, threads or a GPU grid) to the passes over this level and to its lowering,
+//! `kernel-to-loops`:
+//!
+//! - `kernel.generic`: a loop nest over an iteration space, each operand read or written at an
+//!   affine map of the loop indices (as `linalg.generic`); loops are `parallel` or `reduction`,
+//!   the body computes the outputs' elements from the operands' (`kernel.index` gives a loop
+//!   index, and the body may read other buffers, for gathers);
+//! - `kernel.matmul`: `out = act(alpha * A x B + beta * bias + residual)` with broadcast batch
+//!   dimensions, the epilogue typed by its operands and attributes ([`Epilogue`]);
+//! - `kernel.conv`: an N-d convolution with groups, strides, dilations and pads, with the same
+//!   epilogue;
+//! - `kernel.copy`: the elements of one buffer into another of the same size, in row-major order
+//!   (reshapes);
+//! - `kernel.workspace_size`: the bytes a function's workspace needs, known once
+//!   `plan-workspace` has placed its buffers.
+
+use super::constraints::{operand_types, result_types};
+use crate::affine::{AffineExpr, AffineMap};
+use crate::attributes::Attribute;
+use crate::entity::{OpId, RegionId};
+use crate::module::{Module, OpSpec};
+use crate::op_def::{optional, required, AttrDef, AttrKind, Count, OpDef, Segment, Syntax, Traits};
+use crate::parser::forms::{segment_sizes, RETURN};
+use crate::parser::lexer::Tok;
+use crate::parser::{PResult, Parser};
+use crate::printer::OpPrinter;
+use crate::types::{MemRefType, Type};
+use crate::Diagnostic;
+
+const GENERIC_SEGMENTS: &[Segment] = &[Segment::Variadic("inputs"), Segment::Variadic("outputs")];
+const EPILOGUE_SEGMENTS: &[Segment] = &[
+    Segment::One("a"),
+    Segment::One("b"),
+    Segment::Optional("bias"),
+    Segment::Optional("residual"),
+    Segment::One("output"),
+];
+
+/// The epilogue's attributes, shared by `kernel.matmul` and `kernel.conv`.
+const MATMUL_ATTRS: &[AttrDef] = &[
+    optional("transpose_a", AttrKind::Unit),
+    optional("transpose_b", AttrKind::Unit),
+    optional("alpha", AttrKind::Float),
+    optional("beta", AttrKind::Float),
+    optional("act_min", AttrKind::Float),
+    optional("act_max", AttrKind::Float),
+];
+const CONV_ATTRS: &[AttrDef] = &[
+    required("strides", AttrKind::IntList),
+    required("pads", AttrKind::IntList),
+    required("dilations", AttrKind::IntList),
+    required("group", AttrKind::Integer),
+    optional("act_min", AttrKind::Float),
+    optional("act_max", AttrKind::Float),
+];
+
+const WRITES: Traits = Traits::READS.union(Traits::WRITES);
+
+pub const OPS: &[OpDef] = &[
+    OpDef::new("kernel.generic", "a loop nest reading and writing operands at affine maps of its indices")
+        .operand_count(Count::Segments(GENERIC_SEGMENTS))
+        .regions(Count::Exactly(1))
+        .attrs(&[required("indexing_maps", AttrKind::Array), required("iterator_types", AttrKind::Array)])
+        .traits(WRITES.union(Traits::RECURSIVE_EFFECTS))
+        .verify(verify_generic)
+        .syntax(Syntax::custom(parse_generic, Some(print_generic))),
+    OpDef::new("kernel.yield", "the elements a kernel.generic body writes to its outputs")
+        .operand_count(Count::AtLeast(0))
+        .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE))
+        .parents(&["kernel.generic"])
+        .verify(verify_yield)
+        .syntax(RETURN),
+    OpDef::new("kernel.index", "the current index of one loop of the enclosing kernel.generic")
+        .results(1)
+        .attrs(&[required("dim", AttrKind::Integer)])
+        .pure()
+        .parents(&["kernel.generic"])
+        .verify(verify_index)
+        .syntax(Syntax::custom(parse_index, Some(print_index))),
+    OpDef::new("kernel.matmul", "out = act(alpha * A x B + beta * bias + residual), batched")
+        .operand_count(Count::Segments(EPILOGUE_SEGMENTS))
+        .attrs(MATMUL_ATTRS)
+        .traits(WRITES)
+        .verify(verify_matmul),
+    OpDef::new("kernel.conv", "an N-d convolution with groups, strides, dilations, pads and an epilogue")
+        .operand_count(Count::Segments(EPILOGUE_SEGMENTS))
+        .attrs(CONV_ATTRS)
+        .traits(WRITES)
+        .verify(verify_conv),
+    OpDef::new("kernel.copy", "the elements of a buffer into another of the same size, row-major")
+        .operands(2)
+        .traits(WRITES)
+        .verify(verify_copy),
+    OpDef::new("kernel.workspace_size", "the bytes a function's workspace needs (set by plan-workspace)")
+        .results(1)
+        .attrs(&[required("function", AttrKind::Symbol)])
+        .pure()
+        .verify(verify_workspace_size),
+];
+
+/// What a `kernel.matmul` or `kernel.conv` applies to each result before storing it, in order:
+/// `alpha * acc + beta * bias + residual`, then a clamp to `[act_min, act_max]` (ReLU, ReLU6).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Epilogue {
+    pub alpha: f64,
+    pub beta: f64,
+    pub has_bias: bool,
+    pub has_residual: bool,
+    pub act_min: Option<f64>,
+    pub act_max: Option<f64>,
+}
+
+impl Epilogue {
+    pub fn of(m: &Module, op: OpId) -> Epilogue {
+        let float = |k: &str| {
+            m.attr(op, k).and_then(|a| match a {
+                Attribute::Float { value, .. } => Some(*value),
+                Attribute::Integer { value, .. } => Some(*value as f64),
+                _ => None,
+            })
+        };
+        let seg = m.attr(op, "operandSegmentSizes").and_then(Attribute::as_int_list).unwrap_or_default();
+        Epilogue {
+            alpha: float("alpha").unwrap_or(1.0),
+            beta: float("beta").unwrap_or(1.0),
+            has_bias: seg.get(2) == Some(&1),
+            has_residual: seg.get(3) == Some(&1),
+            act_min: float("act_min"),
+            act_max: float("act_max"),
+        }
+    }
+
+    /// The activation as attributes (`act_min`, `act_max`) for `set_attr`.
+    pub fn activation_attrs(min: Option<f64>, max: Option<f64>) -> Vec<(String, Attribute)> {
+        let f = |v: f64| Attribute::Float { value: v as f32 as f64, ty: Type::f32() };
+        let mut out = Vec::new();
+        if let Some(v) = min {
+            out.push(("act_min".to_string(), f(v)));
+        }
+        if let Some(v) = max {
+            out.push(("act_max".to_string(), f(v)));
+        }
+        out
+    }
+}
+
+/// The operands of a `kernel.matmul`/`kernel.conv` by role.
+#[derive(Clone, Copy, Debug)]
+pub struct EpilogueOperands {
+    pub a: crate::ValueId,
+    pub b: crate::ValueId,
+    pub bias: Option<crate::ValueId>,
+    pub residual: Option<crate::ValueId>,
+    pub output: crate::ValueId,
+}
+
+impl EpilogueOperands {
+    pub fn of(m: &Module, op: OpId) -> EpilogueOperands {
+        let ops = &m.ops[op].operands;
+        let e = Epilogue::of(m, op);
+        let mut next = 2;
+        let mut take = |present: bool| {
+            present.then(|| {
+                next += 1;
+                ops[next - 1]
+            })
+        };
+        let bias = take(e.has_bias);
+        let residual = take(e.has_residual);
+        EpilogueOperands { a: ops[0], b: ops[1], bias, residual, output: *ops.last().expect("an output") }
+    }
+
+    /// The operands in order with their `operandSegmentSizes`.
+    pub fn into_spec(self, name: &str, span: crate::Span) -> OpSpec {
+        let mut operands = vec![self.a, self.b];
+        operands.extend(self.bias);
+        operands.extend(self.residual);
+        operands.push(self.output);
+        let seg = segment_sizes(&[1, 1, self.bias.is_some() as usize, self.residual.is_some() as usize, 1]);
+        OpSpec::new(name, span).operands(operands).attr("operandSegmentSizes", seg)
+    }
+}
+
+/// A `kernel.generic`'s structure.
+#[derive(Clone, Debug)]
+pub struct Generic {
+    pub inputs: Vec<crate::ValueId>,
+    pub outputs: Vec<crate::ValueId>,
+    pub maps: Vec<AffineMap>,
+    /// `true` for a parallel loop, `false` for a reduction.
+    pub parallel: Vec<bool>,
+    pub body: RegionId,
+}
+
+impl Generic {
+    pub fn of(m: &Module, op: OpId) -> Option<Generic> {
+        let seg = m.attr(op, "operandSegmentSizes").and_then(Attribute::as_int_list)?;
+        let ops = &m.ops[op].operands;
+        let n_in = usize::try_from(*seg.first()?).ok()?;
+        let maps = m
+            .attr(op, "indexing_maps")?
+            .as_array()?
+            .iter()
+            .map(|a| a.as_affine_map().cloned())
+            .collect::<Option<Vec<_>>>()?;
+        let parallel = m
+            .attr(op, "iterator_types")?
+            .as_array()?
+            .iter()
+            .map(|a| match a.as_str() {
+                Some("parallel") => Some(true),
+                Some("reduction") => Some(false),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Generic {
+            inputs: ops.get(..n_in)?.to_vec(),
+            outputs: ops.get(n_in..)?.to_vec(),
+            maps,
+            parallel,
+            body: *m.ops[op].regions.first()?,
+        })
+    }
+
+    /// The size of each loop: for loop `d`, the extent of the first operand dimension whose
+    /// map result is exactly `d`.
+    pub fn loop_sizes(&self, m: &Module) -> Result<Vec<u64>, String> {
+        let operands: Vec<crate::ValueId> = self.inputs.iter().chain(&self.outputs).copied().collect();
+        (0..self.parallel.len())
+            .map(|d| {
+                for (&v, map) in operands.iter().zip(&self.maps) {
+                    let Some(mt) = m.ty(v).as_memref() else { continue };
+                    if let Some(k) = map.results.iter().position(|e| *e == AffineExpr::Dim(d as u32)) {
+                        return mt.shape.get(k).copied().flatten().ok_or(format!("loop {d} has a dynamic size"));
+                    }
+                }
+                Err(format!("no operand dimension gives the size of loop {d}"))
+            })
+            .collect()
+    }
+
+    /// The spec of a new `kernel.generic` (the body region still to fill).
+    pub fn spec(&self, span: crate::Span) -> OpSpec {
+        let iterators =
+            self.parallel.iter().map(|&p| Attribute::String(if p { "parallel" } else { "reduction" }.into())).collect();
+        OpSpec::new("kernel.generic", span)
+            .operands(self.inputs.iter().chain(&self.outputs).copied())
+            .attr("operandSegmentSizes", segment_sizes(&[self.inputs.len(), self.outputs.len()]))
+            .attr("indexing_maps", Attribute::Array(self.maps.iter().cloned().map(Attribute::AffineMap).collect()))
+            .attr("iterator_types", Attribute::Array(iterators))
+            .region(self.body)
+    }
+}
+
+fn memref(t: &Type) -> Result<&MemRefType, String> {
+    t.as_memref().ok_or_else(|| format!("operands must be memrefs, found {t}"))
+}
+
+fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
+    let g = Generic::of(m, op)
+        .ok_or("needs indexing_maps (affine maps) and iterator_types (\"parallel\" or \"reduction\")")?;
+    let operands: Vec<crate::ValueId> = g.inputs.iter().chain(&g.outputs).copied().collect();
+    if g.maps.len() != operands.len() {
+        return Err(format!("has {} operands but {} indexing maps", operands.len(), g.maps.len()));
+    }
+    if g.outputs.is_empty() {
+        return Err("needs at least one output".into());
+    }
+    let loops = g.parallel.len() as u32;
+    for (i, (&v, map)) in operands.iter().zip(&g.maps).enumerate() {
+        let mt = memref(m.ty(v))?;
+        if map.num_dims != loops || map.num_symbols != 0 {
+            return Err(format!("map #{i} must take the {loops} loop indices and no symbols"));
+        }
+        if map.results.len() != mt.rank() {
+            return Err(format!("map #{i} gives {} indices for an operand of rank {}", map.results.len(), mt.rank()));
+        }
+    }
+    for (k, map) in g.maps[g.inputs.len()..].iter().enumerate() {
+        let reads_reduction = map.results.iter().any(|e| (0..loops).any(|d| !g.parallel[d as usize] && uses_dim(e, d)));
+        if reads_reduction {
+            return Err(format!("output #{k}'s map uses a reduction loop"));
+        }
+    }
+    g.loop_sizes(m)?;
+    let Some(&entry) = m.regions[g.body].blocks.first() else { return Err("needs a body".into()) };
+    let args: Vec<&Type> = m.blocks[entry].args.iter().map(|&a| m.ty(a)).collect();
+    let elems: Vec<&Type> = operands.iter().map(|&v| &*m.ty(v).as_memref().expect("checked").elem).collect();
+    if args != elems {
+        return Err("the body takes one element of each operand, in order".into());
+    }
+    Ok(())
+}
+
+fn uses_dim(e: &AffineExpr, d: u32) -> bool {
+    match e {
+        AffineExpr::Dim(x) => *x == d,
+        AffineExpr::Symbol(_) | AffineExpr::Const(_) => false,
+        AffineExpr::Add(a, b)
+        | AffineExpr::Mul(a, b)
+        | AffineExpr::FloorDiv(a, b)
+        | AffineExpr::CeilDiv(a, b)
+        | AffineExpr::Mod(a, b) => uses_dim(a, d) || uses_dim(b, d),
+    }
+}
+
+fn enclosing_generic(m: &Module, op: OpId) -> Option<OpId> {
+    m.ops[op].parent.and_then(|b| m.parent_op_of_block(b)).filter(|&p| m.ops[p].name == "kernel.generic")
+}
+
+fn verify_yield(m: &Module, op: OpId) -> Result<(), String> {
+    let g = enclosing_generic(m, op).and_then(|p| Generic::of(m, p)).ok_or("must end a kernel.generic body")?;
+    let want: Vec<&Type> = g.outputs.iter().map(|&v| &*m.ty(v).as_memref().expect("verified").elem).collect();
+    if operand_types(m, op) != want {
+        return Err("yields one element of each output, of its element type".into());
+    }
+    Ok(())
+}
+
+fn verify_index(m: &Module, op: OpId) -> Result<(), String> {
+    let g = enclosing_generic(m, op).and_then(|p| Generic::of(m, p)).ok_or("must be inside a kernel.generic body")?;
+    let dim = m.attr(op, "dim").and_then(Attribute::as_int).expect("checked by the table");
+    if dim < 0 || dim as usize >= g.parallel.len() {
+        return Err(format!("loop {dim} does not exist"));
+    }
+    if !result_types(m, op)[0].is_index() {
+        return Err("the result is an index".into());
+    }
+    Ok(())
+}
+
+fn dims(t: &Type) -> Result<Vec<u64>, String> {
+    memref(t)?.shape.iter().map(|d| d.ok_or_else(|| format!("{t} has a dynamic size"))).collect()
+}
+
+/// Whether `lead` broadcasts to `batch` (numpy rules, right-aligned).
+fn broadcasts_to(lead: &[u64], batch: &[u64]) -> bool {
+    lead.len() <= batch.len() && lead.iter().rev().zip(batch.iter().rev()).all(|(&a, &b)| a == b || a == 1)
+}
+
+fn verify_epilogue_operands(m: &Module, op: OpId, out: &[u64]) -> Result<(), String> {
+    let ops = EpilogueOperands::of(m, op);
+    let elem = &memref(m.ty(ops.output))?.elem;
+    for v in [Some(ops.a), Some(ops.b), ops.bias, ops.residual].into_iter().flatten() {
+        if memref(m.ty(v))?.elem != *elem {
+            return Err("every operand has the output's element type".into());
+        }
+    }
+    if let Some(r) = ops.residual {
+        if dims(m.ty(r))? != out {
+            return Err("the residual has the output's shape".into());
+        }
+    }
+    Ok(())
+}
+
+fn verify_matmul(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = EpilogueOperands::of(m, op);
+    let (a, b, out) = (dims(m.ty(ops.a))?, dims(m.ty(ops.b))?, dims(m.ty(ops.output))?);
+    if a.len() < 2 || b.len() < 2 || out.len() < 2 {
+        return Err("A, B and the output have rank 2 or more (batch dims first)".into());
+    }
+    let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
+    let (ar, br, or) = (a.len() - 2, b.len() - 2, out.len() - 2);
+    let (am, ak) = if ta { (a[ar + 1], a[ar]) } else { (a[ar], a[ar + 1]) };
+    let (bk, bn) = if tb { (b[br + 1], b[br]) } else { (b[br], b[br + 1]) };
+    if ak != bk || am != out[or] || bn != out[or + 1] {
+        return Err(format!("shapes {a:?} x {b:?} -> {out:?} do not multiply"));
+    }
+    if !broadcasts_to(&a[..ar], &out[..or]) || !broadcasts_to(&b[..br], &out[..or]) {
+        return Err("A's and B's batch dims must broadcast to the output's".into());
+    }
+    if let Some(bias) = ops.bias {
+        let s = dims(m.ty(bias))?;
+        if s.len() != 2 || !(s[0] == 1 || s[0] == am) || !(s[1] == 1 || s[1] == bn) {
+            return Err(format!("the bias is [M or 1, N or 1] = [{am} or 1, {bn} or 1], not {s:?}"));
+        }
+    }
+    verify_epilogue_operands(m, op, &out)
+}
+
+fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = EpilogueOperands::of(m, op);
+    let (x, w, out) = (dims(m.ty(ops.a))?, dims(m.ty(ops.b))?, dims(m.ty(ops.output))?);
+    let ns = x.len().saturating_sub(2);
+    if ns == 0 || w.len() != x.len() || out.len() != x.len() {
+        return Err("input, weight and output are [N, C, spatial...] with the same rank".into());
+    }
+    let list = |k: &str| m.attr(op, k).and_then(Attribute::as_int_list).unwrap_or_default();
+    let (strides, pads, dilations) = (list("strides"), list("pads"), list("dilations"));
+    let group = m.attr(op, "group").and_then(Attribute::as_int).unwrap_or(0);
+    if strides.len() != ns || dilations.len() != ns || pads.len() != 2 * ns {
+        return Err(format!("strides and dilations need {ns} entries and pads {}", 2 * ns));
+    }
+    if strides.iter().chain(&dilations).any(|&s| s < 1) || pads.iter().any(|&p| p < 0) || group < 1 {
+        return Err("strides, dilations and the group are positive, pads not negative".into());
+    }
+    let g = group as u64;
+    if x[1] != w[1] * g || w[0] % g != 0 || out[0] != x[0] || out[1] != w[0] {
+        return Err(format!("channels do not match: input {x:?}, weight {w:?}, group {g}, output {out:?}"));
+    }
+    for q in 0..ns {
+        let eff = (w[2 + q] as i128 - 1) * dilations[q] + 1;
+        let padded = x[2 + q] as i128 + pads[q] + pads[q + ns];
+        let want = (padded - eff).div_euclid(strides[q]) + 1;
+        if padded < eff || want != out[2 + q] as i128 {
+            return Err(format!("spatial dim {q}: the output should have {want}, not {}", out[2 + q]));
+        }
+    }
+    if let Some(bias) = ops.bias {
+        if dims(m.ty(bias))? != [w[0]] {
+            return Err(format!("the bias has one value per output channel ({})", w[0]));
+        }
+    }
+    verify_epilogue_operands(m, op, &out)
+}
+
+fn verify_copy(m: &Module, op: OpId) -> Result<(), String> {
+    let ins = operand_types(m, op);
+    let (a, b) = (memref(ins[0])?, memref(ins[1])?);
+    let n = |t: &Type| dims(t).map(|d| d.iter().product::<u64>());
+    if a.elem != b.elem || n(ins[0])? != n(ins[1])? {
+        return Err(format!("copies between buffers of one element type and size, not {} and {}", ins[0], ins[1]));
+    }
+    Ok(())
+}
+
+fn verify_workspace_size(m: &Module, op: OpId) -> Result<(), String> {
+    let sym = m.attr(op, "function").and_then(Attribute::as_symbol).expect("checked by the table");
+    if m.lookup_symbol(sym).is_none() {
+        return Err(format!("refers to undefined function '@{sym}'"));
+    }
+    if !result_types(m, op)[0].is_index() {
+        return Err("the result is an index".into());
+    }
+    Ok(())
+}
+
+/// `kernel.generic {indexing_maps = [...], iterator_types = [...]} ins(%a : T) outs(%b : U) {
+/// ^bb0(%x: f32, %y: f32): ... kernel.yield %z : f32 }`
+fn parse_generic(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let attrs = p.parse_attr_dict()?;
+    let mut groups = Vec::new();
+    for keyword in ["ins", "outs"] {
+        let mut refs = Vec::new();
+        let mut types = Vec::new();
+        if p.eat_ident(keyword)? {
+            p.expect_punct("(")?;
+            refs = p.parse_operand_refs()?;
+            if !refs.is_empty() {
+                p.expect_punct(":")?;
+                types = p.parse_type_list_no_parens()?;
+            }
+            p.expect_punct(")")?;
+            if refs.len() != types.len() {
+                return Err(Diagnostic::new(
+                    spec.span,
+                    format!("{keyword}: {} operand(s) but {} type(s)", refs.len(), types.len()),
+                ));
+            }
+        }
+        groups.push(p.resolve_all(&refs, &types)?);
+    }
+    let region = p.parse_region(&[], false)?;
+    let mut spec = spec
+        .operands(groups[0].iter().chain(&groups[1]).copied())
+        .attr("operandSegmentSizes", segment_sizes(&[groups[0].len(), groups[1].len()]))
+        .region(region);
+    spec.attrs.extend(attrs);
+    Ok(spec)
+}
+
+fn print_generic(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let g = Generic::of(m, op)?;
+    let shown: Vec<(String, Attribute)> =
+        m.ops[op].attrs.iter().filter(|(k, _)| k != "operandSegmentSizes").cloned().collect();
+    p.attr(&Attribute::Dict(shown));
+    for (keyword, values) in [("ins", &g.inputs), ("outs", &g.outputs)] {
+        if values.is_empty() {
+            continue;
+        }
+        p.word(&format!(" {keyword}("));
+        p.values(values);
+        p.word(" : ");
+        let types: Vec<Type> = values.iter().map(|&v| m.ty(v).clone()).collect();
+        p.types(&types.iter().collect::<Vec<_>>());
+        p.word(")");
+    }
+    p.word(" ");
+    p.region_with_entry_args(g.body);
+    Some(())
+}
+
+/// `kernel.index 0 : index`
+fn print_index(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    if p.has_other_attrs(op, &["dim"]) {
+        return None;
+    }
+    let d = p.module().attr(op, "dim")?.as_int()?;
+    p.word(&format!("{d} : index"));
+    Some(())
+}
+
+fn parse_index(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let (d, _) = p.parse_int("a loop number")?;
+    if let (Tok::Punct(":"), _) = p.peek()? {
+        p.next()?;
+        p.parse_type()?;
+    }
+    Ok(spec.results([Type::Index]).attr("dim", Attribute::i64(d as i64)))
+}

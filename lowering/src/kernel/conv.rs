@@ -1,0 +1,250 @@
+//! `kernel.conv` to loops. An f32 convolution is a GEMM per image and group,
+//! `out[oc, p] = W[oc, k] * cols[k, p] + bias`, on the micro-kernel of [`super::matmul`]: a 1x1,
+//! unit-stride, unpadded one reads its input directly; any other gathers its input windows into
+//! im2col columns in a buffer of its own (`memref.alloc`, placed in the workspace by
+//! `plan-workspace`). Other element types run a direct convolution: a parallel loop over the
+//! output, whose taps outside the input read a clamped index masked to zero.
+
+use super::matmul::{gemm, Bias, Mat, TileEpilogue};
+use super::Cursor;
+use crate::builder::LoopBuilder;
+use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
+use xcc_ir::types::{FloatKind, Layout, MemRefType};
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+
+/// A convolution's geometry.
+struct Window {
+    kernel: Vec<usize>,
+    strides: Vec<usize>,
+    dilations: Vec<usize>,
+    /// Begin pads, then end pads.
+    pads: Vec<usize>,
+    out: Vec<usize>,
+    group: usize,
+}
+
+fn shape(m: &Module, v: ValueId) -> Vec<usize> {
+    m.ty(v).as_memref().expect("verified memref").shape.iter().map(|d| d.expect("static") as usize).collect()
+}
+
+fn window(m: &Module, op: OpId, w: &[usize], out: &[usize]) -> Window {
+    let list = |k: &str| -> Vec<usize> {
+        m.attr(op, k).and_then(Attribute::as_int_list).unwrap_or_default().iter().map(|&v| v as usize).collect()
+    };
+    Window {
+        kernel: w[2..].to_vec(),
+        strides: list("strides"),
+        dilations: list("dilations"),
+        pads: list("pads"),
+        out: out[2..].to_vec(),
+        group: m.attr(op, "group").and_then(Attribute::as_int).unwrap_or(1) as usize,
+    }
+}
+
+fn strides_of(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+impl Window {
+    fn is_pointwise(&self) -> bool {
+        self.kernel.iter().all(|&k| k == 1) && self.strides.iter().all(|&s| s == 1) && self.pads.iter().all(|&p| p == 0)
+    }
+}
+
+pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+    let span = m.ops[op].span;
+    let ops = EpilogueOperands::of(m, op);
+    let ep = Epilogue::of(m, op);
+    let (x, w, out) = (shape(m, ops.a), shape(m, ops.b), shape(m, ops.output));
+    let win = window(m, op, &w, &out);
+    let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
+    let mut c = Cursor::new(m, span);
+    if elem == Type::f32() {
+        conv_gemm(&mut c, &ops, &ep, &x, &w, &win);
+    } else {
+        direct(&mut c, &ops, &ep, &x, &w, &win, &elem);
+    }
+    c.finish(op);
+    Ok(())
+}
+
+fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize], w: &[usize], win: &Window) {
+    let group = win.group;
+    let (oc, icg) = (w[0], w[1]);
+    let ocg = oc / group;
+    let c_in = x[1];
+    let kk: usize = w[1..].iter().product();
+    let p: usize = win.out.iter().product();
+    let hw: usize = x[2..].iter().product();
+    let act = (ep.act_min, ep.act_max);
+    let (x1, w1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
+    let residual = ops.residual.map(|v| c.flat(v));
+    let scratch = if win.is_pointwise() {
+        None
+    } else {
+        let t = MemRefType {
+            shape: vec![Some((kk * p) as u64)],
+            elem: Box::new(Type::f32()),
+            layout: Layout::Identity,
+            memory_space: None,
+        };
+        let alloc = c.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
+            .results([Type::MemRef(t)])
+            .attr("alignment", Attribute::i64(64))
+            .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])));
+        Some(c.m.result(alloc, 0))
+    };
+    let in_sp = x[2..].to_vec();
+    for nb in 0..x[0] {
+        c.for_loop(0, group, |e, gi| {
+            let b = match scratch {
+                None => {
+                    let off = e.affine(&[(gi, (icg * hw) as i64)], (nb * c_in * hw) as i64);
+                    Mat { buf: x1, off, rs: hw, cs: 1 }
+                }
+                Some(col) => {
+                    im2col(e, x1, col, nb, c_in, &in_sp, gi, icg, win);
+                    let zero = e.idx(0);
+                    Mat { buf: col, off: zero, rs: p, cs: 1 }
+                }
+            };
+            let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
+            let a = Mat { buf: w1, off: a_off, rs: kk, cs: 1 };
+            let c_off = e.affine(&[(gi, (ocg * p) as i64)], (nb * oc * p) as i64);
+            let cm = Mat { buf: o1, off: c_off, rs: p, cs: 1 };
+            let bias = match ops.bias {
+                Some(bb) => Bias::Rows(bb, e.affine(&[(gi, ocg as i64)], 0)),
+                None => Bias::None,
+            };
+            let residual = residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
+            gemm(e, ocg, p, kk, a, b, cm, TileEpilogue { bias, residual, act });
+        });
+    }
+    if let Some(col) = scratch {
+        c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([col]));
+    }
+}
+
+/// Writes `cols[(ic * K + kpos) * P + opos]` for one image and group; taps in the padding are 0.
+#[allow(clippy::too_many_arguments)]
+fn im2col(
+    c: &mut Cursor,
+    x1: ValueId,
+    col: ValueId,
+    nb: usize,
+    c_in: usize,
+    in_sp: &[usize],
+    gi: ValueId,
+    icg: usize,
+    win: &Window,
+) {
+    let ns = in_sp.len();
+    let ksp: usize = win.kernel.iter().product();
+    let p: usize = win.out.iter().product();
+    let hw: usize = in_sp.iter().product();
+    let in_strides = strides_of(in_sp);
+    let k_strides = strides_of(&win.kernel);
+    let o_strides = strides_of(&win.out);
+    let mut shape = vec![icg];
+    shape.extend(&win.kernel);
+    shape.extend(&win.out);
+    let padded = win.pads.iter().any(|&q| q > 0);
+    c.parallel(&shape, &mut |e, ivs| {
+        let ic = ivs[0];
+        let (ks, os) = (&ivs[1..1 + ns], &ivs[1 + ns..]);
+        let mut ok: Option<ValueId> = None;
+        let mut terms = Vec::new();
+        for q in 0..ns {
+            let pos =
+                e.affine(&[(os[q], win.strides[q] as i64), (ks[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
+            let pos = if padded { e.clamp_tap(pos, in_sp[q], &mut ok) } else { pos };
+            terms.push((pos, in_strides[q] as i64));
+        }
+        let ch = e.affine(&[(gi, icg as i64), (ic, 1)], 0);
+        terms.push((ch, hw as i64));
+        let src = e.affine(&terms, (nb * c_in * hw) as i64);
+        let mut v = e.load(x1, &[src]);
+        if let Some(ok) = ok {
+            let z = e.const_float(0.0, Type::f32());
+            v = e.value_op("arith.select", &[ok, v, z], Type::f32());
+        }
+        let mut dst_terms: Vec<(ValueId, i64)> = vec![(ic, (ksp * p) as i64)];
+        for q in 0..ns {
+            dst_terms.push((ks[q], (k_strides[q] * p) as i64));
+            dst_terms.push((os[q], o_strides[q] as i64));
+        }
+        let dst = e.affine(&dst_terms, 0);
+        e.store(v, col, &[dst]);
+    });
+}
+
+/// A direct convolution (any element type; f16 computes in f32).
+#[allow(clippy::too_many_arguments)]
+fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize], w: &[usize], win: &Window, elem: &Type) {
+    let (oc_n, icg) = (w[0], w[1]);
+    let ocg = oc_n / win.group;
+    let padded = win.pads.iter().any(|&p| p > 0);
+    let ns = win.kernel.len();
+    let float = elem.is_float();
+    let compute = if *elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
+    let in_spatial = x[2..].to_vec();
+    let mut outer = vec![x[0], oc_n];
+    outer.extend(&win.out);
+    let zero_of =
+        |e: &mut Cursor| if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
+    c.parallel(&outer, &mut |e, ivs| {
+        let (n, oc) = (ivs[0], ivs[1]);
+        let osp = ivs[2..].to_vec();
+        let init = match ops.bias {
+            Some(b) => e.load(b, &[oc]),
+            None => zero_of(e),
+        };
+        let ocg_v = e.idx(ocg as i64);
+        let gi = e.value_op("arith.divui", &[oc, ocg_v], Type::Index);
+        let icg_v = e.idx(icg as i64);
+        let ic0 = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
+        let acc = e.for_acc(0, icg, init, |e, ic, acc| {
+            let ic_abs = e.value_op("arith.addi", &[ic0, ic], Type::Index);
+            let mut tap = |e: &mut Cursor, kidx: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
+                let mut inb: Option<ValueId> = None;
+                let mut pos = Vec::new();
+                for q in 0..ns {
+                    let p = e.affine(
+                        &[(osp[q], win.strides[q] as i64), (kidx[q], win.dilations[q] as i64)],
+                        -(win.pads[q] as i64),
+                    );
+                    pos.push(if padded { e.clamp_tap(p, in_spatial[q], &mut inb) } else { p });
+                }
+                let xv = e.load(ops.a, &[&[n, ic_abs][..], &pos].concat());
+                let wv = e.load(ops.b, &[&[oc, ic][..], kidx].concat());
+                let xv = match inb {
+                    Some(ok) => {
+                        let z = zero_of(e);
+                        e.value_op("arith.select", &[ok, xv, z], compute.clone())
+                    }
+                    None => xv,
+                };
+                vec![if float {
+                    e.fmuladd(xv, wv, st[0])
+                } else {
+                    let p = e.value_op("arith.muli", &[xv, wv], compute.clone());
+                    e.value_op("arith.addi", &[p, st[0]], compute.clone())
+                }]
+            };
+            e.nest_accs(&win.kernel, &[acc], &mut tap)[0]
+        });
+        let mut v = acc;
+        if let Some(r) = ops.residual {
+            let rv = e.load(r, ivs);
+            v = e.value_op(if float { "arith.addf" } else { "arith.addi" }, &[v, rv], compute.clone());
+        }
+        if float {
+            v = super::matmul::apply_activation(e, v, (ep.act_min, ep.act_max));
+        }
+        e.store(v, ops.output, ivs);
+    });
+}

@@ -1,0 +1,375 @@
+//! Fusion at the kernel level, so intermediate buffers are never written:
+//!
+//! - `kernel-fuse-epilogue`: a `kernel.matmul`/`kernel.conv` whose output buffer's one reader is
+//!   an elementwise `kernel.generic` that adds a same-shaped buffer (a residual), adds a per-column
+//!   vector (a matmul's bias), or clamps (ReLU, Clip with constant bounds) takes that step into
+//!   its epilogue and writes the generic's output itself;
+//! - `kernel-fuse-elementwise`: an elementwise `kernel.generic` whose output buffer's one reader
+//!   is another elementwise one over the same iteration space, reading it at the identity map, is
+//!   computed inside the reader's body.
+//!
+//! Both need the intermediate to be a buffer of the function (`memref.alloc`) written once and
+//! read once; the buffers then live at other times, which is why `plan-workspace` runs after.
+
+use super::ops_named;
+use crate::{LoweringOptions, Pass};
+use std::collections::HashMap;
+use xcc_ir::affine::{AffineExpr, AffineMap};
+use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands, Generic};
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, Span, Type, ValueId};
+
+pub struct FuseEpilogue;
+pub struct FuseElementwise;
+
+impl Pass for FuseEpilogue {
+    fn name(&self) -> &'static str {
+        "kernel-fuse-epilogue"
+    }
+
+    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+        while let Some((producer, generic, step)) = find_epilogue(&m) {
+            apply_epilogue(&mut m, producer, generic, step);
+        }
+        Ok(m)
+    }
+}
+
+impl Pass for FuseElementwise {
+    fn name(&self) -> &'static str {
+        "kernel-fuse-elementwise"
+    }
+
+    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+        while let Some((producer, consumer, input)) = find_elementwise_pair(&m) {
+            fuse_generics(&mut m, producer, consumer, input);
+        }
+        Ok(m)
+    }
+}
+
+/// The users of a buffer other than its deallocation.
+fn readers_and_writers(m: &Module, v: ValueId) -> Vec<OpId> {
+    m.users(v).into_iter().filter(|&u| m.ops[u].name != "memref.dealloc").collect()
+}
+
+fn is_alloc(m: &Module, v: ValueId) -> bool {
+    m.defining_op(v).is_some_and(|d| m.ops[d].name == "memref.alloc")
+}
+
+/// Whether every generic loop is parallel and every operand is read at the identity or a
+/// broadcast of it.
+fn is_elementwise(g: &Generic) -> bool {
+    g.parallel.iter().all(|&p| p)
+}
+
+fn is_identity(map: &AffineMap) -> bool {
+    map.num_symbols == 0
+        && map.results.len() == map.num_dims as usize
+        && map.results.iter().enumerate().all(|(i, e)| *e == AffineExpr::Dim(i as u32))
+}
+
+/// Whether any top-level operation strictly between `a` and `b` (same block) uses one of `values`.
+fn touched_between(m: &Module, a: OpId, b: OpId, values: &[ValueId]) -> bool {
+    let (Some((block, ia)), Some((block_b, ib))) = (m.op_index(a), m.op_index(b)) else { return true };
+    if block != block_b || ia >= ib {
+        return true;
+    }
+    m.blocks[block].ops[ia + 1..ib].iter().any(|&o| {
+        let mut hit = m.ops[o].operands.iter().any(|v| values.contains(v));
+        m.walk_nested(o, &mut |inner| hit |= m.ops[inner].operands.iter().any(|v| values.contains(v)));
+        hit
+    })
+}
+
+/// The single yielded value of a one-output generic body and the body's block arguments.
+fn body_parts(m: &Module, g: &Generic) -> Option<(Vec<ValueId>, ValueId, Vec<OpId>)> {
+    let entry = *m.regions[g.body].blocks.first()?;
+    let ops = m.blocks[entry].ops.clone();
+    let (&last, body) = ops.split_last()?;
+    if m.ops[last].operands.len() != 1 {
+        return None;
+    }
+    Some((m.blocks[entry].args.clone(), m.ops[last].operands[0], body.to_vec()))
+}
+
+fn float_constant(m: &Module, v: ValueId) -> Option<f64> {
+    let d = m.defining_op(v)?;
+    if m.ops[d].name != "arith.constant" {
+        return None;
+    }
+    match m.attr(d, "value")? {
+        Attribute::Float { value, .. } => Some(*value),
+        _ => None,
+    }
+}
+
+/// What a generic does to the producer's output, if it can join an epilogue.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Clamp to these bounds.
+    Clamp(Option<f64>, Option<f64>),
+    /// Add a buffer of the output's shape.
+    Residual(ValueId),
+    /// Add a vector along the last dimension (a matmul's per-column bias).
+    ColumnBias(ValueId),
+}
+
+/// `max(min(x, hi), lo)` chains over the input argument, operations defined in the body only.
+fn match_clamp(m: &Module, arg: ValueId, result: ValueId, body: &[OpId]) -> Option<Step> {
+    let (mut lo, mut hi) = (None, None);
+    let mut v = result;
+    while v != arg {
+        let d = m.defining_op(v).filter(|d| body.contains(d))?;
+        let ops = &m.ops[d].operands;
+        let (x, c) = match ops.as_slice() {
+            [x, c] if float_constant(m, *c).is_some() => (*x, float_constant(m, *c)?),
+            [c, x] if float_constant(m, *c).is_some() => (*x, float_constant(m, *c)?),
+            _ => return None,
+        };
+        match m.ops[d].name.as_str() {
+            "arith.maximumf" if lo.is_none() => lo = Some(c),
+            "arith.minimumf" if hi.is_none() => hi = Some(c),
+            _ => return None,
+        }
+        v = x;
+    }
+    // Each op of the body must be part of the chain or a constant it uses.
+    let chain_ops = body.iter().filter(|&&o| m.ops[o].name != "arith.constant").count();
+    (chain_ops == lo.is_some() as usize + hi.is_some() as usize && chain_ops > 0).then_some(Step::Clamp(lo, hi))
+}
+
+fn match_step(m: &Module, g: &Generic, t: ValueId) -> Option<Step> {
+    let (args, result, body) = body_parts(m, g)?;
+    let ti = g.inputs.iter().position(|&v| v == t)?;
+    if !is_identity(&g.maps[ti]) || !is_identity(g.maps.last()?) || g.outputs.len() != 1 {
+        return None;
+    }
+    let elem = &*m.ty(t).as_memref()?.elem;
+    if !elem.is_float() || m.ty(g.outputs[0]) != m.ty(t) {
+        return None;
+    }
+    match g.inputs.len() {
+        1 => match_clamp(m, args[0], result, &body),
+        2 => {
+            let other = 1 - ti;
+            let add = m.defining_op(result)?;
+            let operands = &m.ops[add].operands;
+            let adds_both = m.ops[add].name == "arith.addf"
+                && body.len() == 1
+                && (operands[..] == [args[ti], args[other]] || operands[..] == [args[other], args[ti]]);
+            if !adds_both {
+                return None;
+            }
+            let r = g.inputs[other];
+            let rank = g.maps[other].num_dims;
+            if is_identity(&g.maps[other]) && m.ty(r) == m.ty(t) {
+                Some(Step::Residual(r))
+            } else if g.maps[other].results == [AffineExpr::Dim(rank - 1)] {
+                Some(Step::ColumnBias(r))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn find_epilogue(m: &Module) -> Option<(OpId, OpId, Step)> {
+    for p in ops_named(m, &["kernel.matmul", "kernel.conv"]) {
+        let ops = EpilogueOperands::of(m, p);
+        let ep = Epilogue::of(m, p);
+        let t = ops.output;
+        if !is_alloc(m, t) {
+            continue;
+        }
+        let users = readers_and_writers(m, t);
+        let [a, b] = users[..] else { continue };
+        let reader = if a == p { b } else { a };
+        if m.ops[reader].name != "kernel.generic" {
+            continue;
+        }
+        let Some(g) = Generic::of(m, reader) else { continue };
+        if !is_elementwise(&g) {
+            continue;
+        }
+        let Some(step) = match_step(m, &g, t) else { continue };
+        let activated = ep.act_min.is_some() || ep.act_max.is_some();
+        let fits = match step {
+            Step::Clamp(..) => !activated,
+            Step::Residual(r) => !activated && !ep.has_residual && !touched_between(m, p, reader, &[r]),
+            Step::ColumnBias(r) => {
+                m.ops[p].name == "kernel.matmul"
+                    && !activated
+                    && !ep.has_bias
+                    && !ep.has_residual
+                    && ep.alpha == 1.0
+                    && !touched_between(m, p, reader, &[r])
+            }
+        };
+        let z = g.outputs[0];
+        if fits && !touched_between(m, p, reader, &[z]) {
+            return Some((p, reader, step));
+        }
+    }
+    None
+}
+
+fn apply_epilogue(m: &mut Module, p: OpId, generic: OpId, step: Step) {
+    let z = Generic::of(m, generic).expect("a generic").outputs[0];
+    let mut ops = EpilogueOperands::of(m, p);
+    let t = ops.output;
+    ops.output = z;
+    let mut extra = Vec::new();
+    match step {
+        Step::Clamp(lo, hi) => extra = Epilogue::activation_attrs(lo, hi),
+        Step::Residual(r) => ops.residual = Some(r),
+        Step::ColumnBias(r) => {
+            // The vector seen as the [1, N] bias matrix.
+            let n = m.ty(r).as_memref().expect("memref").shape[0].expect("static") as usize;
+            let mut c = super::Cursor::new(m, Span::UNKNOWN);
+            let as_row = crate::builder::LoopBuilder::reshaped(&mut c, r, &[1, n]);
+            c.finish(p);
+            ops.bias = Some(as_row);
+        }
+    }
+    let name = m.ops[p].name.clone();
+    let spec = ops.into_spec(&name, m.ops[p].span);
+    let d = &mut m.ops[p];
+    d.operands = spec.operands;
+    for (k, v) in spec.attrs.into_iter().chain(extra) {
+        m.set_attr(p, k, v);
+    }
+    // The producer now writes where the generic did (nothing in between touches that buffer),
+    // and the generic's step is its epilogue.
+    m.erase_op(generic);
+    remove_buffer(m, t);
+}
+
+/// Erases an allocation nobody uses any more, with its deallocations.
+fn remove_buffer(m: &mut Module, v: ValueId) {
+    if !readers_and_writers(m, v).is_empty() {
+        return;
+    }
+    for u in m.users(v) {
+        m.erase_op(u);
+    }
+    if let Some(d) = m.defining_op(v) {
+        m.erase_op(d);
+    }
+}
+
+fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
+    for c in ops_named(m, &["kernel.generic"]) {
+        let Some(gc) = Generic::of(m, c) else { continue };
+        if !is_elementwise(&gc) {
+            continue;
+        }
+        for (k, &t) in gc.inputs.iter().enumerate() {
+            if !is_identity(&gc.maps[k]) || !is_alloc(m, t) {
+                continue;
+            }
+            let users = readers_and_writers(m, t);
+            let [a, b] = users[..] else { continue };
+            let p = if a == c { b } else { a };
+            if p == c || m.ops[p].name != "kernel.generic" {
+                continue;
+            }
+            let Some(gp) = Generic::of(m, p) else { continue };
+            let same_space = gp.loop_sizes(m).ok() == gc.loop_sizes(m).ok();
+            let single = gp.outputs == [t] && is_identity(&gp.maps[gp.inputs.len()]);
+            let before = m.op_index(p).zip(m.op_index(c)).is_some_and(|((bp, ip), (bc, ic))| bp == bc && ip < ic);
+            if is_elementwise(&gp) && same_space && single && before && !touched_between(m, p, c, &gp.inputs) {
+                return Some((p, c, t));
+            }
+        }
+    }
+    None
+}
+
+/// One generic computing both: the producer's body inlined for the consumer's argument `t`.
+fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId) {
+    let (gp, gc) = (Generic::of(m, p).expect("generic"), Generic::of(m, c).expect("generic"));
+    let ti = gc.inputs.iter().position(|&v| v == t).expect("an input");
+    // The fused operands: the consumer's other inputs, the producer's inputs not already among
+    // them (same buffer, same map), then the consumer's outputs.
+    let mut inputs: Vec<(ValueId, AffineMap)> = Vec::new();
+    let slot_of = |v: ValueId, map: &AffineMap, inputs: &mut Vec<(ValueId, AffineMap)>| -> usize {
+        match inputs.iter().position(|(w, mp)| *w == v && mp == map) {
+            Some(i) => i,
+            None => {
+                inputs.push((v, map.clone()));
+                inputs.len() - 1
+            }
+        }
+    };
+    let consumer_slots: Vec<Option<usize>> = gc
+        .inputs
+        .iter()
+        .zip(&gc.maps)
+        .enumerate()
+        .map(|(k, (&v, map))| (k != ti).then(|| slot_of(v, map, &mut inputs)))
+        .collect();
+    let producer_slots: Vec<usize> =
+        gp.inputs.iter().zip(&gp.maps).map(|(&v, map)| slot_of(v, map, &mut inputs)).collect();
+    let span = m.ops[c].span;
+    let region = m.new_region();
+    let block = m.append_block(region, span);
+    let args: Vec<ValueId> = inputs
+        .iter()
+        .map(|(v, _)| (*m.ty(*v).as_memref().expect("memref").elem).clone())
+        .chain(gc.outputs.iter().map(|&v| (*m.ty(v).as_memref().expect("memref").elem).clone()))
+        .collect::<Vec<Type>>()
+        .into_iter()
+        .map(|ty| m.add_block_arg(block, ty, span))
+        .collect();
+    let n = inputs.len();
+    // The producer's body, its arguments bound to the fused block's.
+    let p_entry = m.regions[gp.body].blocks[0];
+    let p_args = m.blocks[p_entry].args.clone();
+    let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+    for (k, &a) in p_args[..gp.inputs.len()].iter().enumerate() {
+        map.insert(a, args[producer_slots[k]]);
+    }
+    let produced = inline(m, gp.body, block, &mut map);
+    // The consumer's body, with the produced element for `t`.
+    let c_entry = m.regions[gc.body].blocks[0];
+    let c_args = m.blocks[c_entry].args.clone();
+    let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+    for (k, &a) in c_args[..gc.inputs.len()].iter().enumerate() {
+        map.insert(a, if k == ti { produced[0] } else { args[consumer_slots[k].expect("a slot")] });
+    }
+    for (j, &a) in c_args[gc.inputs.len()..].iter().enumerate() {
+        map.insert(a, args[n + j]);
+    }
+    let yielded = inline(m, gc.body, block, &mut map);
+    m.build(block, xcc_ir::OpSpec::new("kernel.yield", span).operands(yielded));
+    let fused = Generic {
+        inputs: inputs.iter().map(|(v, _)| *v).collect(),
+        outputs: gc.outputs.clone(),
+        maps: inputs.iter().map(|(_, mp)| mp.clone()).chain(gc.maps[gc.inputs.len()..].iter().cloned()).collect(),
+        parallel: gc.parallel.clone(),
+        body: region,
+    };
+    m.build_before(c, fused.spec(span));
+    m.erase_op(c);
+    m.erase_op(p);
+    remove_buffer(m, t);
+}
+
+/// Copies a generic body's operations (not its yield) to the end of `block`; returns the
+/// yielded values.
+fn inline(
+    m: &mut Module,
+    body: xcc_ir::RegionId,
+    block: xcc_ir::BlockId,
+    map: &mut HashMap<ValueId, ValueId>,
+) -> Vec<ValueId> {
+    let entry = m.regions[body].blocks[0];
+    let ops = m.blocks[entry].ops.clone();
+    let (last, rest) = ops.split_last().expect("a terminated body");
+    for &op in rest {
+        let copy = m.clone_op(op, map);
+        m.append_op(block, copy);
+    }
+    m.ops[*last].operands.iter().map(|v| *map.get(v).unwrap_or(v)).collect()
+}

@@ -1,0 +1,220 @@
+//! `kernel-to-loops`: kernel operations to loops over memrefs.
+//!
+//! A `kernel.generic` becomes one `scf.parallel` over its parallel loops; inside it the
+//! reduction loops, innermost, carry the outputs' elements as values (loaded before, stored
+//! after). Operands are read and written at their maps' indices; the body is copied in with its
+//! block arguments replaced by the elements, `kernel.index` by the loop indices. A `kernel.copy`
+//! between contiguous buffers is one flat parallel loop. `kernel.matmul` and `kernel.conv` are
+//! lowered in [`super::matmul`] and [`super::conv`].
+
+use super::{ops_named, Cursor};
+use crate::builder::LoopBuilder;
+use crate::{LoweringOptions, Pass};
+use std::collections::HashMap;
+use xcc_ir::affine::AffineExpr;
+use xcc_ir::dialects::kernel::Generic;
+use xcc_ir::types::Layout;
+use xcc_ir::{Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+
+pub struct KernelToLoops;
+
+const LOWERED: &[&str] =
+    &["kernel.generic", "kernel.yield", "kernel.index", "kernel.copy", "kernel.matmul", "kernel.conv"];
+
+impl Pass for KernelToLoops {
+    fn name(&self) -> &'static str {
+        "kernel-to-loops"
+    }
+
+    fn lowers(&self, op: &str) -> bool {
+        LOWERED.contains(&op)
+    }
+
+    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+        for op in ops_named(&m, &["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv"]) {
+            // An op nested in a generic being lowered was copied out and is gone.
+            if m.ops[op].parent.is_none() {
+                continue;
+            }
+            match m.ops[op].name.as_str() {
+                "kernel.generic" => lower_generic(&mut m, op)?,
+                "kernel.copy" => lower_copy(&mut m, op),
+                "kernel.matmul" => super::matmul::lower(&mut m, op)?,
+                _ => super::conv::lower(&mut m, op)?,
+            }
+            m.erase_op(op);
+        }
+        Ok(m)
+    }
+}
+
+/// The index value of an affine expression of the loop indices.
+pub fn affine_index<B: LoopBuilder>(b: &mut B, e: &AffineExpr, ivs: &[ValueId]) -> ValueId {
+    let bin = |b: &mut B, name: &str, x: &AffineExpr, y: &AffineExpr| {
+        let l = affine_index(b, x, ivs);
+        let r = affine_index(b, y, ivs);
+        b.value_op(name, &[l, r], Type::Index)
+    };
+    match e {
+        AffineExpr::Dim(d) => ivs[*d as usize],
+        AffineExpr::Symbol(_) => unreachable!("kernel maps have no symbols"),
+        AffineExpr::Const(c) => b.idx(*c),
+        AffineExpr::Add(x, y) => bin(b, "arith.addi", x, y),
+        AffineExpr::Mul(x, y) => bin(b, "arith.muli", x, y),
+        AffineExpr::FloorDiv(x, y) => bin(b, "arith.floordivsi", x, y),
+        AffineExpr::CeilDiv(x, y) => bin(b, "arith.ceildivsi", x, y),
+        AffineExpr::Mod(x, y) => {
+            // Affine `mod` is never negative.
+            let r = bin(b, "arith.remsi", x, y);
+            let d = affine_index(b, y, ivs);
+            let zero = b.idx(0);
+            let neg = b.cmpi("slt", r, zero);
+            let up = b.value_op("arith.addi", &[r, d], Type::Index);
+            b.value_op("arith.select", &[neg, up, r], Type::Index)
+        }
+    }
+}
+
+fn element_type(m: &Module, buffer: ValueId) -> Type {
+    (*m.ty(buffer).as_memref().expect("verified memref").elem).clone()
+}
+
+/// Reads operand `v` at its map (the raw element: no widening).
+fn read<B: LoopBuilder>(b: &mut B, v: ValueId, map: &xcc_ir::affine::AffineMap, ivs: &[ValueId]) -> ValueId {
+    let idx: Vec<ValueId> = map.results.iter().map(|e| affine_index(b, e, ivs)).collect();
+    let t = element_type(b.module(), v);
+    b.value_op("memref.load", &[&[v][..], &idx].concat(), t)
+}
+
+fn write<B: LoopBuilder>(b: &mut B, value: ValueId, v: ValueId, map: &xcc_ir::affine::AffineMap, ivs: &[ValueId]) {
+    let idx: Vec<ValueId> = map.results.iter().map(|e| affine_index(b, e, ivs)).collect();
+    b.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[value, v][..], &idx].concat()));
+}
+
+/// Copies the body's operations (not its yield) at the cursor, with `args` for its block
+/// arguments and `ivs` for `kernel.index`; returns the yielded values.
+fn inline_body(c: &mut Cursor, g: &Generic, args: &[ValueId], ivs: &[ValueId]) -> Vec<ValueId> {
+    let entry = c.m.regions[g.body].blocks[0];
+    let mut map: HashMap<ValueId, ValueId> = c.m.blocks[entry].args.iter().copied().zip(args.iter().copied()).collect();
+    let ops = c.m.blocks[entry].ops.clone();
+    let (last, body) = ops.split_last().expect("a terminated body");
+    for &op in body {
+        if c.m.ops[op].name == "kernel.index" {
+            let d = c.m.attr(op, "dim").and_then(xcc_ir::Attribute::as_int).expect("verified") as usize;
+            map.insert(c.m.ops[op].results[0], ivs[d]);
+            continue;
+        }
+        let copy = c.m.clone_op(op, &mut map);
+        let block = c.block;
+        c.m.append_op(block, copy);
+    }
+    c.m.ops[*last].operands.iter().map(|v| *map.get(v).unwrap_or(v)).collect()
+}
+
+pub fn lower_generic(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+    let span = m.ops[op].span;
+    let g = Generic::of(m, op).ok_or_else(|| Diagnostic::new(span, "internal: a malformed kernel.generic"))?;
+    let sizes = g.loop_sizes(m).map_err(|e| Diagnostic::new(span, format!("kernel.generic: {e}")))?;
+    let entry = m.regions[g.body].blocks[0];
+    let used = values_used_in(m, op);
+    let args_used: Vec<bool> = m.blocks[entry].args.iter().map(|a| used.contains(a)).collect();
+    let (par, red): (Vec<usize>, Vec<usize>) = (0..sizes.len()).partition(|&d| g.parallel[d]);
+    let par_sizes: Vec<usize> = par.iter().map(|&d| sizes[d] as usize).collect();
+    let red_sizes: Vec<usize> = red.iter().map(|&d| sizes[d] as usize).collect();
+    let n_in = g.inputs.len();
+    let mut c = Cursor::new(m, span);
+    c.parallel(&par_sizes, &mut |c, pivs| {
+        let mut ivs = vec![ValueId::from_index(0); sizes.len()];
+        for (&d, &iv) in par.iter().zip(pivs) {
+            ivs[d] = iv;
+        }
+        // Outputs' elements: their current values (the accumulators' start for reductions).
+        let outs: Vec<ValueId> = g
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| {
+                if red.is_empty() && !args_used[n_in + k] {
+                    ValueId::from_index(0)
+                } else {
+                    read(c, v, &g.maps[n_in + k], &ivs)
+                }
+            })
+            .collect();
+        let step = |c: &mut Cursor, ivs: &[ValueId], outs: &[ValueId]| -> Vec<ValueId> {
+            let mut args: Vec<ValueId> = g
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| if args_used[k] { read(c, v, &g.maps[k], ivs) } else { ValueId::from_index(0) })
+                .collect();
+            args.extend(outs);
+            inline_body(c, &g, &args, ivs)
+        };
+        let results = if red.is_empty() {
+            step(c, &ivs, &outs)
+        } else {
+            c.nest_accs(&red_sizes, &outs, &mut |c, rivs, accs| {
+                let mut ivs = ivs.clone();
+                for (&d, &iv) in red.iter().zip(rivs) {
+                    ivs[d] = iv;
+                }
+                step(c, &ivs, accs)
+            })
+        };
+        for (k, (&out, &value)) in g.outputs.iter().zip(&results).enumerate() {
+            write(c, value, out, &g.maps[n_in + k], &ivs);
+        }
+    });
+    c.finish(op);
+    Ok(())
+}
+
+/// The values the operations nested in `op` use.
+pub(crate) fn values_used_in(m: &Module, op: OpId) -> std::collections::HashSet<ValueId> {
+    let mut used = std::collections::HashSet::new();
+    m.walk_nested(op, &mut |o| used.extend(m.ops[o].operands.iter().copied()));
+    used
+}
+
+fn is_contiguous(m: &Module, v: ValueId) -> bool {
+    m.ty(v).as_memref().is_some_and(|mt| mt.layout == Layout::Identity)
+}
+
+/// Row-major element order: one flat loop between contiguous buffers, else a loop over the
+/// target's shape that recomputes the source's indices.
+pub fn lower_copy(m: &mut Module, op: OpId) {
+    let span = m.ops[op].span;
+    let (src, dst) = (m.ops[op].operands[0], m.ops[op].operands[1]);
+    let shape = |m: &Module, v: ValueId| -> Vec<usize> {
+        m.ty(v).as_memref().expect("verified").shape.iter().map(|d| d.expect("static") as usize).collect()
+    };
+    let (src_shape, dst_shape) = (shape(m, src), shape(m, dst));
+    let n: usize = dst_shape.iter().product();
+    let contiguous = is_contiguous(m, src) && is_contiguous(m, dst);
+    let mut c = Cursor::new(m, span);
+    if contiguous {
+        let (s, d) = (c.reshaped(src, &[n]), c.reshaped(dst, &[n]));
+        c.parallel(&[n], &mut |c, ivs| {
+            let t = element_type(c.m, s);
+            let v = c.value_op("memref.load", &[s, ivs[0]], t);
+            c.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([v, d, ivs[0]]));
+        });
+    } else {
+        c.parallel(&dst_shape, &mut |c, ivs| {
+            let mut flat = c.idx(0);
+            let mut stride = 1;
+            for (i, &iv) in ivs.iter().enumerate().rev() {
+                let s = c.idx(stride as i64);
+                let t = c.value_op("arith.muli", &[iv, s], Type::Index);
+                flat = c.value_op("arith.addi", &[flat, t], Type::Index);
+                stride *= dst_shape[i];
+            }
+            let sidx = c.unflatten(flat, &src_shape);
+            let t = element_type(c.m, src);
+            let v = c.value_op("memref.load", &[&[src][..], &sidx].concat(), t);
+            c.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, dst][..], ivs].concat()));
+        });
+    }
+    c.finish(op);
+}

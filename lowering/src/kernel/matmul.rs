@@ -1,0 +1,348 @@
+//! `kernel.matmul` to loops, and the register-tiled GEMM micro-kernel behind it and behind
+//! `kernel.conv`.
+//!
+//! `C[m, n] = epilogue(sum_k A[m, k] * B[k, n])`. The micro-kernel computes a tile of `MR` rows
+//! by `NR` columns held in `MR` vector accumulators (`vector<NRxf32>`) across the whole k loop:
+//! per k, one vector load of B's row segment, `MR` scalar loads of A broadcast to vectors, and
+//! `MR` FMAs. Row tiles are independent (a parallel loop); rows that do not fill a tile take
+//! one-row tiles; when the column count is not a multiple of `NR`, the last tile overlaps the
+//! previous one (recomputing a few columns is cheaper than a scalar loop); fewer than `NR`
+//! columns use a scalar loop. It needs f32 elements and B's rows contiguous; any other matmul
+//! (other element types, a transposed B, alpha or beta, a full bias) is a parallel loop over the
+//! output with a dot product inside.
+
+use super::Cursor;
+use crate::builder::LoopBuilder;
+use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
+use xcc_ir::types::FloatKind;
+use xcc_ir::{Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+
+pub const MR: usize = 4;
+pub const NR: usize = 16;
+
+/// A matrix inside a flat buffer: element (r, c) is at `off + r * rs + c * cs`.
+#[derive(Clone, Copy)]
+pub struct Mat {
+    pub buf: ValueId,
+    pub off: ValueId,
+    pub rs: usize,
+    pub cs: usize,
+}
+
+#[derive(Clone, Copy)]
+pub enum Bias {
+    None,
+    /// One value per row, at `buf[off + row]`.
+    Rows(ValueId, ValueId),
+    /// One value per column, at `buf[off + col]`.
+    Cols(ValueId, ValueId),
+}
+
+/// What the micro-kernel applies to each result before storing it.
+#[derive(Clone, Copy)]
+pub struct TileEpilogue {
+    pub bias: Bias,
+    /// A tensor laid out like C, added before the activation.
+    pub residual: Option<Mat>,
+    pub act: (Option<f64>, Option<f64>),
+}
+
+fn vec_ty() -> Type {
+    Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) }
+}
+
+/// Clamps to the activation's bounds (scalar or vector).
+pub fn apply_activation<B: LoopBuilder>(b: &mut B, v: ValueId, act: (Option<f64>, Option<f64>)) -> ValueId {
+    let t = b.ty(v);
+    let mut r = v;
+    for (bound, op) in [(act.0, "arith.maximumf"), (act.1, "arith.minimumf")] {
+        if let Some(x) = bound {
+            let c = if matches!(t, Type::Vector { .. }) {
+                b.splat_const(x, t.clone())
+            } else {
+                b.const_float(x, t.clone())
+            };
+            r = b.value_op(op, &[r, c], t.clone());
+        }
+    }
+    r
+}
+
+fn index_of<B: LoopBuilder>(b: &mut B, base: ValueId, terms: &[(ValueId, usize)], constant: usize) -> ValueId {
+    let mut acc = base;
+    if constant != 0 {
+        let c = b.idx(constant as i64);
+        acc = b.value_op("arith.addi", &[acc, c], Type::Index);
+    }
+    for &(v, s) in terms {
+        let p = if s == 1 {
+            v
+        } else {
+            let sv = b.idx(s as i64);
+            b.value_op("arith.muli", &[v, sv], Type::Index)
+        };
+        acc = b.value_op("arith.addi", &[acc, p], Type::Index);
+    }
+    acc
+}
+
+/// `C = epilogue(A x B)` for an `m x k` A and `k x n` B, all f32, B's rows contiguous.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm: Mat, c: Mat, ep: TileEpilogue) {
+    let m_full = m / MR * MR;
+    gemm_rows(b, 0, m_full, MR, n, k, a, bm, c, ep);
+    gemm_rows(b, m_full, m, 1, n, k, a, bm, c, ep);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gemm_rows<B: LoopBuilder>(
+    b: &mut B,
+    start: usize,
+    end: usize,
+    rows: usize,
+    n: usize,
+    k: usize,
+    a: Mat,
+    bm: Mat,
+    c: Mat,
+    ep: TileEpilogue,
+) {
+    if start >= end {
+        return;
+    }
+    let n_full = n / NR * NR;
+    // Row tiles write disjoint rows of C: a parallel loop over the tiles.
+    b.parallel(&[(end - start) / rows], &mut |e, t| {
+        let i0 = e.affine(&[(t[0], rows as i64)], start as i64);
+        if n_full > 0 {
+            let (z, nf) = (e.idx(0), e.idx(n_full as i64));
+            e.for_step(z, nf, NR, |e, j0| gemm_tile(e, i0, j0, rows, k, a, bm, c, ep));
+            if n > n_full {
+                let last = e.idx((n - NR) as i64);
+                gemm_tile(e, i0, last, rows, k, a, bm, c, ep);
+            }
+            return;
+        }
+        for j in 0..n {
+            for r in 0..rows {
+                let jv = e.idx(j as i64);
+                let row = index_of(e, i0, &[], r);
+                let a_row = index_of(e, a.off, &[(row, a.rs)], 0);
+                let b_col = index_of(e, bm.off, &[(jv, bm.cs)], 0);
+                let zero = e.const_float(0.0, Type::f32());
+                let dot = e.for_acc(0, k, zero, |e, kk, acc| {
+                    let ai = index_of(e, a_row, &[(kk, a.cs)], 0);
+                    let bi = index_of(e, b_col, &[(kk, bm.rs)], 0);
+                    let av = e.load(a.buf, &[ai]);
+                    let bv = e.load(bm.buf, &[bi]);
+                    e.fmuladd(av, bv, acc)
+                });
+                let mut v = dot;
+                let bias = match ep.bias {
+                    Bias::Rows(buf, off) => Some((buf, index_of(e, off, &[(row, 1)], 0))),
+                    Bias::Cols(buf, off) => Some((buf, index_of(e, off, &[(jv, 1)], 0))),
+                    Bias::None => None,
+                };
+                if let Some((buf, bi)) = bias {
+                    let bv = e.load(buf, &[bi]);
+                    v = e.value_op("arith.addf", &[v, bv], Type::f32());
+                }
+                if let Some(r) = ep.residual {
+                    let ri = index_of(e, r.off, &[(row, r.rs), (jv, r.cs)], 0);
+                    let rv = e.load(r.buf, &[ri]);
+                    v = e.value_op("arith.addf", &[v, rv], Type::f32());
+                }
+                v = apply_activation(e, v, ep.act);
+                let ci = index_of(e, c.off, &[(row, c.rs), (jv, c.cs)], 0);
+                e.store(v, c.buf, &[ci]);
+            }
+        }
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gemm_tile<B: LoopBuilder>(
+    b: &mut B,
+    i0: ValueId,
+    j0: ValueId,
+    rows: usize,
+    k: usize,
+    a: Mat,
+    bm: Mat,
+    c: Mat,
+    ep: TileEpilogue,
+) {
+    let vt = vec_ty();
+    let zero = b.splat_const(0.0, vt.clone());
+    let a_rows: Vec<ValueId> = (0..rows)
+        .map(|r| {
+            let row = index_of(b, i0, &[], r);
+            index_of(b, a.off, &[(row, a.rs)], 0)
+        })
+        .collect();
+    let b_col = index_of(b, bm.off, &[(j0, 1)], 0);
+    let inits = vec![zero; rows];
+    let accs = b.for_accs(0, k, &inits, |e, kk, accs| {
+        let bi = index_of(e, b_col, &[(kk, bm.rs)], 0);
+        let bv = e.value_op("vector.load", &[bm.buf, bi], vt.clone());
+        let mut next = Vec::with_capacity(rows);
+        for (r, &acc) in accs.iter().enumerate() {
+            let ai = index_of(e, a_rows[r], &[(kk, a.cs)], 0);
+            let av = e.load(a.buf, &[ai]);
+            let ab = e.value_op("vector.broadcast", &[av], vt.clone());
+            next.push(e.fmuladd(ab, bv, acc));
+        }
+        next
+    });
+    for (r, &acc) in accs.iter().enumerate() {
+        let row = index_of(b, i0, &[], r);
+        let mut v = acc;
+        match ep.bias {
+            Bias::Rows(buf, off) => {
+                let bi = index_of(b, off, &[(row, 1)], 0);
+                let s = b.load(buf, &[bi]);
+                let bv = b.value_op("vector.broadcast", &[s], vt.clone());
+                v = b.value_op("arith.addf", &[v, bv], vt.clone());
+            }
+            Bias::Cols(buf, off) => {
+                let bi = index_of(b, off, &[(j0, 1)], 0);
+                let bv = b.value_op("vector.load", &[buf, bi], vt.clone());
+                v = b.value_op("arith.addf", &[v, bv], vt.clone());
+            }
+            Bias::None => {}
+        }
+        if let Some(res) = ep.residual {
+            let ri = index_of(b, res.off, &[(row, res.rs), (j0, 1)], 0);
+            let rv = b.value_op("vector.load", &[res.buf, ri], vt.clone());
+            v = b.value_op("arith.addf", &[v, rv], vt.clone());
+        }
+        v = apply_activation(b, v, ep.act);
+        let ci = index_of(b, c.off, &[(row, c.rs), (j0, 1)], 0);
+        b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
+    }
+}
+
+fn shape(m: &Module, v: ValueId) -> Vec<usize> {
+    m.ty(v).as_memref().expect("verified memref").shape.iter().map(|d| d.expect("static") as usize).collect()
+}
+
+fn strides_of(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// The flat offset of a broadcast operand's matrix for the batch indices `ivs`.
+fn batch_offset<B: LoopBuilder>(b: &mut B, lead: &[usize], batch: &[usize], ivs: &[ValueId], matrix: usize) -> ValueId {
+    let off = batch.len() - lead.len();
+    let strides = strides_of(lead);
+    let terms: Vec<(ValueId, i64)> =
+        (0..lead.len()).filter(|&q| lead[q] != 1).map(|q| (ivs[q + off], (strides[q] * matrix) as i64)).collect();
+    b.affine(&terms, 0)
+}
+
+pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+    let span = m.ops[op].span;
+    let ops = EpilogueOperands::of(m, op);
+    let ep = Epilogue::of(m, op);
+    let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
+    let (a_shape, b_shape, out_shape) = (shape(m, ops.a), shape(m, ops.b), shape(m, ops.output));
+    let r = out_shape.len() - 2;
+    let (mm, nn) = (out_shape[r], out_shape[r + 1]);
+    let kk = if ta { a_shape[a_shape.len() - 2] } else { a_shape[a_shape.len() - 1] };
+    let batch = out_shape[..r].to_vec();
+    let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
+    let bias_shape = ops.bias.map(|v| shape(m, v));
+    let bias = match bias_shape.as_deref() {
+        None => Some(None),
+        Some([1, n]) if *n == nn && nn > 1 => Some(Some(false)),
+        Some([mr, 1]) if *mr == mm => Some(Some(true)),
+        _ => None,
+    };
+    let fast = elem == Type::f32() && !tb && ep.alpha == 1.0 && ep.beta == 1.0 && bias.is_some();
+    let mut c = Cursor::new(m, span);
+    let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
+    let residual = ops.residual.map(|v| c.flat(v));
+    let bias_buf = ops.bias.map(|v| c.flat(v));
+    let (a_lead, b_lead) = (a_shape[..a_shape.len() - 2].to_vec(), b_shape[..b_shape.len() - 2].to_vec());
+    let act = (ep.act_min, ep.act_max);
+    if fast {
+        let rows_bias = bias.flatten();
+        c.parallel(&batch, &mut |e, ivs| {
+            let ao = batch_offset(e, &a_lead, &batch, ivs, mm * kk);
+            let bo = batch_offset(e, &b_lead, &batch, ivs, kk * nn);
+            let co = batch_offset(e, &batch, &batch, ivs, mm * nn);
+            let zero = e.idx(0);
+            let a = if ta { Mat { buf: a1, off: ao, rs: 1, cs: mm } } else { Mat { buf: a1, off: ao, rs: kk, cs: 1 } };
+            let bias = match (bias_buf, rows_bias) {
+                (Some(buf), Some(true)) => Bias::Rows(buf, zero),
+                (Some(buf), Some(false)) => Bias::Cols(buf, zero),
+                _ => Bias::None,
+            };
+            let ep = TileEpilogue { bias, residual: residual.map(|r| Mat { buf: r, off: co, rs: nn, cs: 1 }), act };
+            let bm = Mat { buf: b1, off: bo, rs: nn, cs: 1 };
+            gemm(e, mm, nn, kk, a, bm, Mat { buf: o1, off: co, rs: nn, cs: 1 }, ep);
+        });
+    } else {
+        let float = elem.is_float();
+        let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
+        let mut full = batch.clone();
+        full.extend([mm, nn]);
+        c.parallel(&full, &mut |e, ivs| {
+            let (bivs, i, j) = (&ivs[..r], ivs[r], ivs[r + 1]);
+            let ao = batch_offset(e, &a_lead, &batch, bivs, mm * kk);
+            let bo = batch_offset(e, &b_lead, &batch, bivs, kk * nn);
+            let zero = if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
+            let dot = e.for_acc(0, kk, zero, |e, k, acc| {
+                let (ar, ac) = if ta { (k, i) } else { (i, k) };
+                let (br, bc) = if tb { (j, k) } else { (k, j) };
+                let (a_cols, b_cols) = (if ta { mm } else { kk }, if tb { kk } else { nn });
+                let ai = e.affine(&[(ar, a_cols as i64), (ac, 1)], 0);
+                let ai = e.value_op("arith.addi", &[ao, ai], Type::Index);
+                let bi = e.affine(&[(br, b_cols as i64), (bc, 1)], 0);
+                let bi = e.value_op("arith.addi", &[bo, bi], Type::Index);
+                let (av, bv) = (e.load(a1, &[ai]), e.load(b1, &[bi]));
+                if float {
+                    e.fmuladd(av, bv, acc)
+                } else {
+                    let p = e.value_op("arith.muli", &[av, bv], compute.clone());
+                    e.value_op("arith.addi", &[p, acc], compute.clone())
+                }
+            });
+            let (add, mul) = if float { ("arith.addf", "arith.mulf") } else { ("arith.addi", "arith.muli") };
+            let scale = |e: &mut Cursor, v: ValueId, s: f64| {
+                if s == 1.0 {
+                    return v;
+                }
+                let sv =
+                    if float { e.const_float(s, compute.clone()) } else { e.const_int(s as i128, compute.clone()) };
+                e.value_op(mul, &[v, sv], compute.clone())
+            };
+            let mut v = scale(e, dot, ep.alpha);
+            if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
+                let bi =
+                    e.affine(&[(i, if bs[0] == 1 { 0 } else { bs[1] as i64 }), (j, if bs[1] == 1 { 0 } else { 1 })], 0);
+                let bv = e.load(buf, &[bi]);
+                let bv = scale(e, bv, ep.beta);
+                v = e.value_op(add, &[v, bv], compute.clone());
+            }
+            let flat_out = {
+                let co = batch_offset(e, &batch, &batch, bivs, mm * nn);
+                let ij = e.affine(&[(i, nn as i64), (j, 1)], 0);
+                e.value_op("arith.addi", &[co, ij], Type::Index)
+            };
+            if let Some(res) = residual {
+                let rv = e.load(res, &[flat_out]);
+                v = e.value_op(add, &[v, rv], compute.clone());
+            }
+            if float {
+                v = apply_activation(e, v, act);
+            }
+            e.store(v, o1, &[flat_out]);
+        });
+    }
+    c.finish(op);
+    Ok(())
+}

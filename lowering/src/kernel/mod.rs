@@ -1,0 +1,70 @@
+//! Passes over the kernel level (see `xcc_ir::dialects::kernel`), in the default pipeline's order:
+//!
+//! - `kernel-fuse-epilogue` ([`fuse`]): an activation or residual add that follows a matmul or
+//!   convolution joins its epilogue;
+//! - `kernel-fuse-elementwise` ([`fuse`]): an elementwise `kernel.generic` whose only reader is
+//!   another one over the same iteration space is computed inside it;
+//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`]): the kernel operations become loops,
+//!   parallel loops (`scf.parallel`) where iterations are independent, with the register-tiled
+//!   GEMM micro-kernel behind matmul and convolution;
+//! - `plan-workspace` ([`plan_workspace`]): the buffers a function allocates are placed in its
+//!   caller's workspace, by liveness, so a run does no heap allocation.
+//!
+//! Tiling, weight packing and layout choices are further passes at this level; the mapping of
+//! parallel loops to threads or to a GPU grid is a pass over the loops `kernel-to-loops` marks.
+
+pub mod conv;
+pub mod fuse;
+pub mod lower;
+pub mod matmul;
+pub mod plan_workspace;
+
+use crate::builder::LoopBuilder;
+use xcc_ir::{BlockId, Module, OpId, Span};
+
+/// A [`LoopBuilder`] that writes into a detached block, whose operations then move in front of
+/// the operation being lowered ([`Cursor::finish`]).
+pub struct Cursor<'m> {
+    pub m: &'m mut Module,
+    pub block: BlockId,
+    pub span: Span,
+}
+
+impl<'m> Cursor<'m> {
+    pub fn new(m: &'m mut Module, span: Span) -> Cursor<'m> {
+        let region = m.new_region();
+        let block = m.append_block(region, span);
+        Cursor { m, block, span }
+    }
+
+    /// Moves what was built in front of `anchor`.
+    pub fn finish(self, anchor: OpId) {
+        let scratch = self.block;
+        self.m.splice_before(scratch, anchor);
+    }
+}
+
+impl LoopBuilder for Cursor<'_> {
+    fn module(&mut self) -> &mut Module {
+        self.m
+    }
+    fn block(&self) -> BlockId {
+        self.block
+    }
+    fn set_block(&mut self, block: BlockId) -> BlockId {
+        std::mem::replace(&mut self.block, block)
+    }
+}
+
+/// Every operation of `m` named one of `names`, in pre-order.
+pub(crate) fn ops_named(m: &Module, names: &[&str]) -> Vec<OpId> {
+    let mut out = Vec::new();
+    for &top in m.top_ops() {
+        m.walk_nested(top, &mut |op| {
+            if names.contains(&m.ops[op].name.as_str()) {
+                out.push(op);
+            }
+        });
+    }
+    out
+}
