@@ -25,7 +25,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         let options = xcc_frontend_onnx::OnnxOptions { name: &name, shapes, binds };
         let (module, iface) =
             xcc_frontend_onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
-        header = Some((name.clone(), xcc_frontend_onnx::header::header(&iface, &input)));
+        header = Some((name.clone(), iface));
         // Diagnostics on generated IR have no source text to point into.
         (SourceFile::new(input.clone(), String::new()), module)
     } else {
@@ -111,7 +111,12 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         Emit::Mlir | Emit::MlirLlvm => unreachable!("printed above"),
     };
     write_output(&cli.output, &bytes)?;
-    if let Some((name, text)) = header {
+    if let Some((name, mut iface)) = header {
+        // The workspace size is known once plan-workspace has placed the buffers.
+        let run = lowered.lookup_symbol(&format!("{name}_run"));
+        let bytes = run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int);
+        iface.workspace_bytes = bytes.unwrap_or(0) as usize;
+        let text = xcc_frontend_onnx::header::header(&iface, &input);
         if cli.output.as_os_str() != "-" {
             let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
             write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;

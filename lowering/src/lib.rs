@@ -3,7 +3,7 @@
 //!
 //! The default pipeline ([`default_pipeline`]):
 //! 0. the kernel level ([`kernel`]): `kernel-fuse-epilogue`, `kernel-fuse-elementwise`,
-//!    `kernel-to-loops` and `plan-workspace`;
+//!    `kernel-pack-weights`, `kernel-to-loops` and `plan-workspace`;
 //! 1. `lower-affine` ([`conversion::affine_to_scf`]): `affine.apply/for/if/load/store` to arith and `scf`;
 //! 2. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (parallel ones too) and
 //!    conditionals to blocks;
@@ -65,6 +65,7 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "a clamp, residual add or bias add after a matmul or conv joins its epilogue",
         ),
         (Box::new(kernel::fuse::FuseElementwise), "chains of elementwise kernel.generic ops become one"),
+        (Box::new(kernel::pack::PackWeights), "a matmul's constant transposed B is stored transposed at compile time"),
         (
             Box::new(kernel::lower::KernelToLoops),
             "kernel ops to (parallel) loops; the GEMM micro-kernel for matmul and conv",
@@ -120,7 +121,8 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
 
 /// The kernel passes, then lower-affine, convert-scf-to-cf, convert-to-llvm and
 /// reconcile-unrealized-casts.
-pub const DEFAULT_PIPELINE: &str = "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-to-loops,plan-workspace,\
+pub const DEFAULT_PIPELINE: &str =
+    "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-pack-weights,kernel-to-loops,plan-workspace,\
 lower-affine,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {

@@ -1,25 +1,25 @@
-//! Loop generation: the inferred, folded graph becomes one `func.func @NAME_run` in the standard
-//! dialect (scf loops over memrefs, arith and math), which then goes down the same backbone as
-//! MLIR input.
+//! The inferred, folded graph as a module at the kernel level: `func.func @NAME_run` computes the
+//! model with kernel operations and parallel loops over memrefs, each node lowered by its
+//! operator ([`crate::ops::OnnxOp::lower`]); the default pipeline fuses, tiles and lowers it.
 //!
 //! Memory: inputs and outputs are the caller's buffers; weights are `memref.global` constants in
-//! read-only data; every intermediate is a `memref.view` into one workspace whose layout is
-//! planned here from liveness (first-fit over the tensors alive at each node), so a run does no
-//! heap allocation and two threads with two workspaces can run concurrently.
+//! read-only data; every intermediate tensor is a `memref.alloc`, which `plan-workspace` places in
+//! the caller's workspace (the run function's last argument, `xcc.workspace`) by liveness, so a
+//! run does no heap allocation and two threads with two workspaces can run concurrently.
+//! `NAME_workspace_size` and `NAME_run_alloc` read the planned size through
+//! `kernel.workspace_size`.
 
 use super::graph::*;
-use super::ops;
+use super::ops::Registry;
 use std::collections::HashMap;
+use xcc_ir::affine::AffineMap;
 use xcc_ir::attributes::DenseValues;
+use xcc_ir::dialects::kernel::Generic;
+use xcc_ir::parser::forms::segment_sizes;
 use xcc_ir::types::{FunctionType, MemRefType};
 use xcc_ir::{Attribute, BlockId, Module, OpSpec, Span, Type, ValueId};
 pub use xcc_lowering::builder::LoopBuilder;
 use xcc_lowering::conversion::memref_descriptor::MemRefDescriptor;
-
-/// The workspace entry holding a node's scratch space.
-pub fn scratch_name(n: &Node) -> String {
-    format!("{}#scratch", n.outputs[0])
-}
 
 /// What the C header describes.
 #[derive(Clone, Debug)]
@@ -27,6 +27,7 @@ pub struct ModelInterface {
     pub name: String,
     pub inputs: Vec<(String, TensorType)>,
     pub outputs: Vec<(String, TensorType)>,
+    /// Known once `plan-workspace` has run (the run function's `xcc.workspace_bytes`).
     pub workspace_bytes: usize,
 }
 
@@ -47,197 +48,131 @@ pub fn memref_type(t: &TensorType) -> Type {
     })
 }
 
-const ALIGN: usize = 64;
+const ALIGN: i64 = 64;
 
-/// Byte offsets in the workspace for each intermediate tensor: a tensor occupies its range from
-/// the node defining it to its last use.
-fn plan_workspace(
-    g: &Graph,
-    intermediates: &[String],
-    scratch: &HashMap<String, (usize, usize)>,
-) -> (HashMap<String, usize>, usize) {
-    let mut def = HashMap::new();
-    let mut last = HashMap::new();
-    for (name, &(node, _)) in scratch {
-        def.insert(name.clone(), node);
-        last.insert(name.clone(), node);
+/// `func.func @name(inputs) -> results` with an empty entry block; returns the block.
+fn function(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -> (xcc_ir::OpId, BlockId) {
+    let top = m.body_block();
+    let region = m.new_region();
+    let f = m.build(
+        top,
+        OpSpec::new("func.func", Span::UNKNOWN)
+            .attr("sym_name", Attribute::String(name.to_string()))
+            .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs: inputs.clone(), results })))
+            .region(region),
+    );
+    let entry = m.append_block(region, Span::UNKNOWN);
+    for t in inputs {
+        m.add_block_arg(entry, t, Span::UNKNOWN);
     }
-    for (i, n) in g.nodes.iter().enumerate() {
-        for o in &n.outputs {
-            def.insert(o.clone(), i);
-            last.insert(o.clone(), i);
-        }
-        for x in &n.inputs {
-            if last.contains_key(x) {
-                last.insert(x.clone(), i);
-            }
-        }
-    }
-    let mut order: Vec<&String> = intermediates.iter().collect();
-    order.sort_by_key(|t| def[*t]);
-    let mut placed: Vec<(usize, usize, usize)> = Vec::new(); // offset, size, last use
-    let mut offsets = HashMap::new();
-    let mut total = 0;
-    for t in order {
-        let bytes = scratch.get(t).map(|s| s.1).unwrap_or_else(|| g.types[t].bytes());
-        let size = bytes.div_ceil(ALIGN) * ALIGN;
-        let d = def[t];
-        let active: Vec<(usize, usize)> = placed.iter().filter(|p| p.2 >= d).map(|p| (p.0, p.0 + p.1)).collect();
-        let mut candidates: Vec<usize> = std::iter::once(0).chain(active.iter().map(|a| a.1)).collect();
-        candidates.sort();
-        let offset =
-            candidates.into_iter().find(|&o| active.iter().all(|&(s, e)| o + size <= s || o >= e)).unwrap_or(0);
-        placed.push((offset, size, last[t]));
-        offsets.insert(t.clone(), offset);
-        total = total.max(offset + size);
-    }
-    (offsets, total)
+    (f, entry)
 }
 
-pub fn generate(g: &Graph, name: &str) -> OResult<(Module, ModelInterface)> {
-    let mut m = Module::new();
-    let top = m.body_block();
-    let span = Span::UNKNOWN;
+pub fn generate(g: &Graph, name: &str, registry: &Registry) -> OResult<(Module, ModelInterface)> {
     let inputs: Vec<(String, TensorType)> = g.inputs.iter().map(|i| (i.clone(), g.types[i].clone())).collect();
     let outputs: Vec<(String, TensorType)> =
         g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
-
-    let produced: Vec<String> =
-        g.nodes.iter().flat_map(|n| n.outputs.iter().filter(|o| !o.is_empty()).cloned()).collect();
-    let mut intermediates: Vec<String> = produced.iter().filter(|t| !g.outputs.contains(t)).cloned().collect();
-    // Scratch space some nodes need while they run (im2col columns), planned like a tensor that
-    // lives only during its node.
-    let mut scratch: HashMap<String, (usize, usize)> = HashMap::new();
-    for (i, n) in g.nodes.iter().enumerate() {
-        if let Some(bytes) = ops::gemm::scratch_bytes(n, g) {
-            scratch.insert(scratch_name(n), (i, bytes));
-            intermediates.push(scratch_name(n));
-        }
-    }
-    let (offsets, ws_bytes) = plan_workspace(g, &intermediates, &scratch);
-
     let n_params = inputs.len() + outputs.len() + 1;
-    let run_ty = FunctionType { inputs: vec![Type::ptr(); n_params], results: vec![Type::i32()] };
-    let region = m.new_region();
-    m.build(
-        top,
-        OpSpec::new("func.func", span)
-            .attr("sym_name", Attribute::String(format!("{name}_run")))
-            .attr("function_type", Attribute::Type(Type::Function(run_ty)))
-            .region(region),
-    );
-    let entry = m.append_block(region, span);
-    let params: Vec<ValueId> = (0..n_params).map(|_| m.add_block_arg(entry, Type::ptr(), span)).collect();
+    let mut m = Module::new();
+    let run = format!("{name}_run");
+    let (f, entry) = function(&mut m, &run, vec![Type::ptr(); n_params], vec![Type::i32()]);
+    m.set_attr(f, "xcc.workspace", Attribute::i64(n_params as i64 - 1));
+    let params = m.blocks[entry].args.clone();
     let mut e = Emitter { m, block: entry, buffers: HashMap::new(), globals: 0, prefix: name.to_string() };
-
     for (k, (n, t)) in inputs.iter().chain(outputs.iter()).enumerate() {
         let v = e.memref_from_ptr(params[k], t);
         e.buffers.entry(n.clone()).or_insert(v);
     }
-    let ws_ty = TensorType { dtype: DType::U8, shape: vec![ws_bytes.max(1)] };
-    let ws = e.memref_from_ptr(params[n_params - 1], &ws_ty);
-    for t in &intermediates {
-        let off = e.idx(offsets[t] as i64);
-        let ty = match scratch.get(t) {
-            Some(&(_, bytes)) => memref_type(&TensorType { dtype: DType::F32, shape: vec![bytes.div_ceil(4)] }),
-            None => memref_type(&g.types[t]),
-        };
-        let v = e.value_op("memref.view", &[ws, off], ty);
-        e.buffers.insert(t.clone(), v);
-    }
     for node in &g.nodes {
         for x in node.inputs.iter().filter(|x| !x.is_empty()) {
             if !e.buffers.contains_key(x) {
-                let t =
-                    g.consts.get(x).ok_or_else(|| OnnxError::msg(format!("internal: tensor '{x}' has no buffer")))?;
+                let t = g.consts.get(x).ok_or_else(|| OnnxError::tensor(x, "internal: the tensor has no buffer"))?;
                 let v = e.global(t);
                 e.buffers.insert(x.clone(), v);
             }
         }
-        e.emit_node(node, g).map_err(|err| err.in_node(&node))?;
+        let fresh: Vec<&String> =
+            node.outputs.iter().filter(|o| !o.is_empty() && !e.buffers.contains_key(*o)).collect();
+        for o in fresh {
+            let t = memref_type(g.ty(o)?);
+            let v = e.alloc(t);
+            e.buffers.insert(o.clone(), v);
+        }
+        let op =
+            registry.get(&node.op).ok_or_else(|| OnnxError::msg("internal: an unregistered operator").in_node(node))?;
+        op.lower(node, g, &mut e).map_err(|err| err.in_node(node))?;
     }
     // Outputs that are constants or inputs (no node writes them).
-    for (o, t) in &outputs {
-        if !produced.contains(o) {
+    let produced: Vec<&String> = g.nodes.iter().flat_map(|n| n.outputs.iter()).collect();
+    for (k, (o, t)) in outputs.iter().enumerate() {
+        if !produced.contains(&o) {
             let src = match g.consts.get(o) {
                 Some(c) => e.global(c),
-                None => e.buffers[&g.inputs[g.inputs.iter().position(|i| i == o).expect("an input")]],
+                None => e.buffers[o],
             };
-            let dst = e.memref_from_ptr(params[inputs.len() + outputs.iter().position(|x| &x.0 == o).unwrap()], t);
-            e.copy(src, dst, t);
+            let dst = e.memref_from_ptr(params[inputs.len() + k], t);
+            e.copy(src, dst);
         }
     }
     let zero = e.const_int(0, Type::i32());
-    let ret = OpSpec::new("func.return", span).operands([zero]);
-    e.m.build(e.block, ret);
-
-    // NAME_workspace_size() and NAME_run_alloc(...), which allocates the workspace itself.
+    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([zero]));
     let mut m = e.m;
-    let i64t = Type::i64();
-    let region = m.new_region();
-    m.build(
-        top,
-        OpSpec::new("func.func", span)
-            .attr("sym_name", Attribute::String(format!("{name}_workspace_size")))
-            .attr(
-                "function_type",
-                Attribute::Type(Type::Function(FunctionType { inputs: vec![], results: vec![i64t.clone()] })),
-            )
-            .region(region),
-    );
-    let b = m.append_block(region, span);
-    let c = m.build(
-        b,
-        OpSpec::new("arith.constant", span)
-            .results([i64t.clone()])
-            .attr("value", Attribute::int(ws_bytes as i128, i64t.clone())),
-    );
+    workspace_functions(&mut m, name, &run, n_params);
+    Ok((m, ModelInterface { name: name.to_string(), inputs, outputs, workspace_bytes: 0 }))
+}
+
+/// `NAME_workspace_size()` and `NAME_run_alloc(...)`, which allocates the workspace itself.
+fn workspace_functions(m: &mut Module, name: &str, run: &str, n_params: usize) {
+    let span = Span::UNKNOWN;
+    let size_of_run = |m: &mut Module, b: BlockId| {
+        let op = m.build(
+            b,
+            OpSpec::new("kernel.workspace_size", span).results([Type::Index]).attr("function", Attribute::symbol(run)),
+        );
+        m.result(op, 0)
+    };
+    let (_, b) = function(m, &format!("{name}_workspace_size"), vec![], vec![Type::i64()]);
+    let size = size_of_run(m, b);
+    let c = m.build(b, OpSpec::new("arith.index_cast", span).operands([size]).results([Type::i64()]));
     let c = m.result(c, 0);
     m.build(b, OpSpec::new("func.return", span).operands([c]));
 
-    // NAME_run_alloc: the workspace from memref.alloc (runtime-c's xcc_alloc once lowered),
-    // passed to NAME_run by its address, then freed.
-    let region = m.new_region();
-    let alloc_ty = FunctionType { inputs: vec![Type::ptr(); n_params - 1], results: vec![Type::i32()] };
-    m.build(
-        top,
-        OpSpec::new("func.func", span)
-            .attr("sym_name", Attribute::String(format!("{name}_run_alloc")))
-            .attr("function_type", Attribute::Type(Type::Function(alloc_ty)))
-            .region(region),
-    );
-    let b = m.append_block(region, span);
-    let args: Vec<ValueId> = (0..n_params - 1).map(|_| m.add_block_arg(b, Type::ptr(), span)).collect();
-    let ws_type = memref_type(&TensorType { dtype: DType::U8, shape: vec![ws_bytes.max(1)] });
+    let (_, b) = function(m, &format!("{name}_run_alloc"), vec![Type::ptr(); n_params - 1], vec![Type::i32()]);
+    let args = m.blocks[b].args.clone();
+    let size = size_of_run(m, b);
+    let dynamic = MemRefType {
+        shape: vec![None],
+        elem: Box::new(Type::i8()),
+        layout: xcc_ir::types::Layout::Identity,
+        memory_space: None,
+    };
     let ws = m.build(
         b,
         OpSpec::new("memref.alloc", span)
-            .results([ws_type])
-            .attr("alignment", Attribute::i64(ALIGN as i64))
-            .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])),
+            .operands([size])
+            .results([Type::MemRef(dynamic)])
+            .attr("alignment", Attribute::i64(ALIGN))
+            .attr("operandSegmentSizes", segment_sizes(&[1, 0])),
     );
     let ws = m.result(ws, 0);
     let addr =
         m.build(b, OpSpec::new("memref.extract_aligned_pointer_as_index", span).operands([ws]).results([Type::Index]));
     let addr = m.result(addr, 0);
-    let addr = m.build(b, OpSpec::new("arith.index_cast", span).operands([addr]).results([i64t.clone()]));
+    let addr = m.build(b, OpSpec::new("arith.index_cast", span).operands([addr]).results([Type::i64()]));
     let addr = m.result(addr, 0);
     let wsp = m.build(b, OpSpec::new("llvm.inttoptr", span).operands([addr]).results([Type::ptr()]));
     let wsp = m.result(wsp, 0);
-    let mut call_args = args.clone();
-    call_args.push(wsp);
+    let call_args: Vec<ValueId> = args.iter().copied().chain([wsp]).collect();
     let rc = m.build(
         b,
         OpSpec::new("func.call", span)
             .operands(call_args)
             .results([Type::i32()])
-            .attr("callee", Attribute::symbol(format!("{name}_run"))),
+            .attr("callee", Attribute::symbol(run)),
     );
     let rc = m.result(rc, 0);
     m.build(b, OpSpec::new("memref.dealloc", span).operands([ws]));
     m.build(b, OpSpec::new("func.return", span).operands([rc]));
-
-    Ok((m, ModelInterface { name: name.to_string(), inputs, outputs, workspace_bytes: ws_bytes }))
 }
 
 impl LoopBuilder for Emitter {
@@ -263,18 +198,23 @@ impl Emitter {
         }
     }
 
-    /// A memref descriptor over a raw pointer: contiguous, row-major, offset 0.
-    /// A memref over a raw pointer (an input, output or the workspace): contiguous, row-major,
-    /// offset 0, built with the conversion's own descriptor helper.
+    /// A memref over a raw pointer (an input or output): contiguous, row-major, offset 0, built
+    /// with the conversion's own descriptor helper.
     fn memref_from_ptr(&mut self, p: ValueId, t: &TensorType) -> ValueId {
-        let mt = match memref_type(t) {
-            Type::MemRef(mt) => mt,
-            _ => unreachable!("a memref type"),
-        };
+        let Type::MemRef(mt) = memref_type(t) else { unreachable!("a memref type") };
         let block = self.block;
         let mut b = xcc_lowering::builder::Builder::at_end(&mut self.m, block, Span::UNKNOWN);
         let d = MemRefDescriptor::from_pointers(&mut b, p, p, &mt, &[]);
         self.value_op("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(mt))
+    }
+
+    /// A new buffer for an intermediate tensor (placed in the workspace by `plan-workspace`).
+    pub fn alloc(&mut self, t: Type) -> ValueId {
+        let op = self.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
+            .results([t])
+            .attr("alignment", Attribute::i64(ALIGN))
+            .attr("operandSegmentSizes", segment_sizes(&[0, 0])));
+        self.m.result(op, 0)
     }
 
     /// A read-only global holding data computed at compile time (e.g. repacked weights).
@@ -302,45 +242,85 @@ impl Emitter {
         self.value_attr("memref.get_global", &[], memref_type(&t.ty), vec![("name", Attribute::symbol(sym))])
     }
 
-    /// Copies `src` into `dst` element by element in row-major order (same element count).
-    pub fn copy(&mut self, src: ValueId, dst: ValueId, t: &TensorType) {
-        let src_shape: Vec<usize> =
-            self.m.ty(src).as_memref().unwrap().shape.iter().map(|d| d.unwrap() as usize).collect();
-        let dst_shape: Vec<usize> =
-            self.m.ty(dst).as_memref().unwrap().shape.iter().map(|d| d.unwrap() as usize).collect();
-        let n = t.numel();
-        self.for_loop(0, n, |e, i| {
-            let si = e.unflatten(i, &src_shape);
-            let di = e.unflatten(i, &dst_shape);
-            let v = e.load(src, &si);
-            e.store(v, dst, &di);
-        });
+    /// `kernel.copy`: `src`'s elements into `dst` in row-major order (same element count).
+    pub fn copy(&mut self, src: ValueId, dst: ValueId) {
+        self.op(OpSpec::new("kernel.copy", Span::UNKNOWN).operands([src, dst]));
+    }
+
+    /// A `kernel.generic` over `loops` (true: parallel), reading `inputs` and writing `outputs`
+    /// at their maps; `body` gets one element of each operand and returns the outputs' elements.
+    pub fn generic(
+        &mut self,
+        inputs: &[(ValueId, AffineMap)],
+        outputs: &[(ValueId, AffineMap)],
+        loops: Vec<bool>,
+        body: impl FnOnce(&mut Self, &[ValueId]) -> OResult<Vec<ValueId>>,
+    ) -> OResult<()> {
+        let region = self.m.new_region();
+        let block = self.m.append_block(region, Span::UNKNOWN);
+        let args: Vec<ValueId> = inputs
+            .iter()
+            .chain(outputs)
+            .map(|(v, _)| {
+                let elem = (*self.m.ty(*v).as_memref().expect("a buffer").elem).clone();
+                self.m.add_block_arg(block, elem, Span::UNKNOWN)
+            })
+            .collect();
+        let saved = self.set_block(block);
+        let results = body(self, &args);
+        let results = match results {
+            Ok(r) => r,
+            Err(e) => {
+                self.set_block(saved);
+                return Err(e);
+            }
+        };
+        self.op(OpSpec::new("kernel.yield", Span::UNKNOWN).operands(results));
+        self.set_block(saved);
+        let g = Generic {
+            inputs: inputs.iter().map(|(v, _)| *v).collect(),
+            outputs: outputs.iter().map(|(v, _)| *v).collect(),
+            maps: inputs.iter().chain(outputs).map(|(_, m)| m.clone()).collect(),
+            parallel: loops,
+            body: region,
+        };
+        self.op(g.spec(Span::UNKNOWN));
+        Ok(())
     }
 
     pub fn buf(&self, name: &str) -> OResult<ValueId> {
-        self.buffers
-            .get(name)
-            .copied()
-            .ok_or_else(|| OnnxError::msg(format!("internal: tensor '{name}' has no buffer")))
+        self.buffers.get(name).copied().ok_or_else(|| OnnxError::tensor(name, "internal: the tensor has no buffer"))
     }
+}
 
-    fn emit_node(&mut self, node: &Node, g: &Graph) -> OResult<()> {
-        let op = node.op.as_str();
-        if ops::elementwise::unary_kind(op).is_some()
-            || ops::elementwise::is_binary(op)
-            || ops::elementwise::is_variadic(op)
-        {
-            self.emit_elementwise(node, g)
-        } else if ops::tensor::OPS.contains(&op) {
-            self.emit_data_movement(node, g)
-        } else if ops::reduce::OPS.contains(&op) {
-            self.emit_reduce(node, g)
-        } else if ops::resize::OPS.contains(&op) {
-            self.emit_resize(node, g)
-        } else {
-            self.emit_nn(node, g)
-        }
+/// The identity map over `rank` loops.
+pub fn identity(rank: usize) -> AffineMap {
+    AffineMap {
+        num_dims: rank as u32,
+        num_symbols: 0,
+        results: (0..rank).map(|d| xcc_ir::affine::AffineExpr::Dim(d as u32)).collect(),
     }
+}
+
+/// The map reading a tensor of `shape`, broadcast (numpy rules, right-aligned) into an iteration
+/// space of `rank` loops: size-1 dims read index 0.
+pub fn broadcast_map(shape: &[usize], out: &[usize]) -> AffineMap {
+    use xcc_ir::affine::AffineExpr;
+    let off = out.len() - shape.len();
+    let results = shape
+        .iter()
+        .enumerate()
+        .map(
+            |(i, &d)| {
+                if d == 1 && out[i + off] != 1 {
+                    AffineExpr::Const(0)
+                } else {
+                    AffineExpr::Dim((i + off) as u32)
+                }
+            },
+        )
+        .collect();
+    AffineMap { num_dims: out.len() as u32, num_symbols: 0, results }
 }
 
 /// The type arithmetic happens in: f16 tensors compute in f32.

@@ -67,7 +67,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     let unsupported: Vec<String> = g
         .nodes
         .iter()
-        .filter(|n| !n.domain.is_empty() || !ops::is_supported(&n.op))
+        .filter(|n| !n.domain.is_empty() || ops::registry().get(&n.op).is_none())
         .map(|n| {
             let domain = if n.domain.is_empty() { "ai.onnx".to_string() } else { n.domain.clone() };
             format!(
@@ -84,11 +84,12 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     let nodes = std::mem::take(&mut g.nodes);
     let mut kept = Vec::new();
     for node in nodes {
+        let op = ops::registry().get(&node.op).expect("checked above");
         if matches!(node.op.as_str(), "Shape" | "Size") {
             // Shapes are static: these fold whether or not the input's data is known.
             let t = g.ty(&node.inputs[0]).map_err(|e| e.in_node(&node))?.clone();
             let placeholder = Tensor { ty: t.clone(), data: Vec::new() };
-            if let Some(result) = ops::fold(&node, &[Some(&placeholder)]) {
+            if let Some(result) = op.fold(&node, &[Some(&placeholder)]) {
                 let outs = result.map_err(|e| e.in_node(&node))?;
                 for (name, t) in node.outputs.iter().zip(outs) {
                     g.types.insert(name.clone(), t.ty.clone());
@@ -101,7 +102,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
             node.inputs.iter().map(|i| if i.is_empty() { None } else { g.consts.get(i) }).collect();
         let all_const = node.inputs.iter().zip(&inputs).all(|(name, t)| name.is_empty() || t.is_some());
         if all_const {
-            if let Some(result) = ops::fold(&node, &inputs) {
+            if let Some(result) = op.fold(&node, &inputs) {
                 let outs = result.map_err(|e| e.in_node(&node))?;
                 for (name, t) in node.outputs.iter().zip(outs) {
                     g.types.insert(name.clone(), t.ty.clone());
@@ -110,7 +111,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
                 continue;
             }
         }
-        let types = ops::infer(&node, g).map_err(|e| e.in_node(&node))?;
+        let types = op.infer(&node, g).map_err(|e| e.in_node(&node))?;
         for (name, t) in node.outputs.iter().zip(types) {
             if !name.is_empty() {
                 super::import::checked_bytes(name, t.dtype, &t.shape)?;

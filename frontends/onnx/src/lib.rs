@@ -1,5 +1,7 @@
-//! The ONNX frontend: protobuf -> [`graph::Graph`] -> shape inference and constant folding ->
-//! loop generation in the standard dialect, plus the C header that describes the result.
+//! The ONNX frontend: the protobuf schema ([`proto`]) -> [`import`] into a [`graph::Graph`] ->
+//! shape inference and constant folding ([`infer`]) -> graph rewrites ([`fuse`]) -> each node
+//! lowered by its operator ([`ops`]) into a module at the kernel level ([`emit`]), plus the C
+//! header that describes the result ([`header`]).
 
 pub mod emit;
 pub mod error;
@@ -26,7 +28,7 @@ pub struct OnnxOptions<'a> {
     pub binds: HashMap<String, import::Binding>,
 }
 
-/// Compiles an ONNX model (its bytes and path) into a module in the standard dialect.
+/// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
 pub fn compile(
     bytes: &[u8],
     path: &Path,
@@ -36,7 +38,7 @@ pub fn compile(
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
-    emit::generate(&g, options.name)
+    emit::generate(&g, options.name, ops::registry())
 }
 
 /// A C identifier from a model or tensor name.

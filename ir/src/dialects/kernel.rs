@@ -224,19 +224,25 @@ impl Generic {
         })
     }
 
-    /// The size of each loop: for loop `d`, the extent of the first operand dimension whose
-    /// map result is exactly `d`.
+    /// The size of each loop: for loop `d`, the smallest extent among the operand dimensions
+    /// read at exactly `d` (an operand may be read or written in part: a slice of its input, a
+    /// piece of a concatenation's output; a larger size would index out of that smallest one).
     pub fn loop_sizes(&self, m: &Module) -> Result<Vec<u64>, String> {
         let operands: Vec<crate::ValueId> = self.inputs.iter().chain(&self.outputs).copied().collect();
         (0..self.parallel.len())
             .map(|d| {
+                let mut size: Option<u64> = None;
                 for (&v, map) in operands.iter().zip(&self.maps) {
                     let Some(mt) = m.ty(v).as_memref() else { continue };
-                    if let Some(k) = map.results.iter().position(|e| *e == AffineExpr::Dim(d as u32)) {
-                        return mt.shape.get(k).copied().flatten().ok_or(format!("loop {d} has a dynamic size"));
+                    for (k, e) in map.results.iter().enumerate() {
+                        if *e == AffineExpr::Dim(d as u32) {
+                            let extent =
+                                mt.shape.get(k).copied().flatten().ok_or(format!("loop {d} has a dynamic size"))?;
+                            size = Some(size.map_or(extent, |s| s.min(extent)));
+                        }
                     }
                 }
-                Err(format!("no operand dimension gives the size of loop {d}"))
+                size.ok_or_else(|| format!("no operand dimension gives the size of loop {d}"))
             })
             .collect()
     }
@@ -284,7 +290,20 @@ fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
             return Err(format!("output #{k}'s map uses a reduction loop"));
         }
     }
-    g.loop_sizes(m)?;
+    let sizes = g.loop_sizes(m)?;
+    let empty = sizes.contains(&0);
+    for (i, (&v, map)) in operands.iter().zip(&g.maps).enumerate().filter(|_| !empty) {
+        let shape = &memref(m.ty(v))?.shape;
+        for (k, e) in map.results.iter().enumerate() {
+            let (lo, hi) =
+                index_range(e, &sizes).ok_or(format!("map #{i}: index {k} is not a bounded affine function"))?;
+            if let Some(dim) = shape[k] {
+                if lo < 0 || hi >= dim as i128 {
+                    return Err(format!("map #{i} reads index {k} from {lo} to {hi}, outside 0..{dim}"));
+                }
+            }
+        }
+    }
     let Some(&entry) = m.regions[g.body].blocks.first() else { return Err("needs a body".into()) };
     let args: Vec<&Type> = m.blocks[entry].args.iter().map(|&a| m.ty(a)).collect();
     let elems: Vec<&Type> = operands.iter().map(|&v| &*m.ty(v).as_memref().expect("checked").elem).collect();
@@ -292,6 +311,49 @@ fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
         return Err("the body takes one element of each operand, in order".into());
     }
     Ok(())
+}
+
+/// The smallest and largest value of `e` over the loops' box (loop `d` from 0 to `sizes[d] - 1`),
+/// by interval arithmetic; `None` for expressions that are not bounded that way (a product of
+/// two loop indices, a division by a non-constant).
+pub fn index_range(e: &AffineExpr, sizes: &[u64]) -> Option<(i128, i128)> {
+    let constant = |e: &AffineExpr| match e {
+        AffineExpr::Const(c) => Some(*c as i128),
+        _ => None,
+    };
+    Some(match e {
+        AffineExpr::Dim(d) => (0, *sizes.get(*d as usize)? as i128 - 1),
+        AffineExpr::Symbol(_) => return None,
+        AffineExpr::Const(c) => (*c as i128, *c as i128),
+        AffineExpr::Add(a, b) => {
+            let (x, y) = (index_range(a, sizes)?, index_range(b, sizes)?);
+            (x.0 + y.0, x.1 + y.1)
+        }
+        AffineExpr::Mul(a, b) => {
+            let (r, c) = match (constant(a), constant(b)) {
+                (_, Some(c)) => (index_range(a, sizes)?, c),
+                (Some(c), _) => (index_range(b, sizes)?, c),
+                _ => return None,
+            };
+            if c >= 0 {
+                (r.0 * c, r.1 * c)
+            } else {
+                (r.1 * c, r.0 * c)
+            }
+        }
+        AffineExpr::FloorDiv(a, b) | AffineExpr::CeilDiv(a, b) => {
+            let c = constant(b).filter(|&c| c > 0)?;
+            let r = index_range(a, sizes)?;
+            let up = matches!(e, AffineExpr::CeilDiv(..));
+            let div = |x: i128| if up { -((-x).div_euclid(c)) } else { x.div_euclid(c) };
+            (div(r.0), div(r.1))
+        }
+        AffineExpr::Mod(a, b) => {
+            let c = constant(b).filter(|&c| c > 0)?;
+            index_range(a, sizes)?;
+            (0, c - 1)
+        }
+    })
 }
 
 fn uses_dim(e: &AffineExpr, d: u32) -> bool {

@@ -222,8 +222,12 @@ fn apply_epilogue(m: &mut Module, p: OpId, generic: OpId, step: Step) {
     let mut extra = Vec::new();
     match step {
         Step::Clamp(lo, hi) => extra = Epilogue::activation_attrs(lo, hi),
-        Step::Residual(r) => ops.residual = Some(r),
+        Step::Residual(r) => {
+            hoist_before(m, r, p);
+            ops.residual = Some(r);
+        }
         Step::ColumnBias(r) => {
+            hoist_before(m, r, p);
             // The vector seen as the [1, N] bias matrix.
             let n = m.ty(r).as_memref().expect("memref").shape[0].expect("static") as usize;
             let mut c = super::Cursor::new(m, Span::UNKNOWN);
@@ -232,6 +236,7 @@ fn apply_epilogue(m: &mut Module, p: OpId, generic: OpId, step: Step) {
             ops.bias = Some(as_row);
         }
     }
+    hoist_before(m, z, p);
     let name = m.ops[p].name.clone();
     let spec = ops.into_spec(&name, m.ops[p].span);
     let d = &mut m.ops[p];
@@ -243,6 +248,25 @@ fn apply_epilogue(m: &mut Module, p: OpId, generic: OpId, step: Step) {
     // and the generic's step is its epilogue.
     m.erase_op(generic);
     remove_buffer(m, t);
+}
+
+/// Makes `v` available before `anchor`: if the operation defining it comes later in the same
+/// block (a buffer allocated or a view made just before the fused generic), it moves in front of
+/// `anchor`, after what it needs. Such operations (allocations, globals, views) have no effect
+/// that moving them earlier changes.
+fn hoist_before(m: &mut Module, v: ValueId, anchor: OpId) {
+    let Some(d) = m.defining_op(v) else { return };
+    let (Some((b, i)), Some((ba, ia))) = (m.op_index(d), m.op_index(anchor)) else { return };
+    if b != ba || i < ia {
+        return;
+    }
+    for operand in m.ops[d].operands.clone() {
+        hoist_before(m, operand, anchor);
+    }
+    let (_, i) = m.op_index(d).expect("in a block");
+    m.blocks[b].ops.remove(i);
+    let (_, ia) = m.op_index(anchor).expect("in a block");
+    m.blocks[b].ops.insert(ia, d);
 }
 
 /// Erases an allocation nobody uses any more, with its deallocations.
@@ -261,7 +285,8 @@ fn remove_buffer(m: &mut Module, v: ValueId) {
 fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
     for c in ops_named(m, &["kernel.generic"]) {
         let Some(gc) = Generic::of(m, c) else { continue };
-        if !is_elementwise(&gc) {
+        // The consumer's outputs, at the identity, keep giving every loop its size.
+        if !is_elementwise(&gc) || !gc.maps[gc.inputs.len()..].iter().all(is_identity) {
             continue;
         }
         for (k, &t) in gc.inputs.iter().enumerate() {

@@ -4,19 +4,22 @@
 //!   convolution joins its epilogue;
 //! - `kernel-fuse-elementwise` ([`fuse`]): an elementwise `kernel.generic` whose only reader is
 //!   another one over the same iteration space is computed inside it;
+//! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
+//!   at compile time, so the micro-kernel reads its rows contiguously;
 //! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`]): the kernel operations become loops,
 //!   parallel loops (`scf.parallel`) where iterations are independent, with the register-tiled
 //!   GEMM micro-kernel behind matmul and convolution;
 //! - `plan-workspace` ([`plan_workspace`]): the buffers a function allocates are placed in its
 //!   caller's workspace, by liveness, so a run does no heap allocation.
 //!
-//! Tiling, weight packing and layout choices are further passes at this level; the mapping of
+//! Tiling, blocked weight layouts and layout choices are further passes at this level; the mapping of
 //! parallel loops to threads or to a GPU grid is a pass over the loops `kernel-to-loops` marks.
 
 pub mod conv;
 pub mod fuse;
 pub mod lower;
 pub mod matmul;
+pub mod pack;
 pub mod plan_workspace;
 
 use crate::builder::LoopBuilder;

@@ -4,66 +4,85 @@
 use super::{broadcast, broadcast_index};
 use crate::graph::*;
 
-/// Unary ops and whether their result keeps the input's element type.
-pub fn unary_kind(op: &str) -> Option<()> {
-    matches!(
-        op,
-        "Neg"
-            | "Abs"
-            | "Sqrt"
-            | "Reciprocal"
-            | "Exp"
-            | "Log"
-            | "Erf"
-            | "Tanh"
-            | "Sigmoid"
-            | "Relu"
-            | "LeakyRelu"
-            | "Elu"
-            | "Selu"
-            | "HardSigmoid"
-            | "HardSwish"
-            | "Softplus"
-            | "Gelu"
-            | "Clip"
-            | "Floor"
-            | "Ceil"
-            | "Round"
-            | "Sign"
-            | "Not"
-            | "Cast"
-            | "CastLike"
-            | "Identity"
-            | "Dropout"
-            | "Sin"
-            | "Cos"
-    )
-    .then_some(())
+/// Operators of one input (Clip's bounds, CastLike's target and Dropout's ratio are parameters).
+pub const UNARY: &[&str] = &[
+    "Neg",
+    "Abs",
+    "Sqrt",
+    "Reciprocal",
+    "Exp",
+    "Log",
+    "Erf",
+    "Tanh",
+    "Sigmoid",
+    "Relu",
+    "LeakyRelu",
+    "Elu",
+    "Selu",
+    "HardSigmoid",
+    "HardSwish",
+    "Softplus",
+    "Gelu",
+    "Clip",
+    "Floor",
+    "Ceil",
+    "Round",
+    "Sign",
+    "Not",
+    "Cast",
+    "CastLike",
+    "Identity",
+    "Dropout",
+    "Sin",
+    "Cos",
+];
+
+/// Operators of two inputs, broadcast.
+pub const BINARY: &[&str] = &[
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Pow",
+    "Mod",
+    "Equal",
+    "Less",
+    "LessOrEqual",
+    "Greater",
+    "GreaterOrEqual",
+    "And",
+    "Or",
+    "Xor",
+    "PRelu",
+];
+
+/// Operators of any number of inputs, broadcast.
+pub const VARIADIC: &[&str] = &["Max", "Min", "Sum", "Mean", "Where"];
+
+/// Every elementwise operator: one `kernel.generic` over the output's shape, each input read
+/// at its broadcast map.
+struct Elementwise;
+
+impl super::OnnxOp for Elementwise {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        infer(node, g)
+    }
+
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        // Large float tensors (weights) are not worth folding element by element.
+        let total: usize = inputs.iter().flatten().map(|t| t.ty.numel()).sum();
+        (total <= 1 << 16).then(|| fold(node, inputs))
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        e.emit_elementwise(node, g)
+    }
 }
 
-pub fn is_binary(op: &str) -> bool {
-    matches!(
-        op,
-        "Add"
-            | "Sub"
-            | "Mul"
-            | "Div"
-            | "Pow"
-            | "Mod"
-            | "Equal"
-            | "Less"
-            | "LessOrEqual"
-            | "Greater"
-            | "GreaterOrEqual"
-            | "And"
-            | "Or"
-            | "Xor"
-            | "PRelu"
-    )
-}
-
-pub fn is_variadic(op: &str) -> bool {
-    matches!(op, "Max" | "Min" | "Sum" | "Mean" | "Where")
+pub fn register(r: &mut super::Registry) {
+    for names in [UNARY, BINARY, VARIADIC] {
+        r.register(names, &Elementwise);
+    }
 }
 
 pub fn is_comparison(op: &str) -> bool {
@@ -355,7 +374,9 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
 }
 
 use crate::emit::LoopBuilder;
-use crate::emit::{compute_type, Emitter};
+use crate::emit::{broadcast_map, compute_type, identity, Emitter};
+use xcc_ir::affine::AffineMap;
+use xcc_ir::types::FloatKind;
 use xcc_ir::{Type, ValueId};
 
 impl Emitter {
@@ -363,36 +384,41 @@ impl Emitter {
         let out_t = g.ty(&node.outputs[0])?.clone();
         let data = data_inputs(node);
         let in_types: Vec<TensorType> = data.iter().map(|x| g.ty(x).cloned()).collect::<OResult<_>>()?;
-        let bufs: Vec<ValueId> = data.iter().map(|x| self.buf(x)).collect::<OResult<_>>()?;
         let params = clip_params(node, g)?;
         let operand_dtype = if node.op == "Where" { in_types[1].dtype } else { in_types[0].dtype };
-        let out = self.buf(&node.outputs[0])?;
-        let mut failure = None;
         let shape = out_t.shape.clone();
-        self.loop_nest(&shape, &mut |e, ivs| {
-            let mut args = Vec::new();
-            for (b, t) in bufs.iter().zip(&in_types) {
-                let off = shape.len() - t.shape.len();
-                let idx: Vec<ValueId> =
-                    (0..t.shape.len()).map(|d| if t.shape[d] == 1 { e.idx(0) } else { ivs[d + off] }).collect();
-                args.push(e.load(*b, &idx));
-            }
-            match e.scalar(node, operand_dtype, out_t.dtype, &args, &params) {
-                Ok(v) => e.store(v, out, ivs),
-                Err(err) => failure = Some(err),
-            }
-        });
-        if let Some(f) = failure {
-            return Err(f);
+        let inputs: Vec<(ValueId, AffineMap)> = data
+            .iter()
+            .zip(&in_types)
+            .map(|(x, t)| Ok((self.buf(x)?, broadcast_map(&t.shape, &shape))))
+            .collect::<OResult<_>>()?;
+        let mut outputs = vec![(self.buf(&node.outputs[0])?, identity(shape.len()))];
+        let mask = node.op == "Dropout" && node.outputs.get(1).is_some_and(|o| !o.is_empty());
+        if mask {
+            outputs.push((self.buf(&node.outputs[1])?, identity(shape.len())));
         }
-        if node.op == "Dropout" && node.outputs.len() > 1 && !node.outputs[1].is_empty() {
-            let mask = self.buf(&node.outputs[1])?;
-            self.loop_nest(&shape, &mut |e, ivs| {
-                let t = e.const_int(1, Type::i1());
-                e.store(t, mask, ivs);
-            });
-        }
-        Ok(())
+        let n_in = inputs.len();
+        self.generic(&inputs, &outputs, vec![true; shape.len()], |e, args| {
+            // f16 elements compute in f32.
+            let widened: Vec<ValueId> = args[..n_in]
+                .iter()
+                .map(|&a| {
+                    if e.ty(a) == Type::Float(FloatKind::F16) {
+                        e.value_op("arith.extf", &[a], Type::f32())
+                    } else {
+                        a
+                    }
+                })
+                .collect();
+            let v = e.scalar(node, operand_dtype, out_t.dtype, &widened, &params)?;
+            let out_elem = out_t.dtype.ir_type();
+            let v = if e.ty(v) != out_elem { e.value_op("arith.truncf", &[v], out_elem) } else { v };
+            let mut results = vec![v];
+            if mask {
+                results.push(e.const_int(1, Type::i1()));
+            }
+            Ok(results)
+        })
     }
 
     /// One element of `node`'s result from its operands' elements.
@@ -503,8 +529,7 @@ impl Emitter {
             }
             ("Relu", true) => {
                 let z = c(self, 0.0);
-                let lt = self.cmpf("olt", a, z);
-                f(self, "arith.select", &[lt, z, a])
+                f(self, "arith.maximumf", &[a, z])
             }
             ("Relu", false) => {
                 let z = c(self, 0.0);

@@ -1,6 +1,10 @@
-//! Operators, one file per family (as onnx-mlir's `ONNXToKrnl/{Math,NN,Tensor}`): each gives a
-//! shape rule (`infer`), optional constant folding (`fold`), and loop generation (`emit`, in the
-//! same files, called by [`super::codegen`]).
+//! Operators, one file per family (as onnx-mlir's `ONNXToKrnl/{Math,NN,Tensor}` and tract's
+//! `onnx/src/ops/{math,nn,array}`). Each operator implements [`OnnxOp`]: its shape rule, its
+//! constant folding, and its lowering to the kernel level; each family registers its operators
+//! by name in the [`Registry`].
+//!
+//! To add an operator: implement [`OnnxOp`] (or extend a family's implementation) in its
+//! family's file and register its name in that file's `register`.
 
 pub mod elementwise;
 pub mod gemm;
@@ -9,48 +13,66 @@ pub mod reduce;
 pub mod resize;
 pub mod tensor;
 
+use super::emit::Emitter;
 use super::graph::*;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
-pub fn is_supported(op: &str) -> bool {
-    elementwise::unary_kind(op).is_some()
-        || elementwise::is_binary(op)
-        || elementwise::is_variadic(op)
-        || tensor::OPS.contains(&op)
-        || nn::OPS.contains(&op)
-        || reduce::OPS.contains(&op)
-        || resize::OPS.contains(&op)
-}
+/// One ONNX operator (or a family of them sharing rules).
+pub trait OnnxOp: Sync {
+    /// The output types, from the input types (and the constant inputs in `g.consts`).
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>>;
 
-pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
-    let op = node.op.as_str();
-    if elementwise::unary_kind(op).is_some() || elementwise::is_binary(op) || elementwise::is_variadic(op) {
-        elementwise::infer(node, g)
-    } else if tensor::OPS.contains(&op) {
-        tensor::infer(node, g)
-    } else if reduce::OPS.contains(&op) {
-        reduce::infer(node, g)
-    } else if resize::OPS.contains(&op) {
-        resize::infer(node, g)
-    } else {
-        nn::infer(node, g)
+    /// The outputs computed at compile time when every input is a constant; `None` when the
+    /// operator does not fold (or is not worth folding on these inputs).
+    fn fold(&self, _node: &Node, _inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        None
     }
+
+    /// Writes the outputs into their buffers: kernel operations (`kernel.generic`,
+    /// `kernel.matmul`, ...) or, for operators that are loops of their own, parallel loops.
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()>;
 }
 
-/// `Some(result)` when the op can be evaluated at compile time on these constant inputs.
-pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
-    let op = node.op.as_str();
-    // Large float tensors (weights) are not worth folding element by element.
-    let total: usize = inputs.iter().flatten().map(|t| t.ty.numel()).sum();
-    if elementwise::unary_kind(op).is_some() || elementwise::is_binary(op) || elementwise::is_variadic(op) {
-        if total > 1 << 16 {
-            return None;
+/// Operators by name.
+#[derive(Default)]
+pub struct Registry {
+    ops: HashMap<&'static str, &'static dyn OnnxOp>,
+}
+
+impl Registry {
+    pub fn register(&mut self, names: &[&'static str], op: &'static dyn OnnxOp) {
+        for &n in names {
+            let previous = self.ops.insert(n, op);
+            assert!(previous.is_none(), "ONNX operator {n} is registered twice");
         }
-        return Some(elementwise::fold(node, inputs));
     }
-    if tensor::OPS.contains(&op) {
-        return tensor::fold(node, inputs);
+
+    pub fn get(&self, op: &str) -> Option<&'static dyn OnnxOp> {
+        self.ops.get(op).copied()
     }
-    None
+
+    /// The registered operator names, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = self.ops.keys().copied().collect();
+        v.sort();
+        v
+    }
+}
+
+/// Every family's operators.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut r = Registry::default();
+        elementwise::register(&mut r);
+        tensor::register(&mut r);
+        nn::register(&mut r);
+        gemm::register(&mut r);
+        reduce::register(&mut r);
+        resize::register(&mut r);
+        r
+    })
 }
 
 /// Numpy-style multidirectional broadcasting.

@@ -3,10 +3,9 @@
 use super::{axis, broadcast};
 use crate::graph::*;
 
+/// Normalizations, pooling, softmax and transposed convolution: loops of their own (parallel
+/// over the output, reductions inside).
 pub const OPS: &[&str] = &[
-    "Gemm",
-    "MatMul",
-    "Conv",
     "MaxPool",
     "AveragePool",
     "GlobalAveragePool",
@@ -18,6 +17,21 @@ pub const OPS: &[&str] = &[
     "InstanceNormalization",
     "ConvTranspose",
 ];
+
+struct Nn;
+
+impl super::OnnxOp for Nn {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        infer(node, g)
+    }
+    fn lower(&self, node: &Node, g: &Graph, e: &mut crate::emit::Emitter) -> OResult<()> {
+        e.emit_nn(node, g)
+    }
+}
+
+pub fn register(r: &mut super::Registry) {
+    r.register(OPS, &Nn);
+}
 
 /// Spatial geometry of a convolution or pooling window.
 #[derive(Clone, Debug)]
@@ -214,12 +228,24 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
                     x.shape, w.shape
                 ));
             }
-            let group = node.int("group", 1).max(1) as usize;
+            let group = node.int("group", 1);
+            if group < 1 {
+                return err(format!("group must be at least 1, not {group}"));
+            }
+            let group = group as usize;
             if x.shape[1] != w.shape[1] * group || w.shape[0] % group != 0 {
                 return err(format!(
                     "channels do not match: input {:?}, weights {:?}, group {group}",
                     x.shape, w.shape
                 ));
+            }
+            if let Some(b) = node.input(2) {
+                if g.ty(b)?.shape != [w.shape[0]] {
+                    return Err(OnnxError::tensor(
+                        b,
+                        format!("the bias needs one value per output channel ({})", w.shape[0]),
+                    ));
+                }
             }
             let kernel = w.shape[2..].to_vec();
             let win = window(node, &x.shape[2..], kernel)?;
@@ -322,107 +348,6 @@ impl Emitter {
         let x = self.buf(&node.inputs[0])?;
         let out = self.buf(&node.outputs[0])?;
         match node.op.as_str() {
-            "Gemm" if self.emit_gemm_fast(node, g, x, out, &x_t, &out_t)? => {}
-            "MatMul" if self.emit_matmul_fast(node, g, out, &out_t)? => {}
-            "Conv" if x_t.dtype == DType::F32 => self.emit_conv_gemm(node, g, x, out, &x_t, &out_t)?,
-            "Gemm" => {
-                let b = self.buf(&node.inputs[1])?;
-                let (ta, tb) = (node.int("transA", 0) == 1, node.int("transB", 0) == 1);
-                let (m, n) = (out_t.shape[0], out_t.shape[1]);
-                let k = if ta { x_t.shape[0] } else { x_t.shape[1] };
-                let (alpha, beta) = (node.float("alpha", 1.0) as f64, node.float("beta", 1.0) as f64);
-                let c = match node.input(2) {
-                    Some(name) => Some((self.buf(name)?, g.ty(name)?.shape.clone())),
-                    None => None,
-                };
-                let d = x_t.dtype;
-                let at =
-                    |e: &mut Self, i: ValueId, kk: ValueId| if ta { e.load(x, &[kk, i]) } else { e.load(x, &[i, kk]) };
-                let bt =
-                    |e: &mut Self, kk: ValueId, j: ValueId| if tb { e.load(b, &[j, kk]) } else { e.load(b, &[kk, j]) };
-                self.for_loop(0, m, |e, i| {
-                    e.for_loop(0, n, |e, j| {
-                        let zero = e.const_of(0.0, d);
-                        let dot = e.for_acc(0, k, zero, |e, kk, acc| {
-                            let av = at(e, i, kk);
-                            let bv = bt(e, kk, j);
-                            e.fmuladd(av, bv, acc)
-                        });
-                        let mut v = dot;
-                        if alpha != 1.0 {
-                            let al = e.const_of(alpha, d);
-                            v = e.fbin("arith.mulf", v, al);
-                        }
-                        if let Some((cb, cs)) = &c {
-                            let off = 2 - cs.len();
-                            let idx: Vec<ValueId> =
-                                (0..cs.len()).map(|q| if cs[q] == 1 { e.idx(0) } else { [i, j][q + off] }).collect();
-                            let mut cv = e.load(*cb, &idx);
-                            if beta != 1.0 {
-                                let be = e.const_of(beta, d);
-                                cv = e.fbin("arith.mulf", cv, be);
-                            }
-                            v = e.fbin("arith.addf", v, cv);
-                        }
-                        let v = e.apply_activation(v, super::gemm::activation(node));
-                        e.store(v, out, &[i, j]);
-                    });
-                });
-            }
-            "MatMul" => {
-                let b = self.buf(&node.inputs[1])?;
-                let b_t = g.ty(&node.inputs[1])?.clone();
-                // Promote 1-D operands to matrices through reshaped views.
-                let (a_shape, x2) = if x_t.shape.len() == 1 {
-                    (vec![1, x_t.shape[0]], self.reshaped(x, &[1, x_t.shape[0]]))
-                } else {
-                    (x_t.shape.clone(), x)
-                };
-                let (b_shape, b2) = if b_t.shape.len() == 1 {
-                    (vec![b_t.shape[0], 1], self.reshaped(b, &[b_t.shape[0], 1]))
-                } else {
-                    (b_t.shape.clone(), b)
-                };
-                let (m, k, n) = (a_shape[a_shape.len() - 2], a_shape[a_shape.len() - 1], b_shape[b_shape.len() - 1]);
-                let batch = broadcast(&a_shape[..a_shape.len() - 2], &b_shape[..b_shape.len() - 2])?;
-                let mut full = batch.clone();
-                full.extend([m, n]);
-                let out2 = if out_t.shape != full { self.reshaped(out, &full) } else { out };
-                let d = x_t.dtype;
-                let bidx = |e: &mut Self, ivs: &[ValueId], shape: &[usize]| -> Vec<ValueId> {
-                    let lead = &shape[..shape.len() - 2];
-                    let off = batch.len() - lead.len();
-                    (0..lead.len()).map(|q| if lead[q] == 1 { e.idx(0) } else { ivs[q + off] }).collect()
-                };
-                self.loop_nest(&batch, &mut |e, bivs| {
-                    let ab = bidx(e, bivs, &a_shape);
-                    let bb = bidx(e, bivs, &b_shape);
-                    let ob = bivs.to_vec();
-                    // i-k-j order: the inner loop walks rows of B and of the output contiguously.
-                    e.for_loop(0, m, |e, i| {
-                        e.for_loop(0, n, |e, j| {
-                            let z = e.const_of(0.0, d);
-                            e.store(z, out2, &[&ob[..], &[i, j]].concat());
-                        });
-                        e.for_loop(0, k, |e, kk| {
-                            let av = e.load(x2, &[&ab[..], &[i, kk]].concat());
-                            e.for_loop(0, n, |e, j| {
-                                let bv = e.load(b2, &[&bb[..], &[kk, j]].concat());
-                                let oidx = [&ob[..], &[i, j]].concat();
-                                let ov = e.load(out2, &oidx);
-                                let r = if d.is_float() {
-                                    e.fmuladd(av, bv, ov)
-                                } else {
-                                    let p = e.value_op("arith.muli", &[av, bv], ct.clone());
-                                    e.value_op("arith.addi", &[p, ov], ct.clone())
-                                };
-                                e.store(r, out2, &oidx);
-                            });
-                        });
-                    });
-                });
-            }
-            "Conv" => self.emit_conv(node, g, x, out, &x_t, &out_t)?,
             "MaxPool" | "AveragePool" => self.emit_pool(node, x, out, &x_t, &out_t)?,
             "GlobalAveragePool" | "GlobalMaxPool" => {
                 let (nb, ch) = (x_t.shape[0], x_t.shape[1]);
@@ -431,7 +356,7 @@ impl Emitter {
                 let o2 = self.reshaped(out, &[nb, ch]);
                 let avg = node.op == "GlobalAveragePool";
                 let d = x_t.dtype;
-                self.loop_nest(&[nb, ch], &mut |e, ivs| {
+                self.parallel(&[nb, ch], &mut |e, ivs| {
                     let init = e.const_of(if avg { 0.0 } else { f64::NEG_INFINITY }, d);
                     let r = e.for_acc(0, s, init, |e, q, acc| {
                         let v = e.load(x3, &[ivs[0], ivs[1], q]);
@@ -459,7 +384,7 @@ impl Emitter {
                 let o3 = self.reshaped(out, &[outer, dsz, inner]);
                 let log = node.op == "LogSoftmax";
                 let d = x_t.dtype;
-                self.loop_nest(&[outer, inner], &mut |e, ivs| {
+                self.parallel(&[outer, inner], &mut |e, ivs| {
                     let (o, i) = (ivs[0], ivs[1]);
                     let ninf = e.const_of(f64::NEG_INFINITY, d);
                     let mx = e.for_acc(0, dsz, ninf, |e, q, acc| {
@@ -515,7 +440,8 @@ impl Emitter {
                         None => Ok(None),
                     })
                     .collect::<OResult<_>>()?;
-                self.for_loop(0, outer, |e, o| {
+                self.parallel(&[outer], &mut |e, ivs| {
+                    let o = ivs[0];
                     let zero = e.const_of(0.0, d);
                     let sum = e.for_acc(0, dsz, zero, |e, q, acc| {
                         let v = e.load(x2, &[o, q]);
@@ -563,7 +489,7 @@ impl Emitter {
                 let scale = self.buf(&node.inputs[1])?;
                 let bias = self.buf(&node.inputs[2])?;
                 let d = x_t.dtype;
-                self.loop_nest(&[nb, ch], &mut |e, ivs| {
+                self.parallel(&[nb, ch], &mut |e, ivs| {
                     let (n, c) = (ivs[0], ivs[1]);
                     let zero = e.const_of(0.0, d);
                     let sum = e.for_acc(0, s, zero, |e, q, acc| {
@@ -612,7 +538,8 @@ impl Emitter {
                         })
                         .collect::<OResult<_>>()?;
                     let count = (nb * s) as f64;
-                    self.for_loop(0, ch, |e, c| {
+                    self.parallel(&[ch], &mut |e, ivs| {
+                        let c = ivs[0];
                         let zero = e.const_of(0.0, d);
                         let sum = e.for_acc(0, nb, zero, |e, n, acc| {
                             e.for_acc(0, s, acc, |e, q, acc| {
@@ -657,7 +584,7 @@ impl Emitter {
                     });
                     return Ok(());
                 }
-                self.loop_nest(&[nb, ch], &mut |e, ivs| {
+                self.parallel(&[nb, ch], &mut |e, ivs| {
                     let c = ivs[1];
                     let (sc, bi, mean, var) =
                         (e.load(p[0], &[c]), e.load(p[1], &[c]), e.load(p[2], &[c]), e.load(p[3], &[c]));
@@ -704,7 +631,7 @@ impl Emitter {
         let in_sp = x_t.shape[2..].to_vec();
         let ns = kernel.len();
         let d = x_t.dtype;
-        self.loop_nest(&out_t.shape, &mut |e, ivs| {
+        self.parallel(&out_t.shape, &mut |e, ivs| {
             let (n, oc) = (ivs[0], ivs[1]);
             let osp = ivs[2..].to_vec();
             let ocg_v = e.idx(ocg as i64);
@@ -770,74 +697,6 @@ impl Emitter {
         Ok(if t.shape.len() == 1 { b } else { self.reshaped(b, &[n]) })
     }
 
-    /// Direct convolution (N-D, groups, strides, dilations, pads). Out-of-range taps read a
-    /// clamped index and are masked to zero, so the loop body has no branches.
-    fn emit_conv(
-        &mut self,
-        node: &Node,
-        g: &Graph,
-        x: ValueId,
-        out: ValueId,
-        x_t: &TensorType,
-        out_t: &TensorType,
-    ) -> OResult<()> {
-        let w = self.buf(&node.inputs[1])?;
-        let w_t = g.ty(&node.inputs[1])?.clone();
-        let bias = match node.input(2) {
-            Some(b) => Some(self.buf(b)?),
-            None => None,
-        };
-        let win = window(node, &x_t.shape[2..], w_t.shape[2..].to_vec())?;
-        let group = node.int("group", 1).max(1) as usize;
-        let (oc_n, icg) = (w_t.shape[0], w_t.shape[1]);
-        let ocg = oc_n / group;
-        let padded = win.pads.iter().any(|&p| p > 0);
-        let ns = win.kernel.len();
-        let d = x_t.dtype;
-        let in_spatial = x_t.shape[2..].to_vec();
-        let mut outer = vec![out_t.shape[0], oc_n];
-        outer.extend(&out_t.shape[2..]);
-        self.loop_nest(&outer, &mut |e, ivs| {
-            let (n, oc) = (ivs[0], ivs[1]);
-            let osp = ivs[2..].to_vec();
-            let init = match bias {
-                Some(b) => e.load(b, &[oc]),
-                None => e.const_of(0.0, d),
-            };
-            let ocg_v = e.idx(ocg as i64);
-            let gi = e.value_op("arith.divui", &[oc, ocg_v], Type::Index);
-            let icg_v = e.idx(icg as i64);
-            let ic0 = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
-            let acc = e.for_acc(0, icg, init, |e, ic, acc| {
-                let ic_abs = e.value_op("arith.addi", &[ic0, ic], Type::Index);
-                let mut tap = |e: &mut Emitter, kidx: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
-                    let mut inb: Option<ValueId> = None;
-                    let mut pos = Vec::new();
-                    for q in 0..ns {
-                        let p = e.affine(
-                            &[(osp[q], win.strides[q] as i64), (kidx[q], win.dilations[q] as i64)],
-                            -(win.pads[q] as i64),
-                        );
-                        pos.push(if padded { e.clamp_tap(p, in_spatial[q], &mut inb) } else { p });
-                    }
-                    let xv = e.load(x, &[&[n, ic_abs][..], &pos].concat());
-                    let wv = e.load(w, &[&[oc, ic][..], kidx].concat());
-                    let xv = match inb {
-                        Some(ok) => {
-                            let z = e.const_of(0.0, d);
-                            e.select_f(ok, xv, z)
-                        }
-                        None => xv,
-                    };
-                    vec![e.fmuladd(xv, wv, st[0])]
-                };
-                e.nest_accs(&win.kernel, &[acc], &mut tap)[0]
-            });
-            e.store(acc, out, ivs);
-        });
-        Ok(())
-    }
-
     fn emit_pool(
         &mut self,
         node: &Node,
@@ -861,7 +720,7 @@ impl Emitter {
         };
         let column_major = node.int("storage_order", 0) == 1;
         let channels = x_t.shape[1];
-        self.loop_nest(&out_t.shape, &mut |e, ivs| {
+        self.parallel(&out_t.shape, &mut |e, ivs| {
             let lowest = match d {
                 DType::U8 => 0.0,
                 DType::I8 => i8::MIN as f64,

@@ -24,6 +24,22 @@ pub const OPS: &[&str] = &[
     "TopK",
 ];
 
+/// Reductions and TopK: a parallel loop over the kept dimensions, the reduced ones inside.
+struct Reduce;
+
+impl super::OnnxOp for Reduce {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        infer(node, g)
+    }
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        e.emit_reduce(node, g)
+    }
+}
+
+pub fn register(r: &mut super::Registry) {
+    r.register(OPS, &Reduce);
+}
+
 fn topk_k(node: &Node, g: &Graph) -> OResult<usize> {
     if node.opset < 10 {
         return Ok(node.int("k", 1).max(0) as usize);
@@ -126,7 +142,7 @@ impl Emitter {
             if float { (("arith.cmpf", 2), ("arith.cmpf", 4)) } else { (("arith.cmpi", 4), ("arith.cmpi", 2)) };
         let (better_p, worse_p) = if largest { (gt, lt) } else { (lt, gt) };
         let eq = if float { ("arith.cmpf", 1) } else { ("arith.cmpi", 0) };
-        self.loop_nest(&outer, &mut |e, ivs| {
+        self.parallel(&outer, &mut |e, ivs| {
             let mut prev: Option<(ValueId, ValueId)> = None;
             for t in 0..k {
                 let ninit = e.const_of(if largest { f64::NEG_INFINITY } else { f64::INFINITY }, d);
@@ -184,11 +200,11 @@ impl Emitter {
             return self.emit_topk(node, g);
         }
         let x_t = g.ty(&node.inputs[0])?.clone();
-        let out_t = g.ty(&node.outputs[0])?.clone();
+
         let x = self.buf(&node.inputs[0])?;
         let out = self.buf(&node.outputs[0])?;
         let Some(axes) = reduced_axes(node, g, x_t.shape.len())? else {
-            self.copy(x, out, &out_t);
+            self.copy(x, out);
             return Ok(());
         };
         let rank = x_t.shape.len();
@@ -204,7 +220,7 @@ impl Emitter {
         let arg = op.starts_with("Arg");
         let last = node.int("select_last_index", 0) == 1;
         let unsigned = matches!(d, DType::Bool | DType::U8);
-        self.loop_nest(&kept_shape, &mut |e, kivs| {
+        self.parallel(&kept_shape, &mut |e, kivs| {
             let (init, init_idx) = match op.as_str() {
                 "ReduceMax" | "ArgMax" if d == DType::Bool => (e.const_int(0, Type::i1()), e.const_int(0, Type::i64())),
                 "ReduceMin" | "ArgMin" if d == DType::Bool => (e.const_int(1, Type::i1()), e.const_int(0, Type::i64())),

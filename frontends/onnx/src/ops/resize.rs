@@ -10,6 +10,22 @@ use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[&str] = &["Resize", "Upsample"];
 
+/// A parallel loop over the output, reading the input through the compile-time tables.
+struct Resize;
+
+impl super::OnnxOp for Resize {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        infer(node, g)
+    }
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        e.emit_resize(node, g)
+    }
+}
+
+pub fn register(r: &mut super::Registry) {
+    r.register(OPS, &Resize);
+}
+
 struct Plan {
     out: Vec<usize>,
     /// Positions outside the input take `extrapolation_value` (tf_crop_and_resize).
@@ -241,7 +257,7 @@ impl Emitter {
         let d = x_t.dtype;
         let extrapolation = node.float("extrapolation_value", 0.0) as f64;
         let extrapolate = p.extrapolate;
-        self.loop_nest(&p.out, &mut |e, ivs| {
+        self.parallel(&p.out, &mut |e, ivs| {
             let mut corners: Vec<(Vec<ValueId>, Option<ValueId>)> = vec![(Vec::new(), None)];
             let mut outside: Option<ValueId> = None;
             // An index of -1 marks a position outside the input; it reads element 0 and the

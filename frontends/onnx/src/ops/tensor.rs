@@ -26,6 +26,27 @@ pub const OPS: &[&str] = &[
     "GatherElements",
 ];
 
+/// Data movement: copies (Reshape, Flatten, Squeeze, Unsqueeze), `kernel.generic`s that read
+/// through affine maps (Transpose, Slice, Concat, Split, Expand, Tile), and parallel loops for
+/// the data-dependent rest.
+struct DataMovement;
+
+impl super::OnnxOp for DataMovement {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        infer(node, g)
+    }
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        fold(node, inputs)
+    }
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        e.emit_data_movement(node, g)
+    }
+}
+
+pub fn register(r: &mut super::Registry) {
+    r.register(OPS, &DataMovement);
+}
+
 /// Squeeze/Unsqueeze/Reduce take `axes` as an attribute before opset 13 and as an input after.
 fn axes_of(node: &Node, inputs_const: &[Option<&Tensor>], input_index: usize) -> OResult<Option<Vec<i64>>> {
     if let Some(a) = node.ints("axes") {
@@ -533,9 +554,25 @@ pub fn fold(node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tenso
     Some(r)
 }
 
-use crate::emit::Emitter;
-use crate::emit::LoopBuilder;
+use crate::emit::{broadcast_map, identity, Emitter, LoopBuilder};
+use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::{Type, ValueId};
+
+fn dim(d: usize) -> AffineExpr {
+    AffineExpr::Dim(d as u32)
+}
+
+fn offset(e: AffineExpr, c: i64) -> AffineExpr {
+    if c == 0 {
+        e
+    } else {
+        AffineExpr::Add(Box::new(e), Box::new(AffineExpr::Const(c)))
+    }
+}
+
+fn map(rank: usize, results: Vec<AffineExpr>) -> AffineMap {
+    AffineMap { num_dims: rank as u32, num_symbols: 0, results }
+}
 
 impl Emitter {
     pub fn emit_data_movement(&mut self, node: &Node, g: &Graph) -> OResult<()> {
@@ -545,41 +582,45 @@ impl Emitter {
         let in_shape = g.ty(&node.inputs[0])?.shape.clone();
         let c = consts_of(g, node);
         match node.op.as_str() {
-            "Reshape" | "Flatten" | "Squeeze" | "Unsqueeze" => self.copy(x, out, &out_t),
+            "Reshape" | "Flatten" | "Squeeze" | "Unsqueeze" => self.copy(x, out),
             "Transpose" => {
                 let perm = perm_of(node, in_shape.len())?;
-                self.loop_nest(&out_t.shape, &mut |e, ivs| {
-                    let mut idx = vec![ivs[0]; ivs.len()];
-                    for (o, &p) in perm.iter().enumerate() {
-                        idx[p] = ivs[o];
-                    }
-                    let v = e.load(x, &idx);
-                    e.store(v, out, ivs);
-                });
+                let rank = perm.len();
+                let mut results = vec![dim(0); rank];
+                for (o, &p) in perm.iter().enumerate() {
+                    results[p] = dim(o);
+                }
+                self.move_elements(x, map(rank, results), out, identity(rank))?;
             }
             "Concat" => {
                 let a = axis(node, node.int("axis", 0), in_shape.len())?;
+                let rank = in_shape.len();
                 let mut base = 0;
                 for name in node.inputs.iter().filter(|s| !s.is_empty()) {
                     let src = self.buf(name)?;
-                    let shape = g.ty(name)?.shape.clone();
-                    self.loop_nest(&shape, &mut |e, ivs| {
-                        let v = e.load(src, ivs);
-                        let mut idx = ivs.to_vec();
-                        idx[a] = e.affine(&[(ivs[a], 1)], base as i64);
-                        e.store(v, out, &idx);
-                    });
-                    base += shape[a];
+                    let size = g.ty(name)?.shape[a];
+                    let results =
+                        (0..rank).map(|d| if d == a { offset(dim(d), base as i64) } else { dim(d) }).collect();
+                    self.move_elements(src, identity(rank), out, map(rank, results))?;
+                    base += size;
                 }
             }
             "Slice" => {
                 let p = slice_params(node, &in_shape, &c)?;
-                self.loop_nest(&out_t.shape, &mut |e, ivs| {
-                    let idx: Vec<ValueId> =
-                        ivs.iter().zip(&p).map(|(&iv, &(start, step, _))| e.affine(&[(iv, step)], start)).collect();
-                    let v = e.load(x, &idx);
-                    e.store(v, out, ivs);
-                });
+                let rank = p.len();
+                let results = p
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &(start, step, _))| {
+                        let scaled = if step == 1 {
+                            dim(d)
+                        } else {
+                            AffineExpr::Mul(Box::new(dim(d)), Box::new(AffineExpr::Const(step)))
+                        };
+                        offset(scaled, start)
+                    })
+                    .collect();
+                self.move_elements(x, map(rank, results), out, identity(rank))?;
             }
             "Gather" => {
                 let a = axis(node, node.int("axis", 0), in_shape.len())?;
@@ -587,7 +628,7 @@ impl Emitter {
                 let idx_t = g.ty(&node.inputs[1])?.clone();
                 let r = idx_t.shape.len();
                 let dim = in_shape[a];
-                self.loop_nest(&out_t.shape, &mut |e, ivs| {
+                self.parallel(&out_t.shape, &mut |e, ivs| {
                     let raw = e.load(indices, &ivs[a..a + r]);
                     let i = e.wrapped_index(raw, dim);
                     let mut idx = ivs[..a].to_vec();
@@ -597,43 +638,32 @@ impl Emitter {
                     e.store(v, out, ivs);
                 });
             }
-            "Expand" | "Tile" => {
-                let tile = node.op == "Tile";
-                self.loop_nest(&out_t.shape, &mut |e, ivs| {
-                    let off = ivs.len() - in_shape.len();
-                    let idx: Vec<ValueId> = (0..in_shape.len())
-                        .map(|d| {
-                            if in_shape[d] == 1 {
-                                e.idx(0)
-                            } else if tile {
-                                let m = e.idx(in_shape[d] as i64);
-                                e.value_op("arith.remui", &[ivs[d + off], m], Type::Index)
-                            } else {
-                                ivs[d + off]
-                            }
-                        })
-                        .collect();
-                    let v = e.load(x, &idx);
-                    e.store(v, out, ivs);
-                });
+            "Expand" => {
+                let rank = out_t.shape.len();
+                self.move_elements(x, broadcast_map(&in_shape, &out_t.shape), out, identity(rank))?;
+            }
+            "Tile" => {
+                let rank = out_t.shape.len();
+                let results = (0..rank)
+                    .map(|d| match in_shape[d] {
+                        1 => AffineExpr::Const(0),
+                        n => AffineExpr::Mod(Box::new(dim(d)), Box::new(AffineExpr::Const(n as i64))),
+                    })
+                    .collect();
+                self.move_elements(x, map(rank, results), out, identity(rank))?;
             }
             "Split" => {
                 let a = axis(node, node.int("axis", 0), in_shape.len())?;
+                let rank = in_shape.len();
                 let sizes = split_sizes(node, g, in_shape[a])?;
                 let mut base = 0;
                 for (k, size) in sizes.into_iter().enumerate() {
-                    if node.outputs[k].is_empty() {
-                        base += size;
-                        continue;
+                    if !node.outputs[k].is_empty() {
+                        let dst = self.buf(&node.outputs[k])?;
+                        let results =
+                            (0..rank).map(|d| if d == a { offset(dim(d), base as i64) } else { dim(d) }).collect();
+                        self.move_elements(x, map(rank, results), dst, identity(rank))?;
                     }
-                    let dst = self.buf(&node.outputs[k])?;
-                    let shape = g.ty(&node.outputs[k])?.shape.clone();
-                    self.loop_nest(&shape, &mut |e, ivs| {
-                        let mut idx = ivs.to_vec();
-                        idx[a] = e.affine(&[(ivs[a], 1)], base as i64);
-                        let v = e.load(x, &idx);
-                        e.store(v, dst, ivs);
-                    });
                     base += size;
                 }
             }
@@ -656,7 +686,7 @@ impl Emitter {
                 if !matches!(mode.as_str(), "constant" | "edge" | "reflect" | "wrap") {
                     return err(format!("Pad mode '{mode}' is not supported"));
                 }
-                self.loop_nest(&out_t.shape, &mut |e, ivs| {
+                self.parallel(&out_t.shape, &mut |e, ivs| {
                     let mut ok: Option<ValueId> = None;
                     let mut idx = Vec::new();
                     for (q, &(begin, _)) in p.iter().enumerate() {
@@ -736,7 +766,7 @@ impl Emitter {
                 let upper = node.int("upper", 1) == 1;
                 let r = out_t.shape.len();
                 let dtype = out_t.dtype;
-                self.loop_nest(&out_t.shape, &mut |e, ivs| {
+                self.parallel(&out_t.shape, &mut |e, ivs| {
                     // Keep when j - i >= k (upper) or j - i <= k (lower).
                     let diff = e.value_op("arith.subi", &[ivs[r - 1], ivs[r - 2]], Type::Index);
                     let keep = e.value_attr(
@@ -756,7 +786,7 @@ impl Emitter {
                 let a = axis(node, node.int("axis", 0), in_shape.len())?;
                 let indices = self.buf(&node.inputs[1])?;
                 let dim = in_shape[a];
-                self.loop_nest(&out_t.shape, &mut |e, ivs| {
+                self.parallel(&out_t.shape, &mut |e, ivs| {
                     let raw = e.load(indices, ivs);
                     let i = e.wrapped_index(raw, dim);
                     let mut idx = ivs.to_vec();
@@ -768,5 +798,12 @@ impl Emitter {
             op => return err(format!("{op} with non-constant inputs is not supported")),
         }
         Ok(())
+    }
+
+    /// A `kernel.generic` copying elements: the iteration space is the shape of the operand read
+    /// at the identity (the target's, or the source's for a piece of a concatenation).
+    fn move_elements(&mut self, src: ValueId, src_map: AffineMap, dst: ValueId, dst_map: AffineMap) -> OResult<()> {
+        let rank = src_map.num_dims as usize;
+        self.generic(&[(src, src_map)], &[(dst, dst_map)], vec![true; rank], |_, args| Ok(vec![args[0]]))
     }
 }

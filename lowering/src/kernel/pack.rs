@@ -1,0 +1,109 @@
+//! `kernel-pack-weights`: a `kernel.matmul` whose B is a constant global read transposed
+//! (`transpose_b`, as Gemm's `transB` weights are) gets B laid out `[.., K, N]` at compile time,
+//! so the micro-kernel reads B's rows contiguously. The packed copy is a new global; the original
+//! goes when nothing else reads it.
+
+use super::ops_named;
+use crate::{LoweringOptions, Pass};
+use xcc_ir::attributes::DenseValues;
+use xcc_ir::types::{Layout, MemRefType};
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Type, ValueId};
+
+pub struct PackWeights;
+
+impl Pass for PackWeights {
+    fn name(&self) -> &'static str {
+        "kernel-pack-weights"
+    }
+
+    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+        for op in ops_named(&m, &["kernel.matmul"]) {
+            if m.attr(op, "transpose_b").is_some() {
+                pack_b(&mut m, op);
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// The global a value reads, with its raw bytes, if it is a constant one.
+fn constant_global(m: &Module, v: ValueId) -> Option<(OpId, OpId, Vec<u8>)> {
+    let get = m.defining_op(v).filter(|&d| m.ops[d].name == "memref.get_global")?;
+    let sym = m.attr(get, "name")?.as_symbol()?;
+    let global = m.lookup_symbol(sym)?;
+    m.attr(global, "constant")?;
+    match m.attr(global, "initial_value")? {
+        Attribute::Dense { values: DenseValues::Hex(bytes), .. } => Some((get, global, bytes.clone())),
+        _ => None,
+    }
+}
+
+fn element_bytes(t: &Type) -> Option<usize> {
+    match t {
+        Type::Float(k) => Some(k.width() as usize / 8),
+        Type::Integer { width, .. } if width % 8 == 0 => Some(*width as usize / 8),
+        _ => None,
+    }
+}
+
+fn pack_b(m: &mut Module, op: OpId) {
+    let b = m.ops[op].operands[1];
+    let Some((get, global, bytes)) = constant_global(m, b) else { return };
+    let Some(mt) = m.ty(b).as_memref().cloned() else { return };
+    let Some(shape) = mt.shape.iter().map(|d| d.map(|d| d as usize)).collect::<Option<Vec<_>>>() else { return };
+    let Some(esize) = element_bytes(&mt.elem) else { return };
+    let r = shape.len();
+    let (n, k) = (shape[r - 2], shape[r - 1]);
+    let batch: usize = shape[..r - 2].iter().product();
+    if bytes.len() != batch * n * k * esize || mt.layout != Layout::Identity {
+        return;
+    }
+    // [.., N, K] -> [.., K, N]
+    let mut packed = vec![0u8; bytes.len()];
+    for bi in 0..batch {
+        for j in 0..n {
+            for kk in 0..k {
+                let from = ((bi * n + j) * k + kk) * esize;
+                let to = ((bi * k + kk) * n + j) * esize;
+                packed[to..to + esize].copy_from_slice(&bytes[from..from + esize]);
+            }
+        }
+    }
+    let mut new_shape = shape.clone();
+    new_shape.swap(r - 2, r - 1);
+    let new_type = Type::MemRef(MemRefType {
+        shape: new_shape.iter().map(|&d| Some(d as u64)).collect(),
+        elem: mt.elem.clone(),
+        layout: Layout::Identity,
+        memory_space: None,
+    });
+    let name = format!("{}_packed", m.sym_name(global).unwrap_or("w"));
+    if m.lookup_symbol(&name).is_none() {
+        let mut spec = OpSpec::new("memref.global", m.ops[global].span);
+        spec.attrs = m.ops[global].attrs.clone();
+        let data_ty = Type::Tensor { shape: Some(vec![Some(packed.len() as u64)]), elem: Box::new(Type::i8()) };
+        let g = m.create_op(spec);
+        m.set_attr(g, "sym_name", Attribute::String(name.clone()));
+        m.set_attr(g, "type", Attribute::Type(new_type.clone()));
+        m.set_attr(g, "initial_value", Attribute::Dense { values: DenseValues::Hex(packed), ty: data_ty });
+        let (block, index) = m.op_index(global).expect("a top-level global");
+        m.ops[g].parent = Some(block);
+        m.blocks[block].ops.insert(index + 1, g);
+    }
+    let new_get = m.build_before(
+        op,
+        OpSpec::new("memref.get_global", m.ops[op].span).results([new_type]).attr("name", Attribute::symbol(&name)),
+    );
+    m.ops[op].operands[1] = m.result(new_get, 0);
+    m.remove_attr(op, "transpose_b");
+    if m.users(b).is_empty() {
+        m.erase_op(get);
+        let sym = m.sym_name(global).unwrap_or_default().to_string();
+        let still_read = ops_named(m, &["memref.get_global"])
+            .into_iter()
+            .any(|g| m.attr(g, "name").and_then(Attribute::as_symbol) == Some(sym.as_str()));
+        if !still_read {
+            m.erase_op(global);
+        }
+    }
+}
