@@ -216,9 +216,10 @@ impl Printer<'_> {
             let mark = self.out.len();
             let _ = write!(self.out, "{name} ");
             if print(&mut OpPrinter { p: self }, op).is_some() {
-                // `llvm.mlir.constant(...)`: no space before a parenthesis.
+                // `llvm.mlir.constant(...)`, `memref.alloc()`: no space before a parenthesis.
                 let after_name = mark + name.len();
-                if name.starts_with("llvm.") && self.out[after_name..].starts_with(" (") {
+                let tight = name.starts_with("llvm.") || name.starts_with("memref.alloc");
+                if tight && self.out[after_name..].starts_with(" (") {
                     self.out.remove(after_name);
                 }
                 let trimmed = self.out.trim_end_matches(' ').len();

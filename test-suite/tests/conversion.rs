@@ -1,4 +1,6 @@
-//! Golden conversion tests, as MLIR's `test/Conversion`: each `conversion/NAME.mlir` names the
+//! Golden pass tests, as MLIR's `test/Conversion` and `test/Dialect/*/transforms`: each
+//! `conversion/NAME.mlir` (the conversions to the llvm dialect) and `transforms/NAME.mlir` (the
+//! kernel level's passes) names the
 //! passes to run on its first `// RUN:` line (arguments for xcc, e.g. `--passes=convert-arith-to-llvm`);
 //! xcc prints the module after them (`--emit=mlir`), and the file's `// CHECK:` lines must match
 //! the output in order (see `src/filecheck.rs`). A `// RUN-ERROR: MESSAGE` line instead expects
@@ -38,5 +40,10 @@ fn check_file(xcc: &Path, path: &Path) -> FileResult {
 
 fn main() -> std::process::ExitCode {
     let xcc = xcc_binary();
-    run_trials(file_trials("conversion", "mlir", move |f| check_file(&xcc, f)))
+    let mut trials = file_trials("conversion", "mlir", {
+        let xcc = xcc.clone();
+        move |f| check_file(&xcc, f)
+    });
+    trials.extend(file_trials("transforms", "mlir", move |f| check_file(&xcc, f)));
+    run_trials(trials)
 }

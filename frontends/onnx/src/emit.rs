@@ -1,6 +1,7 @@
 //! The inferred, folded graph as a module at the kernel level: `func.func @NAME_run` computes the
 //! model with kernel operations and parallel loops over memrefs, each node lowered by its
-//! operator ([`crate::ops::OnnxOp::lower`]); the default pipeline fuses, tiles and lowers it.
+//! operator (the `lower` callback: [`crate::ops::OnnxOp::lower`] through the registry); the
+//! default pipeline fuses, packs and lowers it.
 //!
 //! Memory: inputs and outputs are the caller's buffers; weights are `memref.global` constants in
 //! read-only data; every intermediate tensor is a `memref.alloc`, which `plan-workspace` places in
@@ -10,7 +11,6 @@
 //! `kernel.workspace_size`.
 
 use super::graph::*;
-use super::ops::Registry;
 use std::collections::HashMap;
 use xcc_ir::affine::AffineMap;
 use xcc_ir::attributes::DenseValues;
@@ -68,7 +68,12 @@ fn function(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -
     (f, entry)
 }
 
-pub fn generate(g: &Graph, name: &str, registry: &Registry) -> OResult<(Module, ModelInterface)> {
+/// Builds the module; `lower` writes one node's outputs (the operator registry's lowering).
+pub fn generate(
+    g: &Graph,
+    name: &str,
+    lower: impl Fn(&Node, &Graph, &mut Emitter) -> OResult<()>,
+) -> OResult<(Module, ModelInterface)> {
     let inputs: Vec<(String, TensorType)> = g.inputs.iter().map(|i| (i.clone(), g.types[i].clone())).collect();
     let outputs: Vec<(String, TensorType)> =
         g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
@@ -98,9 +103,7 @@ pub fn generate(g: &Graph, name: &str, registry: &Registry) -> OResult<(Module, 
             let v = e.alloc(t);
             e.buffers.insert(o.clone(), v);
         }
-        let op =
-            registry.get(&node.op).ok_or_else(|| OnnxError::msg("internal: an unregistered operator").in_node(node))?;
-        op.lower(node, g, &mut e).map_err(|err| err.in_node(node))?;
+        lower(node, g, &mut e).map_err(|err| err.in_node(node))?;
     }
     // Outputs that are constants or inputs (no node writes them).
     let produced: Vec<&String> = g.nodes.iter().flat_map(|n| n.outputs.iter()).collect();

@@ -38,7 +38,10 @@ pub fn compile(
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
-    emit::generate(&g, options.name, ops::registry())
+    emit::generate(&g, options.name, |node, g, e| match ops::registry().get(&node.op) {
+        Some(op) => op.lower(node, g, e),
+        None => Err(OnnxError::msg("internal: an unregistered operator")),
+    })
 }
 
 /// A C identifier from a model or tensor name.

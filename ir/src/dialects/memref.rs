@@ -45,7 +45,7 @@ pub const OPS: &[OpDef] = &[
         .operands(1)
         .traits(Traits::ALLOCATES)
         .verify(verify_is_memref)
-        .syntax(Syntax::custom(parse_dealloc, None)),
+        .syntax(Syntax::custom(parse_dealloc, Some(print_dealloc))),
     OpDef::new("memref.load", "reads one element")
         .operand_count(Count::AtLeast(1))
         .results(1)
@@ -82,7 +82,7 @@ pub const OPS: &[OpDef] = &[
         .results(1)
         .pure()
         .verify(verify_view)
-        .syntax(Syntax::custom(parse_view, None)),
+        .syntax(Syntax::custom(parse_view, Some(print_view))),
     OpDef::new("memref.reshape", "a contiguous buffer with another shape, read from a shape buffer")
         .operands(2)
         .results(1)
@@ -121,7 +121,7 @@ pub const OPS: &[OpDef] = &[
         .attrs(&[required("name", AttrKind::Symbol)])
         .pure()
         .verify(verify_get_global)
-        .syntax(Syntax::custom(parse_get_global, None)),
+        .syntax(Syntax::custom(parse_get_global, Some(print_get_global))),
     OpDef::new("memref.dma_start", "starts an asynchronous copy; completion is counted on a tag")
         .operand_count(Count::AtLeast(4))
         .traits(Traits::READS.union(Traits::WRITES))
@@ -383,7 +383,27 @@ fn verify_dma_wait(m: &Module, op: OpId) -> Result<(), String> {
 // ---- custom forms ---------------------------------------------------------------------------
 
 /// `memref.alloc(%d0)[%s0] {alignment = 64} : memref<?x4xf32>`
-pub const ALLOC: Syntax = Syntax::custom(parse_alloc, None);
+pub const ALLOC: Syntax = Syntax::custom(parse_alloc, Some(print_alloc));
+
+fn print_alloc(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    let seg =
+        m.attr(op, "operandSegmentSizes").and_then(Attribute::as_int_list).unwrap_or(vec![d.operands.len() as i128, 0]);
+    let n_dyn = usize::try_from(*seg.first()?).ok()?;
+    p.word("(");
+    p.values(&d.operands[..n_dyn]);
+    p.word(")");
+    if n_dyn < d.operands.len() {
+        p.word("[");
+        p.values(&d.operands[n_dyn..]);
+        p.word("]");
+    }
+    p.attr_dict_except(op, &["operandSegmentSizes"]);
+    p.word(" : ");
+    p.ty(m.ty(d.results[0]));
+    Some(())
+}
 
 fn parse_alloc(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let mut dyn_refs = Vec::new();
@@ -403,6 +423,18 @@ fn parse_alloc(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     ops.extend(p.resolve_same(&sym_refs, &Type::Index)?);
     let seg = segment_sizes(&[dyn_refs.len(), sym_refs.len()]);
     Ok(with_attrs(spec.operands(ops).results([ty]).attr("operandSegmentSizes", seg), attrs))
+}
+
+fn print_dealloc(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    let v = m.ops[op].operands[0];
+    p.value(v);
+    p.word(" : ");
+    p.ty(m.ty(v));
+    Some(())
 }
 
 fn parse_dealloc(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
@@ -577,6 +609,36 @@ fn parse_copy(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let to = p.parse_type()?;
     let ops = vec![p.resolve(&a, &from)?, p.resolve(&b, &to)?];
     Ok(spec.operands(ops))
+}
+
+fn print_get_global(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    if p.has_other_attrs(op, &["name"]) {
+        return None;
+    }
+    p.word(&crate::attributes::format_symbol(m.attr(op, "name")?.as_symbol()?));
+    p.word(" : ");
+    p.ty(m.ty(m.ops[op].results[0]));
+    Some(())
+}
+
+/// `memref.view %buf[%shift][%sizes] : memref<Nxi8> to memref<...>`
+fn print_view(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &[]) || d.operands.len() < 2 {
+        return None;
+    }
+    p.value(d.operands[0]);
+    p.word("[");
+    p.value(d.operands[1]);
+    p.word("][");
+    p.values(&d.operands[2..]);
+    p.word("] : ");
+    p.ty(m.ty(d.operands[0]));
+    p.word(" to ");
+    p.ty(m.ty(d.results[0]));
+    Some(())
 }
 
 fn parse_get_global(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {

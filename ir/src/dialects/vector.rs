@@ -9,6 +9,7 @@ use crate::module::{Module, OpSpec};
 use crate::op_def::{optional, required, AttrKind, Count, OpDef, Syntax, Traits};
 use crate::parser::forms::{parse_index_list, parse_mixed_list, DYNAMIC, TERNARY};
 use crate::parser::{PResult, Parser};
+use crate::printer::OpPrinter;
 use crate::types::Type;
 
 /// The reduction kinds `vector.reduction` accepts.
@@ -54,12 +55,12 @@ pub const OPS: &[OpDef] = &[
         .results(1)
         .traits(Traits::READS)
         .verify(verify_load)
-        .syntax(Syntax::custom(parse_load, None)),
+        .syntax(Syntax::custom(parse_load, Some(print_load))),
     OpDef::new("vector.store", "a vector written to consecutive elements of a memref")
         .operand_count(Count::AtLeast(2))
         .traits(Traits::WRITES)
         .verify(verify_store)
-        .syntax(Syntax::custom(parse_store, None)),
+        .syntax(Syntax::custom(parse_store, Some(print_store))),
     OpDef::new("vector.fma", "a * b + c per lane, fused where the target can")
         .operands(3)
         .results(1)
@@ -252,6 +253,40 @@ fn parse_insertelement(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let elem = vt.element_or_self().clone();
     let ops = vec![p.resolve(&s, &elem)?, p.resolve(&v, &vt)?, p.resolve(&i, &it)?];
     Ok(spec.operands(ops).results([vt]))
+}
+
+fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    p.value(d.operands[0]);
+    p.word("[");
+    p.values(&d.operands[1..]);
+    p.word("] : ");
+    p.ty(m.ty(d.operands[0]));
+    p.word(", ");
+    p.ty(m.ty(d.results[0]));
+    Some(())
+}
+
+fn print_store(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &[]) || d.operands.len() < 2 {
+        return None;
+    }
+    p.value(d.operands[0]);
+    p.word(", ");
+    p.value(d.operands[1]);
+    p.word("[");
+    p.values(&d.operands[2..]);
+    p.word("] : ");
+    p.ty(m.ty(d.operands[1]));
+    p.word(", ");
+    p.ty(m.ty(d.operands[0]));
+    Some(())
 }
 
 /// `vector.load %m[%i] : memref<8xf32>, vector<4xf32>`

@@ -141,6 +141,9 @@ fn match_clamp(m: &Module, arg: ValueId, result: ValueId, body: &[OpId]) -> Opti
 fn match_step(m: &Module, g: &Generic, t: ValueId) -> Option<Step> {
     let (args, result, body) = body_parts(m, g)?;
     let ti = g.inputs.iter().position(|&v| v == t)?;
+    if g.inputs.iter().filter(|&&v| v == t).count() != 1 {
+        return None;
+    }
     if !is_identity(&g.maps[ti]) || !is_identity(g.maps.last()?) || g.outputs.len() != 1 {
         return None;
     }
@@ -162,6 +165,9 @@ fn match_step(m: &Module, g: &Generic, t: ValueId) -> Option<Step> {
             }
             let r = g.inputs[other];
             let rank = g.maps[other].num_dims;
+            if r == t {
+                return None;
+            }
             if is_identity(&g.maps[other]) && m.ty(r) == m.ty(t) {
                 Some(Step::Residual(r))
             } else if g.maps[other].results == [AffineExpr::Dim(rank - 1)] {
@@ -290,7 +296,8 @@ fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
             continue;
         }
         for (k, &t) in gc.inputs.iter().enumerate() {
-            if !is_identity(&gc.maps[k]) || !is_alloc(m, t) {
+            let once = gc.inputs.iter().filter(|&&v| v == t).count() == 1;
+            if !once || !is_identity(&gc.maps[k]) || !is_alloc(m, t) {
                 continue;
             }
             let users = readers_and_writers(m, t);
