@@ -24,6 +24,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# rustfmt and clippy for scripts/lint.sh (present with most toolchains; best effort otherwise).
+for c in rustfmt clippy; do
+  if ! cargo "${c/rustfmt/fmt}" --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
+    rustup component add "$c" >/dev/null 2>&1 || echo "setup: could not install $c"
+  fi
+done
+
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

@@ -15,14 +15,18 @@ pub enum AffineExpr {
     Mod(Box<AffineExpr>, Box<AffineExpr>),
 }
 
-impl AffineExpr {
-    pub fn neg(self) -> AffineExpr {
+impl std::ops::Neg for AffineExpr {
+    type Output = AffineExpr;
+
+    fn neg(self) -> AffineExpr {
         match self {
             AffineExpr::Const(c) => AffineExpr::Const(-c),
             e => AffineExpr::Mul(Box::new(e), Box::new(AffineExpr::Const(-1))),
         }
     }
+}
 
+impl AffineExpr {
     /// Evaluates with concrete dims and symbols, `None` on division by zero.
     pub fn eval(&self, dims: &[i64], syms: &[i64]) -> Option<i64> {
         Some(match self {

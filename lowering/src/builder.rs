@@ -74,6 +74,10 @@ impl<'m> Builder<'m> {
     }
 }
 
+/// A loop body carrying values: it sees the builder, the induction variables and the carried
+/// values, and returns the next ones.
+pub type CarryingBody<'a, B> = dyn FnMut(&mut B, &[ValueId], &[ValueId]) -> Vec<ValueId> + 'a;
+
 /// The position of `pred` in arith's comparison tables.
 fn predicate(table: &[&str], pred: &str) -> i64 {
     table.iter().position(|p| *p == pred).unwrap_or_else(|| panic!("unknown predicate {pred}")) as i64
@@ -205,18 +209,13 @@ pub trait LoopBuilder: Sized {
 
     /// Nested loops over `shape` carrying values through all of them (a window or a reduction):
     /// `body` sees the induction variables and the carried values and returns the next ones.
-    fn nest_accs(
-        &mut self,
-        shape: &[usize],
-        inits: &[ValueId],
-        body: &mut dyn FnMut(&mut Self, &[ValueId], &[ValueId]) -> Vec<ValueId>,
-    ) -> Vec<ValueId> {
+    fn nest_accs(&mut self, shape: &[usize], inits: &[ValueId], body: &mut CarryingBody<Self>) -> Vec<ValueId> {
         fn rec<B: LoopBuilder>(
             e: &mut B,
             shape: &[usize],
             ivs: &mut Vec<ValueId>,
             st: &[ValueId],
-            body: &mut dyn FnMut(&mut B, &[ValueId], &[ValueId]) -> Vec<ValueId>,
+            body: &mut CarryingBody<B>,
         ) -> Vec<ValueId> {
             if ivs.len() == shape.len() {
                 return body(e, ivs, st);

@@ -26,7 +26,7 @@ fn compare(what: &str, got: &[f32], want: &[f32]) -> Result<f64, String> {
     let mut worst: f64 = 0.0;
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         let d = (g as f64 - w as f64).abs();
-        if !(d <= 1e-5 + 1e-4 * (w as f64).abs()) {
+        if d.is_nan() || d > 1e-5 + 1e-4 * (w as f64).abs() {
             return Err(format!("{what}: element {i} is {g}, expected {w}"));
         }
         worst = worst.max(d / (1e-5 + (w as f64).abs()));

@@ -51,70 +51,71 @@ fn expect_failure(dir: &Path, case: &str, bytes: &[u8], expected: &[&str]) -> Re
 fn bad_onnx_models_are_rejected_clearly() {
     let dir: PathBuf = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-errors");
     let valid = add_model();
-    let mut cases: Vec<(&str, Vec<u8>, Vec<&str>)> = Vec::new();
-    cases.push(("empty", Vec::new(), vec!["empty"]));
-    cases.push(("truncated", valid[..valid.len() / 2].to_vec(), vec!["not a valid ONNX model"]));
-    cases.push(("not-protobuf", vec![0xff, 0xff, 0xff, 0xff, 0x0f, 0x7a], vec!["not a valid ONNX model"]));
-    cases.push((
-        "cycle",
-        model(
-            vec![node("first", "Relu", &["b"], &["a"]), node("second", "Relu", &["a"], &["b"])],
-            vec![value("x", FLOAT, &[2])],
-            vec![value("b", FLOAT, &[2])],
-            vec![],
+    let mut cases: Vec<(&str, Vec<u8>, Vec<&str>)> = vec![
+        ("empty", Vec::new(), vec!["empty"]),
+        ("truncated", valid[..valid.len() / 2].to_vec(), vec!["not a valid ONNX model"]),
+        ("not-protobuf", vec![0xff, 0xff, 0xff, 0xff, 0x0f, 0x7a], vec!["not a valid ONNX model"]),
+        (
+            "cycle",
+            model(
+                vec![node("first", "Relu", &["b"], &["a"]), node("second", "Relu", &["a"], &["b"])],
+                vec![value("x", FLOAT, &[2])],
+                vec![value("b", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["cycle", "first"],
         ),
-        vec!["cycle", "first"],
-    ));
-    cases.push((
-        "undefined-input",
-        model(
-            vec![node("relu0", "Relu", &["nowhere"], &["y"])],
-            vec![value("x", FLOAT, &[2])],
-            vec![value("y", FLOAT, &[2])],
-            vec![],
+        (
+            "undefined-input",
+            model(
+                vec![node("relu0", "Relu", &["nowhere"], &["y"])],
+                vec![value("x", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["relu0", "'nowhere'"],
         ),
-        vec!["relu0", "'nowhere'"],
-    ));
-    cases.push((
-        "missing-initializer",
-        model(
-            vec![node("add0", "Add", &["x", "w"], &["y"])],
-            vec![value("x", FLOAT, &[2, 2])],
-            vec![value("y", FLOAT, &[2, 2])],
-            vec![],
+        (
+            "missing-initializer",
+            model(
+                vec![node("add0", "Add", &["x", "w"], &["y"])],
+                vec![value("x", FLOAT, &[2, 2])],
+                vec![value("y", FLOAT, &[2, 2])],
+                vec![],
+            ),
+            vec!["add0", "'w'"],
         ),
-        vec!["add0", "'w'"],
-    ));
-    cases.push((
-        "unknown-op",
-        model(
-            vec![node("frob0", "Frobnicate", &["x"], &["t"]), node("frob1", "Frobnicate2", &["t"], &["y"])],
-            vec![value("x", FLOAT, &[2])],
-            vec![value("y", FLOAT, &[2])],
-            vec![],
+        (
+            "unknown-op",
+            model(
+                vec![node("frob0", "Frobnicate", &["x"], &["t"]), node("frob1", "Frobnicate2", &["t"], &["y"])],
+                vec![value("x", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["2 unsupported node(s)", "frob0", "Frobnicate", "frob1", "opset 17"],
         ),
-        vec!["2 unsupported node(s)", "frob0", "Frobnicate", "frob1", "opset 17"],
-    ));
-    cases.push((
-        "unsupported-element-type",
-        model(
-            vec![node("relu0", "Relu", &["x"], &["y"])],
-            vec![value("x", 16, &[2])],
-            vec![value("y", 16, &[2])],
-            vec![],
+        (
+            "unsupported-element-type",
+            model(
+                vec![node("relu0", "Relu", &["x"], &["y"])],
+                vec![value("x", 16, &[2])],
+                vec![value("y", 16, &[2])],
+                vec![],
+            ),
+            vec!["'x'", "BFLOAT16"],
         ),
-        vec!["'x'", "BFLOAT16"],
-    ));
-    cases.push((
-        "add-shape-mismatch",
-        model(
-            vec![node("add0", "Add", &["x", "w"], &["y"])],
-            vec![value("x", FLOAT, &[2, 3])],
-            vec![value("y", FLOAT, &[2, 3])],
-            vec![floats("w", &[2, 2], &[1.0; 4])],
+        (
+            "add-shape-mismatch",
+            model(
+                vec![node("add0", "Add", &["x", "w"], &["y"])],
+                vec![value("x", FLOAT, &[2, 3])],
+                vec![value("y", FLOAT, &[2, 3])],
+                vec![floats("w", &[2, 2], &[1.0; 4])],
+            ),
+            vec!["add0", "cannot be broadcast"],
         ),
-        vec!["add0", "cannot be broadcast"],
-    ));
+    ];
     let external = |location: &str, offset: &str| TensorProto {
         name: Some("w".into()),
         dims: vec![2, 2],

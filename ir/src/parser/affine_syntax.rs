@@ -98,8 +98,7 @@ pub(crate) fn parse_affine_map_or_set(p: &mut Parser) -> PResult<MapOrSet> {
                 return p.err_here("expected '>= 0' or '== 0' in an integer set constraint");
             };
             let rhs = parse_expr(p, &names)?;
-            let expr =
-                if rhs == AffineExpr::Const(0) { lhs } else { AffineExpr::Add(Box::new(lhs), Box::new(rhs.neg())) };
+            let expr = if rhs == AffineExpr::Const(0) { lhs } else { AffineExpr::Add(Box::new(lhs), Box::new(-rhs)) };
             constraints.push(AffineConstraint { expr, is_equality });
             if !p.eat_punct(",")? {
                 break;
@@ -136,7 +135,7 @@ fn parse_expr(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
         } else if p.is_punct("-") {
             p.next()?;
             let rhs = parse_term(p, names)?;
-            lhs = AffineExpr::Add(Box::new(lhs), Box::new(rhs.neg()));
+            lhs = AffineExpr::Add(Box::new(lhs), Box::new(-rhs));
         } else {
             return Ok(lhs);
         }
@@ -177,7 +176,7 @@ fn parse_factor(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
     match tok {
         Tok::Punct("-") => {
             p.next()?;
-            Ok(parse_factor(p, names)?.neg())
+            Ok(-parse_factor(p, names)?)
         }
         Tok::Punct("(") => {
             p.next()?;

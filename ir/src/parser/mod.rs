@@ -40,6 +40,9 @@ pub fn parse_type(src: &str) -> PResult<Type> {
     Ok(t)
 }
 
+/// A branch target as written: its label (and where), and its arguments with their types.
+pub(crate) type SuccessorRef = ((String, Span), Vec<(OperandRef, Type)>);
+
 /// A use of a value before its type is known: `%name` or `%name#index`.
 #[derive(Clone, Debug)]
 pub struct OperandRef {
@@ -574,7 +577,7 @@ impl<'a> Parser<'a> {
         let op = self.m.create_op(OpSpec { span, ..spec });
         self.skip_loc()?;
         let results = self.m.ops[op].results.clone();
-        if results.len() as u32 != expected && !(expected == 0) {
+        if results.len() as u32 != expected && expected != 0 {
             return Err(Diagnostic::new(
                 start,
                 format!(
@@ -693,7 +696,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `^bb(%a, %b : i32, i32)` (types written inline, old and new forms alike).
-    pub(crate) fn parse_successor(&mut self) -> PResult<((String, Span), Vec<(OperandRef, Type)>)> {
+    pub(crate) fn parse_successor(&mut self) -> PResult<SuccessorRef> {
         let (tok, span) = self.next()?;
         let Tok::Caret(label) = tok else {
             return Err(Diagnostic::new(span, format!("expected a block label ('^bb'), found {}", tok.describe())));

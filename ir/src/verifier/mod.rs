@@ -196,7 +196,7 @@ impl Verifier<'_> {
                 let ops = &m.blocks[def_block].ops;
                 let def_pos = ops.iter().position(|&o| o == def_op);
                 let use_pos = ops.iter().position(|&o| o == at);
-                if !(def_pos < use_pos) {
+                if def_pos >= use_pos {
                     return Err(not_dominating());
                 }
             }

@@ -79,7 +79,7 @@ struct Buffer {
 }
 
 fn byte_size(mt: &MemRefType) -> Option<u64> {
-    let elems: u64 = mt.shape.iter().map(|d| *d).product::<Option<u64>>()?;
+    let elems: u64 = mt.shape.iter().copied().product::<Option<u64>>()?;
     let width = match &*mt.elem {
         Type::Integer { width, .. } => (*width as u64).div_ceil(8),
         Type::Float(k) => k.width() as u64 / 8,

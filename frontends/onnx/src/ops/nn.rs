@@ -276,7 +276,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         "GlobalAveragePool" | "GlobalMaxPool" => {
             float_only()?;
             let mut shape = x.shape[..2].to_vec();
-            shape.extend(std::iter::repeat(1).take(x.shape.len() - 2));
+            shape.extend(std::iter::repeat_n(1, x.shape.len() - 2));
             vec![TensorType { dtype: x.dtype, shape }]
         }
         "Softmax" | "LogSoftmax" => {
@@ -289,7 +289,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
             let a = axis(node, node.int("axis", -1), x.shape.len())?;
             // Mean and InvStdDev keep the leading dims and reduce the rest to 1 (stash type f32).
             let mut stat = x.shape[..a].to_vec();
-            stat.extend(std::iter::repeat(1).take(x.shape.len() - a));
+            stat.extend(std::iter::repeat_n(1, x.shape.len() - a));
             let stat_t = TensorType { dtype: DType::F32, shape: stat };
             let mut out = vec![x.clone()];
             out.extend(node.outputs.iter().skip(1).map(|_| stat_t.clone()));

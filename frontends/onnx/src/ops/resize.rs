@@ -26,6 +26,10 @@ pub fn register(r: &mut super::Registry) {
     r.register(OPS, &Resize);
 }
 
+/// One dimension's constant tables: source indices, and for linear modes the weights with the
+/// number of taps per output position.
+type DimTable = (ValueId, Option<(ValueId, usize)>);
+
 struct Plan {
     out: Vec<usize>,
     /// Positions outside the input take `extrapolation_value` (tf_crop_and_resize).
@@ -177,7 +181,7 @@ impl Emitter {
         let clamp = |v: i64, n: usize| v.clamp(0, n as i64 - 1);
         // Per dim: an index table, and for linear modes a weight table with the number of taps
         // (tables are [output position][tap]); identity dims need none.
-        let mut tables: Vec<Option<(ValueId, Option<(ValueId, usize)>)>> = Vec::new();
+        let mut tables: Vec<Option<DimTable>> = Vec::new();
         for d in 0..rank {
             let n = x_t.shape[d];
             let identity = p.out[d] == n && p.coords[d].iter().enumerate().all(|(i, &c)| (c - i as f64).abs() < 1e-12);

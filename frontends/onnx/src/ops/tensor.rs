@@ -147,7 +147,7 @@ fn reshape_target(node: &Node, input: &[usize], spec: &[i64]) -> OResult<Vec<usi
     }
     let known: usize = out.iter().product();
     if let Some(i) = infer_at {
-        if known == 0 || total % known != 0 {
+        if known == 0 || !total.is_multiple_of(known) {
             return err(format!("cannot reshape {input:?} into {spec:?}"));
         }
         out[i] = total / known;
