@@ -32,34 +32,52 @@ fn compile_twice(input: &Path, out_name: &str, extra: &[&str], dir: &Path) -> Re
     Ok(())
 }
 
-#[test]
-fn outputs_are_byte_identical() {
+fn compile_all(cases: &[(&Path, &str, Vec<&str>)], work: &Path) -> Result<(), String> {
+    let failures: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (input, out, extra))| compile_twice(input, out, extra, &work.join(i.to_string())).err())
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+/// Every output kind from MLIR input; an ONNX model's library and header (ignored without
+/// ../shared, which holds the model).
+fn main() -> std::process::ExitCode {
     let root = suite_dir().parent().unwrap().to_path_buf();
     let work = root.join("target/xcc-tests/determinism");
     let _ = std::fs::remove_dir_all(&work);
-    let mlir = root.join("examples/matmul/matmul.mlir");
-    let gpu = suite_dir().join("gpu/matmul2d.mlir");
-    let mut cases: Vec<(&Path, &str, Vec<&str>)> = vec![
-        (&mlir, "m.o", vec![]),
-        (&mlir, "m.s", vec!["-O3"]),
-        (&mlir, "m.ll", vec![]),
-        (&mlir, "m.bc", vec![]),
-        (&mlir, "m.mlir", vec![]),
-        (&mlir, "libm.a", vec!["-O3"]),
-        (&mlir, "libm.a", vec!["--target=aarch64"]),
-        (&gpu, "k.ptx", vec!["--target=nvptx64", "--mcpu=sm_90"]),
-    ];
     let onnx = root.join("../shared/models/squeezenet1_1.onnx");
-    if onnx.exists() {
-        cases.push((&onnx, "libsq.a", vec!["-O3"]));
-    } else {
-        println!("SKIP (ONNX part): ../shared/models is absent");
+    let no_shared = !onnx.exists();
+    if no_shared {
+        println!("skipped: determinism/onnx-library (../shared/models is absent)");
     }
-    let mut failures = Vec::new();
-    for (i, (input, out, extra)) in cases.iter().enumerate() {
-        if let Err(e) = compile_twice(input, out, extra, &work.join(i.to_string())) {
-            failures.push(e);
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let mlir_work = work.join("mlir");
+    let mlir_root = root.clone();
+    let trials = vec![
+        libtest_mimic::Trial::test("determinism/mlir-outputs", move || {
+            let mlir = mlir_root.join("examples/matmul/matmul.mlir");
+            let gpu = suite_dir().join("gpu/matmul2d.mlir");
+            let cases: Vec<(&Path, &str, Vec<&str>)> = vec![
+                (&mlir, "m.o", vec![]),
+                (&mlir, "m.s", vec!["-O3"]),
+                (&mlir, "m.ll", vec![]),
+                (&mlir, "m.bc", vec![]),
+                (&mlir, "m.mlir", vec![]),
+                (&mlir, "libm.a", vec!["-O3"]),
+                (&mlir, "libm.a", vec!["--target=aarch64"]),
+                (&gpu, "k.ptx", vec!["--target=nvptx64", "--mcpu=sm_90"]),
+            ];
+            Ok(compile_all(&cases, &mlir_work)?)
+        }),
+        libtest_mimic::Trial::test("determinism/onnx-library", move || {
+            Ok(compile_all(&[(&onnx, "libsq.a", vec!["-O3"]), (&onnx, "sq.mlir", vec![])], &work.join("onnx"))?)
+        })
+        .with_ignored_flag(no_shared),
+    ];
+    xcc_test_suite::run_trials(trials)
 }

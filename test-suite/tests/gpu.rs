@@ -3,9 +3,9 @@
 //! `.entry` was meant compiles to an empty cubin, so the line is what proves a real kernel).
 //! Launching them needs a GPU and its driver; without one that part is skipped with a message.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_test_suite::{suite_dir, xcc_binary};
+use xcc_test_suite::{file_trials, run_trials, suite_dir, xcc_binary};
 
 fn ptxas() -> Option<PathBuf> {
     let root = suite_dir().parent().expect("repo root").to_path_buf();
@@ -30,110 +30,127 @@ fn kernels(text: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn kernels_pass_ptxas() {
-    let Some(ptxas) = ptxas() else {
-        println!("SKIP: ptxas not found (scripts/setup.sh installs nvidia-cuda-nvcc into .venv)");
-        return;
-    };
-    let work = suite_dir().parent().unwrap().join("target/xcc-tests/gpu");
-    std::fs::create_dir_all(&work).unwrap();
-    let mut files: Vec<_> = std::fs::read_dir(suite_dir().join("gpu")).unwrap().flatten().map(|e| e.path()).collect();
-    files.sort();
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "mlir")) {
-        let name = file.file_stem().unwrap().to_string_lossy().to_string();
-        let expected = kernels(&std::fs::read_to_string(file).unwrap());
-        assert!(!expected.is_empty(), "{name}: a GPU test needs at least one kernel");
-        for arch in ["sm_80", "sm_90"] {
-            let ptx = work.join(format!("{name}.{arch}.ptx"));
-            let out = Command::new(xcc_binary())
-                .arg(file)
-                .args(["--target=nvptx64", &format!("--mcpu={arch}"), "-o"])
-                .arg(&ptx)
-                .output()
-                .unwrap();
-            if !out.status.success() {
-                failures.push(format!("{name} ({arch}): xcc failed: {}", String::from_utf8_lossy(&out.stderr)));
-                continue;
-            }
-            let text = std::fs::read_to_string(&ptx).unwrap();
-            for k in &expected {
-                if !text.contains(&format!(".entry {k}(")) {
-                    failures.push(format!("{name} ({arch}): no .entry for kernel {k}"));
-                }
-            }
-            let out = Command::new(&ptxas)
-                .args(["-v", &format!("-arch={arch}")])
-                .arg(&ptx)
-                .arg("-o")
-                .arg(ptx.with_extension("cubin"))
-                .output()
-                .unwrap();
-            let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-            if !out.status.success() {
-                failures.push(format!("{name} ({arch}): ptxas rejected the PTX:\n{log}"));
-                continue;
-            }
-            for k in &expected {
-                if !log.contains(&format!("Compiling entry function '{k}' for '{arch}'")) {
-                    failures.push(format!("{name} ({arch}): ptxas did not compile entry function {k}:\n{log}"));
-                }
-            }
-            checked += 1;
-        }
-        println!("PASS gpu/{name} ({} kernel(s), sm_80 and sm_90)", expected.len());
+/// Compiles a kernel file for `arch` and checks its PTX with ptxas; returns the PTX's path.
+fn check_arch(ptxas: &Path, file: &Path, work: &Path, arch: &str) -> Result<PathBuf, String> {
+    let name = file.file_stem().unwrap().to_string_lossy().to_string();
+    let expected = kernels(&std::fs::read_to_string(file).map_err(|e| e.to_string())?);
+    if expected.is_empty() {
+        return Err(format!("{name}: a GPU test needs at least one kernel"));
     }
-    let has_gpu = Command::new("nvidia-smi").output().map(|o| o.status.success()).unwrap_or(false);
-    if has_gpu {
-        // Launch saxpy through runtime-c's CUDA shim and check the numbers.
-        let obj = work.join("xcc_runtime.o");
-        std::fs::write(&obj, xcc_runtime_c::object_for_arch("x86_64").expect("runtime object")).unwrap();
-        std::fs::write(work.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
-        let exe = work.join("saxpy_launch");
-        let st = Command::new("cc")
-            .arg("-I")
-            .arg(&work)
-            .arg(suite_dir().join("gpu/saxpy_launch.c"))
-            .arg(&obj)
-            .args(["-lpthread", "-ldl", "-o"])
-            .arg(&exe)
-            .status()
-            .unwrap();
-        assert!(st.success(), "linking the launch harness failed");
-        let out = Command::new(&exe).arg(work.join("saxpy.sm_80.ptx")).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        if !out.status.success() || !text.contains("ok") {
-            failures.push(format!("saxpy launch on the GPU failed: {text}"));
-        } else {
-            println!("PASS gpu/saxpy launched on the GPU");
-        }
-    } else {
-        println!("SKIP: no GPU and driver on this machine: kernels were checked by ptxas only, not launched");
+    let ptx = work.join(format!("{name}.{arch}.ptx"));
+    let out = Command::new(xcc_binary())
+        .arg(file)
+        .args(["--target=nvptx64", &format!("--mcpu={arch}"), "-o"])
+        .arg(&ptx)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("{arch}: xcc failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
-    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
-    assert!(checked >= 8, "expected at least 4 kernel files x 2 architectures");
+    let text = std::fs::read_to_string(&ptx).map_err(|e| e.to_string())?;
+    if let Some(k) = expected.iter().find(|k| !text.contains(&format!(".entry {k}("))) {
+        return Err(format!("{arch}: no .entry for kernel {k}"));
+    }
+    let out = Command::new(ptxas)
+        .args(["-v", &format!("-arch={arch}")])
+        .arg(&ptx)
+        .arg("-o")
+        .arg(ptx.with_extension("cubin"))
+        .output()
+        .map_err(|e| e.to_string())?;
+    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!("{arch}: ptxas rejected the PTX:\n{log}"));
+    }
+    if let Some(k) = expected.iter().find(|k| !log.contains(&format!("Compiling entry function '{k}' for '{arch}'"))) {
+        return Err(format!("{arch}: ptxas did not compile entry function {k}:\n{log}"));
+    }
+    Ok(ptx)
 }
 
-#[test]
-fn aarch64_objects_are_well_formed() {
+/// Launches saxpy through runtime-c's CUDA shim and checks the numbers (a GPU only).
+fn launch_saxpy(ptxas: &Path, work: &Path) -> Result<(), String> {
+    let ptx = check_arch(ptxas, &suite_dir().join("gpu/saxpy.mlir"), work, "sm_80")?;
+    let obj = work.join("xcc_runtime.o");
+    std::fs::write(&obj, xcc_runtime_c::object_for_arch("x86_64").expect("runtime object"))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(work.join("xcc_runtime.h"), xcc_runtime_c::HEADER).map_err(|e| e.to_string())?;
+    let exe = work.join("saxpy_launch");
+    let st = Command::new("cc")
+        .arg("-I")
+        .arg(work)
+        .arg(suite_dir().join("gpu/saxpy_launch.c"))
+        .arg(&obj)
+        .args(["-lpthread", "-ldl", "-o"])
+        .arg(&exe)
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !st.success() {
+        return Err("linking the launch harness failed".into());
+    }
+    let out = Command::new(&exe).arg(&ptx).output().map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || !text.contains("ok") {
+        return Err(format!("saxpy launch on the GPU failed: {text}"));
+    }
+    Ok(())
+}
+
+fn aarch64_objects_are_well_formed() -> Result<(), String> {
     let work = suite_dir().parent().unwrap().join("target/xcc-tests/aarch64-obj");
     std::fs::create_dir_all(&work).unwrap();
     let src = suite_dir().parent().unwrap().join("examples/matmul/matmul.mlir");
     let obj = work.join("matmul.o");
     let out = Command::new(xcc_binary()).arg(&src).args(["--target=aarch64", "-o"]).arg(&obj).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let header = Command::new("readelf").arg("-h").arg(&obj).output().expect("readelf");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let header = Command::new("readelf").arg("-h").arg(&obj).output().map_err(|e| format!("readelf: {e}"))?;
     let text = String::from_utf8_lossy(&header.stdout);
-    assert!(text.contains("AArch64"), "not an AArch64 object:\n{text}");
-    assert!(text.contains("REL (Relocatable file)"), "not a relocatable object:\n{text}");
-    let syms = Command::new("readelf").arg("-s").arg(&obj).output().expect("readelf");
+    if !text.contains("AArch64") || !text.contains("REL (Relocatable file)") {
+        return Err(format!("not a relocatable AArch64 object:\n{text}"));
+    }
+    let syms = Command::new("readelf").arg("-s").arg(&obj).output().map_err(|e| format!("readelf: {e}"))?;
     let syms = String::from_utf8_lossy(&syms.stdout);
     for f in ["matmul", "_mlir_ciface_matmul"] {
-        assert!(
-            syms.lines().any(|l| l.contains("FUNC") && l.contains("GLOBAL") && l.trim_end().ends_with(f)),
-            "no global function {f}:\n{syms}"
-        );
+        if !syms.lines().any(|l| l.contains("FUNC") && l.contains("GLOBAL") && l.trim_end().ends_with(f)) {
+            return Err(format!("no global function {f}:\n{syms}"));
+        }
     }
+    Ok(())
+}
+
+/// One test per kernel file (PTX for sm_80 and sm_90 through `ptxas -v`), the saxpy launch
+/// (ignored without a GPU and its driver, or without ptxas), and the aarch64 object check.
+fn main() -> std::process::ExitCode {
+    let ptxas = ptxas();
+    if ptxas.is_none() {
+        println!("skipped: ptxas not found (scripts/setup.sh installs nvidia-cuda-nvcc into .venv)");
+    }
+    let has_gpu = Command::new("nvidia-smi").output().map(|o| o.status.success()).unwrap_or(false);
+    if !has_gpu {
+        println!("skipped: gpu/saxpy launch (no GPU and driver here: the kernels are checked by ptxas only)");
+    }
+    let work = suite_dir().parent().unwrap().join("target/xcc-tests/gpu");
+    std::fs::create_dir_all(&work).unwrap();
+    let tool = ptxas.clone().unwrap_or_default();
+    let mut trials: Vec<libtest_mimic::Trial> = {
+        let (tool, work) = (tool.clone(), work.clone());
+        file_trials("gpu", "mlir", move |f| {
+            for arch in ["sm_80", "sm_90"] {
+                check_arch(&tool, f, &work, arch).map_err(|e| vec![e])?;
+            }
+            Ok(Vec::new())
+        })
+    }
+    .into_iter()
+    .map(|t| t.with_ignored_flag(ptxas.is_none()))
+    .collect();
+    trials.push(
+        libtest_mimic::Trial::test("gpu/saxpy_launch", move || Ok(launch_saxpy(&tool, &work)?))
+            .with_ignored_flag(!has_gpu || ptxas.is_none()),
+    );
+    trials
+        .push(libtest_mimic::Trial::test("aarch64/objects_are_well_formed", || Ok(aarch64_objects_are_well_formed()?)));
+    run_trials(trials)
 }

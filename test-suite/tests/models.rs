@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_test_suite::{suite_dir, xcc_binary};
+use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
@@ -114,50 +114,8 @@ fn check_model(name: &str, work: &Path) -> Result<String, String> {
     Ok(notes.join("; "))
 }
 
-#[test]
-fn shared_models_match_onnxruntime() {
+fn two_models_in_one_program_and_concurrent_runs() -> Result<(), String> {
     let models = repo().join("../shared/models");
-    if !models.join("manifest.json").exists() {
-        println!("SKIP: ../shared/models is absent (a user's clone has no shared/)");
-        return;
-    }
-    if !repo().join(".venv/bin/python").exists() {
-        println!("SKIP: .venv is missing (run scripts/setup.sh)");
-        return;
-    }
-    let work = repo().join("target/xcc-tests/models");
-    let names = ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18", "encoder"];
-    let mut failures = Vec::new();
-    let results: Vec<(String, Result<String, String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = names
-            .chunks(3)
-            .map(|chunk| {
-                let work = work.clone();
-                s.spawn(move || chunk.iter().map(|n| (n.to_string(), check_model(n, &work))).collect::<Vec<_>>())
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
-    });
-    for (name, r) in results {
-        match r {
-            Ok(note) => println!("PASS {name}: {note}"),
-            Err(e) => {
-                println!("FAIL {name}: {e}");
-                failures.push(name);
-            }
-        }
-    }
-    println!("models: {} passed, {} failed", names.len() - failures.len(), failures.len());
-    assert!(failures.is_empty(), "failed: {failures:?}");
-}
-
-#[test]
-fn two_models_in_one_program_and_concurrent_runs() {
-    let models = repo().join("../shared/models");
-    if !models.join("mlp.onnx").exists() {
-        println!("SKIP: ../shared/models is absent");
-        return;
-    }
     let dir = repo().join("target/xcc-tests/models/two");
     std::fs::create_dir_all(&dir).unwrap();
     for n in ["mlp_a", "mlp_b"] {
@@ -167,8 +125,7 @@ fn two_models_in_one_program_and_concurrent_runs() {
                 .args(["--name", n, "-o"])
                 .arg(dir.join(format!("lib{n}.a"))),
             "xcc",
-        )
-        .unwrap();
+        )?;
     }
     let exe = dir.join("two");
     run(
@@ -181,12 +138,43 @@ fn two_models_in_one_program_and_concurrent_runs() {
             .args(["-lm", "-lpthread", "-o"])
             .arg(&exe),
         "link",
-    )
-    .unwrap();
-    let out = Command::new(&exe).output().unwrap();
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("ok"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    )?;
+    let out = Command::new(&exe).output().map_err(|e| e.to_string())?;
+    if !(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("ok")) {
+        return Err(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    Ok(())
+}
+
+/// One test per shared model (compiled, run from C and C++, compared with the reference output
+/// and with ONNX Runtime run now), and one for two models in one program. Without `../shared`
+/// (a user's clone) or the venv, each reports itself skipped.
+fn main() -> std::process::ExitCode {
+    let missing = if !repo().join("../shared/models/manifest.json").exists() {
+        Some("../shared/models is absent (a user's clone has no shared/)")
+    } else if !repo().join(".venv/bin/python").exists() {
+        Some(".venv is missing (run scripts/setup.sh)")
+    } else {
+        None
+    };
+    if let Some(why) = missing {
+        println!("skipped: {why}");
+    }
+    let work = repo().join("target/xcc-tests/models");
+    let mut trials: Vec<libtest_mimic::Trial> = ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18", "encoder"]
+        .into_iter()
+        .map(|name| {
+            let work = work.clone();
+            libtest_mimic::Trial::test(format!("models/{name}"), move || {
+                let note = check_model(name, &work)?;
+                println!("{name}: {note}");
+                Ok(())
+            })
+        })
+        .collect();
+    trials.push(libtest_mimic::Trial::test("models/two_models_in_one_program_and_concurrent_runs", || {
+        Ok(two_models_in_one_program_and_concurrent_runs()?)
+    }));
+    let trials = trials.into_iter().map(|t| t.with_ignored_flag(missing.is_some())).collect();
+    run_trials(trials)
 }

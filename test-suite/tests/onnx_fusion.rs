@@ -182,33 +182,57 @@ fn external_data_case(dir: &Path) -> Result<(), String> {
     run_case_with_files(dir, "external-data", &bytes, &[("weights.bin", file)], &[("x", vec![3, 4])], &[("y", 18)])
 }
 
-#[test]
-fn fused_epilogues_match_onnxruntime() {
+/// One test per model, each compiled by xcc and compared with ONNX Runtime run now (ignored
+/// without the venv that holds it).
+fn main() -> std::process::ExitCode {
     let root = suite_dir().parent().unwrap().to_path_buf();
-    if !root.join(".venv/bin/python").exists() {
-        println!("SKIP: .venv is missing (run scripts/setup.sh)");
-        return;
+    let no_venv = !root.join(".venv/bin/python").exists();
+    if no_venv {
+        println!("skipped: .venv is missing (run scripts/setup.sh)");
     }
     let dir = root.join("target/xcc-tests/onnx-fusion");
     let n = 8 * 10 * 9;
-    let results = [
-        run_case(&dir, "conv-bn-residual-relu", &conv_bn_residual(false), &[("x", vec![1, 8, 10, 9])], &[("y", n)]),
-        run_case(
-            &dir,
+    type Case = Box<dyn FnOnce(&std::path::Path) -> Result<(), String> + Send>;
+    let cases: Vec<(&str, Case)> = vec![
+        (
+            "conv-bn-residual-relu",
+            Box::new(move |d| {
+                run_case(d, "conv-bn-residual-relu", &conv_bn_residual(false), &[("x", vec![1, 8, 10, 9])], &[("y", n)])
+            }),
+        ),
+        (
             "conv-bn-residual-relu-unfused",
-            &conv_bn_residual(true),
-            &[("x", vec![1, 8, 10, 9])],
-            &[("y", n), ("c", n)],
+            Box::new(move |d| {
+                run_case(
+                    d,
+                    "conv-bn-residual-relu-unfused",
+                    &conv_bn_residual(true),
+                    &[("x", vec![1, 8, 10, 9])],
+                    &[("y", n), ("c", n)],
+                )
+            }),
         ),
-        run_case(
-            &dir,
+        (
             "matmul-residual-clip",
-            &matmul_add_clip(),
-            &[("a", vec![2, 19, 24]), ("r", vec![2, 19, 20])],
-            &[("y", 2 * 19 * 20)],
+            Box::new(|d| {
+                run_case(
+                    d,
+                    "matmul-residual-clip",
+                    &matmul_add_clip(),
+                    &[("a", vec![2, 19, 24]), ("r", vec![2, 19, 20])],
+                    &[("y", 2 * 19 * 20)],
+                )
+            }),
         ),
-        external_data_case(&dir),
+        ("external-data", Box::new(external_data_case)),
     ];
-    let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let trials = cases
+        .into_iter()
+        .map(|(name, case)| {
+            let dir = dir.clone();
+            libtest_mimic::Trial::test(format!("onnx-fusion/{name}"), move || Ok(case(&dir)?))
+                .with_ignored_flag(no_venv)
+        })
+        .collect();
+    xcc_test_suite::run_trials(trials)
 }
