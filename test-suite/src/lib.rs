@@ -285,9 +285,12 @@ pub fn file_trials(
         .collect()
 }
 
-/// Runs trials with libtest's command line (filters, `--test-threads`, `--list`).
+/// Runs trials with libtest's command line (filters, `--test-threads`, `--list`); without
+/// `--test-threads`, on `$XCC_TEST_JOBS` threads (default 2), since each trial runs compilers.
 pub fn run_trials(trials: Vec<libtest_mimic::Trial>) -> std::process::ExitCode {
-    libtest_mimic::run(&libtest_mimic::Arguments::from_args(), trials).exit_code()
+    let mut args = libtest_mimic::Arguments::from_args();
+    args.test_threads = args.test_threads.or(Some(workers()));
+    libtest_mimic::run(&args, trials).exit_code()
 }
 
 /// Prints `PASS`/`FAIL` per file and a summary; panics if any file failed.
