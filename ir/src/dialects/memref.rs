@@ -471,18 +471,7 @@ pub(crate) fn parse_load(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 }
 
 fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
-    let m = p.module();
-    let d = &m.ops[op];
-    if p.has_other_attrs(op, &[]) {
-        return None;
-    }
-    let ty = m.ty(d.operands[0]).clone();
-    p.value(d.operands[0]);
-    p.word("[");
-    p.values(&d.operands[1..]);
-    p.word("] : ");
-    p.ty(&ty);
-    Some(())
+    print_access(p, op, false, false)
 }
 
 /// `memref.store %v, %m[%i] : memref<4xf32>`
@@ -505,19 +494,32 @@ fn parse_store(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 }
 
 fn print_store(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    print_access(p, op, true, false)
+}
+
+/// The custom form of the loads and stores of memref and vector:
+/// `[%value, ]%m[%i, ...] : memref<...>[, vector<...>]`. `stores`: the first operand is the
+/// stored value; `vector`: the vector type (stored or loaded) follows the memref's.
+pub(crate) fn print_access(p: &mut OpPrinter, op: OpId, stores: bool, vector: bool) -> Option<()> {
     let m = p.module();
     let d = &m.ops[op];
-    if p.has_other_attrs(op, &[]) || d.operands.len() < 2 {
+    let base = usize::from(stores);
+    if p.has_other_attrs(op, &[]) || d.operands.len() <= base {
         return None;
     }
-    let ty = m.ty(d.operands[1]).clone();
-    p.value(d.operands[0]);
-    p.word(", ");
-    p.value(d.operands[1]);
+    if stores {
+        p.value(d.operands[0]);
+        p.word(", ");
+    }
+    p.value(d.operands[base]);
     p.word("[");
-    p.values(&d.operands[2..]);
+    p.values(&d.operands[base + 1..]);
     p.word("] : ");
-    p.ty(&ty);
+    p.ty(m.ty(d.operands[base]));
+    if vector {
+        p.word(", ");
+        p.ty(if stores { m.ty(d.operands[0]) } else { m.ty(d.results[0]) });
+    }
     Some(())
 }
 

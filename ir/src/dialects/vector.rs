@@ -256,37 +256,11 @@ fn parse_insertelement(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 }
 
 fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
-    let m = p.module();
-    let d = &m.ops[op];
-    if p.has_other_attrs(op, &[]) {
-        return None;
-    }
-    p.value(d.operands[0]);
-    p.word("[");
-    p.values(&d.operands[1..]);
-    p.word("] : ");
-    p.ty(m.ty(d.operands[0]));
-    p.word(", ");
-    p.ty(m.ty(d.results[0]));
-    Some(())
+    super::memref::print_access(p, op, false, true)
 }
 
 fn print_store(p: &mut OpPrinter, op: OpId) -> Option<()> {
-    let m = p.module();
-    let d = &m.ops[op];
-    if p.has_other_attrs(op, &[]) || d.operands.len() < 2 {
-        return None;
-    }
-    p.value(d.operands[0]);
-    p.word(", ");
-    p.value(d.operands[1]);
-    p.word("[");
-    p.values(&d.operands[2..]);
-    p.word("] : ");
-    p.ty(m.ty(d.operands[1]));
-    p.word(", ");
-    p.ty(m.ty(d.operands[0]));
-    Some(())
+    super::memref::print_access(p, op, true, true)
 }
 
 /// `vector.load %m[%i] : memref<8xf32>, vector<4xf32>`
