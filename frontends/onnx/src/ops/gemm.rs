@@ -2,7 +2,8 @@
 //! lowering is the register-tiled GEMM micro-kernel, and whose epilogue later takes the
 //! activation and residual add that follow them, see `kernel-fuse-epilogue`).
 
-use super::nn::window;
+use super::broadcast;
+use super::nn::{float_input, window::window};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::dialects::kernel::EpilogueOperands;
@@ -15,7 +16,21 @@ struct Conv;
 
 impl super::OnnxOp for Gemm {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
-        super::nn::infer(node, g)
+        let a = float_input(node, g)?;
+        let b = g.ty(&node.inputs[1])?;
+        if a.shape.len() != 2 || b.shape.len() != 2 {
+            return err("Gemm takes 2-D A and B");
+        }
+        let (m, k) = if node.int("transA", 0) == 1 { (a.shape[1], a.shape[0]) } else { (a.shape[0], a.shape[1]) };
+        let (k2, n) = if node.int("transB", 0) == 1 { (b.shape[1], b.shape[0]) } else { (b.shape[0], b.shape[1]) };
+        if k != k2 {
+            return err(format!("inner dimensions differ: A gives {k}, B gives {k2}"));
+        }
+        if let Some(c) = node.input(2) {
+            broadcast(&g.ty(c)?.shape, &[m, n])
+                .map_err(|e| OnnxError::msg(format!("C cannot broadcast to [{m}, {n}]: {}", e.message)))?;
+        }
+        Ok(vec![TensorType { dtype: a.dtype, shape: vec![m, n] }])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_gemm(node, g)
@@ -23,8 +38,34 @@ impl super::OnnxOp for Gemm {
 }
 
 impl super::OnnxOp for MatMul {
+    /// numpy's matmul: 1-D operands gain a dimension (removed again from the result), and the
+    /// dims before the last two broadcast.
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
-        super::nn::infer(node, g)
+        let (a, b) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
+        let (mut a_s, mut b_s) = (a.shape.clone(), b.shape.clone());
+        let (a1, b1) = (a_s.len() == 1, b_s.len() == 1);
+        if a1 {
+            a_s.insert(0, 1);
+        }
+        if b1 {
+            b_s.push(1);
+        }
+        if a_s.len() < 2 || b_s.len() < 2 {
+            return err("MatMul operands must have rank >= 1");
+        }
+        let (m, k) = (a_s[a_s.len() - 2], a_s[a_s.len() - 1]);
+        let (k2, n) = (b_s[b_s.len() - 2], b_s[b_s.len() - 1]);
+        if k != k2 {
+            return err(format!("inner dimensions differ: {:?} x {:?}", a.shape, b.shape));
+        }
+        let mut shape = broadcast(&a_s[..a_s.len() - 2], &b_s[..b_s.len() - 2])?;
+        if !a1 {
+            shape.push(m);
+        }
+        if !b1 {
+            shape.push(n);
+        }
+        Ok(vec![TensorType { dtype: a.dtype, shape }])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_matmul(node, g)
@@ -33,7 +74,34 @@ impl super::OnnxOp for MatMul {
 
 impl super::OnnxOp for Conv {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
-        super::nn::infer(node, g)
+        let x = float_input(node, g)?;
+        let w = g.ty(&node.inputs[1])?;
+        if x.shape.len() < 3 || w.shape.len() != x.shape.len() {
+            return err(format!(
+                "Conv needs N x C x spatial input and matching weights, got {:?} and {:?}",
+                x.shape, w.shape
+            ));
+        }
+        let group = node.int("group", 1);
+        if group < 1 {
+            return err(format!("group must be at least 1, not {group}"));
+        }
+        let group = group as usize;
+        if x.shape[1] != w.shape[1] * group || w.shape[0] % group != 0 {
+            return err(format!("channels do not match: input {:?}, weights {:?}, group {group}", x.shape, w.shape));
+        }
+        if let Some(b) = node.input(2) {
+            if g.ty(b)?.shape != [w.shape[0]] {
+                return Err(OnnxError::tensor(
+                    b,
+                    format!("the bias needs one value per output channel ({})", w.shape[0]),
+                ));
+            }
+        }
+        let win = window(node, &x.shape[2..], w.shape[2..].to_vec())?;
+        let mut shape = vec![x.shape[0], w.shape[0]];
+        shape.extend(win.out);
+        Ok(vec![TensorType { dtype: x.dtype, shape }])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_conv(node, g)

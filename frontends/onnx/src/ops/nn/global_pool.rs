@@ -1,0 +1,40 @@
+//! GlobalAveragePool and GlobalMaxPool: one value per batch and channel, over all spatial dims.
+
+use crate::emit::{Emitter, LoopBuilder};
+use crate::graph::*;
+
+pub struct GlobalPool;
+
+impl crate::ops::OnnxOp for GlobalPool {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let x = super::float_input(node, g)?;
+        let mut shape = x.shape[..2].to_vec();
+        shape.extend(std::iter::repeat_n(1, x.shape.len() - 2));
+        Ok(vec![TensorType { dtype: x.dtype, shape }])
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let x_t = g.ty(&node.inputs[0])?;
+        let (nb, ch) = (x_t.shape[0], x_t.shape[1]);
+        let s: usize = x_t.shape[2..].iter().product();
+        let x3 = e.reshaped(e.buf(&node.inputs[0])?, &[nb, ch, s]);
+        let o2 = e.reshaped(e.buf(&node.outputs[0])?, &[nb, ch]);
+        let avg = node.op == "GlobalAveragePool";
+        let d = x_t.dtype;
+        e.parallel(&[nb, ch], &mut |e, ivs| {
+            let init = e.const_of(if avg { 0.0 } else { f64::NEG_INFINITY }, d);
+            let r = e.for_acc(0, s, init, |e, q, acc| {
+                let v = e.load(x3, &[ivs[0], ivs[1], q]);
+                e.fbin(if avg { "arith.addf" } else { "arith.maximumf" }, acc, v)
+            });
+            let r = if avg {
+                let n = e.const_of(s as f64, d);
+                e.fbin("arith.divf", r, n)
+            } else {
+                r
+            };
+            e.store(r, o2, &[ivs[0], ivs[1]]);
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,95 @@
+//! Neural-network operators with loops of their own, one per file: pooling, softmax, the
+//! normalizations and transposed convolution. Each is an `scf.parallel` over its independent
+//! outputs (rows, channels, output points) with its reductions serial inside.
+
+mod batch_norm;
+mod conv_transpose;
+mod global_pool;
+mod instance_norm;
+mod layer_norm;
+mod pool;
+mod softmax;
+pub mod window;
+
+use crate::emit::{Emitter, LoopBuilder};
+use crate::graph::*;
+use xcc_ir::ValueId;
+
+pub fn register(r: &mut super::Registry) {
+    r.register(&["MaxPool", "AveragePool"], &pool::Pool);
+    r.register(&["GlobalAveragePool", "GlobalMaxPool"], &global_pool::GlobalPool);
+    r.register(&["Softmax", "LogSoftmax"], &softmax::Softmax);
+    r.register(&["LayerNormalization"], &layer_norm::LayerNormalization);
+    r.register(&["BatchNormalization"], &batch_norm::BatchNormalization);
+    r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
+    r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
+}
+
+/// The type of the node's first input, which must be floating point.
+pub(super) fn float_input<'g>(node: &Node, g: &'g Graph) -> OResult<&'g TensorType> {
+    let x = g.ty(&node.inputs[0])?;
+    if !x.dtype.is_float() {
+        return err(format!("input '{}' must be floating point, not {}", node.inputs[0], x.dtype.name()));
+    }
+    Ok(x)
+}
+
+/// The buffers of the optional outputs `first..first + count` (`None` where absent or unnamed).
+fn optional_outputs(e: &Emitter, node: &Node, first: usize, count: usize) -> OResult<Vec<Option<ValueId>>> {
+    (first..first + count)
+        .map(|i| match node.outputs.get(i).filter(|o| !o.is_empty()) {
+            Some(o) => e.buf(o).map(Some),
+            None => Ok(None),
+        })
+        .collect()
+}
+
+impl Emitter {
+    /// A binary arith op whose result has its operands' type.
+    pub(super) fn fbin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
+        let t = self.m.ty(a).clone();
+        self.value_op(name, &[a, b], t)
+    }
+
+    /// A unary op (`math.exp`, ...) whose result has its operand's type.
+    pub(super) fn unary(&mut self, name: &str, a: ValueId) -> ValueId {
+        let t = self.m.ty(a).clone();
+        self.value_op(name, &[a], t)
+    }
+
+    pub(super) fn select_f(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId {
+        let t = self.m.ty(a).clone();
+        self.value_op("arith.select", &[c, a, b], t)
+    }
+
+    /// The mean and the population variance of `x[index(ks)]` over the loop nest `extents`, in
+    /// two passes (the mean first, then the squared deviations from it), as ONNX Runtime does.
+    fn mean_variance(
+        &mut self,
+        x: ValueId,
+        extents: &[usize],
+        d: DType,
+        index: &dyn Fn(&[ValueId]) -> Vec<ValueId>,
+    ) -> (ValueId, ValueId) {
+        let zero = self.const_of(0.0, d);
+        let sum = self.nest_accs(extents, &[zero], &mut |e, ks, acc| {
+            let v = e.load(x, &index(ks));
+            vec![e.fbin("arith.addf", acc[0], v)]
+        })[0];
+        let count = self.const_of(extents.iter().product::<usize>() as f64, d);
+        let mean = self.fbin("arith.divf", sum, count);
+        let squares = self.nest_accs(extents, &[zero], &mut |e, ks, acc| {
+            let v = e.load(x, &index(ks));
+            let dev = e.fbin("arith.subf", v, mean);
+            vec![e.fmuladd(dev, dev, acc[0])]
+        })[0];
+        (mean, self.fbin("arith.divf", squares, count))
+    }
+
+    /// `sqrt(var + epsilon)`.
+    fn std_dev(&mut self, var: ValueId, epsilon: f64, d: DType) -> ValueId {
+        let eps = self.const_of(epsilon, d);
+        let v = self.fbin("arith.addf", var, eps);
+        self.unary("math.sqrt", v)
+    }
+}

@@ -1,0 +1,182 @@
+//! MaxPool and AveragePool: a parallel loop over the output, each point reducing its window's
+//! taps (those in the padding skipped by a select). MaxPool can also give the flat index of
+//! each maximum.
+
+use super::window::{window, Window};
+use crate::emit::{compute_type, Emitter, LoopBuilder};
+use crate::graph::*;
+use xcc_ir::{Attribute, Type, ValueId};
+
+pub struct Pool;
+
+impl crate::ops::OnnxOp for Pool {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let x = g.ty(&node.inputs[0])?;
+        // MaxPool also takes int8/uint8 tensors; averaging needs floats.
+        if node.op == "AveragePool" || !matches!(x.dtype, DType::I8 | DType::U8) {
+            super::float_input(node, g)?;
+        }
+        let kernel = kernel_shape(node)?;
+        let win = window(node, &x.shape[2..], kernel)?;
+        let mut shape = x.shape[..2].to_vec();
+        shape.extend(win.out);
+        let mut out = vec![TensorType { dtype: x.dtype, shape: shape.clone() }];
+        if node.outputs.len() > 1 {
+            out.push(TensorType { dtype: DType::I64, shape });
+        }
+        Ok(out)
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let x_t = g.ty(&node.inputs[0])?.clone();
+        let out_t = g.ty(&node.outputs[0])?.clone();
+        let x = e.buf(&node.inputs[0])?;
+        let out = e.buf(&node.outputs[0])?;
+        e.emit_pool(node, x, out, &x_t, &out_t)
+    }
+}
+
+fn kernel_shape(node: &Node) -> OResult<Vec<usize>> {
+    let k = node.ints("kernel_shape").ok_or_else(|| OnnxError::msg("needs kernel_shape"))?;
+    Ok(k.iter().map(|&k| k as usize).collect())
+}
+
+impl Emitter {
+    fn emit_pool(
+        &mut self,
+        node: &Node,
+        x: ValueId,
+        out: ValueId,
+        x_t: &TensorType,
+        out_t: &TensorType,
+    ) -> OResult<()> {
+        let kernel = kernel_shape(node)?;
+        let win = window(node, &x_t.shape[2..], kernel.clone())?;
+        let is_max = node.op == "MaxPool";
+        let include_pad = node.int("count_include_pad", 0) == 1;
+        let d = x_t.dtype;
+        let ns = kernel.len();
+        let in_spatial = x_t.shape[2..].to_vec();
+        // MaxPool's Indices: the flat position of the max in the input (row-major, or with
+        // storage_order 1 the spatial dims column-major); the first max wins ties.
+        let indices = match node.outputs.get(1).filter(|o| !o.is_empty() && is_max) {
+            Some(o) => Some(self.buf(o)?),
+            None => None,
+        };
+        let column_major = node.int("storage_order", 0) == 1;
+        let channels = x_t.shape[1];
+        self.parallel(&out_t.shape, &mut |e, ivs| {
+            let lowest = match d {
+                DType::U8 => 0.0,
+                DType::I8 => i8::MIN as f64,
+                _ => f64::NEG_INFINITY,
+            };
+            let init = e.const_of(if is_max { lowest } else { 0.0 }, d);
+            let init_idx = e.const_int(0, Type::i64());
+            let ivs_sp = ivs[2..].to_vec();
+            // Taps outside the input are skipped by a select; the divisor comes from window_count.
+            let mut tap = |e: &mut Emitter, k: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
+                let (v, vi) = (st[0], st[1]);
+                let mut ok: Option<ValueId> = None;
+                let mut pos = Vec::new();
+                for q in 0..ns {
+                    let p = e.affine(
+                        &[(ivs_sp[q], win.strides[q] as i64), (k[q], win.dilations[q] as i64)],
+                        -(win.pads[q] as i64),
+                    );
+                    pos.push(e.clamp_tap(p, in_spatial[q], &mut ok));
+                }
+                let ok = ok.expect("a spatial dim");
+                let xv = e.load(x, &[&ivs[..2], &pos[..]].concat());
+                if !is_max {
+                    let nv = e.fbin("arith.addf", v, xv);
+                    return vec![e.select_f(ok, nv, v), vi];
+                }
+                let (cmp, pred) = match d {
+                    DType::U8 => ("arith.cmpi", 8),
+                    DType::I8 => ("arith.cmpi", 4),
+                    _ => ("arith.cmpf", 2),
+                };
+                // Strictly greater: the first maximum keeps its index.
+                let gt = e.value_attr(cmp, &[xv, v], Type::i1(), vec![("predicate", Attribute::i64(pred))]);
+                let take = e.value_op("arith.andi", &[ok, gt], Type::i1());
+                let nv = e.select_f(take, xv, v);
+                let ni = if indices.is_some() {
+                    let mut terms = vec![
+                        (ivs[0], (channels * in_spatial.iter().product::<usize>()) as i64),
+                        (ivs[1], in_spatial.iter().product::<usize>() as i64),
+                    ];
+                    let strides = if column_major {
+                        let mut s = vec![1usize; ns];
+                        for q in 1..ns {
+                            s[q] = s[q - 1] * in_spatial[q - 1];
+                        }
+                        s
+                    } else {
+                        crate::ops::strides_of(&in_spatial)
+                    };
+                    terms.extend(pos.iter().zip(&strides).map(|(&p, &s)| (p, s as i64)));
+                    let flat = e.affine(&terms, 0);
+                    let flat = e.value_op("arith.index_cast", &[flat], Type::i64());
+                    e.value_op("arith.select", &[take, flat, vi], Type::i64())
+                } else {
+                    vi
+                };
+                vec![nv, ni]
+            };
+            let st = e.nest_accs(&kernel, &[init, init_idx], &mut tap);
+            let v = st[0];
+            if let Some(ib) = indices {
+                e.store(st[1], ib, ivs);
+            }
+            let r = if is_max {
+                v
+            } else {
+                // The divisor counts the taps inside the input, or inside input and padding with
+                // count_include_pad.
+                let mut cnt = e.const_int(1, Type::i64());
+                for q in 0..ns {
+                    let c = if include_pad {
+                        e.window_count(
+                            ivs_sp[q],
+                            &win,
+                            q,
+                            -(win.pads[q] as i64),
+                            in_spatial[q] as i64 + win.pads[q + ns] as i64,
+                        )
+                    } else {
+                        e.window_count(ivs_sp[q], &win, q, 0, in_spatial[q] as i64)
+                    };
+                    cnt = e.value_op("arith.muli", &[cnt, c], Type::i64());
+                }
+                let cf = e.value_op("arith.sitofp", &[cnt], compute_type(d));
+                e.fbin("arith.divf", v, cf)
+            };
+            e.store(r, out, ivs);
+        });
+        Ok(())
+    }
+
+    /// How many of the window's taps along dim `q` at output position `o` fall in `[lo, hi)`.
+    fn window_count(&mut self, o: ValueId, win: &Window, q: usize, lo: i64, hi: i64) -> ValueId {
+        let kcount = win.kernel[q];
+        let zero = self.const_int(0, Type::i64());
+        let oi = self.value_op("arith.index_cast", &[o], Type::i64());
+        let mut cnt = zero;
+        for k in 0..kcount {
+            // p = o*stride + k*dil - pad_begin, counted when lo <= p < hi.
+            let s = self.const_int(win.strides[q] as i128, Type::i64());
+            let base = self.value_op("arith.muli", &[oi, s], Type::i64());
+            let off = self.const_int((k * win.dilations[q]) as i128 - win.pads[q] as i128, Type::i64());
+            let p = self.value_op("arith.addi", &[base, off], Type::i64());
+            let lov = self.const_int(lo as i128, Type::i64());
+            let hiv = self.const_int(hi as i128, Type::i64());
+            let ge = self.value_attr("arith.cmpi", &[p, lov], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+            let lt = self.value_attr("arith.cmpi", &[p, hiv], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+            let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
+            let one = self.value_op("arith.extui", &[ok], Type::i64());
+            cnt = self.value_op("arith.addi", &[cnt, one], Type::i64());
+        }
+        cnt
+    }
+}
