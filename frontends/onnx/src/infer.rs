@@ -85,8 +85,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     let mut kept = Vec::new();
     for node in nodes {
         let op = ops::registry().get(&node.op).expect("checked above");
-        if matches!(node.op.as_str(), "Shape" | "Size") {
-            // Shapes are static: these fold whether or not the input's data is known.
+        if op.folds_from_types() {
             let t = g.ty(&node.inputs[0]).map_err(|e| e.in_node(&node))?.clone();
             let placeholder = Tensor { ty: t.clone(), data: Vec::new() };
             if let Some(result) = op.fold(&node, &[Some(&placeholder)]) {

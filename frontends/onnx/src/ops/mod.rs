@@ -29,6 +29,12 @@ pub trait OnnxOp: Sync {
         None
     }
 
+    /// Whether the outputs depend on the input types alone (Shape, Size): then the op folds even
+    /// when its inputs' data is known only at run time (`fold` sees tensors without data).
+    fn folds_from_types(&self) -> bool {
+        false
+    }
+
     /// Writes the outputs into their buffers: kernel operations (`kernel.generic`,
     /// `kernel.matmul`, ...) or, for operators that are loops of their own, parallel loops.
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()>;

@@ -1,0 +1,69 @@
+//! Gather: slices of the data along `axis`, chosen by an index tensor (negative indices count
+//! from the end). A parallel loop over the output, reading the index at run time; folded when
+//! data and indices are constants (shape arithmetic).
+
+use crate::emit::{Emitter, LoopBuilder};
+use crate::graph::*;
+use crate::ops::{axis, OnnxOp};
+
+pub struct Gather;
+
+impl OnnxOp for Gather {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let t = g.ty(&node.inputs[0])?;
+        let idx = g.ty(&node.inputs[1])?;
+        let a = axis(node, node.int("axis", 0), t.shape.len())?;
+        let mut shape = t.shape[..a].to_vec();
+        shape.extend(&idx.shape);
+        shape.extend(&t.shape[a + 1..]);
+        Ok(vec![TensorType { dtype: t.dtype, shape }])
+    }
+
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        let (data, indices) = (inputs[0]?, inputs[1]?);
+        Some(fold_gather(node, data, indices))
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let in_shape = &g.ty(&node.inputs[0])?.shape;
+        let out_shape = &g.ty(&node.outputs[0])?.shape;
+        let a = axis(node, node.int("axis", 0), in_shape.len())?;
+        let (x, indices, out) = (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.outputs[0])?);
+        let r = g.ty(&node.inputs[1])?.shape.len();
+        let dim = in_shape[a];
+        e.parallel(out_shape, &mut |e, ivs| {
+            let raw = e.load(indices, &ivs[a..a + r]);
+            let i = e.wrapped_index(raw, dim);
+            let mut idx = ivs[..a].to_vec();
+            idx.push(i);
+            idx.extend(&ivs[a + r..]);
+            let v = e.load(x, &idx);
+            e.store(v, out, ivs);
+        });
+        Ok(())
+    }
+}
+
+/// For each outer position and each index, the contiguous block of inner elements it selects.
+fn fold_gather(node: &Node, data: &Tensor, indices: &Tensor) -> OResult<Vec<Tensor>> {
+    let s = &data.ty.shape;
+    let a = axis(node, node.int("axis", 0), s.len())?;
+    let outer: usize = s[..a].iter().product();
+    let block = s[a + 1..].iter().product::<usize>() * data.ty.dtype.size();
+    let idx = indices.to_i64();
+    let mut out = Vec::with_capacity(outer * idx.len() * block);
+    for o in 0..outer {
+        for &raw in &idx {
+            let v = if raw < 0 { raw + s[a] as i64 } else { raw };
+            if v < 0 || v as usize >= s[a] {
+                return err(format!("Gather index {raw} is out of range for dimension {a} of size {}", s[a]));
+            }
+            let from = (o * s[a] + v as usize) * block;
+            out.extend_from_slice(&data.data[from..from + block]);
+        }
+    }
+    let mut shape = s[..a].to_vec();
+    shape.extend(&indices.ty.shape);
+    shape.extend(&s[a + 1..]);
+    Ok(vec![Tensor { ty: TensorType { dtype: data.ty.dtype, shape }, data: out }])
+}

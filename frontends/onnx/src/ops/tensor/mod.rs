@@ -1,0 +1,272 @@
+//! Data-movement and shape operators, one per file. Most are [`Movement`]s: a list of copies
+//! through affine maps ([`Move`]), which is both how they lower (one `kernel.generic` per copy)
+//! and how they fold (the same maps evaluated on constant data), so the two cannot disagree.
+//! The data-dependent rest (Gather, GatherElements, Pad, Trilu) are parallel loops, and
+//! Constant, ConstantOfShape, Range, Shape and Size exist only at compile time.
+
+mod concat;
+mod constant;
+mod expand;
+mod gather;
+mod gather_elements;
+mod pad;
+mod range;
+mod reshape;
+mod shape;
+mod slice;
+mod split;
+mod tile;
+mod transpose;
+mod trilu;
+
+use super::strides_of;
+use super::OnnxOp;
+use crate::emit::{identity, Emitter};
+use crate::graph::*;
+use xcc_ir::affine::{AffineExpr, AffineMap};
+
+pub fn register(r: &mut super::Registry) {
+    r.register(&["Constant"], &constant::Constant);
+    r.register(&["ConstantOfShape"], &constant::ConstantOfShape);
+    r.register(&["Range"], &range::Range);
+    r.register(&["Shape"], &shape::Shape);
+    r.register(&["Size"], &shape::Size);
+    r.register(&["Reshape"], &reshape::Reshape);
+    r.register(&["Flatten"], &reshape::Flatten);
+    r.register(&["Squeeze"], &reshape::Squeeze);
+    r.register(&["Unsqueeze"], &reshape::Unsqueeze);
+    r.register(&["Transpose"], &transpose::Transpose);
+    r.register(&["Concat"], &concat::Concat);
+    r.register(&["Split"], &split::Split);
+    r.register(&["Slice"], &slice::Slice);
+    r.register(&["Expand"], &expand::Expand);
+    r.register(&["Tile"], &tile::Tile);
+    r.register(&["Gather"], &gather::Gather);
+    r.register(&["GatherElements"], &gather_elements::GatherElements);
+    r.register(&["Pad"], &pad::Pad);
+    r.register(&["Trilu"], &trilu::Trilu);
+}
+
+/// One copy of a data-movement operator: every point of `space` reads input `src` at `src_map`
+/// and writes output `dst` at `dst_map`.
+pub struct Move {
+    pub src: usize,
+    pub src_map: AffineMap,
+    pub dst: usize,
+    pub dst_map: AffineMap,
+    pub space: Vec<usize>,
+}
+
+impl Move {
+    /// A copy from input `src` read through `src_map` into the whole of output `dst`.
+    fn gather_into(src: usize, src_map: AffineMap, dst: usize, out_shape: &[usize]) -> Move {
+        Move { src, src_map, dst, dst_map: identity(out_shape.len()), space: out_shape.to_vec() }
+    }
+}
+
+/// An operator that is a list of [`Move`]s.
+pub trait Movement: Sync {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>>;
+    /// The copies, from the input types (with the constant inputs: Slice's starts, ...) and the
+    /// output types.
+    fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>>;
+}
+
+impl<T: Movement> OnnxOp for T {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        Movement::infer(self, node, g)
+    }
+
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        Some(fold_moves(self, node, inputs))
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let outputs = Movement::infer(self, node, g)?;
+        for mv in self.moves(node, g, &outputs)? {
+            if node.outputs[mv.dst].is_empty() {
+                continue;
+            }
+            let (src, dst) = (e.buf(&node.inputs[mv.src])?, e.buf(&node.outputs[mv.dst])?);
+            let rank = mv.space.len();
+            e.generic(&[(src, mv.src_map)], &[(dst, mv.dst_map)], vec![true; rank], |_, args| Ok(vec![args[0]]))?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs the moves on constant data.
+fn fold_moves(op: &dyn Movement, node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
+    let g = consts_graph(node, inputs);
+    let types = op.infer(node, &g)?;
+    let moves = op.moves(node, &g, &types)?;
+    let mut outs: Vec<Tensor> = types.into_iter().map(|ty| Tensor { data: vec![0; ty.bytes()], ty }).collect();
+    for mv in moves {
+        let src = inputs[mv.src].expect("a folded node's inputs are constants");
+        let esize = src.ty.dtype.size();
+        let (src_strides, dst_strides) = (strides_of(&src.ty.shape), strides_of(&outs[mv.dst].ty.shape));
+        for point in points(&mv.space) {
+            let at = |map: &AffineMap, strides: &[usize]| -> usize {
+                map.results
+                    .iter()
+                    .zip(strides)
+                    .map(|(r, &s)| r.eval(&point, &[]).expect("no division") as usize * s)
+                    .sum()
+            };
+            let (from, to) = (at(&mv.src_map, &src_strides) * esize, at(&mv.dst_map, &dst_strides) * esize);
+            outs[mv.dst].data[to..to + esize].copy_from_slice(&src.data[from..from + esize]);
+        }
+    }
+    Ok(outs)
+}
+
+/// Every multi-index of `shape`, row-major.
+fn points(shape: &[usize]) -> impl Iterator<Item = Vec<i64>> + '_ {
+    let strides = strides_of(shape);
+    (0..shape.iter().product::<usize>())
+        .map(move |flat| strides.iter().zip(shape).map(|(&s, &d)| ((flat / s) % d.max(1)) as i64).collect())
+}
+
+/// A graph holding just the node's constant inputs, to run its shape rule while folding.
+fn consts_graph(node: &Node, inputs: &[Option<&Tensor>]) -> Graph {
+    let mut g = Graph::default();
+    for (name, x) in node.inputs.iter().zip(inputs) {
+        if let Some(x) = x {
+            g.types.insert(name.clone(), x.ty.clone());
+            g.consts.insert(name.clone(), (*x).clone());
+        }
+    }
+    g
+}
+
+/// Input `i` if the node has it; it must then be a compile-time constant.
+fn const_input<'a>(g: &'a Graph, node: &Node, i: usize, what: &str) -> OResult<Option<&'a Tensor>> {
+    match node.input(i) {
+        None => Ok(None),
+        Some(name) => match g.consts.get(name) {
+            Some(t) => Ok(Some(t)),
+            None => err(format!("{what} input '{name}' must be a compile-time constant")),
+        },
+    }
+}
+
+/// Squeeze/Unsqueeze take `axes` as an attribute before opset 13 and as an input after.
+fn axes_of(node: &Node, g: &Graph, input_index: usize) -> OResult<Option<Vec<i64>>> {
+    if let Some(a) = node.ints("axes") {
+        return Ok(Some(a));
+    }
+    Ok(const_input(g, node, input_index, "axes")?.map(|t| t.to_i64()))
+}
+
+fn dim(d: usize) -> AffineExpr {
+    AffineExpr::Dim(d as u32)
+}
+
+fn offset(e: AffineExpr, c: i64) -> AffineExpr {
+    if c == 0 {
+        e
+    } else {
+        AffineExpr::Add(Box::new(e), Box::new(AffineExpr::Const(c)))
+    }
+}
+
+fn map(rank: usize, results: Vec<AffineExpr>) -> AffineMap {
+    AffineMap { num_dims: rank as u32, num_symbols: 0, results }
+}
+
+/// The identity map of `rank` dims with `base` added along `axis` (a piece of a Concat or Split).
+fn shifted(rank: usize, axis: usize, base: usize) -> AffineMap {
+    map(rank, (0..rank).map(|d| if d == axis { offset(dim(d), base as i64) } else { dim(d) }).collect())
+}
+
+/// The error for operators that exist only at compile time, met with inputs known only at run time.
+fn needs_constants<T>(node: &Node) -> OResult<T> {
+    err(format!("{} needs constant inputs", node.op))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Folding evaluates the same maps that the lowering emits; these check it against values
+    //! worked out by hand.
+
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn node(op: &str, inputs: usize, outputs: usize, attrs: &[(&str, Attr)]) -> Node {
+        Node {
+            name: String::new(),
+            op: op.into(),
+            domain: String::new(),
+            inputs: (0..inputs).map(|i| format!("in{i}")).collect(),
+            outputs: (0..outputs).map(|i| format!("out{i}")).collect(),
+            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
+            opset: 18,
+        }
+    }
+
+    fn ints(shape: &[usize], values: &[i64]) -> Tensor {
+        Tensor::from_i64(shape.to_vec(), values)
+    }
+
+    fn fold(n: &Node, inputs: &[&Tensor]) -> Vec<Tensor> {
+        let inputs: Vec<Option<&Tensor>> = inputs.iter().map(|&t| Some(t)).collect();
+        let op = crate::ops::registry().get(&n.op).expect("registered");
+        op.fold(n, &inputs).expect("folds").expect("no error")
+    }
+
+    #[test]
+    fn transpose_swaps_dims() {
+        let x = ints(&[2, 3], &[1, 2, 3, 4, 5, 6]);
+        let out = fold(&node("Transpose", 1, 1, &[]), &[&x]);
+        assert_eq!(out[0].ty.shape, [3, 2]);
+        assert_eq!(out[0].to_i64(), [1, 4, 2, 5, 3, 6]);
+    }
+
+    #[test]
+    fn concat_places_each_input_at_its_offset() {
+        let (a, b) = (ints(&[2, 1], &[1, 2]), ints(&[2, 2], &[3, 4, 5, 6]));
+        let out = fold(&node("Concat", 2, 1, &[("axis", Attr::Int(1))]), &[&a, &b]);
+        assert_eq!(out[0].ty.shape, [2, 3]);
+        assert_eq!(out[0].to_i64(), [1, 3, 4, 2, 5, 6]);
+    }
+
+    #[test]
+    fn split_gives_consecutive_pieces() {
+        let x = ints(&[5], &[1, 2, 3, 4, 5]);
+        let out = fold(&node("Split", 1, 2, &[("split", Attr::Ints(vec![2, 3]))]), &[&x]);
+        assert_eq!(out[0].to_i64(), [1, 2]);
+        assert_eq!(out[1].to_i64(), [3, 4, 5]);
+    }
+
+    #[test]
+    fn slice_with_a_negative_step_reads_backwards() {
+        // x[4:0:-2] along the only axis: indices 4 and 2.
+        let x = ints(&[5], &[10, 11, 12, 13, 14]);
+        let (starts, ends, axes, steps) = (ints(&[1], &[4]), ints(&[1], &[0]), ints(&[1], &[0]), ints(&[1], &[-2]));
+        let out = fold(&node("Slice", 5, 1, &[]), &[&x, &starts, &ends, &axes, &steps]);
+        assert_eq!(out[0].to_i64(), [14, 12]);
+    }
+
+    #[test]
+    fn expand_and_tile_repeat_the_input() {
+        let x = ints(&[2, 1], &[1, 2]);
+        let shape = ints(&[2], &[2, 3]);
+        assert_eq!(fold(&node("Expand", 2, 1, &[]), &[&x, &shape])[0].to_i64(), [1, 1, 1, 2, 2, 2]);
+        let repeats = ints(&[2], &[2, 2]);
+        assert_eq!(fold(&node("Tile", 2, 1, &[]), &[&x, &repeats])[0].to_i64(), [1, 1, 2, 2, 1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn gather_selects_blocks_and_wraps_negative_indices() {
+        let x = ints(&[3, 2], &[1, 2, 3, 4, 5, 6]);
+        let idx = ints(&[2], &[2, -3]);
+        let out = fold(&node("Gather", 2, 1, &[]), &[&x, &idx]);
+        assert_eq!(out[0].ty.shape, [2, 2]);
+        assert_eq!(out[0].to_i64(), [5, 6, 1, 2]);
+        let bad = ints(&[1], &[3]);
+        let inputs = [Some(&x), Some(&bad)];
+        let n = node("Gather", 2, 1, &[]);
+        let e = crate::ops::registry().get("Gather").unwrap().fold(&n, &inputs).unwrap().unwrap_err();
+        assert!(e.message.contains("out of range"), "{}", e.message);
+    }
+}

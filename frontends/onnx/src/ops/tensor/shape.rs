@@ -1,0 +1,57 @@
+//! Shape and Size: shapes are static, so both fold from the input's type alone.
+
+use crate::emit::Emitter;
+use crate::graph::*;
+use crate::ops::OnnxOp;
+
+pub struct Shape;
+pub struct Size;
+
+/// The `start..end` dims that Shape returns (opset 15), clamped to the rank.
+fn shape_range(node: &Node, rank: usize) -> (usize, usize) {
+    let r = rank as i64;
+    let norm = |v: i64| (if v < 0 { v + r } else { v }).clamp(0, r) as usize;
+    let start = norm(node.int("start", 0));
+    let end = norm(node.int("end", r));
+    (start, end.max(start))
+}
+
+impl OnnxOp for Shape {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let (start, end) = shape_range(node, g.ty(&node.inputs[0])?.shape.len());
+        Ok(vec![TensorType { dtype: DType::I64, shape: vec![end - start] }])
+    }
+
+    fn folds_from_types(&self) -> bool {
+        true
+    }
+
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        let s = &inputs[0]?.ty.shape;
+        let (start, end) = shape_range(node, s.len());
+        let dims: Vec<i64> = s[start..end].iter().map(|&d| d as i64).collect();
+        Some(Ok(vec![Tensor::from_i64(vec![dims.len()], &dims)]))
+    }
+
+    fn lower(&self, node: &Node, _: &Graph, _: &mut Emitter) -> OResult<()> {
+        super::needs_constants(node)
+    }
+}
+
+impl OnnxOp for Size {
+    fn infer(&self, _: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
+        Ok(vec![TensorType { dtype: DType::I64, shape: vec![] }])
+    }
+
+    fn folds_from_types(&self) -> bool {
+        true
+    }
+
+    fn fold(&self, _: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        Some(Ok(vec![Tensor::from_i64(vec![], &[inputs[0]?.ty.numel() as i64])]))
+    }
+
+    fn lower(&self, node: &Node, _: &Graph, _: &mut Emitter) -> OResult<()> {
+        super::needs_constants(node)
+    }
+}
