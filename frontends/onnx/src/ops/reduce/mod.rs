@@ -1,0 +1,68 @@
+//! Reductions: the Reduce* operators (a table of kinds, lowered to `kernel.generic` with
+//! reduction loops), ArgMax/ArgMin and TopK (parallel loops over the kept dims carrying a value
+//! and an index). Axes come from the attribute (older opsets) or a constant input (ReduceSum
+//! from 13, the rest from 18); empty axes reduce everything unless `noop_with_empty_axes`.
+
+mod arg;
+mod reduction;
+mod topk;
+
+use crate::graph::*;
+use crate::ops::axis;
+
+pub fn register(r: &mut super::Registry) {
+    for kind in reduction::REDUCTIONS {
+        r.register(std::slice::from_ref(&kind.name), kind);
+    }
+    r.register(&["ArgMax", "ArgMin"], &arg::ArgReduce);
+    r.register(&["TopK"], &topk::TopK);
+}
+
+/// The reduced axes, sorted, or `None` for the identity (empty axes with `noop_with_empty_axes`).
+fn reduced_axes(node: &Node, g: &Graph, rank: usize) -> OResult<Option<Vec<usize>>> {
+    let axes = match node.ints("axes") {
+        Some(a) => a,
+        None => match node.input(1) {
+            Some(name) => {
+                g.consts.get(name).ok_or_else(|| OnnxError::msg(format!("axes '{name}' must be a constant")))?.to_i64()
+            }
+            None => Vec::new(),
+        },
+    };
+    if axes.is_empty() {
+        return Ok(if node.int("noop_with_empty_axes", 0) == 1 { None } else { Some((0..rank).collect()) });
+    }
+    let mut v: Vec<usize> = axes.iter().map(|&a| axis(node, a, rank)).collect::<OResult<_>>()?;
+    v.sort();
+    v.dedup();
+    Ok(Some(v))
+}
+
+/// The shape after reducing `axes`: size 1 there with `keepdims` (the default), else dropped.
+fn reduced_shape(node: &Node, shape: &[usize], axes: &[usize]) -> Vec<usize> {
+    let keep = node.int("keepdims", 1) == 1;
+    let kept = |(i, &d): (usize, &usize)| if axes.contains(&i) { keep.then_some(1) } else { Some(d) };
+    shape.iter().enumerate().filter_map(kept).collect()
+}
+
+/// The smallest and largest value of an integer element type.
+fn min_of(d: DType) -> f64 {
+    match d {
+        DType::I8 => i8::MIN as f64,
+        DType::I16 => i16::MIN as f64,
+        DType::I32 => i32::MIN as f64,
+        DType::U8 | DType::Bool => 0.0,
+        _ => i64::MIN as f64,
+    }
+}
+
+fn max_of(d: DType) -> f64 {
+    match d {
+        DType::I8 => i8::MAX as f64,
+        DType::I16 => i16::MAX as f64,
+        DType::I32 => i32::MAX as f64,
+        DType::U8 => 255.0,
+        DType::Bool => 1.0,
+        _ => i64::MAX as f64,
+    }
+}

@@ -1,0 +1,115 @@
+//! TopK: the k largest (or smallest) elements along `axis` and their indices, ties in index
+//! order. A parallel loop over the other dims; for each of the k places, one pass picks the best
+//! element strictly after the previous pick in the order (value, then lower index first), so
+//! nothing is picked twice.
+
+use crate::emit::{Emitter, LoopBuilder};
+use crate::graph::*;
+use crate::ops::{axis, OnnxOp};
+use xcc_ir::{Attribute, Type, ValueId};
+
+pub struct TopK;
+
+/// K: the `k` attribute before opset 10, then a constant input.
+fn topk_k(node: &Node, g: &Graph) -> OResult<usize> {
+    if node.opset < 10 {
+        return Ok(node.int("k", 1).max(0) as usize);
+    }
+    let name = node.input(1).ok_or_else(|| OnnxError::msg("TopK needs K"))?;
+    let t = g.consts.get(name).ok_or_else(|| OnnxError::msg(format!("K '{name}' must be a constant (use --bind)")))?;
+    Ok(t.to_i64()[0].max(0) as usize)
+}
+
+impl OnnxOp for TopK {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let x = g.ty(&node.inputs[0])?;
+        let a = axis(node, node.int("axis", -1), x.shape.len())?;
+        let k = topk_k(node, g)?;
+        if k > x.shape[a] {
+            return err(format!("K = {k} exceeds the axis size {}", x.shape[a]));
+        }
+        let mut shape = x.shape.clone();
+        shape[a] = k;
+        Ok(vec![TensorType { dtype: x.dtype, shape: shape.clone() }, TensorType { dtype: DType::I64, shape }])
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        e.emit_topk(node, g)
+    }
+}
+
+impl Emitter {
+    fn emit_topk(&mut self, node: &Node, g: &Graph) -> OResult<()> {
+        let x_t = g.ty(&node.inputs[0])?.clone();
+        let rank = x_t.shape.len();
+        let a = axis(node, node.int("axis", -1), rank)?;
+        let k = topk_k(node, g)?;
+        let n = x_t.shape[a];
+        let largest = node.int("largest", 1) == 1;
+        let x = self.buf(&node.inputs[0])?;
+        let vals = self.buf(&node.outputs[0])?;
+        let idxs = match node.outputs.get(1).filter(|o| !o.is_empty()) {
+            Some(o) => Some(self.buf(o)?),
+            None => None,
+        };
+        let d = x_t.dtype;
+        let float = d.is_float();
+        let mut outer = x_t.shape.clone();
+        outer[a] = 1;
+        let (gt, lt) =
+            if float { (("arith.cmpf", 2), ("arith.cmpf", 4)) } else { (("arith.cmpi", 4), ("arith.cmpi", 2)) };
+        let (better_p, worse_p) = if largest { (gt, lt) } else { (lt, gt) };
+        let eq = if float { ("arith.cmpf", 1) } else { ("arith.cmpi", 0) };
+        self.parallel(&outer, &mut |e, ivs| {
+            let mut prev: Option<(ValueId, ValueId)> = None;
+            for t in 0..k {
+                let ninit = e.const_of(if largest { f64::NEG_INFINITY } else { f64::INFINITY }, d);
+                let iinit = e.const_int(-1, Type::i64());
+                let p = prev;
+                let r = e.for_accs(0, n, &[ninit, iinit], |e, j, st| {
+                    let mut idx = ivs.to_vec();
+                    idx[a] = j;
+                    let v = e.load(x, &idx);
+                    let ji = e.value_op("arith.index_cast", &[j], Type::i64());
+                    let cmp = |e: &mut Emitter, p: (&str, i64), a: ValueId, b: ValueId| {
+                        e.value_attr(p.0, &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p.1))])
+                    };
+                    // Eligible: strictly after the previous pick (worse value, or equal with a higher index).
+                    let eligible = match p {
+                        None => e.const_int(1, Type::i1()),
+                        Some((pv, pi)) => {
+                            let w = cmp(e, worse_p, v, pv);
+                            let same = cmp(e, eq, v, pv);
+                            let later = e.value_attr(
+                                "arith.cmpi",
+                                &[ji, pi],
+                                Type::i1(),
+                                vec![("predicate", Attribute::i64(4))],
+                            );
+                            let tie = e.value_op("arith.andi", &[same, later], Type::i1());
+                            e.value_op("arith.ori", &[w, tie], Type::i1())
+                        }
+                    };
+                    // Better than the current best (or the first eligible one seen).
+                    let none_yet =
+                        e.value_attr("arith.cmpi", &[st[1], iinit], Type::i1(), vec![("predicate", Attribute::i64(0))]);
+                    let b = cmp(e, better_p, v, st[0]);
+                    let better = e.value_op("arith.ori", &[none_yet, b], Type::i1());
+                    let take = e.value_op("arith.andi", &[eligible, better], Type::i1());
+                    let t = e.m.ty(v).clone();
+                    let nv = e.value_op("arith.select", &[take, v, st[0]], t);
+                    let ni = e.value_op("arith.select", &[take, ji, st[1]], Type::i64());
+                    vec![nv, ni]
+                });
+                let mut oidx = ivs.to_vec();
+                oidx[a] = e.idx(t as i64);
+                e.store(r[0], vals, &oidx);
+                if let Some(ib) = idxs {
+                    e.store(r[1], ib, &oidx);
+                }
+                prev = Some((r[0], r[1]));
+            }
+        });
+        Ok(())
+    }
+}
