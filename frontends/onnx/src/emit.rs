@@ -211,6 +211,43 @@ impl Emitter {
         self.value_op("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(mt))
     }
 
+    /// Converts one element between element types, with ONNX Cast semantics.
+    pub fn convert(&mut self, v: ValueId, from: DType, to: DType) -> ValueId {
+        let (ft, tt) = (compute_type(from), compute_type(to));
+        if ft == tt {
+            return v;
+        }
+        let unsigned = |d: DType| matches!(d, DType::U8 | DType::Bool);
+        match (from.is_float(), to.is_float()) {
+            (true, true) => {
+                let wider = tt.element_or_self().clone();
+                let w = |t: &Type| match t {
+                    Type::Float(k) => k.width(),
+                    _ => 0,
+                };
+                self.value_op(if w(&wider) > w(&ft) { "arith.extf" } else { "arith.truncf" }, &[v], tt)
+            }
+            (false, true) => self.value_op(if unsigned(from) { "arith.uitofp" } else { "arith.sitofp" }, &[v], tt),
+            (true, false) if to == DType::Bool => {
+                let z = self.const_float(0.0, ft);
+                self.cmpf("une", v, z)
+            }
+            (true, false) => self.value_op(if unsigned(to) { "arith.fptoui" } else { "arith.fptosi" }, &[v], tt),
+            (false, false) if to == DType::Bool => {
+                let z = self.const_int(0, ft);
+                self.cmpi("ne", v, z)
+            }
+            (false, false) => {
+                let (a, b) = (ft.int_width().unwrap_or(64), tt.int_width().unwrap_or(64));
+                if b > a {
+                    self.value_op(if unsigned(from) { "arith.extui" } else { "arith.extsi" }, &[v], tt)
+                } else {
+                    self.value_op("arith.trunci", &[v], tt)
+                }
+            }
+        }
+    }
+
     /// A new buffer for an intermediate tensor (placed in the workspace by `plan-workspace`).
     pub fn alloc(&mut self, t: Type) -> ValueId {
         let op = self.op(OpSpec::new("memref.alloc", Span::UNKNOWN)

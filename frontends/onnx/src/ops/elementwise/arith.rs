@@ -1,0 +1,114 @@
+//! Arithmetic with broadcasting: Add, Sub, Mul, Div, Pow, Mod, and the variadic Sum, Mean, Max
+//! and Min (folded over their inputs from the left).
+
+use super::{arith, c, op, Element, ElementwiseOp as Op, Emit};
+use crate::emit::{Emitter, LoopBuilder};
+use crate::graph::*;
+use xcc_ir::{Type, ValueId};
+
+pub const OPS: &[Op] = &[
+    Op::new("Add", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()),
+    Op::new("Sum", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()),
+    Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1]),
+    Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]),
+    Op::new(
+        "Div",
+        Emit::Fold { float: Some("arith.divf"), signed: Some("arith.divsi"), unsigned: Some("arith.divui") },
+        div,
+    ),
+    Op::new("Pow", Emit::Custom(pow), |_, a| a[0].powf(a[1])).mixed_types(),
+    Op::new("Mod", Emit::Custom(modulo), modulo_value),
+    Op::new("Mean", Emit::Custom(mean), |_, a| a.iter().sum::<f64>() / a.len() as f64),
+    Op::new(
+        "Max",
+        Emit::Fold { float: Some("arith.maximumf"), signed: Some("arith.maxsi"), unsigned: Some("arith.maxui") },
+        |_, a| a.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    ),
+    Op::new(
+        "Min",
+        Emit::Fold { float: Some("arith.minimumf"), signed: Some("arith.minsi"), unsigned: Some("arith.minui") },
+        |_, a| a.iter().copied().fold(f64::INFINITY, f64::min),
+    ),
+];
+
+/// Integer division truncates (0 for a zero divisor, where the lowering's result is undefined).
+fn div(el: &Element, a: &[f64]) -> f64 {
+    match (el.float(), a[1]) {
+        (true, _) => a[0] / a[1],
+        (false, 0.0) => 0.0,
+        (false, b) => (a[0] / b).trunc(),
+    }
+}
+
+/// The exponent may have another element type (Pow-15 allows integer exponents); integer powers
+/// go through f64, exact for every result an integer type can hold.
+fn pow(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    let (base, exponent) = (a[0], a[1]);
+    let exponent_dtype = dtype_of(&e.ty(exponent));
+    if el.float() {
+        let b = e.convert(exponent, exponent_dtype, el.dtype);
+        return Ok(op(e, el, "math.powf", &[base, b]));
+    }
+    let f64t = DType::F64.ir_type();
+    let (bf, xf) = (e.convert(base, el.dtype, DType::F64), e.convert(exponent, exponent_dtype, DType::F64));
+    let p = e.value_op("math.powf", &[bf, xf], f64t);
+    Ok(e.convert(p, DType::F64, el.dtype))
+}
+
+/// The element type of an element value, from its IR type (float16 has been widened).
+fn dtype_of(t: &Type) -> DType {
+    match t {
+        t if *t == DType::F64.ir_type() => DType::F64,
+        Type::Float(_) => DType::F32,
+        Type::Integer { width: 8, .. } => DType::I8,
+        Type::Integer { width: 16, .. } => DType::I16,
+        Type::Integer { width: 32, .. } => DType::I32,
+        _ => DType::I64,
+    }
+}
+
+/// With `fmod`, the remainder takes the dividend's sign; without, the divisor's:
+/// `r = a rem b; r != 0 && sign(r) != sign(b) ? r + b : r`.
+fn modulo(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    let float = el.float();
+    let (rem, add) = if float { ("arith.remf", "arith.addf") } else { ("arith.remsi", "arith.addi") };
+    let r = op(e, el, rem, a);
+    if el.node.int("fmod", 0) == 1 {
+        return Ok(r);
+    }
+    let zero = c(e, el, 0.0);
+    let (nonzero, r_negative, b_negative) = if float {
+        (e.cmpf("une", r, zero), e.cmpf("olt", r, zero), e.cmpf("olt", a[1], zero))
+    } else {
+        (e.cmpi("ne", r, zero), e.cmpi("slt", r, zero), e.cmpi("slt", a[1], zero))
+    };
+    let differ = e.value_op("arith.xori", &[r_negative, b_negative], Type::i1());
+    let fix = e.value_op("arith.andi", &[nonzero, differ], Type::i1());
+    let shifted = op(e, el, add, &[r, a[1]]);
+    Ok(op(e, el, "arith.select", &[fix, shifted, r]))
+}
+
+fn modulo_value(el: &Element, a: &[f64]) -> f64 {
+    let (x, y) = (a[0], a[1]);
+    if el.node.int("fmod", 0) == 1 {
+        return x % y;
+    }
+    if y == 0.0 {
+        return 0.0;
+    }
+    let r = x % y;
+    if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+        r + y
+    } else {
+        r
+    }
+}
+
+fn mean(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    if !el.float() {
+        return el.unsupported();
+    }
+    let sum = a[1..].iter().fold(a[0], |acc, &x| op(e, el, "arith.addf", &[acc, x]));
+    let n = c(e, el, a.len() as f64);
+    Ok(op(e, el, "arith.divf", &[sum, n]))
+}

@@ -1,0 +1,299 @@
+//! Elementwise operators, as data. Each [`ElementwiseOp`] states its element function twice,
+//! side by side: as IR for the lowering (one `kernel.generic` over the output, every data input
+//! read at its broadcast map) and on f64 for constant folding. The families: `math.rs` (unary
+//! math), `activation.rs`, `arith.rs` (binary and variadic arithmetic), `logic.rs`
+//! (comparisons, boolean ops, Where) and `cast.rs` (Cast, CastLike, Identity, Dropout).
+
+mod activation;
+mod arith;
+mod cast;
+mod logic;
+mod math;
+
+use super::{broadcast, broadcast_index, OnnxOp};
+use crate::emit::{broadcast_map, compute_type, identity, Emitter, LoopBuilder};
+use crate::graph::*;
+use xcc_ir::affine::AffineMap;
+use xcc_ir::{Type, ValueId};
+
+pub fn register(r: &mut super::Registry) {
+    for op in [math::OPS, activation::OPS, arith::OPS, logic::OPS, cast::OPS].into_iter().flatten() {
+        r.register(std::slice::from_ref(&op.name), op);
+    }
+    r.register(&["Dropout"], &cast::Dropout);
+}
+
+/// One element's context: the node (for attributes), the element type the operation computes
+/// on, the result's element type, and the parameters (Clip's bounds).
+pub struct Element<'a> {
+    pub node: &'a Node,
+    pub dtype: DType,
+    pub out: DType,
+    pub params: &'a [f64],
+}
+
+impl Element<'_> {
+    fn float(&self) -> bool {
+        self.dtype.is_float()
+    }
+
+    fn attr(&self, name: &str, default: f32) -> f64 {
+        self.node.float(name, default) as f64
+    }
+
+    /// The error for an operator met with an element type it does not take.
+    fn unsupported<T>(&self) -> OResult<T> {
+        err(format!("{} is not supported on {} tensors", self.node.op, self.dtype.name()))
+    }
+}
+
+/// How an operator's element function is emitted.
+pub enum Emit {
+    /// A unary op (float only) applied to the one operand.
+    Unary(&'static str),
+    /// A binary op chosen by the element kind (`None`: not supported on it), folded over the
+    /// operands from the left (one operand is the result itself).
+    Fold {
+        float: Option<&'static str>,
+        signed: Option<&'static str>,
+        unsigned: Option<&'static str>,
+    },
+    Custom(fn(&mut Emitter, &Element, &[ValueId]) -> OResult<ValueId>),
+}
+
+/// The result's element type.
+#[derive(Clone, Copy)]
+pub enum Output {
+    /// The first data input's.
+    Operand,
+    Bool,
+    /// Cast's `to` attribute.
+    CastTo,
+    /// Input `i`'s (CastLike's target, Where's branches).
+    Input(usize),
+}
+
+pub struct ElementwiseOp {
+    pub name: &'static str,
+    /// How many inputs are data (read per element, broadcast); the others are parameters.
+    data_inputs: Option<usize>,
+    output: Output,
+    /// Whether every data input must have the first one's element type.
+    same_types: bool,
+    /// The data input whose element type the operation computes on.
+    operand: usize,
+    emit: Emit,
+    eval: fn(&Element, &[f64]) -> f64,
+}
+
+impl ElementwiseOp {
+    pub const fn new(name: &'static str, emit: Emit, eval: fn(&Element, &[f64]) -> f64) -> ElementwiseOp {
+        ElementwiseOp { name, data_inputs: None, output: Output::Operand, same_types: true, operand: 0, emit, eval }
+    }
+
+    /// Only the first input is data; the rest are parameters.
+    pub const fn one_data_input(self) -> Self {
+        ElementwiseOp { data_inputs: Some(1), ..self }
+    }
+
+    pub const fn output(self, output: Output) -> Self {
+        ElementwiseOp { output, ..self }
+    }
+
+    /// The data inputs may have different element types (Pow's exponent, comparisons, Where).
+    pub const fn mixed_types(self) -> Self {
+        ElementwiseOp { same_types: false, ..self }
+    }
+
+    /// The operation computes on input `i`'s element type (Where: its branches).
+    pub const fn computes_on(self, i: usize) -> Self {
+        ElementwiseOp { operand: i, ..self }
+    }
+
+    fn data<'n>(&self, node: &'n Node) -> Vec<&'n str> {
+        let n = self.data_inputs.unwrap_or(node.inputs.len());
+        node.inputs.iter().take(n).filter(|s| !s.is_empty()).map(String::as_str).collect()
+    }
+
+    fn output_dtype(&self, node: &Node, input: impl Fn(usize) -> OResult<DType>) -> OResult<DType> {
+        Ok(match self.output {
+            Output::Operand => input(0)?,
+            Output::Bool => DType::Bool,
+            Output::Input(i) => input(i)?,
+            Output::CastTo => {
+                let to = node.int("to", 0) as i32;
+                DType::from_onnx(to).ok_or_else(|| {
+                    OnnxError::msg(format!("Cast to element type {} ({to}) is not supported", DType::onnx_name(to)))
+                })?
+            }
+        })
+    }
+
+    /// The broadcast shape of the data inputs and the result's element type.
+    fn output_type(&self, node: &Node, g: &Graph) -> OResult<TensorType> {
+        let data = self.data(node);
+        let Some(&first) = data.first() else { return err("needs at least one input") };
+        let mut shape = g.ty(first)?.shape.clone();
+        for x in &data[1..] {
+            shape = broadcast(&shape, &g.ty(x)?.shape)
+                .map_err(|e| OnnxError::msg(format!("inputs '{first}' and '{x}': {}", e.message)))?;
+        }
+        if self.same_types {
+            let d0 = g.ty(first)?.dtype;
+            if let Some(x) = data[1..].iter().find(|x| g.ty(x).is_ok_and(|t| t.dtype != d0)) {
+                let d = g.ty(x)?.dtype;
+                return err(format!(
+                    "inputs '{first}' ({}) and '{x}' ({}) have different element types",
+                    d0.name(),
+                    d.name()
+                ));
+            }
+        }
+        let dtype = self.output_dtype(node, |i| Ok(g.ty(&node.inputs[i])?.dtype))?;
+        Ok(TensorType { dtype, shape })
+    }
+
+    /// Evaluates the element function over constant inputs.
+    fn fold_values(&self, node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
+        let n_data = self.data_inputs.unwrap_or(inputs.len());
+        let data: Vec<&Tensor> = inputs[..n_data].iter().flatten().copied().collect();
+        let params = params(node, inputs)?;
+        let mut shape = data[0].ty.shape.clone();
+        for t in &data[1..] {
+            shape = broadcast(&shape, &t.ty.shape)?;
+        }
+        let dtype = self.output_dtype(node, |i| {
+            inputs.get(i).copied().flatten().map(|t| t.ty.dtype).ok_or_else(|| OnnxError::msg("a missing input"))
+        })?;
+        let el = Element { node, dtype: data[self.operand].ty.dtype, out: dtype, params: &params };
+        let values: Vec<Vec<f64>> = data.iter().map(|t| t.to_f64()).collect();
+        let numel: usize = shape.iter().product();
+        let mut args = vec![0.0; data.len()];
+        let integral = !el.float() && el.dtype != DType::Bool;
+        let out: Vec<f64> = (0..numel)
+            .map(|i| {
+                for (k, t) in data.iter().enumerate() {
+                    args[k] = values[k][broadcast_index(&shape, &t.ty.shape, i)];
+                }
+                let r = (self.eval)(&el, &args);
+                if integral || !(dtype.is_float() || dtype == DType::Bool) {
+                    r.trunc()
+                } else {
+                    r
+                }
+            })
+            .collect();
+        Ok(vec![Tensor::from_f64(dtype, shape, &out)])
+    }
+
+    /// One `kernel.generic` over the output's shape; with `mask`, it also writes `true` to the
+    /// second output (Dropout's mask).
+    fn lower_with(&self, node: &Node, g: &Graph, e: &mut Emitter, mask: bool) -> OResult<()> {
+        let out_t = g.ty(&node.outputs[0])?.clone();
+        let data = self.data(node);
+        let in_types: Vec<&TensorType> = data.iter().map(|x| g.ty(x)).collect::<OResult<_>>()?;
+        let consts: Vec<Option<&Tensor>> = node.inputs.iter().map(|i| g.consts.get(i)).collect();
+        let params = params(node, &consts)?;
+        let shape = &out_t.shape;
+        let inputs: Vec<(ValueId, AffineMap)> = data
+            .iter()
+            .zip(&in_types)
+            .map(|(x, t)| Ok((e.buf(x)?, broadcast_map(&t.shape, shape))))
+            .collect::<OResult<_>>()?;
+        let mut outputs = vec![(e.buf(&node.outputs[0])?, identity(shape.len()))];
+        if mask {
+            outputs.push((e.buf(&node.outputs[1])?, identity(shape.len())));
+        }
+        let el = Element { node, dtype: in_types[self.operand].dtype, out: out_t.dtype, params: &params };
+        let n_in = inputs.len();
+        e.generic(&inputs, &outputs, vec![true; shape.len()], |e, args| {
+            // Float16 elements compute in float32.
+            let widened: Vec<ValueId> = args[..n_in].iter().map(|&a| widen(e, a)).collect();
+            let v = self.emit_element(e, &el, &widened)?;
+            let out_elem = out_t.dtype.ir_type();
+            let v = if e.ty(v) != out_elem { e.value_op("arith.truncf", &[v], out_elem) } else { v };
+            let mut results = vec![v];
+            if mask {
+                results.push(e.const_int(1, Type::i1()));
+            }
+            Ok(results)
+        })
+    }
+
+    fn emit_element(&self, e: &mut Emitter, el: &Element, args: &[ValueId]) -> OResult<ValueId> {
+        match self.emit {
+            Emit::Custom(f) => f(e, el, args),
+            Emit::Unary(name) if el.float() => Ok(e.value_op(name, &args[..1], compute_type(el.dtype))),
+            Emit::Unary(_) => el.unsupported(),
+            Emit::Fold { float, signed, unsigned } => {
+                let name = match el.dtype {
+                    d if d.is_float() => float,
+                    DType::U8 | DType::Bool => unsigned,
+                    _ => signed,
+                };
+                let Some(name) = name else { return el.unsupported() };
+                let t = compute_type(el.dtype);
+                Ok(args[1..].iter().fold(args[0], |acc, &x| e.value_op(name, &[acc, x], t.clone())))
+            }
+        }
+    }
+}
+
+impl OnnxOp for ElementwiseOp {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        Ok(vec![self.output_type(node, g)?])
+    }
+
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        // Large tensors (weights) are not worth folding element by element.
+        let total: usize = inputs.iter().flatten().map(|t| t.ty.numel()).sum();
+        (total <= 1 << 16).then(|| self.fold_values(node, inputs))
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        self.lower_with(node, g, e, false)
+    }
+}
+
+fn widen(e: &mut Emitter, v: ValueId) -> ValueId {
+    if e.ty(v) == DType::F16.ir_type() {
+        e.value_op("arith.extf", &[v], Type::f32())
+    } else {
+        v
+    }
+}
+
+/// Clip's bounds: attributes before opset 11, optional constant inputs after (`consts` holds
+/// the node's constant inputs). Other operators have none.
+fn params(node: &Node, consts: &[Option<&Tensor>]) -> OResult<Vec<f64>> {
+    if node.op != "Clip" {
+        return Ok(Vec::new());
+    }
+    let mut p = vec![node.float("min", f32::NEG_INFINITY) as f64, node.float("max", f32::INFINITY) as f64];
+    for (i, bound) in p.iter_mut().enumerate() {
+        if let Some(name) = node.input(i + 1) {
+            let t = consts
+                .get(i + 1)
+                .copied()
+                .flatten()
+                .ok_or_else(|| OnnxError::msg(format!("Clip bound '{name}' must be a constant")))?;
+            *bound = t.to_f64()[0];
+        }
+    }
+    Ok(p)
+}
+
+/// Shorthands for the op tables.
+const fn arith(float: &'static str, int: &'static str) -> Emit {
+    Emit::Fold { float: Some(float), signed: Some(int), unsigned: Some(int) }
+}
+
+/// A constant of the element's compute type.
+fn c(e: &mut Emitter, el: &Element, v: f64) -> ValueId {
+    e.const_of(v, el.dtype)
+}
+
+/// An op whose result has the element's compute type.
+fn op(e: &mut Emitter, el: &Element, name: &str, args: &[ValueId]) -> ValueId {
+    e.value_op(name, args, compute_type(el.dtype))
+}
