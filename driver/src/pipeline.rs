@@ -5,49 +5,75 @@ use crate::{Cli, Emit};
 use inkwell::context::Context;
 use std::io::Write;
 use std::path::Path;
+use xcc_frontend_onnx::ModelInterface;
 use xcc_ir::{Diagnostic, SourceFile};
 use xcc_lowering::LoweringOptions;
 use xcc_targets::Arch;
 
 /// Runs the whole compilation; the error is the rendered message for standard error.
 pub fn run(cli: &Cli) -> Result<(), String> {
-    let input = cli.input.display().to_string();
     let emit = match cli.emit {
         Some(e) => e,
         None => emit_from_extension(&cli.output)?,
     };
+    let (source, module, header) = read_input(cli)?;
+    let render = |d: Diagnostic| source.render(&d);
+    xcc_ir::verifier::verify(&module).map_err(render)?;
+    if emit == Emit::Mlir && cli.passes.is_none() {
+        return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
+    }
+    let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
+        .map_err(|e| format!("xcc: error: {e}"))?;
+    let passes = match &cli.passes {
+        Some(spec) => xcc_lowering::parse_pipeline(spec).map_err(|e| format!("xcc: error: --passes: {e}"))?,
+        None => xcc_lowering::default_pipeline(),
+    };
+    let lowered = lower(cli, module, &passes, &spec).map_err(render)?;
+    if matches!(emit, Emit::Mlir | Emit::MlirLlvm) {
+        return write_output(&cli.output, xcc_ir::printer::print_module(&lowered).as_bytes());
+    }
+    // Always, even with --no-verify-each: the translation relies on every llvm-dialect op having
+    // the operands and types its definition asks for.
+    xcc_ir::verifier::verify(&lowered).map_err(render)?;
+    let bytes = translate_and_emit(cli, &lowered, &spec, emit, &render)?;
+    write_output(&cli.output, &bytes)?;
+    if let Some((name, iface)) = header {
+        write_header(cli, &lowered, &name, iface)?;
+    }
+    Ok(())
+}
+
+/// An input read: its source (a model's diagnostics have no text to point into), the module, and
+/// for an ONNX model its name and interface, for the header.
+type Input = (SourceFile, xcc_ir::Module, Option<(String, ModelInterface)>);
+
+fn read_input(cli: &Cli) -> Result<Input, String> {
+    let input = cli.input.display().to_string();
     let text = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
-    let mut header = None;
-    let (source, module) = if cli.input.extension().is_some_and(|e| e == "onnx") {
+    if cli.input.extension().is_some_and(|e| e == "onnx") {
         let name = model_name(cli)?;
         let shapes = parse_shapes(&cli.shapes)?;
         let binds = parse_binds(&cli.binds)?;
         let options = xcc_frontend_onnx::OnnxOptions { name: &name, shapes, binds };
         let (module, iface) =
             xcc_frontend_onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
-        header = Some((name.clone(), iface));
-        // Diagnostics on generated IR have no source text to point into.
-        (SourceFile::new(input.clone(), String::new()), module)
-    } else {
-        let text = String::from_utf8(text).map_err(|_| format!("xcc: error: {input} is not UTF-8 text"))?;
-        let source = SourceFile::new(input.clone(), text);
-        let module = xcc_ir::parser::parse_module(&source.text).map_err(|d| source.render(&d))?;
-        (source, module)
-    };
-    let render = |d: Diagnostic| source.render(&d);
-    xcc_ir::verifier::verify(&module).map_err(render)?;
-    if emit == Emit::Mlir && cli.passes.is_none() {
-        return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
+        return Ok((SourceFile::new(input, String::new()), module, Some((name, iface))));
     }
-    let passes = match &cli.passes {
-        Some(spec) => xcc_lowering::parse_pipeline(spec).map_err(|e| format!("xcc: error: --passes: {e}"))?,
-        None => xcc_lowering::default_pipeline(),
-    };
+    let text = String::from_utf8(text).map_err(|_| format!("xcc: error: {input} is not UTF-8 text"))?;
+    let source = SourceFile::new(input, text);
+    let module = xcc_ir::parser::parse_module(&source.text).map_err(|d| source.render(&d))?;
+    Ok((source, module, None))
+}
 
-    let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
-        .map_err(|e| format!("xcc: error: {e}"))?;
+/// Runs the passes, with the verifier after each unless `--no-verify-each`.
+fn lower(
+    cli: &Cli,
+    module: xcc_ir::Module,
+    passes: &[Box<dyn xcc_lowering::Pass>],
+    spec: &xcc_targets::TargetSpec,
+) -> Result<xcc_ir::Module, Diagnostic> {
     let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64 };
-    let lowered = xcc_lowering::run_pipeline(module, &passes, &options, |name, m| {
+    xcc_lowering::run_pipeline(module, passes, &options, |name, m| {
         if cli.print_after_all {
             eprintln!("// -----// IR Dump After {name} //----- //\n{}", xcc_ir::printer::print_module(m));
         }
@@ -61,66 +87,59 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         }
         Ok(())
     })
-    .map_err(render)?;
-    if matches!(emit, Emit::Mlir | Emit::MlirLlvm) {
-        return write_output(&cli.output, xcc_ir::printer::print_module(&lowered).as_bytes());
-    }
-    // Always, even with --no-verify-each: the translation relies on every llvm-dialect op having
-    // the operands and types its definition asks for.
-    xcc_ir::verifier::verify(&lowered).map_err(render)?;
+}
 
+/// The llvm-dialect module through LLVM: translated, optimized, emitted as `emit` asks.
+fn translate_and_emit(
+    cli: &Cli,
+    lowered: &xcc_ir::Module,
+    spec: &xcc_targets::TargetSpec,
+    emit: Emit,
+    render: &dyn Fn(Diagnostic) -> String,
+) -> Result<Vec<u8>, String> {
     let ctx = Context::create();
     let module_name =
         cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into());
-    let llvm = xcc_llvm_dialect::translate_module(
-        &ctx,
-        &lowered,
-        &module_name,
-        &xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() },
-    )
-    .map_err(|e| match e.span() {
-        s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
-        _ => format!("xcc: error: {e}"),
-    })?;
-    let tm = xcc_targets::create_machine(&spec, cli.opt).map_err(|e| format!("xcc: error: {e}"))?;
-    xcc_targets::optimize(&llvm, &tm, cli.opt).map_err(|e| format!("xcc: error: {e}"))?;
-    let bytes = match emit {
+    let options =
+        xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() };
+    let llvm =
+        xcc_llvm_dialect::translate_module(&ctx, lowered, &module_name, &options).map_err(|e| match e.span() {
+            s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
+            _ => format!("xcc: error: {e}"),
+        })?;
+    let error = |e: String| format!("xcc: error: {e}");
+    let tm = xcc_targets::create_machine(spec, cli.opt).map_err(|e| error(e.to_string()))?;
+    xcc_targets::optimize(&llvm, &tm, cli.opt).map_err(|e| error(e.to_string()))?;
+    Ok(match emit {
         Emit::Llvm => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Bc => llvm.write_bitcode_to_memory().as_slice().to_vec(),
-        Emit::Asm | Emit::Ptx => {
-            if emit == Emit::Ptx && spec.arch != Arch::Nvptx64 {
-                return Err("xcc: error: --emit=ptx needs --target=nvptx64".into());
-            }
-            xcc_targets::emit(&llvm, &tm, true).map_err(|e| format!("xcc: error: {e}"))?
-        }
-        Emit::Obj => xcc_targets::emit(&llvm, &tm, false).map_err(|e| format!("xcc: error: {e}"))?,
+        Emit::Ptx if spec.arch != Arch::Nvptx64 => return Err(error("--emit=ptx needs --target=nvptx64".into())),
+        Emit::Asm | Emit::Ptx => xcc_targets::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?,
+        Emit::Obj => xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
         Emit::Lib => {
             let runtime = xcc_runtime_c::object_for_arch(spec.arch.name()).ok_or_else(|| {
-                format!(
-                    "xcc: error: static libraries are not available for {} (emit PTX or an object instead)",
+                error(format!(
+                    "static libraries are not available for {} (emit PTX or an object instead)",
                     spec.arch.name()
-                )
+                ))
             })?;
-            let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| format!("xcc: error: {e}"))?;
-            xcc_targets::write_archive(&[
-                (format!("{module_name}.o"), object),
-                ("xcc_runtime.o".into(), runtime.to_vec()),
-            ])
-            .map_err(|e| format!("xcc: error: {e}"))?
+            let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?;
+            let members = [(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime.to_vec())];
+            xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))?
         }
-        Emit::Mlir | Emit::MlirLlvm => unreachable!("printed above"),
-    };
-    write_output(&cli.output, &bytes)?;
-    if let Some((name, mut iface)) = header {
-        // The workspace size is known once plan-workspace has placed the buffers.
-        let run = lowered.lookup_symbol(&format!("{name}_run"));
-        let bytes = run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int);
-        iface.workspace_bytes = bytes.unwrap_or(0) as usize;
-        let text = xcc_frontend_onnx::header::header(&iface, &input);
-        if cli.output.as_os_str() != "-" {
-            let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;
-        }
+        Emit::Mlir | Emit::MlirLlvm => unreachable!("printed before translation"),
+    })
+}
+
+/// `NAME.h` next to the library, with the workspace size that plan-workspace computed.
+fn write_header(cli: &Cli, lowered: &xcc_ir::Module, name: &str, mut iface: ModelInterface) -> Result<(), String> {
+    let run = lowered.lookup_symbol(&format!("{name}_run"));
+    let bytes = run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int);
+    iface.workspace_bytes = bytes.unwrap_or(0) as usize;
+    let text = xcc_frontend_onnx::header::header(&iface, &cli.input.display().to_string());
+    if cli.output.as_os_str() != "-" {
+        let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;
     }
     Ok(())
 }
