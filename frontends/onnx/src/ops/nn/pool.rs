@@ -102,22 +102,7 @@ impl Emitter {
                 let take = e.value_op("arith.andi", &[ok, gt], Type::i1());
                 let nv = e.select_f(take, xv, v);
                 let ni = if indices.is_some() {
-                    let mut terms = vec![
-                        (ivs[0], (channels * in_spatial.iter().product::<usize>()) as i64),
-                        (ivs[1], in_spatial.iter().product::<usize>() as i64),
-                    ];
-                    let strides = if column_major {
-                        let mut s = vec![1usize; ns];
-                        for q in 1..ns {
-                            s[q] = s[q - 1] * in_spatial[q - 1];
-                        }
-                        s
-                    } else {
-                        crate::ops::strides_of(&in_spatial)
-                    };
-                    terms.extend(pos.iter().zip(&strides).map(|(&p, &s)| (p, s as i64)));
-                    let flat = e.affine(&terms, 0);
-                    let flat = e.value_op("arith.index_cast", &[flat], Type::i64());
+                    let flat = flat_input_index(e, &ivs[..2], &pos, channels, &in_spatial, column_major);
                     e.value_op("arith.select", &[take, flat, vi], Type::i64())
                 } else {
                     vi
@@ -132,29 +117,36 @@ impl Emitter {
             let r = if is_max {
                 v
             } else {
-                // The divisor counts the taps inside the input, or inside input and padding with
-                // count_include_pad.
-                let mut cnt = e.const_int(1, Type::i64());
-                for q in 0..ns {
-                    let c = if include_pad {
-                        e.window_count(
-                            ivs_sp[q],
-                            &win,
-                            q,
-                            -(win.pads[q] as i64),
-                            in_spatial[q] as i64 + win.pads[q + ns] as i64,
-                        )
-                    } else {
-                        e.window_count(ivs_sp[q], &win, q, 0, in_spatial[q] as i64)
-                    };
-                    cnt = e.value_op("arith.muli", &[cnt, c], Type::i64());
-                }
-                let cf = e.value_op("arith.sitofp", &[cnt], compute_type(d));
-                e.fbin("arith.divf", v, cf)
+                let divisor = e.average_divisor(&ivs[2..], &win, &in_spatial, include_pad, d);
+                e.fbin("arith.divf", v, divisor)
             };
             e.store(r, out, ivs);
         });
         Ok(())
+    }
+
+    /// AveragePool's divisor: the taps inside the input, or inside input and padding with
+    /// `count_include_pad`.
+    fn average_divisor(
+        &mut self,
+        out_pos: &[ValueId],
+        win: &Window,
+        input: &[usize],
+        include_pad: bool,
+        d: DType,
+    ) -> ValueId {
+        let ns = input.len();
+        let mut count = self.const_int(1, Type::i64());
+        for q in 0..ns {
+            let (lo, hi) = if include_pad {
+                (-(win.pads[q] as i64), input[q] as i64 + win.pads[q + ns] as i64)
+            } else {
+                (0, input[q] as i64)
+            };
+            let c = self.window_count(out_pos[q], win, q, lo, hi);
+            count = self.value_op("arith.muli", &[count, c], Type::i64());
+        }
+        self.value_op("arith.sitofp", &[count], compute_type(d))
     }
 
     /// How many of the window's taps along dim `q` at output position `o` fall in `[lo, hi)`.
@@ -179,4 +171,30 @@ impl Emitter {
         }
         cnt
     }
+}
+
+/// MaxPool's Indices entry: the flat position in the input of batch and channel `nc` and spatial
+/// position `pos`, row-major, or with `storage_order` 1 the spatial dims column-major.
+fn flat_input_index(
+    e: &mut Emitter,
+    nc: &[ValueId],
+    pos: &[ValueId],
+    channels: usize,
+    input: &[usize],
+    column_major: bool,
+) -> ValueId {
+    let plane: usize = input.iter().product();
+    let mut terms = vec![(nc[0], (channels * plane) as i64), (nc[1], plane as i64)];
+    let strides = if column_major {
+        let mut s = vec![1usize; input.len()];
+        for q in 1..input.len() {
+            s[q] = s[q - 1] * input[q - 1];
+        }
+        s
+    } else {
+        crate::ops::strides_of(input)
+    };
+    terms.extend(pos.iter().zip(&strides).map(|(&p, &s)| (p, s as i64)));
+    let flat = e.affine(&terms, 0);
+    e.value_op("arith.index_cast", &[flat], Type::i64())
 }
