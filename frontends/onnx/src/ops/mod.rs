@@ -1,10 +1,13 @@
-//! Operators, one file per family (as onnx-mlir's `ONNXToKrnl/{Math,NN,Tensor}` and tract's
+//! Operators, one folder per family (as onnx-mlir's `ONNXToKrnl/{Math,NN,Tensor}` and tract's
 //! `onnx/src/ops/{math,nn,array}`). Each operator implements [`OnnxOp`]: its shape rule, its
 //! constant folding, and its lowering to the kernel level; each family registers its operators
-//! by name in the [`Registry`].
+//! by name in the [`Registry`]. Where a family's operators differ only in data, they are a
+//! table of that data: the elementwise operators (`elementwise/`: an IR and an f64 element
+//! function side by side), the reductions (`reduce/reduction.rs`) and the data-movement ops
+//! (`tensor/`: copies through affine maps that both lower and fold).
 //!
-//! To add an operator: implement [`OnnxOp`] (or extend a family's implementation) in its
-//! family's file and register its name in that file's `register`.
+//! To add an operator: a file in its family's folder with a type implementing [`OnnxOp`] (or an
+//! entry in the family's table), registered in the family's `register`.
 
 pub mod elementwise;
 pub mod gemm;
