@@ -18,31 +18,16 @@
 pub mod builder;
 pub mod conversion;
 pub mod kernel;
+mod pass;
+
+pub use pass::{LoweringOptions, Pass};
 
 use conversion::{ConversionSet, LlvmConversionPass};
 use xcc_ir::{Diagnostic, Module};
 
-/// A module-to-module pass. Errors are user-facing (an unsupported construct, with its span).
-pub trait Pass {
-    fn name(&self) -> &'static str;
-    fn run(&self, m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic>;
-    /// The operations this pass lowers away (for the op-table completeness test).
-    fn lowers(&self, _op: &str) -> bool {
-        false
-    }
-}
-
 /// Whether some pass lowers `op` away (towards the llvm dialect).
 pub fn is_lowered_by_a_pass(op: &str) -> bool {
     registry().iter().any(|(p, _)| p.lowers(op))
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct LoweringOptions {
-    /// Lowering for a GPU (nvptx64): kernels keep their attributes, runtime calls are not emitted.
-    pub gpu: bool,
-    /// Pointer width of the target in bits (index lowers to an integer of this width).
-    pub index_bits: u32,
 }
 
 const fn partial(name: &'static str, sets: &'static [&'static ConversionSet]) -> LlvmConversionPass {

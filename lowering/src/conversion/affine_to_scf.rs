@@ -4,7 +4,7 @@
 
 use super::find_first;
 use crate::builder::Builder;
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::{Attribute, Diagnostic, Module, Type, ValueId};
 

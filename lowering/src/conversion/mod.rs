@@ -24,7 +24,7 @@ pub mod type_converter;
 pub mod vector_to_llvm;
 
 use crate::builder::Builder;
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use std::collections::{BTreeMap, HashMap};
 use type_converter::LlvmTypeConverter;
 use xcc_ir::types::FunctionType;

@@ -3,7 +3,7 @@
 //! original value; a cast to the same type is its operand; an unused cast goes. Any cast still
 //! needed afterwards means a conversion is missing, and is reported.
 
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use xcc_ir::{Diagnostic, Module, OpId, ValueId};
 
 pub struct ReconcileUnrealizedCasts;

@@ -13,7 +13,7 @@
 
 use super::find_first;
 use crate::builder::Builder;
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type};
 
 pub struct ScfToCf;

@@ -6,7 +6,7 @@
 
 use super::memref_descriptor::MemRefDescriptor;
 use super::unsupported;
-use crate::LoweringOptions;
+use crate::pass::LoweringOptions;
 use xcc_ir::types::FunctionType;
 use xcc_ir::{Diagnostic, Span, Type};
 

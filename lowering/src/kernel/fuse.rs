@@ -12,7 +12,7 @@
 //! read once; the buffers then live at other times, which is why `plan-workspace` runs after.
 
 use super::ops_named;
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use std::collections::HashMap;
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands, Generic};

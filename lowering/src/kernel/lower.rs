@@ -9,7 +9,7 @@
 
 use super::{ops_named, Cursor};
 use crate::builder::LoopBuilder;
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use std::collections::HashMap;
 use xcc_ir::affine::AffineExpr;
 use xcc_ir::dialects::kernel::Generic;

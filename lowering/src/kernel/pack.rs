@@ -4,7 +4,7 @@
 //! goes when nothing else reads it.
 
 use super::ops_named;
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::types::{Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Type, ValueId};

@@ -11,7 +11,7 @@
 use super::ops_named;
 use crate::builder::Builder;
 use crate::conversion::memref_descriptor::MemRefDescriptor;
-use crate::{LoweringOptions, Pass};
+use crate::pass::{LoweringOptions, Pass};
 use std::collections::{HashMap, HashSet};
 use xcc_ir::types::{Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Type, ValueId};
