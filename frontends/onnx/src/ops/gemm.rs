@@ -2,10 +2,10 @@
 //! lowering is the register-tiled GEMM micro-kernel, and whose epilogue later takes the
 //! activation and residual add that follow them, see `kernel-fuse-epilogue`).
 
-use super::broadcast;
 use super::nn::{float_input, window::window};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::shapes::broadcast;
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::parser::forms::i64_array;
 use xcc_ir::{Attribute, Span, Type, ValueId};
@@ -14,7 +14,7 @@ struct Gemm;
 struct MatMul;
 struct Conv;
 
-impl super::OnnxOp for Gemm {
+impl crate::ops::onnx_op::OnnxOp for Gemm {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let a = float_input(node, g)?;
         let b = g.ty(&node.inputs[1])?;
@@ -37,7 +37,7 @@ impl super::OnnxOp for Gemm {
     }
 }
 
-impl super::OnnxOp for MatMul {
+impl crate::ops::onnx_op::OnnxOp for MatMul {
     /// numpy's matmul: 1-D operands gain a dimension (removed again from the result), and the
     /// dims before the last two broadcast.
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
@@ -72,7 +72,7 @@ impl super::OnnxOp for MatMul {
     }
 }
 
-impl super::OnnxOp for Conv {
+impl crate::ops::onnx_op::OnnxOp for Conv {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = float_input(node, g)?;
         let w = g.ty(&node.inputs[1])?;
@@ -108,7 +108,7 @@ impl super::OnnxOp for Conv {
     }
 }
 
-pub fn register(r: &mut super::Registry) {
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Gemm"], &Gemm);
     r.register(&["MatMul"], &MatMul);
     r.register(&["Conv"], &Conv);
@@ -177,7 +177,7 @@ impl Emitter {
         );
         let a_lead = if a_t.shape.len() > 2 { &a_t.shape[..a_t.shape.len() - 2] } else { &[] };
         let b_lead = if b_t.shape.len() > 2 { &b_t.shape[..b_t.shape.len() - 2] } else { &[] };
-        let mut full = super::broadcast(a_lead, b_lead)?;
+        let mut full = crate::ops::shapes::broadcast(a_lead, b_lead)?;
         full.extend([m, n]);
         if out_t.shape != full {
             out = self.reshaped(out, &full);

@@ -2,10 +2,10 @@
 //! transformation modes. Output coordinates are static, so the source indices and weights of each
 //! dimension are computed here at compile time and become small constant tables.
 
-use super::axis;
 use crate::emit::LoopBuilder;
 use crate::emit::{compute_type, Emitter};
 use crate::graph::*;
+use crate::ops::shapes::axis;
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub const OPS: &[&str] = &["Resize", "Upsample"];
@@ -13,7 +13,7 @@ pub const OPS: &[&str] = &["Resize", "Upsample"];
 /// A parallel loop over the output, reading the input through the compile-time tables.
 struct Resize;
 
-impl super::OnnxOp for Resize {
+impl crate::ops::onnx_op::OnnxOp for Resize {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         infer(node, g)
     }
@@ -22,7 +22,7 @@ impl super::OnnxOp for Resize {
     }
 }
 
-pub fn register(r: &mut super::Registry) {
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(OPS, &Resize);
 }
 

@@ -4,7 +4,7 @@
 use super::{ElementwiseOp as Op, Emit, Output};
 use crate::emit::Emitter;
 use crate::graph::*;
-use crate::ops::OnnxOp;
+use crate::ops::onnx_op::OnnxOp;
 
 pub const OPS: &[Op] = &[
     Op::new("Cast", Emit::Custom(|e, el, a| Ok(e.convert(a[0], el.dtype, el.out))), |_, a| a[0])

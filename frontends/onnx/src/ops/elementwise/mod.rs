@@ -10,13 +10,14 @@ mod cast;
 mod logic;
 mod math;
 
-use super::{broadcast, broadcast_index, OnnxOp};
 use crate::emit::{broadcast_map, compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::{broadcast, broadcast_index};
 use xcc_ir::affine::AffineMap;
 use xcc_ir::{Type, ValueId};
 
-pub fn register(r: &mut super::Registry) {
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     for op in [math::OPS, activation::OPS, arith::OPS, logic::OPS, cast::OPS].into_iter().flatten() {
         r.register(std::slice::from_ref(&op.name), op);
     }

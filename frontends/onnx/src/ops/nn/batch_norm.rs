@@ -9,7 +9,7 @@ use xcc_ir::ValueId;
 
 pub struct BatchNormalization;
 
-impl crate::ops::OnnxOp for BatchNormalization {
+impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
         // Training mode also gives the running mean and variance, one value per channel.

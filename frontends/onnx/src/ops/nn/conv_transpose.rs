@@ -7,7 +7,7 @@ use xcc_ir::{Attribute, Type, ValueId};
 
 pub struct ConvTranspose;
 
-impl crate::ops::OnnxOp for ConvTranspose {
+impl crate::ops::onnx_op::OnnxOp for ConvTranspose {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
         let w = g.ty(&node.inputs[1])?;

@@ -5,7 +5,7 @@ use crate::graph::*;
 
 pub struct GlobalPool;
 
-impl crate::ops::OnnxOp for GlobalPool {
+impl crate::ops::onnx_op::OnnxOp for GlobalPool {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
         let mut shape = x.shape[..2].to_vec();

@@ -6,7 +6,7 @@ use crate::graph::*;
 
 pub struct InstanceNormalization;
 
-impl crate::ops::OnnxOp for InstanceNormalization {
+impl crate::ops::onnx_op::OnnxOp for InstanceNormalization {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         Ok(vec![super::float_input(node, g)?.clone()])
     }

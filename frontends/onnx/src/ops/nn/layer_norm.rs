@@ -4,12 +4,12 @@
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::axis;
+use crate::ops::shapes::axis;
 use xcc_ir::ValueId;
 
 pub struct LayerNormalization;
 
-impl crate::ops::OnnxOp for LayerNormalization {
+impl crate::ops::onnx_op::OnnxOp for LayerNormalization {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
         let a = axis(node, node.int("axis", -1), x.shape.len())?;

@@ -15,7 +15,7 @@ use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::ValueId;
 
-pub fn register(r: &mut super::Registry) {
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["MaxPool", "AveragePool"], &pool::Pool);
     r.register(&["GlobalAveragePool", "GlobalMaxPool"], &global_pool::GlobalPool);
     r.register(&["Softmax", "LogSoftmax"], &softmax::Softmax);

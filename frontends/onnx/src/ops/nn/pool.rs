@@ -9,7 +9,7 @@ use xcc_ir::{Attribute, Type, ValueId};
 
 pub struct Pool;
 
-impl crate::ops::OnnxOp for Pool {
+impl crate::ops::onnx_op::OnnxOp for Pool {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = g.ty(&node.inputs[0])?;
         // MaxPool also takes int8/uint8 tensors; averaging needs floats.
@@ -192,7 +192,7 @@ fn flat_input_index(
         }
         s
     } else {
-        crate::ops::strides_of(input)
+        crate::ops::shapes::strides_of(input)
     };
     terms.extend(pos.iter().zip(&strides).map(|(&p, &s)| (p, s as i64)));
     let flat = e.affine(&terms, 0);

@@ -3,7 +3,7 @@
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::axis;
+use crate::ops::shapes::axis;
 
 pub struct Softmax;
 
@@ -11,7 +11,7 @@ fn default_axis(node: &Node) -> i64 {
     node.int("axis", if node.opset >= 13 { -1 } else { 1 })
 }
 
-impl crate::ops::OnnxOp for Softmax {
+impl crate::ops::onnx_op::OnnxOp for Softmax {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
         axis(node, default_axis(node), x.shape.len())?;

@@ -8,9 +8,9 @@ mod reduction;
 mod topk;
 
 use crate::graph::*;
-use crate::ops::axis;
+use crate::ops::shapes::axis;
 
-pub fn register(r: &mut super::Registry) {
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     for kind in reduction::REDUCTIONS {
         r.register(std::slice::from_ref(&kind.name), kind);
     }

@@ -8,7 +8,7 @@
 use super::{max_of, min_of, reduced_axes, reduced_shape};
 use crate::emit::{compute_type, identity, memref_type, Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::OnnxOp;
+use crate::ops::onnx_op::OnnxOp;
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::{Type, ValueId};
 

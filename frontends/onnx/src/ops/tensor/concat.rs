@@ -3,7 +3,7 @@
 use super::{shifted, Move, Movement};
 use crate::emit::identity;
 use crate::graph::*;
-use crate::ops::axis;
+use crate::ops::shapes::axis;
 
 pub struct Concat;
 

@@ -3,7 +3,7 @@
 use super::needs_constants;
 use crate::emit::Emitter;
 use crate::graph::*;
-use crate::ops::OnnxOp;
+use crate::ops::onnx_op::OnnxOp;
 
 pub struct Constant;
 pub struct ConstantOfShape;

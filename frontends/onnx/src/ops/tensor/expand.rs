@@ -3,7 +3,7 @@
 use super::{const_input, Move, Movement};
 use crate::emit::broadcast_map;
 use crate::graph::*;
-use crate::ops::broadcast;
+use crate::ops::shapes::broadcast;
 
 pub struct Expand;
 

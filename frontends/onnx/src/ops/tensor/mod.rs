@@ -19,13 +19,13 @@ mod tile;
 mod transpose;
 mod trilu;
 
-use super::strides_of;
-use super::OnnxOp;
 use crate::emit::{identity, Emitter};
 use crate::graph::*;
+use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::strides_of;
 use xcc_ir::affine::{AffineExpr, AffineMap};
 
-pub fn register(r: &mut super::Registry) {
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Constant"], &constant::Constant);
     r.register(&["ConstantOfShape"], &constant::ConstantOfShape);
     r.register(&["Range"], &range::Range);

@@ -3,7 +3,8 @@
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::{axis, OnnxOp};
+use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::axis;
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub struct Pad;

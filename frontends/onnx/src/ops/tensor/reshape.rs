@@ -4,7 +4,8 @@
 use super::{axes_of, const_input, consts_graph};
 use crate::emit::Emitter;
 use crate::graph::*;
-use crate::ops::{axis, OnnxOp};
+use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::axis;
 
 pub struct Reshape;
 pub struct Flatten;

@@ -2,7 +2,7 @@
 
 use crate::emit::Emitter;
 use crate::graph::*;
-use crate::ops::OnnxOp;
+use crate::ops::onnx_op::OnnxOp;
 
 pub struct Shape;
 pub struct Size;

@@ -3,7 +3,7 @@
 
 use super::{dim, map, offset, Move, Movement};
 use crate::graph::*;
-use crate::ops::axis;
+use crate::ops::shapes::axis;
 use xcc_ir::affine::AffineExpr;
 
 pub struct Slice;

@@ -2,7 +2,7 @@
 
 use super::{dim, map, Move, Movement};
 use crate::graph::*;
-use crate::ops::axis;
+use crate::ops::shapes::axis;
 
 pub struct Transpose;
 

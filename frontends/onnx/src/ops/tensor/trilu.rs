@@ -3,7 +3,7 @@
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::OnnxOp;
+use crate::ops::onnx_op::OnnxOp;
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub struct Trilu;

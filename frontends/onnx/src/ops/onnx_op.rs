@@ -1,0 +1,53 @@
+//! What an ONNX operator is to the frontend ([`OnnxOp`]), and the registry of them by name.
+
+use crate::emit::Emitter;
+use crate::graph::*;
+use std::collections::HashMap;
+
+/// One ONNX operator (or a family of them sharing rules).
+pub trait OnnxOp: Sync {
+    /// The output types, from the input types (and the constant inputs in `g.consts`).
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>>;
+
+    /// The outputs computed at compile time when every input is a constant; `None` when the
+    /// operator does not fold (or is not worth folding on these inputs).
+    fn fold(&self, _node: &Node, _inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        None
+    }
+
+    /// Whether the outputs depend on the input types alone (Shape, Size): then the op folds even
+    /// when its inputs' data is known only at run time (`fold` sees tensors without data).
+    fn folds_from_types(&self) -> bool {
+        false
+    }
+
+    /// Writes the outputs into their buffers: kernel operations (`kernel.generic`,
+    /// `kernel.matmul`, ...) or, for operators that are loops of their own, parallel loops.
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()>;
+}
+
+/// Operators by name.
+#[derive(Default)]
+pub struct Registry {
+    ops: HashMap<&'static str, &'static dyn OnnxOp>,
+}
+
+impl Registry {
+    pub fn register(&mut self, names: &[&'static str], op: &'static dyn OnnxOp) {
+        for &n in names {
+            let previous = self.ops.insert(n, op);
+            assert!(previous.is_none(), "ONNX operator {n} is registered twice");
+        }
+    }
+
+    pub fn get(&self, op: &str) -> Option<&'static dyn OnnxOp> {
+        self.ops.get(op).copied()
+    }
+
+    /// The registered operator names, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = self.ops.keys().copied().collect();
+        v.sort();
+        v
+    }
+}

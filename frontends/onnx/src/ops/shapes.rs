@@ -1,0 +1,53 @@
+//! Shape arithmetic the operators share: broadcasting, axes, strides.
+
+use crate::graph::*;
+
+/// Numpy-style multidirectional broadcasting.
+pub fn broadcast(a: &[usize], b: &[usize]) -> OResult<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let x = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+        let y = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        out[i] = match (x, y) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return err(format!("shapes {a:?} and {b:?} cannot be broadcast together")),
+        };
+    }
+    Ok(out)
+}
+
+/// Normalizes a possibly negative axis against `rank`.
+pub fn axis(node: &Node, a: i64, rank: usize) -> OResult<usize> {
+    let r = rank as i64;
+    let v = if a < 0 { a + r } else { a };
+    if v < 0 || v >= r.max(1) {
+        return err(format!("axis {a} is out of range for rank {rank} ({})", node.describe()));
+    }
+    Ok(v as usize)
+}
+
+pub fn strides_of(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// The flat index in a broadcast input for a flat index in the output.
+pub fn broadcast_index(out_shape: &[usize], in_shape: &[usize], mut flat: usize) -> usize {
+    let off = out_shape.len() - in_shape.len();
+    let in_strides = strides_of(in_shape);
+    let mut idx = 0;
+    for d in (0..out_shape.len()).rev() {
+        let c = flat % out_shape[d];
+        flat /= out_shape[d];
+        if d >= off && in_shape[d - off] != 1 {
+            idx += c * in_strides[d - off];
+        }
+    }
+    idx
+}

@@ -1,0 +1,22 @@
+//! What a pass is: a named module-to-module function with the target's lowering options.
+//! The passes themselves live in `kernel/` and `conversion/`; `lib.rs` registers them.
+
+use xcc_ir::{Diagnostic, Module};
+
+/// A module-to-module pass. Errors are user-facing (an unsupported construct, with its span).
+pub trait Pass {
+    fn name(&self) -> &'static str;
+    fn run(&self, m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic>;
+    /// The operations this pass lowers away (for the op-table completeness test).
+    fn lowers(&self, _op: &str) -> bool {
+        false
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LoweringOptions {
+    /// Lowering for a GPU (nvptx64): kernels keep their attributes, runtime calls are not emitted.
+    pub gpu: bool,
+    /// Pointer width of the target in bits (index lowers to an integer of this width).
+    pub index_bits: u32,
+}
