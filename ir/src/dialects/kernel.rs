@@ -15,6 +15,10 @@
 //!   (reshapes);
 //! - `kernel.workspace_size`: the bytes a function's workspace needs, known once
 //!   `plan-workspace` has placed its buffers.
+//!
+//! The custom forms name operands by role, as `linalg` does: `kernel.matmul ins(%a, %b : A, B)
+//! bias(%c : C) residual(%r : R) outs(%y : Y) {alpha = ...}`, `kernel.copy ins(%x : X) outs(%y :
+//! Y)` (`test-suite/roundtrip/xcc_kernel.mlir` has each).
 
 use super::constraints::{operand_types, result_types};
 use crate::affine::{AffineExpr, AffineMap};
@@ -22,7 +26,7 @@ use crate::attributes::Attribute;
 use crate::entity::{OpId, RegionId};
 use crate::module::{Module, OpSpec};
 use crate::op_def::{optional, required, AttrDef, AttrKind, Count, OpDef, Segment, Syntax, Traits};
-use crate::parser::forms::{segment_sizes, RETURN};
+use crate::parser::forms::{parse_opt_attr_dict, segment_sizes, RETURN};
 use crate::parser::lexer::Tok;
 use crate::parser::{PResult, Parser};
 use crate::printer::OpPrinter;
@@ -83,16 +87,19 @@ pub const OPS: &[OpDef] = &[
         .operand_count(Count::Segments(EPILOGUE_SEGMENTS))
         .attrs(MATMUL_ATTRS)
         .traits(WRITES)
-        .verify(verify_matmul),
+        .verify(verify_matmul)
+        .syntax(EPILOGUE_SYNTAX),
     OpDef::new("kernel.conv", "an N-d convolution with groups, strides, dilations, pads and an epilogue")
         .operand_count(Count::Segments(EPILOGUE_SEGMENTS))
         .attrs(CONV_ATTRS)
         .traits(WRITES)
-        .verify(verify_conv),
+        .verify(verify_conv)
+        .syntax(EPILOGUE_SYNTAX),
     OpDef::new("kernel.copy", "the elements of a buffer into another of the same size, row-major")
         .operands(2)
         .traits(WRITES)
-        .verify(verify_copy),
+        .verify(verify_copy)
+        .syntax(Syntax::custom(parse_copy, Some(print_copy))),
     OpDef::new("kernel.workspace_size", "the bytes a function's workspace needs (set by plan-workspace)")
         .results(1)
         .attrs(&[required("function", AttrKind::Symbol)])
@@ -500,35 +507,63 @@ fn verify_workspace_size(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
+/// `KEYWORD(%a, %b : T, U)` if the keyword comes next: a group of operands with their types.
+fn parse_group(p: &mut Parser, keyword: &str, span: crate::Span) -> PResult<Option<Vec<crate::ValueId>>> {
+    if !p.eat_ident(keyword)? {
+        return Ok(None);
+    }
+    p.expect_punct("(")?;
+    let refs = p.parse_operand_refs()?;
+    let mut types = Vec::new();
+    if !refs.is_empty() {
+        p.expect_punct(":")?;
+        types = p.parse_type_list_no_parens()?;
+    }
+    p.expect_punct(")")?;
+    if refs.len() != types.len() {
+        return Err(Diagnostic::new(span, format!("{keyword}: {} operand(s) but {} type(s)", refs.len(), types.len())));
+    }
+    Ok(Some(p.resolve_all(&refs, &types)?))
+}
+
+fn expect_group(p: &mut Parser, keyword: &str, span: crate::Span) -> PResult<Vec<crate::ValueId>> {
+    match parse_group(p, keyword, span)? {
+        Some(values) => Ok(values),
+        None => Err(Diagnostic::new(p.peek_span(), format!("expected '{keyword}('"))),
+    }
+}
+
+/// `KEYWORD(%a : T)`, after a space unless it opens the op's custom form.
+fn print_group(p: &mut OpPrinter, keyword: &str, values: &[crate::ValueId], first: bool) {
+    let m = p.module();
+    p.word(&format!("{}{keyword}(", if first { "" } else { " " }));
+    p.values(values);
+    p.word(" : ");
+    let types: Vec<Type> = values.iter().map(|&v| m.ty(v).clone()).collect();
+    p.types(&types.iter().collect::<Vec<_>>());
+    p.word(")");
+}
+
+/// The attributes other than the operand segments, as a trailing dictionary (if any).
+fn print_trailing_attrs(p: &mut OpPrinter, op: OpId) {
+    let shown: Vec<(String, Attribute)> =
+        p.module().ops[op].attrs.iter().filter(|(k, _)| k != "operandSegmentSizes").cloned().collect();
+    if !shown.is_empty() {
+        p.word(" ");
+        p.attr(&Attribute::Dict(shown));
+    }
+}
+
 /// `kernel.generic {indexing_maps = [...], iterator_types = [...]} ins(%a : T) outs(%b : U) {
 /// ^bb0(%x: f32, %y: f32): ... kernel.yield %z : f32 }`
 fn parse_generic(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let attrs = p.parse_attr_dict()?;
-    let mut groups = Vec::new();
-    for keyword in ["ins", "outs"] {
-        let mut refs = Vec::new();
-        let mut types = Vec::new();
-        if p.eat_ident(keyword)? {
-            p.expect_punct("(")?;
-            refs = p.parse_operand_refs()?;
-            if !refs.is_empty() {
-                p.expect_punct(":")?;
-                types = p.parse_type_list_no_parens()?;
-            }
-            p.expect_punct(")")?;
-            if refs.len() != types.len() {
-                return Err(Diagnostic::new(
-                    spec.span,
-                    format!("{keyword}: {} operand(s) but {} type(s)", refs.len(), types.len()),
-                ));
-            }
-        }
-        groups.push(p.resolve_all(&refs, &types)?);
-    }
+    let inputs = parse_group(p, "ins", spec.span)?.unwrap_or_default();
+    let outputs = parse_group(p, "outs", spec.span)?.unwrap_or_default();
     let region = p.parse_region(&[], false)?;
     let mut spec = spec
-        .operands(groups[0].iter().chain(&groups[1]).copied())
-        .attr("operandSegmentSizes", segment_sizes(&[groups[0].len(), groups[1].len()]))
+        .operands(inputs.iter().chain(&outputs).copied())
+        .attr("operandSegmentSizes", segment_sizes(&[inputs.len(), outputs.len()]))
         .region(region);
     spec.attrs.extend(attrs);
     Ok(spec)
@@ -541,18 +576,76 @@ fn print_generic(p: &mut OpPrinter, op: OpId) -> Option<()> {
         m.ops[op].attrs.iter().filter(|(k, _)| k != "operandSegmentSizes").cloned().collect();
     p.attr(&Attribute::Dict(shown));
     for (keyword, values) in [("ins", &g.inputs), ("outs", &g.outputs)] {
-        if values.is_empty() {
-            continue;
+        if !values.is_empty() {
+            print_group(p, keyword, values, false);
         }
-        p.word(&format!(" {keyword}("));
-        p.values(values);
-        p.word(" : ");
-        let types: Vec<Type> = values.iter().map(|&v| m.ty(v).clone()).collect();
-        p.types(&types.iter().collect::<Vec<_>>());
-        p.word(")");
     }
     p.word(" ");
     p.region_with_entry_args(g.body);
+    Some(())
+}
+
+/// The custom form of `kernel.matmul` and `kernel.conv`, operands by role:
+/// `ins(%a, %b : A, B) bias(%c : C) residual(%r : R) outs(%out : O) {attributes}`, bias and
+/// residual only when present.
+const EPILOGUE_SYNTAX: Syntax = Syntax::custom(parse_epilogue_op, Some(print_epilogue_op));
+
+fn parse_epilogue_op(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let span = spec.span;
+    let ins = expect_group(p, "ins", span)?;
+    if ins.len() != 2 {
+        return Err(Diagnostic::new(span, format!("ins: 2 operands (A and B), not {}", ins.len())));
+    }
+    let bias = parse_group(p, "bias", span)?.unwrap_or_default();
+    let residual = parse_group(p, "residual", span)?.unwrap_or_default();
+    let outs = expect_group(p, "outs", span)?;
+    if bias.len() > 1 || residual.len() > 1 || outs.len() != 1 {
+        return Err(Diagnostic::new(span, "bias and residual take one operand at most, outs exactly one"));
+    }
+    let attrs = parse_opt_attr_dict(p)?;
+    let sizes = segment_sizes(&[1, 1, bias.len(), residual.len(), 1]);
+    let mut spec =
+        spec.operands(ins.into_iter().chain(bias).chain(residual).chain(outs)).attr("operandSegmentSizes", sizes);
+    spec.attrs.extend(attrs);
+    Ok(spec)
+}
+
+fn print_epilogue_op(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let e = Epilogue::of(m, op);
+    // Unverified IR (`--no-verify-each`) may not match its segments: the generic form shows it.
+    if m.ops[op].operands.len() != 3 + e.has_bias as usize + e.has_residual as usize {
+        return None;
+    }
+    let ops = EpilogueOperands::of(m, op);
+    print_group(p, "ins", &[ops.a, ops.b], true);
+    for (keyword, v) in [("bias", ops.bias), ("residual", ops.residual)] {
+        if let Some(v) = v {
+            print_group(p, keyword, &[v], false);
+        }
+    }
+    print_group(p, "outs", &[ops.output], false);
+    print_trailing_attrs(p, op);
+    Some(())
+}
+
+/// `kernel.copy ins(%a : A) outs(%b : B)`
+fn parse_copy(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let span = spec.span;
+    let (ins, outs) = (expect_group(p, "ins", span)?, expect_group(p, "outs", span)?);
+    if ins.len() != 1 || outs.len() != 1 {
+        return Err(Diagnostic::new(span, "kernel.copy takes one operand in ins and one in outs"));
+    }
+    Ok(spec.operands(ins.into_iter().chain(outs)))
+}
+
+fn print_copy(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    let operands = p.module().ops[op].operands.clone();
+    print_group(p, "ins", &operands[..1], true);
+    print_group(p, "outs", &operands[1..], false);
     Some(())
 }
 
