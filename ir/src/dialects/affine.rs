@@ -159,25 +159,20 @@ fn parse_map_operand(p: &mut Parser) -> PResult<AffineMap> {
 }
 
 fn check_map_arity(map: &AffineMap, dims: usize, syms: usize, span: Span) -> PResult<()> {
-    if map.num_dims as usize != dims || map.num_symbols as usize != syms {
-        return Err(Diagnostic::new(
-            span,
-            format!(
-                "the affine map takes {} dimension(s) and {} symbol(s), but {dims} and {syms} are given",
-                map.num_dims, map.num_symbols
-            ),
-        ));
-    }
-    Ok(())
+    check_arity("affine map", (map.num_dims, map.num_symbols), dims, syms, span)
 }
 
 fn check_set_arity(set: &IntegerSet, dims: usize, syms: usize, span: Span) -> PResult<()> {
-    if set.num_dims as usize != dims || set.num_symbols as usize != syms {
+    check_arity("integer set", (set.num_dims, set.num_symbols), dims, syms, span)
+}
+
+/// The map's or set's dimension and symbol counts against the operands given for them.
+fn check_arity(what: &str, (num_dims, num_symbols): (u32, u32), dims: usize, syms: usize, span: Span) -> PResult<()> {
+    if num_dims as usize != dims || num_symbols as usize != syms {
         return Err(Diagnostic::new(
             span,
             format!(
-                "the integer set takes {} dimension(s) and {} symbol(s), but {dims} and {syms} are given",
-                set.num_dims, set.num_symbols
+                "the {what} takes {num_dims} dimension(s) and {num_symbols} symbol(s), but {dims} and {syms} are given"
             ),
         ));
     }
