@@ -55,96 +55,105 @@ fn run_program(cmd: &mut Command, what: &str) -> Result<String, String> {
     Ok(o.stdout)
 }
 
-fn check_file(tools: &Tools, path: &Path) -> FileResult {
-    let name = file_name(path);
-    let text = std::fs::read_to_string(path).map_err(|e| vec![format!("cannot read: {e}")])?;
-    let dir = fresh_dir(&work_root("run").join(file_stem(path)));
-    let module =
-        parse_and_verify(&format!("run/{name}"), &text).map_err(|e| vec![format!("xcc-ir rejects the file:\n{e}")])?;
-    let hand = path.with_extension("c");
-    let (harness, expect) = if hand.is_file() {
-        (hand, Expect::Lines(directives(&text, "stdout")))
-    } else {
-        let calls = run_calls(&text).map_err(|e| vec![e])?;
-        if calls.is_empty() {
-            return Err(vec!["no `// run:` lines and no C harness".into()]);
-        }
-        let c = generate_harness(&module, &calls).map_err(|e| vec![e])?;
-        let p = dir.join("harness.c");
-        std::fs::write(&p, c).map_err(|e| vec![e.to_string()])?;
-        (p, Expect::Calls(&module, calls))
-    };
+/// Where a file's programs are built.
+#[derive(Clone, Copy, PartialEq)]
+enum Variant {
+    /// Compiled by xcc for the host and run.
+    Native,
+    /// Compiled by xcc for aarch64, cross-linked and run under qemu.
+    Aarch64,
+    /// Compiled by upstream MLIR 22 as well: both programs must print the same.
+    Differential,
+}
 
-    let mut failures = Vec::new();
-    let mut notes = Vec::new();
-
-    // Native (x86-64 host).
-    let native = (|| -> Result<String, String> {
-        let lib = dir.join("lib.a");
-        xcc_compile(tools, path, &lib, &[])?;
-        let prog = dir.join("prog");
-        link_c("cc", &harness, &[&lib], &prog)?;
-        let out = run_program(&mut Command::new(&prog), "native")?;
-        expect.check(&out).map_err(|e| format!("native: {e}"))?;
-        Ok(out)
-    })();
-    let native_out = match native {
-        Ok(out) => Some(out),
-        Err(e) => {
-            failures.push(e);
-            None
+impl Variant {
+    fn suffix(self) -> &'static str {
+        match self {
+            Variant::Native => "",
+            Variant::Aarch64 => "/aarch64",
+            Variant::Differential => "/differential",
         }
-    };
-
-    // aarch64 under qemu.
-    if let Some((gcc, qemu)) = &tools.aarch64 {
-        let r = (|| -> Result<(), String> {
-            let lib = dir.join("lib_aarch64.a");
-            xcc_compile(tools, path, &lib, &["--target=aarch64"])?;
-            let prog = dir.join("prog_aarch64");
-            link_c(&gcc.to_string_lossy(), &harness, &[&lib], &prog)?;
-            let out = run_program(Command::new(qemu).args(["-L", "/usr/aarch64-linux-gnu"]).arg(&prog), "aarch64")?;
-            expect.check(&out).map_err(|e| format!("aarch64: {e}"))
-        })();
-        if let Err(e) = r {
-            failures.push(e);
-        }
-    }
-
-    // Upstream MLIR on the same file and harness.
-    if has_flag(&text, "differential") {
-        if tools.upstream {
-            let r = (|| -> Result<(), String> {
-                let obj = upstream_object(path, &dir)?;
-                let prog = dir.join("prog_upstream");
-                link_c("cc", &harness, &[&obj], &prog)?;
-                let out = run_program(&mut Command::new(&prog), "upstream")?;
-                expect.check(&out).map_err(|e| format!("upstream (mlir-opt-22) build: {e}"))?;
-                if let Some(native) = &native_out {
-                    if *native != out {
-                        return Err(format!(
-                            "differential: xcc and mlir-opt-22 builds print different output\n  xcc:\n{}\n  upstream:\n{}",
-                            indent(native),
-                            indent(&out)
-                        ));
-                    }
-                }
-                Ok(())
-            })();
-            if let Err(e) = r {
-                failures.push(e);
-            }
-        } else {
-            notes.push("skipped the differential check (mlir-opt-22, mlir-translate-22 or llc-22 not found)".into());
-        }
-    }
-    if failures.is_empty() {
-        Ok(notes)
-    } else {
-        Err(failures)
     }
 }
 
+/// The C harness for a file (hand-written next to it, or generated from its `// run:` lines)
+/// and what its output must be.
+fn harness<'m>(
+    module: &'m xcc_ir::Module,
+    path: &Path,
+    text: &'m str,
+    dir: &Path,
+) -> Result<(PathBuf, Expect<'m>), String> {
+    let hand = path.with_extension("c");
+    if hand.is_file() {
+        return Ok((hand, Expect::Lines(directives(text, "stdout"))));
+    }
+    let calls = run_calls(text)?;
+    if calls.is_empty() {
+        return Err("no `// run:` lines and no C harness".into());
+    }
+    let c = generate_harness(module, &calls)?;
+    let p = dir.join("harness.c");
+    std::fs::write(&p, c).map_err(|e| e.to_string())?;
+    Ok((p, Expect::Calls(module, calls)))
+}
+
+/// xcc's native program for the file: built, run, its output checked; returns the output.
+fn native(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &Path) -> Result<String, String> {
+    let lib = dir.join("lib.a");
+    xcc_compile(tools, path, &lib, &[])?;
+    let prog = dir.join("prog");
+    link_c("cc", harness, &[&lib], &prog)?;
+    let out = run_program(&mut Command::new(&prog), "native")?;
+    expect.check(&out).map_err(|e| format!("native: {e}"))?;
+    Ok(out)
+}
+
+fn aarch64(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &Path) -> Result<(), String> {
+    let (gcc, qemu) = tools.aarch64.as_ref().expect("the trial is ignored without the tools");
+    let lib = dir.join("lib_aarch64.a");
+    xcc_compile(tools, path, &lib, &["--target=aarch64"])?;
+    let prog = dir.join("prog_aarch64");
+    link_c(&gcc.to_string_lossy(), harness, &[&lib], &prog)?;
+    let out = run_program(Command::new(qemu).args(["-L", "/usr/aarch64-linux-gnu"]).arg(&prog), "aarch64")?;
+    expect.check(&out).map_err(|e| format!("aarch64: {e}"))
+}
+
+/// The upstream build must meet the expectations and print exactly what xcc's build prints.
+fn differential(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &Path) -> Result<(), String> {
+    let xcc_out = native(tools, path, harness, expect, dir)?;
+    let obj = upstream_object(path, dir)?;
+    let prog = dir.join("prog_upstream");
+    link_c("cc", harness, &[&obj], &prog)?;
+    let out = run_program(&mut Command::new(&prog), "upstream")?;
+    expect.check(&out).map_err(|e| format!("upstream (mlir-opt-22) build: {e}"))?;
+    if xcc_out != out {
+        return Err(format!(
+            "differential: xcc and mlir-opt-22 builds print different output\n  xcc:\n{}\n  upstream:\n{}",
+            indent(&xcc_out),
+            indent(&out)
+        ));
+    }
+    Ok(())
+}
+
+fn check_file(tools: &Tools, path: &Path, variant: Variant) -> Result<(), String> {
+    let name = file_name(path);
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let dir = fresh_dir(&work_root("run").join(format!("{}{}", file_stem(path), variant.suffix().replace('/', "-"))));
+    let module =
+        parse_and_verify(&format!("run/{name}"), &text).map_err(|e| format!("xcc-ir rejects the file:\n{e}"))?;
+    let (harness, expect) = harness(&module, path, &text, &dir)?;
+    match variant {
+        Variant::Native => native(tools, path, &harness, &expect, &dir).map(|_| ()),
+        Variant::Aarch64 => aarch64(tools, path, &harness, &expect, &dir),
+        Variant::Differential => differential(tools, path, &harness, &expect, &dir),
+    }
+}
+
+/// One test per file (`run/NAME.mlir`), one more under qemu (`run/NAME.mlir/aarch64`, ignored
+/// without the cross tools) and, for `// differential` files, one against upstream MLIR
+/// (`run/NAME.mlir/differential`, ignored without mlir-opt-22, mlir-translate-22 and llc-22).
 fn main() -> std::process::ExitCode {
     let tools = Tools {
         xcc: xcc_binary(),
@@ -155,11 +164,30 @@ fn main() -> std::process::ExitCode {
         upstream: upstream_tools().is_some(),
     };
     if tools.aarch64.is_none() {
-        println!("note: aarch64-linux-gnu-gcc or qemu-aarch64 not found: x86-64 only");
+        println!("skipped: the aarch64 runs (aarch64-linux-gnu-gcc or qemu-aarch64 not found)");
     }
     if !tools.upstream {
-        println!("note: mlir-opt-22, mlir-translate-22 or llc-22 not found: differential checks are skipped");
+        println!("skipped: the differential runs (mlir-opt-22, mlir-translate-22 or llc-22 not found)");
     }
     let tools = std::sync::Arc::new(tools);
-    run_trials(file_trials("run", "mlir", move |f| check_file(&tools, f)))
+    let mut trials = Vec::new();
+    for path in files_in("run", "mlir") {
+        let differential = std::fs::read_to_string(&path).is_ok_and(|t| has_flag(&t, "differential"));
+        for (variant, wanted, runnable) in [
+            (Variant::Native, true, true),
+            (Variant::Aarch64, true, tools.aarch64.is_some()),
+            (Variant::Differential, differential, tools.upstream),
+        ] {
+            if !wanted {
+                continue;
+            }
+            let (tools, path) = (tools.clone(), path.clone());
+            let name = format!("run/{}{}", file_name(&path), variant.suffix());
+            trials.push(
+                libtest_mimic::Trial::test(name, move || Ok(check_file(&tools, &path, variant)?))
+                    .with_ignored_flag(!runnable),
+            );
+        }
+    }
+    run_trials(trials)
 }
