@@ -111,6 +111,16 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["sqrt0", "Sqrt is not supported on int32 tensors"],
         ),
         (
+            "log-sum-exp-of-integers",
+            model(
+                vec![node("lse0", "ReduceLogSumExp", &["x"], &["y"])],
+                vec![value("x", INT32, &[2, 3])],
+                vec![value("y", INT32, &[1, 1])],
+                vec![],
+            ),
+            vec!["lse0", "ReduceLogSumExp needs floating point, not int32"],
+        ),
+        (
             "pool-without-kernel-shape",
             model(
                 vec![node("pool0", "MaxPool", &["x"], &["y"])],

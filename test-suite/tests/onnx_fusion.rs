@@ -153,6 +153,46 @@ fn matmul_add_clip() -> Vec<u8> {
     )
 }
 
+/// uint8 Max and Min compare unsigned: values above 127 (which a signed compare would order
+/// below the small ones) against a broadcast uint8 initializer, reached through float casts so
+/// the harness stays float. The chain also exercises elementwise fusion across casts.
+fn uint8_max_min() -> Vec<u8> {
+    use xcc_frontend_onnx::proto::{attribute_proto, AttributeProto, TensorProto};
+    let cast = |name: &str, input: &str, output: &str, to: i64| {
+        let mut n = node(name, "Cast", &[input], &[output]);
+        n.attribute.push(AttributeProto {
+            name: Some("to".into()),
+            r#type: Some(attribute_proto::AttributeType::Int as i32),
+            i: Some(to),
+            ..Default::default()
+        });
+        n
+    };
+    let (uint8, float) = (2, 1);
+    let nodes = vec![
+        node("abs", "Abs", &["x"], &["a"]),
+        node("scale", "Mul", &["a", "k"], &["s"]),
+        cast("to_u8", "s", "q", uint8),
+        node("max", "Max", &["q", "c"], &["mx"]),
+        node("min", "Min", &["q", "c"], &["mn"]),
+        cast("max_f", "mx", "y", float),
+        cast("min_f", "mn", "z", float),
+    ];
+    let c = TensorProto {
+        name: Some("c".into()),
+        dims: vec![4],
+        data_type: Some(uint8 as i32),
+        raw_data: Some(vec![100, 200, 20, 150]),
+        ..Default::default()
+    };
+    model(
+        nodes,
+        vec![value("x", FLOAT, &[3, 4])],
+        vec![value("y", FLOAT, &[3, 4]), value("z", FLOAT, &[3, 4])],
+        vec![floats("k", &[], &[250.0]), c],
+    )
+}
+
 /// An initializer stored in a side file at an offset (`location`, `offset`, `length`).
 fn external_data_case(dir: &Path) -> Result<(), String> {
     use xcc_frontend_onnx::proto::{StringStringEntryProto, TensorProto};
@@ -223,6 +263,10 @@ fn main() -> std::process::ExitCode {
                     &[("y", 2 * 19 * 20)],
                 )
             }),
+        ),
+        (
+            "uint8-max-min",
+            Box::new(|d| run_case(d, "uint8-max-min", &uint8_max_min(), &[("x", vec![3, 4])], &[("y", 12), ("z", 12)])),
         ),
         ("external-data", Box::new(external_data_case)),
     ];
