@@ -283,24 +283,34 @@ pub trait LoopBuilder: Sized {
         self.value_op(name, &[a, b, c], t)
     }
 
-    /// Loads an element, widening f16 to f32 (f16 tensors compute in f32).
-    fn load(&mut self, buf: ValueId, idx: &[ValueId]) -> ValueId {
-        let elem = (*self.ty(buf).as_memref().expect("memref").elem).clone();
-        let v = self.value_op("memref.load", &[&[buf][..], idx].concat(), elem.clone());
-        if elem == Type::Float(FloatKind::F16) {
+    /// An f16 value as f32, where f16 tensors compute; other values as they are.
+    fn widen_f16(&mut self, v: ValueId) -> ValueId {
+        if self.ty(v) == Type::Float(FloatKind::F16) {
             return self.value_op("arith.extf", &[v], Type::f32());
         }
         v
     }
 
+    /// A value computed in f32 narrowed back to f16 when `elem` (the buffer's element type) is
+    /// f16; other values as they are.
+    fn narrow_to(&mut self, v: ValueId, elem: &Type) -> ValueId {
+        if *elem == Type::Float(FloatKind::F16) && self.ty(v) != *elem {
+            return self.value_op("arith.truncf", &[v], elem.clone());
+        }
+        v
+    }
+
+    /// Loads an element, widening f16 to f32 (f16 tensors compute in f32).
+    fn load(&mut self, buf: ValueId, idx: &[ValueId]) -> ValueId {
+        let elem = (*self.ty(buf).as_memref().expect("memref").elem).clone();
+        let v = self.value_op("memref.load", &[&[buf][..], idx].concat(), elem);
+        self.widen_f16(v)
+    }
+
     /// Stores an element, narrowing an f32 value into an f16 buffer.
     fn store(&mut self, v: ValueId, buf: ValueId, idx: &[ValueId]) {
         let elem = (*self.ty(buf).as_memref().expect("memref").elem).clone();
-        let v = if elem == Type::Float(FloatKind::F16) && self.ty(v) != elem {
-            self.value_op("arith.truncf", &[v], elem)
-        } else {
-            v
-        };
+        let v = self.narrow_to(v, &elem);
         self.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, buf][..], idx].concat()));
     }
 

@@ -544,10 +544,14 @@ fn print_group(p: &mut OpPrinter, keyword: &str, values: &[crate::ValueId], firs
     p.word(")");
 }
 
-/// The attributes other than the operand segments, as a trailing dictionary (if any).
+/// The attributes a custom form shows: all but the operand segments, which its groups imply.
+fn shown_attrs(m: &Module, op: OpId) -> Vec<(String, Attribute)> {
+    m.ops[op].attrs.iter().filter(|(k, _)| k != "operandSegmentSizes").cloned().collect()
+}
+
+/// The shown attributes as a trailing dictionary (if any).
 fn print_trailing_attrs(p: &mut OpPrinter, op: OpId) {
-    let shown: Vec<(String, Attribute)> =
-        p.module().ops[op].attrs.iter().filter(|(k, _)| k != "operandSegmentSizes").cloned().collect();
+    let shown = shown_attrs(p.module(), op);
     if !shown.is_empty() {
         p.word(" ");
         p.attr(&Attribute::Dict(shown));
@@ -572,9 +576,7 @@ fn parse_generic(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 fn print_generic(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
     let g = Generic::of(m, op)?;
-    let shown: Vec<(String, Attribute)> =
-        m.ops[op].attrs.iter().filter(|(k, _)| k != "operandSegmentSizes").cloned().collect();
-    p.attr(&Attribute::Dict(shown));
+    p.attr(&Attribute::Dict(shown_attrs(m, op)));
     for (keyword, values) in [("ins", &g.inputs), ("outs", &g.outputs)] {
         if !values.is_empty() {
             print_group(p, keyword, values, false);

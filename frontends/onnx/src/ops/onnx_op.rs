@@ -43,11 +43,4 @@ impl Registry {
     pub fn get(&self, op: &str) -> Option<&'static dyn OnnxOp> {
         self.ops.get(op).copied()
     }
-
-    /// The registered operator names, sorted.
-    pub fn names(&self) -> Vec<&'static str> {
-        let mut v: Vec<&'static str> = self.ops.keys().copied().collect();
-        v.sort();
-        v
-    }
 }

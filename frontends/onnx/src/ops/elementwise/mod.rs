@@ -209,10 +209,9 @@ impl ElementwiseOp {
         let n_in = inputs.len();
         e.generic(&inputs, &outputs, vec![true; shape.len()], |e, args| {
             // Float16 elements compute in float32.
-            let widened: Vec<ValueId> = args[..n_in].iter().map(|&a| widen(e, a)).collect();
+            let widened: Vec<ValueId> = args[..n_in].iter().map(|&a| e.widen_f16(a)).collect();
             let v = self.emit_element(e, &el, &widened)?;
-            let out_elem = out_t.dtype.ir_type();
-            let v = if e.ty(v) != out_elem { e.value_op("arith.truncf", &[v], out_elem) } else { v };
+            let v = e.narrow_to(v, &out_t.dtype.ir_type());
             let mut results = vec![v];
             if mask {
                 results.push(e.const_int(1, Type::i1()));
@@ -253,14 +252,6 @@ impl OnnxOp for ElementwiseOp {
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         self.lower_with(node, g, e, false)
-    }
-}
-
-fn widen(e: &mut Emitter, v: ValueId) -> ValueId {
-    if e.ty(v) == DType::F16.ir_type() {
-        e.value_op("arith.extf", &[v], Type::f32())
-    } else {
-        v
     }
 }
 

@@ -10,7 +10,7 @@ use crate::emit::{compute_type, identity, memref_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use xcc_ir::affine::{AffineExpr, AffineMap};
-use xcc_ir::{Type, ValueId};
+use xcc_ir::ValueId;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Pre {
@@ -98,7 +98,7 @@ impl OnnxOp for Reduction {
         let loops: Vec<bool> = (0..x_t.shape.len()).map(|i| !axes.contains(&i)).collect();
         let keep = node.int("keepdims", 1) == 1;
         e.generic(&[(x, identity(loops.len()))], &[(acc, output_map(&loops, keep))], loops, |e, args| {
-            let v = widen(e, args[0]);
+            let v = e.widen_f16(args[0]);
             let v = self.pre_step(e, v, d);
             Ok(vec![self.combine_step(e, args[1], v, d)])
         })?;
@@ -106,7 +106,7 @@ impl OnnxOp for Reduction {
             let count: usize = axes.iter().map(|&a| x_t.shape[a]).product();
             e.generic(&[(acc, identity(rank))], &[(out, identity(rank))], vec![true; rank], |e, args| {
                 let r = self.post_step(e, args[0], count, d);
-                Ok(vec![if d == DType::F16 { e.value_op("arith.truncf", &[r], DType::F16.ir_type()) } else { r }])
+                Ok(vec![e.narrow_to(r, &d.ir_type())])
             })?;
         }
         Ok(())
@@ -123,15 +123,6 @@ fn output_map(parallel: &[bool], keep: bool) -> AffineMap {
         })
         .collect();
     AffineMap { num_dims: parallel.len() as u32, num_symbols: 0, results }
-}
-
-/// A float16 element as float32, where the arithmetic happens.
-fn widen(e: &mut Emitter, v: ValueId) -> ValueId {
-    if e.ty(v) == DType::F16.ir_type() {
-        e.value_op("arith.extf", &[v], Type::f32())
-    } else {
-        v
-    }
 }
 
 impl Reduction {
