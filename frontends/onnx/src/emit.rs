@@ -92,7 +92,7 @@ pub fn generate(
         for x in node.inputs.iter().filter(|x| !x.is_empty()) {
             if !e.buffers.contains_key(x) {
                 let t = g.consts.get(x).ok_or_else(|| OnnxError::tensor(x, "internal: the tensor has no buffer"))?;
-                let v = e.global(t);
+                let v = e.constant_buffer(t);
                 e.buffers.insert(x.clone(), v);
             }
         }
@@ -110,7 +110,7 @@ pub fn generate(
     for (k, (o, t)) in outputs.iter().enumerate() {
         if !produced.contains(&o) {
             let src = match g.consts.get(o) {
-                Some(c) => e.global(c),
+                Some(c) => e.constant_buffer(c),
                 None => e.buffers[o],
             };
             let dst = e.memref_from_ptr(params[inputs.len() + k], t);
@@ -257,13 +257,9 @@ impl Emitter {
         self.m.result(op, 0)
     }
 
-    /// A read-only global holding data computed at compile time (e.g. repacked weights).
+    /// A read-only global holding a constant tensor (a weight, or a table computed at compile
+    /// time such as Resize's indices).
     pub fn constant_buffer(&mut self, t: &Tensor) -> ValueId {
-        self.global(t)
-    }
-
-    /// A read-only global holding a constant tensor.
-    fn global(&mut self, t: &Tensor) -> ValueId {
         let sym = format!("{}_w{}", self.prefix, self.globals);
         self.globals += 1;
         let top = self.m.body_block();
