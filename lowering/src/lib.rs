@@ -5,11 +5,13 @@
 //! 0. the kernel level ([`kernel`]): `kernel-fuse-epilogue`, `kernel-fuse-elementwise`,
 //!    `kernel-pack-weights`, `kernel-to-loops` and `plan-workspace`;
 //! 1. `lower-affine` ([`conversion::affine_to_scf`]): `affine.apply/for/if/load/store` to arith and `scf`;
-//! 2. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (parallel ones too) and
-//!    conditionals to blocks;
-//! 3. `convert-to-llvm`: every `*-to-llvm` conversion of [`conversion`] at once (func, arith,
+//! 2. `convert-parallel-to-threads` ([`conversion::parallel_to_threads`]): on CPUs, the outermost
+//!    parallel loops worth it become calls to runtime-c's parallel-for over outlined bodies;
+//! 3. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (the remaining parallel
+//!    ones serially) and conditionals to blocks;
+//! 4. `convert-to-llvm`: every `*-to-llvm` conversion of [`conversion`] at once (func, arith,
 //!    math, cf, memref, vector, gpu), as a full conversion;
-//! 4. `reconcile-unrealized-casts` ([`conversion::reconcile_casts`]).
+//! 5. `reconcile-unrealized-casts` ([`conversion::reconcile_casts`]).
 //!
 //! Each `*-to-llvm` conversion is also a pass of its own (`convert-arith-to-llvm`, ...), a
 //! partial conversion that leaves casts where converted and unconverted operations meet; the
@@ -64,6 +66,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "affine loops, conditionals, maps and accesses to scf and arith",
         ),
         (
+            Box::new(conversion::parallel_to_threads::ParallelToThreads),
+            "outermost parallel loops with enough work to runtime-c's thread pool (CPU targets)",
+        ),
+        (
             Box::new(conversion::scf_to_cf::ScfToCf),
             "scf.for/if/parallel to blocks and branches (parallel loops run serially)",
         ),
@@ -104,11 +110,11 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
     Ok(out)
 }
 
-/// The kernel passes, then lower-affine, convert-scf-to-cf, convert-to-llvm and
+/// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-scf-to-cf, convert-to-llvm and
 /// reconcile-unrealized-casts.
 pub const DEFAULT_PIPELINE: &str =
     "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-pack-weights,kernel-to-loops,plan-workspace,\
-lower-affine,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts";
+lower-affine,convert-parallel-to-threads,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
     parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "xcc_parallel.h"
+
 #define XCC_API __attribute__((visibility("default")))
 
 #ifdef __cplusplus
@@ -23,6 +25,14 @@ XCC_API void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *t
 /* Blocks until every DMA started on tag has completed (*tag == 0).
  * num_elements is informational only. */
 XCC_API void xcc_dma_wait(int32_t *tag, int64_t num_elements);
+
+/* Called by generated code for each parallel loop it hands to threads (the loops marked
+ * parallel whose work is worth it): runs task over [0, n) as the current run's options say. */
+XCC_API void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n);
+/* Makes options (may be NULL) the calling thread's run options until the matching leave, and
+ * returns the previous ones to pass to it. NAME_run_with brackets NAME_run with the pair. */
+XCC_API const xcc_run_options *xcc_run_options_enter(const xcc_run_options *options);
+XCC_API void xcc_run_options_leave(const xcc_run_options *previous);
 
 /* Runs one PTX kernel on the first CUDA device: loads libcuda at run time (no link-time
  * dependency), JIT-loads `ptx`, launches `kernel` on grid x block threads with `args[i]` pointing

@@ -1,5 +1,5 @@
 //! The C runtime that programs compiled by xcc link against (aligned
-//! allocation and asynchronous DMA), prebuilt for every supported CPU target
+//! allocation, asynchronous DMA, the thread pool behind parallel loops), prebuilt for every supported CPU target
 //! by `build.rs` and embedded here so the driver can link without a C compiler.
 
 static X86_64: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_x86_64.o"));
@@ -19,6 +19,10 @@ pub const SOURCE: &str = include_str!("../c/xcc_runtime.c");
 
 /// The C header declaring the runtime's functions (`#include "xcc_runtime.h"`).
 pub const HEADER: &str = include_str!("../c/xcc_runtime.h");
+
+/// The declarations of parallel runs (thread pools, run options, a caller's parallel-for),
+/// which `xcc_runtime.h` includes and every model header repeats.
+pub const PARALLEL_HEADER: &str = include_str!("../c/xcc_parallel.h");
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
 //! Links the embedded runtime objects into a small C program and runs it:
-//! several DMAs in flight on two tags, plus xcc_alloc's alignment contract.
+//! several DMAs in flight on two tags, xcc_alloc's alignment contract, and parallel-for on pools
+//! of several sizes (every iteration exactly once, nested loops inline, a caller's callback).
 //! Needs only a host C compiler (and, for aarch64, a cross gcc and qemu-user).
 
 use libtest_mimic::Trial;
@@ -11,6 +12,37 @@ const MAIN_C: &str = r#"
 #include <stdio.h>
 #include <string.h>
 #include "xcc_runtime.h"
+
+#include <stdatomic.h>
+
+static atomic_int visits[1000];
+static atomic_int nested_calls;
+
+static void count(void *ctx, int64_t begin, int64_t end) {
+  (void)ctx;
+  for (int64_t i = begin; i < end; i++) atomic_fetch_add(&visits[i], 1);
+}
+
+/* A loop started inside a slice (on a worker or the submitter) must run inline, not deadlock. */
+static void nested(void *ctx, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; i++) {
+    xcc_parallel_for(count, ctx, 0);
+    atomic_fetch_add(&nested_calls, 1);
+  }
+}
+
+static void serial_for(void *user, xcc_task_fn task, void *ctx, int64_t n) {
+  *(int *)user += 1;
+  task(ctx, 0, n);
+}
+
+static int each_once(int64_t n) {
+  for (int64_t i = 0; i < 1000; i++) {
+    if (atomic_load(&visits[i]) != (i < n)) return 0;
+    atomic_store(&visits[i], 0);
+  }
+  return 1;
+}
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); return 1; } } while (0)
 
@@ -72,6 +104,36 @@ int main(void) {
   xcc_free(z2);
   CHECK(xcc_alloc(-1, 16) == NULL);
 
+  /* Parallel loops: pools of 1, 2, 3 and 8 threads, loop sizes around the chunk counts. */
+  const int pools[] = {1, 2, 3, 8};
+  const int64_t ns[] = {1, 2, 7, 8, 31, 32, 33, 1000};
+  for (unsigned k = 0; k < 4; k++) {
+    xcc_threadpool *pool = xcc_threadpool_create(pools[k]);
+    CHECK(pool && xcc_threadpool_size(pool) == pools[k]);
+    xcc_run_options o = {.pool = pool};
+    const xcc_run_options *previous = xcc_run_options_enter(&o);
+    for (unsigned j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+      for (int r = 0; r < 20; r++) {
+        xcc_parallel_for(count, NULL, ns[j]);
+        CHECK(each_once(ns[j]));
+      }
+    }
+    xcc_parallel_for(nested, NULL, 100);
+    CHECK(atomic_load(&nested_calls) == 100);
+    atomic_store(&nested_calls, 0);
+    xcc_run_options_leave(previous);
+    xcc_threadpool_destroy(pool);
+  }
+  /* The default pool, a thread limit, and a caller's parallel-for. */
+  xcc_parallel_for(count, NULL, 1000);
+  CHECK(each_once(1000) && xcc_default_threadpool() != NULL);
+  int calls = 0;
+  xcc_run_options mine = {.parallel_for = serial_for, .parallel_for_user = &calls};
+  const xcc_run_options *previous = xcc_run_options_enter(&mine);
+  xcc_parallel_for(count, NULL, 500);
+  xcc_run_options_leave(previous);
+  CHECK(calls == 1 && each_once(500));
+
   puts("xcc runtime ok");
   return 0;
 }
@@ -106,6 +168,7 @@ fn build(arch: &str, cc: &str) -> PathBuf {
     let dir = scratch_dir(arch);
     std::fs::write(dir.join("main.c"), MAIN_C).unwrap();
     std::fs::write(dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
+    std::fs::write(dir.join("xcc_parallel.h"), xcc_runtime_c::PARALLEL_HEADER).unwrap();
     let obj = format!("xcc_runtime_{arch}.o");
     std::fs::write(dir.join(&obj), xcc_runtime_c::object_for_arch(arch).unwrap()).unwrap();
     run(Command::new(cc).current_dir(&dir).args(["-std=c11", "-O1", "main.c", &obj, "-lpthread", "-o", "t"]));

@@ -150,6 +150,43 @@ fn two_models_in_one_program_and_concurrent_runs() -> Result<(), String> {
     Ok(())
 }
 
+/// One model compiled twice, run with 1, 2, 3 and 8 threads, the default pool, a caller's
+/// parallel-for and concurrently from four application threads (`models/threads.c`): every run
+/// gives the bytes of the one-thread run, and none allocates.
+fn threaded_runs_match_one_thread() -> Result<(), String> {
+    let models = repo().join("../shared/models");
+    let dir = repo().join("target/xcc-tests/models/threads");
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in ["tm_a", "tm_b"] {
+        run(
+            Command::new(xcc_binary())
+                .arg(models.join("squeezenet1_1.onnx"))
+                .args(["-O2", "--name", n, "-o"])
+                .arg(dir.join(format!("lib{n}.a"))),
+            "xcc",
+        )?;
+    }
+    let exe = dir.join("threads");
+    run(
+        Command::new("cc")
+            .args(["-O2", "-std=c11", "-I"])
+            .arg(&dir)
+            .arg(suite_dir().join("models/threads.c"))
+            .arg(dir.join("libtm_a.a"))
+            .arg(dir.join("libtm_b.a"))
+            .args(["-Wl,--wrap=malloc,--wrap=calloc,--wrap=posix_memalign", "-lm", "-lpthread", "-o"])
+            .arg(&exe),
+        "link",
+    )?;
+    let out = Command::new(&exe).output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !(out.status.success() && stdout.starts_with("ok")) {
+        return Err(format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    println!("{}", stdout.trim());
+    Ok(())
+}
+
 /// One test per shared model (compiled, run from C and C++, compared with the reference output
 /// and with ONNX Runtime run now), and one for two models in one program. Without `../shared`
 /// (a user's clone) or the venv, each reports itself skipped.
@@ -182,6 +219,9 @@ fn main() -> std::process::ExitCode {
     }));
     trials.push(libtest_mimic::Trial::test("models/two_models_in_one_program_and_concurrent_runs", || {
         Ok(two_models_in_one_program_and_concurrent_runs()?)
+    }));
+    trials.push(libtest_mimic::Trial::test("models/threaded_runs_match_one_thread", || {
+        Ok(threaded_runs_match_one_thread()?)
     }));
     let trials = trials.into_iter().map(|t| t.with_ignored_flag(missing.is_some())).collect();
     run_trials(trials)

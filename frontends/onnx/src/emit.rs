@@ -176,7 +176,40 @@ fn workspace_functions(m: &mut Module, name: &str, run: &str, n_params: usize) {
     let rc = m.result(rc, 0);
     m.build(b, OpSpec::new("memref.dealloc", span).operands([ws]));
     m.build(b, OpSpec::new("func.return", span).operands([rc]));
+    run_with_options(m, name, run, n_params);
 }
+
+/// `NAME_run_with(..., workspace, options)`: `NAME_run` with the caller's run options (threads,
+/// pool, parallel-for) current on this thread for the call; runtime-c's parallel-for reads them.
+fn run_with_options(m: &mut Module, name: &str, run: &str, n_params: usize) {
+    let span = Span::UNKNOWN;
+    for (callee, inputs, results) in
+        [(RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]), (RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![])]
+    {
+        let top = m.body_block();
+        m.build(
+            top,
+            OpSpec::new("llvm.func", span)
+                .attr("sym_name", Attribute::String(callee.into()))
+                .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs, results }))),
+        );
+    }
+    let (_, b) = function(m, &format!("{name}_run_with"), vec![Type::ptr(); n_params + 1], vec![Type::i32()]);
+    let args = m.blocks[b].args.clone();
+    let enter = OpSpec::new("llvm.call", span).operands([args[n_params]]).results([Type::ptr()]);
+    let previous = m.build(b, enter.attr("callee", Attribute::symbol(RUN_OPTIONS_ENTER)));
+    let previous = m.result(previous, 0);
+    let call = OpSpec::new("func.call", span).operands(args[..n_params].iter().copied()).results([Type::i32()]);
+    let rc = m.build(b, call.attr("callee", Attribute::symbol(run)));
+    let rc = m.result(rc, 0);
+    let leave = OpSpec::new("llvm.call", span).operands([previous]);
+    m.build(b, leave.attr("callee", Attribute::symbol(RUN_OPTIONS_LEAVE)));
+    m.build(b, OpSpec::new("func.return", span).operands([rc]));
+}
+
+/// runtime-c's entry points that make a run's options current and restore the previous ones.
+const RUN_OPTIONS_ENTER: &str = "xcc_run_options_enter";
+const RUN_OPTIONS_LEAVE: &str = "xcc_run_options_leave";
 
 impl LoopBuilder for Emitter {
     fn module(&mut self) -> &mut Module {

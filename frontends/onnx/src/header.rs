@@ -4,7 +4,9 @@ use super::c_identifier;
 use super::emit::ModelInterface;
 use std::fmt::Write;
 
-pub fn header(iface: &ModelInterface, source: &str) -> String {
+/// The header text; `parallel_decls` is runtime-c's `xcc_parallel.h` (run options, thread pools),
+/// repeated in every model header under its own guard so that one include suffices.
+pub fn header(iface: &ModelInterface, source: &str, parallel_decls: &str) -> String {
     let n = &iface.name;
     let up = n.to_uppercase();
     let mut h = String::new();
@@ -14,7 +16,8 @@ pub fn header(iface: &ModelInterface, source: &str) -> String {
     );
     let _ = writeln!(h, "#ifndef XCC_MODEL_{up}_H\n#define XCC_MODEL_{up}_H\n");
     let _ = writeln!(h, "#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n");
-    let _ = writeln!(h, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
+    let _ = writeln!(h, "{}", parallel_decls.trim_end());
+    let _ = writeln!(h, "\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(
         h,
         "#define {up}_NUM_INPUTS {}\n#define {up}_NUM_OUTPUTS {}\n",
@@ -54,9 +57,17 @@ pub fn header(iface: &ModelInterface, source: &str) -> String {
     }
     let _ = writeln!(
         h,
-        "/* Runs the model; returns 0 on success. Re-entrant: concurrent calls need separate workspaces. */"
+        "/* Runs the model; returns 0 on success. Re-entrant: concurrent calls need separate workspaces.\n * \
+         Parallel loops run on the process-wide thread pool (XCC_NUM_THREADS threads, else one per core). */"
     );
     let _ = writeln!(h, "int32_t {n}_run({}, void *workspace);\n", params.join(", "));
+    let _ = writeln!(
+        h,
+        "/* Same, with this run's threads chosen by options (NULL: as {n}_run): a thread count, a pool of\n * \
+         the caller's (xcc_threadpool_create), or the caller's own parallel-for. */"
+    );
+    let _ =
+        writeln!(h, "int32_t {n}_run_with({}, void *workspace, const xcc_run_options *options);\n", params.join(", "));
     let _ = writeln!(h, "/* Same, with a workspace allocated and freed by the call. */");
     let _ = writeln!(h, "int32_t {n}_run_alloc({});\n", params.join(", "));
     let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif");

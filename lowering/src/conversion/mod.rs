@@ -18,6 +18,7 @@ pub mod gpu_to_nvvm;
 pub mod math_to_llvm;
 pub mod memref_descriptor;
 pub mod memref_to_llvm;
+pub mod parallel_to_threads;
 pub mod reconcile_casts;
 pub mod scf_to_cf;
 pub mod type_converter;

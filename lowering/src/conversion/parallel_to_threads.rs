@@ -1,0 +1,398 @@
+//! `convert-parallel-to-threads`: an outermost `scf.parallel` worth sharing between threads
+//! becomes a call to runtime-c's `xcc_parallel_for`, its body outlined into a function that runs
+//! a range of the loop's iterations. The CPU half of the one seam threads and GPU grids share;
+//! the GPU target leaves the loops to its own mapping (and this pass does nothing there).
+//!
+//! ```text
+//! scf.parallel (%i, %j) = (0, 0) to (64, 3136) step (1, 1) { body(%i, %j, %buf) }
+//! ```
+//! becomes, with `%buf` (and every other value the body uses from outside) stored in a context
+//! struct on the caller's stack:
+//! ```text
+//! llvm.store %buf_descriptor, (gep %ctx[0, 0]) ...
+//! llvm.call @xcc_parallel_for(@f_parallel0, %ctx, 64)
+//! func.func private @f_parallel0(%ctx: !llvm.ptr, %begin: index, %end: index) {
+//!   %buf = load (gep %ctx[0, 0]) ...
+//!   scf.for %i = %begin to %end step 1 { scf.parallel (%j) = (0) to (3136) step (1) { body } }
+//! }
+//! ```
+//! Only the leading dimensions whose product reaches [`MIN_SPLIT`] are split between threads
+//! (their index is delinearized once per iteration); the rest stay a parallel loop inside, which
+//! `convert-scf-to-cf` makes serial. Loops with bounds not known at compile time, or too little
+//! work to pay for waking threads ([`MIN_WORK`]), stay as they are.
+
+use crate::builder::Builder;
+use crate::pass::{LoweringOptions, Pass};
+use std::collections::{HashMap, HashSet};
+use xcc_ir::types::FunctionType;
+use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+
+use super::type_converter::LlvmTypeConverter;
+
+pub struct ParallelToThreads;
+
+/// The runtime entry point: `void xcc_parallel_for(task, context, n)`.
+pub const PARALLEL_FOR: &str = "xcc_parallel_for";
+
+/// Estimated operations (loop trip counts times the operations they run) below which a parallel
+/// loop runs on the calling thread: waking a worker costs about as much as this much work.
+pub const MIN_WORK: u64 = 32_768;
+
+/// The split dimensions' iteration count at least this (or every dimension): enough slices to
+/// balance the threads.
+pub const MIN_SPLIT: u64 = 64;
+
+const CAST: &str = "builtin.unrealized_conversion_cast";
+
+impl Pass for ParallelToThreads {
+    fn name(&self) -> &'static str {
+        "convert-parallel-to-threads"
+    }
+
+    fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
+        if options.gpu {
+            return Ok(m);
+        }
+        let types = LlvmTypeConverter::new(options);
+        let mut outlined = 0;
+        for op in outermost_parallel_loops(&m) {
+            let Some(trips) = static_trip_counts(&m, op) else { continue };
+            let total: u64 = trips.iter().product();
+            if total < 2 || total.saturating_mul(body_work(&m, op)) < MIN_WORK {
+                continue;
+            }
+            outline(&mut m, op, &trips, &types, &mut outlined)?;
+        }
+        if outlined > 0 && m.lookup_symbol(PARALLEL_FOR).is_none() {
+            let ft = FunctionType { inputs: vec![Type::ptr(), Type::ptr(), Type::i64()], results: vec![] };
+            let body = m.body_block();
+            m.build(
+                body,
+                OpSpec::new("llvm.func", Span::UNKNOWN)
+                    .attr("sym_name", Attribute::String(PARALLEL_FOR.into()))
+                    .attr("function_type", Attribute::Type(Type::Function(ft))),
+            );
+        }
+        Ok(m)
+    }
+}
+
+/// `scf.parallel` ops with no `scf.parallel` around them, in program order.
+fn outermost_parallel_loops(m: &Module) -> Vec<OpId> {
+    let mut out = Vec::new();
+    for &top in m.top_ops() {
+        m.walk_nested(top, &mut |op| {
+            if m.ops[op].name == "scf.parallel" && !inside_parallel(m, op) {
+                out.push(op);
+            }
+        });
+    }
+    out
+}
+
+fn inside_parallel(m: &Module, op: OpId) -> bool {
+    let mut at = op;
+    while let Some(b) = m.ops[at].parent {
+        match m.parent_op_of_block(b) {
+            Some(p) if m.ops[p].name == "scf.parallel" => return true,
+            Some(p) => at = p,
+            None => return false,
+        }
+    }
+    false
+}
+
+fn const_int(m: &Module, v: ValueId) -> Option<i64> {
+    let d = m.defining_op(v)?;
+    if m.ops[d].name != "arith.constant" {
+        return None;
+    }
+    m.attr(d, "value").and_then(Attribute::as_int).map(|x| x as i64)
+}
+
+/// Each dimension's iteration count, when every bound and step is a constant.
+fn static_trip_counts(m: &Module, op: OpId) -> Option<Vec<u64>> {
+    let operands = &m.ops[op].operands;
+    let n = m.blocks[m.regions[m.ops[op].regions[0]].blocks[0]].args.len();
+    (0..n)
+        .map(|d| {
+            let (lb, ub, step) =
+                (const_int(m, operands[d])?, const_int(m, operands[n + d])?, const_int(m, operands[2 * n + d])?);
+            trip_count(lb, ub, step)
+        })
+        .collect()
+}
+
+fn trip_count(lb: i64, ub: i64, step: i64) -> Option<u64> {
+    (step > 0).then(|| if ub <= lb { 0 } else { ((ub - lb) as u64).div_ceil(step as u64) })
+}
+
+/// Operations one iteration of `op`'s body runs, counting nested loops by their trip counts
+/// (an unknown count as one).
+fn body_work(m: &Module, op: OpId) -> u64 {
+    m.ops[op].regions.iter().flat_map(|&r| m.regions[r].blocks.iter()).map(|&b| block_work(m, b)).sum()
+}
+
+fn block_work(m: &Module, b: BlockId) -> u64 {
+    let mut total = 0u64;
+    for &op in &m.blocks[b].ops {
+        let inner = body_work(m, op);
+        let trips: u64 = match m.ops[op].name.as_str() {
+            "scf.for" => {
+                let o = &m.ops[op].operands;
+                match (const_int(m, o[0]), const_int(m, o[1]), const_int(m, o[2])) {
+                    (Some(l), Some(u), Some(s)) => trip_count(l, u, s).unwrap_or(1),
+                    _ => 1,
+                }
+            }
+            "scf.parallel" => static_trip_counts(m, op).map_or(1, |t| t.iter().product()),
+            _ => 1,
+        };
+        total = total.saturating_add(1 + trips.saturating_mul(inner));
+    }
+    total
+}
+
+/// The values `op`'s body uses from outside it, in first-use order: those to pass through the
+/// context, and constants (and other operand-free definitions) to define again inside.
+fn live_ins(m: &Module, op: OpId) -> (Vec<ValueId>, Vec<ValueId>) {
+    let mut defined: HashSet<ValueId> = HashSet::new();
+    let mut nested = Vec::new();
+    m.walk_nested(op, &mut |o| nested.push(o));
+    for &o in std::iter::once(&op).chain(&nested) {
+        defined.extend(m.ops[o].results.iter().copied());
+        for &r in &m.ops[o].regions {
+            for &b in &m.regions[r].blocks {
+                defined.extend(m.blocks[b].args.iter().copied());
+            }
+        }
+    }
+    let (mut seen, mut captured, mut rematerialized) = (HashSet::new(), Vec::new(), Vec::new());
+    for &o in &nested {
+        let d = &m.ops[o];
+        for &v in d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter())) {
+            if defined.contains(&v) || !seen.insert(v) {
+                continue;
+            }
+            if m.defining_op(v).is_some_and(|def| rematerializable(m, def)) {
+                rematerialized.push(v);
+            } else {
+                captured.push(v);
+            }
+        }
+    }
+    (captured, rematerialized)
+}
+
+fn rematerializable(m: &Module, op: OpId) -> bool {
+    let d = &m.ops[op];
+    d.operands.is_empty()
+        && d.regions.is_empty()
+        && matches!(
+            d.name.as_str(),
+            "arith.constant" | "memref.get_global" | "llvm.mlir.constant" | "llvm.mlir.addressof" | "llvm.mlir.zero"
+        )
+}
+
+/// A pointer to field `i` of the context struct at `ctx`.
+fn field(b: &mut Builder, ctx: ValueId, ctx_ty: &Type, i: usize) -> ValueId {
+    let indices = Attribute::DenseArray { elem: Type::i32(), values: vec![0, i as i128] };
+    let attrs = vec![("rawConstantIndices".into(), indices), ("elem_type".into(), Attribute::Type(ctx_ty.clone()))];
+    b.value_with("llvm.getelementptr", &[ctx], Type::ptr(), attrs)
+}
+
+/// How many leading dimensions to split between threads.
+fn split_dims(trips: &[u64]) -> usize {
+    let mut product = 1;
+    for (d, &t) in trips.iter().enumerate() {
+        product *= t;
+        if product >= MIN_SPLIT {
+            return d + 1;
+        }
+    }
+    trips.len()
+}
+
+fn fresh_name(m: &Module, func: OpId, count: &mut usize) -> String {
+    let base = m.sym_name(func).unwrap_or("fn").to_string();
+    loop {
+        let name = format!("{base}_parallel{count}");
+        *count += 1;
+        if m.lookup_symbol(&name).is_none() {
+            return name;
+        }
+    }
+}
+
+fn outline(
+    m: &mut Module,
+    op: OpId,
+    trips: &[u64],
+    types: &LlvmTypeConverter,
+    count: &mut usize,
+) -> Result<(), Diagnostic> {
+    let span = m.ops[op].span;
+    let func = m.top_level_ancestor(op);
+    let name = fresh_name(m, func, count);
+    let (captured, rematerialized) = live_ins(m, op);
+    let fields: Vec<Type> = captured.iter().map(|&v| types.convert(m.ty(v), span)).collect::<Result<_, _>>()?;
+    let ctx_ty = Type::LlvmStruct { packed: false, fields: fields.clone() };
+    let split = split_dims(trips);
+    call_site(m, op, func, &name, &captured, &ctx_ty, trips[..split].iter().product());
+    let task = task_function(m, func, &name, span);
+    let entry = m.regions[m.ops[task].regions[0]].blocks[0];
+    let (ctx, begin, end) = (m.blocks[entry].args[0], m.blocks[entry].args[1], m.blocks[entry].args[2]);
+    let mut map = HashMap::new();
+    for &v in &rematerialized {
+        let def = m.defining_op(v).expect("rematerialized values are op results");
+        let copy = m.clone_op(def, &mut map);
+        m.append_op(entry, copy);
+    }
+    let mut b = Builder::at_end(m, entry, span);
+    for (i, (&v, t)) in captured.iter().zip(&fields).enumerate() {
+        let slot = field(&mut b, ctx, &ctx_ty, i);
+        let raw = b.value("llvm.load", &[slot], t.clone());
+        let orig = b.m.ty(v).clone();
+        let value = if orig == *t { raw } else { b.value(CAST, &[raw], orig) };
+        map.insert(v, value);
+    }
+    let body = slice_loop(m, entry, begin, end, span);
+    move_body(m, op, body, trips, split);
+    m.build(entry, OpSpec::new("func.return", span));
+    for (from, to) in map {
+        m.replace_uses_in(task, from, to);
+    }
+    Ok(())
+}
+
+/// Before `op`: the context filled with the captured values, and the call handing the loop's
+/// `slices` iterations to the runtime; then `op` goes. The context's slot is allocated once, in
+/// the function's entry block (a loop around `op` must not grow the stack).
+fn call_site(m: &mut Module, op: OpId, func: OpId, task: &str, captured: &[ValueId], ctx_ty: &Type, slices: u64) {
+    let func_entry = m.regions[m.ops[func].regions[0]].blocks[0];
+    let first = m.blocks[func_entry].ops[0];
+    let mut b = Builder::before(m, first);
+    let one = b.arith_const(1, Type::i64());
+    let attrs = vec![("elem_type".into(), Attribute::Type(ctx_ty.clone())), ("alignment".into(), Attribute::i64(16))];
+    let ctx = b.value_with("llvm.alloca", &[one], Type::ptr(), attrs);
+    let Type::LlvmStruct { fields, .. } = ctx_ty else { unreachable!("the context is a struct") };
+    let mut b = Builder::before(m, op);
+    for (i, (&v, t)) in captured.iter().zip(fields).enumerate() {
+        let value = if b.m.ty(v) == t { v } else { b.value(CAST, &[v], t.clone()) };
+        let slot = field(&mut b, ctx, ctx_ty, i);
+        let spec = b.spec("llvm.store").operands([value, slot]);
+        b.insert(spec);
+    }
+    let addr = vec![("global_name".into(), Attribute::symbol(task))];
+    let task = b.value_with("llvm.mlir.addressof", &[], Type::ptr(), addr);
+    let n = b.arith_const(slices as i64, Type::i64());
+    let spec = b.spec("llvm.call").operands([task, ctx, n]).attr("callee", Attribute::symbol(PARALLEL_FOR));
+    b.insert(spec);
+    m.erase_op(op);
+}
+
+/// `func.func private @name(%ctx: !llvm.ptr, %begin: index, %end: index)`, right after `func`.
+fn task_function(m: &mut Module, func: OpId, name: &str, span: Span) -> OpId {
+    let inputs = vec![Type::ptr(), Type::Index, Type::Index];
+    let region = m.new_region();
+    let entry = m.append_block(region, span);
+    for t in &inputs {
+        m.add_block_arg(entry, t.clone(), span);
+    }
+    let f = m.create_op(
+        OpSpec::new("func.func", span)
+            .attr("sym_name", Attribute::String(name.to_string()))
+            .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs, results: vec![] })))
+            .attr("sym_visibility", Attribute::String("private".into()))
+            .region(region),
+    );
+    // After `func` and the tasks already outlined from it, so they print in program order.
+    let top = m.body_block();
+    let at = m.blocks[top].ops.iter().position(|&o| o == func).expect("a top-level function");
+    let prefix = format!("{}_parallel", m.sym_name(func).unwrap_or_default());
+    let tasks =
+        m.blocks[top].ops[at + 1..].iter().take_while(|&&o| m.sym_name(o).is_some_and(|s| s.starts_with(&prefix)));
+    let pos = at + tasks.count();
+    m.ops[f].parent = Some(top);
+    m.blocks[top].ops.insert(pos + 1, f);
+    f
+}
+
+/// `scf.for %slice = %begin to %end step 1` at the end of `block`; returns its body block (not
+/// yet terminated) and the slice index.
+fn slice_loop(m: &mut Module, block: BlockId, begin: ValueId, end: ValueId, span: Span) -> (BlockId, ValueId) {
+    let one = Builder::at_end(m, block, span).index_const(1);
+    let region = m.new_region();
+    let body = m.append_block(region, span);
+    let iv = m.add_block_arg(body, Type::Index, span);
+    m.build(block, OpSpec::new("scf.for", span).operands([begin, end, one]).region(region));
+    (body, iv)
+}
+
+/// Moves `op`'s body under the slice loop: the first `split` induction variables come from the
+/// slice index; the others stay a (serial from here on) parallel loop around the body.
+fn move_body(m: &mut Module, op: OpId, (body, slice): (BlockId, ValueId), trips: &[u64], split: usize) {
+    let span = m.ops[op].span;
+    let operands = m.ops[op].operands.clone();
+    let n = trips.len();
+    let region = m.ops[op].regions[0];
+    let entry = m.regions[region].blocks[0];
+    let args = m.blocks[entry].args.clone();
+    let mut b = Builder::at_end(m, body, span);
+    let mut rest = slice;
+    let mut ivs = vec![slice; split];
+    for d in (0..split).rev() {
+        let index = if d == 0 {
+            rest
+        } else {
+            let t = b.index_const(trips[d] as i64);
+            let r = b.value("arith.remui", &[rest, t], Type::Index);
+            rest = b.value("arith.divui", &[rest, t], Type::Index);
+            r
+        };
+        let (lb, step) = (const_int(b.m, operands[d]), const_int(b.m, operands[2 * n + d]));
+        ivs[d] = iv_of(&mut b, index, lb, step);
+    }
+    for d in 0..split {
+        m.replace_uses_in(op, args[d], ivs[d]);
+    }
+    if split == n {
+        let ops = m.blocks[entry].ops.clone();
+        for &o in &ops[..ops.len() - 1] {
+            m.append_op(body, o);
+        }
+        m.blocks[entry].ops.clear();
+    } else {
+        let mut b = Builder::at_end(m, body, span);
+        let mut bounds: Vec<Vec<ValueId>> = vec![Vec::new(); 3];
+        for (k, list) in bounds.iter_mut().enumerate() {
+            for d in split..n {
+                let c = const_int(b.m, operands[k * n + d]).expect("static bounds");
+                list.push(b.index_const(c));
+            }
+        }
+        m.blocks[entry].args = args[split..].to_vec();
+        for (i, &a) in args[split..].iter().enumerate() {
+            m.values[a].def = xcc_ir::module::ValueDef::BlockArg { block: entry, index: i as u32 };
+        }
+        m.ops[op].regions.clear();
+        let spec = xcc_ir::dialects::scf::parallel_spec(&bounds[0], &bounds[1], &bounds[2], region, span);
+        m.build(body, spec);
+    }
+    m.build(body, OpSpec::new("scf.yield", span));
+}
+
+/// `lb + index * step`, folded where `lb` is 0 or `step` is 1.
+fn iv_of(b: &mut Builder, index: ValueId, lb: Option<i64>, step: Option<i64>) -> ValueId {
+    let (lb, step) = (lb.expect("static bounds"), step.expect("static bounds"));
+    let mut v = index;
+    if step != 1 {
+        let s = b.index_const(step);
+        v = b.value("arith.muli", &[v, s], Type::Index);
+    }
+    if lb != 0 {
+        let l = b.index_const(lb);
+        v = b.value("arith.addi", &[v, l], Type::Index);
+    }
+    v
+}

@@ -1,0 +1,52 @@
+/* xcc parallel runs: how the parallel loops of a compiled model reach threads.
+ * Shared by xcc_runtime.h and every model header xcc writes (hence the guard macro rather than
+ * a file guard: the same declarations may arrive through several headers). */
+#ifndef XCC_PARALLEL_DECLARED
+#define XCC_PARALLEL_DECLARED
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One slice of a parallel loop: runs iterations [begin, end) of the loop described by context. */
+typedef void (*xcc_task_fn)(void *context, int64_t begin, int64_t end);
+
+/* A caller-provided parallel-for: must run task(context, b, e) over ranges that together cover
+ * [0, n) exactly once, possibly concurrently, and return when all have finished. */
+typedef void (*xcc_parallel_for_fn)(void *user, xcc_task_fn task, void *context, int64_t n);
+
+/* A pool of worker threads. A parallel loop runs on the calling thread plus the pool's workers;
+ * one loop at a time per pool: a loop submitted while the pool is busy (a concurrent run on
+ * another application thread) runs on its own calling thread, so concurrent runs stay correct. */
+typedef struct xcc_threadpool xcc_threadpool;
+
+/* num_threads counts the calling thread; <= 0 means the number of cores this process may use.
+ * Returns NULL when threads cannot be created. */
+xcc_threadpool *xcc_threadpool_create(int num_threads);
+/* Waits for the workers to exit. The pool must not be running a loop. */
+void xcc_threadpool_destroy(xcc_threadpool *pool);
+int xcc_threadpool_size(const xcc_threadpool *pool);
+/* The process-wide pool that runs use by default, created on first use with XCC_NUM_THREADS
+ * threads if that variable is set, else one per core this process may use. */
+xcc_threadpool *xcc_default_threadpool(void);
+
+/* How one run uses threads. All-zero (or a NULL pointer) means the process-wide pool. */
+typedef struct xcc_run_options {
+  /* At most this many threads, the caller's included; 0 means all of the pool's; 1 runs every
+   * loop on the calling thread. */
+  int32_t num_threads;
+  /* The pool to use instead of the process-wide one. */
+  xcc_threadpool *pool;
+  /* When set, every parallel loop is handed to this function instead of a pool (for
+   * applications that own their threads); num_threads and pool are then ignored. */
+  xcc_parallel_for_fn parallel_for;
+  void *parallel_for_user;
+} xcc_run_options;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XCC_PARALLEL_DECLARED */

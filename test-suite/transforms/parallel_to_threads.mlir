@@ -1,0 +1,53 @@
+// RUN: --passes=convert-parallel-to-threads
+// convert-parallel-to-threads: a parallel loop with enough work becomes a call to runtime-c's
+// xcc_parallel_for over an outlined task; the buffers it uses travel in a context struct (one
+// slot, allocated in the entry block), the constants are defined again inside. The leading
+// dimensions whose product reaches 64 are split between threads (here 64 x 256: the first); the
+// rest stays a parallel loop inside the task. Small loops stay as they are.
+
+// CHECK-LABEL: func.func @scale
+// CHECK: [[CTX:%[0-9]+]] = "llvm.alloca"({{%[0-9]+}}) {alignment = 16, elem_type = !llvm.struct<(!llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>, !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>)>}
+// CHECK: "builtin.unrealized_conversion_cast"(%arg0) : (memref<64x256xf32>) -> !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>
+// CHECK: "llvm.getelementptr"([[CTX]]) {{.*}}rawConstantIndices = array<i32: 0, 0>
+// CHECK: "llvm.getelementptr"([[CTX]]) {{.*}}rawConstantIndices = array<i32: 0, 1>
+// CHECK: [[TASK:%[0-9]+]] = "llvm.mlir.addressof"() {global_name = @scale_parallel0}
+// CHECK: [[N:%[0-9]+]] = arith.constant 64 : i64
+// CHECK: llvm.call @xcc_parallel_for([[TASK]], [[CTX]], [[N]])
+// CHECK-NOT: scf.parallel
+// CHECK: func.return
+// CHECK-LABEL: func.func private @scale_parallel0(%arg0: !llvm.ptr, %arg1: index, %arg2: index)
+// CHECK: arith.constant 2.0 : f32
+// CHECK: scf.for [[I:%[0-9]+]] = %arg1 to %arg2 step
+// CHECK: scf.parallel ([[J:%[0-9]+]]) = ({{%[0-9]+}}) to ({{%[0-9]+}}) step ({{%[0-9]+}})
+// CHECK: memref.load {{%[0-9]+}}[[[I]], [[J]]] : memref<64x256xf32>
+// CHECK: func.return
+func.func @scale(%x: memref<64x256xf32>, %y: memref<64x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %two = arith.constant 2.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c256) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<64x256xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %y[%i, %j] : memref<64x256xf32>
+    scf.reduce
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @small
+// CHECK: scf.parallel
+// CHECK-NOT: xcc_parallel_for
+func.func @small(%x: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %one, %x[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+// CHECK: llvm.func @xcc_parallel_for(!llvm.ptr, !llvm.ptr, i64)
