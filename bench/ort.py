@@ -1,12 +1,14 @@
-"""ONNX Runtime's median latency for a model, single-threaded, on the model's reference input.
-Usage: ort.py MODEL.onnx INPUT.bin BUDGET_MS. Prints "median_ms runs"."""
+"""ONNX Runtime's median latency for a model on the model's reference input.
+Usage: ort.py MODEL.onnx INPUT.bin BUDGET_MS [THREADS]. THREADS (default 1) is ORT's intra-op thread
+count. Prints "median_ms runs"."""
 import sys, time
 import numpy as np
 import onnxruntime as ort
 
 model, data, budget = sys.argv[1], sys.argv[2], float(sys.argv[3])
+threads = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 opts = ort.SessionOptions()
-opts.intra_op_num_threads = 1
+opts.intra_op_num_threads = threads
 opts.inter_op_num_threads = 1
 s = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
 i = s.get_inputs()[0]

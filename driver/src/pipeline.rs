@@ -28,6 +28,12 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         Some(spec) => xcc_lowering::parse_pipeline(spec).map_err(|e| format!("xcc: error: --passes: {e}"))?,
         None => xcc_lowering::default_pipeline(),
     };
+    let mut spec = spec;
+    if emit != Emit::Lib && emit != Emit::Mlir && emit != Emit::MlirLlvm {
+        // Several CPUs' code needs runtime-c's xcc_cpu_level, which only an archive carries: an
+        // object, assembly or LLVM IR is for the one CPU named (the portable default).
+        spec.dispatch.clear();
+    }
     let lowered = lower(cli, module, &passes, &spec).map_err(render)?;
     if matches!(emit, Emit::Mlir | Emit::MlirLlvm) {
         return write_output(&cli.output, xcc_ir::printer::print_module(&lowered).as_bytes());
@@ -72,7 +78,9 @@ fn lower(
     passes: &[Box<dyn xcc_lowering::Pass>],
     spec: &xcc_targets::TargetSpec,
 ) -> Result<xcc_ir::Module, Diagnostic> {
-    let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64 };
+    let cpu_versions =
+        spec.dispatch.iter().map(|(cpu, level)| xcc_lowering::CpuVersion { cpu: cpu.clone(), level: *level }).collect();
+    let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64, cpu_versions };
     xcc_lowering::run_pipeline(module, passes, &options, |name, m| {
         if cli.print_after_all {
             eprintln!("// -----// IR Dump After {name} //----- //\n{}", xcc_ir::printer::print_module(m));

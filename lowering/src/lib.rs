@@ -11,7 +11,9 @@
 //!    ones serially) and conditionals to blocks;
 //! 4. `convert-to-llvm`: every `*-to-llvm` conversion of [`conversion`] at once (func, arith,
 //!    math, cf, memref, vector, gpu), as a full conversion;
-//! 5. `reconcile-unrealized-casts` ([`conversion::reconcile_casts`]).
+//! 5. `reconcile-unrealized-casts` ([`conversion::reconcile_casts`]);
+//! 6. `cpu-dispatch` ([`llvm::cpu_dispatch`]): for a portable x86-64 library, a copy of the code
+//!    per CPU level and exported functions that pick one at run time.
 //!
 //! Each `*-to-llvm` conversion is also a pass of its own (`convert-arith-to-llvm`, ...), a
 //! partial conversion that leaves casts where converted and unconverted operations meet; the
@@ -20,9 +22,10 @@
 pub mod builder;
 pub mod conversion;
 pub mod kernel;
+pub mod llvm;
 mod pass;
 
-pub use pass::{LoweringOptions, Pass};
+pub use pass::{CpuVersion, LoweringOptions, Pass};
 
 use conversion::{ConversionSet, LlvmConversionPass};
 use xcc_ir::{Diagnostic, Module};
@@ -91,6 +94,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "every *-to-llvm conversion at once; everything must end in the llvm dialect",
         ),
         (Box::new(conversion::reconcile_casts::ReconcileUnrealizedCasts), "removes casts between converted types"),
+        (
+            Box::new(llvm::cpu_dispatch::CpuDispatch),
+            "a copy of every function per extra CPU, exported functions dispatching at run time",
+        ),
     ]
 }
 
@@ -110,11 +117,11 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
     Ok(out)
 }
 
-/// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-scf-to-cf, convert-to-llvm and
-/// reconcile-unrealized-casts.
+/// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-scf-to-cf,
+/// convert-to-llvm, reconcile-unrealized-casts and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
     "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-pack-weights,kernel-to-loops,plan-workspace,\
-lower-affine,convert-parallel-to-threads,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts";
+lower-affine,convert-parallel-to-threads,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
     parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")

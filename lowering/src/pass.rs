@@ -19,4 +19,15 @@ pub struct LoweringOptions {
     pub gpu: bool,
     /// Pointer width of the target in bits (index lowers to an integer of this width).
     pub index_bits: u32,
+    /// Extra CPUs to compile every function for, chosen at run time (`cpu-dispatch`); empty for
+    /// a library built for one CPU.
+    pub cpu_versions: Vec<CpuVersion>,
+}
+
+/// One CPU a dispatched library has code for: LLVM's CPU name and the level runtime-c's
+/// `xcc_cpu_level()` must report for it to run.
+#[derive(Clone, Debug)]
+pub struct CpuVersion {
+    pub cpu: String,
+    pub level: u32,
 }

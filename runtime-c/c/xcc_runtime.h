@@ -34,6 +34,12 @@ XCC_API void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n);
 XCC_API const xcc_run_options *xcc_run_options_enter(const xcc_run_options *options);
 XCC_API void xcc_run_options_leave(const xcc_run_options *previous);
 
+/* The x86-64 micro-architecture level this CPU and OS support (1 to 4: baseline, v2 with SSE4.2,
+ * v3 with AVX2 and FMA, v4 with AVX-512), which a library built without --mcpu uses to pick its
+ * code; 0 on other architectures. XCC_CPU_LEVEL=N in the environment lowers it to N (never
+ * raises it), to test or pin a level. */
+XCC_API int32_t xcc_cpu_level(void);
+
 /* Runs one PTX kernel on the first CUDA device: loads libcuda at run time (no link-time
  * dependency), JIT-loads `ptx`, launches `kernel` on grid x block threads with `args[i]` pointing
  * at each parameter's value, and waits for it. Device buffers: xcc_cuda_alloc / _copy / _free.

@@ -134,6 +134,7 @@ int main(void) {
   xcc_run_options_leave(previous);
   CHECK(calls == 1 && each_once(500));
 
+  printf("cpu level %d\n", (int)xcc_cpu_level());
   puts("xcc runtime ok");
   return 0;
 }
@@ -179,17 +180,49 @@ fn cleanup(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The level `xcc_cpu_level()` must report on this machine, by Rust's own feature detection.
+#[cfg(target_arch = "x86_64")]
+fn host_level() -> i32 {
+    let v2 = is_x86_feature_detected!("sse4.2") && is_x86_feature_detected!("popcnt");
+    let v3 = v2
+        && is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("fma")
+        && is_x86_feature_detected!("bmi1")
+        && is_x86_feature_detected!("bmi2")
+        && is_x86_feature_detected!("f16c")
+        && is_x86_feature_detected!("lzcnt")
+        && is_x86_feature_detected!("movbe");
+    let v4 = v3
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512cd")
+        && is_x86_feature_detected!("avx512dq")
+        && is_x86_feature_detected!("avx512vl");
+    1 + v2 as i32 + v3 as i32 + v4 as i32
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn host_level() -> i32 {
+    0
+}
+
 fn dma_and_alloc_x86_64() {
     let dir = build("x86_64", "cc");
+    let level = host_level();
     let stdout = run(Command::new(dir.join("t")).current_dir(&dir));
-    assert_eq!(stdout.trim(), "xcc runtime ok");
+    assert_eq!(stdout.trim(), format!("cpu level {level}\nxcc runtime ok"));
+    // XCC_CPU_LEVEL lowers the level, and never raises it.
+    let stdout = run(Command::new(dir.join("t")).current_dir(&dir).env("XCC_CPU_LEVEL", "1"));
+    assert!(stdout.contains("cpu level 1\n"), "{stdout}");
+    let stdout = run(Command::new(dir.join("t")).current_dir(&dir).env("XCC_CPU_LEVEL", "9"));
+    assert!(stdout.contains(&format!("cpu level {level}\n")), "{stdout}");
     cleanup(&dir);
 }
 
 fn dma_and_alloc_aarch64_under_qemu() {
     let dir = build("aarch64", "aarch64-linux-gnu-gcc");
     let stdout = run(Command::new("qemu-aarch64").current_dir(&dir).args(["-L", "/usr/aarch64-linux-gnu", "./t"]));
-    assert_eq!(stdout.trim(), "xcc runtime ok");
+    assert_eq!(stdout.trim(), "cpu level 0\nxcc runtime ok");
     cleanup(&dir);
 }
 

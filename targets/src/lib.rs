@@ -48,10 +48,15 @@ pub struct TargetSpec {
     pub arch: Arch,
     pub cpu: String,
     pub features: String,
+    /// Further CPUs the library carries code for, picked at run time by the x86-64 level
+    /// (`cpu-dispatch`): LLVM's CPU name and its level. Empty when `--mcpu`/`--mattr` name one CPU.
+    pub dispatch: Vec<(String, u32)>,
 }
 
 /// Resolves `--target`, `-mcpu` and `-mattr`. Short names map to Linux (CPUs) or CUDA (PTX)
-/// triples. The default CPU is portable: `x86-64-v2`, `generic` on AArch64, `sm_80` for PTX.
+/// triples. The default CPU is portable: `x86-64-v2`, `generic` on AArch64 (NEON), `sm_80` for
+/// PTX; on x86-64 the default library also carries code for `x86-64-v3` (AVX2, FMA) and
+/// `x86-64-v4` (AVX-512) and runs the best the machine supports.
 pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -> Result<TargetSpec, TargetError> {
     let triple = match target {
         "x86_64" | "x86-64" | "host" => "x86_64-unknown-linux-gnu".to_string(),
@@ -72,6 +77,11 @@ pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -
         Arch::Aarch64 => "generic",
         Arch::Nvptx64 => "sm_80",
     };
+    let dispatch = if arch == Arch::X86_64 && cpu.is_none() && features.is_none() {
+        vec![("x86-64-v3".to_string(), 3), ("x86-64-v4".to_string(), 4)]
+    } else {
+        Vec::new()
+    };
     let cpu = match cpu {
         None => default_cpu.to_string(),
         Some("native") => TargetMachine::get_host_cpu_name().to_string(),
@@ -81,7 +91,7 @@ pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -
     if cpu_is_native(&cpu) && features.is_empty() && arch != Arch::Nvptx64 {
         features = TargetMachine::get_host_cpu_features().to_string();
     }
-    Ok(TargetSpec { triple, arch, cpu, features })
+    Ok(TargetSpec { triple, arch, cpu, features, dispatch })
 }
 
 fn cpu_is_native(cpu: &str) -> bool {

@@ -179,6 +179,22 @@ impl Translator<'_> {
         if self.options.nvptx && m.attr(op, "nvvm.kernel").is_some() {
             unsafe { LLVMSetFunctionCallConv(f, PTX_KERNEL_CC) };
         }
+        // Upstream's `target_cpu` / `target_features` (a string here): code for one CPU inside a
+        // module built for another, as the per-CPU versions of a dispatched library are.
+        for (attr, key) in [("target_cpu", "target-cpu"), ("target_features", "target-features")] {
+            if let Some(value) = m.attr(op, attr).and_then(Attribute::as_str) {
+                unsafe {
+                    let a = LLVMCreateStringAttribute(
+                        self.ctx,
+                        key.as_ptr() as *const CChar,
+                        key.len() as u32,
+                        value.as_ptr() as *const CChar,
+                        value.len() as u32,
+                    );
+                    LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, a);
+                }
+            }
+        }
         self.functions.insert(name, (f, fty));
         Ok(())
     }

@@ -1,0 +1,184 @@
+//! `cpu-dispatch`: one library, code for several CPUs, chosen at run time. Every function of the
+//! llvm-dialect module is copied once per extra CPU of [`LoweringOptions::cpu_versions`] (its
+//! `target_cpu` set, so LLVM compiles and vectorizes the copy for that CPU), and each exported
+//! function becomes a dispatcher that asks runtime-c's `xcc_cpu_level()` once per call and calls
+//! the copy for the best level the machine has, else the baseline copy (the module's own CPU).
+//! Globals, the weights among them, exist once and are shared by every copy.
+//!
+//! ```text
+//! llvm.func @m_run(%a) -> i32 {            // the dispatcher
+//!   %l = llvm.call @xcc_cpu_level() : () -> i32
+//!   %p = llvm.icmp sge %l, 4   ->  llvm.call @m_run.x86_64_v4(%a)
+//!   %q = llvm.icmp sge %l, 3   ->  llvm.call @m_run.x86_64_v3(%a)
+//!   otherwise                  ->  llvm.call @m_run.base(%a)
+//! }
+//! ```
+//! Calls and addresses inside each copy are renamed to the same copy, so a version never leaves
+//! its CPU (the outlined parallel tasks included).
+
+use crate::pass::{CpuVersion, LoweringOptions, Pass};
+use std::collections::HashSet;
+use xcc_ir::types::FunctionType;
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+
+pub struct CpuDispatch;
+
+/// The runtime entry point: `int32_t xcc_cpu_level(void)`.
+pub const CPU_LEVEL: &str = "xcc_cpu_level";
+
+impl Pass for CpuDispatch {
+    fn name(&self) -> &'static str {
+        "cpu-dispatch"
+    }
+
+    fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
+        if options.cpu_versions.is_empty() {
+            return Ok(m);
+        }
+        let defined: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
+        let names: HashSet<String> = defined.iter().filter_map(|&f| m.sym_name(f).map(str::to_string)).collect();
+        let exported: HashSet<String> = defined
+            .iter()
+            .filter(|&&f| !is_internal(&m, f))
+            .filter_map(|&f| m.sym_name(f).map(str::to_string))
+            .collect();
+        let mut versions: Vec<&CpuVersion> = options.cpu_versions.iter().collect();
+        versions.sort_by_key(|v| std::cmp::Reverse(v.level));
+        for v in &versions {
+            let suffix = suffix_of(&v.cpu);
+            for &f in &defined {
+                let copy = copy_function(&mut m, f, |name| names.contains(name).then(|| format!("{name}.{suffix}")));
+                m.set_attr(copy, "target_cpu", Attribute::String(v.cpu.clone()));
+            }
+        }
+        for &f in &defined {
+            let name = m.sym_name(f).unwrap_or_default().to_string();
+            if !exported.contains(&name) {
+                // The original of an internal function is its baseline version, called by name from
+                // the exported functions' baseline copies.
+                rename_calls(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
+                continue;
+            }
+            copy_function(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
+            make_dispatcher(&mut m, f, &name, &versions);
+        }
+        declare_cpu_level(&mut m);
+        Ok(m)
+    }
+}
+
+fn is_definition(m: &Module, f: OpId) -> bool {
+    m.ops[f].name == "llvm.func"
+        && m.ops[f].regions.first().is_some_and(|&r| !m.regions[r].blocks.is_empty())
+        && m.attr(f, "vararg").is_none()
+}
+
+fn is_internal(m: &Module, f: OpId) -> bool {
+    matches!(m.attr(f, "linkage").and_then(Attribute::as_str), Some("internal" | "private"))
+        || m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private")
+}
+
+/// `x86-64-v3` -> `x86_64_v3`: a symbol suffix naming the CPU.
+fn suffix_of(cpu: &str) -> String {
+    cpu.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// An internal copy of `f` after it, named by `rename(f's name)`, with its calls and addresses
+/// renamed by `rename` where it gives a name.
+fn copy_function(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String>) -> OpId {
+    let name = m.sym_name(f).unwrap_or_default().to_string();
+    let mut map = std::collections::HashMap::new();
+    let copy = m.clone_op(f, &mut map);
+    m.set_attr(copy, "sym_name", Attribute::String(rename(&name).expect("the function itself is renamed")));
+    m.remove_attr(copy, "sym_visibility");
+    m.set_attr(copy, "linkage", Attribute::String("internal".into()));
+    m.remove_attr(copy, "llvm.emit_c_interface");
+    let top = m.body_block();
+    m.append_op(top, copy);
+    rename_calls(m, copy, rename);
+    copy
+}
+
+fn rename_calls(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String>) {
+    let mut ops = Vec::new();
+    m.walk_nested(f, &mut |o| ops.push(o));
+    for o in ops {
+        let key = match m.ops[o].name.as_str() {
+            "llvm.call" => "callee",
+            "llvm.mlir.addressof" => "global_name",
+            _ => continue,
+        };
+        let Some(target) = m.attr(o, key).and_then(Attribute::as_symbol).map(str::to_string) else { continue };
+        if let Some(new) = rename(&target) {
+            m.set_attr(o, key, Attribute::symbol(new));
+        }
+    }
+}
+
+/// Replaces `f`'s body by the dispatch over `versions` (best level first), then the baseline.
+fn make_dispatcher(m: &mut Module, f: OpId, name: &str, versions: &[&CpuVersion]) {
+    let span = Span::UNKNOWN;
+    let ft = m.function_type(f).expect("llvm.func has a type").clone();
+    let region = m.new_region();
+    let entry = m.append_block(region, span);
+    let args: Vec<ValueId> = ft.inputs.iter().map(|t| m.add_block_arg(entry, t.clone(), span)).collect();
+    let level = m.build(
+        entry,
+        OpSpec::new("llvm.call", span).results([Type::i32()]).attr("callee", Attribute::symbol(CPU_LEVEL)),
+    );
+    let level = m.result(level, 0);
+    let mut at = entry;
+    for v in versions {
+        let threshold = m.build(
+            at,
+            OpSpec::new("llvm.mlir.constant", span)
+                .results([Type::i32()])
+                .attr("value", Attribute::int(v.level as i128, Type::i32())),
+        );
+        let threshold = m.result(threshold, 0);
+        let ok = m.build(
+            at,
+            OpSpec::new("llvm.icmp", span)
+                .operands([level, threshold])
+                .results([Type::i1()])
+                .attr("predicate", Attribute::i64(5)),
+        );
+        let ok = m.result(ok, 0);
+        let run = m.append_block(region, span);
+        let next = m.append_block(region, span);
+        m.build(at, OpSpec::new("llvm.cond_br", span).operands([ok]).successor(run, vec![]).successor(next, vec![]));
+        tail_call(m, run, &format!("{name}.{}", suffix_of(&v.cpu)), &args, &ft);
+        at = next;
+    }
+    tail_call(m, at, &format!("{name}.base"), &args, &ft);
+    // The old body stays with the copies made from it; `f` takes the dispatch.
+    m.ops[f].regions = vec![region];
+    m.regions[region].parent = Some(f);
+}
+
+fn tail_call(m: &mut Module, block: xcc_ir::BlockId, callee: &str, args: &[ValueId], ft: &FunctionType) {
+    let span = Span::UNKNOWN;
+    let call = m.build(
+        block,
+        OpSpec::new("llvm.call", span)
+            .operands(args.iter().copied())
+            .results(ft.results.clone())
+            .attr("callee", Attribute::symbol(callee)),
+    );
+    let results = m.ops[call].results.clone();
+    m.build(block, OpSpec::new("llvm.return", span).operands(results));
+}
+
+fn declare_cpu_level(m: &mut Module) {
+    if m.lookup_symbol(CPU_LEVEL).is_some() {
+        return;
+    }
+    let ft = FunctionType { inputs: vec![], results: vec![Type::i32()] };
+    let top = m.body_block();
+    m.build(
+        top,
+        OpSpec::new("llvm.func", Span::UNKNOWN)
+            .attr("sym_name", Attribute::String(CPU_LEVEL.into()))
+            .attr("function_type", Attribute::Type(Type::Function(ft))),
+    );
+}

@@ -1,0 +1,4 @@
+//! Transforms of the llvm dialect itself, after every conversion: what a library needs beyond
+//! the translation of one module (several CPUs in one library).
+
+pub mod cpu_dispatch;
