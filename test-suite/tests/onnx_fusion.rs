@@ -153,6 +153,20 @@ fn matmul_add_clip() -> Vec<u8> {
     )
 }
 
+/// A [7, 1, 33] input (seven rows of one) times a weight reached through Identity, plus a bias:
+/// the batches fold into one GEMM of 7 rows, the weight stays a constant (Identity folds) and
+/// is packed in column panels with a ragged last one (N = 17).
+fn rows_of_one_times_weight() -> Vec<u8> {
+    let nodes = vec![
+        node("id", "Identity", &["w0"], &["w"]),
+        node("mm", "MatMul", &["a", "w"], &["p"]),
+        node("add", "Add", &["p", "bias"], &["y"]),
+    ];
+    let w = floats("w0", &[33, 17], &pseudo_random(33 * 17, 5));
+    let bias = floats("bias", &[17], &pseudo_random(17, 6));
+    model(nodes, vec![value("a", FLOAT, &[7, 1, 33])], vec![value("y", FLOAT, &[7, 1, 17])], vec![w, bias])
+}
+
 /// uint8 Max and Min compare unsigned: values above 127 (which a signed compare would order
 /// below the small ones) against a broadcast uint8 initializer, reached through float casts so
 /// the harness stays float. The chain also exercises elementwise fusion across casts.
@@ -261,6 +275,18 @@ fn main() -> std::process::ExitCode {
                     &matmul_add_clip(),
                     &[("a", vec![2, 19, 24]), ("r", vec![2, 19, 20])],
                     &[("y", 2 * 19 * 20)],
+                )
+            }),
+        ),
+        (
+            "matmul-rows-of-one",
+            Box::new(|d| {
+                run_case(
+                    d,
+                    "matmul-rows-of-one",
+                    &rows_of_one_times_weight(),
+                    &[("a", vec![7, 1, 33])],
+                    &[("y", 7 * 17)],
                 )
             }),
         ),

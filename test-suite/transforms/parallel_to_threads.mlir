@@ -50,4 +50,26 @@ func.func @small(%x: memref<8xf32>) {
   }
   return
 }
+
+// A loop of one iteration (a batch of one) leaves the choice to the loop inside it.
+// CHECK-LABEL: func.func @batch_of_one
+// CHECK: scf.parallel
+// CHECK: llvm.call @xcc_parallel_for
+// CHECK-LABEL: func.func private @batch_of_one_parallel0
+func.func @batch_of_one(%x: memref<1x64x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%b) = (%c0) to (%c1) step (%c1) {
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c256) step (%c1, %c1) {
+      memref.store %one, %x[%b, %i, %j] : memref<1x64x256xf32>
+      scf.reduce
+    }
+    scf.reduce
+  }
+  return
+}
+
 // CHECK: llvm.func @xcc_parallel_for(!llvm.ptr, !llvm.ptr, i64)

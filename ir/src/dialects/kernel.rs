@@ -46,6 +46,9 @@ const EPILOGUE_SEGMENTS: &[Segment] = &[
 const MATMUL_ATTRS: &[AttrDef] = &[
     optional("transpose_a", AttrKind::Unit),
     optional("transpose_b", AttrKind::Unit),
+    // B stored as column panels: `[ceil(N / w), K, w]`, panel p holding columns p*w.. of every
+    // row contiguously (zeros past N); what the GEMM micro-kernel reads fastest.
+    optional("b_panels", AttrKind::Integer),
     optional("alpha", AttrKind::Float),
     optional("beta", AttrKind::Float),
     optional("act_min", AttrKind::Float),
@@ -432,6 +435,9 @@ fn verify_matmul(m: &Module, op: OpId) -> Result<(), String> {
         return Err("A, B and the output have rank 2 or more (batch dims first)".into());
     }
     let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
+    if let Some(w) = m.attr(op, "b_panels").and_then(Attribute::as_int) {
+        return verify_panels(m, op, &ops, (&a, &b, &out), w as usize, ta || tb);
+    }
     let (ar, br, or) = (a.len() - 2, b.len() - 2, out.len() - 2);
     let (am, ak) = if ta { (a[ar + 1], a[ar]) } else { (a[ar], a[ar + 1]) };
     let (bk, bn) = if tb { (b[br + 1], b[br]) } else { (b[br], b[br + 1]) };
@@ -448,6 +454,33 @@ fn verify_matmul(m: &Module, op: OpId) -> Result<(), String> {
         }
     }
     verify_epilogue_operands(m, op, &out)
+}
+
+/// A matmul whose B is in column panels of width `w`: B is `[ceil(N / w), K, w]`, A is not
+/// transposed, and only A and the output have batch dims.
+fn verify_panels(
+    m: &Module,
+    op: OpId,
+    ops: &EpilogueOperands,
+    (a, b, out): (&[u64], &[u64], &[u64]),
+    w: usize,
+    transposed: bool,
+) -> Result<(), String> {
+    let (ar, or) = (a.len() - 2, out.len() - 2);
+    let (n, k) = (out[or + 1], a[ar + 1]);
+    let panels = n.div_ceil(w.max(1) as u64);
+    if transposed || w == 0 || b != [panels, k, w as u64] || a[ar] != out[or] {
+        return Err(format!(
+            "with b_panels = {w}, A [.., M, K] x B [ceil(N/{w}), K, {w}] -> [.., M, N]: {a:?} x {b:?} -> {out:?}"
+        ));
+    }
+    if let Some(bias) = ops.bias {
+        let s = dims(m.ty(bias))?;
+        if s.len() != 2 || !(s[0] == 1 || s[0] == a[ar]) || !(s[1] == 1 || s[1] == n) {
+            return Err(format!("the bias is [M or 1, N or 1], not {s:?}"));
+        }
+    }
+    verify_epilogue_operands(m, op, out)
 }
 
 fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {

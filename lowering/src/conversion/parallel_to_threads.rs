@@ -1,4 +1,4 @@
-//! `convert-parallel-to-threads`: an outermost `scf.parallel` worth sharing between threads
+//! `convert-parallel-to-threads`: the outermost `scf.parallel` worth sharing between threads
 //! becomes a call to runtime-c's `xcc_parallel_for`, its body outlined into a function that runs
 //! a range of the loop's iterations. The CPU half of the one seam threads and GPU grids share;
 //! the GPU target leaves the loops to its own mapping (and this pass does nothing there).
@@ -54,16 +54,11 @@ impl Pass for ParallelToThreads {
             return Ok(m);
         }
         let types = LlvmTypeConverter::new(options);
-        let mut outlined = 0;
-        for op in outermost_parallel_loops(&m) {
-            let Some(trips) = static_trip_counts(&m, op) else { continue };
-            let total: u64 = trips.iter().product();
-            if total < 2 || total.saturating_mul(body_work(&m, op)) < MIN_WORK {
-                continue;
-            }
+        let mut outlined = HashMap::new();
+        for (op, trips) in loops_to_share(&m) {
             outline(&mut m, op, &trips, &types, &mut outlined)?;
         }
-        if outlined > 0 && m.lookup_symbol(PARALLEL_FOR).is_none() {
+        if !outlined.is_empty() && m.lookup_symbol(PARALLEL_FOR).is_none() {
             let ft = FunctionType { inputs: vec![Type::ptr(), Type::ptr(), Type::i64()], results: vec![] };
             let body = m.body_block();
             m.build(
@@ -77,24 +72,32 @@ impl Pass for ParallelToThreads {
     }
 }
 
-/// `scf.parallel` ops with no `scf.parallel` around them, in program order.
-fn outermost_parallel_loops(m: &Module) -> Vec<OpId> {
-    let mut out = Vec::new();
+/// The parallel loops to hand to threads, with their trip counts: those worth it (static bounds,
+/// two iterations or more, [`MIN_WORK`]) with no such loop around them. A loop of one iteration
+/// (a batch of one) passes the choice to the loops inside it.
+fn loops_to_share(m: &Module) -> Vec<(OpId, Vec<u64>)> {
+    let mut chosen: Vec<(OpId, Vec<u64>)> = Vec::new();
     for &top in m.top_ops() {
         m.walk_nested(top, &mut |op| {
-            if m.ops[op].name == "scf.parallel" && !inside_parallel(m, op) {
-                out.push(op);
+            if m.ops[op].name != "scf.parallel" || chosen.iter().any(|&(c, _)| encloses(m, c, op)) {
+                return;
+            }
+            let Some(trips) = static_trip_counts(m, op) else { return };
+            let total: u64 = trips.iter().product();
+            if total >= 2 && total.saturating_mul(body_work(m, op)) >= MIN_WORK {
+                chosen.push((op, trips));
             }
         });
     }
-    out
+    chosen
 }
 
-fn inside_parallel(m: &Module, op: OpId) -> bool {
+/// Whether `outer` is an ancestor of `op`.
+fn encloses(m: &Module, outer: OpId, op: OpId) -> bool {
     let mut at = op;
     while let Some(b) = m.ops[at].parent {
         match m.parent_op_of_block(b) {
-            Some(p) if m.ops[p].name == "scf.parallel" => return true,
+            Some(p) if p == outer => return true,
             Some(p) => at = p,
             None => return false,
         }
@@ -213,11 +216,13 @@ fn split_dims(trips: &[u64]) -> usize {
     trips.len()
 }
 
-fn fresh_name(m: &Module, func: OpId, count: &mut usize) -> String {
+/// `FUNC_parallelK`, numbered per function in program order (skipping names already taken).
+fn fresh_name(m: &Module, func: OpId, next: &mut HashMap<OpId, usize>) -> String {
     let base = m.sym_name(func).unwrap_or("fn").to_string();
+    let k = next.entry(func).or_insert(0);
     loop {
-        let name = format!("{base}_parallel{count}");
-        *count += 1;
+        let name = format!("{base}_parallel{k}");
+        *k += 1;
         if m.lookup_symbol(&name).is_none() {
             return name;
         }
@@ -229,7 +234,7 @@ fn outline(
     op: OpId,
     trips: &[u64],
     types: &LlvmTypeConverter,
-    count: &mut usize,
+    count: &mut HashMap<OpId, usize>,
 ) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let func = m.top_level_ancestor(op);

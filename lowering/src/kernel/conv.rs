@@ -5,7 +5,7 @@
 //! `plan-workspace`). Other element types run a direct convolution: a parallel loop over the
 //! output, whose taps outside the input read a clamped index masked to zero.
 
-use super::matmul::{gemm, Bias, Mat, TileEpilogue};
+use super::matmul::{gemm, BOperand, Bias, Mat, TileEpilogue};
 use super::Cursor;
 use crate::builder::LoopBuilder;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
@@ -121,7 +121,7 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize],
                 None => Bias::None,
             };
             let residual = residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
-            gemm(e, ocg, p, kk, a, b, cm, TileEpilogue { bias, residual, act });
+            gemm(e, ocg, p, kk, a, BOperand::Rows(b), cm, TileEpilogue { bias, residual, act });
         });
     }
     if let Some(col) = scratch {

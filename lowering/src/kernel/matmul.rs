@@ -86,9 +86,44 @@ fn index_of<B: LoopBuilder>(b: &mut B, base: ValueId, terms: &[(ValueId, usize)]
     acc
 }
 
-/// `C = epilogue(A x B)` for an `m x k` A and `k x n` B, all f32, B's rows contiguous.
+/// How the micro-kernel finds B.
+#[derive(Clone, Copy)]
+pub enum BOperand {
+    /// A `k x n` matrix with contiguous rows.
+    Rows(Mat),
+    /// Column panels (`kernel-pack-weights`): element (kk, j) at
+    /// `off + (j / NR) * k * NR + kk * NR + j % NR`.
+    Panels { buf: ValueId, off: ValueId },
+}
+
+impl BOperand {
+    fn buf(&self) -> ValueId {
+        match *self {
+            BOperand::Rows(m) => m.buf,
+            BOperand::Panels { buf, .. } => buf,
+        }
+    }
+
+    /// Where row 0 of the NR columns from `j0` starts, and the distance between rows.
+    fn tile<B: LoopBuilder>(&self, b: &mut B, j0: ValueId, k: usize) -> (ValueId, usize) {
+        match *self {
+            BOperand::Rows(m) => (index_of(b, m.off, &[(j0, 1)], 0), m.rs),
+            BOperand::Panels { off, .. } => (index_of(b, off, &[(j0, k)], 0), NR),
+        }
+    }
+
+    /// The index of element (kk, j) for a column `j` known at compile time.
+    fn element<B: LoopBuilder>(&self, b: &mut B, kk: ValueId, j: usize, k: usize) -> ValueId {
+        match *self {
+            BOperand::Rows(m) => index_of(b, m.off, &[(kk, m.rs)], j * m.cs),
+            BOperand::Panels { off, .. } => index_of(b, off, &[(kk, NR)], (j / NR) * k * NR + j % NR),
+        }
+    }
+}
+
+/// `C = epilogue(A x B)` for an `m x k` A and `k x n` B, all f32.
 #[allow(clippy::too_many_arguments)]
-pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm: Mat, c: Mat, ep: TileEpilogue) {
+pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm: BOperand, c: Mat, ep: TileEpilogue) {
     let m_full = m / MR * MR;
     gemm_rows(b, 0, m_full, MR, n, k, a, bm, c, ep);
     gemm_rows(b, m_full, m, 1, n, k, a, bm, c, ep);
@@ -103,7 +138,7 @@ fn gemm_rows<B: LoopBuilder>(
     n: usize,
     k: usize,
     a: Mat,
-    bm: Mat,
+    bm: BOperand,
     c: Mat,
     ep: TileEpilogue,
 ) {
@@ -117,47 +152,63 @@ fn gemm_rows<B: LoopBuilder>(
         if n_full > 0 {
             let (z, nf) = (e.idx(0), e.idx(n_full as i64));
             e.for_step(z, nf, NR, |e, j0| gemm_tile(e, i0, j0, rows, k, a, bm, c, ep));
-            if n > n_full {
+        }
+        match bm {
+            // Rows: the last tile overlaps the one before it (recomputing a few columns is
+            // cheaper than a scalar loop).
+            BOperand::Rows(_) if n_full > 0 && n > n_full => {
                 let last = e.idx((n - NR) as i64);
                 gemm_tile(e, i0, last, rows, k, a, bm, c, ep);
             }
-            return;
-        }
-        for j in 0..n {
-            for r in 0..rows {
-                let jv = e.idx(j as i64);
-                let row = index_of(e, i0, &[], r);
-                let a_row = index_of(e, a.off, &[(row, a.rs)], 0);
-                let b_col = index_of(e, bm.off, &[(jv, bm.cs)], 0);
-                let zero = e.const_float(0.0, Type::f32());
-                let dot = e.for_acc(0, k, zero, |e, kk, acc| {
-                    let ai = index_of(e, a_row, &[(kk, a.cs)], 0);
-                    let bi = index_of(e, b_col, &[(kk, bm.rs)], 0);
-                    let av = e.load(a.buf, &[ai]);
-                    let bv = e.load(bm.buf, &[bi]);
-                    e.fmuladd(av, bv, acc)
-                });
-                let mut v = dot;
-                let bias = match ep.bias {
-                    Bias::Rows(buf, off) => Some((buf, index_of(e, off, &[(row, 1)], 0))),
-                    Bias::Cols(buf, off) => Some((buf, index_of(e, off, &[(jv, 1)], 0))),
-                    Bias::None => None,
-                };
-                if let Some((buf, bi)) = bias {
-                    let bv = e.load(buf, &[bi]);
-                    v = e.value_op("arith.addf", &[v, bv], Type::f32());
-                }
-                if let Some(r) = ep.residual {
-                    let ri = index_of(e, r.off, &[(row, r.rs), (jv, r.cs)], 0);
-                    let rv = e.load(r.buf, &[ri]);
-                    v = e.value_op("arith.addf", &[v, rv], Type::f32());
-                }
-                v = apply_activation(e, v, ep.act);
-                let ci = index_of(e, c.off, &[(row, c.rs), (jv, c.cs)], 0);
-                e.store(v, c.buf, &[ci]);
-            }
+            _ => (n_full..n).for_each(|j| gemm_column(e, i0, j, rows, k, a, bm, c, ep)),
         }
     });
+}
+
+/// Column `j` of a row tile, one dot product per row (the columns no vector tile covers).
+#[allow(clippy::too_many_arguments)]
+fn gemm_column<B: LoopBuilder>(
+    e: &mut B,
+    i0: ValueId,
+    j: usize,
+    rows: usize,
+    k: usize,
+    a: Mat,
+    bm: BOperand,
+    c: Mat,
+    ep: TileEpilogue,
+) {
+    let jv = e.idx(j as i64);
+    for r in 0..rows {
+        let row = index_of(e, i0, &[], r);
+        let a_row = index_of(e, a.off, &[(row, a.rs)], 0);
+        let zero = e.const_float(0.0, Type::f32());
+        let dot = e.for_acc(0, k, zero, |e, kk, acc| {
+            let ai = index_of(e, a_row, &[(kk, a.cs)], 0);
+            let bi = bm.element(e, kk, j, k);
+            let av = e.load(a.buf, &[ai]);
+            let bv = e.load(bm.buf(), &[bi]);
+            e.fmuladd(av, bv, acc)
+        });
+        let mut v = dot;
+        let bias = match ep.bias {
+            Bias::Rows(buf, off) => Some((buf, index_of(e, off, &[(row, 1)], 0))),
+            Bias::Cols(buf, off) => Some((buf, index_of(e, off, &[(jv, 1)], 0))),
+            Bias::None => None,
+        };
+        if let Some((buf, bi)) = bias {
+            let bv = e.load(buf, &[bi]);
+            v = e.value_op("arith.addf", &[v, bv], Type::f32());
+        }
+        if let Some(r) = ep.residual {
+            let ri = index_of(e, r.off, &[(row, r.rs), (jv, r.cs)], 0);
+            let rv = e.load(r.buf, &[ri]);
+            v = e.value_op("arith.addf", &[v, rv], Type::f32());
+        }
+        v = apply_activation(e, v, ep.act);
+        let ci = index_of(e, c.off, &[(row, c.rs), (jv, c.cs)], 0);
+        e.store(v, c.buf, &[ci]);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -168,7 +219,7 @@ fn gemm_tile<B: LoopBuilder>(
     rows: usize,
     k: usize,
     a: Mat,
-    bm: Mat,
+    bm: BOperand,
     c: Mat,
     ep: TileEpilogue,
 ) {
@@ -180,11 +231,11 @@ fn gemm_tile<B: LoopBuilder>(
             index_of(b, a.off, &[(row, a.rs)], 0)
         })
         .collect();
-    let b_col = index_of(b, bm.off, &[(j0, 1)], 0);
+    let (b_col, b_rs) = bm.tile(b, j0, k);
     let inits = vec![zero; rows];
     let accs = b.for_accs(0, k, &inits, |e, kk, accs| {
-        let bi = index_of(e, b_col, &[(kk, bm.rs)], 0);
-        let bv = e.value_op("vector.load", &[bm.buf, bi], vt.clone());
+        let bi = index_of(e, b_col, &[(kk, b_rs)], 0);
+        let bv = e.value_op("vector.load", &[bm.buf(), bi], vt.clone());
         let mut next = Vec::with_capacity(rows);
         for (r, &acc) in accs.iter().enumerate() {
             let ai = index_of(e, a_rows[r], &[(kk, a.cs)], 0);
@@ -243,6 +294,32 @@ fn batch_offset<B: LoopBuilder>(b: &mut B, lead: &[usize], batch: &[usize], ivs:
     b.affine(&terms, 0)
 }
 
+/// `Some(None)` without a bias, `Some(Some(rows))` for a bias per row (`[M, 1]`) or per column
+/// (`[1, N]`), `None` for a bias the micro-kernel does not take (a full `[M, N]` one).
+fn bias_kind(bias: Option<&[usize]>, mm: usize, nn: usize) -> Option<Option<bool>> {
+    match bias {
+        None => Some(None),
+        Some([1, n]) if *n == nn && nn > 1 => Some(Some(false)),
+        Some([mr, 1]) if *mr == mm => Some(Some(true)),
+        _ => None,
+    }
+}
+
+/// Whether a matmul runs on the GEMM micro-kernel: f32, B not transposed, alpha and beta 1, and
+/// a bias per row or per column if any (`kernel-pack-weights` lays B out for it).
+pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
+    let ops = EpilogueOperands::of(m, op);
+    let ep = Epilogue::of(m, op);
+    let out = shape(m, ops.output);
+    let r = out.len() - 2;
+    let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
+    elem == Type::f32()
+        && m.attr(op, "transpose_b").is_none()
+        && ep.alpha == 1.0
+        && ep.beta == 1.0
+        && bias_kind(ops.bias.map(|v| shape(m, v)).as_deref(), out[r], out[r + 1]).is_some()
+}
+
 pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
@@ -252,16 +329,20 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let r = out_shape.len() - 2;
     let (mm, nn) = (out_shape[r], out_shape[r + 1]);
     let kk = if ta { a_shape[a_shape.len() - 2] } else { a_shape[a_shape.len() - 1] };
+    // Panels carry no batch dims of B.
+    let b_shape = if m.attr(op, "b_panels").is_some() { vec![kk, nn] } else { b_shape };
     let batch = out_shape[..r].to_vec();
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
     let bias_shape = ops.bias.map(|v| shape(m, v));
-    let bias = match bias_shape.as_deref() {
-        None => Some(None),
-        Some([1, n]) if *n == nn && nn > 1 => Some(Some(false)),
-        Some([mr, 1]) if *mr == mm => Some(Some(true)),
-        _ => None,
-    };
-    let fast = elem == Type::f32() && !tb && ep.alpha == 1.0 && ep.beta == 1.0 && bias.is_some();
+    let bias = bias_kind(bias_shape.as_deref(), mm, nn);
+    let fast = micro_kernel_applies(m, op);
+    let panels = m.attr(op, "b_panels").is_some();
+    if panels && !fast {
+        return Err(Diagnostic::new(
+            span,
+            "kernel.matmul with b_panels needs f32, alpha = beta = 1 and a row or column bias",
+        ));
+    }
     let mut c = Cursor::new(m, span);
     let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let residual = ops.residual.map(|v| c.flat(v));
@@ -270,6 +351,18 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let act = (ep.act_min, ep.act_max);
     if fast {
         let rows_bias = bias.flatten();
+        // B shared by every batch and A's matrices one after the other: the batches are one
+        // GEMM of batch x M rows (a [B, 1, K] input is one GEMM, not B GEMMs of one row).
+        let folds = !ta
+            && batch.iter().product::<usize>() > 1
+            && a_lead == batch
+            && b_lead.iter().all(|&d| d == 1)
+            && rows_bias != Some(true);
+        let (mm, batch, a_lead, b_lead) = if folds {
+            (mm * batch.iter().product::<usize>(), vec![], vec![], vec![])
+        } else {
+            (mm, batch, a_lead, b_lead)
+        };
         c.parallel(&batch, &mut |e, ivs| {
             let ao = batch_offset(e, &a_lead, &batch, ivs, mm * kk);
             let bo = batch_offset(e, &b_lead, &batch, ivs, kk * nn);
@@ -282,7 +375,11 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
                 _ => Bias::None,
             };
             let ep = TileEpilogue { bias, residual: residual.map(|r| Mat { buf: r, off: co, rs: nn, cs: 1 }), act };
-            let bm = Mat { buf: b1, off: bo, rs: nn, cs: 1 };
+            let bm = if panels {
+                BOperand::Panels { buf: b1, off: bo }
+            } else {
+                BOperand::Rows(Mat { buf: b1, off: bo, rs: nn, cs: 1 })
+            };
             gemm(e, mm, nn, kk, a, bm, Mat { buf: o1, off: co, rs: nn, cs: 1 }, ep);
         });
     } else {

@@ -1,7 +1,11 @@
-//! `kernel-pack-weights`: a `kernel.matmul` whose B is a constant global read transposed
-//! (`transpose_b`, as Gemm's `transB` weights are) gets B laid out `[.., K, N]` at compile time,
-//! so the micro-kernel reads B's rows contiguously. The packed copy is a new global; the original
-//! goes when nothing else reads it.
+//! `kernel-pack-weights`: a `kernel.matmul` whose B is a constant global gets B laid out at
+//! compile time as the GEMM micro-kernel reads it: read transposed (`transpose_b`, as Gemm's
+//! `transB` weights are), it is first stored `[.., K, N]`; then, where the micro-kernel runs
+//! (f32, no batch on B), in column panels `[ceil(N / NR), K, NR]` (`b_panels = NR`): each tile
+//! of NR columns reads one contiguous stream over K instead of K rows a leading dimension apart
+//! (which, for power-of-two N, all fall in the same cache sets), and the last, ragged panel is
+//! padded with zeros. The packed copy is a new global; the original goes when nothing else
+//! reads it.
 
 use super::ops_named;
 use crate::pass::{LoweringOptions, Pass};
@@ -20,6 +24,9 @@ impl Pass for PackWeights {
         for op in ops_named(&m, &["kernel.matmul"]) {
             if m.attr(op, "transpose_b").is_some() {
                 pack_b(&mut m, op);
+            }
+            if super::matmul::micro_kernel_applies(&m, op) {
+                pack_panels(&mut m, op);
             }
         }
         Ok(m)
@@ -71,21 +78,65 @@ fn pack_b(m: &mut Module, op: OpId) {
     }
     let mut new_shape = shape.clone();
     new_shape.swap(r - 2, r - 1);
+    replace_b(m, op, (get, global), packed, &mt.elem, &new_shape, "packed");
+    m.remove_attr(op, "transpose_b");
+}
+
+/// B `[K, N]` (f32, constant) as `[ceil(N / NR), K, NR]` column panels, zero-padded.
+fn pack_panels(m: &mut Module, op: OpId) {
+    const NR: usize = super::matmul::NR;
+    let b = m.ops[op].operands[1];
+    let Some((get, global, bytes)) = constant_global(m, b) else { return };
+    let Some(mt) = m.ty(b).as_memref().cloned() else { return };
+    let Some(shape) = mt.shape.iter().map(|d| d.map(|d| d as usize)).collect::<Option<Vec<_>>>() else { return };
+    let r = shape.len();
+    if *mt.elem != Type::f32() || mt.layout != Layout::Identity || shape[..r - 2].iter().any(|&d| d != 1) {
+        return;
+    }
+    let (k, n) = (shape[r - 2], shape[r - 1]);
+    if bytes.len() != k * n * 4 {
+        return;
+    }
+    let panels = n.div_ceil(NR);
+    let mut packed = vec![0u8; panels * k * NR * 4];
+    for kk in 0..k {
+        for j in 0..n {
+            let from = (kk * n + j) * 4;
+            let to = (((j / NR) * k + kk) * NR + j % NR) * 4;
+            packed[to..to + 4].copy_from_slice(&bytes[from..from + 4]);
+        }
+    }
+    replace_b(m, op, (get, global), packed, &mt.elem, &[panels, k, NR], "panels");
+    m.set_attr(op, "b_panels", Attribute::i64(NR as i64));
+}
+
+/// Makes `op` read B from a new constant global `GLOBAL_suffix` of `shape` holding `bytes`; the
+/// old global goes when nothing reads it any more.
+fn replace_b(
+    m: &mut Module,
+    op: OpId,
+    (get, global): (OpId, OpId),
+    bytes: Vec<u8>,
+    elem: &Type,
+    shape: &[usize],
+    suffix: &str,
+) {
+    let b = m.ops[op].operands[1];
     let new_type = Type::MemRef(MemRefType {
-        shape: new_shape.iter().map(|&d| Some(d as u64)).collect(),
-        elem: mt.elem.clone(),
+        shape: shape.iter().map(|&d| Some(d as u64)).collect(),
+        elem: Box::new(elem.clone()),
         layout: Layout::Identity,
         memory_space: None,
     });
-    let name = format!("{}_packed", m.sym_name(global).unwrap_or("w"));
+    let name = format!("{}_{suffix}", m.sym_name(global).unwrap_or("w"));
     if m.lookup_symbol(&name).is_none() {
         let mut spec = OpSpec::new("memref.global", m.ops[global].span);
         spec.attrs = m.ops[global].attrs.clone();
-        let data_ty = Type::Tensor { shape: Some(vec![Some(packed.len() as u64)]), elem: Box::new(Type::i8()) };
+        let data_ty = Type::Tensor { shape: Some(vec![Some(bytes.len() as u64)]), elem: Box::new(Type::i8()) };
         let g = m.create_op(spec);
         m.set_attr(g, "sym_name", Attribute::String(name.clone()));
         m.set_attr(g, "type", Attribute::Type(new_type.clone()));
-        m.set_attr(g, "initial_value", Attribute::Dense { values: DenseValues::Hex(packed), ty: data_ty });
+        m.set_attr(g, "initial_value", Attribute::Dense { values: DenseValues::Hex(bytes), ty: data_ty });
         let (block, index) = m.op_index(global).expect("a top-level global");
         m.ops[g].parent = Some(block);
         m.blocks[block].ops.insert(index + 1, g);
@@ -95,7 +146,6 @@ fn pack_b(m: &mut Module, op: OpId) {
         OpSpec::new("memref.get_global", m.ops[op].span).results([new_type]).attr("name", Attribute::symbol(&name)),
     );
     m.ops[op].operands[1] = m.result(new_get, 0);
-    m.remove_attr(op, "transpose_b");
     if m.users(b).is_empty() {
         m.erase_op(get);
         let sym = m.sym_name(global).unwrap_or_default().to_string();

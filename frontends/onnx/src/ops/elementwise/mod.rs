@@ -245,6 +245,11 @@ impl OnnxOp for ElementwiseOp {
     }
 
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        // Identity of a constant is the constant, whatever its size (a weight passed through
+        // Identity must stay a constant, for the weight packing).
+        if self.name == "Identity" {
+            return inputs[0].map(|x| Ok(vec![x.clone()]));
+        }
         // Large tensors (weights) are not worth folding element by element.
         let total: usize = inputs.iter().flatten().map(|t| t.ty.numel()).sum();
         (total <= 1 << 16).then(|| self.fold_values(node, inputs))
