@@ -1,13 +1,13 @@
 // RUN: --passes=kernel-to-loops
-// kernel.matmul to loops: f32 with B's rows contiguous runs the register-tiled micro-kernel: a
-// parallel loop over row tiles of 4, column tiles of 16 (vector<16xf32> accumulators, one per
-// row, carried through the k loop: one vector load of B, four broadcasts of A, four FMAs), then
+// kernel.matmul to loops: f32 with B's rows contiguous runs the register-tiled micro-kernel: one
+// parallel loop over (column tile of 16, row tile of 4), here 2 x 2 (vector<16xf32> accumulators,
+// one per row, carried through the k loop: one vector load of B, four broadcasts of A, four FMAs), then
 // the epilogue (bias row, ReLU) on the accumulators before one vector store per row. Integers
 // take the general path: a parallel loop over the output with a dot product inside.
 
 // CHECK-LABEL: func.func @mm_f32
-// CHECK: scf.parallel
-// CHECK: scf.for
+// CHECK: [[TWO:%[0-9]+]] = arith.constant 2 : index
+// CHECK: scf.parallel ({{%[0-9]+}}, {{%[0-9]+}}) = ({{%[0-9]+}}, {{%[0-9]+}}) to ({{%[0-9]+}}, {{%[0-9]+}})
 // CHECK: {{%[0-9]+}}:4 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: [[B:%[0-9]+]] = vector.load {{%[0-9]+}}[{{%[0-9]+}}] : memref<512xf32>, vector<16xf32>
 // CHECK: [[A:%[0-9]+]] = vector.broadcast {{%[0-9]+}} : f32 to vector<16xf32>

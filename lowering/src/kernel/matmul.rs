@@ -15,7 +15,7 @@ use super::Cursor;
 use crate::builder::LoopBuilder;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::FloatKind;
-use xcc_ir::{Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
 pub const MR: usize = 4;
 pub const NR: usize = 16;
@@ -122,47 +122,70 @@ impl BOperand {
 }
 
 /// `C = epilogue(A x B)` for an `m x k` A and `k x n` B, all f32.
+///
+/// Full tiles first, as one parallel loop over (column tile, row tile) with the column outer:
+/// the slices a thread takes in turn share a column tile, whose k x NR strip of B stays in cache
+/// while the rows of A stream past. Then the ragged columns, then the rows left over.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm: BOperand, c: Mat, ep: TileEpilogue) {
-    let m_full = m / MR * MR;
-    gemm_rows(b, 0, m_full, MR, n, k, a, bm, c, ep);
-    gemm_rows(b, m_full, m, 1, n, k, a, bm, c, ep);
+    let (m_full, n_full) = (m / MR * MR, n / NR * NR);
+    let g = Gemm { k, a, bm, c, ep };
+    if m_full > 0 && n_full > 0 {
+        b.parallel(&[n_full / NR, m_full / MR], &mut |e, t| {
+            let j0 = e.affine(&[(t[0], NR as i64)], 0);
+            let i0 = e.affine(&[(t[1], MR as i64)], 0);
+            gemm_tile(e, i0, j0, MR, NR, &g);
+        });
+    }
+    if m_full > 0 && n > n_full {
+        b.parallel(&[m_full / MR], &mut |e, t| {
+            let i0 = e.affine(&[(t[0], MR as i64)], 0);
+            ragged_columns(e, i0, MR, n, &g);
+        });
+    }
+    if m > m_full {
+        b.parallel(&[m - m_full], &mut |e, t| {
+            let i0 = e.affine(&[(t[0], 1)], m_full as i64);
+            if n_full > 0 {
+                let (z, nf) = (e.idx(0), e.idx(n_full as i64));
+                e.for_step(z, nf, NR, |e, j0| gemm_tile(e, i0, j0, 1, NR, &g));
+            }
+            ragged_columns(e, i0, 1, n, &g);
+        });
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn gemm_rows<B: LoopBuilder>(
-    b: &mut B,
-    start: usize,
-    end: usize,
-    rows: usize,
-    n: usize,
+/// What every tile of one GEMM shares.
+struct Gemm {
     k: usize,
     a: Mat,
     bm: BOperand,
     c: Mat,
     ep: TileEpilogue,
-) {
-    if start >= end {
+}
+
+/// The columns from `n / NR * NR` on, for the rows from `i0`: with B in rows, one tile
+/// overlapping the one before it (recomputing a few columns is cheaper than a scalar loop);
+/// with B in zero-padded panels, one narrow tile; with fewer than NR columns in rows, dot
+/// products.
+fn ragged_columns<B: LoopBuilder>(e: &mut B, i0: ValueId, rows: usize, n: usize, g: &Gemm) {
+    let n_full = n / NR * NR;
+    if n == n_full {
         return;
     }
-    let n_full = n / NR * NR;
-    // Row tiles write disjoint rows of C: a parallel loop over the tiles.
-    b.parallel(&[(end - start) / rows], &mut |e, t| {
-        let i0 = e.affine(&[(t[0], rows as i64)], start as i64);
-        if n_full > 0 {
-            let (z, nf) = (e.idx(0), e.idx(n_full as i64));
-            e.for_step(z, nf, NR, |e, j0| gemm_tile(e, i0, j0, rows, k, a, bm, c, ep));
+    match g.bm {
+        BOperand::Rows(_) if n_full > 0 => {
+            let last = e.idx((n - NR) as i64);
+            gemm_tile(e, i0, last, rows, NR, g);
         }
-        match bm {
-            // Rows: the last tile overlaps the one before it (recomputing a few columns is
-            // cheaper than a scalar loop).
-            BOperand::Rows(_) if n_full > 0 && n > n_full => {
-                let last = e.idx((n - NR) as i64);
-                gemm_tile(e, i0, last, rows, k, a, bm, c, ep);
-            }
-            _ => (n_full..n).for_each(|j| gemm_column(e, i0, j, rows, k, a, bm, c, ep)),
+        BOperand::Panels { .. } => {
+            let j0 = e.idx(n_full as i64);
+            gemm_tile(e, i0, j0, rows, n - n_full, g);
         }
-    });
+        BOperand::Rows(_) => {
+            (0..n).for_each(|j| gemm_column(e, i0, j, rows, g.k, g.a, g.bm, g.c, g.ep));
+        }
+    }
 }
 
 /// Column `j` of a row tile, one dot product per row (the columns no vector tile covers).
@@ -211,18 +234,10 @@ fn gemm_column<B: LoopBuilder>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn gemm_tile<B: LoopBuilder>(
-    b: &mut B,
-    i0: ValueId,
-    j0: ValueId,
-    rows: usize,
-    k: usize,
-    a: Mat,
-    bm: BOperand,
-    c: Mat,
-    ep: TileEpilogue,
-) {
+/// A `rows x NR` tile of C at (`i0`, `j0`) held in vector accumulators over the whole k loop;
+/// only the first `width` columns are stored (fewer than NR at a ragged edge of panels).
+fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, width: usize, g: &Gemm) {
+    let (k, a, bm, c, ep) = (g.k, g.a, g.bm, g.c, g.ep);
     let vt = vec_ty();
     let zero = b.splat_const(0.0, vt.clone());
     let a_rows: Vec<ValueId> = (0..rows)
@@ -245,6 +260,9 @@ fn gemm_tile<B: LoopBuilder>(
         }
         next
     });
+    if width < NR {
+        return narrow_epilogue(b, &accs, i0, j0, width, c, ep);
+    }
     for (r, &acc) in accs.iter().enumerate() {
         let row = index_of(b, i0, &[], r);
         let mut v = acc;
@@ -270,6 +288,44 @@ fn gemm_tile<B: LoopBuilder>(
         v = apply_activation(b, v, ep.act);
         let ci = index_of(b, c.off, &[(row, c.rs), (j0, 1)], 0);
         b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
+    }
+}
+
+/// The epilogue lane by lane for the first `width` columns of a tile (vector loads of a bias or
+/// residual row could read past its end).
+fn narrow_epilogue<B: LoopBuilder>(
+    b: &mut B,
+    accs: &[ValueId],
+    i0: ValueId,
+    j0: ValueId,
+    width: usize,
+    c: Mat,
+    ep: TileEpilogue,
+) {
+    for (r, &acc) in accs.iter().enumerate() {
+        let row = index_of(b, i0, &[], r);
+        for lane in 0..width {
+            let position = Attribute::DenseArray { elem: Type::i64(), values: vec![lane as i128] };
+            let mut v = b.value_attr("vector.extract", &[acc], Type::f32(), vec![("static_position", position)]);
+            let col = index_of(b, j0, &[], lane);
+            let bias = match ep.bias {
+                Bias::Rows(buf, off) => Some((buf, index_of(b, off, &[(row, 1)], 0))),
+                Bias::Cols(buf, off) => Some((buf, index_of(b, off, &[(col, 1)], 0))),
+                Bias::None => None,
+            };
+            if let Some((buf, bi)) = bias {
+                let bv = b.load(buf, &[bi]);
+                v = b.value_op("arith.addf", &[v, bv], Type::f32());
+            }
+            if let Some(res) = ep.residual {
+                let ri = index_of(b, res.off, &[(row, res.rs), (col, 1)], 0);
+                let rv = b.load(res.buf, &[ri]);
+                v = b.value_op("arith.addf", &[v, rv], Type::f32());
+            }
+            v = apply_activation(b, v, ep.act);
+            let ci = index_of(b, c.off, &[(row, c.rs), (col, 1)], 0);
+            b.store(v, c.buf, &[ci]);
+        }
     }
 }
 
