@@ -2,10 +2,12 @@
 //! `out[oc, p] = W[oc, k] * cols[k, p] + bias`, on the micro-kernel of [`super::matmul`]: a 1x1,
 //! unit-stride, unpadded one reads its input directly; any other gathers its input windows into
 //! im2col columns in a buffer of its own (`memref.alloc`, placed in the workspace by
-//! `plan-workspace`). Other element types run a direct convolution: a parallel loop over the
+//! `plan-workspace`), written directly in the micro-kernel's column panels
+//! (`[ceil(P / NR), K, NR]`), so the GEMM streams each panel instead of reading K rows a whole
+//! output plane apart. Other element types run a direct convolution: a parallel loop over the
 //! output, whose taps outside the input read a clamped index masked to zero.
 
-use super::matmul::{gemm, BOperand, Bias, Mat, TileEpilogue};
+use super::matmul::{gemm, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
 use crate::builder::LoopBuilder;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
@@ -87,7 +89,7 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize],
         None
     } else {
         let t = MemRefType {
-            shape: vec![Some((kk * p) as u64)],
+            shape: vec![Some((kk * p.div_ceil(NR) * NR) as u64)],
             elem: Box::new(Type::f32()),
             layout: Layout::Identity,
             memory_space: None,
@@ -104,12 +106,12 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize],
             let b = match scratch {
                 None => {
                     let off = e.affine(&[(gi, (icg * hw) as i64)], (nb * c_in * hw) as i64);
-                    Mat { buf: x1, off, rs: hw, cs: 1 }
+                    BOperand::Rows(Mat { buf: x1, off, rs: hw, cs: 1 })
                 }
                 Some(col) => {
                     im2col(e, x1, col, nb, c_in, &in_sp, gi, icg, win);
                     let zero = e.idx(0);
-                    Mat { buf: col, off: zero, rs: p, cs: 1 }
+                    BOperand::Panels { buf: col, off: zero }
                 }
             };
             let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
@@ -121,7 +123,7 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize],
                 None => Bias::None,
             };
             let residual = residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
-            gemm(e, ocg, p, kk, a, BOperand::Rows(b), cm, TileEpilogue { bias, residual, act });
+            gemm(e, ocg, p, kk, a, b, cm, TileEpilogue { bias, residual, act });
         });
     }
     if let Some(col) = scratch {
@@ -129,7 +131,9 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize],
     }
 }
 
-/// Writes `cols[(ic * K + kpos) * P + opos]` for one image and group; taps in the padding are 0.
+/// Writes tap row `ic * K + kpos` of output position `opos` into column panels, at
+/// `(opos / NR) * rows * NR + row * NR + opos % NR`, for one image and group; taps in the padding
+/// are 0. The lanes past P in the last panel are left as they are: their columns are not stored.
 #[allow(clippy::too_many_arguments)]
 fn im2col(
     c: &mut Cursor,
@@ -144,7 +148,6 @@ fn im2col(
 ) {
     let ns = in_sp.len();
     let ksp: usize = win.kernel.iter().product();
-    let p: usize = win.out.iter().product();
     let hw: usize = in_sp.iter().product();
     let in_strides = strides_of(in_sp);
     let k_strides = strides_of(&win.kernel);
@@ -172,12 +175,20 @@ fn im2col(
             let z = e.const_float(0.0, Type::f32());
             v = e.value_op("arith.select", &[ok, v, z], Type::f32());
         }
-        let mut dst_terms: Vec<(ValueId, i64)> = vec![(ic, (ksp * p) as i64)];
+        // Column panels for the micro-kernel: tap row `row` of output position `opos` at
+        // (opos / NR) * K * NR + row * NR + opos % NR.
+        let mut row_terms: Vec<(ValueId, i64)> = vec![(ic, (ksp * NR) as i64)];
+        let mut pos_terms: Vec<(ValueId, i64)> = Vec::new();
         for q in 0..ns {
-            dst_terms.push((ks[q], (k_strides[q] * p) as i64));
-            dst_terms.push((os[q], o_strides[q] as i64));
+            row_terms.push((ks[q], (k_strides[q] * NR) as i64));
+            pos_terms.push((os[q], o_strides[q] as i64));
         }
-        let dst = e.affine(&dst_terms, 0);
+        let opos = e.affine(&pos_terms, 0);
+        let nr = e.idx(NR as i64);
+        let panel = e.value_op("arith.divui", &[opos, nr], Type::Index);
+        let lane = e.value_op("arith.remui", &[opos, nr], Type::Index);
+        row_terms.extend([(panel, (icg * ksp * NR) as i64), (lane, 1)]);
+        let dst = e.affine(&row_terms, 0);
         e.store(v, col, &[dst]);
     });
 }
