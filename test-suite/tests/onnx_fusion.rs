@@ -167,6 +167,36 @@ fn rows_of_one_times_weight() -> Vec<u8> {
     model(nodes, vec![value("a", FLOAT, &[7, 1, 33])], vec![value("y", FLOAT, &[7, 1, 17])], vec![w, bias])
 }
 
+/// Two depthwise convolutions (one filter per channel, the direct kernel): strides (2, 1),
+/// dilations (2, 1), uneven pads (1, 0, 2, 1), a bias and a Relu; then 3x3 with pads of 1, no
+/// bias, plus the first one's output as a residual. Two images.
+fn depthwise_pair() -> Vec<u8> {
+    use xcc_frontend_onnx::proto::{attribute_proto, AttributeProto};
+    let group = |mut n: xcc_frontend_onnx::proto::NodeProto, g: i64| {
+        n.attribute.push(AttributeProto {
+            name: Some("group".into()),
+            r#type: Some(attribute_proto::AttributeType::Int as i32),
+            i: Some(g),
+            ..Default::default()
+        });
+        n
+    };
+    let c = 6i64;
+    let w1 = floats("w1", &[c, 1, 3, 3], &pseudo_random((c * 9) as usize, 11));
+    let b1 = floats("b1", &[c], &pseudo_random(c as usize, 12));
+    let w2 = floats("w2", &[c, 1, 3, 3], &pseudo_random((c * 9) as usize, 13));
+    let dw1 = with_ints(node("dw1", "Conv", &["x", "w1", "b1"], &["c1"]), "strides", &[2, 1]);
+    let dw1 = with_ints(with_ints(dw1, "dilations", &[2, 1]), "pads", &[1, 0, 2, 1]);
+    let dw2 = with_ints(node("dw2", "Conv", &["r1", "w2"], &["c2"]), "pads", &[1, 1, 1, 1]);
+    let nodes = vec![
+        group(dw1, c),
+        node("relu", "Relu", &["c1"], &["r1"]),
+        group(dw2, c),
+        node("add", "Add", &["c2", "r1"], &["y"]),
+    ];
+    model(nodes, vec![value("x", FLOAT, &[2, c, 11, 9])], vec![value("y", FLOAT, &[2, c, 5, 8])], vec![w1, b1, w2])
+}
+
 /// uint8 Max and Min compare unsigned: values above 127 (which a signed compare would order
 /// below the small ones) against a broadcast uint8 initializer, reached through float casts so
 /// the harness stays float. The chain also exercises elementwise fusion across casts.
@@ -287,6 +317,18 @@ fn main() -> std::process::ExitCode {
                     &rows_of_one_times_weight(),
                     &[("a", vec![7, 1, 33])],
                     &[("y", 7 * 17)],
+                )
+            }),
+        ),
+        (
+            "depthwise-strided-dilated-residual",
+            Box::new(|d| {
+                run_case(
+                    d,
+                    "depthwise-strided-dilated-residual",
+                    &depthwise_pair(),
+                    &[("x", vec![2, 6, 11, 9])],
+                    &[("y", 2 * 6 * 5 * 8)],
                 )
             }),
         ),

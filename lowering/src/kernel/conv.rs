@@ -5,7 +5,8 @@
 //! `plan-workspace`), written directly in the micro-kernel's column panels
 //! (`[ceil(P / NR), K, NR]`), so the GEMM streams each panel instead of reading K rows a whole
 //! output plane apart. Other element types run a direct convolution: a parallel loop over the
-//! output, whose taps outside the input read a clamped index masked to zero.
+//! output, whose taps outside the input read a clamped index masked to zero. A depthwise f32
+//! convolution runs directly ([`super::depthwise`]).
 
 use super::matmul::{gemm, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
@@ -52,6 +53,11 @@ fn strides_of(shape: &[usize]) -> Vec<usize> {
 }
 
 impl Window {
+    /// 2-d, one filter per channel (`group` = input channels = output channels).
+    fn is_depthwise(&self, x: &[usize], w: &[usize]) -> bool {
+        self.kernel.len() == 2 && self.group > 1 && self.group == x[1] && w[0] == self.group && w[1] == 1
+    }
+
     fn is_pointwise(&self) -> bool {
         self.kernel.iter().all(|&k| k == 1) && self.strides.iter().all(|&s| s == 1) && self.pads.iter().all(|&p| p == 0)
     }
@@ -65,7 +71,17 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let win = window(m, op, &w, &out);
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
     let mut c = Cursor::new(m, span);
-    if elem == Type::f32() {
+    if elem == Type::f32() && win.is_depthwise(&x, &w) {
+        let axis = |q: usize| super::depthwise::Axis {
+            kernel: win.kernel[q],
+            stride: win.strides[q],
+            dilation: win.dilations[q],
+            pad: win.pads[q],
+            input: x[2 + q],
+            output: win.out[q],
+        };
+        super::depthwise::lower(&mut c, &ops, &ep, [x[0], x[1]], axis(0), axis(1));
+    } else if elem == Type::f32() {
         conv_gemm(&mut c, &ops, &ep, &x, &w, &win);
     } else {
         direct(&mut c, &ops, &ep, &x, &w, &win, &elem);

@@ -16,6 +16,7 @@
 //! parallel loops to threads or to a GPU grid is a pass over the loops `kernel-to-loops` marks.
 
 pub mod conv;
+pub mod depthwise;
 pub mod fuse;
 pub mod lower;
 pub mod matmul;

@@ -1,0 +1,114 @@
+//! The direct depthwise convolution: an f32 2-d `kernel.conv` with one filter per channel
+//! (`group` = input channels = output channels), which as GEMMs would be one row per group.
+//!
+//! A parallel loop over the (image, channel) planes; in each, every output row starts as the
+//! bias and takes one pass per tap, `out[oh, ow] += w[kh, kw] * x[ih, ow * s + kw * d - p]`, over
+//! the output columns whose input column is inside the image. Those column ranges, and which
+//! taps' rows fall inside for the rows near the top and bottom edges, are known at compile time:
+//! the interior rows are one loop with every tap, each border row is written out with the taps
+//! it has, and no tap is ever tested at run time. The inner loops are unit-stride over the
+//! output row (strided over the input for stride 2), which LLVM vectorizes. A last pass applies
+//! the residual and the activation.
+
+use super::Cursor;
+use crate::builder::LoopBuilder;
+use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
+use xcc_ir::{Type, ValueId};
+
+/// One spatial axis of the window: kernel size, stride, dilation, begin pad, input and output
+/// extents.
+#[derive(Clone, Copy)]
+pub struct Axis {
+    pub kernel: usize,
+    pub stride: usize,
+    pub dilation: usize,
+    pub pad: usize,
+    pub input: usize,
+    pub output: usize,
+}
+
+impl Axis {
+    /// The outputs `o` whose input `o * stride + tap * dilation - pad` is inside `[0, input)`.
+    fn valid_outputs(&self, tap: usize) -> std::ops::Range<usize> {
+        let shift = (tap * self.dilation) as i64 - self.pad as i64;
+        let (s, n) = (self.stride as i64, self.input as i64);
+        // o * s + shift >= 0  and  o * s + shift <= n - 1
+        let lo = if shift >= 0 { 0 } else { (-shift + s - 1) / s };
+        let hi = if n - 1 - shift < 0 { 0 } else { (n - 1 - shift) / s + 1 };
+        let (lo, hi) = (lo.clamp(0, self.output as i64) as usize, hi.clamp(0, self.output as i64) as usize);
+        lo..hi.max(lo)
+    }
+
+    /// The outputs for which every tap is inside.
+    fn interior(&self) -> std::ops::Range<usize> {
+        let lo = (0..self.kernel).map(|t| self.valid_outputs(t).start).max().unwrap_or(0);
+        let hi = (0..self.kernel).map(|t| self.valid_outputs(t).end).min().unwrap_or(self.output);
+        lo..hi.max(lo)
+    }
+}
+
+/// `out[n, c] = act(bias[c] + sum of taps + residual[n, c])` for every plane.
+pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [usize; 2], rows: Axis, cols: Axis) {
+    let act = (ep.act_min, ep.act_max);
+    c.parallel(&planes, &mut |e, nc| {
+        let (n, ch) = (nc[0], nc[1]);
+        let init = match ops.bias {
+            Some(b) => e.load(b, &[ch]),
+            None => e.const_float(0.0, Type::f32()),
+        };
+        let interior = rows.interior();
+        e.for_loop(interior.start, interior.end, |e, oh| {
+            let taps: Vec<usize> = (0..rows.kernel).collect();
+            output_row(e, ops, (n, ch, oh), init, &taps, rows, cols);
+        });
+        for oh in (0..interior.start).chain(interior.end..rows.output) {
+            let taps: Vec<usize> = (0..rows.kernel).filter(|&t| rows.valid_outputs(t).contains(&oh)).collect();
+            let ohv = e.idx(oh as i64);
+            output_row(e, ops, (n, ch, ohv), init, &taps, rows, cols);
+        }
+        if ops.residual.is_some() || act != (None, None) {
+            e.for_loop(0, rows.output, |e, oh| {
+                e.for_loop(0, cols.output, |e, ow| {
+                    let at = [n, ch, oh, ow];
+                    let mut v = e.load(ops.output, &at);
+                    if let Some(r) = ops.residual {
+                        let rv = e.load(r, &at);
+                        v = e.value_op("arith.addf", &[v, rv], Type::f32());
+                    }
+                    v = super::matmul::apply_activation(e, v, act);
+                    e.store(v, ops.output, &at);
+                });
+            });
+        }
+    });
+}
+
+/// Output row `oh` of plane (`n`, `ch`): the bias, then one pass per tap in `row_taps` x every
+/// column tap, over the columns that tap reaches.
+fn output_row(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (n, ch, oh): (ValueId, ValueId, ValueId),
+    init: ValueId,
+    row_taps: &[usize],
+    rows: Axis,
+    cols: Axis,
+) {
+    e.for_loop(0, cols.output, |e, ow| e.store(init, ops.output, &[n, ch, oh, ow]));
+    for &kh in row_taps {
+        let ih = e.affine(&[(oh, rows.stride as i64)], (kh * rows.dilation) as i64 - rows.pad as i64);
+        for kw in 0..cols.kernel {
+            let (khv, kwv, zero) = (e.idx(kh as i64), e.idx(kw as i64), e.idx(0));
+            let w = e.load(ops.b, &[ch, zero, khv, kwv]);
+            let range = cols.valid_outputs(kw);
+            e.for_loop(range.start, range.end, |e, ow| {
+                let iw = e.affine(&[(ow, cols.stride as i64)], (kw * cols.dilation) as i64 - cols.pad as i64);
+                let xv = e.load(ops.a, &[n, ch, ih, iw]);
+                let at = [n, ch, oh, ow];
+                let acc = e.load(ops.output, &at);
+                let v = e.fmuladd(xv, w, acc);
+                e.store(v, ops.output, &at);
+            });
+        }
+    }
+}
