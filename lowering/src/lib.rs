@@ -23,6 +23,7 @@ pub mod builder;
 pub mod conversion;
 pub mod kernel;
 pub mod llvm;
+pub mod math;
 mod pass;
 
 pub use pass::{CpuVersion, LoweringOptions, Pass};
@@ -63,6 +64,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
         (
             Box::new(kernel::plan_workspace::PlanWorkspace),
             "buffers of functions with xcc.workspace become views of their workspace",
+        ),
+        (
+            Box::new(math::polynomial_approximation::PolynomialApproximation),
+            "f32 exp, erf and tanh as polynomials and exponent arithmetic, so their loops vectorize (CPUs)",
         ),
         (
             Box::new(conversion::affine_to_scf::LowerAffine),
@@ -121,7 +126,7 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
 /// convert-to-llvm, reconcile-unrealized-casts and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
     "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-pack-weights,kernel-to-loops,plan-workspace,\
-lower-affine,convert-parallel-to-threads,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
+math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
     parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")

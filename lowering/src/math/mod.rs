@@ -1,0 +1,3 @@
+//! Transforms within the math dialect.
+
+pub mod polynomial_approximation;
