@@ -1,8 +1,8 @@
 // RUN: --passes=cpu-dispatch
 // cpu-dispatch (x86-64 without --mcpu): every function gets a copy per extra CPU, internal and
 // with its target_cpu; calls inside a copy go to the same copy; the exported function becomes
-// a dispatcher on xcc_cpu_level(), best level first, then the baseline copy (.base). Internal
-// originals stay the baseline's.
+// a dispatcher on xcc_cpu_level(), best level first, then the baseline copy (.base, optimized
+// for size). Internal originals stay the baseline's.
 
 // CHECK-LABEL: llvm.func @scale(%arg0: f32) -> (f32) {
 // CHECK-NEXT: [[L:%[0-9]+]] = llvm.call @xcc_cpu_level() : () -> i32
@@ -13,13 +13,13 @@
 // CHECK: llvm.mlir.constant(3 : i32) : i32
 // CHECK: llvm.call @scale.x86_64_v3(%arg0) : (f32) -> f32
 // CHECK: llvm.call @scale.base(%arg0) : (f32) -> f32
-// CHECK-LABEL: llvm.func internal @twice_x(%arg0: f32) -> (f32) {
+// CHECK-LABEL: llvm.func internal @twice_x(%arg0: f32) -> (f32) attributes {passthrough = ["optsize"]} {
 // CHECK-LABEL: llvm.func internal @scale.x86_64_v4(%arg0: f32) -> (f32) attributes {target_cpu = "x86-64-v4"}
 // CHECK: llvm.call @twice_x.x86_64_v4(%arg0)
 // CHECK-LABEL: llvm.func internal @twice_x.x86_64_v4
 // CHECK-LABEL: llvm.func internal @scale.x86_64_v3(%arg0: f32) -> (f32) attributes {target_cpu = "x86-64-v3"}
 // CHECK: llvm.call @twice_x.x86_64_v3(%arg0)
-// CHECK-LABEL: llvm.func internal @scale.base(%arg0: f32) -> (f32) {
+// CHECK-LABEL: llvm.func internal @scale.base(%arg0: f32) -> (f32) attributes {passthrough = ["optsize"]} {
 // CHECK: llvm.call @twice_x(%arg0)
 // CHECK: llvm.func @xcc_cpu_level() -> (i32)
 llvm.func @scale(%x: f32) -> f32 {

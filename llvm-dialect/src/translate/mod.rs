@@ -195,6 +195,19 @@ impl Translator<'_> {
                 }
             }
         }
+        // Upstream's `passthrough`: LLVM function attributes by name (`["optsize"]`).
+        if let Some(Attribute::Array(items)) = m.attr(op, "passthrough") {
+            for item in items.iter().filter_map(Attribute::as_str) {
+                unsafe {
+                    let kind = LLVMGetEnumAttributeKindForName(item.as_ptr() as *const CChar, item.len());
+                    if kind == 0 {
+                        return Err(unsupported(span, format!("unknown LLVM function attribute '{item}'")));
+                    }
+                    let a = LLVMCreateEnumAttribute(self.ctx, kind, 0);
+                    LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, a);
+                }
+            }
+        }
         self.functions.insert(name, (f, fty));
         Ok(())
     }

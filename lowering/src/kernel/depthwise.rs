@@ -28,6 +28,13 @@ pub struct Axis {
 }
 
 impl Axis {
+    /// The outputs for which every tap is inside (empty when none is).
+    fn interior(&self) -> std::ops::Range<usize> {
+        let lo = (0..self.kernel).map(|t| self.valid_outputs(t).start).max().unwrap_or(0);
+        let hi = (0..self.kernel).map(|t| self.valid_outputs(t).end).min().unwrap_or(self.output);
+        lo..hi.max(lo)
+    }
+
     /// The outputs `o` whose input `o * stride + tap * dilation - pad` is inside `[0, input)`.
     fn valid_outputs(&self, tap: usize) -> std::ops::Range<usize> {
         let shift = (tap * self.dilation) as i64 - self.pad as i64;
@@ -36,13 +43,6 @@ impl Axis {
         let lo = if shift >= 0 { 0 } else { (-shift + s - 1) / s };
         let hi = if n - 1 - shift < 0 { 0 } else { (n - 1 - shift) / s + 1 };
         let (lo, hi) = (lo.clamp(0, self.output as i64) as usize, hi.clamp(0, self.output as i64) as usize);
-        lo..hi.max(lo)
-    }
-
-    /// The outputs for which every tap is inside.
-    fn interior(&self) -> std::ops::Range<usize> {
-        let lo = (0..self.kernel).map(|t| self.valid_outputs(t).start).max().unwrap_or(0);
-        let hi = (0..self.kernel).map(|t| self.valid_outputs(t).end).min().unwrap_or(self.output);
         lo..hi.max(lo)
     }
 }
@@ -56,16 +56,7 @@ pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [usi
             Some(b) => e.load(b, &[ch]),
             None => e.const_float(0.0, Type::f32()),
         };
-        let interior = rows.interior();
-        e.for_loop(interior.start, interior.end, |e, oh| {
-            let taps: Vec<usize> = (0..rows.kernel).collect();
-            output_row(e, ops, (n, ch, oh), init, &taps, rows, cols);
-        });
-        for oh in (0..interior.start).chain(interior.end..rows.output) {
-            let taps: Vec<usize> = (0..rows.kernel).filter(|&t| rows.valid_outputs(t).contains(&oh)).collect();
-            let ohv = e.idx(oh as i64);
-            output_row(e, ops, (n, ch, ohv), init, &taps, rows, cols);
-        }
+        e.for_loop(0, rows.output, |e, oh| output_row(e, ops, (n, ch, oh), init, rows, cols));
         if ops.residual.is_some() || act != (None, None) {
             e.for_loop(0, rows.output, |e, oh| {
                 e.for_loop(0, cols.output, |e, ow| {
@@ -83,32 +74,77 @@ pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [usi
     });
 }
 
-/// Output row `oh` of plane (`n`, `ch`): the bias, then one pass per tap in `row_taps` x every
-/// column tap, over the columns that tap reaches.
+/// The row taps `[lo, hi)` whose input row `oh * s + kh * d - pad` is inside `[0, input)`:
+/// `lo = ceil(max(pad - oh s, 0) / d)`, `hi = min(kernel, floor((input - 1 + pad - oh s) / d) + 1)`,
+/// the latter as `max(input - 1 + pad - oh s + d, 0) / d` so that no division sees a negative.
+fn row_taps(e: &mut Cursor, oh: ValueId, rows: Axis) -> (ValueId, ValueId) {
+    let (s, d) = (rows.stride as i64, rows.dilation as i64);
+    let zero = e.idx(0);
+    let above = e.affine(&[(oh, -s)], rows.pad as i64);
+    let above = e.value_op("arith.maxsi", &[above, zero], Type::Index);
+    let above = e.affine(&[(above, 1)], d - 1);
+    let dv = e.idx(d);
+    let lo = e.value_op("arith.divui", &[above, dv], Type::Index);
+    let below = e.affine(&[(oh, -s)], rows.input as i64 - 1 + rows.pad as i64 + d);
+    let below = e.value_op("arith.maxsi", &[below, zero], Type::Index);
+    let hi = e.value_op("arith.divui", &[below, dv], Type::Index);
+    let kernel = e.idx(rows.kernel as i64);
+    let hi = e.value_op("arith.minsi", &[hi, kernel], Type::Index);
+    let lo = e.value_op("arith.minsi", &[lo, hi], Type::Index);
+    (lo, hi)
+}
+
+/// Output row `oh` of plane (`n`, `ch`): for each row tap inside the image, the interior columns
+/// (where every column tap is inside) in one loop adding all column taps, and each border column
+/// with the taps it has.
 fn output_row(
     e: &mut Cursor,
     ops: &EpilogueOperands,
     (n, ch, oh): (ValueId, ValueId, ValueId),
     init: ValueId,
-    row_taps: &[usize],
     rows: Axis,
     cols: Axis,
 ) {
     e.for_loop(0, cols.output, |e, ow| e.store(init, ops.output, &[n, ch, oh, ow]));
-    for &kh in row_taps {
-        let ih = e.affine(&[(oh, rows.stride as i64)], (kh * rows.dilation) as i64 - rows.pad as i64);
-        for kw in 0..cols.kernel {
-            let (khv, kwv, zero) = (e.idx(kh as i64), e.idx(kw as i64), e.idx(0));
-            let w = e.load(ops.b, &[ch, zero, khv, kwv]);
-            let range = cols.valid_outputs(kw);
-            e.for_loop(range.start, range.end, |e, ow| {
-                let iw = e.affine(&[(ow, cols.stride as i64)], (kw * cols.dilation) as i64 - cols.pad as i64);
-                let xv = e.load(ops.a, &[n, ch, ih, iw]);
-                let at = [n, ch, oh, ow];
-                let acc = e.load(ops.output, &at);
-                let v = e.fmuladd(xv, w, acc);
-                e.store(v, ops.output, &at);
-            });
+    let (lo, hi) = row_taps(e, oh, rows);
+    let interior = cols.interior();
+    e.for_step(lo, hi, 1, |e, kh| {
+        let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
+        let zero = e.idx(0);
+        let weights: Vec<ValueId> = (0..cols.kernel)
+            .map(|kw| {
+                let kwv = e.idx(kw as i64);
+                e.load(ops.b, &[ch, zero, kh, kwv])
+            })
+            .collect();
+        let taps: Vec<usize> = (0..cols.kernel).collect();
+        e.for_loop(interior.start, interior.end, |e, ow| {
+            accumulate(e, ops, (n, ch, oh, ih), ow, &taps, &weights, cols)
+        });
+        for ow in (0..interior.start).chain(interior.end.max(interior.start)..cols.output) {
+            let taps: Vec<usize> = (0..cols.kernel).filter(|&kw| cols.valid_outputs(kw).contains(&ow)).collect();
+            let owv = e.idx(ow as i64);
+            accumulate(e, ops, (n, ch, oh, ih), owv, &taps, &weights, cols);
         }
+    });
+}
+
+/// `out[n, ch, oh, ow] += sum over taps of w[kw] * x[n, ch, ih, ow * s + kw * d - pad]`.
+fn accumulate(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (n, ch, oh, ih): (ValueId, ValueId, ValueId, ValueId),
+    ow: ValueId,
+    taps: &[usize],
+    weights: &[ValueId],
+    cols: Axis,
+) {
+    let at = [n, ch, oh, ow];
+    let mut acc = e.load(ops.output, &at);
+    for &kw in taps {
+        let iw = e.affine(&[(ow, cols.stride as i64)], (kw * cols.dilation) as i64 - cols.pad as i64);
+        let xv = e.load(ops.a, &[n, ch, ih, iw]);
+        acc = e.fmuladd(xv, weights[kw], acc);
     }
+    e.store(acc, ops.output, &at);
 }

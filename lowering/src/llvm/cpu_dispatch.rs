@@ -2,7 +2,8 @@
 //! llvm-dialect module is copied once per extra CPU of [`LoweringOptions::cpu_versions`] (its
 //! `target_cpu` set, so LLVM compiles and vectorizes the copy for that CPU), and each exported
 //! function becomes a dispatcher that asks runtime-c's `xcc_cpu_level()` once per call and calls
-//! the copy for the best level the machine has, else the baseline copy (the module's own CPU).
+//! the copy for the best level the machine has, else the baseline copy (the module's own CPU,
+//! optimized for size: `passthrough = ["optsize"]`).
 //! Globals, the weights among them, exist once and are shared by every copy.
 //!
 //! ```text
@@ -57,14 +58,23 @@ impl Pass for CpuDispatch {
                 // The original of an internal function is its baseline version, called by name from
                 // the exported functions' baseline copies.
                 rename_calls(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
+                m.set_attr(f, "passthrough", optsize());
                 continue;
             }
-            copy_function(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
+            let base = copy_function(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
+            m.set_attr(base, "passthrough", optsize());
             make_dispatcher(&mut m, f, &name, &versions);
         }
         declare_cpu_level(&mut m);
         Ok(m)
     }
+}
+
+/// The baseline runs only on CPUs without AVX2 (rare where speed matters): optimized for size,
+/// which keeps LLVM from unrolling and versioning its loops and so bounds the compile time the
+/// extra versions add.
+fn optsize() -> Attribute {
+    Attribute::Array(vec![Attribute::String("optsize".into())])
 }
 
 fn is_definition(m: &Module, f: OpId) -> bool {
