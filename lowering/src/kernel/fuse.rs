@@ -388,8 +388,10 @@ fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId) {
     remove_buffer(m, t);
 }
 
-/// Copies a generic body's operations (not its yield) to the end of `block`; returns the
-/// yielded values.
+/// Moves a generic body's operations (not its yield) to the end of `block`, their operands
+/// renamed by `map`; returns the yielded values. The body's generic is erased afterwards: moving
+/// rather than copying keeps a chain of fusions linear (a copy would copy the growing fused body
+/// again at every step).
 fn inline(
     m: &mut Module,
     body: xcc_ir::RegionId,
@@ -397,11 +399,19 @@ fn inline(
     map: &mut HashMap<ValueId, ValueId>,
 ) -> Vec<ValueId> {
     let entry = m.regions[body].blocks[0];
-    let ops = m.blocks[entry].ops.clone();
+    let ops = std::mem::take(&mut m.blocks[entry].ops);
     let (last, rest) = ops.split_last().expect("a terminated body");
     for &op in rest {
-        let copy = m.clone_op(op, map);
-        m.append_op(block, copy);
+        let mut nested = vec![op];
+        m.walk_nested(op, &mut |o| nested.push(o));
+        for o in nested {
+            for v in m.ops[o].operands.iter_mut() {
+                if let Some(&to) = map.get(v) {
+                    *v = to;
+                }
+            }
+        }
+        m.append_op(block, op);
     }
     m.ops[*last].operands.iter().map(|v| *map.get(v).unwrap_or(v)).collect()
 }
