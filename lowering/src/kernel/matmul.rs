@@ -4,12 +4,13 @@
 //! `C[m, n] = epilogue(sum_k A[m, k] * B[k, n])`. The micro-kernel computes a tile of `MR` rows
 //! by `NR` columns held in `MR` vector accumulators (`vector<NRxf32>`) across the whole k loop:
 //! per k, one vector load of B's row segment, `MR` scalar loads of A broadcast to vectors, and
-//! `MR` FMAs. Row tiles are independent (a parallel loop); rows that do not fill a tile take
-//! one-row tiles; when the column count is not a multiple of `NR`, the last tile overlaps the
-//! previous one (recomputing a few columns is cheaper than a scalar loop); fewer than `NR`
-//! columns use a scalar loop. It needs f32 elements and B's rows contiguous; any other matmul
-//! (other element types, a transposed B, alpha or beta, a full bias) is a parallel loop over the
-//! output with a dot product inside.
+//! `MR` FMAs (6 x 16: twelve 8-lane accumulators with AVX2, six 16-lane ones with AVX-512). Tiles
+//! are independent (one parallel loop over column and row tiles); the rows that do not fill a
+//! tile make one shorter tile; when the column count is not a multiple of `NR`, the last tile
+//! overlaps the previous one (B in rows) or is a narrow tile of the zero-padded panel (B in
+//! panels); fewer than `NR` columns in rows use dot products. It needs f32 elements and B's rows
+//! contiguous or packed; any other matmul (other element types, a transposed B, alpha or beta, a
+//! full bias) is a parallel loop over the output with a dot product inside.
 
 use super::Cursor;
 use crate::builder::LoopBuilder;
@@ -17,7 +18,7 @@ use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
-pub const MR: usize = 4;
+pub const MR: usize = 6;
 pub const NR: usize = 16;
 
 /// A matrix inside a flat buffer: element (r, c) is at `off + r * rs + c * cs`.
@@ -143,15 +144,18 @@ pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm:
             ragged_columns(e, i0, MR, n, &g);
         });
     }
-    if m > m_full {
-        b.parallel(&[m - m_full], &mut |e, t| {
-            let i0 = e.affine(&[(t[0], 1)], m_full as i64);
-            if n_full > 0 {
-                let (z, nf) = (e.idx(0), e.idx(n_full as i64));
-                e.for_step(z, nf, NR, |e, j0| gemm_tile(e, i0, j0, 1, NR, &g));
-            }
-            ragged_columns(e, i0, 1, n, &g);
+    // The rows left over make one shorter tile per column tile.
+    let rest = m - m_full;
+    if rest > 0 && n_full > 0 {
+        b.parallel(&[n_full / NR], &mut |e, t| {
+            let i0 = e.idx(m_full as i64);
+            let j0 = e.affine(&[(t[0], NR as i64)], 0);
+            gemm_tile(e, i0, j0, rest, NR, &g);
         });
+    }
+    if rest > 0 && n > n_full {
+        let i0 = b.idx(m_full as i64);
+        ragged_columns(b, i0, rest, n, &g);
     }
 }
 
