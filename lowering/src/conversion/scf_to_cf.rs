@@ -11,7 +11,6 @@
 //!           then/else blocks end in br ^after(yielded..)
 //! ```
 
-use super::find_first;
 use crate::builder::Builder;
 use crate::pass::{LoweringOptions, Pass};
 use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type};
@@ -28,10 +27,13 @@ impl Pass for ScfToCf {
     }
 
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
-        while let Some(op) = find_first(&m, |n| n == "scf.parallel") {
+        // Each list is gathered once, outer operations first (an inner one stays valid when the
+        // blocks around it move): searching the module again after every rewrite made this pass
+        // quadratic in the number of loops.
+        for op in all_named(&m, &["scf.parallel"]) {
             parallel_to_nested_for(&mut m, op);
         }
-        while let Some(op) = find_first(&m, |n| n == "scf.for" || n == "scf.if") {
+        for op in all_named(&m, &["scf.for", "scf.if"]) {
             if m.ops[op].name == "scf.for" {
                 lower_for(&mut m, op);
             } else {
@@ -40,6 +42,19 @@ impl Pass for ScfToCf {
         }
         Ok(m)
     }
+}
+
+/// Every operation named one of `names`, in pre-order.
+fn all_named(m: &Module, names: &[&str]) -> Vec<OpId> {
+    let mut out = Vec::new();
+    for &top in m.top_ops() {
+        m.walk_nested(top, &mut |op| {
+            if names.contains(&m.ops[op].name.as_str()) {
+                out.push(op);
+            }
+        });
+    }
+    out
 }
 
 /// Splits the block at `op`, giving `op`'s results to the new block as arguments.
