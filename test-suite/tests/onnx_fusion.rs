@@ -1,7 +1,9 @@
 //! The graph fusion passes against live ONNX Runtime: a Conv followed by BatchNormalization, a
 //! residual Add and a Relu (all folded into one GEMM epilogue), and a MatMul followed by an Add of
 //! a same-shaped tensor and a Clip; also the unfused forms, where the intermediate is also an
-//! output so it cannot be fused away.
+//! output so it cannot be fused away. And the kernels of issue 7 on small graphs of their own:
+//! rows of one folded into a GEMM over packed panels, depthwise convolutions, and an
+//! EfficientNet-style SiLU and squeeze-excitation block.
 
 use std::path::Path;
 use std::process::Command;
@@ -197,6 +199,43 @@ fn depthwise_pair() -> Vec<u8> {
     model(nodes, vec![value("x", FLOAT, &[2, c, 11, 9])], vec![value("y", FLOAT, &[2, c, 5, 8])], vec![w1, b1, w2])
 }
 
+/// An EfficientNet-style block: 3x3 conv, SiLU (x * Sigmoid(x)), a depthwise 3x3, then
+/// squeeze-excitation (GlobalAveragePool, 1x1 conv, Relu, 1x1 conv, Sigmoid, a broadcast Mul):
+/// the depthwise kernel and the polynomial exp behind Sigmoid on a real block.
+fn squeeze_excitation_block() -> Vec<u8> {
+    use xcc_frontend_onnx::proto::{attribute_proto, AttributeProto};
+    let c = 12i64;
+    let mut dw = with_ints(node("dw", "Conv", &["a1", "wd"], &["d"]), "pads", &[1, 1, 1, 1]);
+    dw.attribute.push(AttributeProto {
+        name: Some("group".into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(c),
+        ..Default::default()
+    });
+    let nodes = vec![
+        with_ints(node("conv", "Conv", &["x", "w1", "b1"], &["c1"]), "pads", &[1, 1, 1, 1]),
+        node("sig", "Sigmoid", &["c1"], &["s1"]),
+        node("silu", "Mul", &["c1", "s1"], &["a1"]),
+        dw,
+        node("gap", "GlobalAveragePool", &["d"], &["g"]),
+        node("fc1", "Conv", &["g", "ws1", "bs1"], &["r"]),
+        node("relu", "Relu", &["r"], &["r1"]),
+        node("fc2", "Conv", &["r1", "ws2", "bs2"], &["e"]),
+        node("gate", "Sigmoid", &["e"], &["ge"]),
+        node("scale", "Mul", &["d", "ge"], &["y"]),
+    ];
+    let inits = vec![
+        floats("w1", &[c, 3, 3, 3], &pseudo_random((c * 27) as usize, 21)),
+        floats("b1", &[c], &pseudo_random(c as usize, 22)),
+        floats("wd", &[c, 1, 3, 3], &pseudo_random((c * 9) as usize, 23)),
+        floats("ws1", &[c / 2, c, 1, 1], &pseudo_random((c * c / 2) as usize, 24)),
+        floats("bs1", &[c / 2], &pseudo_random((c / 2) as usize, 25)),
+        floats("ws2", &[c, c / 2, 1, 1], &pseudo_random((c * c / 2) as usize, 26)),
+        floats("bs2", &[c], &pseudo_random(c as usize, 27)),
+    ];
+    model(nodes, vec![value("x", FLOAT, &[1, 3, 17, 15])], vec![value("y", FLOAT, &[1, c, 17, 15])], inits)
+}
+
 /// uint8 Max and Min compare unsigned: values above 127 (which a signed compare would order
 /// below the small ones) against a broadcast uint8 initializer, reached through float casts so
 /// the harness stays float. The chain also exercises elementwise fusion across casts.
@@ -329,6 +368,18 @@ fn main() -> std::process::ExitCode {
                     &depthwise_pair(),
                     &[("x", vec![2, 6, 11, 9])],
                     &[("y", 2 * 6 * 5 * 8)],
+                )
+            }),
+        ),
+        (
+            "squeeze-excitation-silu",
+            Box::new(|d| {
+                run_case(
+                    d,
+                    "squeeze-excitation-silu",
+                    &squeeze_excitation_block(),
+                    &[("x", vec![1, 3, 17, 15])],
+                    &[("y", 12 * 17 * 15)],
                 )
             }),
         ),
