@@ -42,7 +42,9 @@ fn run_case_with_files(
         return Err(format!("{name}: xcc failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
     // Inputs as raw files; a C harness runs the model; ONNX Runtime runs the same model.
-    let mut c = String::from("#include \"m.h\"\n#include <stdio.h>\n#include <stdlib.h>\nint main(void){\n");
+    let mut c = String::from(
+        "#include \"m.h\"\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void){\n",
+    );
     let mut args = Vec::new();
     for (k, (iname, dims)) in inputs.iter().enumerate() {
         let n: i64 = dims.iter().product();
@@ -56,7 +58,9 @@ fn run_case_with_files(
         args.push(format!("i{k}"));
     }
     for (k, (_, n)) in outputs.iter().enumerate() {
-        c += &format!("float *o{k} = malloc({n}*4);\n");
+        // NaN-filled: an output element the model does not write (or reads before writing)
+        // shows.
+        c += &format!("float *o{k} = malloc({n}*4); memset(o{k}, 0xff, {n}*4);\n");
         args.push(format!("o{k}"));
     }
     c += &format!("if (m_run_alloc({})) return 3;\n", args.join(", "));
@@ -108,8 +112,13 @@ fn run_case_with_files(
                 .collect()
         };
         let (x, o) = (read("xcc"), read("ort"));
+        if x.len() != o.len() {
+            return Err(format!("{name}: output '{oname}' has {} elements, onnxruntime gives {}", x.len(), o.len()));
+        }
         for (i, (a, b)) in x.iter().zip(&o).enumerate() {
-            if (a - b).abs() > 1e-5 + 1e-4 * b.abs() {
+            // Written so that a NaN on either side fails (NaN compares false).
+            let close = (a - b).abs() <= 1e-5 + 1e-4 * b.abs() || (a.is_nan() && b.is_nan());
+            if !close {
                 return Err(format!("{name}: output '{oname}' element {i} is {a}, onnxruntime gives {b}"));
             }
         }
@@ -234,6 +243,36 @@ fn squeeze_excitation_block() -> Vec<u8> {
         floats("bs2", &[c], &pseudo_random(c as usize, 27)),
     ];
     model(nodes, vec![value("x", FLOAT, &[1, 3, 17, 15])], vec![value("y", FLOAT, &[1, c, 17, 15])], inits)
+}
+
+/// Longer reductions and ragged edges: a MatMul with K = 600, a ragged N = 40 (a narrow panel
+/// tile), 74 rows (two left over after the 6-row tiles), a residual and a Clip; then a 3x3
+/// convolution with 32 input channels (K = 288) over a 9x11 image (P = 99: a narrow tile of the
+/// im2col panels), with a bias and a Relu.
+fn long_k_ragged_edges() -> Vec<u8> {
+    let mut clip = node("clip", "Clip", &["s", "lo", "hi"], &["y"]);
+    clip.name = Some("clip".into());
+    let conv = with_ints(node("conv", "Conv", &["x", "wc", "bc"], &["c"]), "pads", &[1, 1, 1, 1]);
+    let nodes = vec![
+        node("mm", "MatMul", &["a", "w"], &["p"]),
+        node("add", "Add", &["r", "p"], &["s"]),
+        clip,
+        conv,
+        node("relu", "Relu", &["c"], &["z"]),
+    ];
+    let inits = vec![
+        floats("w", &[600, 40], &pseudo_random(600 * 40, 31)),
+        floats("lo", &[], &[-2.0]),
+        floats("hi", &[], &[2.5]),
+        floats("wc", &[16, 32, 3, 3], &pseudo_random(16 * 32 * 9, 32)),
+        floats("bc", &[16], &pseudo_random(16, 33)),
+    ];
+    model(
+        nodes,
+        vec![value("a", FLOAT, &[2, 37, 600]), value("r", FLOAT, &[2, 37, 40]), value("x", FLOAT, &[1, 32, 9, 11])],
+        vec![value("y", FLOAT, &[2, 37, 40]), value("z", FLOAT, &[1, 16, 9, 11])],
+        inits,
+    )
 }
 
 /// uint8 Max and Min compare unsigned: values above 127 (which a signed compare would order
@@ -380,6 +419,18 @@ fn main() -> std::process::ExitCode {
                     &squeeze_excitation_block(),
                     &[("x", vec![1, 3, 17, 15])],
                     &[("y", 12 * 17 * 15)],
+                )
+            }),
+        ),
+        (
+            "long-k-ragged-edges",
+            Box::new(|d| {
+                run_case(
+                    d,
+                    "long-k-ragged-edges",
+                    &long_k_ragged_edges(),
+                    &[("a", vec![2, 37, 600]), ("r", vec![2, 37, 40]), ("x", vec![1, 32, 9, 11])],
+                    &[("y", 2 * 37 * 40), ("z", 16 * 9 * 11)],
                 )
             }),
         ),
