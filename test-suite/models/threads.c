@@ -1,7 +1,7 @@
 /* Threaded runs of one model compiled twice (as tm_a and tm_b): every way of running it must give
    the bytes of a one-thread run (the parallel loops split only independent iterations, so the
-   arithmetic is the same): pools of 2, 3 and 8 threads, the default pool, a thread limit, a
-   caller's parallel-for, and both models running concurrently from four application threads on
+   arithmetic is the same): pools of 2, 3 and 8 threads, the default pool (NULL options too), a
+   thread limit, a caller's parallel-for, and both models running concurrently from four application threads on
    the shared default pool. A run must not allocate: malloc, calloc and posix_memalign are wrapped
    at link time (-Wl,--wrap=...) and counted while runs are in flight. Prints "ok". */
 #include "tm_a.h"
@@ -104,6 +104,8 @@ int main(void) {
   atomic_store(&counting, 1);
   bad |= tm_a_run(input, out, ws) != 0 || check("default pool", out);
   atomic_store(&counting, 0);
+  poison(out, ws, ws_bytes);
+  bad |= tm_a_run_with(input, out, ws, NULL) != 0 || check("no options (NULL)", out);
   xcc_run_options two = {.num_threads = 2};
   poison(out, ws, ws_bytes);
   bad |= tm_a_run_with(input, out, ws, &two) != 0 || check("two threads of the default pool", out);
