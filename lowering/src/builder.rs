@@ -74,6 +74,23 @@ impl<'m> Builder<'m> {
     }
 }
 
+/// Declares the external function `name` (`llvm.func` without a body) at the end of the module,
+/// unless a symbol of that name exists: the runtime entry points and C library functions that
+/// generated code calls.
+pub fn declare_function(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) {
+    if m.lookup_symbol(name).is_some() {
+        return;
+    }
+    let ft = xcc_ir::types::FunctionType { inputs, results };
+    let top = m.body_block();
+    m.build(
+        top,
+        OpSpec::new("llvm.func", Span::UNKNOWN)
+            .attr("sym_name", Attribute::String(name.to_string()))
+            .attr("function_type", Attribute::Type(Type::Function(ft))),
+    );
+}
+
 /// A loop body carrying values: it sees the builder, the induction variables and the carried
 /// values, and returns the next ones.
 pub type CarryingBody<'a, B> = dyn FnMut(&mut B, &[ValueId], &[ValueId]) -> Vec<ValueId> + 'a;

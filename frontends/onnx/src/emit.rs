@@ -183,17 +183,8 @@ fn workspace_functions(m: &mut Module, name: &str, run: &str, n_params: usize) {
 /// pool, parallel-for) current on this thread for the call; runtime-c's parallel-for reads them.
 fn run_with_options(m: &mut Module, name: &str, run: &str, n_params: usize) {
     let span = Span::UNKNOWN;
-    for (callee, inputs, results) in
-        [(RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]), (RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![])]
-    {
-        let top = m.body_block();
-        m.build(
-            top,
-            OpSpec::new("llvm.func", span)
-                .attr("sym_name", Attribute::String(callee.into()))
-                .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs, results }))),
-        );
-    }
+    xcc_lowering::builder::declare_function(m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
+    xcc_lowering::builder::declare_function(m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
     let (_, b) = function(m, &format!("{name}_run_with"), vec![Type::ptr(); n_params + 1], vec![Type::i32()]);
     let args = m.blocks[b].args.clone();
     let enter = OpSpec::new("llvm.call", span).operands([args[n_params]]).results([Type::ptr()]);

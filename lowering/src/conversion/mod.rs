@@ -29,7 +29,7 @@ use crate::pass::{LoweringOptions, Pass};
 use std::collections::{BTreeMap, HashMap};
 use type_converter::LlvmTypeConverter;
 use xcc_ir::types::FunctionType;
-use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, RegionId, Span, Type, ValueId};
+use xcc_ir::{BlockId, Diagnostic, Module, OpId, OpSpec, RegionId, Span, Type, ValueId};
 
 /// Rewrites one operation in the new module and returns the values replacing its results.
 pub type RewriteFn = fn(&mut Rewriter, OpId) -> Result<Vec<ValueId>, Diagnostic>;
@@ -135,14 +135,7 @@ pub fn convert(old: &Module, sets: &[&ConversionSet], options: &LoweringOptions)
     }
     let mut new = rw.new;
     for (name, ft) in std::mem::take(&mut rw.externs) {
-        if new.lookup_symbol(&name).is_none() {
-            new.build(
-                body,
-                OpSpec::new("llvm.func", Span::UNKNOWN)
-                    .attr("sym_name", Attribute::String(name))
-                    .attr("function_type", Attribute::Type(Type::Function(ft))),
-            );
-        }
+        crate::builder::declare_function(&mut new, &name, ft.inputs, ft.results);
     }
     Ok(new)
 }

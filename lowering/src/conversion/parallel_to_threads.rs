@@ -21,7 +21,7 @@
 //! `convert-scf-to-cf` makes serial. Loops with bounds not known at compile time, or too little
 //! work to pay for waking threads ([`MIN_WORK`]), stay as they are.
 
-use crate::builder::Builder;
+use crate::builder::{declare_function, Builder};
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::{HashMap, HashSet};
 use xcc_ir::types::FunctionType;
@@ -58,15 +58,8 @@ impl Pass for ParallelToThreads {
         for (op, trips) in loops_to_share(&m) {
             outline(&mut m, op, &trips, &types, &mut outlined)?;
         }
-        if !outlined.is_empty() && m.lookup_symbol(PARALLEL_FOR).is_none() {
-            let ft = FunctionType { inputs: vec![Type::ptr(), Type::ptr(), Type::i64()], results: vec![] };
-            let body = m.body_block();
-            m.build(
-                body,
-                OpSpec::new("llvm.func", Span::UNKNOWN)
-                    .attr("sym_name", Attribute::String(PARALLEL_FOR.into()))
-                    .attr("function_type", Attribute::Type(Type::Function(ft))),
-            );
+        if !outlined.is_empty() {
+            declare_function(&mut m, PARALLEL_FOR, vec![Type::ptr(), Type::ptr(), Type::i64()], vec![]);
         }
         Ok(m)
     }

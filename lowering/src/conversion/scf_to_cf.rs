@@ -12,6 +12,7 @@
 //! ```
 
 use crate::builder::Builder;
+use crate::kernel::ops_named;
 use crate::pass::{LoweringOptions, Pass};
 use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type};
 
@@ -30,10 +31,10 @@ impl Pass for ScfToCf {
         // Each list is gathered once, outer operations first (an inner one stays valid when the
         // blocks around it move): searching the module again after every rewrite made this pass
         // quadratic in the number of loops.
-        for op in all_named(&m, &["scf.parallel"]) {
+        for op in ops_named(&m, &["scf.parallel"]) {
             parallel_to_nested_for(&mut m, op);
         }
-        for op in all_named(&m, &["scf.for", "scf.if"]) {
+        for op in ops_named(&m, &["scf.for", "scf.if"]) {
             if m.ops[op].name == "scf.for" {
                 lower_for(&mut m, op);
             } else {
@@ -42,19 +43,6 @@ impl Pass for ScfToCf {
         }
         Ok(m)
     }
-}
-
-/// Every operation named one of `names`, in pre-order.
-fn all_named(m: &Module, names: &[&str]) -> Vec<OpId> {
-    let mut out = Vec::new();
-    for &top in m.top_ops() {
-        m.walk_nested(top, &mut |op| {
-            if names.contains(&m.ops[op].name.as_str()) {
-                out.push(op);
-            }
-        });
-    }
-    out
 }
 
 /// Splits the block at `op`, giving `op`'s results to the new block as arguments.

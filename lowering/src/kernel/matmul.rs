@@ -217,25 +217,29 @@ fn gemm_column<B: LoopBuilder>(
             let bv = e.load(bm.buf(), &[bi]);
             e.fmuladd(av, bv, acc)
         });
-        let mut v = dot;
-        let bias = match ep.bias {
-            Bias::Rows(buf, off) => Some((buf, index_of(e, off, &[(row, 1)], 0))),
-            Bias::Cols(buf, off) => Some((buf, index_of(e, off, &[(jv, 1)], 0))),
-            Bias::None => None,
-        };
-        if let Some((buf, bi)) = bias {
-            let bv = e.load(buf, &[bi]);
-            v = e.value_op("arith.addf", &[v, bv], Type::f32());
-        }
-        if let Some(r) = ep.residual {
-            let ri = index_of(e, r.off, &[(row, r.rs), (jv, r.cs)], 0);
-            let rv = e.load(r.buf, &[ri]);
-            v = e.value_op("arith.addf", &[v, rv], Type::f32());
-        }
-        v = apply_activation(e, v, ep.act);
-        let ci = index_of(e, c.off, &[(row, c.rs), (jv, c.cs)], 0);
-        e.store(v, c.buf, &[ci]);
+        store_element(e, dot, row, jv, c, ep);
     }
+}
+
+/// One element of C at (`row`, `col`): `v` with the epilogue (bias, residual, activation) applied.
+fn store_element<B: LoopBuilder>(b: &mut B, mut v: ValueId, row: ValueId, col: ValueId, c: Mat, ep: TileEpilogue) {
+    let bias = match ep.bias {
+        Bias::Rows(buf, off) => Some((buf, index_of(b, off, &[(row, 1)], 0))),
+        Bias::Cols(buf, off) => Some((buf, index_of(b, off, &[(col, 1)], 0))),
+        Bias::None => None,
+    };
+    if let Some((buf, bi)) = bias {
+        let bv = b.load(buf, &[bi]);
+        v = b.value_op("arith.addf", &[v, bv], Type::f32());
+    }
+    if let Some(r) = ep.residual {
+        let ri = index_of(b, r.off, &[(row, r.rs), (col, r.cs)], 0);
+        let rv = b.load(r.buf, &[ri]);
+        v = b.value_op("arith.addf", &[v, rv], Type::f32());
+    }
+    v = apply_activation(b, v, ep.act);
+    let ci = index_of(b, c.off, &[(row, c.rs), (col, c.cs)], 0);
+    b.store(v, c.buf, &[ci]);
 }
 
 /// A `rows x NR` tile of C at (`i0`, `j0`) held in vector accumulators over the whole k loop;
@@ -310,25 +314,9 @@ fn narrow_epilogue<B: LoopBuilder>(
         let row = index_of(b, i0, &[], r);
         for lane in 0..width {
             let position = Attribute::DenseArray { elem: Type::i64(), values: vec![lane as i128] };
-            let mut v = b.value_attr("vector.extract", &[acc], Type::f32(), vec![("static_position", position)]);
+            let v = b.value_attr("vector.extract", &[acc], Type::f32(), vec![("static_position", position)]);
             let col = index_of(b, j0, &[], lane);
-            let bias = match ep.bias {
-                Bias::Rows(buf, off) => Some((buf, index_of(b, off, &[(row, 1)], 0))),
-                Bias::Cols(buf, off) => Some((buf, index_of(b, off, &[(col, 1)], 0))),
-                Bias::None => None,
-            };
-            if let Some((buf, bi)) = bias {
-                let bv = b.load(buf, &[bi]);
-                v = b.value_op("arith.addf", &[v, bv], Type::f32());
-            }
-            if let Some(res) = ep.residual {
-                let ri = index_of(b, res.off, &[(row, res.rs), (col, 1)], 0);
-                let rv = b.load(res.buf, &[ri]);
-                v = b.value_op("arith.addf", &[v, rv], Type::f32());
-            }
-            v = apply_activation(b, v, ep.act);
-            let ci = index_of(b, c.off, &[(row, c.rs), (col, 1)], 0);
-            b.store(v, c.buf, &[ci]);
+            store_element(b, v, row, col, c, ep);
         }
     }
 }

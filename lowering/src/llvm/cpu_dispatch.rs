@@ -65,7 +65,7 @@ impl Pass for CpuDispatch {
             m.set_attr(base, "passthrough", optsize());
             make_dispatcher(&mut m, f, &name, &versions);
         }
-        declare_cpu_level(&mut m);
+        crate::builder::declare_function(&mut m, CPU_LEVEL, vec![], vec![Type::i32()]);
         Ok(m)
     }
 }
@@ -177,18 +177,4 @@ fn tail_call(m: &mut Module, block: xcc_ir::BlockId, callee: &str, args: &[Value
     );
     let results = m.ops[call].results.clone();
     m.build(block, OpSpec::new("llvm.return", span).operands(results));
-}
-
-fn declare_cpu_level(m: &mut Module) {
-    if m.lookup_symbol(CPU_LEVEL).is_some() {
-        return;
-    }
-    let ft = FunctionType { inputs: vec![], results: vec![Type::i32()] };
-    let top = m.body_block();
-    m.build(
-        top,
-        OpSpec::new("llvm.func", Span::UNKNOWN)
-            .attr("sym_name", Attribute::String(CPU_LEVEL.into()))
-            .attr("function_type", Attribute::Type(Type::Function(ft))),
-    );
 }
