@@ -436,7 +436,7 @@ const SHAPE_PARAMETER_OPS: &[&str] = &[
     "Upsample",
     "TopK",
     "OneHot",
-    "Clip",
+    // training_mode decides what the operator means (xcc compiles inference graphs).
     "Dropout",
     "ReduceSum",
     "ReduceMean",
@@ -699,7 +699,7 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
     t.push_str(
         "Graph inputs that feed shape parameters (Reshape's shape, Slice's starts, Reduce axes, Pad's pads, Resize's\n",
     );
-    t.push_str("scales, TopK's K, Clip's bounds, ...) are frozen with `--bind NAME=@input_k.pb` from the first data set, since xcc\n");
+    t.push_str("scales, TopK's K, ...) are frozen with `--bind NAME=@input_k.pb` from the first data set, since xcc\n");
     t.push_str("compiles static shapes; the harness passes the remaining inputs.\n\n");
     let _ = writeln!(t, "**{line}** ({} cases: {breakdown})\n", results.len());
     t.push_str("| test | op | status | detail |\n| --- | --- | --- | --- |\n");

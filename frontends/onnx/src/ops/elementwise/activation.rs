@@ -1,5 +1,5 @@
 //! Activations: Sigmoid, Relu, LeakyRelu, Elu, Selu, HardSigmoid, HardSwish, Softplus, Gelu,
-//! Clip (bounds from attributes or constant inputs) and PRelu (a broadcast slope).
+//! Clip (bounds from attributes, constant inputs or inputs read at run time) and PRelu (a broadcast slope).
 
 use super::math::erf;
 use super::{c, op, Element, ElementwiseOp as Op, Emit};
@@ -165,12 +165,12 @@ fn gelu(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
 fn clip(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
     let mut v = a[0];
     let (max, min) = if el.float() { ("arith.maximumf", "arith.minimumf") } else { ("arith.maxsi", "arith.minsi") };
-    if el.params[0] > f64::NEG_INFINITY {
-        let lo = c(e, el, el.params[0]);
+    if el.param_given(0, f64::NEG_INFINITY) {
+        let lo = el.param(e, 0);
         v = op(e, el, max, &[v, lo]);
     }
-    if el.params[1] < f64::INFINITY {
-        let hi = c(e, el, el.params[1]);
+    if el.param_given(1, f64::INFINITY) {
+        let hi = el.param(e, 1);
         v = op(e, el, min, &[v, hi]);
     }
     Ok(v)

@@ -25,15 +25,30 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
 }
 
 /// One element's context: the node (for attributes), the element type the operation computes
-/// on, the result's element type, and the parameters (Clip's bounds).
+/// on, the result's element type, and the parameters (Clip's bounds): each known at compile
+/// time, or read at run time from an input (`runtime[k]`: the element of that input).
 pub struct Element<'a> {
     pub node: &'a Node,
     pub dtype: DType,
     pub out: DType,
     pub params: &'a [f64],
+    pub runtime: &'a [Option<ValueId>],
 }
 
 impl Element<'_> {
+    /// Parameter `k` as IR: the run-time value, or the compile-time constant.
+    fn param(&self, e: &mut Emitter, k: usize) -> ValueId {
+        match self.runtime.get(k).copied().flatten() {
+            Some(v) => v,
+            None => e.const_of(self.params[k], self.dtype),
+        }
+    }
+
+    /// Whether parameter `k` constrains anything: a run-time value always may.
+    fn param_given(&self, k: usize, unbounded: f64) -> bool {
+        self.runtime.get(k).copied().flatten().is_some() || self.params[k] != unbounded
+    }
+
     fn float(&self) -> bool {
         self.dtype.is_float()
     }
@@ -158,7 +173,7 @@ impl ElementwiseOp {
     fn fold_values(&self, node: &Node, inputs: &[Option<&Tensor>]) -> OResult<Vec<Tensor>> {
         let n_data = self.data_inputs.unwrap_or(inputs.len());
         let data: Vec<&Tensor> = inputs[..n_data].iter().flatten().copied().collect();
-        let params = params(node, inputs)?;
+        let Params { values: params, .. } = params(node, inputs)?;
         let mut shape = data[0].ty.shape.clone();
         for t in &data[1..] {
             shape = broadcast(&shape, &t.ty.shape)?;
@@ -166,7 +181,7 @@ impl ElementwiseOp {
         let dtype = self.output_dtype(node, |i| {
             inputs.get(i).copied().flatten().map(|t| t.ty.dtype).ok_or_else(|| OnnxError::msg("a missing input"))
         })?;
-        let el = Element { node, dtype: data[self.operand].ty.dtype, out: dtype, params: &params };
+        let el = Element { node, dtype: data[self.operand].ty.dtype, out: dtype, params: &params, runtime: &[] };
         let values: Vec<Vec<f64>> = data.iter().map(|t| t.to_f64()).collect();
         let numel: usize = shape.iter().product();
         let mut args = vec![0.0; data.len()];
@@ -194,23 +209,27 @@ impl ElementwiseOp {
         let data = self.data(node);
         let in_types: Vec<&TensorType> = data.iter().map(|x| g.ty(x)).collect::<OResult<_>>()?;
         let consts: Vec<Option<&Tensor>> = node.inputs.iter().map(|i| g.consts.get(i)).collect();
-        let params = params(node, &consts)?;
+        let Params { values: params, runtime } = params(node, &consts)?;
         let shape = &out_t.shape;
-        let inputs: Vec<(ValueId, AffineMap)> = data
-            .iter()
-            .zip(&in_types)
-            .map(|(x, t)| Ok((e.buf(x)?, broadcast_map(&t.shape, shape))))
-            .collect::<OResult<_>>()?;
+        // Parameters read at run time are extra operands after the data, broadcast like it.
+        let operands: Vec<&str> = data.iter().copied().chain(runtime.iter().map(|(_, x)| x.as_str())).collect();
+        let inputs: Vec<(ValueId, AffineMap)> =
+            operands.iter().map(|x| Ok((e.buf(x)?, broadcast_map(&g.ty(x)?.shape, shape)))).collect::<OResult<_>>()?;
         let mut outputs = vec![(e.buf(&node.outputs[0])?, identity(shape.len()))];
         if mask {
             outputs.push((e.buf(&node.outputs[1])?, identity(shape.len())));
         }
-        let el = Element { node, dtype: in_types[self.operand].dtype, out: out_t.dtype, params: &params };
-        let n_in = inputs.len();
+        let (n_data, n_in) = (data.len(), inputs.len());
         e.generic(&inputs, &outputs, vec![true; shape.len()], |e, args| {
             // Float16 elements compute in float32.
             let widened: Vec<ValueId> = args[..n_in].iter().map(|&a| e.widen_f16(a)).collect();
-            let v = self.emit_element(e, &el, &widened)?;
+            let mut values = vec![None; params.len()];
+            for (&(k, _), &v) in runtime.iter().zip(&widened[n_data..]) {
+                values[k] = Some(v);
+            }
+            let dtype = in_types[self.operand].dtype;
+            let el = Element { node, dtype, out: out_t.dtype, params: &params, runtime: &values };
+            let v = self.emit_element(e, &el, &widened[..n_data])?;
             let v = e.narrow_to(v, &out_t.dtype.ir_type());
             let mut results = vec![v];
             if mask {
@@ -260,21 +279,27 @@ impl OnnxOp for ElementwiseOp {
     }
 }
 
-/// Clip's bounds: attributes before opset 11, optional constant inputs after (`consts` holds
-/// the node's constant inputs). Other operators have none.
-fn params(node: &Node, consts: &[Option<&Tensor>]) -> OResult<Vec<f64>> {
+/// An operator's parameters: the compile-time values, and the ones an input gives at run time
+/// (parameter index, input name).
+struct Params {
+    values: Vec<f64>,
+    runtime: Vec<(usize, String)>,
+}
+
+/// Clip's bounds: attributes before opset 11, optional inputs after, constant (`consts` holds
+/// the node's constant inputs) or read at run time. Other operators have none.
+fn params(node: &Node, consts: &[Option<&Tensor>]) -> OResult<Params> {
+    let mut p = Params { values: Vec::new(), runtime: Vec::new() };
     if node.op != "Clip" {
-        return Ok(Vec::new());
+        return Ok(p);
     }
-    let mut p = vec![node.float("min", f32::NEG_INFINITY) as f64, node.float("max", f32::INFINITY) as f64];
-    for (i, bound) in p.iter_mut().enumerate() {
-        if let Some(name) = node.input(i + 1) {
-            let t = consts
-                .get(i + 1)
-                .copied()
-                .flatten()
-                .ok_or_else(|| OnnxError::msg(format!("Clip bound '{name}' must be a constant")))?;
-            *bound = t.to_f64()[0];
+    p.values = vec![node.float("min", f32::NEG_INFINITY) as f64, node.float("max", f32::INFINITY) as f64];
+    for k in 0..2 {
+        let Some(name) = node.input(k + 1) else { continue };
+        match consts.get(k + 1).copied().flatten() {
+            Some(t) if t.ty.numel() == 1 => p.values[k] = t.to_f64()[0],
+            Some(_) => return err(format!("Clip bound '{name}' must be a scalar")),
+            None => p.runtime.push((k, name.to_string())),
         }
     }
     Ok(p)
