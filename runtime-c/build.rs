@@ -13,7 +13,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=c/xcc_runtime.c");
     println!("cargo:rerun-if-changed=c/xcc_runtime.h");
-    println!("cargo:rerun-if-changed=c/xcc_parallel.h");
+    println!("cargo:rerun-if-changed=c/xcc_run.h");
 
     if Command::new(CLANG).arg("--version").output().is_err() {
         panic!(

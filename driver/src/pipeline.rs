@@ -141,11 +141,10 @@ fn translate_and_emit(
 
 /// `NAME.h` next to the library, with the workspace size that plan-workspace computed.
 fn write_header(cli: &Cli, lowered: &xcc_ir::Module, name: &str, mut iface: ModelInterface) -> Result<(), String> {
-    let run = lowered.lookup_symbol(&format!("{name}_run"));
+    let run = lowered.lookup_symbol(&xcc_frontend_onnx::emit::compute_symbol(name));
     let bytes = run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int);
     iface.workspace_bytes = bytes.unwrap_or(0) as usize;
-    let text =
-        xcc_frontend_onnx::header::header(&iface, &cli.input.display().to_string(), xcc_runtime_c::PARALLEL_HEADER);
+    let text = xcc_frontend_onnx::header::header(&iface, &cli.input.display().to_string(), xcc_runtime_c::RUN_HEADER);
     if cli.output.as_os_str() != "-" {
         let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;

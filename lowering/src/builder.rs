@@ -332,15 +332,63 @@ pub trait LoopBuilder: Sized {
     }
 
     /// An element index read from an index tensor: negative values count from the end of a
-    /// dimension of size `dim` (Gather, GatherElements).
-    fn wrapped_index(&mut self, raw: ValueId, dim: usize) -> ValueId {
+    /// dimension of size `dim` (Gather, GatherElements). An index outside the dimension stores
+    /// `code` into `status` (a `memref<1xi32>`, the run's result) and reads element 0 instead,
+    /// so a bad index never reads outside the buffer.
+    fn checked_index(&mut self, raw: ValueId, dim: usize, status: ValueId, code: i32) -> ValueId {
         let it = self.ty(raw);
         let zero = self.const_int(0, it.clone());
         let dimv = self.const_int(dim as i128, it.clone());
         let neg = self.cmpi("slt", raw, zero);
         let wrapped = self.value_op("arith.addi", &[raw, dimv], it.clone());
-        let fixed = self.value_op("arith.select", &[neg, wrapped, raw], it);
-        self.value_op("arith.index_cast", &[fixed], Type::Index)
+        let fixed = self.value_op("arith.select", &[neg, wrapped, raw], it.clone());
+        // Unsigned: a still-negative index is huge, so one comparison covers both ends.
+        let inside = self.cmpi("ult", fixed, dimv);
+        let outside = self.cmpi("uge", fixed, dimv);
+        self.if_then(outside, |e| {
+            let code = e.const_int(code as i128, Type::i32());
+            let at = e.idx(0);
+            e.store(code, status, &[at]);
+        });
+        let safe = self.value_op("arith.select", &[inside, fixed, zero], it);
+        self.value_op("arith.index_cast", &[safe], Type::Index)
+    }
+
+    /// `scf.if cond { then }` (no results, an empty else).
+    fn if_then(&mut self, cond: ValueId, then: impl FnOnce(&mut Self)) {
+        let then_region = self.module().new_region();
+        let else_region = self.module().new_region();
+        let block = self.module().append_block(then_region, Span::UNKNOWN);
+        self.op(OpSpec::new("scf.if", Span::UNKNOWN).operands([cond]).region(then_region).region(else_region));
+        let saved = self.set_block(block);
+        then(self);
+        self.op(OpSpec::new("scf.yield", Span::UNKNOWN));
+        self.set_block(saved);
+    }
+
+    /// `scf.if cond -> (types) { then } else { otherwise }`; each side returns its values.
+    fn if_else(
+        &mut self,
+        cond: ValueId,
+        types: Vec<Type>,
+        then: impl FnOnce(&mut Self) -> Vec<ValueId>,
+        otherwise: impl FnOnce(&mut Self) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        let regions = [self.module().new_region(), self.module().new_region()];
+        let blocks = regions.map(|r| self.module().append_block(r, Span::UNKNOWN));
+        let op = self.op(OpSpec::new("scf.if", Span::UNKNOWN)
+            .operands([cond])
+            .results(types)
+            .region(regions[0])
+            .region(regions[1]));
+        let saved = self.set_block(blocks[0]);
+        let values = then(self);
+        self.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands(values));
+        self.set_block(blocks[1]);
+        let values = otherwise(self);
+        self.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands(values));
+        self.set_block(saved);
+        self.module().ops[op].results.clone()
     }
 
     /// For a window tap at position `p` along a dimension of `size`: ANDs "0 <= p < size" into

@@ -1,14 +1,38 @@
-/* xcc parallel runs: how the parallel loops of a compiled model reach threads.
+/* xcc runs: what a run of a compiled model returns, and how its parallel loops reach threads.
  * Shared by xcc_runtime.h and every model header xcc writes (hence the guard macro rather than
  * a file guard: the same declarations may arrive through several headers). */
-#ifndef XCC_PARALLEL_DECLARED
-#define XCC_PARALLEL_DECLARED
+#ifndef XCC_RUN_DECLARED
+#define XCC_RUN_DECLARED
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What NAME_run, NAME_run_with and NAME_run_alloc return. A run checks its arguments before it
+ * touches any tensor; an index error is found while the model runs: the run finishes without
+ * reading or writing outside any buffer, but the outputs are unspecified. */
+typedef enum xcc_status {
+  XCC_OK = 0,
+  /* A tensor pointer (input or output) is NULL. */
+  XCC_ERROR_NULL_TENSOR = 1,
+  /* The workspace is NULL although the model needs one (NAME_workspace_size() > 0). */
+  XCC_ERROR_NULL_WORKSPACE = 2,
+  /* The workspace is not aligned to 64 bytes. */
+  XCC_ERROR_WORKSPACE_MISALIGNED = 3,
+  /* The run options say the workspace has fewer bytes than NAME_workspace_size(). */
+  XCC_ERROR_WORKSPACE_TOO_SMALL = 4,
+  /* An index input (Gather, GatherElements: token ids, positions) is outside the indexed
+   * dimension, after negative indices count from its end. ONNX Runtime's INVALID_ARGUMENT. */
+  XCC_ERROR_INDEX_OUT_OF_RANGE = 5,
+  /* NAME_run_alloc could not allocate its workspace. */
+  XCC_ERROR_OUT_OF_MEMORY = 6,
+} xcc_status;
+
+/* A sentence for a status code (any int32_t: unknown codes get a sentence too). */
+const char *xcc_status_message(int32_t status);
 
 /* One slice of a parallel loop: runs iterations [begin, end) of the loop described by context. */
 typedef void (*xcc_task_fn)(void *context, int64_t begin, int64_t end);
@@ -43,10 +67,17 @@ typedef struct xcc_run_options {
    * applications that own their threads); num_threads and pool are then ignored. */
   xcc_parallel_for_fn parallel_for;
   void *parallel_for_user;
+  /* When nonzero, the workspace's size in bytes: a run whose workspace is smaller than the model
+   * needs returns XCC_ERROR_WORKSPACE_TOO_SMALL instead of writing past it. */
+  size_t workspace_size;
 } xcc_run_options;
+
+/* For NAME_run_with: XCC_ERROR_WORKSPACE_TOO_SMALL when options give a workspace size below
+ * needed, else XCC_OK. */
+int32_t xcc_run_options_check_workspace(const xcc_run_options *options, size_t needed);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* XCC_PARALLEL_DECLARED */
+#endif /* XCC_RUN_DECLARED */

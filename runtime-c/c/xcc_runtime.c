@@ -358,6 +358,35 @@ XCC_API const xcc_run_options *xcc_run_options_enter(const xcc_run_options *opti
 
 XCC_API void xcc_run_options_leave(const xcc_run_options *previous) { current_options = previous; }
 
+XCC_API int32_t xcc_run_options_check_workspace(const xcc_run_options *options, size_t needed) {
+  if (options && options->workspace_size != 0 && options->workspace_size < needed)
+    return XCC_ERROR_WORKSPACE_TOO_SMALL;
+  return XCC_OK;
+}
+
+/* ---- Status --------------------------------------------------------------------------------- */
+
+XCC_API const char *xcc_status_message(int32_t status) {
+  switch (status) {
+  case XCC_OK:
+    return "success";
+  case XCC_ERROR_NULL_TENSOR:
+    return "a tensor pointer (input or output) is NULL";
+  case XCC_ERROR_NULL_WORKSPACE:
+    return "the workspace is NULL, but the model needs one (NAME_workspace_size() bytes)";
+  case XCC_ERROR_WORKSPACE_MISALIGNED:
+    return "the workspace is not aligned to 64 bytes";
+  case XCC_ERROR_WORKSPACE_TOO_SMALL:
+    return "the workspace is smaller than the model needs (NAME_workspace_size() bytes)";
+  case XCC_ERROR_INDEX_OUT_OF_RANGE:
+    return "an index input is out of range for the dimension it indexes; the outputs are unspecified";
+  case XCC_ERROR_OUT_OF_MEMORY:
+    return "the workspace could not be allocated";
+  default:
+    return "unknown xcc status code";
+  }
+}
+
 /* ---- CPU level ----------------------------------------------------------------------------
  * The x86-64 psABI levels. A feature counts only if the OS saves its registers (XCR0), which is
  * what separates "the CPU has AVX-512" from "AVX-512 code can run here". */

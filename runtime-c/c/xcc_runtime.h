@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "xcc_parallel.h"
+#include "xcc_run.h"
 
 #define XCC_API __attribute__((visibility("default")))
 

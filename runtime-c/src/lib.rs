@@ -20,13 +20,47 @@ pub const SOURCE: &str = include_str!("../c/xcc_runtime.c");
 /// The C header declaring the runtime's functions (`#include "xcc_runtime.h"`).
 pub const HEADER: &str = include_str!("../c/xcc_runtime.h");
 
-/// The declarations of parallel runs (thread pools, run options, a caller's parallel-for),
+/// The declarations of runs (status codes, thread pools, run options, a caller's parallel-for),
 /// which `xcc_runtime.h` includes and every model header repeats.
-pub const PARALLEL_HEADER: &str = include_str!("../c/xcc_parallel.h");
+pub const RUN_HEADER: &str = include_str!("../c/xcc_run.h");
+
+/// The status codes a run returns (`xcc_status` in `xcc_run.h`, which is the contract: a test
+/// below reads the header and compares).
+pub mod status {
+    pub const OK: i32 = 0;
+    pub const NULL_TENSOR: i32 = 1;
+    pub const NULL_WORKSPACE: i32 = 2;
+    pub const WORKSPACE_MISALIGNED: i32 = 3;
+    pub const WORKSPACE_TOO_SMALL: i32 = 4;
+    pub const INDEX_OUT_OF_RANGE: i32 = 5;
+    pub const OUT_OF_MEMORY: i32 = 6;
+}
+
+/// runtime-c's check of a run's workspace against its options:
+/// `int32_t xcc_run_options_check_workspace(const xcc_run_options *, size_t needed)`.
+pub const CHECK_WORKSPACE: &str = "xcc_run_options_check_workspace";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_codes_match_the_header() {
+        let codes = [
+            ("XCC_OK", status::OK),
+            ("XCC_ERROR_NULL_TENSOR", status::NULL_TENSOR),
+            ("XCC_ERROR_NULL_WORKSPACE", status::NULL_WORKSPACE),
+            ("XCC_ERROR_WORKSPACE_MISALIGNED", status::WORKSPACE_MISALIGNED),
+            ("XCC_ERROR_WORKSPACE_TOO_SMALL", status::WORKSPACE_TOO_SMALL),
+            ("XCC_ERROR_INDEX_OUT_OF_RANGE", status::INDEX_OUT_OF_RANGE),
+            ("XCC_ERROR_OUT_OF_MEMORY", status::OUT_OF_MEMORY),
+        ];
+        for (name, code) in codes {
+            assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");
+            assert!(SOURCE.contains(&format!("case {name}:")), "xcc_status_message covers {name}");
+        }
+        assert!(RUN_HEADER.contains(CHECK_WORKSPACE) && SOURCE.contains(CHECK_WORKSPACE));
+    }
 
     /// ELF magic, relocatable type, and the machine each arch must carry.
     #[test]

@@ -12,6 +12,17 @@ use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
 /// TensorProto.DataType INT32.
 const INT32: i32 = 6;
 
+/// An INT64 initializer.
+fn int64s(name: &str, dims: &[i64], values: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(7),
+        int64_data: values.to_vec(),
+        ..Default::default()
+    }
+}
+
 /// A valid one-node model: y = x + w.
 fn add_model() -> Vec<u8> {
     model(
@@ -23,13 +34,18 @@ fn add_model() -> Vec<u8> {
 }
 
 fn expect_failure(dir: &Path, case: &str, bytes: &[u8], expected: &[&str]) -> Result<(), String> {
+    expect_failure_with(dir, case, bytes, &[], expected)
+}
+
+/// Same, with extra command-line arguments.
+fn expect_failure_with(dir: &Path, case: &str, bytes: &[u8], args: &[&str], expected: &[&str]) -> Result<(), String> {
     let case_dir = dir.join(case);
     std::fs::create_dir_all(&case_dir).unwrap();
     let input = case_dir.join("model.onnx");
     std::fs::write(&input, bytes).unwrap();
     let output = case_dir.join("libm.a");
     let _ = std::fs::remove_file(&output);
-    let out = Command::new(xcc_binary()).arg(&input).arg("-o").arg(&output).output().unwrap();
+    let out = Command::new(xcc_binary()).arg(&input).args(args).arg("-o").arg(&output).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {
         Some(0) => return Err(format!("{case}: xcc succeeded")),
@@ -69,6 +85,26 @@ fn bad_models(dir: &Path) -> Vec<Case> {
                 vec![],
             ),
             vec!["cycle", "first"],
+        ),
+        (
+            "gather-constant-index-out-of-range",
+            model(
+                vec![node("embed0", "Gather", &["table", "ids"], &["y"])],
+                vec![value("table", FLOAT, &[3, 2])],
+                vec![value("y", FLOAT, &[2, 2])],
+                vec![int64s("ids", &[2], &[0, 1 << 40])],
+            ),
+            vec!["embed0", "'ids'", "index 1099511627776 is out of range", "size 3"],
+        ),
+        (
+            "gather-elements-constant-index-out-of-range",
+            model(
+                vec![node("pick0", "GatherElements", &["x", "idx"], &["y"])],
+                vec![value("x", FLOAT, &[2, 2])],
+                vec![value("y", FLOAT, &[2, 2])],
+                vec![int64s("idx", &[2, 2], &[0, 1, -3, 0])],
+            ),
+            vec!["pick0", "'idx'", "index -3 is out of range"],
         ),
         (
             "undefined-input",
@@ -230,6 +266,17 @@ fn symbolic_dims_need_a_shape_and_accept_one() -> Result<(), String> {
     Ok(())
 }
 
+/// `--shape` may fill in open dims only: it names an input that exists, keeps the declared rank
+/// and does not change a dim the model fixes.
+fn shape_flags_that_contradict_the_model() -> Result<(), String> {
+    let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-shape-flags");
+    let bytes = add_model();
+    expect_failure_with(&dir, "unknown-input", &bytes, &["--shape", "z=2x2"], &["--shape z", "no input named 'z'"])?;
+    expect_failure_with(&dir, "fixed-dim", &bytes, &["--shape", "x=3x2"], &["'x'", "dimension 0 is fixed to 2"])?;
+    expect_failure_with(&dir, "rank", &bytes, &["--shape", "x=2x2x1"], &["'x'", "rank 3", "rank 2"])?;
+    expect_failure_with(&dir, "initializer", &bytes, &["--shape", "w=2x2"], &["no input named 'w'"])
+}
+
 /// One test per malformed model (`onnx-errors/NAME`), and the symbolic-shape case.
 fn main() -> std::process::ExitCode {
     let dir: PathBuf = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-errors");
@@ -242,6 +289,9 @@ fn main() -> std::process::ExitCode {
         .collect();
     trials.push(Trial::test("onnx-errors/symbolic-dims-need-a-shape", || {
         Ok(symbolic_dims_need_a_shape_and_accept_one()?)
+    }));
+    trials.push(Trial::test("onnx-errors/shape-flags-that-contradict-the-model", || {
+        Ok(shape_flags_that_contradict_the_model()?)
     }));
     run_trials(trials)
 }

@@ -20,6 +20,7 @@ use xcc_ir::types::{FunctionType, MemRefType};
 use xcc_ir::{Attribute, BlockId, Module, OpSpec, Span, Type, ValueId};
 pub use xcc_lowering::builder::LoopBuilder;
 use xcc_lowering::conversion::memref_descriptor::MemRefDescriptor;
+use xcc_runtime_c::{status, CHECK_WORKSPACE};
 
 /// What the C header describes.
 #[derive(Clone, Debug)]
@@ -37,6 +38,8 @@ pub struct Emitter {
     pub buffers: HashMap<String, ValueId>,
     globals: usize,
     prefix: String,
+    /// The run's status (`memref<1xi32>`): 0, or the code of a failed run-time check.
+    status: Option<ValueId>,
 }
 
 pub fn memref_type(t: &TensorType) -> Type {
@@ -69,6 +72,9 @@ fn function(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -
 }
 
 /// Builds the module; `lower` writes one node's outputs (the operator registry's lowering).
+///
+/// The model computes in the private `NAME_compute`; the exported `NAME_run` checks its
+/// arguments and calls it; `NAME_run_with` and `NAME_run_alloc` call `NAME_run`.
 pub fn generate(
     g: &Graph,
     name: &str,
@@ -79,11 +85,14 @@ pub fn generate(
         g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
     let n_params = inputs.len() + outputs.len() + 1;
     let mut m = Module::new();
-    let run = format!("{name}_run");
-    let (f, entry) = function(&mut m, &run, vec![Type::ptr(); n_params], vec![Type::i32()]);
+    let compute = compute_symbol(name);
+    let (f, entry) = function(&mut m, &compute, vec![Type::ptr(); n_params], vec![Type::i32()]);
     m.set_attr(f, "xcc.workspace", Attribute::i64(n_params as i64 - 1));
+    m.set_attr(f, "sym_visibility", Attribute::String("private".into()));
     let params = m.blocks[entry].args.clone();
-    let mut e = Emitter { m, block: entry, buffers: HashMap::new(), globals: 0, prefix: name.to_string() };
+    let mut e =
+        Emitter { m, block: entry, buffers: HashMap::new(), globals: 0, prefix: name.to_string(), status: None };
+    e.status = Some(e.status_buffer());
     for (k, (n, t)) in inputs.iter().chain(outputs.iter()).enumerate() {
         let v = e.memref_from_ptr(params[k], t);
         e.buffers.entry(n.clone()).or_insert(v);
@@ -117,85 +126,154 @@ pub fn generate(
             e.copy(src, dst);
         }
     }
-    let zero = e.const_int(0, Type::i32());
-    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([zero]));
-    let mut m = e.m;
-    workspace_functions(&mut m, name, &run, n_params);
-    Ok((m, ModelInterface { name: name.to_string(), inputs, outputs, workspace_bytes: 0 }))
+    let at = e.idx(0);
+    let status = e.status();
+    let rc = e.load(status, &[at]);
+    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+    checked_run(&mut e, name, &compute, n_params);
+    workspace_functions(&mut e, name, &compute, n_params);
+    run_with_options(&mut e, name, &compute, n_params);
+    Ok((e.m, ModelInterface { name: name.to_string(), inputs, outputs, workspace_bytes: 0 }))
 }
 
-/// `NAME_workspace_size()` and `NAME_run_alloc(...)`, which allocates the workspace itself.
-fn workspace_functions(m: &mut Module, name: &str, run: &str, n_params: usize) {
-    let span = Span::UNKNOWN;
-    let size_of_run = |m: &mut Module, b: BlockId| {
-        let op = m.build(
-            b,
-            OpSpec::new("kernel.workspace_size", span).results([Type::Index]).attr("function", Attribute::symbol(run)),
-        );
-        m.result(op, 0)
-    };
-    let (_, b) = function(m, &format!("{name}_workspace_size"), vec![], vec![Type::i64()]);
-    let size = size_of_run(m, b);
-    let c = m.build(b, OpSpec::new("arith.index_cast", span).operands([size]).results([Type::i64()]));
-    let c = m.result(c, 0);
-    m.build(b, OpSpec::new("func.return", span).operands([c]));
+/// The private function that computes model `name` (`plan-workspace` records its workspace size
+/// on it as `xcc.workspace_bytes`).
+pub fn compute_symbol(name: &str) -> String {
+    format!("{name}_compute")
+}
 
-    let (_, b) = function(m, &format!("{name}_run_alloc"), vec![Type::ptr(); n_params - 1], vec![Type::i32()]);
-    let args = m.blocks[b].args.clone();
-    let size = size_of_run(m, b);
+/// The bytes of workspace `compute` needs (known once `plan-workspace` has run), as an i64.
+fn workspace_bytes(e: &mut Emitter, compute: &str) -> ValueId {
+    let size = e.value_attr("kernel.workspace_size", &[], Type::Index, vec![("function", Attribute::symbol(compute))]);
+    e.value_op("arith.index_cast", &[size], Type::i64())
+}
+
+/// A pointer argument as an integer, for the checks.
+fn address(e: &mut Emitter, p: ValueId) -> ValueId {
+    e.value_op("llvm.ptrtoint", &[p], Type::i64())
+}
+
+/// `NAME_run(tensors..., workspace)`: checks the arguments, in order, and returns the first
+/// failure's status (NULL tensors; a NULL or misaligned workspace when one is needed); else
+/// runs `compute`, whose status reports index errors found on the way.
+fn checked_run(e: &mut Emitter, name: &str, compute: &str, n_params: usize) {
+    let (_, b) = function(&mut e.m, &format!("{name}_run"), vec![Type::ptr(); n_params], vec![Type::i32()]);
+    e.set_block(b);
+    let args = e.m.blocks[b].args.clone();
+    let (ws, tensors) = args.split_last().expect("the workspace argument");
+    let zero = e.const_int(0, Type::i64());
+    let mut failures: Vec<(ValueId, i32)> = Vec::new();
+    for &p in tensors {
+        let a = address(e, p);
+        failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
+    }
+    let needed = workspace_bytes(e, compute);
+    let needs = e.cmpi("sgt", needed, zero);
+    let wsa = address(e, *ws);
+    let null = e.cmpi("eq", wsa, zero);
+    failures.push((e.value_op("arith.andi", &[needs, null], Type::i1()), status::NULL_WORKSPACE));
+    let mask = e.const_int(ALIGN as i128 - 1, Type::i64());
+    let low = e.value_op("arith.andi", &[wsa, mask], Type::i64());
+    let misaligned = e.cmpi("ne", low, zero);
+    failures.push((e.value_op("arith.andi", &[needs, misaligned], Type::i1()), status::WORKSPACE_MISALIGNED));
+    // The first failure wins: fold from the last check to the first.
+    let mut rc = e.const_int(status::OK as i128, Type::i32());
+    for &(bad, code) in failures.iter().rev() {
+        let code = e.const_int(code as i128, Type::i32());
+        rc = e.value_op("arith.select", &[bad, code, rc], Type::i32());
+    }
+    let ok = e.const_int(status::OK as i128, Type::i32());
+    let fine = e.cmpi("eq", rc, ok);
+    let rc = e.if_else(fine, vec![Type::i32()], |e| vec![call(e, compute, &args, Type::i32())], |_| vec![rc])[0];
+    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+}
+
+/// `func.call @callee(args) -> result`.
+fn call(e: &mut Emitter, callee: &str, args: &[ValueId], result: Type) -> ValueId {
+    e.value_attr("func.call", args, result, vec![("callee", Attribute::symbol(callee))])
+}
+
+/// `NAME_workspace_size()` and `NAME_run_alloc(...)`, which allocates the workspace itself and
+/// reports a failed allocation.
+fn workspace_functions(e: &mut Emitter, name: &str, compute: &str, n_params: usize) {
+    let (_, b) = function(&mut e.m, &format!("{name}_workspace_size"), vec![], vec![Type::i64()]);
+    e.set_block(b);
+    let size = workspace_bytes(e, compute);
+    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([size]));
+
+    let (_, b) = function(&mut e.m, &format!("{name}_run_alloc"), vec![Type::ptr(); n_params - 1], vec![Type::i32()]);
+    e.set_block(b);
+    let args = e.m.blocks[b].args.clone();
+    let size = workspace_bytes(e, compute);
+    let size = e.value_op("arith.index_cast", &[size], Type::Index);
     let dynamic = MemRefType {
         shape: vec![None],
         elem: Box::new(Type::i8()),
         layout: xcc_ir::types::Layout::Identity,
         memory_space: None,
     };
-    let ws = m.build(
-        b,
-        OpSpec::new("memref.alloc", span)
-            .operands([size])
-            .results([Type::MemRef(dynamic)])
-            .attr("alignment", Attribute::i64(ALIGN))
-            .attr("operandSegmentSizes", segment_sizes(&[1, 0])),
-    );
-    let ws = m.result(ws, 0);
-    let addr =
-        m.build(b, OpSpec::new("memref.extract_aligned_pointer_as_index", span).operands([ws]).results([Type::Index]));
-    let addr = m.result(addr, 0);
-    let addr = m.build(b, OpSpec::new("arith.index_cast", span).operands([addr]).results([Type::i64()]));
-    let addr = m.result(addr, 0);
-    let wsp = m.build(b, OpSpec::new("llvm.inttoptr", span).operands([addr]).results([Type::ptr()]));
-    let wsp = m.result(wsp, 0);
-    let call_args: Vec<ValueId> = args.iter().copied().chain([wsp]).collect();
-    let rc = m.build(
-        b,
-        OpSpec::new("func.call", span)
-            .operands(call_args)
-            .results([Type::i32()])
-            .attr("callee", Attribute::symbol(run)),
-    );
-    let rc = m.result(rc, 0);
-    m.build(b, OpSpec::new("memref.dealloc", span).operands([ws]));
-    m.build(b, OpSpec::new("func.return", span).operands([rc]));
-    run_with_options(m, name, run, n_params);
+    let ws = e.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
+        .operands([size])
+        .results([Type::MemRef(dynamic)])
+        .attr("alignment", Attribute::i64(ALIGN))
+        .attr("operandSegmentSizes", segment_sizes(&[1, 0])));
+    let ws = e.m.result(ws, 0);
+    let addr = e.value_op("memref.extract_aligned_pointer_as_index", &[ws], Type::Index);
+    let addr = e.value_op("arith.index_cast", &[addr], Type::i64());
+    let zero = e.const_int(0, Type::i64());
+    let failed = e.cmpi("eq", addr, zero);
+    let rc = e.if_else(
+        failed,
+        vec![Type::i32()],
+        |e| vec![e.const_int(status::OUT_OF_MEMORY as i128, Type::i32())],
+        |e| {
+            let wsp = e.value_op("llvm.inttoptr", &[addr], Type::ptr());
+            let call_args: Vec<ValueId> = args.iter().copied().chain([wsp]).collect();
+            let rc = call(e, &format!("{name}_run"), &call_args, Type::i32());
+            e.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([ws]));
+            vec![rc]
+        },
+    )[0];
+    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
 }
 
 /// `NAME_run_with(..., workspace, options)`: `NAME_run` with the caller's run options (threads,
 /// pool, parallel-for) current on this thread for the call; runtime-c's parallel-for reads them.
-fn run_with_options(m: &mut Module, name: &str, run: &str, n_params: usize) {
-    let span = Span::UNKNOWN;
-    xcc_lowering::builder::declare_function(m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
-    xcc_lowering::builder::declare_function(m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
-    let (_, b) = function(m, &format!("{name}_run_with"), vec![Type::ptr(); n_params + 1], vec![Type::i32()]);
-    let args = m.blocks[b].args.clone();
-    let enter = OpSpec::new("llvm.call", span).operands([args[n_params]]).results([Type::ptr()]);
-    let previous = m.build(b, enter.attr("callee", Attribute::symbol(RUN_OPTIONS_ENTER)));
-    let previous = m.result(previous, 0);
-    let call = OpSpec::new("func.call", span).operands(args[..n_params].iter().copied()).results([Type::i32()]);
-    let rc = m.build(b, call.attr("callee", Attribute::symbol(run)));
-    let rc = m.result(rc, 0);
-    let leave = OpSpec::new("llvm.call", span).operands([previous]);
-    m.build(b, leave.attr("callee", Attribute::symbol(RUN_OPTIONS_LEAVE)));
-    m.build(b, OpSpec::new("func.return", span).operands([rc]));
+/// A workspace smaller than the options say is needed fails before anything runs.
+fn run_with_options(e: &mut Emitter, name: &str, compute: &str, n_params: usize) {
+    xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
+    xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
+    xcc_lowering::builder::declare_function(
+        &mut e.m,
+        CHECK_WORKSPACE,
+        vec![Type::ptr(), Type::i64()],
+        vec![Type::i32()],
+    );
+    let (_, b) = function(&mut e.m, &format!("{name}_run_with"), vec![Type::ptr(); n_params + 1], vec![Type::i32()]);
+    e.set_block(b);
+    let args = e.m.blocks[b].args.clone();
+    let options = args[n_params];
+    let needed = workspace_bytes(e, compute);
+    let check = OpSpec::new("llvm.call", Span::UNKNOWN).operands([options, needed]).results([Type::i32()]);
+    let rc = e.op(check.attr("callee", Attribute::symbol(CHECK_WORKSPACE)));
+    let rc = e.m.result(rc, 0);
+    let ok = e.const_int(status::OK as i128, Type::i32());
+    let fine = e.cmpi("eq", rc, ok);
+    let rc = e.if_else(
+        fine,
+        vec![Type::i32()],
+        |e| {
+            let enter = OpSpec::new("llvm.call", Span::UNKNOWN).operands([options]).results([Type::ptr()]);
+            let previous = e.op(enter.attr("callee", Attribute::symbol(RUN_OPTIONS_ENTER)));
+            let previous = e.m.result(previous, 0);
+            let rc = call(e, &format!("{name}_run"), &args[..n_params], Type::i32());
+            let leave = OpSpec::new("llvm.call", Span::UNKNOWN).operands([previous]);
+            e.op(leave.attr("callee", Attribute::symbol(RUN_OPTIONS_LEAVE)));
+            vec![rc]
+        },
+        |_| vec![rc],
+    )[0];
+    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
 }
 
 /// runtime-c's entry points that make a run's options current and restore the previous ones.
@@ -215,6 +293,26 @@ impl LoopBuilder for Emitter {
 }
 
 impl Emitter {
+    /// The run's status buffer, which run-time checks (an index out of range) set.
+    pub fn status(&self) -> ValueId {
+        self.status.expect("created with the function")
+    }
+
+    /// A stack `memref<1xi32>` holding 0: allocated once in the entry block, so the parallel
+    /// tasks outlined later capture it like any buffer.
+    fn status_buffer(&mut self) -> ValueId {
+        let t = Type::MemRef(MemRefType {
+            shape: vec![Some(1)],
+            elem: Box::new(Type::i32()),
+            layout: xcc_ir::types::Layout::Identity,
+            memory_space: None,
+        });
+        let buf = self.value_attr("memref.alloca", &[], t, vec![("operandSegmentSizes", segment_sizes(&[0, 0]))]);
+        let (zero, at) = (self.const_int(0, Type::i32()), self.idx(0));
+        self.store(zero, buf, &[at]);
+        buf
+    }
+
     /// A constant of `dtype`'s compute type (f16 computes in f32).
     pub fn const_of(&mut self, v: f64, dtype: DType) -> ValueId {
         let t = compute_type(dtype);

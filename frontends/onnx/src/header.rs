@@ -4,9 +4,9 @@ use super::c_identifier;
 use super::emit::ModelInterface;
 use std::fmt::Write;
 
-/// The header text; `parallel_decls` is runtime-c's `xcc_parallel.h` (run options, thread pools),
+/// The header text; `run_decls` is runtime-c's `xcc_run.h` (status codes, run options, thread pools),
 /// repeated in every model header under its own guard so that one include suffices.
-pub fn header(iface: &ModelInterface, source: &str, parallel_decls: &str) -> String {
+pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
     let n = &iface.name;
     let up = n.to_uppercase();
     let mut h = String::new();
@@ -16,7 +16,7 @@ pub fn header(iface: &ModelInterface, source: &str, parallel_decls: &str) -> Str
     );
     let _ = writeln!(h, "#ifndef XCC_MODEL_{up}_H\n#define XCC_MODEL_{up}_H\n");
     let _ = writeln!(h, "#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n");
-    let _ = writeln!(h, "{}", parallel_decls.trim_end());
+    let _ = writeln!(h, "{}", run_decls.trim_end());
     let _ = writeln!(h, "\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(
         h,
@@ -57,18 +57,27 @@ pub fn header(iface: &ModelInterface, source: &str, parallel_decls: &str) -> Str
     }
     let _ = writeln!(
         h,
-        "/* Runs the model; returns 0 on success. Re-entrant: concurrent calls need separate workspaces.\n * \
-         Parallel loops run on the process-wide thread pool (XCC_NUM_THREADS threads, else one per core). */"
+        "/* Runs the model; returns XCC_OK (0) or an xcc_status (xcc_status_message(code) says which):\n * \
+         NULL tensors and a NULL or misaligned workspace are refused before anything runs; an index\n * \
+         input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) is found while running, without reading\n * \
+         or writing outside any buffer, and leaves the outputs unspecified.\n * \
+         Re-entrant: concurrent calls need separate workspaces. Parallel loops run on the process-wide\n * \
+         thread pool (XCC_NUM_THREADS threads, else one per core). */"
     );
     let _ = writeln!(h, "int32_t {n}_run({}, void *workspace);\n", params.join(", "));
     let _ = writeln!(
         h,
         "/* Same, with this run's threads chosen by options (NULL: as {n}_run): a thread count, a pool of\n * \
-         the caller's (xcc_threadpool_create), or the caller's own parallel-for. */"
+         the caller's (xcc_threadpool_create), or the caller's own parallel-for; and, when\n * \
+         options->workspace_size is set, XCC_ERROR_WORKSPACE_TOO_SMALL for a workspace below\n * \
+         {n}_workspace_size(). */"
     );
     let _ =
         writeln!(h, "int32_t {n}_run_with({}, void *workspace, const xcc_run_options *options);\n", params.join(", "));
-    let _ = writeln!(h, "/* Same, with a workspace allocated and freed by the call. */");
+    let _ = writeln!(
+        h,
+        "/* Same, with a workspace allocated and freed by the call (XCC_ERROR_OUT_OF_MEMORY when it cannot be). */"
+    );
     let _ = writeln!(h, "int32_t {n}_run_alloc({});\n", params.join(", "));
     let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif");
     h

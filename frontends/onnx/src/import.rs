@@ -94,9 +94,13 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         graph.types.insert(name.clone(), ty);
         graph.inputs.push(name);
     }
-    for name in options.binds.keys() {
-        if !g.input.iter().any(|vi| vi.name.as_deref() == Some(name.as_str())) {
-            return err(format!("--bind {name}: the model has no input named '{name}'"));
+    for (flag, names) in
+        [("--bind", options.binds.keys().collect::<Vec<_>>()), ("--shape", options.shapes.keys().collect())]
+    {
+        for name in names {
+            if !g.input.iter().any(|vi| vi.name.as_deref() == Some(name.as_str())) {
+                return err(format!("{flag} {name}: the model has no input named '{name}'"));
+            }
         }
     }
     for vi in &g.output {
@@ -184,6 +188,8 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
         )
     })?;
     if let Some(s) = shapes.get(&name) {
+        check_shape_override(&name, tensor.shape.as_ref(), s)?;
+        checked_bytes(&name, dtype, s)?;
         return Ok(TensorType { dtype, shape: s.clone() });
     }
     let mut shape = Vec::new();
@@ -212,6 +218,36 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
     }
     checked_bytes(&name, dtype, &shape)?;
     Ok(TensorType { dtype, shape })
+}
+
+/// `--shape` may give the dims the model leaves open (symbolic or unknown), not change the ones
+/// it fixes, nor the rank it declares (ONNX Runtime rejects such inputs too).
+fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, given: &[usize]) -> OResult<()> {
+    use proto::tensor_shape_proto::dimension::Value;
+    let Some(declared) = declared else { return Ok(()) };
+    let dims = |s: &[usize]| s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+    if declared.dim.len() != given.len() {
+        return Err(OnnxError::tensor(
+            name,
+            format!(
+                "--shape {name}={} has rank {}, but the model declares the input with rank {}",
+                dims(given),
+                given.len(),
+                declared.dim.len()
+            ),
+        ));
+    }
+    for (i, (d, &g)) in declared.dim.iter().zip(given).enumerate() {
+        if let Some(Value::DimValue(v)) = d.value {
+            if v >= 0 && v as usize != g {
+                return Err(OnnxError::tensor(
+                    name,
+                    format!("--shape {name}={}: dimension {i} is fixed to {v} by the model, not {g}", dims(given)),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Rejects shapes whose byte size overflows 64-bit arithmetic.

@@ -14,6 +14,7 @@ impl OnnxOp for Gather {
         let t = g.ty(&node.inputs[0])?;
         let idx = g.ty(&node.inputs[1])?;
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
+        check_constant_indices(g, &node.inputs[1], t.shape[a], a)?;
         let mut shape = t.shape[..a].to_vec();
         shape.extend(&idx.shape);
         shape.extend(&t.shape[a + 1..]);
@@ -34,7 +35,8 @@ impl OnnxOp for Gather {
         let dim = in_shape[a];
         e.parallel(out_shape, &mut |e, ivs| {
             let raw = e.load(indices, &ivs[a..a + r]);
-            let i = e.wrapped_index(raw, dim);
+            let status = e.status();
+            let i = e.checked_index(raw, dim, status, xcc_runtime_c::status::INDEX_OUT_OF_RANGE);
             let mut idx = ivs[..a].to_vec();
             idx.push(i);
             idx.extend(&ivs[a + r..]);
@@ -42,6 +44,23 @@ impl OnnxOp for Gather {
             e.store(v, out, ivs);
         });
         Ok(())
+    }
+}
+
+/// Constant indices are checked when the model compiles: a bad one is the model's error, found
+/// before any run (run-time indices are checked by the run).
+pub fn check_constant_indices(g: &Graph, indices: &str, dim: usize, axis: usize) -> OResult<()> {
+    let Some(t) = g.consts.get(indices) else { return Ok(()) };
+    let bad = t.to_i64().into_iter().find(|&i| i < -(dim as i64) || i >= dim as i64);
+    match bad {
+        Some(i) => Err(OnnxError::tensor(
+            indices,
+            format!(
+                "constant index {i} is out of range for axis {axis} of size {dim} (valid: -{dim} to {})",
+                dim as i64 - 1
+            ),
+        )),
+        None => Ok(()),
     }
 }
 

@@ -14,7 +14,8 @@ impl OnnxOp for GatherElements {
         if idx.shape.len() != t.shape.len() {
             return err("indices must have the data's rank");
         }
-        axis(node, node.int("axis", 0), t.shape.len())?;
+        let a = axis(node, node.int("axis", 0), t.shape.len())?;
+        super::gather::check_constant_indices(g, &node.inputs[1], t.shape[a], a)?;
         Ok(vec![TensorType { dtype: t.dtype, shape: idx.shape.clone() }])
     }
 
@@ -25,7 +26,8 @@ impl OnnxOp for GatherElements {
         let dim = in_shape[a];
         e.parallel(&g.ty(&node.outputs[0])?.shape, &mut |e, ivs| {
             let raw = e.load(indices, ivs);
-            let i = e.wrapped_index(raw, dim);
+            let status = e.status();
+            let i = e.checked_index(raw, dim, status, xcc_runtime_c::status::INDEX_OUT_OF_RANGE);
             let mut idx = ivs.to_vec();
             idx[a] = i;
             let v = e.load(x, &idx);

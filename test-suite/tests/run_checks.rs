@@ -1,0 +1,97 @@
+//! Checked runs: a compiled model validates what it is given and returns an `xcc_status`
+//! (`runtime-c/c/xcc_run.h`), never garbage or a crash. The model is built here (an embedding
+//! lookup and a GatherElements, both with run-time indices); `run-checks/checks.c` drives it
+//! through every check with guard pages and canaries around its buffers, on one thread and two,
+//! and built with AddressSanitizer where the C compiler has it.
+
+use libtest_mimic::Trial;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xcc_frontend_onnx::proto::AttributeProto;
+use xcc_test_suite::onnx_build::{model, node, value, FLOAT};
+use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
+
+/// TensorProto.DataType INT64.
+const INT64: i32 = 7;
+
+fn repo() -> PathBuf {
+    suite_dir().parent().unwrap().to_path_buf()
+}
+
+/// `y = Relu(Gather(table, ids))`, `z = GatherElements(table, pos, axis = 1)`, with the shapes
+/// `checks.c` expects (V = 64 rows of D = 512, N = 64 ids, K = 2 positions per row).
+fn checked_model() -> Vec<u8> {
+    let mut pick = node("pick0", "GatherElements", &["table", "pos"], &["z"]);
+    pick.attribute.push(AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(xcc_frontend_onnx::proto::attribute_proto::AttributeType::Int as i32),
+        i: Some(1),
+        ..Default::default()
+    });
+    model(
+        vec![node("embed0", "Gather", &["table", "ids"], &["e"]), node("relu0", "Relu", &["e"], &["y"]), pick],
+        vec![value("table", FLOAT, &[64, 512]), value("ids", INT64, &[64]), value("pos", INT64, &[64, 2])],
+        vec![value("y", FLOAT, &[64, 512]), value("z", FLOAT, &[64, 2])],
+        vec![],
+    )
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        return Err(format!("{what} failed ({}):\n{text}", out.status));
+    }
+    Ok(text)
+}
+
+/// Whether `cc` builds and runs a program with `flags` (AddressSanitizer needs its runtime).
+fn cc_supports(dir: &Path, flags: &[&str]) -> bool {
+    let src = dir.join("probe.c");
+    std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+    let exe = dir.join("probe");
+    Command::new("cc").args(flags).arg(&src).arg("-o").arg(&exe).status().is_ok_and(|s| s.success())
+        && Command::new(&exe).status().is_ok_and(|s| s.success())
+}
+
+fn checked_runs() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks");
+    std::fs::create_dir_all(&dir).unwrap();
+    let onnx = dir.join("rc.onnx");
+    std::fs::write(&onnx, checked_model()).unwrap();
+    let lib = dir.join("librc.a");
+    run(Command::new(xcc_binary()).arg(&onnx).args(["-O2", "--name", "rc", "-o"]).arg(&lib), "xcc")?;
+    let asan = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"];
+    let mut builds: Vec<(&str, Vec<&str>)> = vec![("plain", vec![])];
+    if cc_supports(&dir, &asan) {
+        builds.push(("asan", asan.to_vec()));
+    } else {
+        println!("AddressSanitizer build skipped: cc cannot build and run -fsanitize=address programs here");
+    }
+    for (kind, flags) in builds {
+        let exe = dir.join(format!("checks_{kind}"));
+        run(
+            Command::new("cc")
+                .args(["-O1", "-g", "-std=c11", "-D_DEFAULT_SOURCE", "-I"])
+                .arg(&dir)
+                .args(&flags)
+                .arg(suite_dir().join("run-checks/checks.c"))
+                .arg(&lib)
+                .args(["-Wl,--wrap=xcc_alloc", "-lm", "-lpthread", "-o"])
+                .arg(&exe),
+            "cc",
+        )?;
+        for threads in ["1", "2"] {
+            let out = run(Command::new(&exe).env("XCC_NUM_THREADS", threads), &format!("{kind}, {threads} thread(s)"))?;
+            if !out.starts_with("ok") {
+                return Err(format!("{kind}, {threads} thread(s):\n{out}"));
+            }
+            println!("{kind}, {threads} thread(s): {}", out.trim());
+        }
+    }
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    run_trials(vec![Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?))])
+}
