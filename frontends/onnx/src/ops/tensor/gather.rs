@@ -1,6 +1,7 @@
 //! Gather: slices of the data along `axis`, chosen by an index tensor (negative indices count
-//! from the end). A parallel loop over the output, reading the index at run time; folded when
-//! data and indices are constants (shape arithmetic).
+//! from the end). A parallel loop over the outer dims and the indices reads and checks each index
+//! once, then copies the block it selects; folded when data and indices are constants (shape
+//! arithmetic).
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
@@ -33,15 +34,21 @@ impl OnnxOp for Gather {
         let (x, indices, out) = (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.outputs[0])?);
         let r = g.ty(&node.inputs[1])?.shape.len();
         let dim = in_shape[a];
-        e.parallel(out_shape, &mut |e, ivs| {
+        // In parallel over the outer dims and the indices; each index is read and checked once,
+        // then the block of inner elements it selects is copied.
+        let (outer, inner) = out_shape.split_at(a + r);
+        e.parallel(outer, &mut |e, ivs| {
             let raw = e.load(indices, &ivs[a..a + r]);
             let status = e.status();
             let i = e.checked_index(raw, dim, status, xcc_runtime_c::status::INDEX_OUT_OF_RANGE);
-            let mut idx = ivs[..a].to_vec();
-            idx.push(i);
-            idx.extend(&ivs[a + r..]);
-            let v = e.load(x, &idx);
-            e.store(v, out, ivs);
+            let ivs = ivs.to_vec();
+            e.loop_nest(inner, &mut |e, rest| {
+                let mut from = ivs[..a].to_vec();
+                from.push(i);
+                from.extend(rest);
+                let v = e.load(x, &from);
+                e.store(v, out, &[&ivs[..], rest].concat());
+            });
         });
         Ok(())
     }
