@@ -62,20 +62,28 @@ fn pad_amounts(node: &Node, g: &Graph, rank: usize) -> OResult<Vec<(i64, i64)>> 
 }
 
 /// The constant mode's fill value: the `value` attribute (before opset 11) or the optional
-/// `constant_value` input, else 0.
-fn fill_value(node: &Node, g: &Graph) -> OResult<f64> {
-    Ok(match (node.attrs.get("value"), node.input(2)) {
-        (Some(Attr::Float(v)), _) => *v as f64,
-        (_, Some(name)) => g
-            .consts
-            .get(name)
-            .ok_or_else(|| OnnxError::msg(format!("constant_value '{name}' must be a constant")))?
-            .to_f64()
-            .first()
-            .copied()
-            .unwrap_or(0.0),
-        _ => 0.0,
-    })
+/// `constant_value` input (a constant, or read at run time), else 0.
+enum Fill {
+    Known(f64),
+    Input(String),
+}
+
+fn fill_value(node: &Node, g: &Graph) -> Fill {
+    match (node.attrs.get("value"), node.input(2)) {
+        (Some(Attr::Float(v)), _) => Fill::Known(*v as f64),
+        (_, Some(name)) => match g.consts.get(name) {
+            Some(t) => Fill::Known(t.to_f64().first().copied().unwrap_or(0.0)),
+            None => Fill::Input(name.to_string()),
+        },
+        _ => Fill::Known(0.0),
+    }
+}
+
+/// Where the lowering reads the fill value: a constant, or a buffer of this rank (one element).
+#[derive(Clone, Copy)]
+enum FillSource {
+    Constant(f64),
+    Buffer(ValueId, usize),
 }
 
 impl OnnxOp for Pad {
@@ -99,7 +107,16 @@ impl OnnxOp for Pad {
         let out_t = g.ty(&node.outputs[0])?;
         let pads = pad_amounts(node, g, in_shape.len())?;
         let mode = Mode::of(node)?;
-        let fill = fill_value(node, g)?;
+        let fill = match fill_value(node, g) {
+            Fill::Input(name) => {
+                let t = g.ty(&name)?;
+                if t.numel() != 1 {
+                    return Err(OnnxError::tensor(&name, "Pad's constant_value must hold one element"));
+                }
+                FillSource::Buffer(e.buf(&name)?, t.shape.len())
+            }
+            Fill::Known(v) => FillSource::Constant(v),
+        };
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let dtype = out_t.dtype;
         e.parallel(&out_t.shape, &mut |e, ivs| {
@@ -114,7 +131,13 @@ impl OnnxOp for Pad {
                 .collect();
             let mut v = e.load(x, &idx);
             if let Some(ok) = inside {
-                let f = e.const_of(fill, dtype);
+                let f = match fill {
+                    FillSource::Constant(v) => e.const_of(v, dtype),
+                    FillSource::Buffer(buf, rank) => {
+                        let at = vec![e.idx(0); rank];
+                        e.load(buf, &at)
+                    }
+                };
                 let t = e.m.ty(v).clone();
                 v = e.value_op("arith.select", &[ok, v, f], t);
             }
