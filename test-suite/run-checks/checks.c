@@ -1,6 +1,9 @@
 /* Checked runs of the model `rc` (built by tests/run_checks.rs):
-     y = Relu(Gather(table, ids))            table float[V][D], ids int64[N]
-     z = GatherElements(table, pos, axis=1)  pos int64[V][K]
+     y = Relu(Gather(table, ids))                    table float[V][D], ids int64[N]
+     z = GatherElements(table, pos, axis=1)          pos int64[V][K]
+     w = GatherND(table, tuples)                     tuples int64[T][2]
+     s = ScatterND(table, rows, row_updates)         rows int64[R][1], row_updates float[R][D]
+     t = ScatterElements(table, pos, pos_updates, axis=1, reduction=add)   pos_updates float[V][K]
    Every run must return the documented xcc_status and never touch memory outside its buffers:
    `table` sits between two PROT_NONE pages (an out-of-range row read faults), the outputs and
    the workspace are surrounded by canary bytes that must survive, and a run refused before it
@@ -18,6 +21,8 @@
 #define D 512
 #define N 64
 #define K 2
+#define T 16
+#define R 4
 #define CANARY 64
 
 static int checks, failures;
@@ -65,8 +70,13 @@ static int fences_intact(const unsigned char *p, size_t bytes) {
 }
 
 static float *table;
-static int64_t ids[N], pos[V * K];
-static float *y, *z, y_ref[N * D], z_ref[V * K];
+static int64_t ids[N], pos[V * K], tuples[T * 2], rows[R];
+static float row_updates[R * D], pos_updates[V * K];
+static float *y, *z, *w, *s, *t;
+static float y_ref[N * D], z_ref[V * K], w_ref[T], s_ref[V * D], t_ref[V * D];
+/* The argument lists of a run, in the header's order. */
+#define INPUTS table, ids, pos, tuples, rows, row_updates, pos_updates
+#define OUTPUTS_ y, z, w, s, t
 static unsigned char *workspace;
 static size_t ws_bytes;
 
@@ -81,6 +91,15 @@ static void reference(void) {
   for (int i = 0; i < V; i++)
     for (int k = 0; k < K; k++)
       z_ref[i * K + k] = table[i * D + wrap(pos[i * K + k], D)];
+  for (int i = 0; i < T; i++)
+    w_ref[i] = table[wrap(tuples[2 * i], V) * D + wrap(tuples[2 * i + 1], D)];
+  memcpy(s_ref, table, sizeof s_ref);
+  for (int i = 0; i < R; i++)
+    memcpy(&s_ref[wrap(rows[i], V) * D], &row_updates[i * D], sizeof(float) * D);
+  memcpy(t_ref, table, sizeof t_ref);
+  for (int i = 0; i < V; i++)
+    for (int k = 0; k < K; k++)
+      t_ref[i * D + wrap(pos[i * K + k], D)] += pos_updates[i * K + k];
 }
 
 static void valid_indices(void) {
@@ -88,41 +107,77 @@ static void valid_indices(void) {
     ids[i] = (i * 37 + 5) % V - (i % 3 == 0 ? V : 0); /* every third one negative */
   for (int i = 0; i < V * K; i++)
     pos[i] = (i * 101 + 7) % D - (i % 2 ? D : 0);
+  for (int i = 0; i < T; i++) {
+    tuples[2 * i] = (i * 13) % V - (i % 4 == 1 ? V : 0);
+    tuples[2 * i + 1] = (i * 211 + 3) % D - (i % 4 == 2 ? D : 0);
+  }
+  for (int i = 0; i < R; i++)
+    rows[i] = (i * 17 + 2) % V - (i == 3 ? V : 0); /* distinct rows: ScatterND without reduction */
 }
+
+/* The outputs, their references and sizes. */
+#define OUTPUTS 5
+static float **outs[OUTPUTS] = {&y, &z, &w, &s, &t};
+static const float *refs[OUTPUTS] = {y_ref, z_ref, w_ref, s_ref, t_ref};
+static const size_t out_bytes[OUTPUTS] = {sizeof y_ref, sizeof z_ref, sizeof w_ref, sizeof s_ref, sizeof t_ref};
 
 static int outputs_match(void) {
-  return memcmp(y, y_ref, sizeof y_ref) == 0 && memcmp(z, z_ref, sizeof z_ref) == 0;
-}
-
-static int fences(void) {
-  return fences_intact((unsigned char *)y, sizeof y_ref) && fences_intact((unsigned char *)z, sizeof z_ref) &&
-         fences_intact(workspace, ws_bytes);
-}
-
-static void poison_outputs(void) {
-  memset(y, 0x5A, sizeof y_ref);
-  memset(z, 0x5A, sizeof z_ref);
-}
-
-static int outputs_poisoned(void) {
-  for (size_t i = 0; i < sizeof y_ref; i++)
-    if (((unsigned char *)y)[i] != 0x5A)
+  for (int o = 0; o < OUTPUTS; o++)
+    if (memcmp(*outs[o], refs[o], out_bytes[o]) != 0) {
+      printf("output %d differs\n", o);
       return 0;
-  for (size_t i = 0; i < sizeof z_ref; i++)
-    if (((unsigned char *)z)[i] != 0x5A)
-      return 0;
+    }
   return 1;
 }
 
-static int32_t run(void) { return rc_run(table, ids, pos, y, z, workspace); }
+static int fences(void) {
+  for (int o = 0; o < OUTPUTS; o++)
+    if (!fences_intact((unsigned char *)*outs[o], out_bytes[o]))
+      return 0;
+  return fences_intact(workspace, ws_bytes);
+}
+
+static void poison_outputs(void) {
+  for (int o = 0; o < OUTPUTS; o++)
+    memset(*outs[o], 0x5A, out_bytes[o]);
+}
+
+static int outputs_poisoned(void) {
+  for (int o = 0; o < OUTPUTS; o++)
+    for (size_t i = 0; i < out_bytes[o]; i++)
+      if (((unsigned char *)*outs[o])[i] != 0x5A)
+        return 0;
+  return 1;
+}
+
+/* The arguments of one run, so that a check can replace one of them. */
+typedef struct {
+  const float *table;
+  const int64_t *ids, *pos, *tuples, *rows;
+  const float *row_updates, *pos_updates;
+  float *y, *z, *w, *s, *t;
+  void *workspace;
+} args;
+
+static args valid_args(void) {
+  args a = {INPUTS, OUTPUTS_, workspace};
+  return a;
+}
+
+static int32_t run_args(args a) {
+  return rc_run(a.table, a.ids, a.pos, a.tuples, a.rows, a.row_updates, a.pos_updates, a.y, a.z, a.w, a.s, a.t,
+                a.workspace);
+}
+
+static int32_t run(void) { return run_args(valid_args()); }
 
 /* One bad index at a time, in ids (Gather) or pos (GatherElements). */
 static void bad_index(int64_t *where, int64_t value, const char *what) {
   int64_t saved = *where;
   *where = value;
   poison_outputs();
-  int32_t s = run();
-  CHECK(s == XCC_ERROR_INDEX_OUT_OF_RANGE, "%s = %lld: status %d", what, (long long)value, s);
+  int32_t status = run();
+  CHECK(status == XCC_ERROR_INDEX_OUT_OF_RANGE, "%s = %lld: status %d", what, (long long)value, status);
   CHECK(fences(), "%s = %lld: a write outside the buffers", what, (long long)value);
   *where = saved;
 }
@@ -137,8 +192,12 @@ int main(void) {
   table = guarded(sizeof(float) * V * D);
   for (int i = 0; i < V * D; i++)
     table[i] = (float)((i * 7919) % 2001 - 1000) / 100.0f;
-  y = (float *)fenced(sizeof y_ref);
-  z = (float *)fenced(sizeof z_ref);
+  for (int o = 0; o < OUTPUTS; o++)
+    *outs[o] = (float *)fenced(out_bytes[o]);
+  for (int i = 0; i < R * D; i++)
+    row_updates[i] = (float)(i % 97) - 48.0f;
+  for (int i = 0; i < V * K; i++)
+    pos_updates[i] = (float)(i % 13) * 0.5f;
   ws_bytes = rc_workspace_size();
   workspace = fenced(ws_bytes);
   CHECK(ws_bytes > 0, "the model should need a workspace (Gather's result is an intermediate)");
@@ -156,36 +215,53 @@ int main(void) {
   bad_index(&ids[9], INT64_MAX, "ids[9]");
   bad_index(&pos[3 * K + 1], D, "pos[3][1]");
   bad_index(&pos[0], -D - 1, "pos[0][0]");
+  bad_index(&tuples[4], V, "tuples[2][0] (GatherND, the row)");
+  bad_index(&tuples[9], -D - 1, "tuples[4][1] (GatherND, the column)");
+  bad_index(&rows[1], V, "rows[1] (ScatterND)");
+  bad_index(&rows[3], (int64_t)1 << 50, "rows[3] (ScatterND)");
   /* The status belongs to one run: the next valid run succeeds. */
   CHECK(run() == XCC_OK && outputs_match() && fences(), "a valid run after failed ones");
 
   poison_outputs();
-  refused(rc_run(NULL, ids, pos, y, z, workspace), XCC_ERROR_NULL_TENSOR, "NULL table");
-  refused(rc_run(table, NULL, pos, y, z, workspace), XCC_ERROR_NULL_TENSOR, "NULL ids");
-  refused(rc_run(table, ids, pos, NULL, z, workspace), XCC_ERROR_NULL_TENSOR, "NULL y");
-  refused(rc_run(table, ids, pos, y, NULL, workspace), XCC_ERROR_NULL_TENSOR, "NULL z");
-  refused(rc_run(table, ids, pos, y, z, NULL), XCC_ERROR_NULL_WORKSPACE, "NULL workspace");
-  refused(rc_run(table, ids, pos, y, z, workspace + 8), XCC_ERROR_WORKSPACE_MISALIGNED, "workspace + 8");
+  args a = valid_args();
+  a.table = NULL;
+  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL table");
+  a = valid_args();
+  a.rows = NULL;
+  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL rows");
+  a = valid_args();
+  a.y = NULL;
+  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL y");
+  a = valid_args();
+  a.t = NULL;
+  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL t");
+  a = valid_args();
+  a.workspace = NULL;
+  refused(run_args(a), XCC_ERROR_NULL_WORKSPACE, "NULL workspace");
+  a.workspace = workspace + 8;
+  refused(run_args(a), XCC_ERROR_WORKSPACE_MISALIGNED, "workspace + 8");
   /* NULL tensors are reported before the workspace. */
-  refused(rc_run(table, ids, NULL, y, z, NULL), XCC_ERROR_NULL_TENSOR, "NULL pos and workspace");
+  a.workspace = NULL;
+  a.pos = NULL;
+  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL pos and workspace");
 
   xcc_run_options options = {0};
   options.workspace_size = ws_bytes - 1;
-  refused(rc_run_with(table, ids, pos, y, z, workspace, &options), XCC_ERROR_WORKSPACE_TOO_SMALL, "one byte short");
+  refused(rc_run_with(INPUTS, OUTPUTS_, workspace, &options), XCC_ERROR_WORKSPACE_TOO_SMALL, "one byte short");
   options.workspace_size = ws_bytes;
-  CHECK(rc_run_with(table, ids, pos, y, z, workspace, &options) == XCC_OK && outputs_match() && fences(),
+  CHECK(rc_run_with(INPUTS, OUTPUTS_, workspace, &options) == XCC_OK && outputs_match() && fences(),
         "run_with, workspace of the exact size");
   poison_outputs();
-  CHECK(rc_run_with(table, ids, pos, y, z, workspace, NULL) == XCC_OK && outputs_match(), "run_with, NULL options");
+  CHECK(rc_run_with(INPUTS, OUTPUTS_, workspace, NULL) == XCC_OK && outputs_match(), "run_with, NULL options");
 
   poison_outputs();
   fail_allocations = 1;
-  refused(rc_run_alloc(table, ids, pos, y, z), XCC_ERROR_OUT_OF_MEMORY, "run_alloc, allocation fails");
+  refused(rc_run_alloc(INPUTS, OUTPUTS_), XCC_ERROR_OUT_OF_MEMORY, "run_alloc, allocation fails");
   fail_allocations = 0;
-  CHECK(rc_run_alloc(table, ids, pos, y, z) == XCC_OK && outputs_match(), "run_alloc");
-  CHECK(rc_run_alloc(table, ids, NULL, y, z) == XCC_ERROR_NULL_TENSOR, "run_alloc, NULL pos");
+  CHECK(rc_run_alloc(INPUTS, OUTPUTS_) == XCC_OK && outputs_match(), "run_alloc");
+  CHECK(rc_run_alloc(table, ids, NULL, tuples, rows, row_updates, pos_updates, OUTPUTS_) == XCC_ERROR_NULL_TENSOR, "run_alloc, NULL pos");
   ids[2] = V;
-  CHECK(rc_run_alloc(table, ids, pos, y, z) == XCC_ERROR_INDEX_OUT_OF_RANGE, "run_alloc, bad index");
+  CHECK(rc_run_alloc(INPUTS, OUTPUTS_) == XCC_ERROR_INDEX_OUT_OF_RANGE, "run_alloc, bad index");
   ids[2] = 0;
 
   /* Every status has its own sentence; unknown codes get one too. */

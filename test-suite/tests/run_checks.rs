@@ -1,12 +1,13 @@
 //! Checked runs: a compiled model validates what it is given and returns an `xcc_status`
-//! (`runtime-c/c/xcc_run.h`), never garbage or a crash. The model is built here (an embedding
-//! lookup and a GatherElements, both with run-time indices); `run-checks/checks.c` drives it
-//! through every check with guard pages and canaries around its buffers, on one thread and two,
-//! and built with AddressSanitizer where the C compiler has it.
+//! (`runtime-c/c/xcc_run.h`), never garbage or a crash. The model is built here (Gather,
+//! GatherElements, GatherND, ScatterND and ScatterElements, all with run-time indices);
+//! `run-checks/checks.c` drives it through every check with guard pages and canaries around its
+//! buffers, on one thread and two, and built with AddressSanitizer where the C compiler has it.
 
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
 use xcc_test_suite::onnx_build::{model, node, value, FLOAT};
 use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
@@ -18,20 +19,48 @@ fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
 }
 
-/// `y = Relu(Gather(table, ids))`, `z = GatherElements(table, pos, axis = 1)`, with the shapes
-/// `checks.c` expects (V = 64 rows of D = 512, N = 64 ids, K = 2 positions per row).
+/// The model `checks.c` drives (V = 64 rows of D = 512, N = 64 ids, K = 2 positions per row,
+/// T = 16 index pairs, R = 4 rows to overwrite): `y = Relu(Gather(table, ids))`,
+/// `z = GatherElements(table, pos, axis = 1)`, `w = GatherND(table, tuples)`,
+/// `s = ScatterND(table, rows, row_updates)`,
+/// `t = ScatterElements(table, pos, pos_updates, axis = 1, reduction = add)`.
 fn checked_model() -> Vec<u8> {
-    let mut pick = node("pick0", "GatherElements", &["table", "pos"], &["z"]);
-    pick.attribute.push(AttributeProto {
-        name: Some("axis".into()),
-        r#type: Some(xcc_frontend_onnx::proto::attribute_proto::AttributeType::Int as i32),
-        i: Some(1),
+    let attr = |name: &str, i: Option<i64>, s: Option<&str>| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(if i.is_some() { AttributeType::Int } else { AttributeType::String } as i32),
+        i,
+        s: s.map(|s| s.as_bytes().to_vec()),
         ..Default::default()
-    });
+    };
+    let mut pick = node("pick0", "GatherElements", &["table", "pos"], &["z"]);
+    pick.attribute.push(attr("axis", Some(1), None));
+    let mut add = node("scatter1", "ScatterElements", &["table", "pos", "pos_updates"], &["t"]);
+    add.attribute.extend([attr("axis", Some(1), None), attr("reduction", None, Some("add"))]);
     model(
-        vec![node("embed0", "Gather", &["table", "ids"], &["e"]), node("relu0", "Relu", &["e"], &["y"]), pick],
-        vec![value("table", FLOAT, &[64, 512]), value("ids", INT64, &[64]), value("pos", INT64, &[64, 2])],
-        vec![value("y", FLOAT, &[64, 512]), value("z", FLOAT, &[64, 2])],
+        vec![
+            node("embed0", "Gather", &["table", "ids"], &["e"]),
+            node("relu0", "Relu", &["e"], &["y"]),
+            pick,
+            node("tuples0", "GatherND", &["table", "tuples"], &["w"]),
+            node("scatter0", "ScatterND", &["table", "rows", "row_updates"], &["s"]),
+            add,
+        ],
+        vec![
+            value("table", FLOAT, &[64, 512]),
+            value("ids", INT64, &[64]),
+            value("pos", INT64, &[64, 2]),
+            value("tuples", INT64, &[16, 2]),
+            value("rows", INT64, &[4, 1]),
+            value("row_updates", FLOAT, &[4, 512]),
+            value("pos_updates", FLOAT, &[64, 2]),
+        ],
+        vec![
+            value("y", FLOAT, &[64, 512]),
+            value("z", FLOAT, &[64, 2]),
+            value("w", FLOAT, &[16]),
+            value("s", FLOAT, &[64, 512]),
+            value("t", FLOAT, &[64, 512]),
+        ],
         vec![],
     )
 }

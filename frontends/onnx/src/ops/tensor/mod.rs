@@ -1,7 +1,8 @@
 //! Data-movement and shape operators, one per file. Most are [`Movement`]s: a list of copies
 //! through affine maps ([`Move`]), which is both how they lower (one `kernel.generic` per copy)
 //! and how they fold (the same maps evaluated on constant data), so the two cannot disagree.
-//! The data-dependent rest (Gather, GatherElements, Pad, Trilu) are parallel loops, and
+//! The data-dependent rest (Gather, GatherElements, GatherND, Pad, Trilu) are parallel loops,
+//! ScatterElements and ScatterND serial ones over their updates, and
 //! Constant, ConstantOfShape, Range, Shape and Size exist only at compile time.
 
 mod concat;
@@ -9,9 +10,11 @@ mod constant;
 mod expand;
 mod gather;
 mod gather_elements;
+mod gather_nd;
 mod pad;
 mod range;
 mod reshape;
+mod scatter;
 mod shape;
 mod slice;
 mod split;
@@ -43,6 +46,9 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Tile"], &tile::Tile);
     r.register(&["Gather"], &gather::Gather);
     r.register(&["GatherElements"], &gather_elements::GatherElements);
+    r.register(&["GatherND"], &gather_nd::GatherNd);
+    r.register(&["ScatterElements", "Scatter"], &scatter::ScatterElements);
+    r.register(&["ScatterND"], &scatter::ScatterNd);
     r.register(&["Pad"], &pad::Pad);
     r.register(&["Trilu"], &trilu::Trilu);
 }

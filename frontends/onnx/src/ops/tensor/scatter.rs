@@ -1,0 +1,153 @@
+//! ScatterElements (and the deprecated Scatter) and ScatterND: the data copied to the output,
+//! then each update written at the position its index (or index tuple) names, combined with the
+//! value there by the `reduction` (none, add, mul, max, min). The updates run in order on one
+//! thread: with a reduction, two updates may name the same element. Each index is checked (one
+//! out of range sets the run's status and writes inside the dimension instead).
+
+use crate::emit::{compute_type, Emitter, LoopBuilder};
+use crate::graph::*;
+use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::axis;
+use xcc_ir::ValueId;
+use xcc_runtime_c::status::INDEX_OUT_OF_RANGE;
+
+/// ScatterElements: `out[i with i[axis] = indices[i]] = updates[i]`.
+pub struct ScatterElements;
+
+/// ScatterND: `out[indices[i..., :], r...] = updates[i..., r...]`.
+pub struct ScatterNd;
+
+#[derive(Clone, Copy)]
+enum Reduction {
+    None,
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+impl Reduction {
+    fn of(node: &Node) -> OResult<Reduction> {
+        Ok(match node.string("reduction").unwrap_or("none") {
+            "none" => Reduction::None,
+            "add" => Reduction::Add,
+            "mul" => Reduction::Mul,
+            "max" => Reduction::Max,
+            "min" => Reduction::Min,
+            other => return err(format!("reduction '{other}' is not supported")),
+        })
+    }
+
+    /// The op combining the old element with the update, by element type.
+    fn op(self, dtype: DType) -> OResult<Option<&'static str>> {
+        let float = dtype.is_float();
+        if dtype == DType::Bool && !matches!(self, Reduction::None) {
+            return err("a reduction over bool tensors is not supported");
+        }
+        let unsigned = dtype == DType::U8;
+        Ok(match self {
+            Reduction::None => None,
+            Reduction::Add => Some(if float { "arith.addf" } else { "arith.addi" }),
+            Reduction::Mul => Some(if float { "arith.mulf" } else { "arith.muli" }),
+            Reduction::Max if float => Some("arith.maximumf"),
+            Reduction::Max => Some(if unsigned { "arith.maxui" } else { "arith.maxsi" }),
+            Reduction::Min if float => Some("arith.minimumf"),
+            Reduction::Min => Some(if unsigned { "arith.minui" } else { "arith.minsi" }),
+        })
+    }
+}
+
+/// Writes `v` at `at` in `out`, combined with the element there.
+fn update(e: &mut Emitter, out: ValueId, at: &[ValueId], v: ValueId, combine: Option<&str>, dtype: DType) {
+    let v = match combine {
+        Some(op) => {
+            let old = e.load(out, at);
+            e.value_op(op, &[old, v], compute_type(dtype))
+        }
+        None => v,
+    };
+    e.store(v, out, at);
+}
+
+fn same_shapes(a: &[usize], b: &[usize], what: &str) -> OResult<()> {
+    if a != b {
+        return err(format!("{what}: {a:?} and {b:?} differ"));
+    }
+    Ok(())
+}
+
+impl OnnxOp for ScatterElements {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let (t, idx, upd) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?, g.ty(&node.inputs[2])?);
+        same_shapes(&idx.shape, &upd.shape, "the shapes of indices and updates")?;
+        if idx.shape.len() != t.shape.len() {
+            return err("indices must have the data's rank");
+        }
+        let a = axis(node, node.int("axis", 0), t.shape.len())?;
+        if idx.shape.iter().zip(&t.shape).enumerate().any(|(d, (i, s))| d != a && i > s) {
+            return err(format!("indices {:?} exceed the data {:?} outside the axis", idx.shape, t.shape));
+        }
+        Ok(vec![t.clone()])
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let t = g.ty(&node.inputs[0])?;
+        let a = axis(node, node.int("axis", 0), t.shape.len())?;
+        let combine = Reduction::of(node)?.op(t.dtype)?;
+        let space = g.ty(&node.inputs[1])?.shape.clone();
+        let (dim, dtype) = (t.shape[a], t.dtype);
+        let (x, indices, updates, out) =
+            (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.inputs[2])?, e.buf(&node.outputs[0])?);
+        e.copy(x, out);
+        e.loop_nest(&space, &mut |e, ivs| {
+            let raw = e.load(indices, ivs);
+            let status = e.status();
+            let mut at = ivs.to_vec();
+            at[a] = e.checked_index(raw, dim, status, INDEX_OUT_OF_RANGE);
+            let v = e.load(updates, ivs);
+            update(e, out, &at, v, combine, dtype);
+        });
+        Ok(())
+    }
+}
+
+impl OnnxOp for ScatterNd {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let (t, idx, upd) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?, g.ty(&node.inputs[2])?);
+        let q = idx.shape.len();
+        let k = idx.shape.last().copied().unwrap_or(0);
+        if q == 0 || k == 0 || k > t.shape.len() {
+            return err(format!("index tuples of length {k} do not fit data of rank {}", t.shape.len()));
+        }
+        let mut want = idx.shape[..q - 1].to_vec();
+        want.extend(&t.shape[k..]);
+        same_shapes(&upd.shape, &want, "updates must have indices.shape[:-1] + data.shape[k:]: the shapes")?;
+        Ok(vec![t.clone()])
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let t = g.ty(&node.inputs[0])?;
+        let combine = Reduction::of(node)?.op(t.dtype)?;
+        let (data, dtype) = (t.shape.clone(), t.dtype);
+        let idx_shape = g.ty(&node.inputs[1])?.shape.clone();
+        let k = idx_shape[idx_shape.len() - 1];
+        let (x, indices, updates, out) =
+            (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.inputs[2])?, e.buf(&node.outputs[0])?);
+        e.copy(x, out);
+        e.loop_nest(&idx_shape[..idx_shape.len() - 1], &mut |e, ivs| {
+            let mut to = Vec::with_capacity(data.len());
+            for (j, &dim) in data[..k].iter().enumerate() {
+                let at = e.idx(j as i64);
+                let raw = e.load(indices, &[ivs, &[at]].concat());
+                let status = e.status();
+                to.push(e.checked_index(raw, dim, status, INDEX_OUT_OF_RANGE));
+            }
+            let ivs = ivs.to_vec();
+            e.loop_nest(&data[k..], &mut |e, rest| {
+                let v = e.load(updates, &[&ivs[..], rest].concat());
+                update(e, out, &[&to[..], rest].concat(), v, combine, dtype);
+            });
+        });
+        Ok(())
+    }
+}
