@@ -66,6 +66,10 @@ pub struct Cli {
     /// ONNX: the shape of an input with symbolic dims, `NAME=1x3x224x224` (repeatable).
     #[arg(long = "shape", value_name = "NAME=DIMS")]
     pub shapes: Vec<String>,
+    /// ONNX: the size of a symbolic dim (a `dim_param` such as `batch` or `sequence`) wherever
+    /// the model's inputs use it, `NAME=N` (repeatable).
+    #[arg(long = "dim", value_name = "NAME=N")]
+    pub dims: Vec<String>,
     /// ONNX: freeze an input to a constant, `NAME=1,2,3` or `NAME=@tensor.pb` (repeatable); for
     /// inputs that determine shapes (Reshape's shape, Slice's starts, axes).
     #[arg(long = "bind", value_name = "NAME=VALUES")]

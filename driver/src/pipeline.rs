@@ -60,7 +60,8 @@ fn read_input(cli: &Cli) -> Result<Input, String> {
         let name = model_name(cli)?;
         let shapes = parse_shapes(&cli.shapes)?;
         let binds = parse_binds(&cli.binds)?;
-        let options = xcc_frontend_onnx::OnnxOptions { name: &name, shapes, binds };
+        let dims = parse_dims(&cli.dims)?;
+        let options = xcc_frontend_onnx::OnnxOptions { name: &name, shapes, binds, dims };
         let (module, iface) =
             xcc_frontend_onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
         return Ok((SourceFile::new(input, String::new()), module, Some((name, iface))));
@@ -200,6 +201,19 @@ fn parse_shapes(specs: &[String]) -> Result<std::collections::HashMap<String, Ve
             dims.split('x').map(|d| d.parse::<usize>().map_err(|_| bad())).collect::<Result<_, _>>()?
         };
         out.insert(name.to_string(), dims);
+    }
+    Ok(out)
+}
+
+fn parse_dims(specs: &[String]) -> Result<std::collections::HashMap<String, usize>, String> {
+    let mut out = std::collections::HashMap::new();
+    for s in specs {
+        let bad = || format!("xcc: error: --dim '{s}' is not NAME=N (for example batch=1)");
+        let (name, n) = s.rsplit_once('=').ok_or_else(bad)?;
+        if name.is_empty() {
+            return Err(bad());
+        }
+        out.insert(name.to_string(), n.parse::<usize>().map_err(|_| bad())?);
     }
     Ok(out)
 }

@@ -277,6 +277,70 @@ fn shape_flags_that_contradict_the_model() -> Result<(), String> {
     expect_failure_with(&dir, "initializer", &bytes, &["--shape", "w=2x2"], &["no input named 'w'"])
 }
 
+/// A model whose inputs share symbolic dims: `ids` and `mask` are [batch, seq], `bias` is [seq].
+fn symbolic_model() -> Vec<u8> {
+    let sym = |name: &str, elem: i32, dims: &[&str]| {
+        let mut v = value(name, elem, &vec![1; dims.len()]);
+        if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+            for (d, p) in t.shape.as_mut().unwrap().dim.iter_mut().zip(dims) {
+                d.value = Some(tensor_shape_proto::dimension::Value::DimParam(p.to_string()));
+            }
+        }
+        v
+    };
+    model(
+        vec![node("add0", "Add", &["ids", "mask"], &["s"]), node("add1", "Add", &["s", "bias"], &["y"])],
+        vec![sym("ids", FLOAT, &["batch", "seq"]), sym("mask", FLOAT, &["batch", "seq"]), sym("bias", FLOAT, &["seq"])],
+        vec![sym("y", FLOAT, &["batch", "seq"])],
+        vec![],
+    )
+}
+
+/// A symbolic dim is one size wherever the inputs use it: `--dim` sets it by name, one input's
+/// `--shape` sets it for the others, and sources that disagree are errors.
+fn symbolic_dims_are_unified() -> Result<(), String> {
+    let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-dims");
+    let bytes = symbolic_model();
+    expect_failure_with(&dir, "unset", &bytes, &["--dim", "batch=2"], &["'ids'", "'seq'", "--dim seq=N"])?;
+    expect_failure_with(
+        &dir,
+        "conflict",
+        &bytes,
+        &["--dim", "seq=4", "--shape", "ids=2x5"],
+        &["'ids'", "--shape ids=2x5", "'seq'", "5", "--dim seq=4"],
+    )?;
+    expect_failure_with(
+        &dir,
+        "conflicting-shapes",
+        &bytes,
+        &["--shape", "ids=2x5", "--shape", "bias=6"],
+        &["'seq'", "6", "5"],
+    )?;
+    expect_failure_with(&dir, "unknown", &bytes, &["--dim", "length=3"], &["--dim length", "batch, seq"])?;
+    expect_failure_with(&dir, "not-a-number", &bytes, &["--dim", "batch=two"], &["--dim 'batch=two'"])?;
+    // Accepted: --dim alone, and one input's --shape sizing the others.
+    for (case, args) in
+        [("by-name", &["--dim", "batch=2", "--dim", "seq=5"][..]), ("by-shape", &["--shape", "ids=2x5"])]
+    {
+        let out_dir = dir.join(case);
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let input = out_dir.join("model.onnx");
+        std::fs::write(&input, &bytes).unwrap();
+        let out = Command::new(xcc_binary()).arg(&input).args(args).arg("-o").arg(out_dir.join("libm.a")).output();
+        let out = out.map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("{case}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let header = std::fs::read_to_string(out_dir.join("m.h")).map_err(|e| format!("m.h: {e}"))?;
+        for want in ["/* input 1: \"mask\", float32 [2, 5] */", "/* input 2: \"bias\", float32 [5] */"] {
+            if !header.contains(want) {
+                return Err(format!("{case}: the header lacks {want}:\n{header}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// One test per malformed model (`onnx-errors/NAME`), and the symbolic-shape case.
 fn main() -> std::process::ExitCode {
     let dir: PathBuf = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-errors");
@@ -290,6 +354,7 @@ fn main() -> std::process::ExitCode {
     trials.push(Trial::test("onnx-errors/symbolic-dims-need-a-shape", || {
         Ok(symbolic_dims_need_a_shape_and_accept_one()?)
     }));
+    trials.push(Trial::test("onnx-errors/symbolic-dims-are-unified", || Ok(symbolic_dims_are_unified()?)));
     trials.push(Trial::test("onnx-errors/shape-flags-that-contradict-the-model", || {
         Ok(shape_flags_that_contradict_the_model()?)
     }));

@@ -20,6 +20,8 @@ pub struct ImportOptions<'a> {
     pub shapes: &'a HashMap<String, Vec<usize>>,
     /// `--bind NAME=...`: inputs frozen to constants (shape parameters given as runtime inputs).
     pub binds: &'a HashMap<String, Binding>,
+    /// `--dim NAME=N`: values of the model's symbolic dims (`dim_param`s) by name.
+    pub dims: &'a HashMap<String, usize>,
 }
 
 /// A value for an input that becomes a compile-time constant.
@@ -78,6 +80,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         graph.types.insert(name.clone(), tensor.ty.clone());
         graph.consts.insert(name, tensor);
     }
+    let mut runtime_inputs = Vec::new();
     for vi in &g.input {
         let name = vi.name.clone().unwrap_or_default();
         if graph.consts.contains_key(&name) {
@@ -90,9 +93,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
             graph.consts.insert(name, t);
             continue;
         }
-        let ty = value_type(vi, options.shapes)?;
-        graph.types.insert(name.clone(), ty);
-        graph.inputs.push(name);
+        runtime_inputs.push(vi);
     }
     for (flag, names) in
         [("--bind", options.binds.keys().collect::<Vec<_>>()), ("--shape", options.shapes.keys().collect())]
@@ -102,6 +103,13 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
                 return err(format!("{flag} {name}: the model has no input named '{name}'"));
             }
         }
+    }
+    let symbols = dim_symbols(&runtime_inputs, options)?;
+    for vi in runtime_inputs {
+        let name = vi.name.clone().unwrap_or_default();
+        let ty = value_type(vi, options.shapes, &symbols)?;
+        graph.types.insert(name.clone(), ty);
+        graph.inputs.push(name);
     }
     for vi in &g.output {
         graph.outputs.push(vi.name.clone().unwrap_or_default());
@@ -169,7 +177,76 @@ fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> ORe
     }
 }
 
-fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) -> OResult<TensorType> {
+/// The declared dims of an input (none when it declares no shape).
+fn declared_dims(vi: &proto::ValueInfoProto) -> &[proto::tensor_shape_proto::Dimension] {
+    match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
+/// A symbolic dim's value and what gave it (for messages).
+type SymbolValues = HashMap<String, (usize, String)>;
+
+/// The values of the model's symbolic dims: `--dim NAME=N`, and every `--shape` of an input that
+/// uses the symbol. A name is one size everywhere: two sources that disagree are an error, and
+/// an input whose dims are all known this way needs no `--shape` of its own.
+fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions) -> OResult<SymbolValues> {
+    use proto::tensor_shape_proto::dimension::Value;
+    let mut values: SymbolValues =
+        options.dims.iter().map(|(k, &v)| (k.clone(), (v, format!("--dim {k}={v}")))).collect();
+    let mut used = std::collections::BTreeSet::new();
+    for vi in inputs {
+        let name = vi.name.clone().unwrap_or_default();
+        for d in declared_dims(vi) {
+            if let Some(Value::DimParam(p)) = &d.value {
+                used.insert(p.clone());
+            }
+        }
+        let Some(given) = options.shapes.get(&name) else { continue };
+        let declared = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref(),
+            _ => None,
+        };
+        check_shape_override(&name, declared, given)?;
+        for (i, (d, &v)) in declared_dims(vi).iter().zip(given).enumerate() {
+            let Some(Value::DimParam(p)) = &d.value else { continue };
+            let source = format!("--shape {name}={}", dims_text(given));
+            match values.get(p) {
+                Some((w, from)) if *w != v => {
+                    return Err(OnnxError::tensor(
+                        &name,
+                        format!("{source} makes dimension {i} ('{p}') {v}, but {from} makes '{p}' {w}"),
+                    ))
+                }
+                Some(_) => {}
+                None => {
+                    values.insert(p.clone(), (v, source));
+                }
+            }
+        }
+    }
+    for k in options.dims.keys() {
+        if !used.contains(k) {
+            let known: Vec<&str> = used.iter().map(String::as_str).collect();
+            let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            return err(format!(
+                "--dim {k}: the model's inputs have no symbolic dimension named '{k}' (they have: {known})"
+            ));
+        }
+    }
+    Ok(values)
+}
+
+fn dims_text(dims: &[usize]) -> String {
+    dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+}
+
+fn value_type(
+    vi: &proto::ValueInfoProto,
+    shapes: &HashMap<String, Vec<usize>>,
+    symbols: &SymbolValues,
+) -> OResult<TensorType> {
     let name = vi.name.clone().unwrap_or_default();
     let tensor = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
         Some(proto::type_proto::Value::TensorType(t)) => t,
@@ -188,7 +265,7 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
         )
     })?;
     if let Some(s) = shapes.get(&name) {
-        check_shape_override(&name, tensor.shape.as_ref(), s)?;
+        // Checked against the declaration by dim_symbols.
         checked_bytes(&name, dtype, s)?;
         return Ok(TensorType { dtype, shape: s.clone() });
     }
@@ -197,14 +274,18 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
         use proto::tensor_shape_proto::dimension::Value;
         match &d.value {
             Some(Value::DimValue(v)) if *v >= 0 => shape.push(*v as usize),
-            Some(Value::DimParam(p)) => {
-                return Err(OnnxError::tensor(
-                    &name,
-                    format!(
-                        "the input has symbolic dimension {i} ('{p}'): give its shape with --shape {name}=D0xD1x..."
-                    ),
-                ))
-            }
+            Some(Value::DimParam(p)) => match symbols.get(p) {
+                Some(&(v, _)) => shape.push(v),
+                None => {
+                    return Err(OnnxError::tensor(
+                        &name,
+                        format!(
+                            "the input has symbolic dimension {i} ('{p}'): give its size with --dim {p}=N, or the \
+                             input's shape with --shape {name}=D0xD1x..."
+                        ),
+                    ))
+                }
+            },
             _ => {
                 return Err(OnnxError::tensor(
                     &name,
@@ -225,7 +306,7 @@ fn value_type(vi: &proto::ValueInfoProto, shapes: &HashMap<String, Vec<usize>>) 
 fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, given: &[usize]) -> OResult<()> {
     use proto::tensor_shape_proto::dimension::Value;
     let Some(declared) = declared else { return Ok(()) };
-    let dims = |s: &[usize]| s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+    let dims = dims_text;
     if declared.dim.len() != given.len() {
         return Err(OnnxError::tensor(
             name,

@@ -26,6 +26,8 @@ pub struct OnnxOptions<'a> {
     pub shapes: HashMap<String, Vec<usize>>,
     /// Inputs frozen to constants (`--bind NAME=...`).
     pub binds: HashMap<String, import::Binding>,
+    /// Sizes of symbolic dims by name (`--dim batch=1`).
+    pub dims: HashMap<String, usize>,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
@@ -34,7 +36,10 @@ pub fn compile(
     path: &Path,
     options: &OnnxOptions,
 ) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
-    let mut g = import::import(bytes, &import::ImportOptions { path, shapes: &options.shapes, binds: &options.binds })?;
+    let mut g = import::import(
+        bytes,
+        &import::ImportOptions { path, shapes: &options.shapes, binds: &options.binds, dims: &options.dims },
+    )?;
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
