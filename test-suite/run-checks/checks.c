@@ -150,23 +150,21 @@ static int outputs_poisoned(void) {
   return 1;
 }
 
-/* The arguments of one run, so that a check can replace one of them. */
+/* The arguments of one run (the tensors in the header's order, then the workspace), so that a
+   check can replace one of them. */
+#define TENSORS 12
 typedef struct {
-  const float *table;
-  const int64_t *ids, *pos, *tuples, *rows;
-  const float *row_updates, *pos_updates;
-  float *y, *z, *w, *s, *t;
-  void *workspace;
+  void *p[TENSORS + 1];
 } args;
 
 static args valid_args(void) {
-  args a = {INPUTS, OUTPUTS_, workspace};
+  args a = {{table, ids, pos, tuples, rows, row_updates, pos_updates, y, z, w, s, t, workspace}};
   return a;
 }
 
 static int32_t run_args(args a) {
-  return rc_run(a.table, a.ids, a.pos, a.tuples, a.rows, a.row_updates, a.pos_updates, a.y, a.z, a.w, a.s, a.t,
-                a.workspace);
+  return rc_run(a.p[0], a.p[1], a.p[2], a.p[3], a.p[4], a.p[5], a.p[6], a.p[7], a.p[8], a.p[9], a.p[10], a.p[11],
+                a.p[TENSORS]);
 }
 
 static int32_t run(void) { return run_args(valid_args()); }
@@ -223,26 +221,22 @@ int main(void) {
   CHECK(run() == XCC_OK && outputs_match() && fences(), "a valid run after failed ones");
 
   poison_outputs();
-  args a = valid_args();
-  a.table = NULL;
-  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL table");
+  args a;
+  for (int k = 0; k < TENSORS; k++) {
+    char what[32];
+    snprintf(what, sizeof what, "NULL tensor %d", k);
+    a = valid_args();
+    a.p[k] = NULL;
+    refused(run_args(a), XCC_ERROR_NULL_TENSOR, what);
+  }
   a = valid_args();
-  a.rows = NULL;
-  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL rows");
-  a = valid_args();
-  a.y = NULL;
-  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL y");
-  a = valid_args();
-  a.t = NULL;
-  refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL t");
-  a = valid_args();
-  a.workspace = NULL;
+  a.p[TENSORS] = NULL;
   refused(run_args(a), XCC_ERROR_NULL_WORKSPACE, "NULL workspace");
-  a.workspace = workspace + 8;
+  a.p[TENSORS] = workspace + 8;
   refused(run_args(a), XCC_ERROR_WORKSPACE_MISALIGNED, "workspace + 8");
   /* NULL tensors are reported before the workspace. */
-  a.workspace = NULL;
-  a.pos = NULL;
+  a.p[TENSORS] = NULL;
+  a.p[2] = NULL;
   refused(run_args(a), XCC_ERROR_NULL_TENSOR, "NULL pos and workspace");
 
   xcc_run_options options = {0};
