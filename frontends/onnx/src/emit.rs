@@ -294,8 +294,16 @@ impl LoopBuilder for Emitter {
 
 impl Emitter {
     /// The run's status buffer, which run-time checks (an index out of range) set.
-    pub fn status(&self) -> ValueId {
+    fn status(&self) -> ValueId {
         self.status.expect("created with the function")
+    }
+
+    /// An index read at run time into a dim of size `dim` (negative counts from the end): one
+    /// outside the dim makes the run return `XCC_ERROR_INDEX_OUT_OF_RANGE` and reads element 0
+    /// instead ([`LoopBuilder::checked_index`]).
+    pub fn run_time_index(&mut self, raw: ValueId, dim: usize) -> ValueId {
+        let status = self.status();
+        self.checked_index(raw, dim, status, status::INDEX_OUT_OF_RANGE)
     }
 
     /// A stack `memref<1xi32>` holding 0: allocated once in the entry block, so the parallel

@@ -177,12 +177,17 @@ fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> ORe
     }
 }
 
+/// The shape an input declares, if it declares one.
+fn declared_shape(vi: &proto::ValueInfoProto) -> Option<&proto::TensorShapeProto> {
+    match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref(),
+        _ => None,
+    }
+}
+
 /// The declared dims of an input (none when it declares no shape).
 fn declared_dims(vi: &proto::ValueInfoProto) -> &[proto::tensor_shape_proto::Dimension] {
-    match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-        Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or(&[]),
-        _ => &[],
-    }
+    declared_shape(vi).map(|s| s.dim.as_slice()).unwrap_or(&[])
 }
 
 /// A symbolic dim's value and what gave it (for messages).
@@ -204,11 +209,7 @@ fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions) -> OR
             }
         }
         let Some(given) = options.shapes.get(&name) else { continue };
-        let declared = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-            Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref(),
-            _ => None,
-        };
-        check_shape_override(&name, declared, given)?;
+        check_shape_override(&name, declared_shape(vi), given)?;
         for (i, (d, &v)) in declared_dims(vi).iter().zip(given).enumerate() {
             let Some(Value::DimParam(p)) = &d.value else { continue };
             let source = format!("--shape {name}={}", dims_text(given));
@@ -270,7 +271,7 @@ fn value_type(
         return Ok(TensorType { dtype, shape: s.clone() });
     }
     let mut shape = Vec::new();
-    for (i, d) in tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or(&[]).iter().enumerate() {
+    for (i, d) in declared_dims(vi).iter().enumerate() {
         use proto::tensor_shape_proto::dimension::Value;
         match &d.value {
             Some(Value::DimValue(v)) if *v >= 0 => shape.push(*v as usize),
@@ -306,13 +307,12 @@ fn value_type(
 fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, given: &[usize]) -> OResult<()> {
     use proto::tensor_shape_proto::dimension::Value;
     let Some(declared) = declared else { return Ok(()) };
-    let dims = dims_text;
     if declared.dim.len() != given.len() {
         return Err(OnnxError::tensor(
             name,
             format!(
                 "--shape {name}={} has rank {}, but the model declares the input with rank {}",
-                dims(given),
+                dims_text(given),
                 given.len(),
                 declared.dim.len()
             ),
@@ -323,7 +323,7 @@ fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, 
             if v >= 0 && v as usize != g {
                 return Err(OnnxError::tensor(
                     name,
-                    format!("--shape {name}={}: dimension {i} is fixed to {v} by the model, not {g}", dims(given)),
+                    format!("--shape {name}={}: dimension {i} is fixed to {v} by the model, not {g}", dims_text(given)),
                 ));
             }
         }

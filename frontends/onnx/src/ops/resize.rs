@@ -6,7 +6,7 @@ use crate::emit::LoopBuilder;
 use crate::emit::{compute_type, Emitter};
 use crate::graph::*;
 use crate::ops::shapes::axis;
-use xcc_ir::{Attribute, Type, ValueId};
+use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[&str] = &["Resize", "Upsample"];
 
@@ -378,7 +378,7 @@ impl Emitter {
             return self.value_op("arith.index_cast", &[raw], Type::Index);
         }
         let zero = self.const_int(0, Type::i64());
-        let neg = self.value_attr("arith.cmpi", &[raw, zero], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+        let neg = self.cmpi("slt", raw, zero);
         *outside = Some(match *outside {
             None => neg,
             Some(o) => self.value_op("arith.ori", &[o, neg], Type::i1()),

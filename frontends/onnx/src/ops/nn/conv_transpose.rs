@@ -3,7 +3,7 @@
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use xcc_ir::{Attribute, Type, ValueId};
+use xcc_ir::{Type, ValueId};
 
 pub struct ConvTranspose;
 
@@ -143,15 +143,9 @@ impl Emitter {
                         let t = e.affine(&[(osp[q], 1), (kidx[q], -(geo.dilations[q] as i64))], geo.pad_begin[q]);
                         let zero = e.idx(0);
                         let stv = e.idx(geo.strides[q] as i64);
-                        let ge =
-                            e.value_attr("arith.cmpi", &[t, zero], Type::i1(), vec![("predicate", Attribute::i64(5))]);
+                        let ge = e.cmpi("sge", t, zero);
                         let rem = e.value_op("arith.remsi", &[t, stv], Type::Index);
-                        let exact = e.value_attr(
-                            "arith.cmpi",
-                            &[rem, zero],
-                            Type::i1(),
-                            vec![("predicate", Attribute::i64(0))],
-                        );
+                        let exact = e.cmpi("eq", rem, zero);
                         let b = e.value_op("arith.andi", &[ge, exact], Type::i1());
                         ok = Some(match ok {
                             None => b,

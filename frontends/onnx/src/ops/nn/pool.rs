@@ -163,8 +163,8 @@ impl Emitter {
             let p = self.value_op("arith.addi", &[base, off], Type::i64());
             let lov = self.const_int(lo as i128, Type::i64());
             let hiv = self.const_int(hi as i128, Type::i64());
-            let ge = self.value_attr("arith.cmpi", &[p, lov], Type::i1(), vec![("predicate", Attribute::i64(5))]);
-            let lt = self.value_attr("arith.cmpi", &[p, hiv], Type::i1(), vec![("predicate", Attribute::i64(2))]);
+            let ge = self.cmpi("sge", p, lov);
+            let lt = self.cmpi("slt", p, hiv);
             let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
             let one = self.value_op("arith.extui", &[ok], Type::i64());
             cnt = self.value_op("arith.addi", &[cnt, one], Type::i64());

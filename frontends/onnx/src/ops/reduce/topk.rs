@@ -81,19 +81,13 @@ impl Emitter {
                         Some((pv, pi)) => {
                             let w = cmp(e, worse_p, v, pv);
                             let same = cmp(e, eq, v, pv);
-                            let later = e.value_attr(
-                                "arith.cmpi",
-                                &[ji, pi],
-                                Type::i1(),
-                                vec![("predicate", Attribute::i64(4))],
-                            );
+                            let later = e.cmpi("sgt", ji, pi);
                             let tie = e.value_op("arith.andi", &[same, later], Type::i1());
                             e.value_op("arith.ori", &[w, tie], Type::i1())
                         }
                     };
                     // Better than the current best (or the first eligible one seen).
-                    let none_yet =
-                        e.value_attr("arith.cmpi", &[st[1], iinit], Type::i1(), vec![("predicate", Attribute::i64(0))]);
+                    let none_yet = e.cmpi("eq", st[1], iinit);
                     let b = cmp(e, better_p, v, st[0]);
                     let better = e.value_op("arith.ori", &[none_yet, b], Type::i1());
                     let take = e.value_op("arith.andi", &[eligible, better], Type::i1());

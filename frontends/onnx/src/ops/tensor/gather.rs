@@ -15,7 +15,7 @@ impl OnnxOp for Gather {
         let t = g.ty(&node.inputs[0])?;
         let idx = g.ty(&node.inputs[1])?;
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
-        check_constant_indices(g, &node.inputs[1], t.shape[a], a)?;
+        check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
         let mut shape = t.shape[..a].to_vec();
         shape.extend(&idx.shape);
         shape.extend(&t.shape[a + 1..]);
@@ -39,8 +39,7 @@ impl OnnxOp for Gather {
         let (outer, inner) = out_shape.split_at(a + r);
         e.parallel(outer, &mut |e, ivs| {
             let raw = e.load(indices, &ivs[a..a + r]);
-            let status = e.status();
-            let i = e.checked_index(raw, dim, status, xcc_runtime_c::status::INDEX_OUT_OF_RANGE);
+            let i = e.run_time_index(raw, dim);
             let ivs = ivs.to_vec();
             e.loop_nest(inner, &mut |e, rest| {
                 let mut from = ivs[..a].to_vec();
@@ -55,20 +54,26 @@ impl OnnxOp for Gather {
 }
 
 /// Constant indices are checked when the model compiles: a bad one is the model's error, found
-/// before any run (run-time indices are checked by the run).
-pub fn check_constant_indices(g: &Graph, indices: &str, dim: usize, axis: usize) -> OResult<()> {
+/// before any run (run-time indices are checked by the run). Consecutive elements of `indices`
+/// address `dims` in turn, the axes from `first_axis` on: one dim for Gather's indices, a
+/// tuple's dims for GatherND's and ScatterND's.
+pub fn check_constant_indices(g: &Graph, indices: &str, dims: &[usize], first_axis: usize) -> OResult<()> {
     let Some(t) = g.consts.get(indices) else { return Ok(()) };
-    let bad = t.to_i64().into_iter().find(|&i| i < -(dim as i64) || i >= dim as i64);
-    match bad {
-        Some(i) => Err(OnnxError::tensor(
-            indices,
-            format!(
-                "constant index {i} is out of range for axis {axis} of size {dim} (valid: -{dim} to {})",
-                dim as i64 - 1
-            ),
-        )),
-        None => Ok(()),
+    for (n, i) in t.to_i64().into_iter().enumerate() {
+        let j = n % dims.len();
+        let dim = dims[j] as i64;
+        if i < -dim || i >= dim {
+            return Err(OnnxError::tensor(
+                indices,
+                format!(
+                    "constant index {i} is out of range for axis {} of size {dim} (valid: -{dim} to {})",
+                    first_axis + j,
+                    dim - 1
+                ),
+            ));
+        }
     }
+    Ok(())
 }
 
 /// For each outer position and each index, the contiguous block of inner elements it selects.

@@ -15,7 +15,7 @@ impl OnnxOp for GatherElements {
             return err("indices must have the data's rank");
         }
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
-        super::gather::check_constant_indices(g, &node.inputs[1], t.shape[a], a)?;
+        super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
         Ok(vec![TensorType { dtype: t.dtype, shape: idx.shape.clone() }])
     }
 
@@ -26,8 +26,7 @@ impl OnnxOp for GatherElements {
         let dim = in_shape[a];
         e.parallel(&g.ty(&node.outputs[0])?.shape, &mut |e, ivs| {
             let raw = e.load(indices, ivs);
-            let status = e.status();
-            let i = e.checked_index(raw, dim, status, xcc_runtime_c::status::INDEX_OUT_OF_RANGE);
+            let i = e.run_time_index(raw, dim);
             let mut idx = ivs.to_vec();
             idx[a] = i;
             let v = e.load(x, &idx);

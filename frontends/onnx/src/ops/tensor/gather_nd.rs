@@ -52,8 +52,7 @@ impl OnnxOp for GatherNd {
             for (j, &dim) in data[b..b + k].iter().enumerate() {
                 let at = e.idx(j as i64);
                 let raw = e.load(indices, &[ivs, &[at]].concat());
-                let status = e.status();
-                from.push(e.checked_index(raw, dim, status, xcc_runtime_c::status::INDEX_OUT_OF_RANGE));
+                from.push(e.run_time_index(raw, dim));
             }
             let ivs = ivs.to_vec();
             e.loop_nest(inner, &mut |e, rest| {

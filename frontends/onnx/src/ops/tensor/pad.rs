@@ -5,7 +5,7 @@ use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::axis;
-use xcc_ir::{Attribute, Type, ValueId};
+use xcc_ir::{Type, ValueId};
 
 pub struct Pad;
 
@@ -62,28 +62,29 @@ fn pad_amounts(node: &Node, g: &Graph, rank: usize) -> OResult<Vec<(i64, i64)>> 
 }
 
 /// The constant mode's fill value: the `value` attribute (before opset 11) or the optional
-/// `constant_value` input (a constant, or read at run time), else 0.
-enum Fill {
-    Known(f64),
-    Input(String),
-}
-
-fn fill_value(node: &Node, g: &Graph) -> Fill {
-    match (node.attrs.get("value"), node.input(2)) {
-        (Some(Attr::Float(v)), _) => Fill::Known(*v as f64),
-        (_, Some(name)) => match g.consts.get(name) {
-            Some(t) => Fill::Known(t.to_f64().first().copied().unwrap_or(0.0)),
-            None => Fill::Input(name.to_string()),
-        },
-        _ => Fill::Known(0.0),
-    }
-}
-
-/// Where the lowering reads the fill value: a constant, or a buffer of this rank (one element).
+/// `constant_value` input, else 0.
 #[derive(Clone, Copy)]
-enum FillSource {
+enum Fill {
     Constant(f64),
+    /// An input read at run time: its buffer and rank (one element).
     Buffer(ValueId, usize),
+}
+
+fn fill_value(node: &Node, g: &Graph, e: &Emitter) -> OResult<Fill> {
+    Ok(match (node.attrs.get("value"), node.input(2)) {
+        (Some(Attr::Float(v)), _) => Fill::Constant(*v as f64),
+        (_, Some(name)) => match g.consts.get(name) {
+            Some(t) => Fill::Constant(t.to_f64().first().copied().unwrap_or(0.0)),
+            None => {
+                let t = g.ty(name)?;
+                if t.numel() != 1 {
+                    return Err(OnnxError::tensor(name, "Pad's constant_value must hold one element"));
+                }
+                Fill::Buffer(e.buf(name)?, t.shape.len())
+            }
+        },
+        _ => Fill::Constant(0.0),
+    })
 }
 
 impl OnnxOp for Pad {
@@ -107,16 +108,7 @@ impl OnnxOp for Pad {
         let out_t = g.ty(&node.outputs[0])?;
         let pads = pad_amounts(node, g, in_shape.len())?;
         let mode = Mode::of(node)?;
-        let fill = match fill_value(node, g) {
-            Fill::Input(name) => {
-                let t = g.ty(&name)?;
-                if t.numel() != 1 {
-                    return Err(OnnxError::tensor(&name, "Pad's constant_value must hold one element"));
-                }
-                FillSource::Buffer(e.buf(&name)?, t.shape.len())
-            }
-            Fill::Known(v) => FillSource::Constant(v),
-        };
+        let fill = fill_value(node, g, e)?;
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let dtype = out_t.dtype;
         e.parallel(&out_t.shape, &mut |e, ivs| {
@@ -132,8 +124,8 @@ impl OnnxOp for Pad {
             let mut v = e.load(x, &idx);
             if let Some(ok) = inside {
                 let f = match fill {
-                    FillSource::Constant(v) => e.const_of(v, dtype),
-                    FillSource::Buffer(buf, rank) => {
+                    Fill::Constant(v) => e.const_of(v, dtype),
+                    Fill::Buffer(buf, rank) => {
                         let at = vec![e.idx(0); rank];
                         e.load(buf, &at)
                     }
@@ -150,9 +142,6 @@ impl OnnxOp for Pad {
 /// The input index for position `pos` (which may lie outside `0..n`) along one dim. In constant
 /// mode, `inside` accumulates whether every dim's position is inside the input.
 fn source_index(e: &mut Emitter, mode: Mode, pos: ValueId, n: i64, inside: &mut Option<ValueId>) -> ValueId {
-    let cmp = |e: &mut Emitter, pred: i64, a: ValueId, b: ValueId| {
-        e.value_attr("arith.cmpi", &[a, b], Type::i1(), vec![("predicate", Attribute::i64(pred))])
-    };
     let zero = e.idx(0);
     let last = e.idx(n - 1);
     match mode {
@@ -164,7 +153,7 @@ fn source_index(e: &mut Emitter, mode: Mode, pos: ValueId, n: i64, inside: &mut 
             let shifted = e.value_op("arith.addi", &[pos, big], Type::Index);
             let m = e.value_op("arith.remsi", &[shifted, period], Type::Index);
             let back = e.value_op("arith.subi", &[period, m], Type::Index);
-            let over = cmp(e, 4, m, last);
+            let over = e.cmpi("sgt", m, last);
             e.value_op("arith.select", &[over, back, m], Type::Index)
         }
         Mode::Wrap => {
@@ -173,17 +162,8 @@ fn source_index(e: &mut Emitter, mode: Mode, pos: ValueId, n: i64, inside: &mut 
             let shifted = e.value_op("arith.addi", &[pos, big], Type::Index);
             e.value_op("arith.remsi", &[shifted, nn], Type::Index)
         }
+        Mode::Constant => e.clamp_tap(pos, n as usize, inside),
         _ => {
-            if mode == Mode::Constant {
-                let hi = e.idx(n);
-                let ge = cmp(e, 5, pos, zero);
-                let lt = cmp(e, 2, pos, hi);
-                let b = e.value_op("arith.andi", &[ge, lt], Type::i1());
-                *inside = Some(match *inside {
-                    None => b,
-                    Some(a) => e.value_op("arith.andi", &[a, b], Type::i1()),
-                });
-            }
             let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
             e.value_op("arith.minsi", &[lo, last], Type::Index)
         }

@@ -9,7 +9,6 @@ use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::axis;
 use xcc_ir::ValueId;
-use xcc_runtime_c::status::INDEX_OUT_OF_RANGE;
 
 /// ScatterElements: `out[i with i[axis] = indices[i]] = updates[i]`.
 pub struct ScatterElements;
@@ -101,9 +100,8 @@ impl OnnxOp for ScatterElements {
         e.copy(x, out);
         e.loop_nest(&space, &mut |e, ivs| {
             let raw = e.load(indices, ivs);
-            let status = e.status();
             let mut at = ivs.to_vec();
-            at[a] = e.checked_index(raw, dim, status, INDEX_OUT_OF_RANGE);
+            at[a] = e.run_time_index(raw, dim);
             let v = e.load(updates, ivs);
             update(e, out, &at, v, combine, dtype);
         });
@@ -139,8 +137,7 @@ impl OnnxOp for ScatterNd {
             for (j, &dim) in data[..k].iter().enumerate() {
                 let at = e.idx(j as i64);
                 let raw = e.load(indices, &[ivs, &[at]].concat());
-                let status = e.status();
-                to.push(e.checked_index(raw, dim, status, INDEX_OUT_OF_RANGE));
+                to.push(e.run_time_index(raw, dim));
             }
             let ivs = ivs.to_vec();
             e.loop_nest(&data[k..], &mut |e, rest| {

@@ -4,7 +4,7 @@
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use xcc_ir::{Attribute, Type, ValueId};
+use xcc_ir::{Type, ValueId};
 
 pub struct Trilu;
 
@@ -29,13 +29,12 @@ impl OnnxOp for Trilu {
             None => e.idx(0),
         };
         // Keep when j - i >= k (upper: sge) or j - i <= k (lower: sle).
-        let predicate = if node.int("upper", 1) == 1 { 5 } else { 3 };
+        let predicate = if node.int("upper", 1) == 1 { "sge" } else { "sle" };
         let out_t = g.ty(&node.outputs[0])?;
         let (r, dtype) = (out_t.shape.len(), out_t.dtype);
         e.parallel(&out_t.shape, &mut |e, ivs| {
             let diff = e.value_op("arith.subi", &[ivs[r - 1], ivs[r - 2]], Type::Index);
-            let keep =
-                e.value_attr("arith.cmpi", &[diff, k], Type::i1(), vec![("predicate", Attribute::i64(predicate))]);
+            let keep = e.cmpi(predicate, diff, k);
             let v = e.load(x, ivs);
             let z = e.const_of(0.0, dtype);
             let t = e.m.ty(v).clone();
