@@ -5,19 +5,24 @@
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_frontend_onnx::proto::{tensor_shape_proto, type_proto, StringStringEntryProto, TensorProto};
+use xcc_frontend_onnx::proto::{
+    attribute_proto, tensor_shape_proto, type_proto, AttributeProto, NodeProto, StringStringEntryProto, TensorProto,
+    ValueInfoProto,
+};
 use xcc_test_suite::onnx_build::{floats, model, node, value, FLOAT};
 use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType INT32.
 const INT32: i32 = 6;
+/// TensorProto.DataType INT64.
+const INT64: i32 = 7;
 
 /// An INT64 initializer.
 fn int64s(name: &str, dims: &[i64], values: &[i64]) -> TensorProto {
     TensorProto {
         name: Some(name.into()),
         dims: dims.to_vec(),
-        data_type: Some(7),
+        data_type: Some(INT64),
         int64_data: values.to_vec(),
         ..Default::default()
     }
@@ -237,7 +242,109 @@ fn bad_models(dir: &Path) -> Vec<Case> {
         std::fs::create_dir_all(dir.join(c)).unwrap();
         std::fs::write(dir.join(c).join("weights.bin"), [0u8; 64]).unwrap();
     }
+    cases.extend(index_and_parameter_cases());
     cases
+}
+
+/// A STRING attribute.
+fn with_string(mut n: NodeProto, name: &str, value: &str) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::String as i32),
+        s: Some(value.as_bytes().to_vec()),
+        ..Default::default()
+    });
+    n
+}
+
+/// The index operators' shape rules and constant indices, and parameters given as inputs that
+/// must hold one value.
+fn index_and_parameter_cases() -> Vec<Case> {
+    let one = |n: NodeProto, inputs: Vec<ValueInfoProto>, out: ValueInfoProto, inits: Vec<TensorProto>| {
+        model(vec![n], inputs, vec![out], inits)
+    };
+    vec![
+        (
+            "gathernd-tuple-longer-than-rank",
+            one(
+                node("nd0", "GatherND", &["x", "idx"], &["y"]),
+                vec![value("x", FLOAT, &[2, 2]), value("idx", INT64, &[1, 3])],
+                value("y", FLOAT, &[1]),
+                vec![],
+            ),
+            vec!["nd0", "index tuples of length 3", "rank 2"],
+        ),
+        (
+            "gathernd-constant-index-out-of-range",
+            one(
+                node("nd1", "GatherND", &["x", "idx"], &["y"]),
+                vec![value("x", FLOAT, &[2, 3])],
+                value("y", FLOAT, &[1]),
+                vec![int64s("idx", &[1, 2], &[1, 3])],
+            ),
+            vec!["nd1", "'idx'", "index 3 is out of range for axis 1 of size 3"],
+        ),
+        (
+            "scatternd-updates-shape",
+            one(
+                node("snd0", "ScatterND", &["x", "idx", "upd"], &["y"]),
+                vec![value("x", FLOAT, &[4]), value("idx", INT64, &[2, 1]), value("upd", FLOAT, &[3])],
+                value("y", FLOAT, &[4]),
+                vec![],
+            ),
+            vec!["snd0", "updates must have", "[3]", "[2]"],
+        ),
+        (
+            "scatternd-constant-index-out-of-range",
+            one(
+                node("snd1", "ScatterND", &["x", "idx", "upd"], &["y"]),
+                vec![value("x", FLOAT, &[4]), value("upd", FLOAT, &[1])],
+                value("y", FLOAT, &[4]),
+                vec![int64s("idx", &[1, 1], &[-5])],
+            ),
+            vec!["snd1", "'idx'", "index -5 is out of range for axis 0 of size 4"],
+        ),
+        (
+            "scatter-elements-shapes-differ",
+            one(
+                node("se0", "ScatterElements", &["x", "idx", "upd"], &["y"]),
+                vec![value("x", FLOAT, &[2, 2]), value("idx", INT64, &[2, 2]), value("upd", FLOAT, &[2, 1])],
+                value("y", FLOAT, &[2, 2]),
+                vec![],
+            ),
+            vec!["se0", "indices and updates", "[2, 2]", "[2, 1]"],
+        ),
+        (
+            "scatter-elements-unknown-reduction",
+            one(
+                with_string(node("se1", "ScatterElements", &["x", "idx", "upd"], &["y"]), "reduction", "avg"),
+                vec![value("x", FLOAT, &[2]), value("idx", INT64, &[2]), value("upd", FLOAT, &[2])],
+                value("y", FLOAT, &[2]),
+                vec![],
+            ),
+            vec!["se1", "reduction 'avg'"],
+        ),
+        (
+            "clip-bound-not-a-scalar",
+            one(
+                node("clip0", "Clip", &["x", "lo"], &["y"]),
+                vec![value("x", FLOAT, &[2])],
+                value("y", FLOAT, &[2]),
+                vec![floats("lo", &[2], &[0.0, 1.0])],
+            ),
+            vec!["clip0", "'lo'", "scalar"],
+        ),
+        (
+            "pad-constant-value-not-one-element",
+            one(
+                node("pad0", "Pad", &["x", "pads", "fill"], &["y"]),
+                vec![value("x", FLOAT, &[2]), value("fill", FLOAT, &[2])],
+                value("y", FLOAT, &[4]),
+                vec![int64s("pads", &[2], &[1, 1])],
+            ),
+            vec!["pad0", "'fill'", "one element"],
+        ),
+    ]
 }
 
 fn symbolic_dims_need_a_shape_and_accept_one() -> Result<(), String> {

@@ -36,7 +36,8 @@ fn layout(node: &Node, data: &[usize], indices: &[usize]) -> OResult<(usize, usi
 impl OnnxOp for GatherNd {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (t, idx) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
-        let (_, _, shape) = layout(node, &t.shape, &idx.shape)?;
+        let (b, k, shape) = layout(node, &t.shape, &idx.shape)?;
+        super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[b..b + k], b)?;
         Ok(vec![TensorType { dtype: t.dtype, shape }])
     }
 

@@ -86,6 +86,7 @@ impl OnnxOp for ScatterElements {
         if idx.shape.iter().zip(&t.shape).enumerate().any(|(d, (i, s))| d != a && i > s) {
             return err(format!("indices {:?} exceed the data {:?} outside the axis", idx.shape, t.shape));
         }
+        super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
         Ok(vec![t.clone()])
     }
 
@@ -120,6 +121,7 @@ impl OnnxOp for ScatterNd {
         let mut want = idx.shape[..q - 1].to_vec();
         want.extend(&t.shape[k..]);
         same_shapes(&upd.shape, &want, "updates must have indices.shape[:-1] + data.shape[k:]: the shapes")?;
+        super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[..k], 0)?;
         Ok(vec![t.clone()])
     }
 
