@@ -93,6 +93,28 @@ pub fn declare_function(m: &mut Module, name: &str, inputs: Vec<Type>, results: 
 
 /// A loop body carrying values: it sees the builder, the induction variables and the carried
 /// values, and returns the next ones.
+/// A dim or a loop's trip count: known at compile time, or an `index` value computed at run
+/// time (a dim of a buffer whose size is a run-time input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extent {
+    Fixed(usize),
+    Value(ValueId),
+}
+
+impl Extent {
+    pub fn fixed(self) -> Option<usize> {
+        match self {
+            Extent::Fixed(n) => Some(n),
+            Extent::Value(_) => None,
+        }
+    }
+}
+
+/// Compile-time extents.
+pub fn fixed(shape: &[usize]) -> Vec<Extent> {
+    shape.iter().map(|&d| Extent::Fixed(d)).collect()
+}
+
 pub type CarryingBody<'a, B> = dyn FnMut(&mut B, &[ValueId], &[ValueId]) -> Vec<ValueId> + 'a;
 
 /// The position of `pred` in arith's comparison tables.
@@ -205,7 +227,19 @@ pub trait LoopBuilder: Sized {
         inits: &[ValueId],
         body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>,
     ) -> Vec<ValueId> {
-        let (l, u, s) = (self.idx(lb as i64), self.idx(ub as i64), self.idx(1));
+        let (l, u) = (self.idx(lb as i64), self.idx(ub as i64));
+        self.for_accs_between(l, u, inits, body)
+    }
+
+    /// [`LoopBuilder::for_accs`] between index values.
+    fn for_accs_between(
+        &mut self,
+        l: ValueId,
+        u: ValueId,
+        inits: &[ValueId],
+        body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        let s = self.idx(1);
         let types: Vec<Type> = inits.iter().map(|&v| self.ty(v)).collect();
         let region = self.module().new_region();
         let inner = self.module().append_block(region, Span::UNKNOWN);
@@ -227,9 +261,14 @@ pub trait LoopBuilder: Sized {
     /// Nested loops over `shape` carrying values through all of them (a window or a reduction):
     /// `body` sees the induction variables and the carried values and returns the next ones.
     fn nest_accs(&mut self, shape: &[usize], inits: &[ValueId], body: &mut CarryingBody<Self>) -> Vec<ValueId> {
+        self.nest_accs_over(&fixed(shape), inits, body)
+    }
+
+    /// [`LoopBuilder::nest_accs`] over extents that may be known only at run time.
+    fn nest_accs_over(&mut self, shape: &[Extent], inits: &[ValueId], body: &mut CarryingBody<Self>) -> Vec<ValueId> {
         fn rec<B: LoopBuilder>(
             e: &mut B,
-            shape: &[usize],
+            shape: &[Extent],
             ivs: &mut Vec<ValueId>,
             st: &[ValueId],
             body: &mut CarryingBody<B>,
@@ -237,8 +276,8 @@ pub trait LoopBuilder: Sized {
             if ivs.len() == shape.len() {
                 return body(e, ivs, st);
             }
-            let d = shape[ivs.len()];
-            e.for_accs(0, d, st, |e, iv, st| {
+            let (l, u) = (e.idx(0), e.extent(shape[ivs.len()]));
+            e.for_accs_between(l, u, st, |e, iv, st| {
                 ivs.push(iv);
                 let r = rec(e, shape, ivs, st, body);
                 ivs.pop();
@@ -273,13 +312,18 @@ pub trait LoopBuilder: Sized {
     /// One `scf.parallel` over `shape` (every point independent: the body may only write what
     /// its own point owns), the seam for threads and GPU grids. A rank-0 shape is the body once.
     fn parallel(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
+        self.parallel_over(&fixed(shape), body)
+    }
+
+    /// [`LoopBuilder::parallel`] over extents that may be known only at run time.
+    fn parallel_over(&mut self, shape: &[Extent], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
         if shape.is_empty() {
             body(self, &[]);
             return;
         }
         let zero = self.idx(0);
         let one = self.idx(1);
-        let ubs: Vec<ValueId> = shape.iter().map(|&d| self.idx(d as i64)).collect();
+        let ubs: Vec<ValueId> = shape.iter().map(|&d| self.extent(d)).collect();
         let region = self.module().new_region();
         let inner = self.module().append_block(region, Span::UNKNOWN);
         let ivs: Vec<ValueId> =
@@ -290,6 +334,48 @@ pub trait LoopBuilder: Sized {
         body(self, &ivs);
         self.op(OpSpec::new("scf.reduce", Span::UNKNOWN));
         self.set_block(saved);
+    }
+
+    /// An extent as an `index` value.
+    fn extent(&mut self, e: Extent) -> ValueId {
+        match e {
+            Extent::Fixed(n) => self.idx(n as i64),
+            Extent::Value(v) => v,
+        }
+    }
+
+    /// The dims of buffer `buf`: static ones as they are, dynamic ones read with `memref.dim`.
+    fn extents(&mut self, buf: ValueId) -> Vec<Extent> {
+        let mt = self.ty(buf).as_memref().expect("a memref").clone();
+        mt.shape
+            .iter()
+            .enumerate()
+            .map(|(k, d)| match d {
+                Some(d) => Extent::Fixed(*d as usize),
+                None => {
+                    let k = self.idx(k as i64);
+                    Extent::Value(self.value_op("memref.dim", &[buf, k], Type::Index))
+                }
+            })
+            .collect()
+    }
+
+    /// The product of extents, folded where they are static.
+    fn extent_product(&mut self, shape: &[Extent]) -> Extent {
+        let fixed: usize = shape.iter().filter_map(|e| e.fixed()).product();
+        let mut acc = Extent::Fixed(fixed);
+        for &e in shape {
+            if let Extent::Value(v) = e {
+                acc = Extent::Value(match acc {
+                    Extent::Fixed(1) => v,
+                    a => {
+                        let a = self.extent(a);
+                        self.value_op("arith.muli", &[a, v], Type::Index)
+                    }
+                });
+            }
+        }
+        acc
     }
 
     /// `a * b + c`, fused where the target has FMA and as separate operations elsewhere
@@ -421,14 +507,23 @@ pub trait LoopBuilder: Sized {
 
     /// The multi-index of a flat index in a row-major shape.
     fn unflatten(&mut self, flat: ValueId, shape: &[usize]) -> Vec<ValueId> {
-        let mut out = Vec::new();
-        let mut stride: usize = shape.iter().product();
-        for &d in shape {
-            stride /= d.max(1);
-            let sv = self.idx(stride as i64);
-            let q = self.value_op("arith.divui", &[flat, sv], Type::Index);
-            let dv = self.idx(d as i64);
-            out.push(self.value_op("arith.remui", &[q, dv], Type::Index));
+        self.unflatten_over(flat, &fixed(shape))
+    }
+
+    /// [`LoopBuilder::unflatten`] over extents that may be known only at run time.
+    fn unflatten_over(&mut self, flat: ValueId, shape: &[Extent]) -> Vec<ValueId> {
+        let mut out = Vec::with_capacity(shape.len());
+        for (k, &d) in shape.iter().enumerate() {
+            let stride = self.extent_product(&shape[k + 1..]);
+            let stride = self.extent(stride);
+            let q = self.value_op("arith.divui", &[flat, stride], Type::Index);
+            out.push(match d {
+                Extent::Fixed(d) => {
+                    let dv = self.idx(d as i64);
+                    self.value_op("arith.remui", &[q, dv], Type::Index)
+                }
+                Extent::Value(dv) => self.value_op("arith.remui", &[q, dv], Type::Index),
+            });
         }
         out
     }
@@ -436,14 +531,39 @@ pub trait LoopBuilder: Sized {
     /// The same buffer seen with another static shape (same element count, contiguous), through
     /// `memref.reinterpret_cast`.
     fn reshaped(&mut self, buf: ValueId, shape: &[usize]) -> ValueId {
+        self.reshaped_over(buf, &fixed(shape))
+    }
+
+    /// [`LoopBuilder::reshaped`] to extents that may be known only at run time: the view's
+    /// dynamic sizes and the strides they make dynamic are operands of the cast.
+    fn reshaped_over(&mut self, buf: ValueId, shape: &[Extent]) -> ValueId {
         let mt = self.ty(buf).as_memref().expect("memref").clone();
         let to = xcc_ir::types::MemRefType {
-            shape: shape.iter().map(|&d| Some(d as u64)).collect(),
+            shape: shape.iter().map(|e| e.fixed().map(|d| d as u64)).collect(),
             elem: mt.elem.clone(),
             layout: xcc_ir::types::Layout::Identity,
             memory_space: None,
         };
-        let op = self.op(xcc_ir::dialects::memref::reinterpret_spec(buf, &to, Span::UNKNOWN));
+        let mut spec = xcc_ir::dialects::memref::reinterpret_spec(buf, &to, Span::UNKNOWN);
+        let sizes: Vec<ValueId> = shape
+            .iter()
+            .filter_map(|e| match e {
+                Extent::Value(v) => Some(*v),
+                Extent::Fixed(_) => None,
+            })
+            .collect();
+        let mut strides = Vec::new();
+        for k in 0..shape.len() {
+            if let Extent::Value(v) = self.extent_product(&shape[k + 1..]) {
+                strides.push(v);
+            }
+        }
+        if !sizes.is_empty() || !strides.is_empty() {
+            spec = spec
+                .operands(sizes.iter().chain(&strides).copied())
+                .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[1, 0, sizes.len(), strides.len()]));
+        }
+        let op = self.op(spec);
         self.module().result(op, 0)
     }
 
@@ -453,7 +573,28 @@ pub trait LoopBuilder: Sized {
         if mt.rank() == 1 {
             return buf;
         }
-        let n: u64 = mt.shape.iter().map(|d| d.expect("static shape")).product();
-        self.reshaped(buf, &[n as usize])
+        let dims = self.extents(buf);
+        let n = self.extent_product(&dims);
+        self.reshaped_over(buf, &[n])
+    }
+
+    /// `constant + sum(v * stride)` over index values, with strides that may be known only at
+    /// run time.
+    fn affine_over(&mut self, terms: &[(ValueId, Extent)], constant: i64) -> ValueId {
+        if let Some(fixed) = terms.iter().map(|&(v, s)| s.fixed().map(|s| (v, s as i64))).collect::<Option<Vec<_>>>() {
+            return self.affine(&fixed, constant);
+        }
+        let mut acc = self.idx(constant);
+        for &(v, s) in terms {
+            let sv = self.extent(s);
+            let p = self.value_op("arith.muli", &[v, sv], Type::Index);
+            acc = self.value_op("arith.addi", &[acc, p], Type::Index);
+        }
+        acc
+    }
+
+    /// `a * b` over extents, folded when both are static.
+    fn extent_mul(&mut self, a: Extent, b: Extent) -> Extent {
+        self.extent_product(&[a, b])
     }
 }

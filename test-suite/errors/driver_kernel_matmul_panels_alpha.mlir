@@ -1,4 +1,4 @@
-// error: 6:3: kernel.matmul with b_panels needs f32, alpha = beta = 1 and a row or column bias
+// error: 6:3: kernel.matmul with b_panels needs f32, alpha = beta = 1, a row or column bias, and static K and N
 // stage: driver
 // Panels are the micro-kernel's layout: a matmul that takes the general path (here alpha = 2)
 // cannot read them, and says so rather than reading B as rows.

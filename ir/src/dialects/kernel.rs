@@ -14,7 +14,8 @@
 //! - `kernel.copy`: the elements of one buffer into another of the same size, in row-major order
 //!   (reshapes);
 //! - `kernel.workspace_size`: the bytes a function's workspace needs, known once
-//!   `plan-workspace` has placed its buffers.
+//!   `plan-workspace` has placed its buffers; its operands stand for the function's leading
+//!   arguments when buffers have sizes known only at run time (computed from those arguments).
 //!
 //! The custom forms name operands by role, as `linalg` does: `kernel.matmul ins(%a, %b : A, B)
 //! bias(%c : C) residual(%r : R) outs(%y : Y) {alpha = ...}`, `kernel.copy ins(%x : X) outs(%y :
@@ -104,6 +105,7 @@ pub const OPS: &[OpDef] = &[
         .verify(verify_copy)
         .syntax(Syntax::custom(parse_copy, Some(print_copy))),
     OpDef::new("kernel.workspace_size", "the bytes a function's workspace needs (set by plan-workspace)")
+        .operand_count(Count::AtLeast(0))
         .results(1)
         .attrs(&[required("function", AttrKind::Symbol)])
         .pure()
@@ -193,6 +195,26 @@ impl EpilogueOperands {
     }
 }
 
+/// How many iterations a loop of a `kernel.generic` makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopSize {
+    Static(u64),
+    /// Dimension `dim` of `operand`, known at run time.
+    Dynamic {
+        operand: crate::ValueId,
+        dim: usize,
+    },
+}
+
+impl LoopSize {
+    pub fn as_static(self) -> Option<u64> {
+        match self {
+            LoopSize::Static(s) => Some(s),
+            LoopSize::Dynamic { .. } => None,
+        }
+    }
+}
+
 /// A `kernel.generic`'s structure.
 #[derive(Clone, Debug)]
 pub struct Generic {
@@ -234,22 +256,28 @@ impl Generic {
         })
     }
 
-    /// The size of each loop: for loop `d`, the smallest extent among the operand dimensions
-    /// read at exactly `d` (an operand may be read or written in part: a slice of its input, a
-    /// piece of a concatenation's output; a larger size would index out of that smallest one).
-    pub fn loop_sizes(&self, m: &Module) -> Result<Vec<u64>, String> {
+    /// The size of each loop: for loop `d`, the smallest static extent among the operand
+    /// dimensions read at exactly `d` (an operand may be read or written in part: a slice of its
+    /// input, a piece of a concatenation's output; a larger size would index out of that smallest
+    /// one), else the first dynamic one, known at run time.
+    pub fn loop_sizes(&self, m: &Module) -> Result<Vec<LoopSize>, String> {
         let operands: Vec<crate::ValueId> = self.inputs.iter().chain(&self.outputs).copied().collect();
         (0..self.parallel.len())
             .map(|d| {
-                let mut size: Option<u64> = None;
+                let mut size: Option<LoopSize> = None;
                 for (&v, map) in operands.iter().zip(&self.maps) {
                     let Some(mt) = m.ty(v).as_memref() else { continue };
                     for (k, e) in map.results.iter().enumerate() {
-                        if *e == AffineExpr::Dim(d as u32) {
-                            let extent =
-                                mt.shape.get(k).copied().flatten().ok_or(format!("loop {d} has a dynamic size"))?;
-                            size = Some(size.map_or(extent, |s| s.min(extent)));
+                        if *e != AffineExpr::Dim(d as u32) {
+                            continue;
                         }
+                        size = Some(match (size, mt.shape.get(k).copied().flatten()) {
+                            (Some(LoopSize::Static(s)), Some(x)) => LoopSize::Static(s.min(x)),
+                            (Some(LoopSize::Static(s)), None) => LoopSize::Static(s),
+                            (_, Some(x)) => LoopSize::Static(x),
+                            (Some(dynamic), None) => dynamic,
+                            (None, None) => LoopSize::Dynamic { operand: v, dim: k },
+                        });
                     }
                 }
                 size.ok_or_else(|| format!("no operand dimension gives the size of loop {d}"))
@@ -301,10 +329,17 @@ fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
         }
     }
     let sizes = g.loop_sizes(m)?;
-    let empty = sizes.contains(&0);
+    let empty = sizes.contains(&LoopSize::Static(0));
+    // Indices over loops of run-time size are not checked here: the operands they come from
+    // bound them.
+    let dynamic: Vec<u32> = (0..loops).filter(|&d| sizes[d as usize].as_static().is_none()).collect();
+    let sizes: Vec<u64> = sizes.iter().map(|s| s.as_static().unwrap_or(1)).collect();
     for (i, (&v, map)) in operands.iter().zip(&g.maps).enumerate().filter(|_| !empty) {
         let shape = &memref(m.ty(v))?.shape;
         for (k, e) in map.results.iter().enumerate() {
+            if dynamic.iter().any(|&d| uses_dim(e, d)) {
+                continue;
+            }
             let (lo, hi) =
                 index_range(e, &sizes).ok_or(format!("map #{i}: index {k} is not a bounded affine function"))?;
             if let Some(dim) = shape[k] {
@@ -403,16 +438,40 @@ fn verify_index(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
-fn dims(t: &Type) -> Result<Vec<u64>, String> {
-    memref(t)?.shape.iter().map(|d| d.ok_or_else(|| format!("{t} has a dynamic size"))).collect()
+/// An operand's dims; `None` is a dimension known only at run time.
+type Dims = [Option<u64>];
+
+fn dims(t: &Type) -> Result<Vec<Option<u64>>, String> {
+    Ok(memref(t)?.shape.clone())
+}
+
+/// Whether two dims may be equal: the same size, or one known only at run time.
+fn agree(a: Option<u64>, b: Option<u64>) -> bool {
+    a.is_none() || b.is_none() || a == b
+}
+
+fn agree_all(a: &[Option<u64>], b: &[Option<u64>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| agree(x, y))
+}
+
+/// `[2x?x4]`, as shapes are written in messages.
+fn shape_text(shape: &[Option<u64>]) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.map_or("?".to_string(), |d| d.to_string())).collect();
+    format!("[{}]", dims.join("x"))
 }
 
 /// Whether `lead` broadcasts to `batch` (numpy rules, right-aligned).
-fn broadcasts_to(lead: &[u64], batch: &[u64]) -> bool {
-    lead.len() <= batch.len() && lead.iter().rev().zip(batch.iter().rev()).all(|(&a, &b)| a == b || a == 1)
+fn broadcasts_to(lead: &[Option<u64>], batch: &[Option<u64>]) -> bool {
+    lead.len() <= batch.len() && lead.iter().rev().zip(batch.iter().rev()).all(|(&a, &b)| agree(a, b) || a == Some(1))
 }
 
-fn verify_epilogue_operands(m: &Module, op: OpId, out: &[u64]) -> Result<(), String> {
+/// The dims of `t`, which must all be known at compile time (weights, a convolution's
+/// channels and spatial dims).
+fn static_dims(t: &Type, what: &str) -> Result<Vec<u64>, String> {
+    memref(t)?.shape.iter().map(|d| d.ok_or_else(|| format!("{what} must have static dims, not {t}"))).collect()
+}
+
+fn verify_epilogue_operands(m: &Module, op: OpId, out: &[Option<u64>]) -> Result<(), String> {
     let ops = EpilogueOperands::of(m, op);
     let elem = &memref(m.ty(ops.output))?.elem;
     for v in [Some(ops.a), Some(ops.b), ops.bias, ops.residual].into_iter().flatten() {
@@ -421,13 +480,15 @@ fn verify_epilogue_operands(m: &Module, op: OpId, out: &[u64]) -> Result<(), Str
         }
     }
     if let Some(r) = ops.residual {
-        if dims(m.ty(r))? != out {
+        if !agree_all(&dims(m.ty(r))?, out) {
             return Err("the residual has the output's shape".into());
         }
     }
     Ok(())
 }
 
+/// Batch dims broadcast (numpy rules) where they are static; a dim known only at run time is
+/// the output's (no broadcasting decided at run time).
 fn verify_matmul(m: &Module, op: OpId) -> Result<(), String> {
     let ops = EpilogueOperands::of(m, op);
     let (a, b, out) = (dims(m.ty(ops.a))?, dims(m.ty(ops.b))?, dims(m.ty(ops.output))?);
@@ -441,55 +502,64 @@ fn verify_matmul(m: &Module, op: OpId) -> Result<(), String> {
     let (ar, br, or) = (a.len() - 2, b.len() - 2, out.len() - 2);
     let (am, ak) = if ta { (a[ar + 1], a[ar]) } else { (a[ar], a[ar + 1]) };
     let (bk, bn) = if tb { (b[br + 1], b[br]) } else { (b[br], b[br + 1]) };
-    if ak != bk || am != out[or] || bn != out[or + 1] {
-        return Err(format!("shapes {a:?} x {b:?} -> {out:?} do not multiply"));
+    if !agree(ak, bk) || !agree(am, out[or]) || !agree(bn, out[or + 1]) {
+        return Err(format!("shapes {} x {} -> {} do not multiply", shape_text(&a), shape_text(&b), shape_text(&out)));
     }
     if !broadcasts_to(&a[..ar], &out[..or]) || !broadcasts_to(&b[..br], &out[..or]) {
         return Err("A's and B's batch dims must broadcast to the output's".into());
     }
     if let Some(bias) = ops.bias {
         let s = dims(m.ty(bias))?;
-        if s.len() != 2 || !(s[0] == 1 || s[0] == am) || !(s[1] == 1 || s[1] == bn) {
-            return Err(format!("the bias is [M or 1, N or 1] = [{am} or 1, {bn} or 1], not {s:?}"));
+        let fits = |d: Option<u64>, full: Option<u64>| d == Some(1) || agree(d, full);
+        if s.len() != 2 || !fits(s[0], am) || !fits(s[1], bn) {
+            return Err(format!("the bias is [M or 1, N or 1], not {}", shape_text(&s)));
         }
     }
     verify_epilogue_operands(m, op, &out)
 }
 
 /// A matmul whose B is in column panels of width `w`: B is `[ceil(N / w), K, w]`, A is not
-/// transposed, and only A and the output have batch dims.
+/// transposed, and only A and the output have batch dims (and may have run-time sizes).
 fn verify_panels(
     m: &Module,
     op: OpId,
     ops: &EpilogueOperands,
-    (a, b, out): (&[u64], &[u64], &[u64]),
+    (a, b, out): (&Dims, &Dims, &Dims),
     w: usize,
     transposed: bool,
 ) -> Result<(), String> {
     let (ar, or) = (a.len() - 2, out.len() - 2);
     let (n, k) = (out[or + 1], a[ar + 1]);
+    let shapes = || format!("{} x {} -> {}", shape_text(a), shape_text(b), shape_text(out));
+    let (Some(n), Some(k)) = (n, k) else { return Err(format!("with b_panels, K and N are static: {}", shapes())) };
     let panels = n.div_ceil(w.max(1) as u64);
-    if transposed || w == 0 || b != [panels, k, w as u64] || a[ar] != out[or] {
-        return Err(format!(
-            "with b_panels = {w}, A [.., M, K] x B [ceil(N/{w}), K, {w}] -> [.., M, N]: {a:?} x {b:?} -> {out:?}"
-        ));
+    if transposed || w == 0 || b != [Some(panels), Some(k), Some(w as u64)] || !agree(a[ar], out[or]) {
+        return Err(format!("with b_panels = {w}, A [.., M, K] x B [ceil(N/{w}), K, {w}] -> [.., M, N]: {}", shapes()));
     }
     if let Some(bias) = ops.bias {
         let s = dims(m.ty(bias))?;
-        if s.len() != 2 || !(s[0] == 1 || s[0] == a[ar]) || !(s[1] == 1 || s[1] == n) {
-            return Err(format!("the bias is [M or 1, N or 1], not {s:?}"));
+        let fits = |d: Option<u64>, full: Option<u64>| d == Some(1) || agree(d, full);
+        if s.len() != 2 || !fits(s[0], a[ar]) || !fits(s[1], Some(n)) {
+            return Err(format!("the bias is [M or 1, N or 1], not {}", shape_text(&s)));
         }
     }
     verify_epilogue_operands(m, op, out)
 }
 
+/// A convolution's batch dim may be known only at run time; its other dims are static.
 fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
     let ops = EpilogueOperands::of(m, op);
-    let (x, w, out) = (dims(m.ty(ops.a))?, dims(m.ty(ops.b))?, dims(m.ty(ops.output))?);
-    let ns = x.len().saturating_sub(2);
-    if ns == 0 || w.len() != x.len() || out.len() != x.len() {
+    let (xd, od) = (dims(m.ty(ops.a))?, dims(m.ty(ops.output))?);
+    let w = static_dims(m.ty(ops.b), "the weight")?;
+    let ns = xd.len().saturating_sub(2);
+    if ns == 0 || w.len() != xd.len() || od.len() != xd.len() {
         return Err("input, weight and output are [N, C, spatial...] with the same rank".into());
     }
+    if !agree(xd[0], od[0]) {
+        return Err(format!("the input and output batches differ: {} and {}", shape_text(&xd), shape_text(&od)));
+    }
+    let x = static_dims_after_batch(&xd, "the input")?;
+    let out = static_dims_after_batch(&od, "the output")?;
     let list = |k: &str| m.attr(op, k).and_then(Attribute::as_int_list).unwrap_or_default();
     let (strides, pads, dilations) = (list("strides"), list("pads"), list("dilations"));
     let group = m.attr(op, "group").and_then(Attribute::as_int).unwrap_or(0);
@@ -500,8 +570,12 @@ fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
         return Err("strides, dilations and the group are positive, pads not negative".into());
     }
     let g = group as u64;
-    if x[1] != w[1] * g || w[0] % g != 0 || out[0] != x[0] || out[1] != w[0] {
-        return Err(format!("channels do not match: input {x:?}, weight {w:?}, group {g}, output {out:?}"));
+    if x[1] != w[1] * g || w[0] % g != 0 || out[1] != w[0] {
+        return Err(format!(
+            "channels do not match: input {}, weight {w:?}, group {g}, output {}",
+            shape_text(&xd),
+            shape_text(&od)
+        ));
     }
     for q in 0..ns {
         let eff = (w[2 + q] as i128 - 1) * dilations[q] + 1;
@@ -512,18 +586,29 @@ fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
         }
     }
     if let Some(bias) = ops.bias {
-        if dims(m.ty(bias))? != [w[0]] {
+        if dims(m.ty(bias))? != [Some(w[0])] {
             return Err(format!("the bias has one value per output channel ({})", w[0]));
         }
     }
-    verify_epilogue_operands(m, op, &out)
+    verify_epilogue_operands(m, op, &od)
 }
 
+/// The dims of a `[N, C, spatial...]` operand with the batch as 0 (it may be dynamic), the
+/// rest required static.
+fn static_dims_after_batch(shape: &[Option<u64>], what: &str) -> Result<Vec<u64>, String> {
+    let rest: Option<Vec<u64>> = shape[1..].iter().copied().collect();
+    let rest = rest.ok_or_else(|| format!("{what} {}: only the batch dim may be dynamic", shape_text(shape)))?;
+    Ok(std::iter::once(0).chain(rest).collect())
+}
+
+/// Copies between buffers of one element type; their element counts must match when both are
+/// static (a run-time size is the producer's promise).
 fn verify_copy(m: &Module, op: OpId) -> Result<(), String> {
     let ins = operand_types(m, op);
     let (a, b) = (memref(ins[0])?, memref(ins[1])?);
-    let n = |t: &Type| dims(t).map(|d| d.iter().product::<u64>());
-    if a.elem != b.elem || n(ins[0])? != n(ins[1])? {
+    let n = |t: &MemRefType| t.shape.iter().copied().product::<Option<u64>>();
+    let counts_differ = matches!((n(a), n(b)), (Some(x), Some(y)) if x != y);
+    if a.elem != b.elem || counts_differ {
         return Err(format!("copies between buffers of one element type and size, not {} and {}", ins[0], ins[1]));
     }
     Ok(())

@@ -67,6 +67,9 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
+    if m.ty(ops.a).as_memref().is_some_and(|t| t.shape.iter().any(Option::is_none)) {
+        return Err(Diagnostic::new(span, "kernel.conv with a batch known only at run time is not lowered yet"));
+    }
     let (x, w, out) = (shape(m, ops.a), shape(m, ops.b), shape(m, ops.output));
     let win = window(m, op, &w, &out);
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();

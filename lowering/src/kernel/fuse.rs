@@ -170,7 +170,7 @@ fn match_step(m: &Module, g: &Generic, t: ValueId) -> Option<Step> {
             }
             if is_identity(&g.maps[other]) && m.ty(r) == m.ty(t) {
                 Some(Step::Residual(r))
-            } else if g.maps[other].results == [AffineExpr::Dim(rank - 1)] {
+            } else if g.maps[other].results == [AffineExpr::Dim(rank - 1)] && m.ty(r).as_memref()?.shape[0].is_some() {
                 Some(Step::ColumnBias(r))
             } else {
                 None

@@ -8,11 +8,11 @@
 //! lowered in [`super::matmul`] and [`super::conv`].
 
 use super::{ops_named, Cursor};
-use crate::builder::LoopBuilder;
+use crate::builder::{Extent, LoopBuilder};
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::HashMap;
 use xcc_ir::affine::AffineExpr;
-use xcc_ir::dialects::kernel::Generic;
+use xcc_ir::dialects::kernel::{Generic, LoopSize};
 use xcc_ir::types::Layout;
 use xcc_ir::{Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
@@ -119,11 +119,12 @@ pub fn lower_generic(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let used = values_used_in(m, op);
     let args_used: Vec<bool> = m.blocks[entry].args.iter().map(|a| used.contains(a)).collect();
     let (par, red): (Vec<usize>, Vec<usize>) = (0..sizes.len()).partition(|&d| g.parallel[d]);
-    let par_sizes: Vec<usize> = par.iter().map(|&d| sizes[d] as usize).collect();
-    let red_sizes: Vec<usize> = red.iter().map(|&d| sizes[d] as usize).collect();
     let n_in = g.inputs.len();
     let mut c = Cursor::new(m, span);
-    c.parallel(&par_sizes, &mut |c, pivs| {
+    let sizes: Vec<Extent> = sizes.iter().map(|&s| loop_extent(&mut c, s)).collect();
+    let par_sizes: Vec<Extent> = par.iter().map(|&d| sizes[d]).collect();
+    let red_sizes: Vec<Extent> = red.iter().map(|&d| sizes[d]).collect();
+    c.parallel_over(&par_sizes, &mut |c, pivs| {
         let mut ivs = vec![ValueId::from_index(0); sizes.len()];
         for (&d, &iv) in par.iter().zip(pivs) {
             ivs[d] = iv;
@@ -154,7 +155,7 @@ pub fn lower_generic(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
         let results = if red.is_empty() {
             step(c, &ivs, &outs)
         } else {
-            c.nest_accs(&red_sizes, &outs, &mut |c, rivs, accs| {
+            c.nest_accs_over(&red_sizes, &outs, &mut |c, rivs, accs| {
                 let mut ivs = ivs.clone();
                 for (&d, &iv) in red.iter().zip(rivs) {
                     ivs[d] = iv;
@@ -168,6 +169,17 @@ pub fn lower_generic(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     });
     c.finish(op);
     Ok(())
+}
+
+/// A loop's trip count: a constant, or the operand dim it comes from read at run time.
+fn loop_extent(c: &mut Cursor, size: LoopSize) -> Extent {
+    match size {
+        LoopSize::Static(n) => Extent::Fixed(n as usize),
+        LoopSize::Dynamic { operand, dim } => {
+            let k = c.idx(dim as i64);
+            Extent::Value(c.value_op("memref.dim", &[operand, k], Type::Index))
+        }
+    }
 }
 
 /// The values the operations nested in `op` use.
@@ -186,31 +198,27 @@ fn is_contiguous(m: &Module, v: ValueId) -> bool {
 pub fn lower_copy(m: &mut Module, op: OpId) {
     let span = m.ops[op].span;
     let (src, dst) = (m.ops[op].operands[0], m.ops[op].operands[1]);
-    let shape = |m: &Module, v: ValueId| -> Vec<usize> {
-        m.ty(v).as_memref().expect("verified").shape.iter().map(|d| d.expect("static") as usize).collect()
-    };
-    let (src_shape, dst_shape) = (shape(m, src), shape(m, dst));
-    let n: usize = dst_shape.iter().product();
     let contiguous = is_contiguous(m, src) && is_contiguous(m, dst);
     let mut c = Cursor::new(m, span);
+    let (src_shape, dst_shape) = (c.extents(src), c.extents(dst));
     if contiguous {
-        let (s, d) = (c.reshaped(src, &[n]), c.reshaped(dst, &[n]));
-        c.parallel(&[n], &mut |c, ivs| {
+        let n = c.extent_product(&dst_shape);
+        let (s, d) = (c.reshaped_over(src, &[n]), c.reshaped_over(dst, &[n]));
+        c.parallel_over(&[n], &mut |c, ivs| {
             let t = element_type(c.m, s);
             let v = c.value_op("memref.load", &[s, ivs[0]], t);
             c.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([v, d, ivs[0]]));
         });
     } else {
-        c.parallel(&dst_shape, &mut |c, ivs| {
+        c.parallel_over(&dst_shape, &mut |c, ivs| {
             let mut flat = c.idx(0);
-            let mut stride = 1;
             for (i, &iv) in ivs.iter().enumerate().rev() {
-                let s = c.idx(stride as i64);
+                let stride = c.extent_product(&dst_shape[i + 1..]);
+                let s = c.extent(stride);
                 let t = c.value_op("arith.muli", &[iv, s], Type::Index);
                 flat = c.value_op("arith.addi", &[flat, t], Type::Index);
-                stride *= dst_shape[i];
             }
-            let sidx = c.unflatten(flat, &src_shape);
+            let sidx = c.unflatten_over(flat, &src_shape);
             let t = element_type(c.m, src);
             let v = c.value_op("memref.load", &[&[src][..], &sidx].concat(), t);
             c.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, dst][..], ivs].concat()));

@@ -13,7 +13,7 @@
 //! full bias) is a parallel loop over the output with a dot product inside.
 
 use super::Cursor;
-use crate::builder::LoopBuilder;
+use crate::builder::{fixed, Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -157,6 +157,48 @@ pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm:
         let i0 = b.idx(m_full as i64);
         ragged_columns(b, i0, rest, n, &g);
     }
+}
+
+/// [`gemm`] with a number of rows `m` known only at run time: the full row tiles as there,
+/// then the rows left over (fewer than MR, how many known at run time) one row at a time.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_rows_at_run_time<B: LoopBuilder>(
+    b: &mut B,
+    m: ValueId,
+    n: usize,
+    k: usize,
+    a: Mat,
+    bm: BOperand,
+    c: Mat,
+    ep: TileEpilogue,
+) {
+    let n_full = n / NR * NR;
+    let g = Gemm { k, a, bm, c, ep };
+    let mr = b.idx(MR as i64);
+    let tiles = b.value_op("arith.divui", &[m, mr], Type::Index);
+    if n_full > 0 {
+        b.parallel_over(&[Extent::Fixed(n_full / NR), Extent::Value(tiles)], &mut |e, t| {
+            let j0 = e.affine(&[(t[0], NR as i64)], 0);
+            let i0 = e.affine(&[(t[1], MR as i64)], 0);
+            gemm_tile(e, i0, j0, MR, NR, &g);
+        });
+    }
+    if n > n_full {
+        b.parallel_over(&[Extent::Value(tiles)], &mut |e, t| {
+            let i0 = e.affine(&[(t[0], MR as i64)], 0);
+            ragged_columns(e, i0, MR, n, &g);
+        });
+    }
+    let m_full = b.value_op("arith.muli", &[tiles, mr], Type::Index);
+    let rest = b.value_op("arith.subi", &[m, m_full], Type::Index);
+    b.parallel_over(&[Extent::Value(rest)], &mut |e, t| {
+        let i0 = e.value_op("arith.addi", &[m_full, t[0]], Type::Index);
+        if n_full > 0 {
+            let (l, u) = (e.idx(0), e.idx(n_full as i64));
+            e.for_step(l, u, NR, |e, j0| gemm_tile(e, i0, j0, 1, NR, &g));
+        }
+        ragged_columns(e, i0, 1, n, &g);
+    });
 }
 
 /// What every tile of one GEMM shares.
@@ -325,21 +367,22 @@ fn shape(m: &Module, v: ValueId) -> Vec<usize> {
     m.ty(v).as_memref().expect("verified memref").shape.iter().map(|d| d.expect("static") as usize).collect()
 }
 
-fn strides_of(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * shape[i + 1];
-    }
-    s
-}
-
 /// The flat offset of a broadcast operand's matrix for the batch indices `ivs`.
-fn batch_offset<B: LoopBuilder>(b: &mut B, lead: &[usize], batch: &[usize], ivs: &[ValueId], matrix: usize) -> ValueId {
+fn batch_offset<B: LoopBuilder>(
+    b: &mut B,
+    lead: &[Extent],
+    batch: &[Extent],
+    ivs: &[ValueId],
+    matrix: Extent,
+) -> ValueId {
     let off = batch.len() - lead.len();
-    let strides = strides_of(lead);
-    let terms: Vec<(ValueId, i64)> =
-        (0..lead.len()).filter(|&q| lead[q] != 1).map(|q| (ivs[q + off], (strides[q] * matrix) as i64)).collect();
-    b.affine(&terms, 0)
+    let mut terms = Vec::new();
+    for q in (0..lead.len()).filter(|&q| lead[q] != Extent::Fixed(1)) {
+        let inner = b.extent_product(&lead[q + 1..]);
+        let stride = b.extent_mul(inner, matrix);
+        terms.push((ivs[q + off], stride));
+    }
+    b.affine_over(&terms, 0)
 }
 
 /// `Some(None)` without a bias, `Some(Some(rows))` for a bias per row (`[M, 1]`) or per column
@@ -358,136 +401,207 @@ fn bias_kind(bias: Option<&[usize]>, mm: usize, nn: usize) -> Option<Option<bool
 pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
-    let out = shape(m, ops.output);
-    let r = out.len() - 2;
+    let dims = |v: ValueId| m.ty(v).as_memref().expect("verified memref").shape.clone();
+    let (a, out) = (dims(ops.a), dims(ops.output));
+    let (r, ta) = (out.len() - 2, m.attr(op, "transpose_a").is_some());
+    let k = if ta { a[a.len() - 2] } else { a[a.len() - 1] };
+    // The micro-kernel's tiles are static in K and N; M may be known only at run time (rows
+    // of a batch or a sequence), unless A is read transposed or the bias is per row.
+    let (Some(n), Some(_)) = (out[r + 1], k) else { return false };
+    let bias = ops.bias.map(|v| dims(v).into_iter().collect::<Option<Vec<u64>>>());
+    let bias: Option<Vec<usize>> = match bias {
+        Some(Some(b)) => Some(b.iter().map(|&d| d as usize).collect()),
+        Some(None) => return false,
+        None => None,
+    };
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
+    let kind = bias_kind(bias.as_deref(), out[r].map_or(0, |d| d as usize), n as usize);
     elem == Type::f32()
         && m.attr(op, "transpose_b").is_none()
         && ep.alpha == 1.0
         && ep.beta == 1.0
-        && bias_kind(ops.bias.map(|v| shape(m, v)).as_deref(), out[r], out[r + 1]).is_some()
+        && (out[r].is_some() || (!ta && kind != Some(Some(true))))
+        && kind.is_some()
 }
 
 pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+    if micro_kernel_applies(m, op) {
+        lower_on_micro_kernel(m, op)
+    } else if m.attr(op, "b_panels").is_none() {
+        lower_general(m, op)
+    } else {
+        Err(Diagnostic::new(
+            m.ops[op].span,
+            "kernel.matmul with b_panels needs f32, alpha = beta = 1, a row or column bias, and static K and N",
+        ))
+    }
+}
+
+/// The micro-kernel's GEMMs, one per batch (or one for all, when B is shared and A's matrices
+/// follow one another).
+fn lower_on_micro_kernel(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
-    let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
-    let (a_shape, b_shape, out_shape) = (shape(m, ops.a), shape(m, ops.b), shape(m, ops.output));
-    let r = out_shape.len() - 2;
-    let (mm, nn) = (out_shape[r], out_shape[r + 1]);
-    let kk = if ta { a_shape[a_shape.len() - 2] } else { a_shape[a_shape.len() - 1] };
-    // Panels carry no batch dims of B.
-    let b_shape = if m.attr(op, "b_panels").is_some() { vec![kk, nn] } else { b_shape };
-    let batch = out_shape[..r].to_vec();
-    let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
-    let bias_shape = ops.bias.map(|v| shape(m, v));
-    let bias = bias_kind(bias_shape.as_deref(), mm, nn);
-    let fast = micro_kernel_applies(m, op);
     let panels = m.attr(op, "b_panels").is_some();
-    if panels && !fast {
-        return Err(Diagnostic::new(
-            span,
-            "kernel.matmul with b_panels needs f32, alpha = beta = 1 and a row or column bias",
-        ));
-    }
     let mut c = Cursor::new(m, span);
+    let (a_shape, b_shape, out_shape) = (c.extents(ops.a), c.extents(ops.b), c.extents(ops.output));
+    let r = out_shape.len() - 2;
+    let ta = c.m.attr(op, "transpose_a").is_some();
+    let k_dim = if ta { a_shape[a_shape.len() - 2] } else { a_shape[a_shape.len() - 1] };
+    let (mm, nn, kk) = (out_shape[r], fixed_dim(out_shape[r + 1]), fixed_dim(k_dim));
+    // Panels carry no batch dims of B.
+    let b_shape = if panels { fixed(&[kk, nn]) } else { b_shape };
+    let batch = out_shape[..r].to_vec();
+    let rows_bias = ops.bias.and_then(|v| bias_kind(Some(&shape(c.m, v)), mm.fixed().unwrap_or(0), nn).flatten());
     let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let residual = ops.residual.map(|v| c.flat(v));
     let bias_buf = ops.bias.map(|v| c.flat(v));
     let (a_lead, b_lead) = (a_shape[..a_shape.len() - 2].to_vec(), b_shape[..b_shape.len() - 2].to_vec());
     let act = (ep.act_min, ep.act_max);
-    if fast {
-        let rows_bias = bias.flatten();
-        // B shared by every batch and A's matrices one after the other: the batches are one
-        // GEMM of batch x M rows (a [B, 1, K] input is one GEMM, not B GEMMs of one row).
-        let folds = !ta
-            && batch.iter().product::<usize>() > 1
-            && a_lead == batch
-            && b_lead.iter().all(|&d| d == 1)
-            && rows_bias != Some(true);
-        let (mm, batch, a_lead, b_lead) = if folds {
-            (mm * batch.iter().product::<usize>(), vec![], vec![], vec![])
-        } else {
-            (mm, batch, a_lead, b_lead)
-        };
-        c.parallel(&batch, &mut |e, ivs| {
-            let ao = batch_offset(e, &a_lead, &batch, ivs, mm * kk);
-            let bo = batch_offset(e, &b_lead, &batch, ivs, kk * nn);
-            let co = batch_offset(e, &batch, &batch, ivs, mm * nn);
-            let zero = e.idx(0);
-            let a = if ta { Mat { buf: a1, off: ao, rs: 1, cs: mm } } else { Mat { buf: a1, off: ao, rs: kk, cs: 1 } };
-            let bias = match (bias_buf, rows_bias) {
-                (Some(buf), Some(true)) => Bias::Rows(buf, zero),
-                (Some(buf), Some(false)) => Bias::Cols(buf, zero),
-                _ => Bias::None,
-            };
-            let ep = TileEpilogue { bias, residual: residual.map(|r| Mat { buf: r, off: co, rs: nn, cs: 1 }), act };
-            let bm = if panels {
-                BOperand::Panels { buf: b1, off: bo }
-            } else {
-                BOperand::Rows(Mat { buf: b1, off: bo, rs: nn, cs: 1 })
-            };
-            gemm(e, mm, nn, kk, a, bm, Mat { buf: o1, off: co, rs: nn, cs: 1 }, ep);
-        });
+    // B shared by every batch and A's matrices one after the other: the batches are one GEMM of
+    // batch x M rows (a [B, 1, K] input is one GEMM, not B GEMMs of one row).
+    let folds = !ta
+        && batch.iter().any(|&d| d != Extent::Fixed(1))
+        && same_dims(&a_lead, &batch)
+        && b_lead.iter().all(|&d| d == Extent::Fixed(1))
+        && rows_bias != Some(true);
+    let (mm, batch, a_lead, b_lead) = if folds {
+        let rows = c.extent_product(&[&batch[..], &[mm]].concat());
+        (rows, vec![], vec![], vec![])
     } else {
-        let float = elem.is_float();
-        let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
-        let mut full = batch.clone();
-        full.extend([mm, nn]);
-        c.parallel(&full, &mut |e, ivs| {
-            let (bivs, i, j) = (&ivs[..r], ivs[r], ivs[r + 1]);
-            let ao = batch_offset(e, &a_lead, &batch, bivs, mm * kk);
-            let bo = batch_offset(e, &b_lead, &batch, bivs, kk * nn);
-            let zero = if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
-            let dot = e.for_acc(0, kk, zero, |e, k, acc| {
-                let (ar, ac) = if ta { (k, i) } else { (i, k) };
-                let (br, bc) = if tb { (j, k) } else { (k, j) };
-                let (a_cols, b_cols) = (if ta { mm } else { kk }, if tb { kk } else { nn });
-                let ai = e.affine(&[(ar, a_cols as i64), (ac, 1)], 0);
-                let ai = e.value_op("arith.addi", &[ao, ai], Type::Index);
-                let bi = e.affine(&[(br, b_cols as i64), (bc, 1)], 0);
-                let bi = e.value_op("arith.addi", &[bo, bi], Type::Index);
-                let (av, bv) = (e.load(a1, &[ai]), e.load(b1, &[bi]));
-                if float {
-                    e.fmuladd(av, bv, acc)
-                } else {
-                    let p = e.value_op("arith.muli", &[av, bv], compute.clone());
-                    e.value_op("arith.addi", &[p, acc], compute.clone())
-                }
-            });
-            let (add, mul) = if float { ("arith.addf", "arith.mulf") } else { ("arith.addi", "arith.muli") };
-            let scale = |e: &mut Cursor, v: ValueId, s: f64| {
-                if s == 1.0 {
-                    return v;
-                }
-                let sv =
-                    if float { e.const_float(s, compute.clone()) } else { e.const_int(s as i128, compute.clone()) };
-                e.value_op(mul, &[v, sv], compute.clone())
-            };
-            let mut v = scale(e, dot, ep.alpha);
-            if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
-                let bi =
-                    e.affine(&[(i, if bs[0] == 1 { 0 } else { bs[1] as i64 }), (j, if bs[1] == 1 { 0 } else { 1 })], 0);
-                let bv = e.load(buf, &[bi]);
-                let bv = scale(e, bv, ep.beta);
-                v = e.value_op(add, &[v, bv], compute.clone());
+        (mm, batch, a_lead, b_lead)
+    };
+    let a_matrix = c.extent_mul(mm, Extent::Fixed(kk));
+    let o_matrix = c.extent_mul(mm, Extent::Fixed(nn));
+    c.parallel_over(&batch, &mut |e, ivs| {
+        let ao = batch_offset(e, &a_lead, &batch, ivs, a_matrix);
+        let bo = batch_offset(e, &b_lead, &batch, ivs, Extent::Fixed(kk * nn));
+        let co = batch_offset(e, &batch, &batch, ivs, o_matrix);
+        let zero = e.idx(0);
+        let a = if ta {
+            Mat { buf: a1, off: ao, rs: 1, cs: mm.fixed().expect("static M with a transposed A") }
+        } else {
+            Mat { buf: a1, off: ao, rs: kk, cs: 1 }
+        };
+        let bias = match (bias_buf, rows_bias) {
+            (Some(buf), Some(true)) => Bias::Rows(buf, zero),
+            (Some(buf), Some(false)) => Bias::Cols(buf, zero),
+            _ => Bias::None,
+        };
+        let ep = TileEpilogue { bias, residual: residual.map(|r| Mat { buf: r, off: co, rs: nn, cs: 1 }), act };
+        let bm = if panels {
+            BOperand::Panels { buf: b1, off: bo }
+        } else {
+            BOperand::Rows(Mat { buf: b1, off: bo, rs: nn, cs: 1 })
+        };
+        let out = Mat { buf: o1, off: co, rs: nn, cs: 1 };
+        match mm {
+            Extent::Fixed(mm) => gemm(e, mm, nn, kk, a, bm, out, ep),
+            Extent::Value(mm) => gemm_rows_at_run_time(e, mm, nn, kk, a, bm, out, ep),
+        }
+    });
+    c.finish(op);
+    Ok(())
+}
+
+/// Whether two lists of dims are the same: equal static dims, and dynamic ones where the other
+/// is dynamic (the kernel level does not broadcast dims known only at run time: a dynamic batch
+/// dim of A is the output's).
+fn same_dims(a: &[Extent], b: &[Extent]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Extent::Fixed(x), Extent::Fixed(y)) => x == y,
+            (Extent::Value(_), Extent::Value(_)) => true,
+            _ => false,
+        })
+}
+
+fn fixed_dim(e: Extent) -> usize {
+    e.fixed().expect("the micro-kernel's K and N are static")
+}
+
+/// One dot product per output element, for every element type, transposes, alpha and beta,
+/// and dims known only at run time.
+fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+    let span = m.ops[op].span;
+    let ops = EpilogueOperands::of(m, op);
+    let ep = Epilogue::of(m, op);
+    let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
+    let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
+    let mut c = Cursor::new(m, span);
+    let (a_shape, b_shape, out_shape) = (c.extents(ops.a), c.extents(ops.b), c.extents(ops.output));
+    let r = out_shape.len() - 2;
+    let (mm, nn) = (out_shape[r], out_shape[r + 1]);
+    let kk = if ta { a_shape[a_shape.len() - 2] } else { a_shape[a_shape.len() - 1] };
+    let batch = out_shape[..r].to_vec();
+    let bias_shape = ops.bias.map(|v| c.extents(v));
+    let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
+    let residual = ops.residual.map(|v| c.flat(v));
+    let bias_buf = ops.bias.map(|v| c.flat(v));
+    let (a_lead, b_lead) = (a_shape[..a_shape.len() - 2].to_vec(), b_shape[..b_shape.len() - 2].to_vec());
+    let act = (ep.act_min, ep.act_max);
+    let float = elem.is_float();
+    let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
+    let mut full = batch.clone();
+    full.extend([mm, nn]);
+    let (a_matrix, b_matrix, o_matrix) = (c.extent_mul(mm, kk), c.extent_mul(kk, nn), c.extent_mul(mm, nn));
+    let (a_cols, b_cols) = (if ta { mm } else { kk }, if tb { kk } else { nn });
+    let one = Extent::Fixed(1);
+    c.parallel_over(&full, &mut |e, ivs| {
+        let (bivs, i, j) = (&ivs[..r], ivs[r], ivs[r + 1]);
+        let ao = batch_offset(e, &a_lead, &batch, bivs, a_matrix);
+        let bo = batch_offset(e, &b_lead, &batch, bivs, b_matrix);
+        let zero = if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
+        let (l, u) = (e.idx(0), e.extent(kk));
+        let dot = e.for_accs_between(l, u, &[zero], |e, k, acc| {
+            let acc = acc[0];
+            let (ar, ac) = if ta { (k, i) } else { (i, k) };
+            let (br, bc) = if tb { (j, k) } else { (k, j) };
+            let ai = e.affine_over(&[(ar, a_cols), (ac, one)], 0);
+            let ai = e.value_op("arith.addi", &[ao, ai], Type::Index);
+            let bi = e.affine_over(&[(br, b_cols), (bc, one)], 0);
+            let bi = e.value_op("arith.addi", &[bo, bi], Type::Index);
+            let (av, bv) = (e.load(a1, &[ai]), e.load(b1, &[bi]));
+            vec![if float {
+                e.fmuladd(av, bv, acc)
+            } else {
+                let p = e.value_op("arith.muli", &[av, bv], compute.clone());
+                e.value_op("arith.addi", &[p, acc], compute.clone())
+            }]
+        })[0];
+        let (add, mul) = if float { ("arith.addf", "arith.mulf") } else { ("arith.addi", "arith.muli") };
+        let scale = |e: &mut Cursor, v: ValueId, s: f64| {
+            if s == 1.0 {
+                return v;
             }
-            let flat_out = {
-                let co = batch_offset(e, &batch, &batch, bivs, mm * nn);
-                let ij = e.affine(&[(i, nn as i64), (j, 1)], 0);
-                e.value_op("arith.addi", &[co, ij], Type::Index)
-            };
-            if let Some(res) = residual {
-                let rv = e.load(res, &[flat_out]);
-                v = e.value_op(add, &[v, rv], compute.clone());
-            }
-            if float {
-                v = apply_activation(e, v, act);
-            }
-            e.store(v, o1, &[flat_out]);
-        });
-    }
+            let sv = if float { e.const_float(s, compute.clone()) } else { e.const_int(s as i128, compute.clone()) };
+            e.value_op(mul, &[v, sv], compute.clone())
+        };
+        let mut v = scale(e, dot, ep.alpha);
+        if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
+            let zero = Extent::Fixed(0);
+            let (row_stride, col_stride) = if bs[1] == one { (one, zero) } else { (bs[1], one) };
+            let row_stride = if bs[0] == one { zero } else { row_stride };
+            let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
+            let bv = e.load(buf, &[bi]);
+            let bv = scale(e, bv, ep.beta);
+            v = e.value_op(add, &[v, bv], compute.clone());
+        }
+        let flat_out = {
+            let co = batch_offset(e, &batch, &batch, bivs, o_matrix);
+            let ij = e.affine_over(&[(i, nn), (j, one)], 0);
+            e.value_op("arith.addi", &[co, ij], Type::Index)
+        };
+        if let Some(res) = residual {
+            let rv = e.load(res, &[flat_out]);
+            v = e.value_op(add, &[v, rv], compute.clone());
+        }
+        if float {
+            v = apply_activation(e, v, act);
+        }
+        e.store(v, o1, &[flat_out]);
+    });
     c.finish(op);
     Ok(())
 }
