@@ -7,9 +7,17 @@
 //! top-level operations. Buffers are placed first-fit, in order of their first use, at offsets
 //! aligned to 64 bytes, among the buffers live at the same time. The total is the function's
 //! `xcc.workspace_bytes`, and the value of every `kernel.workspace_size` naming it.
+//!
+//! Buffers with sizes known only at run time (`memref.alloc(%n)`) are placed at run time: the
+//! sizes must be computed from the function's arguments by pure arithmetic, which is copied to
+//! the top of the body. The first-fit placement at [`REPRESENTATIVE_DIM`] for every dynamic dim
+//! orders the buffers live at the same time (lower or higher), and at run time each starts
+//! where the highest of those below it ends, so no two of them overlap at any size. The total is
+//! then a value too: `kernel.workspace_size @f(%args...)` computes it from the arguments it is
+//! given, and `xcc.workspace_bytes` records the size at the representative dims.
 
 use super::ops_named;
-use crate::builder::Builder;
+use crate::builder::{Builder, Extent};
 use crate::conversion::memref_descriptor::MemRefDescriptor;
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::{HashMap, HashSet};
@@ -33,25 +41,41 @@ impl Pass for PlanWorkspace {
         let mut sizes = HashMap::new();
         for func in m.top_ops().to_vec() {
             let Some(arg) = m.attr(func, "xcc.workspace").and_then(Attribute::as_int) else { continue };
-            let bytes = plan_function(&mut m, func, arg as usize)?;
-            m.set_attr(func, "xcc.workspace_bytes", Attribute::i64(bytes as i64));
+            let plan = plan_function(&mut m, func, arg as usize)?;
+            m.set_attr(func, "xcc.workspace_bytes", Attribute::i64(plan.bytes as i64));
             if let Some(name) = m.sym_name(func) {
-                sizes.insert(name.to_string(), bytes);
+                sizes.insert(name.to_string(), (func, plan));
             }
         }
         for op in ops_named(&m, &["kernel.workspace_size"]) {
             let sym = m.attr(op, "function").and_then(Attribute::as_symbol).unwrap_or_default().to_string();
             let span = m.ops[op].span;
-            let bytes = *sizes.get(&sym).ok_or_else(|| {
+            let (func, plan) = sizes.get(&sym).ok_or_else(|| {
                 Diagnostic::new(span, format!("'@{sym}' has no workspace (no xcc.workspace attribute)"))
             })?;
-            let c = m.build_before(
-                op,
-                OpSpec::new("arith.constant", span)
-                    .results([Type::Index])
-                    .attr("value", Attribute::int(bytes as i128, Type::Index)),
-            );
-            let (old, new) = (m.result(op, 0), m.result(c, 0));
+            let new = match plan.at_run_time {
+                None => {
+                    let c = m.build_before(
+                        op,
+                        OpSpec::new("arith.constant", span)
+                            .results([Type::Index])
+                            .attr("value", Attribute::int(plan.bytes as i128, Type::Index)),
+                    );
+                    m.result(c, 0)
+                }
+                Some(total) => {
+                    let args = entry_args(&m, *func);
+                    let mut subst: HashMap<ValueId, ValueId> =
+                        args.iter().copied().zip(m.ops[op].operands.iter().copied()).collect();
+                    clone_slice(&mut m, total, &mut subst, op).map_err(|why| {
+                        Diagnostic::new(
+                            span,
+                            format!("kernel.workspace_size @{sym}: the size depends on {why}; pass the arguments it is computed from"),
+                        )
+                    })?
+                }
+            };
+            let old = m.result(op, 0);
             m.replace_all_uses(old, new);
             m.erase_op(op);
         }
@@ -73,23 +97,81 @@ const VIEWS: &[&str] = &[
 /// The live range of every allocation of the body, in top-level positions.
 struct Buffer {
     alloc: OpId,
+    /// The bytes, at [`REPRESENTATIVE_DIM`] for dynamic dims.
     bytes: u64,
     first: usize,
     last: usize,
+    /// For a buffer of run-time size: the bytes of its static dims, and its dynamic sizes.
+    dynamic: Option<(u64, Vec<ValueId>)>,
 }
 
-fn byte_size(mt: &MemRefType) -> Option<u64> {
-    let elems: u64 = mt.shape.iter().copied().product::<Option<u64>>()?;
-    let width = match &*mt.elem {
+/// What a function's workspace needs: the bytes (at [`REPRESENTATIVE_DIM`] for dynamic dims),
+/// and the value computing them at run time, from the function's arguments, when some buffer's
+/// size is known only then.
+struct Plan {
+    bytes: u64,
+    at_run_time: Option<ValueId>,
+}
+
+/// The size a dynamic dim is taken to have when ordering buffers (any size gives a correct
+/// placement; this one only decides which buffers go lower).
+pub const REPRESENTATIVE_DIM: u64 = 256;
+
+fn element_bytes(mt: &MemRefType) -> Option<u64> {
+    Some(match &*mt.elem {
         Type::Integer { width, .. } => (*width as u64).div_ceil(8),
         Type::Float(k) => k.width() as u64 / 8,
         Type::Index => 8,
         _ => return None,
-    };
-    Some(elems * width)
+    })
 }
 
-fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<u64, Diagnostic> {
+/// The bytes of the static dims (all of them for a static shape).
+fn static_bytes(mt: &MemRefType) -> Option<u64> {
+    Some(mt.shape.iter().flatten().product::<u64>() * element_bytes(mt)?)
+}
+
+fn entry_args(m: &Module, func: OpId) -> Vec<ValueId> {
+    let entry = m.ops[func].regions.first().and_then(|&r| m.regions[r].blocks.first().copied());
+    entry.map(|b| m.blocks[b].args.clone()).unwrap_or_default()
+}
+
+/// Copies the pure arithmetic computing `v` before `anchor`, with `subst` for the values
+/// already available there (the function's arguments); returns the copy of `v`, or what it
+/// depends on that cannot be copied.
+fn clone_slice(
+    m: &mut Module,
+    v: ValueId,
+    subst: &mut HashMap<ValueId, ValueId>,
+    anchor: OpId,
+) -> Result<ValueId, String> {
+    if let Some(&w) = subst.get(&v) {
+        return Ok(w);
+    }
+    let Some(def) = m.defining_op(v) else { return Err("a value that is not one of the function's arguments".into()) };
+    let d = &m.ops[def];
+    if !d.name.starts_with("arith.") || !d.regions.is_empty() || !d.successors.is_empty() {
+        return Err(format!("a value computed by {}", d.name));
+    }
+    let (name, span, attrs, results) = (d.name.clone(), d.span, d.attrs.clone(), d.results.clone());
+    let mut operands = Vec::new();
+    for o in m.ops[def].operands.clone() {
+        operands.push(clone_slice(m, o, subst, anchor)?);
+    }
+    let types: Vec<Type> = results.iter().map(|&r| m.ty(r).clone()).collect();
+    let mut spec = OpSpec::new(&name, span).operands(operands).results(types);
+    for (k, a) in attrs {
+        spec = spec.attr(&k, a);
+    }
+    let copy = m.build_before(anchor, spec);
+    for (i, &r) in results.iter().enumerate() {
+        let c = m.result(copy, i);
+        subst.insert(r, c);
+    }
+    Ok(subst[&v])
+}
+
+fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diagnostic> {
     let span = m.ops[func].span;
     let body = m.ops[func].regions.first().and_then(|&r| m.regions[r].blocks.first().copied());
     let Some(entry) = body else { return Err(Diagnostic::new(span, "xcc.workspace on a function without a body")) };
@@ -114,11 +196,18 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<u64, Diagn
     let mut buffers = Vec::new();
     let mut deallocs = Vec::new();
     for &o in &top {
-        if m.ops[o].name != "memref.alloc" || !m.ops[o].operands.is_empty() {
+        if m.ops[o].name != "memref.alloc" {
             continue;
         }
         let Some(mt) = m.ty(m.ops[o].results[0]).as_memref().cloned() else { continue };
-        let (Some(bytes), Layout::Identity) = (byte_size(&mt), &mt.layout) else { continue };
+        let (Some(fixed), Layout::Identity) = (static_bytes(&mt), &mt.layout) else { continue };
+        let sizes = m.ops[o].operands.clone();
+        // Only sizes: an alloc with symbol operands (a layout map's) is not planned.
+        if sizes.len() != mt.shape.iter().filter(|d| d.is_none()).count() {
+            continue;
+        }
+        let bytes = fixed * REPRESENTATIVE_DIM.pow(sizes.len() as u32);
+        let dynamic = (!sizes.is_empty()).then_some((fixed, sizes));
         let (mut first, mut last) = (position[&o], position[&o]);
         let mut pending = vec![m.ops[o].results[0]];
         let mut seen = HashSet::new();
@@ -139,16 +228,23 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<u64, Diagn
                 }
             }
         }
-        buffers.push(Buffer { alloc: o, bytes, first, last });
+        buffers.push(Buffer { alloc: o, bytes, first, last, dynamic });
     }
     let (offsets, total) = place(&buffers);
+    if buffers.iter().any(|b| b.dynamic.is_some()) {
+        let at_run_time = place_at_run_time(m, func, ws_ptr, &buffers, &offsets)?;
+        for d in deallocs {
+            m.erase_op(d);
+        }
+        return Ok(Plan { bytes: total, at_run_time: Some(at_run_time) });
+    }
     let ws_type = MemRefType {
         shape: vec![Some(total.max(1))],
         elem: Box::new(Type::i8()),
         layout: Layout::Identity,
         memory_space: None,
     };
-    let Some(&first_op) = top.first() else { return Ok(total) };
+    let Some(&first_op) = top.first() else { return Ok(Plan { bytes: total, at_run_time: None }) };
     let ws = {
         let mut b = Builder::before(m, first_op);
         let d = MemRefDescriptor::from_pointers(&mut b, ws_ptr, ws_ptr, &ws_type, &[]);
@@ -173,6 +269,86 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<u64, Diagn
     }
     for d in deallocs {
         m.erase_op(d);
+    }
+    Ok(Plan { bytes: total, at_run_time: None })
+}
+
+/// Places buffers some of whose sizes are known only at run time (see the module's comment):
+/// the offsets and the total are computed at the top of the body. Returns the total.
+fn place_at_run_time(
+    m: &mut Module,
+    func: OpId,
+    ws_ptr: ValueId,
+    buffers: &[Buffer],
+    offsets: &[u64],
+) -> Result<ValueId, Diagnostic> {
+    let anchor = m.blocks[m.ops[buffers[0].alloc].parent.expect("in the body")].ops[0];
+    let mut subst: HashMap<ValueId, ValueId> = entry_args(m, func).into_iter().map(|a| (a, a)).collect();
+    let mut sizes = Vec::with_capacity(buffers.len());
+    for buf in buffers {
+        let size = match &buf.dynamic {
+            None => Extent::Fixed((buf.bytes.div_ceil(ALIGN) * ALIGN) as usize),
+            Some((fixed, dims)) => {
+                let mut values = Vec::new();
+                for &d in dims {
+                    values.push(clone_slice(m, d, &mut subst, anchor).map_err(|why| {
+                        Diagnostic::new(
+                            m.ops[buf.alloc].span,
+                            format!("plan-workspace: a buffer's size depends on {why}, not only on the function's arguments"),
+                        )
+                    })?);
+                }
+                let mut b = Builder::before(m, anchor);
+                let mut bytes = b.index_const(*fixed as i64);
+                for v in values {
+                    bytes = b.value("arith.muli", &[bytes, v], Type::Index);
+                }
+                let (mask, low) = (b.index_const(ALIGN as i64 - 1), b.index_const(-(ALIGN as i64)));
+                let up = b.value("arith.addi", &[bytes, mask], Type::Index);
+                Extent::Value(b.value("arith.andi", &[up, low], Type::Index))
+            }
+        };
+        sizes.push(size);
+    }
+    // Lower buffers first; each starts where the highest of the earlier ones it meets ends.
+    let mut order: Vec<usize> = (0..buffers.len()).collect();
+    order.sort_by_key(|&i| (offsets[i], buffers[i].first, i));
+    let mut b = Builder::before(m, anchor);
+    let zero = b.index_const(0);
+    let mut starts = vec![zero; buffers.len()];
+    let mut ends: Vec<ValueId> = vec![zero; buffers.len()];
+    let mut total = zero;
+    for (k, &i) in order.iter().enumerate() {
+        let mut start = zero;
+        for &j in &order[..k] {
+            if buffers[j].first <= buffers[i].last && buffers[i].first <= buffers[j].last {
+                start = b.value("arith.maxui", &[start, ends[j]], Type::Index);
+            }
+        }
+        let size = match sizes[i] {
+            Extent::Fixed(n) => b.index_const(n as i64),
+            Extent::Value(v) => v,
+        };
+        starts[i] = start;
+        ends[i] = b.value("arith.addi", &[start, size], Type::Index);
+        total = b.value("arith.maxui", &[total, ends[i]], Type::Index);
+    }
+    let ws_type =
+        MemRefType { shape: vec![None], elem: Box::new(Type::i8()), layout: Layout::Identity, memory_space: None };
+    let n = b.value("arith.index_cast", &[total], Type::i64());
+    let d = MemRefDescriptor::from_pointers(&mut b, ws_ptr, ws_ptr, &ws_type, &[n]);
+    let ws = b.value("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(ws_type));
+    for (buf, &start) in buffers.iter().zip(&starts) {
+        let alloc = buf.alloc;
+        let result = m.result(alloc, 0);
+        let t = m.ty(result).clone();
+        let s = m.ops[alloc].span;
+        let dims = m.ops[alloc].operands.clone();
+        let view =
+            m.build_before(alloc, OpSpec::new("memref.view", s).operands([ws, start]).operands(dims).results([t]));
+        let view = m.result(view, 0);
+        m.replace_uses_in(func, result, view);
+        m.erase_op(alloc);
     }
     Ok(total)
 }
@@ -204,7 +380,7 @@ mod tests {
     use super::*;
 
     fn buf(first: usize, last: usize, bytes: u64) -> Buffer {
-        Buffer { alloc: OpId::from_index(0), bytes, first, last }
+        Buffer { alloc: OpId::from_index(0), bytes, first, last, dynamic: None }
     }
 
     #[test]
