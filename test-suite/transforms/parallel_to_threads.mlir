@@ -72,4 +72,33 @@ func.func @batch_of_one(%x: memref<1x64x256xf32>) {
   return
 }
 
+// Upper bounds known only at run time (a buffer's dynamic dims): every dimension is split, the
+// trip counts travel in the context and their product is the number of slices.
+// CHECK-LABEL: func.func @rows_at_run_time
+// CHECK: [[D:%[0-9]+]] = "memref.dim"(%arg0, {{%[0-9]+}}) : (memref<?x256xf32>, index) -> index
+// CHECK: [[TASK:%[0-9]+]] = "llvm.mlir.addressof"() {global_name = @rows_at_run_time_parallel0}
+// CHECK: [[FIXED:%[0-9]+]] = arith.constant 256 : i64
+// CHECK: [[D64:%[0-9]+]] = arith.index_cast [[D]] : index to i64
+// CHECK: [[N:%[0-9]+]] = arith.muli [[FIXED]], [[D64]] : i64
+// CHECK: llvm.call @xcc_parallel_for([[TASK]], {{%[0-9]+}}, [[N]])
+// CHECK-LABEL: func.func private @rows_at_run_time_parallel0
+// CHECK: scf.for [[S:%[0-9]+]] = %arg1 to %arg2 step
+// CHECK: arith.remui [[S]], {{%[0-9]+}} : index
+// CHECK-NOT: scf.parallel
+// CHECK: func.return
+func.func @rows_at_run_time(%x: memref<?x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %n = memref.dim %x, %c0 : memref<?x256xf32>
+  %two = arith.constant 2.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c256) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<?x256xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %x[%i, %j] : memref<?x256xf32>
+    scf.reduce
+  }
+  return
+}
+
 // CHECK: llvm.func @xcc_parallel_for(!llvm.ptr, !llvm.ptr, i64)

@@ -18,8 +18,11 @@
 //! ```
 //! Only the leading dimensions whose product reaches [`MIN_SPLIT`] are split between threads
 //! (their index is delinearized once per iteration); the rest stay a parallel loop inside, which
-//! `convert-scf-to-cf` makes serial. Loops with bounds not known at compile time, or too little
-//! work to pay for waking threads ([`MIN_WORK`]), stay as they are.
+//! `convert-scf-to-cf` makes serial. A loop whose upper bounds are known only at run time (from
+//! 0, step 1: a buffer's dynamic dims) is split on all its dimensions, the trip counts passed
+//! through the context and multiplied at run time, its work estimated at
+//! [`REPRESENTATIVE_TRIPS`] per dynamic dimension. Loops with other bounds not known at compile
+//! time, or too little work to pay for waking threads ([`MIN_WORK`]), stay as they are.
 
 use crate::builder::{declare_function, Builder};
 use crate::pass::{LoweringOptions, Pass};
@@ -44,6 +47,26 @@ pub const MIN_SPLIT: u64 = 64;
 
 const CAST: &str = "builtin.unrealized_conversion_cast";
 
+/// The trip count a dimension known only at run time is taken to have when estimating work.
+pub const REPRESENTATIVE_TRIPS: u64 = 256;
+
+/// A parallel dimension's iteration count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Trips {
+    Static(u64),
+    /// From 0 to this value, step 1.
+    Dynamic(ValueId),
+}
+
+impl Trips {
+    fn estimate(self) -> u64 {
+        match self {
+            Trips::Static(n) => n,
+            Trips::Dynamic(_) => REPRESENTATIVE_TRIPS,
+        }
+    }
+}
+
 impl Pass for ParallelToThreads {
     fn name(&self) -> &'static str {
         "convert-parallel-to-threads"
@@ -65,24 +88,44 @@ impl Pass for ParallelToThreads {
     }
 }
 
-/// The parallel loops to hand to threads, with their trip counts: those worth it (static bounds,
-/// two iterations or more, [`MIN_WORK`]) with no such loop around them. A loop of one iteration
-/// (a batch of one) passes the choice to the loops inside it.
-fn loops_to_share(m: &Module) -> Vec<(OpId, Vec<u64>)> {
-    let mut chosen: Vec<(OpId, Vec<u64>)> = Vec::new();
+/// The parallel loops to hand to threads, with their trip counts: those worth it (bounds known
+/// at compile time or dynamic upper bounds, two iterations or more, [`MIN_WORK`]) with no such
+/// loop around them. A loop of one iteration (a batch of one) passes the choice to the loops
+/// inside it.
+fn loops_to_share(m: &Module) -> Vec<(OpId, Vec<Trips>)> {
+    let mut chosen: Vec<(OpId, Vec<Trips>)> = Vec::new();
     for &top in m.top_ops() {
         m.walk_nested(top, &mut |op| {
             if m.ops[op].name != "scf.parallel" || chosen.iter().any(|&(c, _)| encloses(m, c, op)) {
                 return;
             }
-            let Some(trips) = static_trip_counts(m, op) else { return };
-            let total: u64 = trips.iter().product();
+            let Some(trips) = trip_counts(m, op) else { return };
+            let total: u64 = trips.iter().map(|t| t.estimate()).product();
             if total >= 2 && total.saturating_mul(body_work(m, op)) >= MIN_WORK {
                 chosen.push((op, trips));
             }
         });
     }
     chosen
+}
+
+/// Each dimension's trip count: static when every bound and step is a constant, dynamic when
+/// only the upper bound is not (from 0, step 1).
+fn trip_counts(m: &Module, op: OpId) -> Option<Vec<Trips>> {
+    if let Some(t) = static_trip_counts(m, op) {
+        return Some(t.into_iter().map(Trips::Static).collect());
+    }
+    let operands = &m.ops[op].operands;
+    let n = m.blocks[m.regions[m.ops[op].regions[0]].blocks[0]].args.len();
+    (0..n)
+        .map(|d| {
+            let (lb, ub, step) = (const_int(m, operands[d])?, operands[n + d], const_int(m, operands[2 * n + d])?);
+            match const_int(m, ub) {
+                Some(u) => trip_count(lb, u, step).map(Trips::Static),
+                None => (lb == 0 && step == 1).then_some(Trips::Dynamic(ub)),
+            }
+        })
+        .collect()
 }
 
 /// Whether `outer` is an ancestor of `op`.
@@ -197,11 +240,15 @@ fn field(b: &mut Builder, ctx: ValueId, ctx_ty: &Type, i: usize) -> ValueId {
     b.value_with("llvm.getelementptr", &[ctx], Type::ptr(), attrs)
 }
 
-/// How many leading dimensions to split between threads.
-fn split_dims(trips: &[u64]) -> usize {
+/// How many leading dimensions to split between threads: all of them when a trip count is
+/// known only at run time.
+fn split_dims(trips: &[Trips]) -> usize {
+    if trips.iter().any(|t| matches!(t, Trips::Dynamic(_))) {
+        return trips.len();
+    }
     let mut product = 1;
     for (d, &t) in trips.iter().enumerate() {
-        product *= t;
+        product *= t.estimate();
         if product >= MIN_SPLIT {
             return d + 1;
         }
@@ -225,18 +272,26 @@ fn fresh_name(m: &Module, func: OpId, next: &mut HashMap<OpId, usize>) -> String
 fn outline(
     m: &mut Module,
     op: OpId,
-    trips: &[u64],
+    trips: &[Trips],
     types: &LlvmTypeConverter,
     count: &mut HashMap<OpId, usize>,
 ) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let func = m.top_level_ancestor(op);
     let name = fresh_name(m, func, count);
-    let (captured, rematerialized) = live_ins(m, op);
+    let (mut captured, rematerialized) = live_ins(m, op);
+    // The task splits its slice index by the dynamic trip counts too.
+    for &t in trips {
+        if let Trips::Dynamic(v) = t {
+            if !captured.contains(&v) {
+                captured.push(v);
+            }
+        }
+    }
     let fields: Vec<Type> = captured.iter().map(|&v| types.convert(m.ty(v), span)).collect::<Result<_, _>>()?;
     let ctx_ty = Type::LlvmStruct { packed: false, fields: fields.clone() };
     let split = split_dims(trips);
-    call_site(m, op, func, &name, &captured, &ctx_ty, trips[..split].iter().product());
+    call_site(m, op, func, &name, &captured, &ctx_ty, &trips[..split]);
     let task = task_function(m, func, &name, span);
     let entry = m.regions[m.ops[task].regions[0]].blocks[0];
     let (ctx, begin, end) = (m.blocks[entry].args[0], m.blocks[entry].args[1], m.blocks[entry].args[2]);
@@ -266,7 +321,7 @@ fn outline(
 /// Before `op`: the context filled with the captured values, and the call handing the loop's
 /// `slices` iterations to the runtime; then `op` goes. The context's slot is allocated once, in
 /// the function's entry block (a loop around `op` must not grow the stack).
-fn call_site(m: &mut Module, op: OpId, func: OpId, task: &str, captured: &[ValueId], ctx_ty: &Type, slices: u64) {
+fn call_site(m: &mut Module, op: OpId, func: OpId, task: &str, captured: &[ValueId], ctx_ty: &Type, split: &[Trips]) {
     let func_entry = m.regions[m.ops[func].regions[0]].blocks[0];
     let first = m.blocks[func_entry].ops[0];
     let mut b = Builder::before(m, first);
@@ -283,7 +338,14 @@ fn call_site(m: &mut Module, op: OpId, func: OpId, task: &str, captured: &[Value
     }
     let addr = vec![("global_name".into(), Attribute::symbol(task))];
     let task = b.value_with("llvm.mlir.addressof", &[], Type::ptr(), addr);
-    let n = b.arith_const(slices as i64, Type::i64());
+    let fixed: u64 = split.iter().filter_map(|t| if let Trips::Static(n) = t { Some(*n) } else { None }).product();
+    let mut n = b.arith_const(fixed as i64, Type::i64());
+    for &t in split {
+        if let Trips::Dynamic(v) = t {
+            let v = b.value("arith.index_cast", &[v], Type::i64());
+            n = b.value("arith.muli", &[n, v], Type::i64());
+        }
+    }
     let spec = b.spec("llvm.call").operands([task, ctx, n]).attr("callee", Attribute::symbol(PARALLEL_FOR));
     b.insert(spec);
     m.erase_op(op);
@@ -329,7 +391,7 @@ fn slice_loop(m: &mut Module, block: BlockId, begin: ValueId, end: ValueId, span
 
 /// Moves `op`'s body under the slice loop: the first `split` induction variables come from the
 /// slice index; the others stay a (serial from here on) parallel loop around the body.
-fn move_body(m: &mut Module, op: OpId, (body, slice): (BlockId, ValueId), trips: &[u64], split: usize) {
+fn move_body(m: &mut Module, op: OpId, (body, slice): (BlockId, ValueId), trips: &[Trips], split: usize) {
     let span = m.ops[op].span;
     let operands = m.ops[op].operands.clone();
     let n = trips.len();
@@ -343,7 +405,11 @@ fn move_body(m: &mut Module, op: OpId, (body, slice): (BlockId, ValueId), trips:
         let index = if d == 0 {
             rest
         } else {
-            let t = b.index_const(trips[d] as i64);
+            let t = match trips[d] {
+                Trips::Static(n) => b.index_const(n as i64),
+                // The loaded copy replaces it once the task is built.
+                Trips::Dynamic(v) => v,
+            };
             let r = b.value("arith.remui", &[rest, t], Type::Index);
             rest = b.value("arith.divui", &[rest, t], Type::Index);
             r
