@@ -17,6 +17,11 @@
 //!   `plan-workspace` has placed its buffers; its operands stand for the function's leading
 //!   arguments when buffers have sizes known only at run time (computed from those arguments).
 //!
+//! Operands may have dims known only at run time (`memref<?x768xf32>`): loops then run to
+//! `memref.dim` of the operand that gives their size, and the verifiers check what is static. A
+//! dynamic dim is never broadcast at run time (a dynamic batch dim of a matmul's A is the
+//! output's); `kernel.conv` takes a dynamic batch only, and its lowering not yet.
+//!
 //! The custom forms name operands by role, as `linalg` does: `kernel.matmul ins(%a, %b : A, B)
 //! bias(%c : C) residual(%r : R) outs(%y : Y) {alpha = ...}`, `kernel.copy ins(%x : X) outs(%y :
 //! Y)` (`test-suite/roundtrip/xcc_kernel.mlir` has each).
