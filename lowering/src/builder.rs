@@ -115,6 +115,22 @@ pub fn fixed(shape: &[usize]) -> Vec<Extent> {
     shape.iter().map(|&d| Extent::Fixed(d)).collect()
 }
 
+/// `constant + sum(v * stride)`, each stride made an index value by `stride`.
+fn sum_of_products<B: LoopBuilder, S: Copy>(
+    b: &mut B,
+    terms: &[(ValueId, S)],
+    constant: i64,
+    stride: impl Fn(&mut B, S) -> ValueId,
+) -> ValueId {
+    let mut acc = b.idx(constant);
+    for &(v, s) in terms {
+        let sv = stride(b, s);
+        let p = b.value_op("arith.muli", &[v, sv], Type::Index);
+        acc = b.value_op("arith.addi", &[acc, p], Type::Index);
+    }
+    acc
+}
+
 pub type CarryingBody<'a, B> = dyn FnMut(&mut B, &[ValueId], &[ValueId]) -> Vec<ValueId> + 'a;
 
 /// The position of `pred` in arith's comparison tables.
@@ -347,17 +363,18 @@ pub trait LoopBuilder: Sized {
     /// The dims of buffer `buf`: static ones as they are, dynamic ones read with `memref.dim`.
     fn extents(&mut self, buf: ValueId) -> Vec<Extent> {
         let mt = self.ty(buf).as_memref().expect("a memref").clone();
-        mt.shape
-            .iter()
-            .enumerate()
-            .map(|(k, d)| match d {
-                Some(d) => Extent::Fixed(*d as usize),
-                None => {
-                    let k = self.idx(k as i64);
-                    Extent::Value(self.value_op("memref.dim", &[buf, k], Type::Index))
-                }
-            })
-            .collect()
+        (0..mt.rank()).map(|k| self.extent_of(buf, k)).collect()
+    }
+
+    /// Dim `k` of buffer `buf`: static, or read with `memref.dim`.
+    fn extent_of(&mut self, buf: ValueId, k: usize) -> Extent {
+        match self.ty(buf).as_memref().expect("a memref").shape[k] {
+            Some(d) => Extent::Fixed(d as usize),
+            None => {
+                let k = self.idx(k as i64);
+                Extent::Value(self.value_op("memref.dim", &[buf, k], Type::Index))
+            }
+        }
     }
 
     /// The product of extents, folded where they are static.
@@ -496,13 +513,7 @@ pub trait LoopBuilder: Sized {
 
     /// `constant + sum(v * stride)` over index values.
     fn affine(&mut self, terms: &[(ValueId, i64)], constant: i64) -> ValueId {
-        let mut acc = self.idx(constant);
-        for &(v, s) in terms {
-            let sv = self.idx(s);
-            let p = self.value_op("arith.muli", &[v, sv], Type::Index);
-            acc = self.value_op("arith.addi", &[acc, p], Type::Index);
-        }
-        acc
+        sum_of_products(self, terms, constant, |b, s| b.idx(s))
     }
 
     /// The multi-index of a flat index in a row-major shape.
@@ -581,16 +592,7 @@ pub trait LoopBuilder: Sized {
     /// `constant + sum(v * stride)` over index values, with strides that may be known only at
     /// run time.
     fn affine_over(&mut self, terms: &[(ValueId, Extent)], constant: i64) -> ValueId {
-        if let Some(fixed) = terms.iter().map(|&(v, s)| s.fixed().map(|s| (v, s as i64))).collect::<Option<Vec<_>>>() {
-            return self.affine(&fixed, constant);
-        }
-        let mut acc = self.idx(constant);
-        for &(v, s) in terms {
-            let sv = self.extent(s);
-            let p = self.value_op("arith.muli", &[v, sv], Type::Index);
-            acc = self.value_op("arith.addi", &[acc, p], Type::Index);
-        }
-        acc
+        sum_of_products(self, terms, constant, |b, s| b.extent(s))
     }
 
     /// `a * b` over extents, folded when both are static.

@@ -175,10 +175,7 @@ pub fn lower_generic(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
 fn loop_extent(c: &mut Cursor, size: LoopSize) -> Extent {
     match size {
         LoopSize::Static(n) => Extent::Fixed(n as usize),
-        LoopSize::Dynamic { operand, dim } => {
-            let k = c.idx(dim as i64);
-            Extent::Value(c.value_op("memref.dim", &[operand, k], Type::Index))
-        }
+        LoopSize::Dynamic { operand, dim } => c.extent_of(operand, dim),
     }
 }
 

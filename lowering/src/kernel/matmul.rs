@@ -580,9 +580,10 @@ fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
         };
         let mut v = scale(e, dot, ep.alpha);
         if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
+            // A bias dim of 1 broadcasts: its index does not move.
             let zero = Extent::Fixed(0);
-            let (row_stride, col_stride) = if bs[1] == one { (one, zero) } else { (bs[1], one) };
-            let row_stride = if bs[0] == one { zero } else { row_stride };
+            let row_stride = if bs[0] == one { zero } else { bs[1] };
+            let col_stride = if bs[1] == one { zero } else { one };
             let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
             let bv = e.load(buf, &[bi]);
             let bv = scale(e, bv, ep.beta);
