@@ -29,6 +29,9 @@ typedef enum xcc_status {
   XCC_ERROR_INDEX_OUT_OF_RANGE = 5,
   /* NAME_run_alloc could not allocate its workspace. */
   XCC_ERROR_OUT_OF_MEMORY = 6,
+  /* A run-time dim (a model's symbolic dim, given to NAME_run) is below 1 or above the bound the
+   * model was compiled with, or makes a tensor of more than 2^44 bytes. */
+  XCC_ERROR_BAD_DIM = 7,
 } xcc_status;
 
 /* A sentence for a status code (any int32_t: unknown codes get a sentence too). */

@@ -382,6 +382,8 @@ XCC_API const char *xcc_status_message(int32_t status) {
     return "an index input is out of range for the dimension it indexes; the outputs are unspecified";
   case XCC_ERROR_OUT_OF_MEMORY:
     return "the workspace could not be allocated";
+  case XCC_ERROR_BAD_DIM:
+    return "a run-time dim is below 1, above the model's bound, or makes a tensor too large";
   default:
     return "unknown xcc status code";
   }

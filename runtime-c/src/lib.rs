@@ -34,6 +34,7 @@ pub mod status {
     pub const WORKSPACE_TOO_SMALL: i32 = 4;
     pub const INDEX_OUT_OF_RANGE: i32 = 5;
     pub const OUT_OF_MEMORY: i32 = 6;
+    pub const BAD_DIM: i32 = 7;
 }
 
 /// runtime-c's check of a run's workspace against its options:
@@ -54,6 +55,7 @@ mod tests {
             ("XCC_ERROR_WORKSPACE_TOO_SMALL", status::WORKSPACE_TOO_SMALL),
             ("XCC_ERROR_INDEX_OUT_OF_RANGE", status::INDEX_OUT_OF_RANGE),
             ("XCC_ERROR_OUT_OF_MEMORY", status::OUT_OF_MEMORY),
+            ("XCC_ERROR_BAD_DIM", status::BAD_DIM),
         ];
         for (name, code) in codes {
             assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");

@@ -347,30 +347,66 @@ fn index_and_parameter_cases() -> Vec<Case> {
     ]
 }
 
-fn symbolic_dims_need_a_shape_and_accept_one() -> Result<(), String> {
+/// A symbolic dim that no flag fixes stays symbolic: the run functions take it first. `--shape`
+/// specializes it instead. An operator that does not take run-time dims yet names its input and
+/// the flag that fixes it.
+fn symbolic_dims_stay_symbolic_or_are_specialized() -> Result<(), String> {
     let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-shapes");
     std::fs::create_dir_all(&dir).unwrap();
-    let mut x = value("x", FLOAT, &[2, 2]);
-    if let Some(type_proto::Value::TensorType(t)) = x.r#type.as_mut().and_then(|t| t.value.as_mut()) {
-        t.shape.as_mut().unwrap().dim[0].value = Some(tensor_shape_proto::dimension::Value::DimParam("batch".into()));
+    let batch = |mut v: xcc_frontend_onnx::proto::ValueInfoProto| {
+        if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+            t.shape.as_mut().unwrap().dim[0].value =
+                Some(tensor_shape_proto::dimension::Value::DimParam("batch".into()));
+        }
+        v
+    };
+    let relu = model(
+        vec![node("relu0", "Relu", &["x"], &["y"])],
+        vec![batch(value("x", FLOAT, &[2, 2]))],
+        vec![value("y", FLOAT, &[2, 2])],
+        vec![],
+    );
+    let compile = |case: &str, bytes: &[u8], args: &[&str]| -> Result<String, String> {
+        let case_dir = dir.join(case);
+        std::fs::create_dir_all(&case_dir).unwrap();
+        let input = case_dir.join("model.onnx");
+        std::fs::write(&input, bytes).unwrap();
+        let out = Command::new(xcc_binary()).arg(&input).args(args).arg("-o").arg(case_dir.join("libm.a")).output();
+        let out = out.map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("{case}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        std::fs::read_to_string(case_dir.join("m.h")).map_err(|e| format!("{case}: m.h: {e}"))
+    };
+    let header = compile("symbolic", &relu, &[])?;
+    for want in ["/* input 0: \"x\", float32 [batch, 2] */", "int32_t m_run(int64_t batch, const float *x, float *y"] {
+        if !header.contains(want) {
+            return Err(format!("symbolic: the header lacks {want}:\n{header}"));
+        }
     }
-    let bytes = model(vec![node("relu0", "Relu", &["x"], &["y"])], vec![x], vec![value("y", FLOAT, &[2, 2])], vec![]);
-    expect_failure(&dir, "symbolic", &bytes, &["'x'", "'batch'", "--shape"])?;
-    let input = dir.join("symbolic/model.onnx");
-    let out = Command::new(xcc_binary())
-        .arg(&input)
-        .args(["--shape", "x=3x2", "-o"])
-        .arg(dir.join("libm.a"))
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return Err(format!("with --shape: {}", String::from_utf8_lossy(&out.stderr)));
+    let header = compile("specialized", &relu, &["--shape", "x=3x2"])?;
+    if !header.contains("#define M_INPUT0_SIZE 6") || header.contains("int64_t batch") {
+        return Err(format!("specialized: the header does not give the bound size:\n{header}"));
     }
-    let header = std::fs::read_to_string(dir.join("m.h")).map_err(|e| format!("m.h: {e}"))?;
-    if !header.contains("#define M_INPUT0_SIZE 6") {
-        return Err(format!("the header does not give the bound size:\n{header}"));
-    }
-    Ok(())
+    let mut resize = node("resize0", "Resize", &["x", "", "scales"], &["y"]);
+    resize.attribute.push(xcc_frontend_onnx::proto::AttributeProto {
+        name: Some("mode".into()),
+        r#type: Some(xcc_frontend_onnx::proto::attribute_proto::AttributeType::String as i32),
+        s: Some(b"nearest".to_vec()),
+        ..Default::default()
+    });
+    let resize = model(
+        vec![resize],
+        vec![batch(value("x", FLOAT, &[1, 1, 2, 2]))],
+        vec![value("y", FLOAT, &[1, 1, 4, 4])],
+        vec![xcc_test_suite::onnx_build::floats("scales", &[4], &[1.0, 1.0, 2.0, 2.0])],
+    );
+    expect_failure(
+        &dir,
+        "not-yet",
+        &resize,
+        &["Resize node 'resize0'", "'x'", "run time", "[batch, 1, 2, 2]", "--dim batch=N"],
+    )
 }
 
 /// `--shape` may fill in open dims only: it names an input that exists, keeps the declared rank
@@ -408,7 +444,6 @@ fn symbolic_model() -> Vec<u8> {
 fn symbolic_dims_are_unified() -> Result<(), String> {
     let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-dims");
     let bytes = symbolic_model();
-    expect_failure_with(&dir, "unset", &bytes, &["--dim", "batch=2"], &["'ids'", "'seq'", "--dim seq=N"])?;
     expect_failure_with(
         &dir,
         "conflict",
@@ -425,10 +460,12 @@ fn symbolic_dims_are_unified() -> Result<(), String> {
     )?;
     expect_failure_with(&dir, "unknown", &bytes, &["--dim", "length=3"], &["--dim length", "batch, seq"])?;
     expect_failure_with(&dir, "not-a-number", &bytes, &["--dim", "batch=two"], &["--dim 'batch=two'"])?;
-    // Accepted: --dim alone, and one input's --shape sizing the others.
-    for (case, args) in
-        [("by-name", &["--dim", "batch=2", "--dim", "seq=5"][..]), ("by-shape", &["--shape", "ids=2x5"])]
-    {
+    // Accepted: --dim alone, one input's --shape sizing the others, and a symbol left to run time.
+    for (case, args) in [
+        ("by-name", &["--dim", "batch=2", "--dim", "seq=5"][..]),
+        ("by-shape", &["--shape", "ids=2x5"]),
+        ("seq-at-run-time", &["--dim", "batch=2"]),
+    ] {
         let out_dir = dir.join(case);
         std::fs::create_dir_all(&out_dir).unwrap();
         let input = out_dir.join("model.onnx");
@@ -439,7 +476,16 @@ fn symbolic_dims_are_unified() -> Result<(), String> {
             return Err(format!("{case}: {}", String::from_utf8_lossy(&out.stderr)));
         }
         let header = std::fs::read_to_string(out_dir.join("m.h")).map_err(|e| format!("m.h: {e}"))?;
-        for want in ["/* input 1: \"mask\", float32 [2, 5] */", "/* input 2: \"bias\", float32 [5] */"] {
+        let wants: &[&str] = if case == "seq-at-run-time" {
+            &[
+                "/* input 1: \"mask\", float32 [2, seq] */",
+                "/* input 2: \"bias\", float32 [seq] */",
+                "m_run(int64_t seq,",
+            ]
+        } else {
+            &["/* input 1: \"mask\", float32 [2, 5] */", "/* input 2: \"bias\", float32 [5] */"]
+        };
+        for want in wants {
             if !header.contains(want) {
                 return Err(format!("{case}: the header lacks {want}:\n{header}"));
             }
@@ -458,8 +504,8 @@ fn main() -> std::process::ExitCode {
             Trial::test(format!("onnx-errors/{name}"), move || Ok(expect_failure(&dir, name, &bytes, &expected)?))
         })
         .collect();
-    trials.push(Trial::test("onnx-errors/symbolic-dims-need-a-shape", || {
-        Ok(symbolic_dims_need_a_shape_and_accept_one()?)
+    trials.push(Trial::test("onnx-errors/symbolic-dims-stay-symbolic-or-are-specialized", || {
+        Ok(symbolic_dims_stay_symbolic_or_are_specialized()?)
     }));
     trials.push(Trial::test("onnx-errors/symbolic-dims-are-unified", || Ok(symbolic_dims_are_unified()?)));
     trials.push(Trial::test("onnx-errors/shape-flags-that-contradict-the-model", || {

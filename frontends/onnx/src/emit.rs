@@ -28,6 +28,8 @@ pub struct ModelInterface {
     pub name: String,
     pub inputs: Vec<(String, TensorType)>,
     pub outputs: Vec<(String, TensorType)>,
+    /// The dims left to run time, in the order the run functions take them (`int64_t` each).
+    pub symbols: Vec<String>,
     /// Known once `plan-workspace` has run (the run function's `xcc.workspace_bytes`).
     pub workspace_bytes: usize,
 }
@@ -40,11 +42,18 @@ pub struct Emitter {
     prefix: String,
     /// The run's status (`memref<1xi32>`): 0, or the code of a failed run-time check.
     status: Option<ValueId>,
+    /// The value (an index) of each dim symbol, from the function's leading arguments.
+    symbols: HashMap<String, ValueId>,
 }
 
+/// The buffer type of a tensor type: `?` for each dim known only at run time.
 pub fn memref_type(t: &TensorType) -> Type {
+    let shape = match &t.symbolic {
+        None => t.shape.iter().map(|&d| Some(d as u64)).collect(),
+        Some(dims) => dims.iter().map(|d| d.as_fixed().map(|n| n as u64)).collect(),
+    };
     Type::MemRef(MemRefType {
-        shape: t.shape.iter().map(|&d| Some(d as u64)).collect(),
+        shape,
         elem: Box::new(t.dtype.ir_type()),
         layout: xcc_ir::types::Layout::Identity,
         memory_space: None,
@@ -84,14 +93,27 @@ pub fn generate(
     let outputs: Vec<(String, TensorType)> =
         g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
     let n_params = inputs.len() + outputs.len() + 1;
+    let sig = Signature { symbols: g.symbols.len(), pointers: n_params };
     let mut m = Module::new();
     let compute = compute_symbol(name);
-    let (f, entry) = function(&mut m, &compute, vec![Type::ptr(); n_params], vec![Type::i32()]);
-    m.set_attr(f, "xcc.workspace", Attribute::i64(n_params as i64 - 1));
+    let (f, entry) = function(&mut m, &compute, sig.types(0), vec![Type::i32()]);
+    m.set_attr(f, "xcc.workspace", Attribute::i64(sig.len() as i64 - 1));
     m.set_attr(f, "sym_visibility", Attribute::String("private".into()));
-    let params = m.blocks[entry].args.clone();
-    let mut e =
-        Emitter { m, block: entry, buffers: HashMap::new(), globals: 0, prefix: name.to_string(), status: None };
+    let (sym_args, params) = m.blocks[entry].args.split_at(sig.symbols);
+    let (sym_args, params) = (sym_args.to_vec(), params.to_vec());
+    let mut e = Emitter {
+        m,
+        block: entry,
+        buffers: HashMap::new(),
+        globals: 0,
+        prefix: name.to_string(),
+        status: None,
+        symbols: HashMap::new(),
+    };
+    for (s, &a) in g.symbols.iter().zip(&sym_args) {
+        let v = e.value_op("arith.index_cast", &[a], Type::Index);
+        e.symbols.insert(s.clone(), v);
+    }
     e.status = Some(e.status_buffer());
     for (k, (n, t)) in inputs.iter().chain(outputs.iter()).enumerate() {
         let v = e.memref_from_ptr(params[k], t);
@@ -108,8 +130,7 @@ pub fn generate(
         let fresh: Vec<&String> =
             node.outputs.iter().filter(|o| !o.is_empty() && !e.buffers.contains_key(*o)).collect();
         for o in fresh {
-            let t = memref_type(g.ty(o)?);
-            let v = e.alloc(t);
+            let v = e.alloc_tensor(g.ty(o)?);
             e.buffers.insert(o.clone(), v);
         }
         lower(node, g, &mut e).map_err(|err| err.in_node(node))?;
@@ -130,10 +151,84 @@ pub fn generate(
     let status = e.status();
     let rc = e.load(status, &[at]);
     e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
-    checked_run(&mut e, name, &compute, n_params);
-    workspace_functions(&mut e, name, &compute, n_params);
-    run_with_options(&mut e, name, &compute, n_params);
-    Ok((e.m, ModelInterface { name: name.to_string(), inputs, outputs, workspace_bytes: 0 }))
+    let checks = DimChecks::of(g);
+    checked_run(&mut e, name, &compute, sig, &checks);
+    workspace_functions(&mut e, name, &compute, sig, &checks);
+    run_with_options(&mut e, name, &compute, sig);
+    let symbols = g.symbols.clone();
+    Ok((e.m, ModelInterface { name: name.to_string(), inputs, outputs, symbols, workspace_bytes: 0 }))
+}
+
+/// The run functions' parameters: one `i64` per dim symbol, then the tensor pointers and the
+/// workspace.
+#[derive(Clone, Copy)]
+struct Signature {
+    symbols: usize,
+    pointers: usize,
+}
+
+impl Signature {
+    fn len(self) -> usize {
+        self.symbols + self.pointers
+    }
+
+    /// The parameter types, with `extra_pointers` more (run options) or fewer (no workspace).
+    fn types(self, extra_pointers: isize) -> Vec<Type> {
+        let pointers = (self.pointers as isize + extra_pointers) as usize;
+        std::iter::repeat_n(Type::i64(), self.symbols).chain(std::iter::repeat_n(Type::ptr(), pointers)).collect()
+    }
+}
+
+/// What a run checks of its dims: each symbol at least 1, and the bytes of every tensor whose
+/// size depends on them (each distinct size once) at most [`MAX_TENSOR_BYTES`].
+struct DimChecks {
+    symbols: Vec<String>,
+    byte_counts: Vec<Dim>,
+}
+
+/// The largest tensor a run accepts (16 TiB): far above any memory, far below where 64-bit
+/// sizes overflow.
+pub const MAX_TENSOR_BYTES: f64 = (1u64 << 44) as f64;
+
+impl DimChecks {
+    fn of(g: &Graph) -> DimChecks {
+        let mut byte_counts: Vec<Dim> = g
+            .types
+            .values()
+            .filter(|t| t.is_dynamic())
+            .map(|t| Dim::product(&t.dims()).mul(&Dim::fixed(t.dtype.size())))
+            .collect();
+        byte_counts.sort();
+        byte_counts.dedup();
+        DimChecks { symbols: g.symbols.clone(), byte_counts }
+    }
+
+    /// True (an i1) when the dims given in `args` (one i64 per symbol) break a rule. The byte
+    /// counts are evaluated in f64, which cannot overflow and is exact far past the limit.
+    fn broken(&self, e: &mut Emitter, args: &[ValueId]) -> ValueId {
+        let mut bad = e.const_int(0, Type::i1());
+        let one = e.const_int(1, Type::i64());
+        let mut as_float = HashMap::new();
+        for (s, &a) in self.symbols.iter().zip(args) {
+            let small = e.cmpi("slt", a, one);
+            bad = e.value_op("arith.ori", &[bad, small], Type::i1());
+            as_float.insert(s.as_str(), e.value_op("arith.sitofp", &[a], f64_type()));
+        }
+        let limit = e.const_float(MAX_TENSOR_BYTES, f64_type());
+        for bytes in &self.byte_counts {
+            let mut total = e.const_float(0.0, f64_type());
+            for (c, syms) in bytes.terms() {
+                let mut term = e.const_float(c as f64, f64_type());
+                for s in syms {
+                    term = e.value_op("arith.mulf", &[term, as_float[s.as_str()]], f64_type());
+                }
+                total = e.value_op("arith.addf", &[total, term], f64_type());
+            }
+            let big = e.cmpf("ogt", total, limit);
+            bad = e.value_op("arith.ori", &[bad, big], Type::i1());
+        }
+        bad
+    }
 }
 
 /// The private function that computes model `name` (`plan-workspace` records its workspace size
@@ -142,9 +237,10 @@ pub fn compute_symbol(name: &str) -> String {
     format!("{name}_compute")
 }
 
-/// The bytes of workspace `compute` needs (known once `plan-workspace` has run), as an i64.
-fn workspace_bytes(e: &mut Emitter, compute: &str) -> ValueId {
-    let size = e.value_attr("kernel.workspace_size", &[], Type::Index, vec![("function", Attribute::symbol(compute))]);
+/// The bytes of workspace `compute` needs (known once `plan-workspace` has run), as an i64;
+/// `dims` are the values of its dim symbols.
+fn workspace_bytes(e: &mut Emitter, compute: &str, dims: &[ValueId]) -> ValueId {
+    let size = e.value_attr("kernel.workspace_size", dims, Type::Index, vec![("function", Attribute::symbol(compute))]);
     e.value_op("arith.index_cast", &[size], Type::i64())
 }
 
@@ -153,21 +249,25 @@ fn address(e: &mut Emitter, p: ValueId) -> ValueId {
     e.value_op("llvm.ptrtoint", &[p], Type::i64())
 }
 
-/// `NAME_run(tensors..., workspace)`: checks the arguments, in order, and returns the first
-/// failure's status (NULL tensors; a NULL or misaligned workspace when one is needed); else
-/// runs `compute`, whose status reports index errors found on the way.
-fn checked_run(e: &mut Emitter, name: &str, compute: &str, n_params: usize) {
-    let (_, b) = function(&mut e.m, &format!("{name}_run"), vec![Type::ptr(); n_params], vec![Type::i32()]);
+/// `NAME_run(dims..., tensors..., workspace)`: checks the arguments, in order, and returns the
+/// first failure's status (dims out of range; NULL tensors; a NULL or misaligned workspace when
+/// one is needed); else runs `compute`, whose status reports index errors found on the way.
+fn checked_run(e: &mut Emitter, name: &str, compute: &str, sig: Signature, checks: &DimChecks) {
+    let (_, b) = function(&mut e.m, &format!("{name}_run"), sig.types(0), vec![Type::i32()]);
     e.set_block(b);
     let args = e.m.blocks[b].args.clone();
-    let (ws, tensors) = args.split_last().expect("the workspace argument");
+    let (dims, pointers) = args.split_at(sig.symbols);
+    let (ws, tensors) = pointers.split_last().expect("the workspace argument");
     let zero = e.const_int(0, Type::i64());
     let mut failures: Vec<(ValueId, i32)> = Vec::new();
+    if sig.symbols > 0 {
+        failures.push((checks.broken(e, dims), status::BAD_DIM));
+    }
     for &p in tensors {
         let a = address(e, p);
         failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
     }
-    let needed = workspace_bytes(e, compute);
+    let needed = workspace_bytes(e, compute, dims);
     let needs = e.cmpi("sgt", needed, zero);
     let wsa = address(e, *ws);
     let null = e.cmpi("eq", wsa, zero);
@@ -193,18 +293,26 @@ fn call(e: &mut Emitter, callee: &str, args: &[ValueId], result: Type) -> ValueI
     e.value_attr("func.call", args, result, vec![("callee", Attribute::symbol(callee))])
 }
 
-/// `NAME_workspace_size()` and `NAME_run_alloc(...)`, which allocates the workspace itself and
-/// reports a failed allocation.
-fn workspace_functions(e: &mut Emitter, name: &str, compute: &str, n_params: usize) {
-    let (_, b) = function(&mut e.m, &format!("{name}_workspace_size"), vec![], vec![Type::i64()]);
+/// `NAME_workspace_size(dims...)` and `NAME_run_alloc(...)`, which allocates the workspace
+/// itself and reports a failed allocation. With dims, the size is 0 for dims `NAME_run` refuses
+/// (it refuses them before it looks at the workspace).
+fn workspace_functions(e: &mut Emitter, name: &str, compute: &str, sig: Signature, checks: &DimChecks) {
+    let dim_types = vec![Type::i64(); sig.symbols];
+    let (_, b) = function(&mut e.m, &format!("{name}_workspace_size"), dim_types, vec![Type::i64()]);
     e.set_block(b);
-    let size = workspace_bytes(e, compute);
+    let dims = e.m.blocks[b].args.clone();
+    let mut size = workspace_bytes(e, compute, &dims);
+    if sig.symbols > 0 {
+        let broken = checks.broken(e, &dims);
+        let zero = e.const_int(0, Type::i64());
+        size = e.value_op("arith.select", &[broken, zero, size], Type::i64());
+    }
     e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([size]));
 
-    let (_, b) = function(&mut e.m, &format!("{name}_run_alloc"), vec![Type::ptr(); n_params - 1], vec![Type::i32()]);
+    let (_, b) = function(&mut e.m, &format!("{name}_run_alloc"), sig.types(-1), vec![Type::i32()]);
     e.set_block(b);
     let args = e.m.blocks[b].args.clone();
-    let size = workspace_bytes(e, compute);
+    let size = workspace_bytes(e, compute, &args[..sig.symbols]);
     let size = e.value_op("arith.index_cast", &[size], Type::Index);
     let dynamic = MemRefType {
         shape: vec![None],
@@ -220,8 +328,13 @@ fn workspace_functions(e: &mut Emitter, name: &str, compute: &str, n_params: usi
     let ws = e.m.result(ws, 0);
     let addr = e.value_op("memref.extract_aligned_pointer_as_index", &[ws], Type::Index);
     let addr = e.value_op("arith.index_cast", &[addr], Type::i64());
+    // A workspace of 0 bytes may come back NULL, which is no failure: the run needs none (or
+    // refuses its dims first).
     let zero = e.const_int(0, Type::i64());
-    let failed = e.cmpi("eq", addr, zero);
+    let null = e.cmpi("eq", addr, zero);
+    let wanted = e.value_op("arith.index_cast", &[size], Type::i64());
+    let wanted = e.cmpi("sgt", wanted, zero);
+    let failed = e.value_op("arith.andi", &[null, wanted], Type::i1());
     let rc = e.if_else(
         failed,
         vec![Type::i32()],
@@ -240,7 +353,7 @@ fn workspace_functions(e: &mut Emitter, name: &str, compute: &str, n_params: usi
 /// `NAME_run_with(..., workspace, options)`: `NAME_run` with the caller's run options (threads,
 /// pool, parallel-for) current on this thread for the call; runtime-c's parallel-for reads them.
 /// A workspace smaller than the options say is needed fails before anything runs.
-fn run_with_options(e: &mut Emitter, name: &str, compute: &str, n_params: usize) {
+fn run_with_options(e: &mut Emitter, name: &str, compute: &str, sig: Signature) {
     xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
     xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
     xcc_lowering::builder::declare_function(
@@ -249,11 +362,11 @@ fn run_with_options(e: &mut Emitter, name: &str, compute: &str, n_params: usize)
         vec![Type::ptr(), Type::i64()],
         vec![Type::i32()],
     );
-    let (_, b) = function(&mut e.m, &format!("{name}_run_with"), vec![Type::ptr(); n_params + 1], vec![Type::i32()]);
+    let (_, b) = function(&mut e.m, &format!("{name}_run_with"), sig.types(1), vec![Type::i32()]);
     e.set_block(b);
     let args = e.m.blocks[b].args.clone();
-    let options = args[n_params];
-    let needed = workspace_bytes(e, compute);
+    let options = args[sig.len()];
+    let needed = workspace_bytes(e, compute, &args[..sig.symbols]);
     let check = OpSpec::new("llvm.call", Span::UNKNOWN).operands([options, needed]).results([Type::i32()]);
     let rc = e.op(check.attr("callee", Attribute::symbol(CHECK_WORKSPACE)));
     let rc = e.m.result(rc, 0);
@@ -266,7 +379,7 @@ fn run_with_options(e: &mut Emitter, name: &str, compute: &str, n_params: usize)
             let enter = OpSpec::new("llvm.call", Span::UNKNOWN).operands([options]).results([Type::ptr()]);
             let previous = e.op(enter.attr("callee", Attribute::symbol(RUN_OPTIONS_ENTER)));
             let previous = e.m.result(previous, 0);
-            let rc = call(e, &format!("{name}_run"), &args[..n_params], Type::i32());
+            let rc = call(e, &format!("{name}_run"), &args[..sig.len()], Type::i32());
             let leave = OpSpec::new("llvm.call", Span::UNKNOWN).operands([previous]);
             e.op(leave.attr("callee", Attribute::symbol(RUN_OPTIONS_LEAVE)));
             vec![rc]
@@ -335,9 +448,11 @@ impl Emitter {
     /// with the conversion's own descriptor helper.
     fn memref_from_ptr(&mut self, p: ValueId, t: &TensorType) -> ValueId {
         let Type::MemRef(mt) = memref_type(t) else { unreachable!("a memref type") };
+        let sizes: Vec<ValueId> =
+            self.dynamic_sizes(t).into_iter().map(|v| self.value_op("arith.index_cast", &[v], Type::i64())).collect();
         let block = self.block;
         let mut b = xcc_lowering::builder::Builder::at_end(&mut self.m, block, Span::UNKNOWN);
-        let d = MemRefDescriptor::from_pointers(&mut b, p, p, &mt, &[]);
+        let d = MemRefDescriptor::from_pointers(&mut b, p, p, &mt, &sizes);
         self.value_op("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(mt))
     }
 
@@ -376,6 +491,48 @@ impl Emitter {
                 }
             }
         }
+    }
+
+    /// The value (an index) of a dim.
+    pub fn dim_value(&mut self, d: &Dim) -> ValueId {
+        if let Some(n) = d.as_fixed() {
+            return self.idx(n as i64);
+        }
+        let mut total: Option<ValueId> = None;
+        for (c, syms) in d.terms() {
+            let mut term = (c != 1 || syms.is_empty()).then(|| self.idx(c));
+            for s in syms {
+                let v = self.symbols[s.as_str()];
+                term = Some(match term {
+                    Some(t) => self.value_op("arith.muli", &[t, v], Type::Index),
+                    None => v,
+                });
+            }
+            let term = term.expect("a term has a coefficient or a symbol");
+            total = Some(match total {
+                Some(t) => self.value_op("arith.addi", &[t, term], Type::Index),
+                None => term,
+            });
+        }
+        total.expect("a symbolic dim has a term")
+    }
+
+    /// The values of a type's run-time dims, in order (what `memref.alloc` and a descriptor
+    /// take for the `?` dims).
+    pub fn dynamic_sizes(&mut self, t: &TensorType) -> Vec<ValueId> {
+        let Some(dims) = &t.symbolic else { return Vec::new() };
+        dims.iter().filter(|d| !d.is_fixed()).map(|d| self.dim_value(d)).collect()
+    }
+
+    /// A new buffer for a tensor of type `t` (placed in the workspace by `plan-workspace`).
+    pub fn alloc_tensor(&mut self, t: &TensorType) -> ValueId {
+        let sizes = self.dynamic_sizes(t);
+        let op = self.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
+            .operands(sizes.iter().copied())
+            .results([memref_type(t)])
+            .attr("alignment", Attribute::i64(ALIGN))
+            .attr("operandSegmentSizes", segment_sizes(&[sizes.len(), 0])));
+        self.m.result(op, 0)
     }
 
     /// A new buffer for an intermediate tensor (placed in the workspace by `plan-workspace`).
@@ -496,4 +653,8 @@ pub fn compute_type(d: DType) -> Type {
     } else {
         d.ir_type()
     }
+}
+
+fn f64_type() -> Type {
+    Type::Float(xcc_ir::types::FloatKind::F64)
 }

@@ -5,6 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use xcc_ir::Type;
 
+pub use crate::dim::Dim;
+
 pub use crate::error::{err, OResult, OnnxError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,14 +122,55 @@ impl DType {
     }
 }
 
-/// A static type: element type and dims.
+/// A tensor's type: element type and dims.
+///
+/// Dims known at compile time are `shape`. A tensor with a dim known only at run time also has
+/// `symbolic`, every dim as an expression of the model's dim symbols, and then `shape` holds 0
+/// for each such dim: only operators that take run-time dims read such a type (the others are
+/// refused before they see it, [`crate::ops::OnnxOp::takes_run_time_dims`]), and they read
+/// [`TensorType::dims`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorType {
     pub dtype: DType,
     pub shape: Vec<usize>,
+    pub symbolic: Option<Vec<Dim>>,
 }
 
 impl TensorType {
+    /// A type with every dim known at compile time.
+    pub fn new(dtype: DType, shape: Vec<usize>) -> TensorType {
+        TensorType { dtype, shape, symbolic: None }
+    }
+
+    /// A type from dims that may be expressions of symbols (static when none is).
+    pub fn with_dims(dtype: DType, dims: Vec<Dim>) -> TensorType {
+        let shape: Vec<usize> = dims.iter().map(|d| d.as_fixed().unwrap_or(0)).collect();
+        let symbolic = dims.iter().any(|d| !d.is_fixed()).then_some(dims);
+        TensorType { dtype, shape, symbolic }
+    }
+
+    /// Every dim, as an expression (a number for the static ones).
+    pub fn dims(&self) -> Vec<Dim> {
+        match &self.symbolic {
+            Some(d) => d.clone(),
+            None => self.shape.iter().map(|&n| Dim::fixed(n)).collect(),
+        }
+    }
+
+    /// Whether some dim is known only at run time.
+    pub fn is_dynamic(&self) -> bool {
+        self.symbolic.is_some()
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// `float32 [1, seq, 256]` for messages.
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.dtype.name(), crate::dim::dims_text(&self.dims()))
+    }
+
     pub fn numel(&self) -> usize {
         self.shape.iter().product()
     }
@@ -145,10 +188,7 @@ pub struct Tensor {
 
 impl Tensor {
     pub fn from_i64(shape: Vec<usize>, values: &[i64]) -> Tensor {
-        Tensor {
-            ty: TensorType { dtype: DType::I64, shape },
-            data: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        }
+        Tensor { ty: TensorType::new(DType::I64, shape), data: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
     }
 
     pub fn from_f64(dtype: DType, shape: Vec<usize>, values: &[f64]) -> Tensor {
@@ -166,7 +206,7 @@ impl Tensor {
                 DType::I64 => data.extend((v as i64).to_le_bytes()),
             }
         }
-        Tensor { ty: TensorType { dtype, shape }, data }
+        Tensor { ty: TensorType::new(dtype, shape), data }
     }
 
     /// Elements widened to f64 (exact for every integer a shape can hold).
@@ -316,8 +356,10 @@ pub struct Graph {
     pub nodes: Vec<Node>,
     /// Initializers, `Constant` outputs and folded values.
     pub consts: HashMap<String, Tensor>,
-    /// The static type of every value (inputs, node outputs, constants).
+    /// The type of every value (inputs, node outputs, constants).
     pub types: HashMap<String, TensorType>,
+    /// The dim symbols left to run time, in the order the run functions take them.
+    pub symbols: Vec<String>,
 }
 
 impl Graph {

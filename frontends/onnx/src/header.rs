@@ -24,14 +24,40 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
         iface.inputs.len(),
         iface.outputs.len()
     );
+    let dim_params: Vec<String> = iface.symbols.iter().map(|s| format!("int64_t {s}")).collect();
+    if !iface.symbols.is_empty() {
+        let _ = writeln!(
+            h,
+            "/* Dims known only at run time: every run function takes them first, in this order, and the\n * \
+             tensors' dims below are expressions of them. */"
+        );
+        let _ = writeln!(h, "#define {up}_NUM_DIMS {}", iface.symbols.len());
+        for (i, s) in iface.symbols.iter().enumerate() {
+            let _ = writeln!(h, "#define {up}_DIM{i}_NAME \"{s}\"");
+        }
+        let _ = writeln!(h);
+    }
     for (kind, list) in [("INPUT", &iface.inputs), ("OUTPUT", &iface.outputs)] {
         for (i, (name, t)) in list.iter().enumerate() {
-            let dims: Vec<String> = t.shape.iter().map(|d| d.to_string()).collect();
+            let dims: Vec<String> = t.dims().iter().map(|d| d.to_string()).collect();
             let _ =
                 writeln!(h, "/* {} {i}: \"{name}\", {} [{}] */", kind.to_lowercase(), t.dtype.name(), dims.join(", "));
             let _ = writeln!(h, "#define {up}_{kind}{i}_NAME \"{name}\"");
             let _ = writeln!(h, "#define {up}_{kind}{i}_TYPE \"{}\"", t.dtype.name());
             let _ = writeln!(h, "#define {up}_{kind}{i}_RANK {}", t.shape.len());
+            if t.is_dynamic() {
+                // The dims for given run-time dims: the expressions above, in C.
+                let _ = writeln!(
+                    h,
+                    "static inline void {n}_{}{i}_dims({}, int64_t dims[{}]) {{\n{}}}",
+                    kind.to_lowercase(),
+                    dim_params.join(", "),
+                    t.shape.len(),
+                    dims.iter().enumerate().map(|(k, d)| format!("  dims[{k}] = {d};\n")).collect::<String>()
+                );
+                let _ = writeln!(h);
+                continue;
+            }
             let _ = writeln!(h, "#define {up}_{kind}{i}_SIZE {} /* elements */", t.numel());
             if !t.shape.is_empty() {
                 let _ = writeln!(
@@ -45,10 +71,19 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
             let _ = writeln!(h);
         }
     }
-    let _ = writeln!(h, "/* Bytes of scratch memory one run needs; any alignment of 64 bytes or more. */");
-    let _ = writeln!(h, "#define {up}_WORKSPACE_SIZE {}", iface.workspace_bytes);
-    let _ = writeln!(h, "size_t {n}_workspace_size(void);\n");
-    let mut params: Vec<String> = Vec::new();
+    if iface.symbols.is_empty() {
+        let _ = writeln!(h, "/* Bytes of scratch memory one run needs; any alignment of 64 bytes or more. */");
+        let _ = writeln!(h, "#define {up}_WORKSPACE_SIZE {}", iface.workspace_bytes);
+        let _ = writeln!(h, "size_t {n}_workspace_size(void);\n");
+    } else {
+        let _ = writeln!(
+            h,
+            "/* Bytes of scratch memory a run with these dims needs (0 for dims {n}_run refuses); any\n * \
+             alignment of 64 bytes or more. A workspace for the largest dims serves every smaller run. */"
+        );
+        let _ = writeln!(h, "size_t {n}_workspace_size({});\n", dim_params.join(", "));
+    }
+    let mut params: Vec<String> = dim_params.clone();
     for (name, t) in &iface.inputs {
         params.push(format!("const {} *{}", t.dtype.c_type(), c_identifier(name)));
     }
@@ -58,7 +93,8 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
     let _ = writeln!(
         h,
         "/* Runs the model; returns XCC_OK (0) or an xcc_status (xcc_status_message(code) says which):\n * \
-         NULL tensors and a NULL or misaligned workspace are refused before anything runs; an index\n * \
+         dims below 1 or making a tensor over 2^44 bytes (XCC_ERROR_BAD_DIM), NULL tensors and a NULL\n * \
+         or misaligned workspace are refused before anything runs; an index\n * \
          input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) is found while running, without reading\n * \
          or writing outside any buffer, and leaves the outputs unspecified.\n * \
          Re-entrant: concurrent calls need separate workspaces. Parallel loops run on the process-wide\n * \

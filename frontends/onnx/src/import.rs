@@ -108,6 +108,13 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
     for vi in runtime_inputs {
         let name = vi.name.clone().unwrap_or_default();
         let ty = value_type(vi, options.shapes, &symbols)?;
+        for d in ty.symbolic.iter().flatten() {
+            for sym in d.symbols() {
+                if !graph.symbols.iter().any(|s| s == sym) {
+                    graph.symbols.push(sym.to_string());
+                }
+            }
+        }
         graph.types.insert(name.clone(), ty);
         graph.inputs.push(name);
     }
@@ -268,38 +275,30 @@ fn value_type(
     if let Some(s) = shapes.get(&name) {
         // Checked against the declaration by dim_symbols.
         checked_bytes(&name, dtype, s)?;
-        return Ok(TensorType { dtype, shape: s.clone() });
+        return Ok(TensorType::new(dtype, s.clone()));
     }
-    let mut shape = Vec::new();
+    let mut dims = Vec::new();
     for (i, d) in declared_dims(vi).iter().enumerate() {
         use proto::tensor_shape_proto::dimension::Value;
-        match &d.value {
-            Some(Value::DimValue(v)) if *v >= 0 => shape.push(*v as usize),
+        dims.push(match &d.value {
+            Some(Value::DimValue(v)) if *v >= 0 => Dim::fixed(*v as usize),
+            // Left to run time: the run functions take the symbol's value.
             Some(Value::DimParam(p)) => match symbols.get(p) {
-                Some(&(v, _)) => shape.push(v),
-                None => {
-                    return Err(OnnxError::tensor(
-                        &name,
-                        format!(
-                            "the input has symbolic dimension {i} ('{p}'): give its size with --dim {p}=N, or the \
-                             input's shape with --shape {name}=D0xD1x..."
-                        ),
-                    ))
-                }
+                Some(&(v, _)) => Dim::fixed(v),
+                None => Dim::symbol(&crate::c_identifier(p)),
             },
-            _ => {
-                return Err(OnnxError::tensor(
-                    &name,
-                    format!("the input has an unknown dimension {i}: give its shape with --shape {name}=D0xD1x..."),
-                ))
-            }
-        }
+            // An unnamed unknown dim is a symbol of its own.
+            _ => Dim::symbol(&format!("{}_dim{i}", crate::c_identifier(&name))),
+        });
     }
     if tensor.shape.is_none() {
         return Err(OnnxError::tensor(&name, format!("the input has no shape: give it with --shape {name}=D0xD1x...")));
     }
-    checked_bytes(&name, dtype, &shape)?;
-    Ok(TensorType { dtype, shape })
+    let ty = TensorType::with_dims(dtype, dims);
+    if !ty.is_dynamic() {
+        checked_bytes(&name, dtype, &ty.shape)?;
+    }
+    Ok(ty)
 }
 
 /// `--shape` may give the dims the model leaves open (symbolic or unknown), not change the ones
@@ -379,7 +378,7 @@ pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
         ));
     }
     let _ = numel;
-    Ok(Tensor { ty: TensorType { dtype, shape }, data })
+    Ok(Tensor { ty: TensorType::new(dtype, shape), data })
 }
 
 /// External data: `location` relative to the model's directory and inside it (no absolute

@@ -85,6 +85,9 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     let mut kept = Vec::new();
     for node in nodes {
         let op = ops::registry().get(&node.op).expect("checked above");
+        if !op.takes_run_time_dims() {
+            refuse_run_time_dims(&node, g)?;
+        }
         if op.folds_from_types() {
             let t = g.ty(&node.inputs[0]).map_err(|e| e.in_node(&node))?.clone();
             let placeholder = Tensor { ty: t.clone(), data: Vec::new() };
@@ -113,7 +116,9 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let types = op.infer(&node, g).map_err(|e| e.in_node(&node))?;
         for (name, t) in node.outputs.iter().zip(types) {
             if !name.is_empty() {
-                super::import::checked_bytes(name, t.dtype, &t.shape)?;
+                if !t.is_dynamic() {
+                    super::import::checked_bytes(name, t.dtype, &t.shape)?;
+                }
                 g.types.insert(name.clone(), t);
             }
         }
@@ -129,5 +134,28 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         }
     }
     g.nodes = kept.into_iter().zip(live).filter(|(_, l)| *l).map(|(n, _)| n).collect();
+    Ok(())
+}
+
+/// The error for an operator that does not take run-time dims given an input that has them.
+fn refuse_run_time_dims(node: &Node, g: &Graph) -> OResult<()> {
+    for x in node.inputs.iter().filter(|x| !x.is_empty()) {
+        let t = g.ty(x).map_err(|e| e.in_node(node))?;
+        let Some(dims) = &t.symbolic else { continue };
+        let mut symbols: Vec<&str> = dims.iter().flat_map(|d| d.symbols()).collect();
+        symbols.sort_unstable();
+        symbols.dedup();
+        let fix: Vec<String> = symbols.iter().map(|s| format!("--dim {s}=N")).collect();
+        return Err(OnnxError::tensor(
+            x,
+            format!(
+                "the operator does not take dims known only at run time yet, and this input is {}; fix them at \
+                 compile time with {}",
+                t.describe(),
+                fix.join(" ")
+            ),
+        )
+        .in_node(node));
+    }
     Ok(())
 }

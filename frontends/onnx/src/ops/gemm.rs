@@ -30,7 +30,7 @@ impl crate::ops::onnx_op::OnnxOp for Gemm {
             broadcast(&g.ty(c)?.shape, &[m, n])
                 .map_err(|e| OnnxError::msg(format!("C cannot broadcast to [{m}, {n}]: {}", e.message)))?;
         }
-        Ok(vec![TensorType { dtype: a.dtype, shape: vec![m, n] }])
+        Ok(vec![TensorType::new(a.dtype, vec![m, n])])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_gemm(node, g)
@@ -65,7 +65,7 @@ impl crate::ops::onnx_op::OnnxOp for MatMul {
         if !b1 {
             shape.push(n);
         }
-        Ok(vec![TensorType { dtype: a.dtype, shape }])
+        Ok(vec![TensorType::new(a.dtype, shape)])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_matmul(node, g)
@@ -101,7 +101,7 @@ impl crate::ops::onnx_op::OnnxOp for Conv {
         let win = window(node, &x.shape[2..], w.shape[2..].to_vec())?;
         let mut shape = vec![x.shape[0], w.shape[0]];
         shape.extend(win.out);
-        Ok(vec![TensorType { dtype: x.dtype, shape }])
+        Ok(vec![TensorType::new(x.dtype, shape)])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_conv(node, g)

@@ -21,6 +21,13 @@ pub trait OnnxOp: Sync {
         false
     }
 
+    /// Whether the operator takes inputs with dims known only at run time (its shape rule
+    /// reads [`TensorType::dims`] and its lowering sizes loops from the buffers). The others
+    /// are refused with a message naming the input, before their shape rule runs.
+    fn takes_run_time_dims(&self) -> bool {
+        false
+    }
+
     /// Writes the outputs into their buffers: kernel operations (`kernel.generic`,
     /// `kernel.matmul`, ...) or, for operators that are loops of their own, parallel loops.
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()>;

@@ -185,7 +185,7 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     if node.int("antialias", 0) == 1 && mode == "nearest" {
         return err("antialias applies to linear and cubic modes, not nearest");
     }
-    Ok(vec![TensorType { dtype: x.dtype, shape: plan(node, g)?.out }])
+    Ok(vec![TensorType::new(x.dtype, plan(node, g)?.out)])
 }
 
 /// Per dim: the source index for each output position, or for the linear modes `taps` indices

@@ -19,6 +19,33 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> OResult<Vec<usize>> {
     Ok(out)
 }
 
+/// Broadcasting over dims that may be known only at run time: equal dims, or one of them 1.
+/// Two different expressions could be equal or 1 at run time, but the code is generated for
+/// one rule, so they are an error (fix one of them with `--dim`).
+pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
+    let n = a.len().max(b.len());
+    let one = Dim::fixed(1);
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let x = if i + a.len() >= n { &a[i + a.len() - n] } else { &one };
+        let y = if i + b.len() >= n { &b[i + b.len() - n] } else { &one };
+        out.push(match (x, y) {
+            (x, y) if x == y => x.clone(),
+            (x, y) if *x == one => y.clone(),
+            (x, y) if *y == one => x.clone(),
+            _ => {
+                return err(format!(
+                    "shapes {} and {} cannot be broadcast together: dims {x} and {y} differ{}",
+                    crate::dim::dims_text(a),
+                    crate::dim::dims_text(b),
+                    if x.is_fixed() && y.is_fixed() { "" } else { " (or may differ at run time)" }
+                ))
+            }
+        });
+    }
+    Ok(out)
+}
+
 /// Normalizes a possibly negative axis against `rank`.
 pub fn axis(node: &Node, a: i64, rank: usize) -> OResult<usize> {
     let r = rank as i64;

@@ -39,7 +39,7 @@ impl OnnxOp for Dropout {
         }
         let mut out = IDENTITY.infer(node, g)?;
         if node.outputs.len() > 1 {
-            out.push(TensorType { dtype: DType::Bool, shape: out[0].shape.clone() });
+            out.push(TensorType::new(DType::Bool, out[0].shape.clone()));
         }
         Ok(out)
     }

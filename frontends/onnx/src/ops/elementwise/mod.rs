@@ -13,7 +13,7 @@ mod math;
 use crate::emit::{broadcast_map, compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::{broadcast, broadcast_index};
+use crate::ops::shapes::{broadcast, broadcast_dims, broadcast_index};
 use xcc_ir::affine::AffineMap;
 use xcc_ir::{Type, ValueId};
 
@@ -149,10 +149,16 @@ impl ElementwiseOp {
     fn output_type(&self, node: &Node, g: &Graph) -> OResult<TensorType> {
         let data = self.data(node);
         let Some(&first) = data.first() else { return err("needs at least one input") };
-        let mut shape = g.ty(first)?.shape.clone();
+        let dynamic = data.iter().any(|x| g.ty(x).is_ok_and(TensorType::is_dynamic));
+        let mut dims = g.ty(first)?.dims();
         for x in &data[1..] {
-            shape = broadcast(&shape, &g.ty(x)?.shape)
-                .map_err(|e| OnnxError::msg(format!("inputs '{first}' and '{x}': {}", e.message)))?;
+            let d = if dynamic {
+                broadcast_dims(&dims, &g.ty(x)?.dims())
+            } else {
+                let shape: Vec<usize> = dims.iter().map(|d| d.as_fixed().expect("static")).collect();
+                broadcast(&shape, &g.ty(x)?.shape).map(|s| s.into_iter().map(Dim::fixed).collect())
+            };
+            dims = d.map_err(|e| OnnxError::msg(format!("inputs '{first}' and '{x}': {}", e.message)))?;
         }
         if self.same_types {
             let d0 = g.ty(first)?.dtype;
@@ -166,7 +172,7 @@ impl ElementwiseOp {
             }
         }
         let dtype = self.output_dtype(node, |i| Ok(g.ty(&node.inputs[i])?.dtype))?;
-        Ok(TensorType { dtype, shape })
+        Ok(TensorType::with_dims(dtype, dims))
     }
 
     /// Evaluates the element function over constant inputs.
@@ -276,6 +282,11 @@ impl OnnxOp for ElementwiseOp {
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         self.lower_with(node, g, e, false)
+    }
+
+    /// Loops are sized from the buffers, and a broadcast dim is a static 1.
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 }
 

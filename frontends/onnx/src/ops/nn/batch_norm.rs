@@ -13,7 +13,7 @@ impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
         // Training mode also gives the running mean and variance, one value per channel.
-        let stat = TensorType { dtype: x.dtype, shape: vec![x.shape.get(1).copied().unwrap_or(1)] };
+        let stat = TensorType::new(x.dtype, vec![x.shape.get(1).copied().unwrap_or(1)]);
         let mut out = vec![x.clone()];
         out.extend(node.outputs.iter().skip(1).take(2).map(|_| stat.clone()));
         Ok(out)

@@ -21,7 +21,7 @@ impl crate::ops::onnx_op::OnnxOp for ConvTranspose {
         let geo = transpose_geometry(node, &x.shape[2..], &w.shape[2..])?;
         let mut shape = vec![x.shape[0], w.shape[1] * group];
         shape.extend(geo.out);
-        Ok(vec![TensorType { dtype: x.dtype, shape }])
+        Ok(vec![TensorType::new(x.dtype, shape)])
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {

@@ -10,7 +10,7 @@ impl crate::ops::onnx_op::OnnxOp for GlobalPool {
         let x = super::float_input(node, g)?;
         let mut shape = x.shape[..2].to_vec();
         shape.extend(std::iter::repeat_n(1, x.shape.len() - 2));
-        Ok(vec![TensorType { dtype: x.dtype, shape }])
+        Ok(vec![TensorType::new(x.dtype, shape)])
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {

@@ -16,7 +16,7 @@ impl crate::ops::onnx_op::OnnxOp for LayerNormalization {
         // Mean and InvStdDev keep the leading dims and reduce the rest to 1.
         let mut stat = x.shape[..a].to_vec();
         stat.extend(std::iter::repeat_n(1, x.shape.len() - a));
-        let stat_t = TensorType { dtype: DType::F32, shape: stat };
+        let stat_t = TensorType::new(DType::F32, stat);
         let mut out = vec![x.clone()];
         out.extend(node.outputs.iter().skip(1).map(|_| stat_t.clone()));
         Ok(out)

@@ -20,9 +20,9 @@ impl crate::ops::onnx_op::OnnxOp for Pool {
         let win = window(node, &x.shape[2..], kernel)?;
         let mut shape = x.shape[..2].to_vec();
         shape.extend(win.out);
-        let mut out = vec![TensorType { dtype: x.dtype, shape: shape.clone() }];
+        let mut out = vec![TensorType::new(x.dtype, shape.clone())];
         if node.outputs.len() > 1 {
-            out.push(TensorType { dtype: DType::I64, shape });
+            out.push(TensorType::new(DType::I64, shape));
         }
         Ok(out)
     }

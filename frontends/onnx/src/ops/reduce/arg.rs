@@ -15,7 +15,7 @@ impl OnnxOp for ArgReduce {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), x.shape.len())?;
-        Ok(vec![TensorType { dtype: DType::I64, shape: reduced_shape(node, &x.shape, &[a]) }])
+        Ok(vec![TensorType::new(DType::I64, reduced_shape(node, &x.shape, &[a]))])
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {

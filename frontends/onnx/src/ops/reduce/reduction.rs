@@ -70,7 +70,7 @@ impl OnnxOp for Reduction {
             return err(format!("{} needs floating point, not {}", self.name, x.dtype.name()));
         }
         Ok(vec![match reduced_axes(node, g, x.shape.len())? {
-            Some(axes) => TensorType { dtype: x.dtype, shape: reduced_shape(node, &x.shape, &axes) },
+            Some(axes) => TensorType::new(x.dtype, reduced_shape(node, &x.shape, &axes)),
             None => x.clone(),
         }])
     }
@@ -86,10 +86,7 @@ impl OnnxOp for Reduction {
         let out_shape = reduced_shape(node, &x_t.shape, &axes);
         let finishes = self.post != Post::Identity || compute_type(d) != d.ir_type();
         let acc = if finishes {
-            e.alloc(memref_type(&TensorType {
-                dtype: if d == DType::F16 { DType::F32 } else { d },
-                shape: out_shape.clone(),
-            }))
+            e.alloc(memref_type(&TensorType::new(if d == DType::F16 { DType::F32 } else { d }, out_shape.clone())))
         } else {
             out
         };

@@ -31,7 +31,7 @@ impl OnnxOp for TopK {
         }
         let mut shape = x.shape.clone();
         shape[a] = k;
-        Ok(vec![TensorType { dtype: x.dtype, shape: shape.clone() }, TensorType { dtype: DType::I64, shape }])
+        Ok(vec![TensorType::new(x.dtype, shape.clone()), TensorType::new(DType::I64, shape)])
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {

@@ -23,7 +23,7 @@ impl Movement for Concat {
             }
             shape[a] += t.shape[a];
         }
-        Ok(vec![TensorType { dtype: first.dtype, shape }])
+        Ok(vec![TensorType::new(first.dtype, shape)])
     }
 
     fn moves(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Vec<Move>> {

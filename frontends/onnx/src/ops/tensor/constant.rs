@@ -52,7 +52,7 @@ impl OnnxOp for ConstantOfShape {
         };
         let n: usize = shape.iter().product();
         let data = value.data.repeat(n);
-        Some(Ok(vec![Tensor { ty: TensorType { dtype: value.ty.dtype, shape }, data }]))
+        Some(Ok(vec![Tensor { ty: TensorType::new(value.ty.dtype, shape), data }]))
     }
 
     fn lower(&self, node: &Node, _: &Graph, _: &mut Emitter) -> OResult<()> {

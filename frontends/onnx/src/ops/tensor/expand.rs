@@ -12,7 +12,7 @@ impl Movement for Expand {
         let t = g.ty(&node.inputs[0])?;
         let s = const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Expand needs a shape"))?.to_i64();
         let s: Vec<usize> = s.iter().map(|&x| x.max(0) as usize).collect();
-        Ok(vec![TensorType { dtype: t.dtype, shape: broadcast(&t.shape, &s)? }])
+        Ok(vec![TensorType::new(t.dtype, broadcast(&t.shape, &s)?)])
     }
 
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>> {

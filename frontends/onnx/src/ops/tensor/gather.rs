@@ -19,7 +19,7 @@ impl OnnxOp for Gather {
         let mut shape = t.shape[..a].to_vec();
         shape.extend(&idx.shape);
         shape.extend(&t.shape[a + 1..]);
-        Ok(vec![TensorType { dtype: t.dtype, shape }])
+        Ok(vec![TensorType::new(t.dtype, shape)])
     }
 
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
@@ -97,5 +97,5 @@ fn fold_gather(node: &Node, data: &Tensor, indices: &Tensor) -> OResult<Vec<Tens
     let mut shape = s[..a].to_vec();
     shape.extend(&indices.ty.shape);
     shape.extend(&s[a + 1..]);
-    Ok(vec![Tensor { ty: TensorType { dtype: data.ty.dtype, shape }, data: out }])
+    Ok(vec![Tensor { ty: TensorType::new(data.ty.dtype, shape), data: out }])
 }

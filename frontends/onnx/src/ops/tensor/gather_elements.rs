@@ -16,7 +16,7 @@ impl OnnxOp for GatherElements {
         }
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
         super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
-        Ok(vec![TensorType { dtype: t.dtype, shape: idx.shape.clone() }])
+        Ok(vec![TensorType::new(t.dtype, idx.shape.clone())])
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {

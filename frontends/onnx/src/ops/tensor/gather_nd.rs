@@ -38,7 +38,7 @@ impl OnnxOp for GatherNd {
         let (t, idx) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
         let (b, k, shape) = layout(node, &t.shape, &idx.shape)?;
         super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[b..b + k], b)?;
-        Ok(vec![TensorType { dtype: t.dtype, shape }])
+        Ok(vec![TensorType::new(t.dtype, shape)])
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {

@@ -98,7 +98,7 @@ impl OnnxOp for Pad {
             }
             shape.push(v as usize);
         }
-        Ok(vec![TensorType { dtype: t.dtype, shape }])
+        Ok(vec![TensorType::new(t.dtype, shape)])
     }
 
     /// Each output point reads the input at its position minus `begin`, mapped back into the

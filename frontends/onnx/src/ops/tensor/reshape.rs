@@ -31,7 +31,7 @@ impl OnnxOp for Reshape {
             Some(s) => s,
             None => const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?.to_i64(),
         };
-        Ok(vec![TensorType { dtype: t.dtype, shape: reshape_target(node, &t.shape, &spec)? }])
+        Ok(vec![TensorType::new(t.dtype, reshape_target(node, &t.shape, &spec)?)])
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
@@ -85,7 +85,7 @@ impl OnnxOp for Flatten {
             return err(format!("axis {a} is out of range"));
         }
         let (outer, inner) = t.shape.split_at(a as usize);
-        Ok(vec![TensorType { dtype: t.dtype, shape: vec![outer.iter().product(), inner.iter().product()] }])
+        Ok(vec![TensorType::new(t.dtype, vec![outer.iter().product(), inner.iter().product()])])
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
@@ -106,7 +106,7 @@ impl OnnxOp for Squeeze {
             return err(format!("cannot squeeze dimension {a} of size {}", t.shape[a]));
         }
         let shape = t.shape.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, &d)| d).collect();
-        Ok(vec![TensorType { dtype: t.dtype, shape }])
+        Ok(vec![TensorType::new(t.dtype, shape)])
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
@@ -127,7 +127,7 @@ impl OnnxOp for Unsqueeze {
         for a in axes {
             shape.insert(a, 1);
         }
-        Ok(vec![TensorType { dtype: t.dtype, shape }])
+        Ok(vec![TensorType::new(t.dtype, shape)])
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)

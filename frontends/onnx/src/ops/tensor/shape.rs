@@ -19,7 +19,7 @@ fn shape_range(node: &Node, rank: usize) -> (usize, usize) {
 impl OnnxOp for Shape {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (start, end) = shape_range(node, g.ty(&node.inputs[0])?.shape.len());
-        Ok(vec![TensorType { dtype: DType::I64, shape: vec![end - start] }])
+        Ok(vec![TensorType::new(DType::I64, vec![end - start])])
     }
 
     fn folds_from_types(&self) -> bool {
@@ -40,7 +40,7 @@ impl OnnxOp for Shape {
 
 impl OnnxOp for Size {
     fn infer(&self, _: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        Ok(vec![TensorType { dtype: DType::I64, shape: vec![] }])
+        Ok(vec![TensorType::new(DType::I64, vec![])])
     }
 
     fn folds_from_types(&self) -> bool {

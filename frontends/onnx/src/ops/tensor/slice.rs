@@ -12,7 +12,7 @@ impl Movement for Slice {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let p = slice_params(node, &t.shape, g)?;
-        Ok(vec![TensorType { dtype: t.dtype, shape: p.iter().map(|x| x.2).collect() }])
+        Ok(vec![TensorType::new(t.dtype, p.iter().map(|x| x.2).collect())])
     }
 
     /// Output index `i` reads `start + i * step`.

@@ -34,7 +34,7 @@ impl Movement for Split {
         let pieces = split_sizes(node, g, t.shape[a])?.into_iter().map(|s| {
             let mut shape = t.shape.clone();
             shape[a] = s;
-            TensorType { dtype: t.dtype, shape }
+            TensorType::new(t.dtype, shape)
         });
         Ok(pieces.collect())
     }

@@ -13,10 +13,7 @@ impl Movement for Tile {
         if r.len() != t.shape.len() {
             return err("repeats must have one entry per dimension");
         }
-        Ok(vec![TensorType {
-            dtype: t.dtype,
-            shape: t.shape.iter().zip(&r).map(|(&d, &k)| d * k.max(0) as usize).collect(),
-        }])
+        Ok(vec![TensorType::new(t.dtype, t.shape.iter().zip(&r).map(|(&d, &k)| d * k.max(0) as usize).collect())])
     }
 
     /// Output index `i` reads input index `i mod size`.

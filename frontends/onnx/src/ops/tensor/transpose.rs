@@ -23,7 +23,7 @@ impl Movement for Transpose {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let perm = perm_of(node, t.shape.len())?;
-        Ok(vec![TensorType { dtype: t.dtype, shape: perm.iter().map(|&p| t.shape[p]).collect() }])
+        Ok(vec![TensorType::new(t.dtype, perm.iter().map(|&p| t.shape[p]).collect())])
     }
 
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>> {

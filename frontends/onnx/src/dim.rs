@@ -1,0 +1,187 @@
+//! Dimensions known only at run time, as expressions of the model's dim symbols (`batch`,
+//! `seq`): a polynomial with integer coefficients in canonical form, so that two dims are equal
+//! exactly when their expressions are (`seq*256` from a Reshape's `-1` equals `seq*4*64` from a
+//! MatMul). Sums come from Concat, products from Reshape and Flatten, exact quotients from a
+//! Reshape's `-1`; a dim that needs anything else (a floor division, a minimum) is not
+//! expressible yet, and the operator that would make it says so.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One dim: `Σ coefficient · Π symbols`, terms keyed by their sorted symbol lists (a symbol
+/// repeats for a power), no zero coefficients. A number is the term of no symbols.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Dim {
+    terms: BTreeMap<Vec<String>, i64>,
+}
+
+impl Dim {
+    pub fn fixed(n: usize) -> Dim {
+        let mut terms = BTreeMap::new();
+        if n != 0 {
+            terms.insert(Vec::new(), n as i64);
+        }
+        Dim { terms }
+    }
+
+    pub fn symbol(name: &str) -> Dim {
+        Dim { terms: BTreeMap::from([(vec![name.to_string()], 1)]) }
+    }
+
+    /// The value when no symbol is involved.
+    pub fn as_fixed(&self) -> Option<usize> {
+        match self.terms.len() {
+            0 => Some(0),
+            1 => self.terms.get(&Vec::new()).map(|&c| c.max(0) as usize),
+            _ => None,
+        }
+    }
+
+    pub fn is_fixed(&self) -> bool {
+        self.as_fixed().is_some()
+    }
+
+    /// The symbols the dim reads, sorted, each once.
+    pub fn symbols(&self) -> Vec<&str> {
+        let mut s: Vec<&str> = self.terms.keys().flatten().map(String::as_str).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
+
+    /// `(coefficient, symbols)` per term, constant term first.
+    pub fn terms(&self) -> impl Iterator<Item = (i64, &[String])> {
+        self.terms.iter().map(|(k, &c)| (c, k.as_slice()))
+    }
+
+    fn add_term(&mut self, key: Vec<String>, c: i64) {
+        let e = self.terms.entry(key.clone()).or_insert(0);
+        *e += c;
+        if *e == 0 {
+            self.terms.remove(&key);
+        }
+    }
+
+    pub fn add(&self, other: &Dim) -> Dim {
+        let mut r = self.clone();
+        for (k, &c) in &other.terms {
+            r.add_term(k.clone(), c);
+        }
+        r
+    }
+
+    pub fn sub(&self, other: &Dim) -> Dim {
+        let mut r = self.clone();
+        for (k, &c) in &other.terms {
+            r.add_term(k.clone(), -c);
+        }
+        r
+    }
+
+    pub fn mul(&self, other: &Dim) -> Dim {
+        let mut r = Dim::fixed(0);
+        for (a, &x) in &self.terms {
+            for (b, &y) in &other.terms {
+                let mut key: Vec<String> = a.iter().chain(b).cloned().collect();
+                key.sort();
+                r.add_term(key, x * y);
+            }
+        }
+        r
+    }
+
+    /// The product of `dims` (1 for none).
+    pub fn product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
+        dims.into_iter().fold(Dim::fixed(1), |acc, d| acc.mul(d))
+    }
+
+    /// `self / divisor` when it divides exactly for every value of the symbols: the divisor is
+    /// one term (`c · Π symbols`), and every term of `self` holds its symbols and a multiple of
+    /// its coefficient. `None` otherwise.
+    pub fn div_exact(&self, divisor: &Dim) -> Option<Dim> {
+        if divisor.terms.len() != 1 {
+            return None;
+        }
+        let (dk, &dc) = divisor.terms.iter().next()?;
+        let mut r = Dim::fixed(0);
+        for (k, &c) in &self.terms {
+            if c % dc != 0 {
+                return None;
+            }
+            let mut rest = k.clone();
+            for s in dk {
+                let at = rest.iter().position(|x| x == s)?;
+                rest.remove(at);
+            }
+            r.add_term(rest, c / dc);
+        }
+        Some(r)
+    }
+
+    /// The value with each symbol at `value(symbol)`.
+    pub fn eval(&self, value: &impl Fn(&str) -> i64) -> i64 {
+        self.terms.iter().map(|(k, &c)| k.iter().fold(c, |acc, s| acc.saturating_mul(value(s)))).sum()
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.terms.is_empty() {
+            return write!(f, "0");
+        }
+        // Highest-degree terms first: `seq*4+1` rather than `1+4*seq`.
+        let mut terms: Vec<(&Vec<String>, &i64)> = self.terms.iter().collect();
+        terms.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
+        for (i, (k, &c)) in terms.into_iter().enumerate() {
+            let sign = if c < 0 {
+                "-"
+            } else if i > 0 {
+                "+"
+            } else {
+                ""
+            };
+            write!(f, "{sign}")?;
+            let mut factors: Vec<String> = k.clone();
+            if c.abs() != 1 || k.is_empty() {
+                factors.push(c.abs().to_string());
+            }
+            write!(f, "{}", factors.join("*"))?;
+        }
+        Ok(())
+    }
+}
+
+/// `[1, seq, 256]`-style text of dims.
+pub fn dims_text(dims: &[Dim]) -> String {
+    format!("[{}]", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dim;
+
+    #[test]
+    fn products_and_sums_are_canonical() {
+        let (s, b) = (Dim::symbol("seq"), Dim::symbol("batch"));
+        let x = s.mul(&Dim::fixed(4)).mul(&b).mul(&Dim::fixed(64));
+        let y = b.mul(&s).mul(&Dim::fixed(256));
+        assert_eq!(x, y);
+        assert_eq!(x.to_string(), "batch*seq*256");
+        assert_eq!(s.add(&Dim::fixed(1)).add(&s).to_string(), "seq*2+1");
+        assert_eq!(s.sub(&s), Dim::fixed(0));
+        assert_eq!(Dim::product([&Dim::fixed(3), &Dim::fixed(5)]).as_fixed(), Some(15));
+        assert!(!s.is_fixed());
+    }
+
+    #[test]
+    fn exact_division() {
+        let (s, b) = (Dim::symbol("seq"), Dim::symbol("batch"));
+        let total = b.mul(&s).mul(&Dim::fixed(768));
+        assert_eq!(total.div_exact(&Dim::fixed(64).mul(&Dim::fixed(12))), Some(b.mul(&s)));
+        assert_eq!(total.div_exact(&b.mul(&Dim::fixed(12))), Some(s.mul(&Dim::fixed(64))));
+        assert_eq!(total.div_exact(&Dim::fixed(7)), None);
+        assert_eq!(s.add(&Dim::fixed(1)).div_exact(&s), None);
+        assert_eq!(s.div_exact(&s.add(&Dim::fixed(1))), None);
+        assert_eq!(total.eval(&|n| if n == "seq" { 3 } else { 2 }), 2 * 3 * 768);
+    }
+}
