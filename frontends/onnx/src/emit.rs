@@ -18,7 +18,7 @@ use xcc_ir::dialects::kernel::Generic;
 use xcc_ir::parser::forms::segment_sizes;
 use xcc_ir::types::{FunctionType, MemRefType};
 use xcc_ir::{Attribute, BlockId, Module, OpSpec, Span, Type, ValueId};
-pub use xcc_lowering::builder::LoopBuilder;
+pub use xcc_lowering::builder::{Extent, LoopBuilder};
 use xcc_lowering::conversion::memref_descriptor::MemRefDescriptor;
 use xcc_runtime_c::{status, CHECK_WORKSPACE};
 
@@ -515,6 +515,18 @@ impl Emitter {
             });
         }
         total.expect("a symbolic dim has a term")
+    }
+
+    /// A dim as a loop extent: static, or its value.
+    pub fn dim_extent(&mut self, d: &Dim) -> Extent {
+        match d.as_fixed() {
+            Some(n) => Extent::Fixed(n),
+            None => Extent::Value(self.dim_value(d)),
+        }
+    }
+
+    pub fn dim_extents(&mut self, dims: &[Dim]) -> Vec<Extent> {
+        dims.iter().map(|d| self.dim_extent(d)).collect()
     }
 
     /// The values of a type's run-time dims, in order (what `memref.alloc` and a descriptor

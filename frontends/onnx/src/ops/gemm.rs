@@ -3,9 +3,10 @@
 //! activation and residual add that follow them, see `kernel-fuse-epilogue`).
 
 use super::nn::{float_input, window::window};
+use crate::dim::dims_text;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::shapes::broadcast;
+use crate::ops::shapes::{broadcast, broadcast_dims};
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::parser::forms::i64_array;
 use xcc_ir::{Attribute, Span, Type, ValueId};
@@ -42,6 +43,9 @@ impl crate::ops::onnx_op::OnnxOp for MatMul {
     /// dims before the last two broadcast.
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (a, b) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
+        if a.is_dynamic() || b.is_dynamic() {
+            return matmul_dims(a, b);
+        }
         let (mut a_s, mut b_s) = (a.shape.clone(), b.shape.clone());
         let (a1, b1) = (a_s.len() == 1, b_s.len() == 1);
         if a1 {
@@ -70,6 +74,32 @@ impl crate::ops::onnx_op::OnnxOp for MatMul {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_matmul(node, g)
     }
+
+    /// Matrices of rank 2 or more (no 1-D operand) with run-time dims: `kernel.matmul` takes
+    /// them as they are.
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+}
+
+/// MatMul's shape rule over dims known only at run time, for operands of rank 2 or more.
+fn matmul_dims(a: &TensorType, b: &TensorType) -> OResult<Vec<TensorType>> {
+    let (a_d, b_d) = (a.dims(), b.dims());
+    if a_d.len() < 2 || b_d.len() < 2 {
+        return err(format!(
+            "MatMul of a vector with run-time dims ({} x {}) is not supported yet",
+            dims_text(&a_d),
+            dims_text(&b_d)
+        ));
+    }
+    let (m, k) = (&a_d[a_d.len() - 2], &a_d[a_d.len() - 1]);
+    let (k2, n) = (&b_d[b_d.len() - 2], &b_d[b_d.len() - 1]);
+    if k != k2 {
+        return err(format!("inner dimensions differ: {} x {}", dims_text(&a_d), dims_text(&b_d)));
+    }
+    let mut dims = broadcast_dims(&a_d[..a_d.len() - 2], &b_d[..b_d.len() - 2])?;
+    dims.extend([m.clone(), n.clone()]);
+    Ok(vec![TensorType::with_dims(a.dtype, dims)])
 }
 
 impl crate::ops::onnx_op::OnnxOp for Conv {
@@ -165,6 +195,12 @@ impl Emitter {
         let mut a = self.buf(&node.inputs[0])?;
         let mut b = self.buf(&node.inputs[1])?;
         let mut out = self.buf(&node.outputs[0])?;
+        if a_t.is_dynamic() || b_t.is_dynamic() {
+            // Both of rank 2 or more (matmul_dims): the kernel takes them as they are.
+            let ops = EpilogueOperands { a, b, bias: None, residual: None, output: out };
+            self.op(ops.into_spec("kernel.matmul", Span::UNKNOWN));
+            return Ok(());
+        }
         if a_t.shape.len() == 1 {
             a = self.reshaped(a, &[1, a_t.shape[0]]);
         }

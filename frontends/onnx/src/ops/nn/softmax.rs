@@ -18,33 +18,41 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
         Ok(vec![x.clone()])
     }
 
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let x_t = g.ty(&node.inputs[0])?;
-        let a = axis(node, default_axis(node), x_t.shape.len())?;
-        let outer: usize = x_t.shape[..a].iter().product();
+        let dims = x_t.dims();
+        let a = axis(node, default_axis(node), dims.len())?;
+        let outer = Dim::product(&dims[..a]);
         let (row, inner) = if node.opset >= 13 {
-            (x_t.shape[a], x_t.shape[a + 1..].iter().product())
+            (dims[a].clone(), Dim::product(&dims[a + 1..]))
         } else {
-            (x_t.shape[a..].iter().product(), 1)
+            (Dim::product(&dims[a..]), Dim::fixed(1))
         };
-        let x3 = e.reshaped(e.buf(&node.inputs[0])?, &[outer, row, inner]);
-        let o3 = e.reshaped(e.buf(&node.outputs[0])?, &[outer, row, inner]);
+        let [outer, row, inner] = [&outer, &row, &inner].map(|d| e.dim_extent(d));
+        let x3 = e.reshaped_over(e.buf(&node.inputs[0])?, &[outer, row, inner]);
+        let o3 = e.reshaped_over(e.buf(&node.outputs[0])?, &[outer, row, inner]);
         let log = node.op == "LogSoftmax";
         let d = x_t.dtype;
-        e.parallel(&[outer, inner], &mut |e, ivs| {
+        e.parallel_over(&[outer, inner], &mut |e, ivs| {
             let (o, i) = (ivs[0], ivs[1]);
             let ninf = e.const_of(f64::NEG_INFINITY, d);
-            let mx = e.for_acc(0, row, ninf, |e, q, acc| {
+            let (lb, ub) = (e.idx(0), e.extent(row));
+            let mx = e.for_accs_between(lb, ub, &[ninf], |e, q, acc| {
                 let v = e.load(x3, &[o, q, i]);
-                e.fbin("arith.maximumf", acc, v)
-            });
+                vec![e.fbin("arith.maximumf", acc[0], v)]
+            })[0];
             let zero = e.const_of(0.0, d);
-            let sum = e.for_acc(0, row, zero, |e, q, acc| {
+            let (lb, ub) = (e.idx(0), e.extent(row));
+            let sum = e.for_accs_between(lb, ub, &[zero], |e, q, acc| {
                 let v = e.load(x3, &[o, q, i]);
                 let s = e.fbin("arith.subf", v, mx);
                 let ex = e.unary("math.exp", s);
-                e.fbin("arith.addf", acc, ex)
-            });
+                vec![e.fbin("arith.addf", acc[0], ex)]
+            })[0];
             // LogSoftmax subtracts log(sum); Softmax multiplies by 1 / sum.
             let scale = if log {
                 e.unary("math.log", sum)
@@ -52,7 +60,8 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
                 let one = e.const_of(1.0, d);
                 e.fbin("arith.divf", one, sum)
             };
-            e.for_loop(0, row, |e, q| {
+            let (lb, ub) = (e.idx(0), e.extent(row));
+            e.for_step(lb, ub, 1, |e, q| {
                 let v = e.load(x3, &[o, q, i]);
                 let s = e.fbin("arith.subf", v, mx);
                 let r = if log {

@@ -76,6 +76,11 @@ pub trait Movement: Sync {
     /// The copies, from the input types (with the constant inputs: Slice's starts, ...) and the
     /// output types.
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>>;
+    /// Whether the shape rule reads [`TensorType::dims`] and the maps hold at any size (a loop's
+    /// size then comes from the buffers).
+    fn takes_run_time_dims(&self) -> bool {
+        false
+    }
 }
 
 impl<T: Movement> OnnxOp for T {
@@ -85,6 +90,10 @@ impl<T: Movement> OnnxOp for T {
 
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         Some(fold_moves(self, node, inputs))
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        Movement::takes_run_time_dims(self)
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {

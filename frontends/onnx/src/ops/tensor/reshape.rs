@@ -2,6 +2,7 @@
 //! shape. Each has its own shape rule; all fold to the input's data and lower to `kernel.copy`.
 
 use super::{axes_of, const_input, consts_graph};
+use crate::dim::dims_text;
 use crate::emit::Emitter;
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
@@ -31,7 +32,13 @@ impl OnnxOp for Reshape {
             Some(s) => s,
             None => const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?.to_i64(),
         };
+        if t.is_dynamic() {
+            return Ok(vec![TensorType::with_dims(t.dtype, reshape_target_dims(node, &t.dims(), &spec)?)]);
+        }
         Ok(vec![TensorType::new(t.dtype, reshape_target(node, &t.shape, &spec)?)])
+    }
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
@@ -76,6 +83,50 @@ fn reshape_target(node: &Node, input: &[usize], spec: &[i64]) -> OResult<Vec<usi
     Ok(out)
 }
 
+/// [`reshape_target`] over dims known only at run time: `-1` is what is left when that divides
+/// exactly as expressions (`batch*seq*768 / 12*64`), and the element counts must be equal as
+/// expressions.
+fn reshape_target_dims(node: &Node, input: &[Dim], spec: &[i64]) -> OResult<Vec<Dim>> {
+    let allowzero = node.int("allowzero", 0) == 1;
+    let total = Dim::product(input);
+    let mut out = Vec::new();
+    let mut infer_at = None;
+    for (i, &s) in spec.iter().enumerate() {
+        match s {
+            -1 if infer_at.is_none() => {
+                infer_at = Some(i);
+                out.push(Dim::fixed(1));
+            }
+            -1 => return err("Reshape shape has more than one -1"),
+            0 if !allowzero => out.push(
+                input
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| OnnxError::msg("Reshape copies a dimension that the input does not have"))?,
+            ),
+            s if s < 0 => return err(format!("invalid Reshape dimension {s}")),
+            s => out.push(Dim::fixed(s as usize)),
+        }
+    }
+    let cannot = |out: &[Dim]| {
+        err(format!(
+            "cannot reshape {} ({total} elements) into {} for every value of the run-time dims",
+            dims_text(input),
+            dims_text(out)
+        ))
+    };
+    if let Some(i) = infer_at {
+        match total.div_exact(&Dim::product(&out)) {
+            Some(rest) => out[i] = rest,
+            None => return cannot(&out),
+        }
+    }
+    if Dim::product(&out) != total {
+        return cannot(&out);
+    }
+    Ok(out)
+}
+
 impl OnnxOp for Flatten {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
@@ -84,8 +135,12 @@ impl OnnxOp for Flatten {
         if a < 0 || a as usize > t.shape.len() {
             return err(format!("axis {a} is out of range"));
         }
-        let (outer, inner) = t.shape.split_at(a as usize);
-        Ok(vec![TensorType::new(t.dtype, vec![outer.iter().product(), inner.iter().product()])])
+        let dims = t.dims();
+        let (outer, inner) = dims.split_at(a as usize);
+        Ok(vec![TensorType::with_dims(t.dtype, vec![Dim::product(outer), Dim::product(inner)])])
+    }
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
@@ -98,15 +153,21 @@ impl OnnxOp for Flatten {
 impl OnnxOp for Squeeze {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
+        // A run-time dim is never squeezed: without axes it stays, named it is an error.
+        let dims = t.dims();
+        let one = Dim::fixed(1);
         let axes: Vec<usize> = match axes_of(node, g, 1)? {
             Some(a) => a.iter().map(|&x| axis(node, x, t.shape.len())).collect::<OResult<_>>()?,
-            None => (0..t.shape.len()).filter(|&i| t.shape[i] == 1).collect(),
+            None => (0..dims.len()).filter(|&i| dims[i] == one).collect(),
         };
-        if let Some(&a) = axes.iter().find(|&&a| t.shape[a] != 1) {
-            return err(format!("cannot squeeze dimension {a} of size {}", t.shape[a]));
+        if let Some(&a) = axes.iter().find(|&&a| dims[a] != one) {
+            return err(format!("cannot squeeze dimension {a} of size {}", dims[a]));
         }
-        let shape = t.shape.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, &d)| d).collect();
-        Ok(vec![TensorType::new(t.dtype, shape)])
+        let dims = dims.into_iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, d)| d).collect();
+        Ok(vec![TensorType::with_dims(t.dtype, dims)])
+    }
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
@@ -123,11 +184,14 @@ impl OnnxOp for Unsqueeze {
         let rank = t.shape.len() + axes.len();
         let mut axes: Vec<usize> = axes.iter().map(|&x| axis(node, x, rank)).collect::<OResult<_>>()?;
         axes.sort();
-        let mut shape = t.shape.clone();
+        let mut dims = t.dims();
         for a in axes {
-            shape.insert(a, 1);
+            dims.insert(a, Dim::fixed(1));
         }
-        Ok(vec![TensorType::new(t.dtype, shape)])
+        Ok(vec![TensorType::with_dims(t.dtype, dims)])
+    }
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)

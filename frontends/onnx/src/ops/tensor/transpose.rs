@@ -23,7 +23,12 @@ impl Movement for Transpose {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let perm = perm_of(node, t.shape.len())?;
-        Ok(vec![TensorType::new(t.dtype, perm.iter().map(|&p| t.shape[p]).collect())])
+        let dims = t.dims();
+        Ok(vec![TensorType::with_dims(t.dtype, perm.iter().map(|&p| dims[p].clone()).collect())])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>> {

@@ -1,0 +1,149 @@
+"""Models with dims known only at run time, built here with a fixed seed, and ONNX Runtime's
+outputs for them at several sizes (the oracle of tests/dynamic_dims.rs).
+
+    make_models.py OUT_DIR LENGTH...
+
+writes OUT_DIR/NAME.onnx for each model and, per length L, OUT_DIR/NAME.L.inK.bin (the inputs,
+raw little-endian) and OUT_DIR/NAME.L.out0.bin (ONNX Runtime's output, float32).
+
+- encoder: a BERT-style encoder (2 layers, d_model 64, 4 heads, FFN 128, GELU through Erf)
+  over x[batch, seq, 64]; both dims symbolic (batch is 1 and 2 in the runs).
+- decoder: a GPT-style decoder (2 layers, vocabulary 97) over token ids[1, seq] and positions
+  [1, seq], with an additive causal mask[seq, seq] (0 on and below the diagonal, -1e9 above);
+  the output is the logits[1, seq, 97] from the tied embedding.
+"""
+
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+D, HEADS, FFN, LAYERS, VOCAB, MAX_POS = 64, 4, 128, 2, 97, 512
+DH = D // HEADS
+
+
+class Builder:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.count = [], [], 0
+
+    def name(self, base):
+        self.count += 1
+        return f"{base}_{self.count}"
+
+    def weight(self, shape, scale):
+        n = self.name("w")
+        self.inits.append(numpy_helper.from_array((self.rng.standard_normal(shape) * scale).astype(np.float32), n))
+        return n
+
+    def const(self, values, dtype=np.int64):
+        n = self.name("c")
+        self.inits.append(numpy_helper.from_array(np.array(values, dtype=dtype), n))
+        return n
+
+    def op(self, op, inputs, **attrs):
+        out = self.name(op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def linear(self, x, n_in, n_out):
+        y = self.op("MatMul", [x, self.weight([n_in, n_out], n_in**-0.5)])
+        return self.op("Add", [y, self.weight([n_out], 0.1)])
+
+    def layer_norm(self, x):
+        scale = self.const(1.0 + 0.1 * self.rng.standard_normal(D), np.float32)
+        bias = self.const(0.1 * self.rng.standard_normal(D), np.float32)
+        return self.op("LayerNormalization", [x, scale, bias], axis=-1, epsilon=1e-5)
+
+    def gelu(self, x):
+        inner = self.op("Erf", [self.op("Div", [x, self.const(np.sqrt(2.0), np.float32)])])
+        half = self.op("Mul", [x, self.const(0.5, np.float32)])
+        return self.op("Mul", [half, self.op("Add", [inner, self.const(1.0, np.float32)])])
+
+    def heads(self, x, perm):
+        # [b, s, D] -> [b, s, HEADS, DH] (0 copies a dim) -> transposed.
+        return self.op("Transpose", [self.op("Reshape", [x, self.const([0, 0, HEADS, DH])])], perm=perm)
+
+    def attention(self, x, mask):
+        q = self.heads(self.linear(x, D, D), [0, 2, 1, 3])
+        k = self.heads(self.linear(x, D, D), [0, 2, 3, 1])
+        v = self.heads(self.linear(x, D, D), [0, 2, 1, 3])
+        scores = self.op("Mul", [self.op("MatMul", [q, k]), self.const(DH**-0.5, np.float32)])
+        if mask is not None:
+            scores = self.op("Add", [scores, mask])
+        ctx = self.op("MatMul", [self.op("Softmax", [scores], axis=-1), v])
+        # [b, HEADS, s, DH] -> [b, s, HEADS, DH] -> [b, s, D] (-1 takes what is left).
+        ctx = self.op("Reshape", [self.op("Transpose", [ctx], perm=[0, 2, 1, 3]), self.const([0, -1, D])])
+        return self.linear(ctx, D, D)
+
+    def block(self, x, mask):
+        x = self.layer_norm(self.op("Add", [x, self.attention(x, mask)]))
+        ffn = self.linear(self.gelu(self.linear(x, D, FFN)), FFN, D)
+        return self.layer_norm(self.op("Add", [x, ffn]))
+
+    def model(self, inputs, output, out_dims):
+        self.nodes[-1].output[0] = "y"
+        graph = helper.make_graph(
+            self.nodes, "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_dims)], self.inits
+        )
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def encoder():
+    b = Builder(7)
+    x = "x"
+    for _ in range(LAYERS):
+        x = b.block(x, None)
+    b.op("Identity", [x])
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", D])]
+    return b.model(inputs, "y", ["batch", "seq", D])
+
+
+def decoder():
+    b = Builder(11)
+    table = b.weight([VOCAB, D], 1.0)
+    x = b.op("Add", [b.op("Gather", [table, "ids"]), b.op("Gather", [b.weight([MAX_POS, D], 0.1), "positions"])])
+    for _ in range(LAYERS):
+        x = b.block(x, "mask")
+    logits = b.op("MatMul", [b.layer_norm(x), b.op("Transpose", [table], perm=[1, 0])])
+    b.op("Identity", [logits])
+    inputs = [
+        helper.make_tensor_value_info("ids", TensorProto.INT64, [1, "seq"]),
+        helper.make_tensor_value_info("positions", TensorProto.INT64, [1, "seq"]),
+        helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["seq", "seq"]),
+    ]
+    return b.model(inputs, "y", [1, "seq", VOCAB])
+
+
+def inputs_for(name, length, rng):
+    if name == "encoder":
+        batch = 2 if length % 2 else 1
+        return [rng.standard_normal((batch, length, D)).astype(np.float32)]
+    ids = rng.integers(0, VOCAB, (1, length)).astype(np.int64)
+    positions = np.arange(length, dtype=np.int64)[None, :]
+    mask = np.triu(np.full((length, length), -1e9, dtype=np.float32), 1)
+    return [ids, positions, mask]
+
+
+def main():
+    out, lengths = sys.argv[1], [int(a) for a in sys.argv[2:]]
+    rng = np.random.default_rng(3)
+    for name, model in [("encoder", encoder()), ("decoder", decoder())]:
+        onnx.checker.check_model(model)
+        path = f"{out}/{name}.onnx"
+        onnx.save(model, path)
+        session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        for length in lengths:
+            feeds = inputs_for(name, length, rng)
+            for k, x in enumerate(feeds):
+                x.tofile(f"{out}/{name}.{length}.in{k}.bin")
+            y = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), feeds)})[0]
+            y.astype(np.float32).tofile(f"{out}/{name}.{length}.out0.bin")
+            with open(f"{out}/{name}.{length}.dims", "w") as f:
+                f.write(" ".join(str(d) for d in feeds[0].shape[:2]) if name == "encoder" else f"{length}")
+
+
+if __name__ == "__main__":
+    main()

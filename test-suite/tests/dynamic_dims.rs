@@ -1,0 +1,222 @@
+//! Models with dims known only at run time: a BERT-style encoder over `x[batch, seq, 64]` and a
+//! GPT-style decoder over token ids, positions and a causal mask `[seq, seq]`, built with a fixed
+//! seed by `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
+//! it at several sizes through one workspace sized for the largest, and compared with ONNX
+//! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
+//! that no run writes past its output or its workspace (canaries), and that dims below 1 are
+//! refused with `XCC_ERROR_BAD_DIM` and a zero workspace size. Skipped,
+//! with a message, where the project's venv with ONNX Runtime is absent.
+
+use libtest_mimic::Trial;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
+
+/// The sizes every model runs at (the issue's 1, 7, 128 and 512).
+const LENGTHS: &[usize] = &[1, 7, 128, 512];
+
+fn repo() -> PathBuf {
+    suite_dir().parent().unwrap().to_path_buf()
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        return Err(format!("{what} failed ({}):\n{text}", out.status));
+    }
+    Ok(text)
+}
+
+fn read_f32(path: &Path) -> Result<Vec<f32>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect())
+}
+
+/// One model's inputs: their C element types (the header's parameter order).
+struct Model {
+    name: &'static str,
+    symbols: usize,
+    inputs: &'static [&'static str],
+}
+
+const MODELS: &[Model] = &[
+    Model { name: "encoder", symbols: 2, inputs: &["float"] },
+    Model { name: "decoder", symbols: 1, inputs: &["int64_t", "int64_t", "float"] },
+];
+
+/// The C program: `prog DIR L...` reads `DIR/NAME.L.dims` and the inputs of each size, sizes one
+/// workspace for the largest run, runs every size through it and writes `NAME.L.got.bin`.
+fn harness(m: &Model) -> String {
+    let n = m.name;
+    let syms: Vec<String> = (0..m.symbols).map(|k| format!("d[{k}]")).collect();
+    let ins: Vec<String> = m.inputs.iter().enumerate().map(|(k, t)| format!("(const {t} *)in[{k}]")).collect();
+    let zeros = vec!["0"; m.symbols].join(", ");
+    format!(
+        r#"#include "{n}.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CANARY 256
+
+static int intact(const unsigned char *p, size_t n) {{
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != 0xA5) return 0;
+  return 1;
+}}
+
+static void *slurp(const char *path) {{
+  FILE *f = fopen(path, "rb");
+  if (!f) {{ perror(path); exit(2); }}
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *p = malloc(size ? size : 1);
+  if (fread(p, 1, size, f) != (size_t)size) {{ perror(path); exit(2); }}
+  fclose(f);
+  return p;
+}}
+
+static void read_dims(const char *dir, const char *length, int64_t *d) {{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/{n}.%s.dims", dir, length);
+  FILE *f = fopen(path, "r");
+  if (!f) {{ perror(path); exit(2); }}
+  for (int k = 0; k < {ns}; k++)
+    if (fscanf(f, "%lld", (long long *)&d[k]) != 1) {{ fprintf(stderr, "%s: bad dims\n", path); exit(2); }}
+  fclose(f);
+}}
+
+int main(int argc, char **argv) {{
+  const char *dir = argv[1];
+  int64_t d[{ns}];
+  size_t most = 0;
+  for (int r = 2; r < argc; r++) {{
+    read_dims(dir, argv[r], d);
+    size_t ws = {n}_workspace_size({syms});
+    if (ws > most) most = ws;
+  }}
+  /* Canaries after the workspace and each output: a run must not write past what it was given. */
+  size_t rounded = (most + 63) / 64 * 64;
+  unsigned char *workspace = aligned_alloc(64, rounded + CANARY);
+  memset(workspace + most, 0xA5, rounded + CANARY - most);
+  for (int r = 2; r < argc; r++) {{
+    char path[4096];
+    void *in[{ni}];
+    read_dims(dir, argv[r], d);
+    for (int k = 0; k < {ni}; k++) {{
+      snprintf(path, sizeof path, "%s/{n}.%s.in%d.bin", dir, argv[r], k);
+      in[k] = slurp(path);
+    }}
+    int64_t out_dims[{n_up}_OUTPUT0_RANK];
+    {n}_output0_dims({syms}, out_dims);
+    size_t count = 1;
+    for (int k = 0; k < {n_up}_OUTPUT0_RANK; k++) count *= (size_t)out_dims[k];
+    float *y = malloc(count * sizeof(float) + CANARY);
+    memset((unsigned char *)y + count * sizeof(float), 0xA5, CANARY);
+    int32_t rc = {n}_run({syms}, {ins}, y, workspace);
+    if (rc != XCC_OK) {{ fprintf(stderr, "size %s: %s\n", argv[r], xcc_status_message(rc)); return 1; }}
+    if (!intact((unsigned char *)y + count * sizeof(float), CANARY) || !intact(workspace + most, rounded + CANARY - most)) {{
+      fprintf(stderr, "size %s: the run wrote past its output or its workspace\n", argv[r]);
+      return 1;
+    }}
+    snprintf(path, sizeof path, "%s/{n}.%s.got.bin", dir, argv[r]);
+    FILE *f = fopen(path, "wb");
+    fwrite(y, sizeof(float), count, f);
+    fclose(f);
+    for (int k = 0; k < {ni}; k++) free(in[k]);
+    free(y);
+  }}
+  /* Dims below 1: refused before any pointer is read, and no workspace for them. */
+  int32_t bad = {n}_run({zeros}, {nulls}, NULL, NULL);
+  printf("zero dims: %d %zu\n", bad, (size_t){n}_workspace_size({zeros}));
+  return 0;
+}}
+"#,
+        ns = m.symbols,
+        ni = m.inputs.len(),
+        n_up = n.to_uppercase(),
+        syms = syms.join(", "),
+        ins = ins.join(", "),
+        nulls = vec!["NULL"; m.inputs.len()].join(", "),
+    )
+}
+
+fn compare(what: &str, got: &[f32], want: &[f32]) -> Result<f64, String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()));
+    }
+    let mut worst: f64 = 0.0;
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let d = (g as f64 - w as f64).abs();
+        let allowed = 1e-4 + 1e-4 * (w as f64).abs();
+        if d.is_nan() || d > allowed {
+            return Err(format!("{what}: element {i} is {g}, ONNX Runtime gives {w}"));
+        }
+        worst = worst.max(d / allowed);
+    }
+    Ok(worst)
+}
+
+/// Compiles `m` once, runs it at every length and compares with ONNX Runtime's outputs.
+fn check(m: &Model, dir: &Path) -> Result<(), String> {
+    let lib = dir.join(format!("lib{}.a", m.name));
+    run(Command::new(xcc_binary()).arg(dir.join(format!("{}.onnx", m.name))).args(["-O3", "-o"]).arg(&lib), "xcc")?;
+    let source = dir.join(format!("{}_main.c", m.name));
+    std::fs::write(&source, harness(m)).unwrap();
+    let exe = dir.join(format!("{}_main", m.name));
+    run(
+        Command::new("cc")
+            .arg("-O1")
+            .arg("-I")
+            .arg(dir)
+            .arg(&source)
+            .arg(&lib)
+            .args(["-lm", "-lpthread", "-o"])
+            .arg(&exe),
+        "linking the C program",
+    )?;
+    let lengths: Vec<String> = LENGTHS.iter().map(|l| l.to_string()).collect();
+    let stdout = run(Command::new(&exe).arg(dir).args(&lengths), "the C program")?;
+    if !stdout.contains("zero dims: 7 0") {
+        return Err(format!("dims of 0: expected XCC_ERROR_BAD_DIM (7) and no workspace, got: {stdout}"));
+    }
+    for l in &lengths {
+        let got = read_f32(&dir.join(format!("{}.{l}.got.bin", m.name)))?;
+        let want = read_f32(&dir.join(format!("{}.{l}.out0.bin", m.name)))?;
+        let worst = compare(&format!("{} at size {l}", m.name), &got, &want)?;
+        println!("{} at size {l}: {} values, worst error {worst:.2} of the tolerance", m.name, got.len());
+    }
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    let python = repo().join(".venv/bin/python");
+    let dir = repo().join("target/xcc-tests/dynamic-dims");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lengths: Vec<String> = LENGTHS.iter().map(|l| l.to_string()).collect();
+    let skipped = !python.exists();
+    let made = if skipped {
+        println!("skipped: .venv with onnx and onnxruntime is missing (run scripts/setup.sh)");
+        Ok(String::new())
+    } else {
+        run(
+            Command::new(&python).arg(suite_dir().join("dynamic/make_models.py")).arg(&dir).args(&lengths),
+            "make_models.py",
+        )
+    };
+    let trials = MODELS
+        .iter()
+        .map(|m| {
+            let (dir, made) = (dir.clone(), made.clone());
+            Trial::test(format!("dynamic-dims/{}", m.name), move || {
+                made?;
+                Ok(check(m, &dir)?)
+            })
+            .with_ignored_flag(skipped)
+        })
+        .collect();
+    run_trials(trials)
+}
