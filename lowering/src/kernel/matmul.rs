@@ -427,6 +427,8 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
 pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     if micro_kernel_applies(m, op) {
         lower_on_micro_kernel(m, op)
+    } else if rows_apply(m, op) {
+        lower_rows(m, op)
     } else if m.attr(op, "b_panels").is_none() {
         lower_general(m, op)
     } else {
@@ -523,6 +525,163 @@ fn fixed_dim(e: Extent) -> usize {
 
 /// One dot product per output element, for every element type, transposes, alpha and beta,
 /// and dims known only at run time.
+/// Whether [`lower_rows`] takes a matmul the micro-kernel does not: f32, neither operand read
+/// transposed, no packed panels (what attention's `Q·Kᵀ` and `P·V` are when the sequence is
+/// known only at run time).
+fn rows_apply(m: &Module, op: OpId) -> bool {
+    let ops = EpilogueOperands::of(m, op);
+    let elem = m.ty(ops.output).as_memref().expect("verified").elem.as_ref().clone();
+    elem == Type::f32()
+        && m.attr(op, "transpose_a").is_none()
+        && m.attr(op, "transpose_b").is_none()
+        && m.attr(op, "b_panels").is_none()
+}
+
+/// Row by row, in parallel over the batches and the rows of the output. Columns go in blocks
+/// of vectors whose accumulators are carried over K (one broadcast of `A[i, k]` and one vector
+/// load of B's row per vector and k), whatever N is at run time; the columns left over are dot
+/// products. Then the epilogue (alpha, bias, residual, activation) runs over the row. Each
+/// output element sums its products in order of `k`, as the dot products of [`lower_general`]
+/// do.
+fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+    let span = m.ops[op].span;
+    let ops = EpilogueOperands::of(m, op);
+    let ep = Epilogue::of(m, op);
+    let mut c = Cursor::new(m, span);
+    let (a_shape, b_shape, out_shape) = (c.extents(ops.a), c.extents(ops.b), c.extents(ops.output));
+    let r = out_shape.len() - 2;
+    let (mm, nn, kk) = (out_shape[r], out_shape[r + 1], a_shape[a_shape.len() - 1]);
+    let batch = out_shape[..r].to_vec();
+    let bias_shape = ops.bias.map(|v| c.extents(v));
+    let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
+    let residual = ops.residual.map(|v| c.flat(v));
+    let bias_buf = ops.bias.map(|v| c.flat(v));
+    let (a_lead, b_lead) = (a_shape[..a_shape.len() - 2].to_vec(), b_shape[..b_shape.len() - 2].to_vec());
+    let (a_matrix, b_matrix, o_matrix) = (c.extent_mul(mm, kk), c.extent_mul(kk, nn), c.extent_mul(mm, nn));
+    let one = Extent::Fixed(1);
+    let epilogue =
+        ep.alpha != 1.0 || bias_buf.is_some() || residual.is_some() || ep.act_min.is_some() || ep.act_max.is_some();
+    let mut rows = batch.clone();
+    rows.push(mm);
+    c.parallel_over(&rows, &mut |e, ivs| {
+        let (bivs, i) = (&ivs[..r], ivs[r]);
+        let ao = batch_offset(e, &a_lead, &batch, bivs, a_matrix);
+        let bo = batch_offset(e, &b_lead, &batch, bivs, b_matrix);
+        let co = batch_offset(e, &batch, &batch, bivs, o_matrix);
+        let row_a = e.affine_over(&[(i, kk)], 0);
+        let row_a = e.value_op("arith.addi", &[ao, row_a], Type::Index);
+        let row_o = e.affine_over(&[(i, nn)], 0);
+        let row_o = e.value_op("arith.addi", &[co, row_o], Type::Index);
+        let (zero_i, n_end) = (e.idx(0), e.extent(nn));
+        let row = RowOperands { a: a1, b: b1, out: o1, row_a, b_start: bo, row_o, k: kk, n: nn };
+        // Blocks of four vectors of columns while they last, then single vectors, then columns.
+        let n_wide = round_down(e, n_end, ROW_BLOCK * ROW_LANES);
+        e.for_step(zero_i, n_wide, ROW_BLOCK * ROW_LANES, |e, j0| row_block(e, &row, j0, ROW_BLOCK));
+        let n_vectors = round_down(e, n_end, ROW_LANES);
+        e.for_step(n_wide, n_vectors, ROW_LANES, |e, j0| row_block(e, &row, j0, 1));
+        e.for_step(n_vectors, n_end, 1, |e, j| row_column(e, &row, j));
+        if !epilogue {
+            return;
+        }
+        e.for_step(zero_i, n_end, 1, |e, j| {
+            let oi = e.value_op("arith.addi", &[row_o, j], Type::Index);
+            let mut v = e.load(o1, &[oi]);
+            if ep.alpha != 1.0 {
+                let s = e.const_float(ep.alpha, Type::f32());
+                v = e.value_op("arith.mulf", &[v, s], Type::f32());
+            }
+            if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
+                let zero = Extent::Fixed(0);
+                let row_stride = if bs[0] == one { zero } else { bs[1] };
+                let col_stride = if bs[1] == one { zero } else { one };
+                let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
+                let mut bv = e.load(buf, &[bi]);
+                if ep.beta != 1.0 {
+                    let s = e.const_float(ep.beta, Type::f32());
+                    bv = e.value_op("arith.mulf", &[bv, s], Type::f32());
+                }
+                v = e.value_op("arith.addf", &[v, bv], Type::f32());
+            }
+            if let Some(res) = residual {
+                let rv = e.load(res, &[oi]);
+                v = e.value_op("arith.addf", &[v, rv], Type::f32());
+            }
+            v = apply_activation(e, v, (ep.act_min, ep.act_max));
+            e.store(v, o1, &[oi]);
+        });
+    });
+    c.finish(op);
+    Ok(())
+}
+
+/// The lanes of [`lower_rows`]' vectors, and how many of them one block of columns carries.
+const ROW_LANES: usize = 8;
+const ROW_BLOCK: usize = 4;
+
+/// What [`lower_rows`] reads and writes for one output row: flat buffers, the row's start in A
+/// and in the output, B's matrix start, and the K and N extents.
+struct RowOperands {
+    a: ValueId,
+    b: ValueId,
+    out: ValueId,
+    row_a: ValueId,
+    b_start: ValueId,
+    row_o: ValueId,
+    k: Extent,
+    n: Extent,
+}
+
+/// `n` rounded down to a multiple of `step`.
+fn round_down<B: LoopBuilder>(e: &mut B, n: ValueId, step: usize) -> ValueId {
+    let s = e.idx(step as i64);
+    let q = e.value_op("arith.divui", &[n, s], Type::Index);
+    e.value_op("arith.muli", &[q, s], Type::Index)
+}
+
+/// Output columns `j0 ..` of the row, `vectors` vectors of them: accumulators carried over K,
+/// one broadcast of `A[i, k]` and one vector load of B's row per vector and k.
+fn row_block<B: LoopBuilder>(e: &mut B, row: &RowOperands, j0: ValueId, vectors: usize) {
+    let vt = Type::Vector { shape: vec![ROW_LANES as u64], elem: Box::new(Type::f32()) };
+    let zero = e.splat_const(0.0, vt.clone());
+    let (l, u) = (e.idx(0), e.extent(row.k));
+    let accs = e.for_accs_between(l, u, &vec![zero; vectors], |e, k, accs| {
+        let at = e.value_op("arith.addi", &[row.row_a, k], Type::Index);
+        let av = e.load(row.a, &[at]);
+        let ab = e.value_op("vector.broadcast", &[av], vt.clone());
+        let b_row = e.affine_over(&[(k, row.n)], 0);
+        let b_row = e.value_op("arith.addi", &[row.b_start, b_row], Type::Index);
+        let b_at = e.value_op("arith.addi", &[b_row, j0], Type::Index);
+        (0..vectors)
+            .map(|v| {
+                let bi = e.affine_over(&[(b_at, Extent::Fixed(1))], (v * ROW_LANES) as i64);
+                let bv = e.value_op("vector.load", &[row.b, bi], vt.clone());
+                e.fmuladd(ab, bv, accs[v])
+            })
+            .collect()
+    });
+    let o_at = e.value_op("arith.addi", &[row.row_o, j0], Type::Index);
+    for (v, acc) in accs.into_iter().enumerate() {
+        let oi = e.affine_over(&[(o_at, Extent::Fixed(1))], (v * ROW_LANES) as i64);
+        e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([acc, row.out, oi]));
+    }
+}
+
+/// One output column of the row: a dot product over K.
+fn row_column<B: LoopBuilder>(e: &mut B, row: &RowOperands, j: ValueId) {
+    let zero = e.const_float(0.0, Type::f32());
+    let (l, u) = (e.idx(0), e.extent(row.k));
+    let dot = e.for_accs_between(l, u, &[zero], |e, k, acc| {
+        let at = e.value_op("arith.addi", &[row.row_a, k], Type::Index);
+        let av = e.load(row.a, &[at]);
+        let bi = e.affine_over(&[(k, row.n), (j, Extent::Fixed(1))], 0);
+        let bi = e.value_op("arith.addi", &[row.b_start, bi], Type::Index);
+        let bv = e.load(row.b, &[bi]);
+        vec![e.fmuladd(av, bv, acc[0])]
+    })[0];
+    let oi = e.value_op("arith.addi", &[row.row_o, j], Type::Index);
+    e.store(dot, row.out, &[oi]);
+}
+
 fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A model compiled with run-time dims against the same model specialized with --dim at the same
+# size, and ONNX Runtime on the same model and inputs, in one run on this machine, one thread.
+# The models are test-suite/dynamic/make_models.py's encoder (batch 1) and decoder. Usage:
+# scripts/bench-dynamic.sh [LENGTH...] (default 128 512). BENCH_REPEAT=N (default 3) measures
+# each configuration N times in turn and reports the medians; BUDGET_MS (default 2000) is the
+# time one measurement may take. Prints a Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -gt 0 ]; then lengths=("$@"); else lengths=(128 512); fi
+cargo build --release -p xcc >/dev/null
+work=.work/bench-dynamic
+rm -rf "$work" && mkdir -p "$work"
+py=.venv/bin/python
+budget="${BUDGET_MS:-2000}"
+repeat="${BENCH_REPEAT:-3}"
+"$py" test-suite/dynamic/make_models.py "$work" "${lengths[@]}" >/dev/null
+median() { tr ',' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "| model | length | symbolic ms | specialized ms | symbolic / specialized | ONNX Runtime ms | symbolic / ORT |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for m in encoder decoder; do
+  mkdir -p "$work/sym" && ./target/release/xcc "$work/$m.onnx" -O3 -o "$work/sym/lib$m.a"
+  for l in "${lengths[@]}"; do
+    if [ $m = encoder ]; then
+      dims="1, $l"; flags=(--dim batch=1 --dim "seq=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 64 * 4))
+    else
+      dims="$l"; flags=(--dim "seq=$l"); ins=("$work/$m.$l.in0.bin" "$work/$m.$l.in1.bin" "$work/$m.$l.in2.bin")
+      args="in[0], in[1], in[2]"; out=$((l * 97 * 4))
+    fi
+    mkdir -p "$work/spec$l" && ./target/release/xcc "$work/$m.onnx" -O3 "${flags[@]}" -o "$work/spec$l/lib$m.a"
+    cc -O2 -I "$work/sym" -DHEADER="\"$m.h\"" -DRUN="${m}_run($dims, $args, out, ws)" \
+      -DWS="${m}_workspace_size($dims)" -DOUT_BYTES=$out bench/dynamic_driver.c "$work/sym/lib$m.a" \
+      -lm -lpthread -o "$work/sym_${m}_$l"
+    cc -O2 -I "$work/spec$l" -DHEADER="\"$m.h\"" -DRUN="${m}_run($args, out, ws)" \
+      -DWS="${m}_workspace_size()" -DOUT_BYTES=$out bench/dynamic_driver.c "$work/spec$l/lib$m.a" \
+      -lm -lpthread -o "$work/spec_${m}_$l"
+    ss=""; ps=""; os=""
+    for _ in $(seq "$repeat"); do
+      read -r s _ < <(XCC_NUM_THREADS=1 "$work/sym_${m}_$l" "$budget" "${ins[@]}")
+      read -r p _ < <(XCC_NUM_THREADS=1 "$work/spec_${m}_$l" "$budget" "${ins[@]}")
+      read -r o _ < <("$py" bench/ort_dynamic.py "$work/$m.onnx" "$work/$m.$l" "$budget")
+      ss+="$s,"; ps+="$p,"; os+="$o,"
+    done
+    s=$(echo "$ss" | median); p=$(echo "$ps" | median); o=$(echo "$os" | median)
+    echo "| $m | $l | $s | $p | $(awk "BEGIN {printf \"%.2f\", $s / $p}") | $o | $(awk "BEGIN {printf \"%.2f\", $s / $o}") |"
+  done
+done
