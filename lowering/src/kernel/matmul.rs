@@ -8,9 +8,11 @@
 //! are independent (one parallel loop over column and row tiles); the rows that do not fill a
 //! tile make one shorter tile; when the column count is not a multiple of `NR`, the last tile
 //! overlaps the previous one (B in rows) or is a narrow tile of the zero-padded panel (B in
-//! panels); fewer than `NR` columns in rows use dot products. It needs f32 elements and B's rows
-//! contiguous or packed; any other matmul (other element types, a transposed B, alpha or beta, a
-//! full bias) is a parallel loop over the output with a dot product inside.
+//! panels); fewer than `NR` columns in rows use dot products. It needs f32 elements, static K
+//! and N, and B's rows contiguous or packed. Other f32 matmuls without transposes (K or N known
+//! only at run time, alpha or beta, a full bias) go row by row with blocks of vector
+//! accumulators ([`lower_rows`]); the rest (other element types, a transposed operand) are a
+//! parallel loop over the output with a dot product inside.
 
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
