@@ -550,15 +550,8 @@ fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
     let mut c = Cursor::new(m, span);
-    let (a_shape, b_shape, out_shape) = (c.extents(ops.a), c.extents(ops.b), c.extents(ops.output));
-    let r = out_shape.len() - 2;
-    let (mm, nn, kk) = (out_shape[r], out_shape[r + 1], a_shape[a_shape.len() - 1]);
-    let batch = out_shape[..r].to_vec();
-    let bias_shape = ops.bias.map(|v| c.extents(v));
-    let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
-    let residual = ops.residual.map(|v| c.flat(v));
-    let bias_buf = ops.bias.map(|v| c.flat(v));
-    let (a_lead, b_lead) = (a_shape[..a_shape.len() - 2].to_vec(), b_shape[..b_shape.len() - 2].to_vec());
+    let FlatOperands { r, mm, nn, kk, batch, bias_shape, a1, b1, o1, residual, bias_buf, a_lead, b_lead } =
+        FlatOperands::of(&mut c, &ops, false);
     let (a_matrix, b_matrix, o_matrix) = (c.extent_mul(mm, kk), c.extent_mul(kk, nn), c.extent_mul(mm, nn));
     let one = Extent::Fixed(1);
     let epilogue =
@@ -614,6 +607,52 @@ fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     });
     c.finish(op);
     Ok(())
+}
+
+/// A matmul's operands as the loop lowerings read them: flat buffers, the batch dims, and the
+/// M, N and K extents (`r` is the output's batch rank).
+struct FlatOperands {
+    r: usize,
+    mm: Extent,
+    nn: Extent,
+    kk: Extent,
+    batch: Vec<Extent>,
+    bias_shape: Option<Vec<Extent>>,
+    a1: ValueId,
+    b1: ValueId,
+    o1: ValueId,
+    residual: Option<ValueId>,
+    bias_buf: Option<ValueId>,
+    a_lead: Vec<Extent>,
+    b_lead: Vec<Extent>,
+}
+
+impl FlatOperands {
+    /// `transpose_a`: A is read as its transpose (K is then its second-to-last dim).
+    fn of(c: &mut Cursor, ops: &EpilogueOperands, transpose_a: bool) -> FlatOperands {
+        let (a_shape, b_shape, out_shape) = (c.extents(ops.a), c.extents(ops.b), c.extents(ops.output));
+        let r = out_shape.len() - 2;
+        let kk = if transpose_a { a_shape[a_shape.len() - 2] } else { a_shape[a_shape.len() - 1] };
+        let bias_shape = ops.bias.map(|v| c.extents(v));
+        let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
+        let residual = ops.residual.map(|v| c.flat(v));
+        let bias_buf = ops.bias.map(|v| c.flat(v));
+        FlatOperands {
+            r,
+            mm: out_shape[r],
+            nn: out_shape[r + 1],
+            kk,
+            batch: out_shape[..r].to_vec(),
+            bias_shape,
+            a1,
+            b1,
+            o1,
+            residual,
+            bias_buf,
+            a_lead: a_shape[..a_shape.len() - 2].to_vec(),
+            b_lead: b_shape[..b_shape.len() - 2].to_vec(),
+        }
+    }
 }
 
 /// The lanes of [`lower_rows`]' vectors, and how many of them one block of columns carries.
@@ -691,16 +730,8 @@ fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
     let mut c = Cursor::new(m, span);
-    let (a_shape, b_shape, out_shape) = (c.extents(ops.a), c.extents(ops.b), c.extents(ops.output));
-    let r = out_shape.len() - 2;
-    let (mm, nn) = (out_shape[r], out_shape[r + 1]);
-    let kk = if ta { a_shape[a_shape.len() - 2] } else { a_shape[a_shape.len() - 1] };
-    let batch = out_shape[..r].to_vec();
-    let bias_shape = ops.bias.map(|v| c.extents(v));
-    let (a1, b1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
-    let residual = ops.residual.map(|v| c.flat(v));
-    let bias_buf = ops.bias.map(|v| c.flat(v));
-    let (a_lead, b_lead) = (a_shape[..a_shape.len() - 2].to_vec(), b_shape[..b_shape.len() - 2].to_vec());
+    let FlatOperands { r, mm, nn, kk, batch, bias_shape, a1, b1, o1, residual, bias_buf, a_lead, b_lead } =
+        FlatOperands::of(&mut c, &ops, ta);
     let act = (ep.act_min, ep.act_max);
     let float = elem.is_float();
     let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
