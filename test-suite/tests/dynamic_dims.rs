@@ -3,8 +3,9 @@
 //! seed by `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
-//! that no run writes past its output or its workspace (canaries), and that dims below 1 are
-//! refused with `XCC_ERROR_BAD_DIM` and a zero workspace size. Skipped,
+//! that no run writes past its output or its workspace (canaries), and that dims below 1 or
+//! making a tensor over 2^44 bytes are refused with `XCC_ERROR_BAD_DIM` and a zero workspace
+//! size. Skipped,
 //! with a message, where the project's venv with ONNX Runtime is absent.
 
 use libtest_mimic::Trial;
@@ -131,6 +132,9 @@ int main(int argc, char **argv) {{
   /* Dims below 1: refused before any pointer is read, and no workspace for them. */
   int32_t bad = {n}_run({zeros}, {nulls}, NULL, NULL);
   printf("zero dims: %d %zu\n", bad, (size_t){n}_workspace_size({zeros}));
+  /* Dims whose tensors would pass 2^44 bytes: refused the same way. */
+  int32_t huge = {n}_run({huges}, {nulls}, NULL, NULL);
+  printf("huge dims: %d %zu\n", huge, (size_t){n}_workspace_size({huges}));
   return 0;
 }}
 "#,
@@ -140,6 +144,7 @@ int main(int argc, char **argv) {{
         syms = syms.join(", "),
         ins = ins.join(", "),
         nulls = vec!["NULL"; m.inputs.len()].join(", "),
+        huges = vec!["(int64_t)1 << 40"; m.symbols].join(", "),
     )
 }
 
@@ -179,8 +184,10 @@ fn check(m: &Model, dir: &Path) -> Result<(), String> {
     )?;
     let lengths: Vec<String> = LENGTHS.iter().map(|l| l.to_string()).collect();
     let stdout = run(Command::new(&exe).arg(dir).args(&lengths), "the C program")?;
-    if !stdout.contains("zero dims: 7 0") {
-        return Err(format!("dims of 0: expected XCC_ERROR_BAD_DIM (7) and no workspace, got: {stdout}"));
+    for case in ["zero dims", "huge dims"] {
+        if !stdout.contains(&format!("{case}: 7 0")) {
+            return Err(format!("{case}: expected XCC_ERROR_BAD_DIM (7) and no workspace, got: {stdout}"));
+        }
     }
     for l in &lengths {
         let got = read_f32(&dir.join(format!("{}.{l}.got.bin", m.name)))?;

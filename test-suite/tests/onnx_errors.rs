@@ -422,21 +422,74 @@ fn shape_flags_that_contradict_the_model() -> Result<(), String> {
 
 /// A model whose inputs share symbolic dims: `ids` and `mask` are [batch, seq], `bias` is [seq].
 fn symbolic_model() -> Vec<u8> {
-    let sym = |name: &str, elem: i32, dims: &[&str]| {
-        let mut v = value(name, elem, &vec![1; dims.len()]);
-        if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut()) {
-            for (d, p) in t.shape.as_mut().unwrap().dim.iter_mut().zip(dims) {
-                d.value = Some(tensor_shape_proto::dimension::Value::DimParam(p.to_string()));
-            }
-        }
-        v
-    };
+    let sym = symbolic;
     model(
         vec![node("add0", "Add", &["ids", "mask"], &["s"]), node("add1", "Add", &["s", "bias"], &["y"])],
         vec![sym("ids", FLOAT, &["batch", "seq"]), sym("mask", FLOAT, &["batch", "seq"]), sym("bias", FLOAT, &["seq"])],
         vec![sym("y", FLOAT, &["batch", "seq"])],
         vec![],
     )
+}
+
+/// An input of dims `dims`: numbers are fixed dims, names are symbolic ones.
+fn symbolic(name: &str, elem: i32, dims: &[&str]) -> ValueInfoProto {
+    let mut v = value(name, elem, &vec![1; dims.len()]);
+    if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        for (d, p) in t.shape.as_mut().unwrap().dim.iter_mut().zip(dims) {
+            d.value = Some(match p.parse::<i64>() {
+                Ok(n) => tensor_shape_proto::dimension::Value::DimValue(n),
+                Err(_) => tensor_shape_proto::dimension::Value::DimParam(p.to_string()),
+            });
+        }
+    }
+    v
+}
+
+/// Operators that take run-time dims refuse the cases their code is not generated for, naming
+/// the node and the dims: two symbols that may differ, a `-1` that does not divide as
+/// expressions, a gathered axis, normalized dims or a squeezed dim known only at run time, and a
+/// MatMul with a vector.
+fn run_time_dims_the_operators_refuse() -> Result<(), String> {
+    let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-run-time-dims");
+    let one = |n: NodeProto, inputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>| {
+        model(vec![n], inputs, vec![value("y", FLOAT, &[1])], inits)
+    };
+    let add = one(
+        node("add0", "Add", &["a", "b"], &["y"]),
+        vec![symbolic("a", FLOAT, &["seq"]), symbolic("b", FLOAT, &["len"])],
+        vec![],
+    );
+    expect_failure(&dir, "broadcast", &add, &["Add node 'add0'", "[seq]", "[len]", "may differ at run time"])?;
+    let reshape = one(
+        node("reshape0", "Reshape", &["x", "shape"], &["y"]),
+        vec![symbolic("x", FLOAT, &["seq", "3"])],
+        vec![int64s("shape", &[2], &[2, -1])],
+    );
+    expect_failure(&dir, "reshape", &reshape, &["Reshape node 'reshape0'", "[seq, 3]", "for every value"])?;
+    let gather = one(
+        node("gather0", "Gather", &["x", "idx"], &["y"]),
+        vec![symbolic("x", FLOAT, &["seq", "4"])],
+        vec![int64s("idx", &[1], &[0])],
+    );
+    expect_failure(&dir, "gather", &gather, &["Gather node 'gather0'", "axis 0 is seq", "--dim"])?;
+    let norm = one(
+        node("norm0", "LayerNormalization", &["x", "scale"], &["y"]),
+        vec![symbolic("x", FLOAT, &["2", "seq"])],
+        vec![floats("scale", &[1], &[1.0])],
+    );
+    expect_failure(&dir, "layer-norm", &norm, &["LayerNormalization node 'norm0'", "normalized dims", "seq"])?;
+    let squeeze = one(
+        node("squeeze0", "Squeeze", &["x", "axes"], &["y"]),
+        vec![symbolic("x", FLOAT, &["seq", "1"])],
+        vec![int64s("axes", &[1], &[0])],
+    );
+    expect_failure(&dir, "squeeze", &squeeze, &["Squeeze node 'squeeze0'", "cannot squeeze dimension 0 of size seq"])?;
+    let matmul = one(
+        node("mm0", "MatMul", &["x", "v"], &["y"]),
+        vec![symbolic("x", FLOAT, &["seq", "4"])],
+        vec![floats("v", &[4], &[1.0; 4])],
+    );
+    expect_failure(&dir, "matmul-vector", &matmul, &["MatMul node 'mm0'", "[seq, 4] x [4]", "not supported yet"])
 }
 
 /// A symbolic dim is one size wherever the inputs use it: `--dim` sets it by name, one input's
@@ -508,6 +561,9 @@ fn main() -> std::process::ExitCode {
         Ok(symbolic_dims_stay_symbolic_or_are_specialized()?)
     }));
     trials.push(Trial::test("onnx-errors/symbolic-dims-are-unified", || Ok(symbolic_dims_are_unified()?)));
+    trials.push(Trial::test("onnx-errors/run-time-dims-the-operators-refuse", || {
+        Ok(run_time_dims_the_operators_refuse()?)
+    }));
     trials.push(Trial::test("onnx-errors/shape-flags-that-contradict-the-model", || {
         Ok(shape_flags_that_contradict_the_model()?)
     }));

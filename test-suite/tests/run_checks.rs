@@ -121,6 +121,59 @@ fn checked_runs() -> Result<(), String> {
     Ok(())
 }
 
+/// A model that needs no workspace (`y = Relu(x)` writes its output directly) runs through
+/// `NAME_run_alloc` even when every allocation fails: a workspace of 0 bytes that comes back NULL
+/// is no failure (glibc's malloc(0) may return NULL).
+fn run_alloc_without_a_workspace() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-no-workspace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let onnx = dir.join("relu.onnx");
+    let relu = model(
+        vec![node("relu0", "Relu", &["x"], &["y"])],
+        vec![value("x", FLOAT, &[4])],
+        vec![value("y", FLOAT, &[4])],
+        vec![],
+    );
+    std::fs::write(&onnx, relu).unwrap();
+    let lib = dir.join("librelu.a");
+    run(Command::new(xcc_binary()).arg(&onnx).args(["--name", "relu", "-o"]).arg(&lib), "xcc")?;
+    let source = dir.join("main.c");
+    std::fs::write(
+        &source,
+        r#"#include "relu.h"
+#include <stdio.h>
+void *__wrap_xcc_alloc(int64_t bytes, int64_t alignment) { (void)bytes; (void)alignment; return NULL; }
+int main(void) {
+  float x[4] = {-1.5f, 0.0f, 2.0f, -3.0f}, y[4] = {9, 9, 9, 9};
+  int32_t rc = relu_run_alloc(x, y);
+  printf("workspace %zu rc %d y %g %g %g %g\n", relu_workspace_size(), rc, y[0], y[1], y[2], y[3]);
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.join("main");
+    run(
+        Command::new("cc")
+            .arg("-I")
+            .arg(&dir)
+            .arg(&source)
+            .arg(&lib)
+            .args(["-Wl,--wrap=xcc_alloc", "-lm", "-lpthread", "-o"])
+            .arg(&exe),
+        "linking",
+    )?;
+    let out = run(&mut Command::new(&exe), "the program")?;
+    let want = "workspace 0 rc 0 y 0 0 2 0";
+    if !out.contains(want) {
+        return Err(format!("expected '{want}', got: {out}"));
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
-    run_trials(vec![Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?))])
+    run_trials(vec![
+        Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
+        Trial::test("run-checks/run-alloc-without-a-workspace", || Ok(run_alloc_without_a_workspace()?)),
+    ])
 }
