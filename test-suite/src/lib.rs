@@ -219,6 +219,17 @@ pub fn run_command(cmd: &mut Command, timeout: Duration) -> Outcome {
     Outcome { code, signal, timed_out, spawn_error: None, stdout, stderr }
 }
 
+/// Runs a command through [`run_command`] (killed after `timeout`): its stdout and stderr, or
+/// an error naming `what` with how it failed and what it printed.
+pub fn run_ok(cmd: &mut Command, what: &str, timeout: Duration) -> Result<String, String> {
+    let o = run_command(cmd, timeout);
+    if o.success() {
+        Ok(format!("{}{}", o.stdout, o.stderr))
+    } else {
+        Err(format!("{what} failed: {}", o.summary()))
+    }
+}
+
 /// Seconds a compile or link may take (`$XCC_TEST_COMPILE_TIMEOUT`, default 180).
 pub fn compile_timeout() -> Duration {
     env_secs("XCC_TEST_COMPILE_TIMEOUT", 180)

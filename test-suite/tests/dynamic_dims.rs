@@ -11,7 +11,7 @@
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
+use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
 /// The sizes every model runs at (the 1, 7, 128 and 512).
 const LENGTHS: &[usize] = &[1, 7, 128, 512];
@@ -20,13 +20,10 @@ fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
 }
 
+/// A command that must succeed (compiles, links and runs here take seconds; the compile
+/// timeout bounds them all).
 fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if !out.status.success() {
-        return Err(format!("{what} failed ({}):\n{text}", out.status));
-    }
-    Ok(text)
+    run_ok(cmd, what, compile_timeout())
 }
 
 fn read_f32(path: &Path) -> Result<Vec<f32>, String> {

@@ -10,7 +10,7 @@ use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
 use xcc_test_suite::onnx_build::{model, node, value, FLOAT};
-use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
+use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType INT64.
 const INT64: i32 = 7;
@@ -65,13 +65,10 @@ fn checked_model() -> Vec<u8> {
     )
 }
 
+/// A command that must succeed (compiles, links and runs here take seconds; the compile
+/// timeout bounds them all).
 fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if !out.status.success() {
-        return Err(format!("{what} failed ({}):\n{text}", out.status));
-    }
-    Ok(text)
+    run_ok(cmd, what, compile_timeout())
 }
 
 /// Whether `cc` builds and runs a program with `flags` (AddressSanitizer needs its runtime).

@@ -70,14 +70,6 @@ impl Dim {
         r
     }
 
-    pub fn sub(&self, other: &Dim) -> Dim {
-        let mut r = self.clone();
-        for (k, &c) in &other.terms {
-            r.add_term(k.clone(), -c);
-        }
-        r
-    }
-
     pub fn mul(&self, other: &Dim) -> Dim {
         let mut r = Dim::fixed(0);
         for (a, &x) in &self.terms {
@@ -116,11 +108,6 @@ impl Dim {
             r.add_term(rest, c / dc);
         }
         Some(r)
-    }
-
-    /// The value with each symbol at `value(symbol)`.
-    pub fn eval(&self, value: &impl Fn(&str) -> i64) -> i64 {
-        self.terms.iter().map(|(k, &c)| k.iter().fold(c, |acc, s| acc.saturating_mul(value(s)))).sum()
     }
 }
 
@@ -168,7 +155,6 @@ mod tests {
         assert_eq!(x, y);
         assert_eq!(x.to_string(), "batch*seq*256");
         assert_eq!(s.add(&Dim::fixed(1)).add(&s).to_string(), "seq*2+1");
-        assert_eq!(s.sub(&s), Dim::fixed(0));
         assert_eq!(Dim::product([&Dim::fixed(3), &Dim::fixed(5)]).as_fixed(), Some(15));
         assert!(!s.is_fixed());
     }
@@ -182,6 +168,5 @@ mod tests {
         assert_eq!(total.div_exact(&Dim::fixed(7)), None);
         assert_eq!(s.add(&Dim::fixed(1)).div_exact(&s), None);
         assert_eq!(s.div_exact(&s.add(&Dim::fixed(1))), None);
-        assert_eq!(total.eval(&|n| if n == "seq" { 3 } else { 2 }), 2 * 3 * 768);
     }
 }

@@ -162,10 +162,6 @@ impl TensorType {
         self.symbolic.is_some()
     }
 
-    pub fn rank(&self) -> usize {
-        self.shape.len()
-    }
-
     /// `float32 [1, seq, 256]` for messages.
     pub fn describe(&self) -> String {
         format!("{} {}", self.dtype.name(), crate::dim::dims_text(&self.dims()))

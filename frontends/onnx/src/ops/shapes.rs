@@ -19,7 +19,7 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> OResult<Vec<usize>> {
     Ok(out)
 }
 
-/// Broadcasting over dims that may be known only at run time: equal dims, or one of them 1.
+/// [`broadcast`] over dims that may be known only at run time: equal dims, or one of them 1.
 /// Two different expressions could be equal or 1 at run time, but the code is generated for
 /// one rule, so they are an error (fix one of them with `--dim`).
 pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
@@ -34,12 +34,16 @@ pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
             (x, y) if *x == one => y.clone(),
             (x, y) if *y == one => x.clone(),
             _ => {
+                let why = if x.is_fixed() && y.is_fixed() {
+                    String::new()
+                } else {
+                    format!(": dims {x} and {y} may differ at run time")
+                };
                 return err(format!(
-                    "shapes {} and {} cannot be broadcast together: dims {x} and {y} differ{}",
+                    "shapes {} and {} cannot be broadcast together{why}",
                     crate::dim::dims_text(a),
-                    crate::dim::dims_text(b),
-                    if x.is_fixed() && y.is_fixed() { "" } else { " (or may differ at run time)" }
-                ))
+                    crate::dim::dims_text(b)
+                ));
             }
         });
     }

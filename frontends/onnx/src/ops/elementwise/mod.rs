@@ -149,16 +149,10 @@ impl ElementwiseOp {
     fn output_type(&self, node: &Node, g: &Graph) -> OResult<TensorType> {
         let data = self.data(node);
         let Some(&first) = data.first() else { return err("needs at least one input") };
-        let dynamic = data.iter().any(|x| g.ty(x).is_ok_and(TensorType::is_dynamic));
         let mut dims = g.ty(first)?.dims();
         for x in &data[1..] {
-            let d = if dynamic {
-                broadcast_dims(&dims, &g.ty(x)?.dims())
-            } else {
-                let shape: Vec<usize> = dims.iter().map(|d| d.as_fixed().expect("static")).collect();
-                broadcast(&shape, &g.ty(x)?.shape).map(|s| s.into_iter().map(Dim::fixed).collect())
-            };
-            dims = d.map_err(|e| OnnxError::msg(format!("inputs '{first}' and '{x}': {}", e.message)))?;
+            dims = broadcast_dims(&dims, &g.ty(x)?.dims())
+                .map_err(|e| OnnxError::msg(format!("inputs '{first}' and '{x}': {}", e.message)))?;
         }
         if self.same_types {
             let d0 = g.ty(first)?.dtype;

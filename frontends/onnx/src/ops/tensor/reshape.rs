@@ -32,10 +32,7 @@ impl OnnxOp for Reshape {
             Some(s) => s,
             None => const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?.to_i64(),
         };
-        if t.is_dynamic() {
-            return Ok(vec![TensorType::with_dims(t.dtype, reshape_target_dims(node, &t.dims(), &spec)?)]);
-        }
-        Ok(vec![TensorType::new(t.dtype, reshape_target(node, &t.shape, &spec)?)])
+        Ok(vec![TensorType::with_dims(t.dtype, reshape_target(node, &t.dims(), &spec)?)])
     }
     fn takes_run_time_dims(&self) -> bool {
         true
@@ -49,44 +46,9 @@ impl OnnxOp for Reshape {
 }
 
 /// The target shape: `-1` takes what is left, `0` copies the input's dim (unless `allowzero`).
-fn reshape_target(node: &Node, input: &[usize], spec: &[i64]) -> OResult<Vec<usize>> {
-    let allowzero = node.int("allowzero", 0) == 1;
-    let total: usize = input.iter().product();
-    let mut out = Vec::new();
-    let mut infer_at = None;
-    for (i, &s) in spec.iter().enumerate() {
-        match s {
-            -1 if infer_at.is_none() => {
-                infer_at = Some(i);
-                out.push(1);
-            }
-            -1 => return err("Reshape shape has more than one -1"),
-            0 if !allowzero => out.push(
-                *input
-                    .get(i)
-                    .ok_or_else(|| OnnxError::msg("Reshape copies a dimension that the input does not have"))?,
-            ),
-            s if s < 0 => return err(format!("invalid Reshape dimension {s}")),
-            s => out.push(s as usize),
-        }
-    }
-    let known: usize = out.iter().product();
-    if let Some(i) = infer_at {
-        if known == 0 || !total.is_multiple_of(known) {
-            return err(format!("cannot reshape {input:?} into {spec:?}"));
-        }
-        out[i] = total / known;
-    }
-    if out.iter().product::<usize>() != total {
-        return err(format!("cannot reshape {input:?} ({total} elements) into {out:?}"));
-    }
-    Ok(out)
-}
-
-/// [`reshape_target`] over dims known only at run time: `-1` is what is left when that divides
-/// exactly as expressions (`batch*seq*768 / 12*64`), and the element counts must be equal as
-/// expressions.
-fn reshape_target_dims(node: &Node, input: &[Dim], spec: &[i64]) -> OResult<Vec<Dim>> {
+/// Over run-time dims, `-1` is what is left when that divides exactly as expressions
+/// (`batch*seq*768 / 12*64`), and the element counts must be equal as expressions.
+fn reshape_target(node: &Node, input: &[Dim], spec: &[i64]) -> OResult<Vec<Dim>> {
     let allowzero = node.int("allowzero", 0) == 1;
     let total = Dim::product(input);
     let mut out = Vec::new();
@@ -108,21 +70,19 @@ fn reshape_target_dims(node: &Node, input: &[Dim], spec: &[i64]) -> OResult<Vec<
             s => out.push(Dim::fixed(s as usize)),
         }
     }
-    let cannot = |out: &[Dim]| {
-        err(format!(
-            "cannot reshape {} ({total} elements) into {} for every value of the run-time dims",
-            dims_text(input),
-            dims_text(out)
-        ))
-    };
+    let at_run_time = if total.is_fixed() { "" } else { " for every value of the run-time dims" };
     if let Some(i) = infer_at {
         match total.div_exact(&Dim::product(&out)) {
             Some(rest) => out[i] = rest,
-            None => return cannot(&out),
+            None => return err(format!("cannot reshape {} into {spec:?}{at_run_time}", dims_text(input))),
         }
     }
     if Dim::product(&out) != total {
-        return cannot(&out);
+        return err(format!(
+            "cannot reshape {} ({total} elements) into {}{at_run_time}",
+            dims_text(input),
+            dims_text(&out)
+        ));
     }
     Ok(out)
 }
