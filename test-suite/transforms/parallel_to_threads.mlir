@@ -72,19 +72,22 @@ func.func @batch_of_one(%x: memref<1x64x256xf32>) {
   return
 }
 
-// Upper bounds known only at run time (a buffer's dynamic dims): every dimension is split, the
-// trip counts travel in the context and their product is the number of slices.
+// Upper bounds known only at run time (a buffer's dynamic dims): the leading dimensions are
+// split, the trip counts travel in the context and their product is the number of slices; the
+// innermost dimension stays a loop in the task (a row per slice, never an index delinearized
+// per element).
 // CHECK-LABEL: func.func @rows_at_run_time
 // CHECK: [[D:%[0-9]+]] = "memref.dim"(%arg0, {{%[0-9]+}}) : (memref<?x256xf32>, index) -> index
 // CHECK: [[TASK:%[0-9]+]] = "llvm.mlir.addressof"() {global_name = @rows_at_run_time_parallel0}
-// CHECK: [[FIXED:%[0-9]+]] = arith.constant 256 : i64
+// CHECK: [[FIXED:%[0-9]+]] = arith.constant 1 : i64
 // CHECK: [[D64:%[0-9]+]] = arith.index_cast [[D]] : index to i64
 // CHECK: [[N:%[0-9]+]] = arith.muli [[FIXED]], [[D64]] : i64
 // CHECK: llvm.call @xcc_parallel_for([[TASK]], {{%[0-9]+}}, [[N]])
 // CHECK-LABEL: func.func private @rows_at_run_time_parallel0
 // CHECK: scf.for [[S:%[0-9]+]] = %arg1 to %arg2 step
-// CHECK: arith.remui [[S]], {{%[0-9]+}} : index
-// CHECK-NOT: scf.parallel
+// CHECK-NOT: arith.remui
+// CHECK: scf.parallel ([[J:%[0-9]+]]) = ({{%[0-9]+}}) to ({{%[0-9]+}}) step ({{%[0-9]+}})
+// CHECK: memref.load {{%[0-9]+}}[[[S]], [[J]]] : memref<?x256xf32>
 // CHECK: func.return
 func.func @rows_at_run_time(%x: memref<?x256xf32>) {
   %c0 = arith.constant 0 : index
@@ -96,6 +99,37 @@ func.func @rows_at_run_time(%x: memref<?x256xf32>) {
     %v = memref.load %x[%i, %j] : memref<?x256xf32>
     %w = arith.mulf %v, %two : f32
     memref.store %w, %x[%i, %j] : memref<?x256xf32>
+    scf.reduce
+  }
+  return
+}
+
+// The innermost bound known only at run time too: the slice index is split by the middle
+// dimension (a remainder and a quotient), and the task's row loop reads its bound from the
+// context.
+// CHECK-LABEL: func.func @heads_at_run_time
+// CHECK: llvm.call @xcc_parallel_for
+// CHECK-LABEL: func.func private @heads_at_run_time_parallel0
+// CHECK: "builtin.unrealized_conversion_cast"({{%[0-9]+}}) : (i64) -> index
+// CHECK: [[MI:%[0-9]+]] = "builtin.unrealized_conversion_cast"({{%[0-9]+}}) : (i64) -> index
+// CHECK: scf.for [[S:%[0-9]+]] = %arg1 to %arg2 step
+// CHECK: [[H:%[0-9]+]] = arith.remui [[S]], {{%[0-9]+}} : index
+// CHECK: [[B:%[0-9]+]] = arith.divui [[S]], {{%[0-9]+}} : index
+// CHECK: scf.parallel ([[K:%[0-9]+]]) = ({{%[0-9]+}}) to ([[MI]]) step ({{%[0-9]+}})
+// CHECK: memref.load {{%[0-9]+}}[[[B]], [[H]], [[K]]] : memref<?x4x?xf32>
+// CHECK: func.return
+func.func @heads_at_run_time(%x: memref<?x4x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %n = memref.dim %x, %c0 : memref<?x4x?xf32>
+  %m = memref.dim %x, %c2 : memref<?x4x?xf32>
+  %two = arith.constant 2.0 : f32
+  scf.parallel (%i, %h, %k) = (%c0, %c0, %c0) to (%n, %c4, %m) step (%c1, %c1, %c1) {
+    %v = memref.load %x[%i, %h, %k] : memref<?x4x?xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %x[%i, %h, %k] : memref<?x4x?xf32>
     scf.reduce
   }
   return

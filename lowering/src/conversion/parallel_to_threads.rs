@@ -167,7 +167,8 @@ fn trip_count(lb: i64, ub: i64, step: i64) -> Option<u64> {
 }
 
 /// Operations one iteration of `op`'s body runs, counting nested loops by their trip counts
-/// (an unknown count as one).
+/// (a loop from 0 to a bound known only at run time as [`REPRESENTATIVE_TRIPS`] elements, any
+/// other unknown count as one).
 fn body_work(m: &Module, op: OpId) -> u64 {
     m.ops[op].regions.iter().flat_map(|&r| m.regions[r].blocks.iter()).map(|&b| block_work(m, b)).sum()
 }
@@ -181,6 +182,8 @@ fn block_work(m: &Module, b: BlockId) -> u64 {
                 let o = &m.ops[op].operands;
                 match (const_int(m, o[0]), const_int(m, o[1]), const_int(m, o[2])) {
                     (Some(l), Some(u), Some(s)) => trip_count(l, u, s).unwrap_or(1),
+                    // A row known only at run time (from 0, over a dim).
+                    (Some(0), None, Some(s)) => REPRESENTATIVE_TRIPS / s.max(1) as u64,
                     _ => 1,
                 }
             }
@@ -240,20 +243,43 @@ fn field(b: &mut Builder, ctx: ValueId, ctx_ty: &Type, i: usize) -> ValueId {
     b.value_with("llvm.getelementptr", &[ctx], Type::ptr(), attrs)
 }
 
-/// How many leading dimensions to split between threads: all of them when a trip count is
-/// known only at run time.
-fn split_dims(trips: &[Trips]) -> usize {
-    if trips.iter().any(|t| matches!(t, Trips::Dynamic(_))) {
-        return trips.len();
+/// How many leading dimensions to split between threads: the fewest whose product reaches
+/// [`MIN_SPLIT`], counting a dimension known only at run time as one (it may be a batch of
+/// one). A loop with such a dimension whose body is straight-line code (elementwise work) keeps
+/// its innermost dimension a loop inside the task: a row per slice keeps that loop whole
+/// (vectorizable), where splitting it would delinearize every element's index with divisions.
+/// A body with loops of its own (a tile of a product, a row of a reduction) is worth those
+/// divisions, and every dimension is split so a batch of one still spreads over the threads.
+fn split_dims(trips: &[Trips], straight_line: bool) -> usize {
+    let n = trips.len();
+    let dynamic = trips.iter().any(|t| matches!(t, Trips::Dynamic(_)));
+    if dynamic && !straight_line {
+        return n;
     }
+    let mut reach = n;
     let mut product = 1;
     for (d, &t) in trips.iter().enumerate() {
-        product *= t.estimate();
+        product *= match t {
+            Trips::Static(s) => s,
+            Trips::Dynamic(_) => 1,
+        };
         if product >= MIN_SPLIT {
-            return d + 1;
+            reach = d + 1;
+            break;
         }
     }
-    trips.len()
+    if dynamic && n > 1 {
+        reach.min(n - 1)
+    } else {
+        reach
+    }
+}
+
+/// Whether `op`'s body runs no loop of its own.
+fn is_straight_line(m: &Module, op: OpId) -> bool {
+    let mut loops = false;
+    m.walk_nested(op, &mut |o| loops |= matches!(m.ops[o].name.as_str(), "scf.for" | "scf.parallel" | "scf.while"));
+    !loops
 }
 
 /// `FUNC_parallelK`, numbered per function in program order (skipping names already taken).
@@ -290,7 +316,7 @@ fn outline(
     }
     let fields: Vec<Type> = captured.iter().map(|&v| types.convert(m.ty(v), span)).collect::<Result<_, _>>()?;
     let ctx_ty = Type::LlvmStruct { packed: false, fields: fields.clone() };
-    let split = split_dims(trips);
+    let split = split_dims(trips, is_straight_line(m, op));
     call_site(m, op, func, &name, &captured, &ctx_ty, &trips[..split]);
     let task = task_function(m, func, &name, span);
     let entry = m.regions[m.ops[task].regions[0]].blocks[0];
@@ -431,8 +457,11 @@ fn move_body(m: &mut Module, op: OpId, (body, slice): (BlockId, ValueId), trips:
         let mut bounds: Vec<Vec<ValueId>> = vec![Vec::new(); 3];
         for (k, list) in bounds.iter_mut().enumerate() {
             for d in split..n {
-                let c = const_int(b.m, operands[k * n + d]).expect("static bounds");
-                list.push(b.index_const(c));
+                list.push(match const_int(b.m, operands[k * n + d]) {
+                    Some(c) => b.index_const(c),
+                    // A run-time upper bound: the loaded copy replaces it once the task is built.
+                    None => operands[k * n + d],
+                });
             }
         }
         m.blocks[entry].args = args[split..].to_vec();
