@@ -43,3 +43,55 @@ func.func @then_reduce(%x: memref<2x8xf32>, %y: memref<2xf32>) {
   }
   return
 }
+
+// Sizes known only at run time: buffers allocated with the same size value have the same
+// iteration space, so the chain fuses as it does with static sizes.
+// CHECK-LABEL: func.func @rows_at_run_time
+// CHECK: [[A:%[0-9]+]] = memref.alloc(%arg0) : memref<?x8xf32>
+// CHECK-NEXT: [[B:%[0-9]+]] = memref.alloc(%arg0) : memref<?x8xf32>
+// CHECK-NEXT: kernel.generic {{.*}} ins([[A]] : memref<?x8xf32>) outs([[B]] : memref<?x8xf32>) {
+// CHECK-NEXT: ^bb{{[0-9]+}}([[X:%[0-9]+]]: f32, {{%[0-9]+}}: f32):
+// CHECK-NEXT: [[E:%[0-9]+]] = math.erf [[X]] : f32
+// CHECK-NEXT: [[M:%[0-9]+]] = arith.mulf [[E]], [[X]] : f32
+// CHECK-NEXT: kernel.yield [[M]] : f32
+// CHECK-NOT: memref.alloc
+func.func @rows_at_run_time(%n: index) {
+  %x = memref.alloc(%n) : memref<?x8xf32>
+  %y = memref.alloc(%n) : memref<?x8xf32>
+  %t = memref.alloc(%n) : memref<?x8xf32>
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x8xf32>) outs(%t : memref<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.erf %a : f32
+    kernel.yield %e : f32
+  }
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t, %x : memref<?x8xf32>, memref<?x8xf32>) outs(%y : memref<?x8xf32>) {
+  ^bb0(%e: f32, %a: f32, %o: f32):
+    %m = arith.mulf %e, %a : f32
+    kernel.yield %m : f32
+  }
+  return
+}
+
+// The consumer's loops take their run-time size from a buffer allocated with another size
+// value: the spaces may differ, so nothing fuses.
+// CHECK-LABEL: func.func @sizes_that_may_differ
+// CHECK: memref.alloc(%arg0)
+// CHECK: kernel.generic {{.*}} outs([[T:%[0-9]+]] : memref<?x8xf32>)
+// CHECK: kernel.generic {{.*}} ins({{%[0-9]+}}, [[T]] : memref<?x8xf32>, memref<?x8xf32>)
+func.func @sizes_that_may_differ(%n: index, %k: index) {
+  %x = memref.alloc(%n) : memref<?x8xf32>
+  %z = memref.alloc(%k) : memref<?x8xf32>
+  %y = memref.alloc(%k) : memref<?x8xf32>
+  %t = memref.alloc(%n) : memref<?x8xf32>
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x8xf32>) outs(%t : memref<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.erf %a : f32
+    kernel.yield %e : f32
+  }
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%z, %t : memref<?x8xf32>, memref<?x8xf32>) outs(%y : memref<?x8xf32>) {
+  ^bb0(%b: f32, %e: f32, %o: f32):
+    %m = arith.mulf %b, %e : f32
+    kernel.yield %m : f32
+  }
+  return
+}

@@ -218,6 +218,33 @@ impl LoopSize {
             LoopSize::Dynamic { .. } => None,
         }
     }
+
+    /// Whether two loops make as many iterations whatever the run-time dims: equal static sizes,
+    /// or dynamic dims of buffers allocated with the same size value (or the same dim of the
+    /// same buffer).
+    pub fn same_as(self, other: LoopSize, m: &Module) -> bool {
+        match (self, other) {
+            (LoopSize::Static(a), LoopSize::Static(b)) => a == b,
+            (LoopSize::Dynamic { operand: a, dim: i }, LoopSize::Dynamic { operand: b, dim: j }) => {
+                (a, i) == (b, j) || alloc_size(m, a, i).is_some_and(|x| alloc_size(m, b, j) == Some(x))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The `index` value a `memref.alloc` was given for its dynamic dim `dim`.
+fn alloc_size(m: &Module, buffer: crate::ValueId, dim: usize) -> Option<crate::ValueId> {
+    let def = m.defining_op(buffer)?;
+    if m.ops[def].name != "memref.alloc" {
+        return None;
+    }
+    let shape = &m.ty(buffer).as_memref()?.shape;
+    if shape.get(dim)?.is_some() {
+        return None;
+    }
+    let k = shape[..dim].iter().filter(|d| d.is_none()).count();
+    m.ops[def].operands.get(k).copied()
 }
 
 /// A `kernel.generic`'s structure.

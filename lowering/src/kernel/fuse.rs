@@ -307,7 +307,10 @@ fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
                 continue;
             }
             let Some(gp) = Generic::of(m, p) else { continue };
-            let same_space = gp.loop_sizes(m).ok() == gc.loop_sizes(m).ok();
+            let same_space = match (gp.loop_sizes(m), gc.loop_sizes(m)) {
+                (Ok(a), Ok(b)) => a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.same_as(*y, m)),
+                _ => false,
+            };
             let single = gp.outputs == [t] && is_identity(&gp.maps[gp.inputs.len()]);
             let before = m.op_index(p).zip(m.op_index(c)).is_some_and(|((bp, ip), (bc, ic))| bp == bc && ip < ic);
             if is_elementwise(&gp) && same_space && single && before && !touched_between(m, p, c, &gp.inputs) {
