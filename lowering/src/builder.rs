@@ -255,7 +255,19 @@ pub trait LoopBuilder: Sized {
         inits: &[ValueId],
         body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>,
     ) -> Vec<ValueId> {
-        let s = self.idx(1);
+        self.for_accs_step(l, u, 1, inits, body)
+    }
+
+    /// [`LoopBuilder::for_accs_between`] with a step.
+    fn for_accs_step(
+        &mut self,
+        l: ValueId,
+        u: ValueId,
+        step: usize,
+        inits: &[ValueId],
+        body: impl FnOnce(&mut Self, ValueId, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        let s = self.idx(step as i64);
         let types: Vec<Type> = inits.iter().map(|&v| self.ty(v)).collect();
         let region = self.module().new_region();
         let inner = self.module().append_block(region, Span::UNKNOWN);

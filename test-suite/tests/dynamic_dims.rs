@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
-/// The sizes every model runs at (the 1, 7, 128 and 512).
-const LENGTHS: &[usize] = &[1, 7, 128, 512];
+/// The sizes every model runs at: the 1, 7, 128 and 512, and 45, whose rows are vectors
+/// and a ragged end (five lanes of eight, then five elements; four row tiles and one row).
+const LENGTHS: &[usize] = &[1, 7, 45, 128, 512];
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()

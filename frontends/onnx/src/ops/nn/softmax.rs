@@ -1,9 +1,15 @@
 //! Softmax and LogSoftmax: parallel over the rows, three passes per row (the maximum, the sum of
-//! exponentials, the outputs). Before opset 13 the row is everything from `axis` on.
+//! exponentials, the outputs). Before opset 13 the row is everything from `axis` on. An f32 row
+//! that is contiguous (the axis is the last dim) runs on vectors: each exponential is computed
+//! once, stored by the second pass and scaled in place by the third.
 
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::shapes::axis;
+use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
+
+/// Lanes of the vector loops over a contiguous f32 row (one AVX2 register).
+const LANES: usize = 8;
 
 pub struct Softmax;
 
@@ -33,10 +39,15 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
             (Dim::product(&dims[a..]), Dim::fixed(1))
         };
         let [outer, row, inner] = [&outer, &row, &inner].map(|d| e.dim_extent(d));
-        let x3 = e.reshaped_over(e.buf(&node.inputs[0])?, &[outer, row, inner]);
-        let o3 = e.reshaped_over(e.buf(&node.outputs[0])?, &[outer, row, inner]);
         let log = node.op == "LogSoftmax";
         let d = x_t.dtype;
+        let (x, o) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
+        if d == DType::F32 && inner == Extent::Fixed(1) {
+            contiguous_rows(e, [x, o], outer, row, log);
+            return Ok(());
+        }
+        let x3 = e.reshaped_over(x, &[outer, row, inner]);
+        let o3 = e.reshaped_over(o, &[outer, row, inner]);
         e.parallel_over(&[outer, inner], &mut |e, ivs| {
             let (o, i) = (ivs[0], ivs[1]);
             let ninf = e.const_of(f64::NEG_INFINITY, d);
@@ -74,5 +85,107 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
             });
         });
         Ok(())
+    }
+}
+
+/// Softmax over the contiguous f32 rows of `x` into `o` (`outer` rows of `row` elements): vector
+/// loops over the row's whole vectors, then a scalar loop over its last `row % LANES` elements.
+fn contiguous_rows(e: &mut Emitter, [x, o]: [ValueId; 2], outer: Extent, row: Extent, log: bool) {
+    let (x2, o2) = (e.reshaped_over(x, &[outer, row]), e.reshaped_over(o, &[outer, row]));
+    let vt = Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) };
+    e.parallel_over(&[outer], &mut |e, ivs| {
+        let r = ivs[0];
+        let n = e.extent(row);
+        let split = match row {
+            Extent::Fixed(k) => e.idx((k - k % LANES) as i64),
+            Extent::Value(v) => {
+                let lanes = e.idx(LANES as i64);
+                let tail = e.value_op("arith.remui", &[v, lanes], Type::Index);
+                e.value_op("arith.subi", &[v, tail], Type::Index)
+            }
+        };
+        let ninf = e.const_of(f64::NEG_INFINITY, DType::F32);
+        let mx = row_fold(e, (x2, r), (split, n), ninf, "maximumf", &mut |_, v, _| v);
+        let mxv = e.value_op("vector.broadcast", &[mx], vt.clone());
+        let zero = e.const_of(0.0, DType::F32);
+        // Softmax stores each exponential here and scales it below; LogSoftmax only sums them.
+        let sum = row_fold(e, (x2, r), (split, n), zero, "add", &mut |e, v, q| {
+            let m = if e.m.ty(v).is_float() { mx } else { mxv };
+            let shifted = e.fbin("arith.subf", v, m);
+            let ex = e.unary("math.exp", shifted);
+            if !log {
+                row_store(e, ex, o2, r, q);
+            }
+            ex
+        });
+        if log {
+            let ls = e.unary("math.log", sum);
+            let shift = e.fbin("arith.addf", mx, ls);
+            row_map(e, (x2, o2, r), (split, n), shift, "arith.subf");
+        } else {
+            let one = e.const_of(1.0, DType::F32);
+            let inv = e.fbin("arith.divf", one, sum);
+            row_map(e, (o2, o2, r), (split, n), inv, "arith.mulf");
+        }
+    });
+}
+
+/// Folds `f(element)` over row `r` of `x2` with `kind` (`maximumf` or `add`) from `init`: lanes
+/// up to `split`, then the scalars up to `n`. `f` gets a vector or a scalar, and its index.
+fn row_fold(
+    e: &mut Emitter,
+    (x2, r): (ValueId, ValueId),
+    (split, n): (ValueId, ValueId),
+    init: ValueId,
+    kind: &str,
+    f: &mut dyn FnMut(&mut Emitter, ValueId, ValueId) -> ValueId,
+) -> ValueId {
+    let vt = Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) };
+    let combine = if kind == "add" { "arith.addf" } else { "arith.maximumf" };
+    let zero = e.idx(0);
+    let vinit = e.value_op("vector.broadcast", &[init], vt.clone());
+    let lanes = e.for_accs_step(zero, split, LANES, &[vinit], |e, q, acc| {
+        let v = e.value_op("vector.load", &[x2, r, q], vt.clone());
+        let y = f(e, v, q);
+        vec![e.fbin(combine, acc[0], y)]
+    })[0];
+    let kind_attr = Attribute::Opaque(format!("#vector.kind<{kind}>"));
+    let folded = e.value_attr("vector.reduction", &[lanes], Type::f32(), vec![("kind", kind_attr)]);
+    e.for_accs_between(split, n, &[folded], |e, q, acc| {
+        let v = e.load(x2, &[r, q]);
+        let y = f(e, v, q);
+        vec![e.fbin(combine, acc[0], y)]
+    })[0]
+}
+
+/// `dst[r, q] = src[r, q] OP s` over the row, lanes then scalars.
+fn row_map(
+    e: &mut Emitter,
+    (src, dst, r): (ValueId, ValueId, ValueId),
+    (split, n): (ValueId, ValueId),
+    s: ValueId,
+    op: &str,
+) {
+    let vt = Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) };
+    let sv = e.value_op("vector.broadcast", &[s], vt.clone());
+    let zero = e.idx(0);
+    e.for_step(zero, split, LANES, |e, q| {
+        let v = e.value_op("vector.load", &[src, r, q], vt.clone());
+        let y = e.fbin(op, v, sv);
+        row_store(e, y, dst, r, q);
+    });
+    e.for_step(split, n, 1, |e, q| {
+        let v = e.load(src, &[r, q]);
+        let y = e.fbin(op, v, s);
+        row_store(e, y, dst, r, q);
+    });
+}
+
+/// Stores a vector or a scalar at `[r, q]`.
+fn row_store(e: &mut Emitter, v: ValueId, dst: ValueId, r: ValueId, q: ValueId) {
+    if e.m.ty(v).is_float() {
+        e.store(v, dst, &[r, q]);
+    } else {
+        e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, dst, r, q]));
     }
 }
