@@ -539,10 +539,11 @@ fn rows_apply(m: &Module, op: OpId) -> bool {
         && m.attr(op, "b_panels").is_none()
 }
 
-/// Row by row, in parallel over the batches and the rows of the output. Columns go in blocks
-/// of vectors whose accumulators are carried over K (one broadcast of `A[i, k]` and one vector
-/// load of B's row per vector and k), whatever N is at run time; the columns left over are dot
-/// products. Then the epilogue (alpha, bias, residual, activation) runs over the row. Each
+/// Tiles of [`ROW_TILE`] output rows, in parallel over the batches and the tiles, then the
+/// rows left over one at a time. Columns go in blocks of vectors whose accumulators (rows times
+/// vectors of them) are carried over K, one broadcast of `A[i, k]` per row and one vector load
+/// of B's row per vector and k, whatever N is at run time; the columns left over are dot
+/// products. Then the epilogue (alpha, bias, residual, activation) runs over each row. Each
 /// output element sums its products in order of `k`, as the dot products of [`lower_general`]
 /// do.
 fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
@@ -550,63 +551,116 @@ fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
     let mut c = Cursor::new(m, span);
-    let FlatOperands { r, mm, nn, kk, batch, bias_shape, a1, b1, o1, residual, bias_buf, a_lead, b_lead } =
-        FlatOperands::of(&mut c, &ops, false);
-    let (a_matrix, b_matrix, o_matrix) = (c.extent_mul(mm, kk), c.extent_mul(kk, nn), c.extent_mul(mm, nn));
-    let one = Extent::Fixed(1);
-    let epilogue =
-        ep.alpha != 1.0 || bias_buf.is_some() || residual.is_some() || ep.act_min.is_some() || ep.act_max.is_some();
-    let mut rows = batch.clone();
-    rows.push(mm);
-    c.parallel_over(&rows, &mut |e, ivs| {
-        let (bivs, i) = (&ivs[..r], ivs[r]);
-        let ao = batch_offset(e, &a_lead, &batch, bivs, a_matrix);
-        let bo = batch_offset(e, &b_lead, &batch, bivs, b_matrix);
-        let co = batch_offset(e, &batch, &batch, bivs, o_matrix);
+    let f = FlatOperands::of(&mut c, &ops, false);
+    let (r, mm) = (f.r, f.mm);
+    let tiles = match mm {
+        Extent::Fixed(rows) => Extent::Fixed(rows / ROW_TILE),
+        Extent::Value(rows) => {
+            let t = c.idx(ROW_TILE as i64);
+            Extent::Value(c.value_op("arith.divui", &[rows, t], Type::Index))
+        }
+    };
+    let full = c.extent_mul(tiles, Extent::Fixed(ROW_TILE));
+    let rest = match (mm, full) {
+        (Extent::Fixed(rows), Extent::Fixed(full)) => Extent::Fixed(rows - full),
+        _ => {
+            let (rows, full) = (c.extent(mm), c.extent(full));
+            Extent::Value(c.value_op("arith.subi", &[rows, full], Type::Index))
+        }
+    };
+    for (count, rows_in_tile) in [(tiles, ROW_TILE), (rest, 1)] {
+        if count == Extent::Fixed(0) {
+            continue;
+        }
+        let mut space = f.batch.clone();
+        space.push(count);
+        c.parallel_over(&space, &mut |e, ivs| {
+            let i0 = if rows_in_tile == 1 {
+                let start = e.extent(full);
+                e.value_op("arith.addi", &[start, ivs[r]], Type::Index)
+            } else {
+                e.affine(&[(ivs[r], ROW_TILE as i64)], 0)
+            };
+            row_tile(e, &f, &ep, &ivs[..r], i0, rows_in_tile);
+        });
+    }
+    c.finish(op);
+    Ok(())
+}
+
+/// Rows `i0 .. i0 + rows` of the output of batch `bivs`: the column blocks, the columns left
+/// over, then the epilogue of each row.
+fn row_tile<B: LoopBuilder>(e: &mut B, f: &FlatOperands, ep: &Epilogue, bivs: &[ValueId], i0: ValueId, rows: usize) {
+    let (mm, nn, kk) = (f.mm, f.nn, f.kk);
+    let (a_matrix, b_matrix, o_matrix) = (e.extent_mul(mm, kk), e.extent_mul(kk, nn), e.extent_mul(mm, nn));
+    let ao = batch_offset(e, &f.a_lead, &f.batch, bivs, a_matrix);
+    let bo = batch_offset(e, &f.b_lead, &f.batch, bivs, b_matrix);
+    let co = batch_offset(e, &f.batch, &f.batch, bivs, o_matrix);
+    let mut starts = Vec::with_capacity(rows);
+    for t in 0..rows {
+        let i = e.affine(&[(i0, 1)], t as i64);
         let row_a = e.affine_over(&[(i, kk)], 0);
         let row_a = e.value_op("arith.addi", &[ao, row_a], Type::Index);
         let row_o = e.affine_over(&[(i, nn)], 0);
         let row_o = e.value_op("arith.addi", &[co, row_o], Type::Index);
-        let (zero_i, n_end) = (e.idx(0), e.extent(nn));
-        let row = RowOperands { a: a1, b: b1, out: o1, row_a, b_start: bo, row_o, k: kk, n: nn };
-        // Blocks of four vectors of columns while they last, then single vectors, then columns.
-        let n_wide = round_down(e, n_end, ROW_BLOCK * ROW_LANES);
-        e.for_step(zero_i, n_wide, ROW_BLOCK * ROW_LANES, |e, j0| row_block(e, &row, j0, ROW_BLOCK));
-        let n_vectors = round_down(e, n_end, ROW_LANES);
-        e.for_step(n_wide, n_vectors, ROW_LANES, |e, j0| row_block(e, &row, j0, 1));
-        e.for_step(n_vectors, n_end, 1, |e, j| row_column(e, &row, j));
-        if !epilogue {
-            return;
+        starts.push((i, row_a, row_o));
+    }
+    let (zero_i, n_end) = (e.idx(0), e.extent(nn));
+    let tile = RowOperands {
+        a: f.a1,
+        b: f.b1,
+        out: f.o1,
+        rows: starts.iter().map(|&(_, a, o)| (a, o)).collect(),
+        b_start: bo,
+        k: kk,
+        n: nn,
+    };
+    // Blocks of vectors of columns while they last, then single vectors, then columns.
+    let n_wide = round_down(e, n_end, ROW_BLOCK * ROW_LANES);
+    e.for_step(zero_i, n_wide, ROW_BLOCK * ROW_LANES, |e, j0| row_block(e, &tile, j0, ROW_BLOCK));
+    let n_vectors = round_down(e, n_end, ROW_LANES);
+    e.for_step(n_wide, n_vectors, ROW_LANES, |e, j0| row_block(e, &tile, j0, 1));
+    e.for_step(n_vectors, n_end, 1, |e, j| row_column(e, &tile, j));
+    for (i, _, row_o) in starts {
+        row_epilogue(e, f, ep, i, row_o);
+    }
+}
+
+/// Alpha, the bias, the residual and the activation over one output row, in place.
+fn row_epilogue<B: LoopBuilder>(e: &mut B, f: &FlatOperands, ep: &Epilogue, i: ValueId, row_o: ValueId) {
+    let one = Extent::Fixed(1);
+    let epilogue =
+        ep.alpha != 1.0 || f.bias_buf.is_some() || f.residual.is_some() || ep.act_min.is_some() || ep.act_max.is_some();
+    if !epilogue {
+        return;
+    }
+    let (zero_i, n_end) = (e.idx(0), e.extent(f.nn));
+    e.for_step(zero_i, n_end, 1, |e, j| {
+        let oi = e.value_op("arith.addi", &[row_o, j], Type::Index);
+        let mut v = e.load(f.o1, &[oi]);
+        if ep.alpha != 1.0 {
+            let s = e.const_float(ep.alpha, Type::f32());
+            v = e.value_op("arith.mulf", &[v, s], Type::f32());
         }
-        e.for_step(zero_i, n_end, 1, |e, j| {
-            let oi = e.value_op("arith.addi", &[row_o, j], Type::Index);
-            let mut v = e.load(o1, &[oi]);
-            if ep.alpha != 1.0 {
-                let s = e.const_float(ep.alpha, Type::f32());
-                v = e.value_op("arith.mulf", &[v, s], Type::f32());
+        if let (Some(buf), Some(bs)) = (f.bias_buf, &f.bias_shape) {
+            let zero = Extent::Fixed(0);
+            let row_stride = if bs[0] == one { zero } else { bs[1] };
+            let col_stride = if bs[1] == one { zero } else { one };
+            let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
+            let mut bv = e.load(buf, &[bi]);
+            if ep.beta != 1.0 {
+                let s = e.const_float(ep.beta, Type::f32());
+                bv = e.value_op("arith.mulf", &[bv, s], Type::f32());
             }
-            if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
-                let zero = Extent::Fixed(0);
-                let row_stride = if bs[0] == one { zero } else { bs[1] };
-                let col_stride = if bs[1] == one { zero } else { one };
-                let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
-                let mut bv = e.load(buf, &[bi]);
-                if ep.beta != 1.0 {
-                    let s = e.const_float(ep.beta, Type::f32());
-                    bv = e.value_op("arith.mulf", &[bv, s], Type::f32());
-                }
-                v = e.value_op("arith.addf", &[v, bv], Type::f32());
-            }
-            if let Some(res) = residual {
-                let rv = e.load(res, &[oi]);
-                v = e.value_op("arith.addf", &[v, rv], Type::f32());
-            }
-            v = apply_activation(e, v, (ep.act_min, ep.act_max));
-            e.store(v, o1, &[oi]);
-        });
+            v = e.value_op("arith.addf", &[v, bv], Type::f32());
+        }
+        if let Some(res) = f.residual {
+            let rv = e.load(res, &[oi]);
+            v = e.value_op("arith.addf", &[v, rv], Type::f32());
+        }
+        v = apply_activation(e, v, (ep.act_min, ep.act_max));
+        e.store(v, f.o1, &[oi]);
     });
-    c.finish(op);
-    Ok(())
 }
 
 /// A matmul's operands as the loop lowerings read them: flat buffers, the batch dims, and the
@@ -655,19 +709,21 @@ impl FlatOperands {
     }
 }
 
-/// The lanes of [`lower_rows`]' vectors, and how many of them one block of columns carries.
+/// The lanes of [`lower_rows`]' vectors, how many of them one block of columns carries, and how
+/// many rows one tile has: 4 x 2 accumulators, with the broadcasts and B's vectors, fit in
+/// AVX2's sixteen registers.
 const ROW_LANES: usize = 8;
-const ROW_BLOCK: usize = 4;
+const ROW_BLOCK: usize = 2;
+const ROW_TILE: usize = 4;
 
-/// What [`lower_rows`] reads and writes for one output row: flat buffers, the row's start in A
-/// and in the output, B's matrix start, and the K and N extents.
+/// What [`lower_rows`] reads and writes for one tile of output rows: flat buffers, each row's
+/// start in A and in the output, B's matrix start, and the K and N extents.
 struct RowOperands {
     a: ValueId,
     b: ValueId,
     out: ValueId,
-    row_a: ValueId,
+    rows: Vec<(ValueId, ValueId)>,
     b_start: ValueId,
-    row_o: ValueId,
     k: Extent,
     n: Extent,
 }
@@ -679,48 +735,59 @@ fn round_down<B: LoopBuilder>(e: &mut B, n: ValueId, step: usize) -> ValueId {
     e.value_op("arith.muli", &[q, s], Type::Index)
 }
 
-/// Output columns `j0 ..` of the row, `vectors` vectors of them: accumulators carried over K,
-/// one broadcast of `A[i, k]` and one vector load of B's row per vector and k.
-fn row_block<B: LoopBuilder>(e: &mut B, row: &RowOperands, j0: ValueId, vectors: usize) {
+/// Output columns `j0 ..` of the tile's rows, `vectors` vectors of them: accumulators carried
+/// over K, per k one broadcast of `A[i, k]` per row and one vector load of B's row per vector.
+fn row_block<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j0: ValueId, vectors: usize) {
     let vt = Type::Vector { shape: vec![ROW_LANES as u64], elem: Box::new(Type::f32()) };
     let zero = e.splat_const(0.0, vt.clone());
-    let (l, u) = (e.idx(0), e.extent(row.k));
-    let accs = e.for_accs_between(l, u, &vec![zero; vectors], |e, k, accs| {
-        let at = e.value_op("arith.addi", &[row.row_a, k], Type::Index);
-        let av = e.load(row.a, &[at]);
-        let ab = e.value_op("vector.broadcast", &[av], vt.clone());
-        let b_row = e.affine_over(&[(k, row.n)], 0);
-        let b_row = e.value_op("arith.addi", &[row.b_start, b_row], Type::Index);
+    let (l, u) = (e.idx(0), e.extent(tile.k));
+    let rows = tile.rows.len();
+    let accs = e.for_accs_between(l, u, &vec![zero; rows * vectors], |e, k, accs| {
+        let b_row = e.affine_over(&[(k, tile.n)], 0);
+        let b_row = e.value_op("arith.addi", &[tile.b_start, b_row], Type::Index);
         let b_at = e.value_op("arith.addi", &[b_row, j0], Type::Index);
-        (0..vectors)
+        let bvs: Vec<ValueId> = (0..vectors)
             .map(|v| {
                 let bi = e.affine_over(&[(b_at, Extent::Fixed(1))], (v * ROW_LANES) as i64);
-                let bv = e.value_op("vector.load", &[row.b, bi], vt.clone());
-                e.fmuladd(ab, bv, accs[v])
+                e.value_op("vector.load", &[tile.b, bi], vt.clone())
             })
-            .collect()
+            .collect();
+        let mut next = Vec::with_capacity(rows * vectors);
+        for (t, &(row_a, _)) in tile.rows.iter().enumerate() {
+            let at = e.value_op("arith.addi", &[row_a, k], Type::Index);
+            let av = e.load(tile.a, &[at]);
+            let ab = e.value_op("vector.broadcast", &[av], vt.clone());
+            for (v, &bv) in bvs.iter().enumerate() {
+                next.push(e.fmuladd(ab, bv, accs[t * vectors + v]));
+            }
+        }
+        next
     });
-    let o_at = e.value_op("arith.addi", &[row.row_o, j0], Type::Index);
-    for (v, acc) in accs.into_iter().enumerate() {
-        let oi = e.affine_over(&[(o_at, Extent::Fixed(1))], (v * ROW_LANES) as i64);
-        e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([acc, row.out, oi]));
+    for (t, &(_, row_o)) in tile.rows.iter().enumerate() {
+        let o_at = e.value_op("arith.addi", &[row_o, j0], Type::Index);
+        for v in 0..vectors {
+            let oi = e.affine_over(&[(o_at, Extent::Fixed(1))], (v * ROW_LANES) as i64);
+            e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([accs[t * vectors + v], tile.out, oi]));
+        }
     }
 }
 
-/// One output column of the row: a dot product over K.
-fn row_column<B: LoopBuilder>(e: &mut B, row: &RowOperands, j: ValueId) {
-    let zero = e.const_float(0.0, Type::f32());
-    let (l, u) = (e.idx(0), e.extent(row.k));
-    let dot = e.for_accs_between(l, u, &[zero], |e, k, acc| {
-        let at = e.value_op("arith.addi", &[row.row_a, k], Type::Index);
-        let av = e.load(row.a, &[at]);
-        let bi = e.affine_over(&[(k, row.n), (j, Extent::Fixed(1))], 0);
-        let bi = e.value_op("arith.addi", &[row.b_start, bi], Type::Index);
-        let bv = e.load(row.b, &[bi]);
-        vec![e.fmuladd(av, bv, acc[0])]
-    })[0];
-    let oi = e.value_op("arith.addi", &[row.row_o, j], Type::Index);
-    e.store(dot, row.out, &[oi]);
+/// One output column of each of the tile's rows: a dot product over K.
+fn row_column<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j: ValueId) {
+    for &(row_a, row_o) in &tile.rows {
+        let zero = e.const_float(0.0, Type::f32());
+        let (l, u) = (e.idx(0), e.extent(tile.k));
+        let dot = e.for_accs_between(l, u, &[zero], |e, k, acc| {
+            let at = e.value_op("arith.addi", &[row_a, k], Type::Index);
+            let av = e.load(tile.a, &[at]);
+            let bi = e.affine_over(&[(k, tile.n), (j, Extent::Fixed(1))], 0);
+            let bi = e.value_op("arith.addi", &[tile.b_start, bi], Type::Index);
+            let bv = e.load(tile.b, &[bi]);
+            vec![e.fmuladd(av, bv, acc[0])]
+        })[0];
+        let oi = e.value_op("arith.addi", &[row_o, j], Type::Index);
+        e.store(dot, tile.out, &[oi]);
+    }
 }
 
 fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
