@@ -10,7 +10,7 @@
 
 use super::matmul::{gemm, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
-use crate::builder::LoopBuilder;
+use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::{FloatKind, Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -26,8 +26,27 @@ struct Window {
     group: usize,
 }
 
+/// A buffer's dims; the batch (dim 0), which may be known only at run time, as 0.
 fn shape(m: &Module, v: ValueId) -> Vec<usize> {
-    m.ty(v).as_memref().expect("verified memref").shape.iter().map(|d| d.expect("static") as usize).collect()
+    m.ty(v).as_memref().expect("verified memref").shape.iter().map(|d| d.unwrap_or(0) as usize).collect()
+}
+
+/// Which image of the batch a GEMM works on: one the compiler unrolls to, or a loop's index
+/// (a batch known only at run time).
+#[derive(Clone, Copy)]
+enum Image {
+    At(usize),
+    Var(ValueId),
+}
+
+impl Image {
+    /// `terms` plus this image times `stride`, as an index.
+    fn offset(self, e: &mut Cursor, terms: &[(ValueId, i64)], stride: usize) -> ValueId {
+        match self {
+            Image::At(nb) => e.affine(terms, (nb * stride) as i64),
+            Image::Var(nb) => e.affine(&[terms, &[(nb, stride as i64)]].concat(), 0),
+        }
+    }
 }
 
 fn window(m: &Module, op: OpId, w: &[usize], out: &[usize]) -> Window {
@@ -67,13 +86,17 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
-    if m.ty(ops.a).as_memref().is_some_and(|t| t.shape.iter().any(Option::is_none)) {
-        return Err(Diagnostic::new(span, "kernel.conv with a batch known only at run time is not lowered yet"));
+    let run_time = |v: ValueId| m.ty(v).as_memref().map_or(0, |t| t.shape[1..].iter().filter(|d| d.is_none()).count());
+    if run_time(ops.a) + run_time(ops.b) + run_time(ops.output) > 0
+        || m.ty(ops.b).as_memref().is_some_and(|t| t.shape[0].is_none())
+    {
+        return Err(Diagnostic::new(span, "kernel.conv takes only its batch at run time"));
     }
     let (x, w, out) = (shape(m, ops.a), shape(m, ops.b), shape(m, ops.output));
     let win = window(m, op, &w, &out);
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
     let mut c = Cursor::new(m, span);
+    let batch = c.extent_of(ops.a, 0);
     if elem == Type::f32() && win.is_depthwise(&x, &w) {
         let axis = |q: usize| super::depthwise::Axis {
             kernel: win.kernel[q],
@@ -83,25 +106,19 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
             input: x[2 + q],
             output: win.out[q],
         };
-        super::depthwise::lower(&mut c, &ops, &ep, [x[0], x[1]], axis(0), axis(1));
+        super::depthwise::lower(&mut c, &ops, &ep, [batch, Extent::Fixed(x[1])], axis(0), axis(1));
     } else if elem == Type::f32() {
-        conv_gemm(&mut c, &ops, &ep, &x, &w, &win);
+        conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win);
     } else {
-        direct(&mut c, &ops, &ep, &x, &w, &win, &elem);
+        direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem);
     }
     c.finish(op);
     Ok(())
 }
 
-fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize], w: &[usize], win: &Window) {
-    let group = win.group;
-    let (oc, icg) = (w[0], w[1]);
-    let ocg = oc / group;
-    let c_in = x[1];
+fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w): Dims, win: &Window) {
     let kk: usize = w[1..].iter().product();
     let p: usize = win.out.iter().product();
-    let hw: usize = x[2..].iter().product();
-    let act = (ep.act_min, ep.act_max);
     let (x1, w1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let residual = ops.residual.map(|v| c.flat(v));
     let scratch = if win.is_pointwise() {
@@ -119,35 +136,74 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize],
             .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])));
         Some(c.m.result(alloc, 0))
     };
-    let in_sp = x[2..].to_vec();
-    for nb in 0..x[0] {
-        c.for_loop(0, group, |e, gi| {
-            let b = match scratch {
-                None => {
-                    let off = e.affine(&[(gi, (icg * hw) as i64)], (nb * c_in * hw) as i64);
-                    BOperand::Rows(Mat { buf: x1, off, rs: hw, cs: 1 })
-                }
-                Some(col) => {
-                    im2col(e, x1, col, nb, c_in, &in_sp, gi, icg, win);
-                    let zero = e.idx(0);
-                    BOperand::Panels { buf: col, off: zero }
-                }
-            };
-            let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
-            let a = Mat { buf: w1, off: a_off, rs: kk, cs: 1 };
-            let c_off = e.affine(&[(gi, (ocg * p) as i64)], (nb * oc * p) as i64);
-            let cm = Mat { buf: o1, off: c_off, rs: p, cs: 1 };
-            let bias = match ops.bias {
-                Some(bb) => Bias::Rows(bb, e.affine(&[(gi, ocg as i64)], 0)),
-                None => Bias::None,
-            };
-            let residual = residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
-            gemm(e, ocg, p, kk, a, b, cm, TileEpilogue { bias, residual, act });
-        });
+    let flat = FlatConv { x1, w1, o1, residual, scratch };
+    match batch {
+        Extent::Fixed(n) => (0..n).for_each(|nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::At(nb))),
+        // Images one after the other: each GEMM is parallel inside.
+        Extent::Value(n) => {
+            let zero = c.idx(0);
+            c.for_step(zero, n, 1, |c, nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::Var(nb)));
+        }
     }
     if let Some(col) = scratch {
         c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([col]));
     }
+}
+
+/// A convolution's batch extent, and its input's and weights' dims (the batch as 0).
+type Dims<'a> = (Extent, &'a [usize], &'a [usize]);
+
+/// The flat buffers a convolution's GEMMs read and write, and its im2col columns if any.
+struct FlatConv {
+    x1: ValueId,
+    w1: ValueId,
+    o1: ValueId,
+    residual: Option<ValueId>,
+    scratch: Option<ValueId>,
+}
+
+/// One image's GEMMs, one per group.
+fn conv_image(
+    c: &mut Cursor,
+    ops: &EpilogueOperands,
+    ep: &Epilogue,
+    (x, w): (&[usize], &[usize]),
+    win: &Window,
+    f: &FlatConv,
+    nb: Image,
+) {
+    let group = win.group;
+    let (oc, icg) = (w[0], w[1]);
+    let ocg = oc / group;
+    let c_in = x[1];
+    let kk: usize = w[1..].iter().product();
+    let p: usize = win.out.iter().product();
+    let hw: usize = x[2..].iter().product();
+    let act = (ep.act_min, ep.act_max);
+    let in_sp = x[2..].to_vec();
+    c.for_loop(0, group, |e, gi| {
+        let b = match f.scratch {
+            None => {
+                let off = nb.offset(e, &[(gi, (icg * hw) as i64)], c_in * hw);
+                BOperand::Rows(Mat { buf: f.x1, off, rs: hw, cs: 1 })
+            }
+            Some(col) => {
+                im2col(e, f.x1, col, nb, c_in, &in_sp, gi, icg, win);
+                let zero = e.idx(0);
+                BOperand::Panels { buf: col, off: zero }
+            }
+        };
+        let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
+        let a = Mat { buf: f.w1, off: a_off, rs: kk, cs: 1 };
+        let c_off = nb.offset(e, &[(gi, (ocg * p) as i64)], oc * p);
+        let cm = Mat { buf: f.o1, off: c_off, rs: p, cs: 1 };
+        let bias = match ops.bias {
+            Some(bb) => Bias::Rows(bb, e.affine(&[(gi, ocg as i64)], 0)),
+            None => Bias::None,
+        };
+        let residual = f.residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
+        gemm(e, ocg, p, kk, a, b, cm, TileEpilogue { bias, residual, act });
+    });
 }
 
 /// Writes tap row `ic * K + kpos` of output position `opos` into column panels, at
@@ -158,7 +214,7 @@ fn im2col(
     c: &mut Cursor,
     x1: ValueId,
     col: ValueId,
-    nb: usize,
+    nb: Image,
     c_in: usize,
     in_sp: &[usize],
     gi: ValueId,
@@ -188,7 +244,7 @@ fn im2col(
         }
         let ch = e.affine(&[(gi, icg as i64), (ic, 1)], 0);
         terms.push((ch, hw as i64));
-        let src = e.affine(&terms, (nb * c_in * hw) as i64);
+        let src = nb.offset(e, &terms, c_in * hw);
         let mut v = e.load(x1, &[src]);
         if let Some(ok) = ok {
             let z = e.const_float(0.0, Type::f32());
@@ -214,7 +270,7 @@ fn im2col(
 
 /// A direct convolution (any element type; f16 computes in f32).
 #[allow(clippy::too_many_arguments)]
-fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize], w: &[usize], win: &Window, elem: &Type) {
+fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w): Dims, win: &Window, elem: &Type) {
     let (oc_n, icg) = (w[0], w[1]);
     let ocg = oc_n / win.group;
     let padded = win.pads.iter().any(|&p| p > 0);
@@ -222,11 +278,11 @@ fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, x: &[usize], w:
     let float = elem.is_float();
     let compute = if *elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
     let in_spatial = x[2..].to_vec();
-    let mut outer = vec![x[0], oc_n];
-    outer.extend(&win.out);
+    let mut outer = vec![batch, Extent::Fixed(oc_n)];
+    outer.extend(win.out.iter().map(|&d| Extent::Fixed(d)));
     let zero_of =
         |e: &mut Cursor| if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
-    c.parallel(&outer, &mut |e, ivs| {
+    c.parallel_over(&outer, &mut |e, ivs| {
         let (n, oc) = (ivs[0], ivs[1]);
         let osp = ivs[2..].to_vec();
         let init = match ops.bias {

@@ -11,7 +11,7 @@
 //! the residual and the activation.
 
 use super::Cursor;
-use crate::builder::LoopBuilder;
+use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::{Type, ValueId};
 
@@ -48,9 +48,9 @@ impl Axis {
 }
 
 /// `out[n, c] = act(bias[c] + sum of taps + residual[n, c])` for every plane.
-pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [usize; 2], rows: Axis, cols: Axis) {
+pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Extent; 2], rows: Axis, cols: Axis) {
     let act = (ep.act_min, ep.act_max);
-    c.parallel(&planes, &mut |e, nc| {
+    c.parallel_over(&planes, &mut |e, nc| {
         let (n, ch) = (nc[0], nc[1]);
         let init = match ops.bias {
             Some(b) => e.load(b, &[ch]),
