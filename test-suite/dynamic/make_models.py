@@ -4,13 +4,18 @@ outputs for them at several sizes (the oracle of tests/dynamic_dims.rs).
     make_models.py OUT_DIR LENGTH...
 
 writes OUT_DIR/NAME.onnx for each model and, per length L, OUT_DIR/NAME.L.inK.bin (the inputs,
-raw little-endian) and OUT_DIR/NAME.L.out0.bin (ONNX Runtime's output, float32).
+raw little-endian), OUT_DIR/NAME.L.out0.bin (ONNX Runtime's output, float32) and
+OUT_DIR/NAME.L.dims (the run-time dims, in the order the run function takes them). The CNN
+runs at the batches CNN_BATCHES whatever the lengths.
 
 - encoder: a BERT-style encoder (2 layers, d_model 64, 4 heads, FFN 128, GELU through Erf)
   over x[batch, seq, 64]; both dims symbolic (batch is 1 and 2 in the runs).
 - decoder: a GPT-style decoder (2 layers, vocabulary 97) over token ids[1, seq] and positions
   [1, seq], with an additive causal mask[seq, seq] (0 on and below the diagonal, -1e9 above);
   the output is the logits[1, seq, 97] from the tied embedding.
+- cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
+  max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
+  global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
 """
 
 import sys
@@ -21,6 +26,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 D, HEADS, FFN, LAYERS, VOCAB, MAX_POS = 64, 4, 128, 2, 97, 512
+CNN_BATCHES = [1, 2, 8]
 DH = D // HEADS
 
 
@@ -117,7 +123,33 @@ def decoder():
     return b.model(inputs, "y", [1, "seq", VOCAB])
 
 
+def cnn():
+    b = Builder(13)
+
+    def conv(x, c_in, c_out, k, group=1):
+        w = b.weight([c_out, c_in // group, k, k], (c_in // group * k * k) ** -0.5)
+        return b.op("Conv", [x, w, b.weight([c_out], 0.1)], pads=[k // 2] * 4, group=group)
+
+    def relu(x):
+        return b.op("Relu", [x])
+
+    stats = [b.const(1.0 + 0.1 * b.rng.standard_normal(8), np.float32) for _ in range(2)]
+    stats += [b.const(0.1 * b.rng.standard_normal(8), np.float32), b.const(0.5 + b.rng.random(8), np.float32)]
+    x = relu(b.op("BatchNormalization", [conv("x", 3, 8, 3), *stats]))
+    x = b.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = relu(b.op("Add", [x, conv(relu(conv(x, 8, 8, 3)), 8, 8, 1)]))
+    x = relu(conv(x, 8, 8, 3, group=8))
+    x = b.op("AveragePool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])])
+    x = b.op("Gemm", [x, b.weight([10, 8], 8**-0.5), b.weight([10], 0.1)], transB=1)
+    b.op("Softmax", [x], axis=-1)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 16, 16])]
+    return b.model(inputs, "y", ["batch", 10])
+
+
 def inputs_for(name, length, rng):
+    if name == "cnn":
+        return [rng.standard_normal((length, 3, 16, 16)).astype(np.float32)]
     if name == "encoder":
         batch = 2 if length % 2 else 1
         return [rng.standard_normal((batch, length, D)).astype(np.float32)]
@@ -130,12 +162,12 @@ def inputs_for(name, length, rng):
 def main():
     out, lengths = sys.argv[1], [int(a) for a in sys.argv[2:]]
     rng = np.random.default_rng(3)
-    for name, model in [("encoder", encoder()), ("decoder", decoder())]:
+    for name, model in [("encoder", encoder()), ("decoder", decoder()), ("cnn", cnn())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
         onnx.save(model, path)
         session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        for length in lengths:
+        for length in CNN_BATCHES if name == "cnn" else lengths:
             feeds = inputs_for(name, length, rng)
             for k, x in enumerate(feeds):
                 x.tofile(f"{out}/{name}.{length}.in{k}.bin")

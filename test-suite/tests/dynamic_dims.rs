@@ -1,6 +1,6 @@
-//! Models with dims known only at run time: a BERT-style encoder over `x[batch, seq, 64]` and a
-//! GPT-style decoder over token ids, positions and a causal mask `[seq, seq]`, built with a fixed
-//! seed by `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
+//! Models with dims known only at run time: a BERT-style encoder over `x[batch, seq, 64]`, a
+//! GPT-style decoder over token ids, positions and a causal mask `[seq, seq]`, and a small CNN
+//! over `x[batch, 3, 16, 16]`, built with a fixed seed by `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its output or its workspace (canaries), and that dims below 1 or
@@ -17,6 +17,9 @@ use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary}
 /// and a ragged end (five lanes of eight, then five elements; four row tiles and one row).
 const LENGTHS: &[usize] = &[1, 7, 45, 128, 512];
 
+/// The CNN's batches (the issue's; `make_models.py`'s CNN_BATCHES).
+const BATCHES: &[usize] = &[1, 2, 8];
+
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
 }
@@ -32,16 +35,19 @@ fn read_f32(path: &Path) -> Result<Vec<f32>, String> {
     Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect())
 }
 
-/// One model's inputs: their C element types (the header's parameter order).
+/// One model's inputs (their C element types, the header's parameter order) and the sizes it
+/// runs at.
 struct Model {
     name: &'static str,
     symbols: usize,
     inputs: &'static [&'static str],
+    sizes: &'static [usize],
 }
 
 const MODELS: &[Model] = &[
-    Model { name: "encoder", symbols: 2, inputs: &["float"] },
-    Model { name: "decoder", symbols: 1, inputs: &["int64_t", "int64_t", "float"] },
+    Model { name: "encoder", symbols: 2, inputs: &["float"], sizes: LENGTHS },
+    Model { name: "decoder", symbols: 1, inputs: &["int64_t", "int64_t", "float"], sizes: LENGTHS },
+    Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES },
 ];
 
 /// The C program: `prog DIR L...` reads `DIR/NAME.L.dims` and the inputs of each size, sizes one
@@ -180,7 +186,7 @@ fn check(m: &Model, dir: &Path) -> Result<(), String> {
             .arg(&exe),
         "linking the C program",
     )?;
-    let lengths: Vec<String> = LENGTHS.iter().map(|l| l.to_string()).collect();
+    let lengths: Vec<String> = m.sizes.iter().map(|l| l.to_string()).collect();
     let stdout = run(Command::new(&exe).arg(dir).args(&lengths), "the C program")?;
     for case in ["zero dims", "huge dims"] {
         if !stdout.contains(&format!("{case}: 7 0")) {

@@ -489,7 +489,34 @@ fn run_time_dims_the_operators_refuse() -> Result<(), String> {
         vec![symbolic("x", FLOAT, &["seq", "4"])],
         vec![floats("v", &[4], &[1.0; 4])],
     );
-    expect_failure(&dir, "matmul-vector", &matmul, &["MatMul node 'mm0'", "[seq, 4] x [4]", "not supported yet"])
+    expect_failure(&dir, "matmul-vector", &matmul, &["MatMul node 'mm0'", "[seq, 4] x [4]", "not supported yet"])?;
+    // CNN operators take a batch at run time, and no other dim.
+    let conv = one(
+        node("conv0", "Conv", &["x", "w"], &["y"]),
+        vec![symbolic("x", FLOAT, &["batch", "1", "height", "4"])],
+        vec![floats("w", &[1, 1, 1, 1], &[1.0])],
+    );
+    expect_failure(
+        &dir,
+        "conv-height",
+        &conv,
+        &["Conv node 'conv0'", "'x'", "only the batch", "[batch, 1, height, 4]"],
+    )?;
+    let pool = one(
+        node("pool0", "GlobalAveragePool", &["x"], &["y"]),
+        vec![symbolic("x", FLOAT, &["batch", "channels", "4", "4"])],
+        vec![],
+    );
+    expect_failure(&dir, "pool-channels", &pool, &["GlobalAveragePool node 'pool0'", "only the batch", "channels"])?;
+    let mut gemm_node = node("gemm0", "Gemm", &["x", "w"], &["y"]);
+    gemm_node.attribute.push(AttributeProto {
+        name: Some("transA".into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(1),
+        ..Default::default()
+    });
+    let gemm = one(gemm_node, vec![symbolic("x", FLOAT, &["4", "batch"])], vec![floats("w", &[4, 1], &[1.0; 4])]);
+    expect_failure(&dir, "gemm-transposed", &gemm, &["Gemm node 'gemm0'", "only A's rows", "[4, batch]", "--dim"])
 }
 
 /// A symbolic dim is one size wherever the inputs use it: `--dim` sets it by name, one input's

@@ -6,7 +6,7 @@ use super::nn::{float_input, window::window};
 use crate::dim::dims_text;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::shapes::{broadcast, broadcast_dims};
+use crate::ops::shapes::{batch_dims, broadcast, broadcast_dims};
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::parser::forms::i64_array;
 use xcc_ir::{Attribute, Span, Type, ValueId};
@@ -19,6 +19,9 @@ impl crate::ops::onnx_op::OnnxOp for Gemm {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let a = float_input(node, g)?;
         let b = g.ty(&node.inputs[1])?;
+        if a.is_dynamic() || b.is_dynamic() {
+            return gemm_rows_at_run_time(node, g, a, b);
+        }
         if a.shape.len() != 2 || b.shape.len() != 2 {
             return err("Gemm takes 2-D A and B");
         }
@@ -36,6 +39,43 @@ impl crate::ops::onnx_op::OnnxOp for Gemm {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_gemm(node, g)
     }
+
+    /// A's rows (M, a batch) known only at run time: see [`gemm_rows_at_run_time`].
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+}
+
+/// Gemm's shape rule when A's rows are known only at run time: A not transposed, K, B and C
+/// static, and C one row (or a scalar) broadcast over the rows.
+fn gemm_rows_at_run_time(node: &Node, g: &Graph, a: &TensorType, b: &TensorType) -> OResult<Vec<TensorType>> {
+    let a_d = a.dims();
+    let refuse =
+        |why: &str| err(format!("{why}; A is {} and B is {} (fix the dims with --dim)", a.describe(), b.describe()));
+    if a_d.len() != 2 || b.shape.len() != 2 {
+        return err("Gemm takes 2-D A and B");
+    }
+    if b.is_dynamic() || !a_d[1].is_fixed() || node.int("transA", 0) == 1 {
+        return refuse("Gemm takes only A's rows at run time, with A not transposed");
+    }
+    let k = a.shape[1];
+    let (k2, n) = if node.int("transB", 0) == 1 { (b.shape[1], b.shape[0]) } else { (b.shape[0], b.shape[1]) };
+    if k != k2 {
+        return err(format!("inner dimensions differ: A gives {k}, B gives {k2}"));
+    }
+    if let Some(c) = node.input(2) {
+        let c_t = g.ty(c)?;
+        if c_t.is_dynamic() || broadcast(&c_t.shape, &[1, n]).ok().as_deref() != Some(&[1, n][..]) {
+            return Err(OnnxError::tensor(
+                c,
+                format!(
+                    "with A's rows known only at run time, C must be one row of {n} values, not {}",
+                    c_t.describe()
+                ),
+            ));
+        }
+    }
+    Ok(vec![TensorType::with_dims(a.dtype, vec![a_d[0].clone(), Dim::fixed(n)])])
 }
 
 impl crate::ops::onnx_op::OnnxOp for MatMul {
@@ -112,6 +152,13 @@ impl crate::ops::onnx_op::OnnxOp for Conv {
                 x.shape, w.shape
             ));
         }
+        let batch = batch_dims(&node.inputs[0], x)?[0].clone();
+        if w.is_dynamic() {
+            return Err(OnnxError::tensor(
+                &node.inputs[1],
+                format!("the weights' dims must be static, not {}", w.describe()),
+            ));
+        }
         let group = node.int("group", 1);
         if group < 1 {
             return err(format!("group must be at least 1, not {group}"));
@@ -129,12 +176,18 @@ impl crate::ops::onnx_op::OnnxOp for Conv {
             }
         }
         let win = window(node, &x.shape[2..], w.shape[2..].to_vec())?;
-        let mut shape = vec![x.shape[0], w.shape[0]];
-        shape.extend(win.out);
-        Ok(vec![TensorType::new(x.dtype, shape)])
+        let mut dims = vec![batch, Dim::fixed(w.shape[0])];
+        dims.extend(win.out.into_iter().map(Dim::fixed));
+        Ok(vec![TensorType::with_dims(x.dtype, dims)])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_conv(node, g)
+    }
+
+    /// A batch known only at run time (`kernel.conv` loops over its images); the weights and
+    /// the other dims are static.
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 }
 

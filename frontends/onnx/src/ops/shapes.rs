@@ -50,6 +50,19 @@ pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
     Ok(out)
 }
 
+/// The dims of an input whose batch (dim 0) alone may be known only at run time (a CNN's
+/// operators: convolutions, pooling, normalizations).
+pub fn batch_dims(name: &str, t: &TensorType) -> OResult<Vec<Dim>> {
+    let dims = t.dims();
+    if dims.iter().skip(1).any(|d| !d.is_fixed()) {
+        return Err(OnnxError::tensor(
+            name,
+            format!("only the batch (dim 0) may be known only at run time here, and this input is {}", t.describe()),
+        ));
+    }
+    Ok(dims)
+}
+
 /// Normalizes a possibly negative axis against `rank`.
 pub fn axis(node: &Node, a: i64, rank: usize) -> OResult<usize> {
     let r = rank as i64;

@@ -3,8 +3,9 @@
 //! `fuse.rs`). Training mode: the batch's own statistics per channel, and the running mean and
 //! variance as optional outputs.
 
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
+use crate::ops::shapes::batch_dims;
 use xcc_ir::ValueId;
 
 pub struct BatchNormalization;
@@ -12,6 +13,10 @@ pub struct BatchNormalization;
 impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
+        if x.is_dynamic() && node.int("training_mode", 0) == 1 {
+            return err(format!("training mode takes static dims, not {}", x.describe()));
+        }
+        batch_dims(&node.inputs[0], x)?;
         // Training mode also gives the running mean and variance, one value per channel.
         let stat = TensorType::new(x.dtype, vec![x.shape.get(1).copied().unwrap_or(1)]);
         let mut out = vec![x.clone()];
@@ -19,13 +24,19 @@ impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
         Ok(out)
     }
 
+    /// A batch known only at run time, in inference mode.
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let x_t = g.ty(&node.inputs[0])?;
-        let (nb, ch) = (x_t.shape[0], x_t.shape.get(1).copied().unwrap_or(1));
+        let (nb, ch) = (e.dim_extent(&x_t.dims()[0]), x_t.shape.get(1).copied().unwrap_or(1));
         let s: usize = x_t.shape.iter().skip(2).product();
+        let view = [nb, Extent::Fixed(ch), Extent::Fixed(s)];
         let layout = Layout {
-            x3: e.reshaped(e.buf(&node.inputs[0])?, &[nb, ch, s]),
-            o3: e.reshaped(e.buf(&node.outputs[0])?, &[nb, ch, s]),
+            x3: e.reshaped_over(e.buf(&node.inputs[0])?, &view),
+            o3: e.reshaped_over(e.buf(&node.outputs[0])?, &view),
             batch: nb,
             channels: ch,
             spatial: s,
@@ -48,7 +59,8 @@ impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
 struct Layout {
     x3: ValueId,
     o3: ValueId,
-    batch: usize,
+    /// Known only at run time in inference mode alone.
+    batch: Extent,
     channels: usize,
     spatial: usize,
     d: DType,
@@ -66,7 +78,7 @@ fn normalize(e: &mut Emitter, l: &Layout, n: ValueId, c: ValueId, mean: ValueId,
 }
 
 fn inference(e: &mut Emitter, l: &Layout, p: &[ValueId]) {
-    e.parallel(&[l.batch, l.channels], &mut |e, ivs| {
+    e.parallel_over(&[l.batch, Extent::Fixed(l.channels)], &mut |e, ivs| {
         let c = ivs[1];
         let (sc, bi, mean, var) = (e.load(p[0], &[c]), e.load(p[1], &[c]), e.load(p[2], &[c]), e.load(p[3], &[c]));
         let sd = e.std_dev(var, l.eps, l.d);
@@ -78,14 +90,15 @@ fn inference(e: &mut Emitter, l: &Layout, p: &[ValueId]) {
 /// Batch statistics per channel (population variance), the normalized output, and the running
 /// statistics: `input * momentum + batch * (1 - momentum)`.
 fn training(e: &mut Emitter, l: &Layout, p: &[ValueId], running: &[Option<ValueId>], momentum: f64) {
+    let batch = l.batch.fixed().expect("training mode has a static batch (infer)");
     e.parallel(&[l.channels], &mut |e, ivs| {
         let c = ivs[0];
-        let (mean, var) = e.mean_variance(l.x3, &[l.batch, l.spatial], l.d, &|ks| vec![ks[0], c, ks[1]]);
+        let (mean, var) = e.mean_variance(l.x3, &[batch, l.spatial], l.d, &|ks| vec![ks[0], c, ks[1]]);
         let sd = e.std_dev(var, l.eps, l.d);
         let sc = e.load(p[0], &[c]);
         let k = e.fbin("arith.divf", sc, sd);
         let bi = e.load(p[1], &[c]);
-        e.for_loop(0, l.batch, |e, n| normalize(e, l, n, c, mean, k, bi));
+        e.for_loop(0, batch, |e, n| normalize(e, l, n, c, mean, k, bi));
         for (slot, (input, batch)) in running.iter().zip([(p[2], mean), (p[3], var)]) {
             if let Some(buf) = slot {
                 let old = e.load(input, &[c]);

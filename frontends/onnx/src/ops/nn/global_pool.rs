@@ -1,27 +1,35 @@
 //! GlobalAveragePool and GlobalMaxPool: one value per batch and channel, over all spatial dims.
 
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
+use crate::ops::shapes::batch_dims;
 
 pub struct GlobalPool;
 
 impl crate::ops::onnx_op::OnnxOp for GlobalPool {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
-        let mut shape = x.shape[..2].to_vec();
-        shape.extend(std::iter::repeat_n(1, x.shape.len() - 2));
-        Ok(vec![TensorType::new(x.dtype, shape)])
+        if x.shape.len() < 2 {
+            return err(format!("the input needs a batch and a channel dim, not {}", x.describe()));
+        }
+        let mut dims = batch_dims(&node.inputs[0], x)?[..2].to_vec();
+        dims.extend(std::iter::repeat_n(Dim::fixed(1), x.shape.len() - 2));
+        Ok(vec![TensorType::with_dims(x.dtype, dims)])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let x_t = g.ty(&node.inputs[0])?;
-        let (nb, ch) = (x_t.shape[0], x_t.shape[1]);
+        let (nb, ch) = (e.dim_extent(&x_t.dims()[0]), Extent::Fixed(x_t.shape[1]));
         let s: usize = x_t.shape[2..].iter().product();
-        let x3 = e.reshaped(e.buf(&node.inputs[0])?, &[nb, ch, s]);
-        let o2 = e.reshaped(e.buf(&node.outputs[0])?, &[nb, ch]);
+        let x3 = e.reshaped_over(e.buf(&node.inputs[0])?, &[nb, ch, Extent::Fixed(s)]);
+        let o2 = e.reshaped_over(e.buf(&node.outputs[0])?, &[nb, ch]);
         let avg = node.op == "GlobalAveragePool";
         let d = x_t.dtype;
-        e.parallel(&[nb, ch], &mut |e, ivs| {
+        e.parallel_over(&[nb, ch], &mut |e, ivs| {
             let init = e.const_of(if avg { 0.0 } else { f64::NEG_INFINITY }, d);
             let r = e.for_acc(0, s, init, |e, q, acc| {
                 let v = e.load(x3, &[ivs[0], ivs[1], q]);

@@ -5,6 +5,7 @@
 use super::window::{window, Window};
 use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::shapes::batch_dims;
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub struct Pool;
@@ -17,14 +18,21 @@ impl crate::ops::onnx_op::OnnxOp for Pool {
             super::float_input(node, g)?;
         }
         let kernel = kernel_shape(node)?;
+        if x.shape.len() < 3 {
+            return err(format!("the input needs a batch, a channel and spatial dims, not {}", x.describe()));
+        }
+        let mut dims = batch_dims(&node.inputs[0], x)?[..2].to_vec();
         let win = window(node, &x.shape[2..], kernel)?;
-        let mut shape = x.shape[..2].to_vec();
-        shape.extend(win.out);
-        let mut out = vec![TensorType::new(x.dtype, shape.clone())];
+        dims.extend(win.out.into_iter().map(Dim::fixed));
+        let mut out = vec![TensorType::with_dims(x.dtype, dims.clone())];
         if node.outputs.len() > 1 {
-            out.push(TensorType::new(DType::I64, shape));
+            out.push(TensorType::with_dims(DType::I64, dims));
         }
         Ok(out)
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -65,7 +73,8 @@ impl Emitter {
         };
         let column_major = node.int("storage_order", 0) == 1;
         let channels = x_t.shape[1];
-        self.parallel(&out_t.shape, &mut |e, ivs| {
+        let out_extents = self.dim_extents(&out_t.dims());
+        self.parallel_over(&out_extents, &mut |e, ivs| {
             let lowest = match d {
                 DType::U8 => 0.0,
                 DType::I8 => i8::MIN as f64,
