@@ -8,7 +8,9 @@ from ort import median_latency, session
 
 model, prefix, budget = sys.argv[1], sys.argv[2], float(sys.argv[3])
 s = session(model, 1)
-values = dict(zip(["batch", "seq"] if "encoder" in model else ["seq"], map(int, open(prefix + ".dims").read().split())))
+# The symbols in order of first use in the inputs' shapes: the order of the .dims file.
+symbols = list(dict.fromkeys(d for i in s.get_inputs() for d in i.shape if isinstance(d, str)))
+values = dict(zip(symbols, map(int, open(prefix + ".dims").read().split())))
 feed = {}
 for k, i in enumerate(s.get_inputs()):
     shape = [values[d] if isinstance(d, str) else d for d in i.shape]

@@ -135,4 +135,34 @@ func.func @heads_at_run_time(%x: memref<?x4x?xf32>) {
   return
 }
 
+// A body with a loop of its own (a pooling window) is worth an index split per point: the
+// leading dims are split until their product reaches 64 counting the run-time batch as one
+// (batch x 8 x 8 slices), and the last dim stays a loop.
+// CHECK-LABEL: func.func @windows_at_run_time
+// CHECK: [[FIXED:%[0-9]+]] = arith.constant 64 : i64
+// CHECK: llvm.call @xcc_parallel_for
+// CHECK-LABEL: func.func private @windows_at_run_time_parallel0
+// CHECK: scf.for [[S:%[0-9]+]] = %arg1 to %arg2 step
+// CHECK: scf.parallel ([[W:%[0-9]+]]) = ({{%[0-9]+}}) to ({{%[0-9]+}}) step ({{%[0-9]+}})
+// CHECK: scf.for
+// CHECK: func.return
+func.func @windows_at_run_time(%x: memref<?x8x8x8x4xf32>, %y: memref<?x8x8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %x, %c0 : memref<?x8x8x8x4xf32>
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%b, %c, %h, %w) = (%c0, %c0, %c0, %c0) to (%n, %c8, %c8, %c8) step (%c1, %c1, %c1, %c1) {
+    %s = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%b, %c, %h, %w, %k] : memref<?x8x8x8x4xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %y[%b, %c, %h, %w] : memref<?x8x8x8xf32>
+    scf.reduce
+  }
+  return
+}
+
 // CHECK: llvm.func @xcc_parallel_for(!llvm.ptr, !llvm.ptr, i64)

@@ -244,18 +244,13 @@ fn field(b: &mut Builder, ctx: ValueId, ctx_ty: &Type, i: usize) -> ValueId {
 }
 
 /// How many leading dimensions to split between threads: the fewest whose product reaches
-/// [`MIN_SPLIT`], counting a dimension known only at run time as one (it may be a batch of
-/// one). A loop with such a dimension whose body is straight-line code (elementwise work) keeps
-/// its innermost dimension a loop inside the task: a row per slice keeps that loop whole
-/// (vectorizable), where splitting it would delinearize every element's index with divisions.
-/// A body with loops of its own (a tile of a product, a row of a reduction) is worth those
-/// divisions, and every dimension is split so a batch of one still spreads over the threads.
+/// [`MIN_SPLIT`], counting a dimension known only at run time as one (it may be a batch of one;
+/// a run-time product that never reaches it splits every dimension). A loop with such a
+/// dimension whose body is straight-line code (elementwise work) also keeps its innermost
+/// dimension a loop inside the task: a row per slice keeps that loop whole (vectorizable),
+/// where splitting it would delinearize every element's index with divisions.
 fn split_dims(trips: &[Trips], straight_line: bool) -> usize {
     let n = trips.len();
-    let dynamic = trips.iter().any(|t| matches!(t, Trips::Dynamic(_)));
-    if dynamic && !straight_line {
-        return n;
-    }
     let mut reach = n;
     let mut product = 1;
     for (d, &t) in trips.iter().enumerate() {
@@ -268,7 +263,8 @@ fn split_dims(trips: &[Trips], straight_line: bool) -> usize {
             break;
         }
     }
-    if dynamic && n > 1 {
+    let dynamic = trips.iter().any(|t| matches!(t, Trips::Dynamic(_)));
+    if dynamic && straight_line && n > 1 {
         reach.min(n - 1)
     } else {
         reach
