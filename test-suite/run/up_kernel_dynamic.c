@@ -10,6 +10,7 @@
 typedef DESC(1) D1;
 typedef DESC(2) D2;
 typedef DESC(3) D3;
+typedef DESC(4) D4;
 
 void _mlir_ciface_scale(D2 *, D2 *);
 void _mlir_ciface_row_sums(D2 *, D1 *);
@@ -19,10 +20,15 @@ void _mlir_ciface_matmul_batch(D3 *, D2 *, D3 *);
 void _mlir_ciface_matmul_general(D2 *, D2 *, D2 *);
 void _mlir_ciface_two_steps(int64_t, D2 *, D2 *, D2 *, void *);
 int64_t _mlir_ciface_two_steps_workspace(int64_t);
+void _mlir_ciface_conv_batch(D4 *, D4 *, D4 *);
 
 static D1 d1(void *p, int64_t a) { D1 d = {p, p, 0, {a}, {1}}; return d; }
 static D2 d2(void *p, int64_t a, int64_t b) { D2 d = {p, p, 0, {a, b}, {b, 1}}; return d; }
 static D3 d3(void *p, int64_t a, int64_t b, int64_t c) { D3 d = {p, p, 0, {a, b, c}, {b * c, c, 1}}; return d; }
+static D4 d4(void *p, int64_t a, int64_t b, int64_t c, int64_t e) {
+  D4 d = {p, p, 0, {a, b, c, e}, {b * c * e, c * e, e, 1}};
+  return d;
+}
 
 /* Deterministic values in [-1, 1). */
 static float val(int i) { return (float)((i * 37 + 11) % 23) / 11.5f - 1.0f; }
@@ -175,6 +181,34 @@ static double workspace(void) {
   return err;
 }
 
+/* y[n, o, i, j] = sum over c, ki, kj of x[n, c, i + ki - 1, j + kj - 1] * w[o, c, ki, kj], zero padded. */
+static double conv_batch(void) {
+  static float x[4 * 2 * 25], w[3 * 2 * 9], y[4 * 3 * 25 + 1];
+  double err = 0;
+  for (int i = 0; i < 54; i++) w[i] = val(i + 3);
+  for (int64_t n = 0; n <= 4; n++) {
+    for (int i = 0; i < n * 50; i++) x[i] = val(i + 7 * n);
+    y[n * 75] = 42.0f;
+    D4 X = d4(x, n, 2, 5, 5), W = d4(w, 3, 2, 3, 3), Y = d4(y, n, 3, 5, 5);
+    _mlir_ciface_conv_batch(&X, &W, &Y);
+    for (int b = 0; b < n; b++)
+      for (int o = 0; o < 3; o++)
+        for (int i = 0; i < 5; i++)
+          for (int j = 0; j < 5; j++) {
+            double s = 0;
+            for (int c = 0; c < 2; c++)
+              for (int ki = 0; ki < 3; ki++)
+                for (int kj = 0; kj < 3; kj++) {
+                  int r = i + ki - 1, q = j + kj - 1;
+                  if (r >= 0 && r < 5 && q >= 0 && q < 5) s += x[((b * 2 + c) * 5 + r) * 5 + q] * w[((o * 2 + c) * 3 + ki) * 3 + kj];
+                }
+            err += diff(y[((b * 3 + o) * 5 + i) * 5 + j], s);
+          }
+    err += diff(y[n * 75], 42.0f); /* nothing written past the n images */
+  }
+  return err;
+}
+
 int main(void) {
   report("scale", scale());
   report("row_sums", row_sums());
@@ -183,5 +217,6 @@ int main(void) {
   report("matmul_batch", matmul_batch());
   report("matmul_general", matmul_general());
   report("workspace", workspace());
+  report("conv_batch", conv_batch());
   return failures != 0;
 }

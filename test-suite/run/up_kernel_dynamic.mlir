@@ -4,7 +4,9 @@
 // micro-kernel with M dynamic (full, ragged and empty row tiles), a batched one whose dynamic
 // batch folds into M, an i32 matmul with every dim dynamic and B transposed (the general path),
 // and a function whose intermediate buffers have run-time sizes, placed in the caller's
-// workspace by plan-workspace, with the workspace size computed from the sizes.
+// workspace by plan-workspace, with the workspace size computed from the sizes; and a 3x3
+// convolution (im2col and the micro-kernel) over a batch known only at run time, one image
+// after another.
 // stdout: scale ok
 // stdout: row_sums ok
 // stdout: copy ok
@@ -12,6 +14,7 @@
 // stdout: matmul_batch ok
 // stdout: matmul_general ok
 // stdout: workspace ok
+// stdout: conv_batch ok
 func.func @scale(%x: memref<?x5xf32>, %y: memref<?x5xf32>) attributes {llvm.emit_c_interface} {
   kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x5xf32>) outs(%y : memref<?x5xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -72,4 +75,8 @@ func.func @two_steps(%n: index, %x: memref<?x7xf32>, %w: memref<7x19xf32>, %y: m
 func.func @two_steps_workspace(%n: index) -> index attributes {llvm.emit_c_interface} {
   %s = "kernel.workspace_size"(%n) {function = @two_steps} : (index) -> index
   return %s : index
+}
+func.func @conv_batch(%x: memref<?x2x5x5xf32>, %w: memref<3x2x3x3xf32>, %y: memref<?x3x5x5xf32>) attributes {llvm.emit_c_interface} {
+  "kernel.conv"(%x, %w, %y) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (memref<?x2x5x5xf32>, memref<3x2x3x3xf32>, memref<?x3x5x5xf32>) -> ()
+  return
 }
