@@ -86,6 +86,8 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
+    // The verifier takes only a run-time batch too; this keeps an unverified module
+    // (`--no-verify-each`) from being lowered with a wrong size.
     let run_time = |v: ValueId| m.ty(v).as_memref().map_or(0, |t| t.shape[1..].iter().filter(|d| d.is_none()).count());
     if run_time(ops.a) + run_time(ops.b) + run_time(ops.output) > 0
         || m.ty(ops.b).as_memref().is_some_and(|t| t.shape[0].is_none())
