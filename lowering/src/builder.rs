@@ -224,15 +224,10 @@ pub trait LoopBuilder: Sized {
 
     /// `scf.for %iv = lb to ub step step` with index-valued bounds.
     fn for_step(&mut self, l: ValueId, u: ValueId, step: usize, body: impl FnOnce(&mut Self, ValueId)) {
-        let s = self.idx(step as i64);
-        let region = self.module().new_region();
-        let inner = self.module().append_block(region, Span::UNKNOWN);
-        let iv = self.module().add_block_arg(inner, Type::Index, Span::UNKNOWN);
-        self.op(OpSpec::new("scf.for", Span::UNKNOWN).operands([l, u, s]).region(region));
-        let saved = self.set_block(inner);
-        body(self, iv);
-        self.op(OpSpec::new("scf.yield", Span::UNKNOWN));
-        self.set_block(saved);
+        self.for_accs_step(l, u, step, &[], |e, iv, _| {
+            body(e, iv);
+            Vec::new()
+        });
     }
 
     /// `scf.for` carrying several values; `body` returns the next ones.

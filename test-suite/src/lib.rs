@@ -807,6 +807,30 @@ pub fn error_expectation(text: &str) -> Result<(usize, usize, String), String> {
     Ok((line, col, msg.to_string()))
 }
 
+/// A file of raw little-endian f32 values (a model's input or output).
+pub fn read_f32(path: &Path) -> Result<Vec<f32>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect())
+}
+
+/// Compares `got` with an oracle's `want`, element by element, within `abs + 1e-4 * |want|`;
+/// returns the worst error as a fraction of that tolerance.
+pub fn compare_f32(what: &str, got: &[f32], want: &[f32], abs: f64) -> Result<f64, String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()));
+    }
+    let mut worst: f64 = 0.0;
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let d = (g as f64 - w as f64).abs();
+        let allowed = abs + 1e-4 * (w as f64).abs();
+        if d.is_nan() || d > allowed {
+            return Err(format!("{what}: element {i} is {g}, expected {w}"));
+        }
+        worst = worst.max(d / allowed);
+    }
+    Ok(worst)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

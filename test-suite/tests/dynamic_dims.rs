@@ -11,7 +11,7 @@
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
+use xcc_test_suite::{compare_f32, compile_timeout, read_f32, run_ok, run_trials, suite_dir, xcc_binary};
 
 /// The sizes every model runs at: the 1, 7, 128 and 512, and 45, whose rows are vectors
 /// and a ragged end (five lanes of eight, then five elements; four row tiles and one row).
@@ -28,11 +28,6 @@ fn repo() -> PathBuf {
 /// timeout bounds them all).
 fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
     run_ok(cmd, what, compile_timeout())
-}
-
-fn read_f32(path: &Path) -> Result<Vec<f32>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect())
 }
 
 /// One model's inputs (their C element types, the header's parameter order) and the sizes it
@@ -152,22 +147,6 @@ int main(int argc, char **argv) {{
     )
 }
 
-fn compare(what: &str, got: &[f32], want: &[f32]) -> Result<f64, String> {
-    if got.len() != want.len() {
-        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()));
-    }
-    let mut worst: f64 = 0.0;
-    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        let d = (g as f64 - w as f64).abs();
-        let allowed = 1e-4 + 1e-4 * (w as f64).abs();
-        if d.is_nan() || d > allowed {
-            return Err(format!("{what}: element {i} is {g}, ONNX Runtime gives {w}"));
-        }
-        worst = worst.max(d / allowed);
-    }
-    Ok(worst)
-}
-
 /// Compiles `m` once, runs it at every length and compares with ONNX Runtime's outputs.
 fn check(m: &Model, dir: &Path) -> Result<(), String> {
     let lib = dir.join(format!("lib{}.a", m.name));
@@ -196,7 +175,7 @@ fn check(m: &Model, dir: &Path) -> Result<(), String> {
     for l in &lengths {
         let got = read_f32(&dir.join(format!("{}.{l}.got.bin", m.name)))?;
         let want = read_f32(&dir.join(format!("{}.{l}.out0.bin", m.name)))?;
-        let worst = compare(&format!("{} at size {l}", m.name), &got, &want)?;
+        let worst = compare_f32(&format!("{} at size {l}", m.name), &got, &want, 1e-4)?;
         println!("{} at size {l}: {} values, worst error {worst:.2} of the tolerance", m.name, got.len());
     }
     Ok(())

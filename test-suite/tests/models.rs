@@ -9,33 +9,10 @@ use std::process::Command;
 use xcc_frontend_onnx::proto::{
     attribute_proto, tensor_proto, tensor_shape_proto, type_proto, ModelProto, ValueInfoProto,
 };
-use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
+use xcc_test_suite::{compare_f32, read_f32, run_trials, suite_dir, xcc_binary};
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
-}
-
-fn read_f32(path: &Path) -> Vec<f32> {
-    std::fs::read(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn compare(what: &str, got: &[f32], want: &[f32]) -> Result<f64, String> {
-    if got.len() != want.len() {
-        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()));
-    }
-    let mut worst: f64 = 0.0;
-    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        let d = (g as f64 - w as f64).abs();
-        if d.is_nan() || d > 1e-5 + 1e-4 * (w as f64).abs() {
-            return Err(format!("{what}: element {i} is {g}, expected {w}"));
-        }
-        worst = worst.max(d / (1e-5 + (w as f64).abs()));
-    }
-    Ok(worst)
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
@@ -112,10 +89,10 @@ fn check_model(name: &str, work: &Path) -> Result<String, String> {
     let template = std::fs::read_to_string(suite_dir().join("models/harness.c.in")).unwrap();
     let harness = template.replace("@NAME@", name).replace("@UP@", &up);
     let input = models.join(format!("{name}.input.bin"));
-    let want = read_f32(&models.join(format!("{name}.output.bin")));
+    let want = read_f32(&models.join(format!("{name}.output.bin")))?;
     let ort_out = dir.join("ort.bin");
     onnxruntime(&models.join(format!("{name}.onnx")), &input, &input_shape(name), &ort_out)?;
-    let ort = read_f32(&ort_out);
+    let ort = read_f32(&ort_out)?;
     let mut notes = Vec::new();
     for (lang, compiler, file) in [("C", "cc", "harness.c"), ("C++", "c++", "harness.cpp")] {
         std::fs::write(dir.join(file), &harness).unwrap();
@@ -141,14 +118,14 @@ fn check_model(name: &str, work: &Path) -> Result<String, String> {
                 cmd.env("XCC_CPU_LEVEL", l.to_string());
             }
             run(cmd.arg(&input).arg(&out), &format!("{lang} program"))?;
-            let got = read_f32(&out);
+            let got = read_f32(&out)?;
             let what = match level {
                 Some(l) => format!("{lang} at x86-64 level {l}"),
                 None => lang.to_string(),
             };
-            let w1 = compare(&format!("{what} vs {name}.output.bin"), &got, &want)?;
-            let w2 = compare(&format!("{what} vs onnxruntime"), &got, &ort)?;
-            notes.push(format!("{what}: worst relative error {w1:.1e} (reference), {w2:.1e} (live onnxruntime)"));
+            let w1 = compare_f32(&format!("{what} vs {name}.output.bin"), &got, &want, 1e-5)?;
+            let w2 = compare_f32(&format!("{what} vs onnxruntime"), &got, &ort, 1e-5)?;
+            notes.push(format!("{what}: worst error {w1:.2} (reference), {w2:.2} (live onnxruntime) of the tolerance"));
         }
     }
     Ok(notes.join("; "))

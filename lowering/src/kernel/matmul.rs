@@ -176,31 +176,50 @@ pub fn gemm_rows_at_run_time<B: LoopBuilder>(
 ) {
     let n_full = n / NR * NR;
     let g = Gemm { k, a, bm, c, ep };
-    let mr = b.idx(MR as i64);
-    let tiles = b.value_op("arith.divui", &[m, mr], Type::Index);
+    let (tiles, m_full, rest) = row_tiles(b, Extent::Value(m), MR);
     if n_full > 0 {
-        b.parallel_over(&[Extent::Fixed(n_full / NR), Extent::Value(tiles)], &mut |e, t| {
+        b.parallel_over(&[Extent::Fixed(n_full / NR), tiles], &mut |e, t| {
             let j0 = e.affine(&[(t[0], NR as i64)], 0);
             let i0 = e.affine(&[(t[1], MR as i64)], 0);
             gemm_tile(e, i0, j0, MR, NR, &g);
         });
     }
     if n > n_full {
-        b.parallel_over(&[Extent::Value(tiles)], &mut |e, t| {
+        b.parallel_over(&[tiles], &mut |e, t| {
             let i0 = e.affine(&[(t[0], MR as i64)], 0);
             ragged_columns(e, i0, MR, n, &g);
         });
     }
-    let m_full = b.value_op("arith.muli", &[tiles, mr], Type::Index);
-    let rest = b.value_op("arith.subi", &[m, m_full], Type::Index);
-    b.parallel_over(&[Extent::Value(rest)], &mut |e, t| {
-        let i0 = e.value_op("arith.addi", &[m_full, t[0]], Type::Index);
+    b.parallel_over(&[rest], &mut |e, t| {
+        let start = e.extent(m_full);
+        let i0 = e.value_op("arith.addi", &[start, t[0]], Type::Index);
         if n_full > 0 {
             let (l, u) = (e.idx(0), e.idx(n_full as i64));
             e.for_step(l, u, NR, |e, j0| gemm_tile(e, i0, j0, 1, NR, &g));
         }
         ragged_columns(e, i0, 1, n, &g);
     });
+}
+
+/// `rows` split into tiles of `tile` rows: the number of full tiles, the rows they cover, and
+/// the rows left over (folded where `rows` is static).
+fn row_tiles<B: LoopBuilder>(b: &mut B, rows: Extent, tile: usize) -> (Extent, Extent, Extent) {
+    let tiles = match rows {
+        Extent::Fixed(n) => Extent::Fixed(n / tile),
+        Extent::Value(n) => {
+            let t = b.idx(tile as i64);
+            Extent::Value(b.value_op("arith.divui", &[n, t], Type::Index))
+        }
+    };
+    let full = b.extent_mul(tiles, Extent::Fixed(tile));
+    let rest = match (rows, full) {
+        (Extent::Fixed(n), Extent::Fixed(f)) => Extent::Fixed(n - f),
+        _ => {
+            let (n, f) = (b.extent(rows), b.extent(full));
+            Extent::Value(b.value_op("arith.subi", &[n, f], Type::Index))
+        }
+    };
+    (tiles, full, rest)
 }
 
 /// What every tile of one GEMM shares.
@@ -552,22 +571,9 @@ fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let ep = Epilogue::of(m, op);
     let mut c = Cursor::new(m, span);
     let f = FlatOperands::of(&mut c, &ops, false);
-    let (r, mm) = (f.r, f.mm);
-    let tiles = match mm {
-        Extent::Fixed(rows) => Extent::Fixed(rows / ROW_TILE),
-        Extent::Value(rows) => {
-            let t = c.idx(ROW_TILE as i64);
-            Extent::Value(c.value_op("arith.divui", &[rows, t], Type::Index))
-        }
-    };
-    let full = c.extent_mul(tiles, Extent::Fixed(ROW_TILE));
-    let rest = match (mm, full) {
-        (Extent::Fixed(rows), Extent::Fixed(full)) => Extent::Fixed(rows - full),
-        _ => {
-            let (rows, full) = (c.extent(mm), c.extent(full));
-            Extent::Value(c.value_op("arith.subi", &[rows, full], Type::Index))
-        }
-    };
+    let r = f.r;
+    let (tiles, full, rest) = row_tiles(&mut c, f.mm, ROW_TILE);
+    let matrices = [c.extent_mul(f.mm, f.kk), c.extent_mul(f.kk, f.nn), c.extent_mul(f.mm, f.nn)];
     for (count, rows_in_tile) in [(tiles, ROW_TILE), (rest, 1)] {
         if count == Extent::Fixed(0) {
             continue;
@@ -581,7 +587,7 @@ fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
             } else {
                 e.affine(&[(ivs[r], ROW_TILE as i64)], 0)
             };
-            row_tile(e, &f, &ep, &ivs[..r], i0, rows_in_tile);
+            row_tile(e, (&f, matrices), &ep, &ivs[..r], i0, rows_in_tile);
         });
     }
     c.finish(op);
@@ -589,10 +595,18 @@ fn lower_rows(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
 }
 
 /// Rows `i0 .. i0 + rows` of the output of batch `bivs`: the column blocks, the columns left
-/// over, then the epilogue of each row.
-fn row_tile<B: LoopBuilder>(e: &mut B, f: &FlatOperands, ep: &Epilogue, bivs: &[ValueId], i0: ValueId, rows: usize) {
-    let (mm, nn, kk) = (f.mm, f.nn, f.kk);
-    let (a_matrix, b_matrix, o_matrix) = (e.extent_mul(mm, kk), e.extent_mul(kk, nn), e.extent_mul(mm, nn));
+/// over, then the epilogue of each row. `matrices` are the elements of one matrix of A, B and
+/// the output.
+fn row_tile<B: LoopBuilder>(
+    e: &mut B,
+    (f, matrices): (&FlatOperands, [Extent; 3]),
+    ep: &Epilogue,
+    bivs: &[ValueId],
+    i0: ValueId,
+    rows: usize,
+) {
+    let (nn, kk) = (f.nn, f.kk);
+    let [a_matrix, b_matrix, o_matrix] = matrices;
     let ao = batch_offset(e, &f.a_lead, &f.batch, bivs, a_matrix);
     let bo = batch_offset(e, &f.b_lead, &f.batch, bivs, b_matrix);
     let co = batch_offset(e, &f.batch, &f.batch, bivs, o_matrix);

@@ -50,13 +50,15 @@ impl crate::ops::onnx_op::OnnxOp for Gemm {
 /// static, and C one row (or a scalar) broadcast over the rows.
 fn gemm_rows_at_run_time(node: &Node, g: &Graph, a: &TensorType, b: &TensorType) -> OResult<Vec<TensorType>> {
     let a_d = a.dims();
-    let refuse =
-        |why: &str| err(format!("{why}; A is {} and B is {} (fix the dims with --dim)", a.describe(), b.describe()));
     if a_d.len() != 2 || b.shape.len() != 2 {
         return err("Gemm takes 2-D A and B");
     }
     if b.is_dynamic() || !a_d[1].is_fixed() || node.int("transA", 0) == 1 {
-        return refuse("Gemm takes only A's rows at run time, with A not transposed");
+        return err(format!(
+            "Gemm takes only A's rows at run time, with A not transposed; A is {} and B is {} (fix the dims with --dim)",
+            a.describe(),
+            b.describe()
+        ));
     }
     let k = a.shape[1];
     let (k2, n) = if node.int("transB", 0) == 1 { (b.shape[1], b.shape[0]) } else { (b.shape[0], b.shape[1]) };

@@ -11,6 +11,10 @@ use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
 /// Lanes of the vector loops over a contiguous f32 row (one AVX2 register).
 const LANES: usize = 8;
 
+fn lanes() -> Type {
+    Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) }
+}
+
 pub struct Softmax;
 
 fn default_axis(node: &Node) -> i64 {
@@ -92,7 +96,7 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
 /// loops over the row's whole vectors, then a scalar loop over its last `row % LANES` elements.
 fn contiguous_rows(e: &mut Emitter, [x, o]: [ValueId; 2], outer: Extent, row: Extent, log: bool) {
     let (x2, o2) = (e.reshaped_over(x, &[outer, row]), e.reshaped_over(o, &[outer, row]));
-    let vt = Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) };
+    let vt = lanes();
     e.parallel_over(&[outer], &mut |e, ivs| {
         let r = ivs[0];
         let n = e.extent(row);
@@ -140,7 +144,7 @@ fn row_fold(
     kind: &str,
     f: &mut dyn FnMut(&mut Emitter, ValueId, ValueId) -> ValueId,
 ) -> ValueId {
-    let vt = Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) };
+    let vt = lanes();
     let combine = if kind == "add" { "arith.addf" } else { "arith.maximumf" };
     let zero = e.idx(0);
     let vinit = e.value_op("vector.broadcast", &[init], vt.clone());
@@ -166,7 +170,7 @@ fn row_map(
     s: ValueId,
     op: &str,
 ) {
-    let vt = Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) };
+    let vt = lanes();
     let sv = e.value_op("vector.broadcast", &[s], vt.clone());
     let zero = e.idx(0);
     e.for_step(zero, split, LANES, |e, q| {
