@@ -508,15 +508,49 @@ fn run_time_dims_the_operators_refuse() -> Result<(), String> {
         vec![],
     );
     expect_failure(&dir, "pool-channels", &pool, &["GlobalAveragePool node 'pool0'", "only the batch", "channels"])?;
-    let mut gemm_node = node("gemm0", "Gemm", &["x", "w"], &["y"]);
-    gemm_node.attribute.push(AttributeProto {
-        name: Some("transA".into()),
+    let gemm_node = with_int(node("gemm0", "Gemm", &["x", "w"], &["y"]), "transA", 1);
+    let gemm = one(gemm_node, vec![symbolic("x", FLOAT, &["4", "batch"])], vec![floats("w", &[4, 1], &[1.0; 4])]);
+    expect_failure(&dir, "gemm-transposed", &gemm, &["Gemm node 'gemm0'", "only A's rows", "[4, batch]", "--dim"])?;
+    let gemm_c = one(
+        node("gemm1", "Gemm", &["x", "w", "c"], &["y"]),
+        vec![symbolic("x", FLOAT, &["batch", "4"])],
+        vec![floats("w", &[4, 1], &[1.0; 4]), floats("c", &[2, 1], &[1.0; 2])],
+    );
+    expect_failure(&dir, "gemm-c-rows", &gemm_c, &["Gemm node 'gemm1'", "'c'", "one row of 1 values", "[2, 1]"])?;
+    let conv_w = one(
+        node("conv1", "Conv", &["x", "w"], &["y"]),
+        vec![symbolic("x", FLOAT, &["batch", "1", "4", "4"]), symbolic("w", FLOAT, &["filters", "1", "1", "1"])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "conv-weights",
+        &conv_w,
+        &["Conv node 'conv1'", "'w'", "must be static", "[filters, 1, 1, 1]"],
+    )?;
+    let stats: Vec<TensorProto> = ["scale", "bias", "mean", "var"].iter().map(|n| floats(n, &[1], &[1.0])).collect();
+    let bn_node =
+        with_int(node("bn0", "BatchNormalization", &["x", "scale", "bias", "mean", "var"], &["y"]), "training_mode", 1);
+    let bn = one(bn_node, vec![symbolic("x", FLOAT, &["batch", "1", "2", "2"])], stats);
+    expect_failure(
+        &dir,
+        "batch-norm-training",
+        &bn,
+        &["BatchNormalization node 'bn0'", "training mode", "[batch, 1, 2, 2]"],
+    )?;
+    let flat_pool = one(node("pool1", "GlobalMaxPool", &["x"], &["y"]), vec![value("x", FLOAT, &[4])], vec![]);
+    expect_failure(&dir, "pool-rank", &flat_pool, &["GlobalMaxPool node 'pool1'", "a batch and a channel dim", "[4]"])
+}
+
+/// An INT attribute.
+fn with_int(mut n: NodeProto, name: &str, value: i64) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
         r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(1),
+        i: Some(value),
         ..Default::default()
     });
-    let gemm = one(gemm_node, vec![symbolic("x", FLOAT, &["4", "batch"])], vec![floats("w", &[4, 1], &[1.0; 4])]);
-    expect_failure(&dir, "gemm-transposed", &gemm, &["Gemm node 'gemm0'", "only A's rows", "[4, batch]", "--dim"])
+    n
 }
 
 /// A symbolic dim is one size wherever the inputs use it: `--dim` sets it by name, one input's
