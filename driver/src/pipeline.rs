@@ -146,7 +146,8 @@ fn write_header(cli: &Cli, lowered: &xcc_ir::Module, name: &str, mut iface: Mode
     let bytes = run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int);
     iface.workspace_bytes = bytes.unwrap_or(0) as usize;
     let text = xcc_frontend_onnx::header::header(&iface, &cli.input.display().to_string(), xcc_runtime_c::RUN_HEADER);
-    if cli.output.as_os_str() != "-" {
+    // A stream has no directory beside it to hold the header.
+    if !is_stream(&cli.output) {
         let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;
     }
@@ -237,12 +238,26 @@ fn emit_from_extension(output: &Path) -> Result<Emit, String> {
     })
 }
 
-/// Writes through a temporary file in the destination directory, renamed into place, so a
-/// failed or interrupted compile never leaves a partial output.
+/// Whether the output is a stream rather than a file: `-` (standard output) or an existing path
+/// that is not a regular file, such as `/dev/null` or a named pipe.
+fn is_stream(path: &Path) -> bool {
+    path.as_os_str() == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
+/// Writes a file through a temporary file in the destination directory, renamed into place, so a
+/// failed or interrupted compile never leaves a partial output. A stream is written directly:
+/// renaming over `/dev/null` would replace the device with a regular file.
 fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if path.as_os_str() == "-" {
         std::io::stdout().write_all(bytes).map_err(|e| format!("xcc: error: writing standard output: {e}"))?;
         return Ok(());
+    }
+    if is_stream(path) {
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
+        return out.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()));
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
