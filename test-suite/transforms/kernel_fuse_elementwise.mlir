@@ -95,3 +95,33 @@ func.func @sizes_that_may_differ(%n: index, %k: index) {
   }
   return
 }
+
+// The second half of x (a Slice: read at d1 + 4) negated into the first half of y (a piece of a
+// Concat: the output is wider than the loop). The negation fuses into the slice, whose 4-wide
+// output still sizes the loop; the copy into y does not fuse, since no operand would then size
+// the loop at 4 (it would run over all 8 columns of y and read x past its end).
+// CHECK-LABEL: func.func @slice_into_a_concat_piece
+// CHECK: memref.alloc() : memref<2x4xf32>
+// CHECK-NEXT: kernel.generic {{.*}}(d0, d1 + 4){{.*}} ins(%arg0 : memref<2x8xf32>) outs([[H:%[0-9]+]] : memref<2x4xf32>)
+// CHECK-NEXT: ^bb
+// CHECK-NEXT: arith.negf
+// CHECK-NEXT: kernel.yield
+// CHECK: kernel.generic {{.*}} ins([[H]] : memref<2x4xf32>) outs(%arg1 : memref<2x8xf32>)
+func.func @slice_into_a_concat_piece(%x: memref<2x8xf32>, %y: memref<2x8xf32>) {
+  %half = memref.alloc() : memref<2x4xf32>
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 + 4)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x8xf32>) outs(%half : memref<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    kernel.yield %a : f32
+  }
+  %neg = memref.alloc() : memref<2x4xf32>
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%half : memref<2x4xf32>) outs(%neg : memref<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    kernel.yield %n : f32
+  }
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%neg : memref<2x4xf32>) outs(%y : memref<2x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    kernel.yield %a : f32
+  }
+  return
+}

@@ -307,10 +307,7 @@ fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
                 continue;
             }
             let Some(gp) = Generic::of(m, p) else { continue };
-            let same_space = match (gp.loop_sizes(m), gc.loop_sizes(m)) {
-                (Ok(a), Ok(b)) => a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.same_as(*y, m)),
-                _ => false,
-            };
+            let same_space = same_sizes(m, &gp, &gc) && same_sizes(m, &fused_operands(&gp, &gc, k), &gc);
             let single = gp.outputs == [t] && is_identity(&gp.maps[gp.inputs.len()]);
             let before = m.op_index(p).zip(m.op_index(c)).is_some_and(|((bp, ip), (bc, ic))| bp == bc && ip < ic);
             if is_elementwise(&gp) && same_space && single && before && !touched_between(m, p, c, &gp.inputs) {
@@ -319,6 +316,26 @@ fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
         }
     }
     None
+}
+
+/// Whether two generics' loops make as many iterations whatever the run-time dims.
+fn same_sizes(m: &Module, a: &Generic, b: &Generic) -> bool {
+    match (a.loop_sizes(m), b.loop_sizes(m)) {
+        (Ok(a), Ok(b)) => a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.same_as(*y, m)),
+        _ => false,
+    }
+}
+
+/// The operands a fusion would leave (the consumer's inputs but its `k`th, the producer's
+/// inputs, the consumer's outputs), to check that they still size every loop as the consumer's
+/// did: a consumer writing part of its output (a piece of a Concat) takes a loop's size from the
+/// input it reads whole, and a producer reading part of its input (a Slice) would not give it.
+fn fused_operands(gp: &Generic, gc: &Generic, k: usize) -> Generic {
+    let consumer = gc.inputs.iter().zip(&gc.maps).enumerate().filter(|&(i, _)| i != k).map(|(_, x)| x);
+    let (inputs, mut maps): (Vec<ValueId>, Vec<AffineMap>) =
+        consumer.chain(gp.inputs.iter().zip(&gp.maps)).map(|(&v, map)| (v, map.clone())).unzip();
+    maps.extend(gc.maps[gc.inputs.len()..].iter().cloned());
+    Generic { inputs, outputs: gc.outputs.clone(), maps, parallel: gc.parallel.clone(), body: gc.body }
 }
 
 /// One generic computing both: the producer's body inlined for the consumer's argument `t`.
