@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A model compiled with run-time dims against the same model specialized with --dim at the same
 # size, and ONNX Runtime on the same model and inputs, in one run on this machine, one thread.
-# The models are test-suite/dynamic/make_models.py's encoder (batch 1) and decoder at each
-# LENGTH, and its CNN at batch 1 and 8. Usage: scripts/bench-dynamic.sh [LENGTH...] (default 128 512). BENCH_REPEAT=N (default 3) measures
+# The models are test-suite/dynamic/make_models.py's encoder (batch 1), decoder and exported
+# decoder (batch 1; its shapes computed from Shape inside the graph) at each LENGTH (even ones:
+# an odd length runs the encoder and the exported decoder at batch 2), and its CNN at batch 1
+# and 8. Usage: scripts/bench-dynamic.sh [LENGTH...] (default 128 512). BENCH_REPEAT=N (default 3) measures
 # each configuration N times in turn and reports the medians; BUDGET_MS (default 2000) is the
 # time one measurement may take. Prints a Markdown table.
 set -euo pipefail
@@ -18,7 +20,7 @@ repeat="${BENCH_REPEAT:-3}"
 median() { tr ',' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "| model | length | symbolic ms | specialized ms | symbolic / specialized | ONNX Runtime ms | symbolic / ORT |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-for m in encoder decoder cnn; do
+for m in encoder decoder exported cnn; do
   mkdir -p "$work/sym" && ./target/release/xcc "$work/$m.onnx" -O3 -o "$work/sym/lib$m.a"
   sizes=("${lengths[@]}")
   [ $m = cnn ] && sizes=(1 8)
@@ -27,6 +29,8 @@ for m in encoder decoder cnn; do
       dims="$l"; flags=(--dim "batch=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 10 * 4))
     elif [ $m = encoder ]; then
       dims="1, $l"; flags=(--dim batch=1 --dim "seq=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 64 * 4))
+    elif [ $m = exported ]; then
+      dims="1, $l"; flags=(--dim batch=1 --dim "seq=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 97 * 4))
     else
       dims="$l"; flags=(--dim "seq=$l"); ins=("$work/$m.$l.in0.bin" "$work/$m.$l.in1.bin" "$work/$m.$l.in2.bin")
       args="in[0], in[1], in[2]"; out=$((l * 97 * 4))

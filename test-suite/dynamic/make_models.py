@@ -13,6 +13,11 @@ runs at the batches CNN_BATCHES whatever the lengths.
 - decoder: a GPT-style decoder (2 layers, vocabulary 97) over token ids[1, seq] and positions
   [1, seq], with an additive causal mask[seq, seq] (0 on and below the diagonal, -1e9 above);
   the output is the logits[1, seq, 97] from the tied embedding.
+- exported: the decoder as PyTorch exports a model with dynamic axes, over token ids[batch, seq]
+  alone: the positions (Range to Shape's seq, Expand to the ids' shape), a rotary-style
+  rotate_half of the embeddings (Slice and Concat of the feature halves), the causal mask
+  (ConstantOfShape of [seq, seq], Trilu) and the heads' Reshape targets (Concat of dims Gathered
+  from Shape) are computed from the input's shape inside the graph.
 - cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
   max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
   global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
@@ -123,6 +128,47 @@ def decoder():
     return b.model(inputs, "y", [1, "seq", VOCAB])
 
 
+def exported():
+    b = Builder(17)
+    shape = b.op("Shape", ["ids"])
+    batch, seq = (b.op("Unsqueeze", [b.op("Gather", [shape, b.const(i)]), b.const([0])]) for i in (0, 1))
+    seq_scalar = b.op("Squeeze", [seq, b.const([0])])
+    positions = b.op("Range", [b.const(0), seq_scalar, b.const(1)])
+    positions = b.op("Expand", [b.op("Unsqueeze", [positions, b.const([0])]), shape])
+    table = b.weight([VOCAB, D], 1.0)
+    x = b.op("Add", [b.op("Gather", [table, "ids"]), b.op("Gather", [b.weight([MAX_POS, D], 0.1), positions])])
+    # Rotary-style rotate_half: Slice the feature halves and Concat them back, negated and swapped.
+    halves = [b.op("Slice", [x, b.const([lo]), b.const([hi]), b.const([-1])]) for lo, hi in ((0, D // 2), (D // 2, D))]
+    rotated = b.op("Concat", [b.op("Neg", [halves[1]]), halves[0]], axis=-1)
+    x = b.op("Add", [x, b.op("Mul", [rotated, b.const(0.5, np.float32)])])
+    value = helper.make_tensor("value", TensorProto.FLOAT, [1], [-1e9])
+    full = b.op("ConstantOfShape", [b.op("Concat", [seq, seq], axis=0)], value=value)
+    mask = b.op("Trilu", [full, b.const(1)], upper=1)
+
+    def split_heads(x, perm):
+        target = b.op("Concat", [batch, seq, b.const([HEADS, DH])], axis=0)
+        return b.op("Transpose", [b.op("Reshape", [x, target])], perm=perm)
+
+    def attention(x):
+        q = split_heads(b.linear(x, D, D), [0, 2, 1, 3])
+        k = split_heads(b.linear(x, D, D), [0, 2, 3, 1])
+        v = split_heads(b.linear(x, D, D), [0, 2, 1, 3])
+        # The scale from q's last dim, as exported: sqrt(float(Shape(q)[-1])).
+        head_dim = b.op("Cast", [b.op("Gather", [b.op("Shape", [q]), b.const(-1)])], to=TensorProto.FLOAT)
+        scores = b.op("Div", [b.op("MatMul", [q, k]), b.op("Sqrt", [head_dim])])
+        ctx = b.op("MatMul", [b.op("Softmax", [b.op("Add", [scores, mask])], axis=-1), v])
+        merged = b.op("Concat", [batch, seq, b.const([D])], axis=0)
+        return b.linear(b.op("Reshape", [b.op("Transpose", [ctx], perm=[0, 2, 1, 3]), merged]), D, D)
+
+    for _ in range(LAYERS):
+        x = b.layer_norm(b.op("Add", [x, attention(x)]))
+        x = b.layer_norm(b.op("Add", [x, b.linear(b.gelu(b.linear(x, D, FFN)), FFN, D)]))
+    logits = b.op("MatMul", [b.layer_norm(x), b.op("Transpose", [table], perm=[1, 0])])
+    b.op("Identity", [logits])
+    inputs = [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "seq"])]
+    return b.model(inputs, "y", ["batch", "seq", VOCAB])
+
+
 def cnn():
     b = Builder(13)
 
@@ -153,6 +199,9 @@ def inputs_for(name, length, rng):
     if name == "encoder":
         batch = 2 if length % 2 else 1
         return [rng.standard_normal((batch, length, D)).astype(np.float32)]
+    if name == "exported":
+        batch = 2 if length % 2 else 1
+        return [rng.integers(0, VOCAB, (batch, length)).astype(np.int64)]
     ids = rng.integers(0, VOCAB, (1, length)).astype(np.int64)
     positions = np.arange(length, dtype=np.int64)[None, :]
     mask = np.triu(np.full((length, length), -1e9, dtype=np.float32), 1)
@@ -162,7 +211,7 @@ def inputs_for(name, length, rng):
 def main():
     out, lengths = sys.argv[1], [int(a) for a in sys.argv[2:]]
     rng = np.random.default_rng(3)
-    for name, model in [("encoder", encoder()), ("decoder", decoder()), ("cnn", cnn())]:
+    for name, model in [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cnn", cnn())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
         onnx.save(model, path)
@@ -174,7 +223,8 @@ def main():
             y = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), feeds)})[0]
             y.astype(np.float32).tofile(f"{out}/{name}.{length}.out0.bin")
             with open(f"{out}/{name}.{length}.dims", "w") as f:
-                f.write(" ".join(str(d) for d in feeds[0].shape[:2]) if name == "encoder" else f"{length}")
+                two_dims = name in ("encoder", "exported")
+                f.write(" ".join(str(d) for d in feeds[0].shape[:2]) if two_dims else f"{length}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 //! Models with dims known only at run time: a BERT-style encoder over `x[batch, seq, 64]`, a
-//! GPT-style decoder over token ids, positions and a causal mask `[seq, seq]`, and a small CNN
-//! over `x[batch, 3, 16, 16]`, built with a fixed seed by `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
+//! GPT-style decoder over token ids, positions and a causal mask `[seq, seq]`, the same decoder
+//! as PyTorch exports it with dynamic axes (positions, mask and Reshape targets computed from
+//! the ids' Shape inside the graph), and a small CNN over `x[batch, 3, 16, 16]`, built with a
+//! fixed seed by `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its output or its workspace (canaries), and that dims below 1 or
@@ -42,6 +44,7 @@ struct Model {
 const MODELS: &[Model] = &[
     Model { name: "encoder", symbols: 2, inputs: &["float"], sizes: LENGTHS },
     Model { name: "decoder", symbols: 1, inputs: &["int64_t", "int64_t", "float"], sizes: LENGTHS },
+    Model { name: "exported", symbols: 2, inputs: &["int64_t"], sizes: LENGTHS },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES },
 ];
 

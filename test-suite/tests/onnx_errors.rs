@@ -542,6 +542,77 @@ fn run_time_dims_the_operators_refuse() -> Result<(), String> {
     expect_failure(&dir, "pool-rank", &flat_pool, &["GlobalMaxPool node 'pool1'", "a batch and a channel dim", "[4]"])
 }
 
+/// Shapes computed from run-time dims (`Shape -> Gather -> Range`, `Concat -> Expand`) that
+/// cannot be expressed as dims, and a shape read from a run-time tensor, are errors naming the
+/// node.
+fn shapes_computed_from_run_time_dims() -> Result<(), String> {
+    let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-shape-values");
+    let x = || symbolic("x", FLOAT, &["seq", "4"]);
+    let seq = |idx: i64| int64s("i0", &[], &[idx]);
+    let range = model(
+        vec![
+            node("shape0", "Shape", &["x"], &["s"]),
+            node("gather0", "Gather", &["s", "i0"], &["n"]),
+            node("range0", "Range", &["zero", "n", "two"], &["y"]),
+        ],
+        vec![x()],
+        vec![value("y", INT64, &[1])],
+        vec![seq(0), int64s("zero", &[], &[0]), int64s("two", &[], &[2])],
+    );
+    expect_failure(
+        &dir,
+        "range-step",
+        &range,
+        &["Range node 'range0'", "from 0 to seq by 2", "whole number of steps"],
+    )?;
+    let out_of_range = model(
+        vec![node("shape0", "Shape", &["x"], &["s"]), node("gather0", "Gather", &["s", "i0"], &["y"])],
+        vec![x()],
+        vec![value("y", INT64, &[1])],
+        vec![seq(5)],
+    );
+    expect_failure(&dir, "gather-index", &out_of_range, &["Gather node 'gather0'", "index 5", "shape of 2 dims"])?;
+    let expand = model(
+        vec![
+            node("shape0", "Shape", &["x"], &["s"]),
+            node("gather0", "Gather", &["s", "i0"], &["n"]),
+            node("unsqueeze0", "Unsqueeze", &["n", "axes"], &["n1"]),
+            with_int(node("concat0", "Concat", &["n1", "minus"], &["target"]), "axis", 0),
+            node("expand0", "Expand", &["x", "target"], &["y"]),
+        ],
+        vec![x()],
+        vec![value("y", FLOAT, &[1])],
+        vec![seq(0), int64s("axes", &[1], &[0]), int64s("minus", &[1], &[-2])],
+    );
+    expect_failure(&dir, "expand-negative", &expand, &["Expand node 'expand0'", "negative dim -2"])?;
+    let concat = model(
+        vec![with_int(node("concat1", "Concat", &["x", "x"], &["y"]), "axis", 0)],
+        vec![x()],
+        vec![value("y", FLOAT, &[1])],
+        vec![],
+    );
+    expect_failure(&dir, "concat-axis", &concat, &["Concat node 'concat1'", "'x'", "axis 0", "only the last"])?;
+    let slice = model(
+        vec![node("slice0", "Slice", &["x", "zero", "two", "zero"], &["y"])],
+        vec![x()],
+        vec![value("y", FLOAT, &[1])],
+        vec![int64s("zero", &[1], &[0]), int64s("two", &[1], &[2])],
+    );
+    expect_failure(&dir, "slice-axis", &slice, &["Slice node 'slice0'", "axis 0, which is seq", "--dim"])?;
+    let reshape = model(
+        vec![node("reshape0", "Reshape", &["x", "target"], &["y"])],
+        vec![x(), value("target", INT64, &[2])],
+        vec![value("y", FLOAT, &[1])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "reshape-run-time-tensor",
+        &reshape,
+        &["Reshape node 'reshape0'", "'target'", "compile-time constant or computed from dims"],
+    )
+}
+
 /// An INT attribute.
 fn with_int(mut n: NodeProto, name: &str, value: i64) -> NodeProto {
     n.attribute.push(AttributeProto {
@@ -624,6 +695,9 @@ fn main() -> std::process::ExitCode {
     trials.push(Trial::test("onnx-errors/symbolic-dims-are-unified", || Ok(symbolic_dims_are_unified()?)));
     trials.push(Trial::test("onnx-errors/run-time-dims-the-operators-refuse", || {
         Ok(run_time_dims_the_operators_refuse()?)
+    }));
+    trials.push(Trial::test("onnx-errors/shapes-computed-from-run-time-dims", || {
+        Ok(shapes_computed_from_run_time_dims()?)
     }));
     trials.push(Trial::test("onnx-errors/shape-flags-that-contradict-the-model", || {
         Ok(shape_flags_that_contradict_the_model()?)

@@ -24,6 +24,24 @@ impl Dim {
         Dim { terms }
     }
 
+    /// An integer, negative ones included (a Reshape's `-1` read from a shape value).
+    pub fn constant(c: i64) -> Dim {
+        let mut terms = BTreeMap::new();
+        if c != 0 {
+            terms.insert(Vec::new(), c);
+        }
+        Dim { terms }
+    }
+
+    /// The integer when no symbol is involved, negative ones included.
+    pub fn as_const(&self) -> Option<i64> {
+        match self.terms.len() {
+            0 => Some(0),
+            1 => self.terms.get(&Vec::new()).copied(),
+            _ => None,
+        }
+    }
+
     pub fn symbol(name: &str) -> Dim {
         Dim { terms: BTreeMap::from([(vec![name.to_string()], 1)]) }
     }
@@ -68,6 +86,10 @@ impl Dim {
             r.add_term(k.clone(), c);
         }
         r
+    }
+
+    pub fn sub(&self, other: &Dim) -> Dim {
+        self.add(&other.mul(&Dim::constant(-1)))
     }
 
     pub fn mul(&self, other: &Dim) -> Dim {

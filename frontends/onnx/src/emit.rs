@@ -122,8 +122,11 @@ pub fn generate(
     for node in &g.nodes {
         for x in node.inputs.iter().filter(|x| !x.is_empty()) {
             if !e.buffers.contains_key(x) {
-                let t = g.consts.get(x).ok_or_else(|| OnnxError::tensor(x, "internal: the tensor has no buffer"))?;
-                let v = e.constant_buffer(t);
+                let v = match (g.consts.get(x), g.shape_values.get(x)) {
+                    (Some(t), _) => e.constant_buffer(t),
+                    (None, Some(v)) => e.shape_value_buffer(v),
+                    (None, None) => return Err(OnnxError::tensor(x, "internal: the tensor has no buffer")),
+                };
                 e.buffers.insert(x.clone(), v);
             }
         }
@@ -139,9 +142,10 @@ pub fn generate(
     let produced: Vec<&String> = g.nodes.iter().flat_map(|n| n.outputs.iter()).collect();
     for (k, (o, t)) in outputs.iter().enumerate() {
         if !produced.contains(&o) {
-            let src = match g.consts.get(o) {
-                Some(c) => e.constant_buffer(c),
-                None => e.buffers[o],
+            let src = match (g.consts.get(o), g.shape_values.get(o)) {
+                (Some(c), _) => e.constant_buffer(c),
+                (None, Some(v)) => e.shape_value_buffer(v),
+                (None, None) => e.buffers[o],
             };
             let dst = e.memref_from_ptr(params[inputs.len() + k], t);
             e.copy(src, dst);
@@ -495,8 +499,8 @@ impl Emitter {
 
     /// The value (an index) of a dim.
     pub fn dim_value(&mut self, d: &Dim) -> ValueId {
-        if let Some(n) = d.as_fixed() {
-            return self.idx(n as i64);
+        if let Some(n) = d.as_const() {
+            return self.idx(n);
         }
         let mut total: Option<ValueId> = None;
         for (c, syms) in d.terms() {
@@ -515,6 +519,19 @@ impl Emitter {
             });
         }
         total.expect("a symbolic dim has a term")
+    }
+
+    /// A buffer holding a shape value's dims, computed at run time, for an operator that reads
+    /// the shape as data.
+    pub fn shape_value_buffer(&mut self, v: &ShapeValue) -> ValueId {
+        let buf = self.alloc_tensor(&v.ty());
+        for (i, d) in v.values.iter().enumerate() {
+            let x = self.dim_value(d);
+            let x = self.value_op("arith.index_cast", &[x], v.dtype.ir_type());
+            let at = if v.shape.is_empty() { vec![] } else { vec![self.idx(i as i64)] };
+            self.store(x, buf, &at);
+        }
+        buf
     }
 
     /// A dim as a loop extent: static, or its value.

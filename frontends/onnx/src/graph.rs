@@ -354,8 +354,52 @@ pub struct Graph {
     pub consts: HashMap<String, Tensor>,
     /// The type of every value (inputs, node outputs, constants).
     pub types: HashMap<String, TensorType>,
+    /// Integer tensors whose elements are dims known only at run time: shapes and pieces of
+    /// them (`Shape -> Gather -> Concat`), folded like constants ([`ShapeValue`]).
+    pub shape_values: HashMap<String, ShapeValue>,
     /// The dim symbols left to run time, in the order the run functions take them.
     pub symbols: Vec<String>,
+}
+
+/// An integer tensor of rank 0 or 1 whose elements are dim expressions: what Shape returns for
+/// a tensor with run-time dims, and what Gather, Slice, Concat, Cast and integer arithmetic make
+/// of it. Operators that take a shape (Reshape, Expand, ConstantOfShape, Range) read it as
+/// dims; any other reader gets a buffer filled at run time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShapeValue {
+    pub dtype: DType,
+    /// `[]` for a scalar, `[n]` for a vector.
+    pub shape: Vec<usize>,
+    pub values: Vec<Dim>,
+}
+
+impl ShapeValue {
+    pub fn vector(dtype: DType, values: Vec<Dim>) -> ShapeValue {
+        ShapeValue { dtype, shape: vec![values.len()], values }
+    }
+
+    /// A constant integer tensor of rank 0 or 1 as a shape value; `None` for anything else.
+    pub fn of_const(t: &Tensor) -> Option<ShapeValue> {
+        let int = matches!(t.ty.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8);
+        (int && t.ty.shape.len() <= 1).then(|| ShapeValue {
+            dtype: t.ty.dtype,
+            shape: t.ty.shape.clone(),
+            values: t.to_i64().into_iter().map(Dim::constant).collect(),
+        })
+    }
+
+    /// The constant tensor, when every element is a number.
+    pub fn as_const(&self) -> Option<Tensor> {
+        let v: Vec<i64> = self.values.iter().map(Dim::as_const).collect::<Option<_>>()?;
+        Some(match self.dtype {
+            DType::I64 => Tensor::from_i64(self.shape.clone(), &v),
+            d => Tensor::from_f64(d, self.shape.clone(), &v.iter().map(|&x| x as f64).collect::<Vec<_>>()),
+        })
+    }
+
+    pub fn ty(&self) -> TensorType {
+        TensorType::new(self.dtype, self.shape.clone())
+    }
 }
 
 impl Graph {

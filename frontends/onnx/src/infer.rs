@@ -1,6 +1,7 @@
-//! Static shape inference over the whole graph, in topological order, with constant folding:
-//! a node whose inputs are all constants is evaluated here (that is how `Shape -> Gather ->
-//! Concat -> Reshape` chains disappear), every other node gets its output types.
+//! Shape inference over the whole graph, in topological order, with constant folding: a node
+//! whose inputs are all constants is evaluated here (that is how `Shape -> Gather -> Concat ->
+//! Reshape` chains disappear), and so is one that computes on shapes with run-time dims, into
+//! [`ShapeValue`]s of dim expressions; every other node gets its output types.
 //!
 //! Unsupported operators are collected and reported together, each with its node name, domain
 //! and opset.
@@ -85,6 +86,18 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     let mut kept = Vec::new();
     for node in nodes {
         let op = ops::registry().get(&node.op).expect("checked above");
+        if let Some(result) = fold_shape_values(op, &node, g) {
+            let values = result.map_err(|e| e.in_node(&node))?;
+            for (name, v) in node.outputs.iter().zip(values) {
+                g.types.insert(name.clone(), v.ty());
+                if let Some(t) = v.as_const() {
+                    g.consts.insert(name.clone(), t);
+                } else {
+                    g.shape_values.insert(name.clone(), v);
+                }
+            }
+            continue;
+        }
         if !op.takes_run_time_dims() {
             refuse_run_time_dims(&node, g)?;
         }
@@ -137,6 +150,24 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     Ok(())
 }
 
+/// Folds a node that computes on shapes with run-time dims: Shape or Size of a tensor that has
+/// them, or a node whose inputs are all shape values or small integer constants, one at least a
+/// shape value. `None` leaves the node to the usual path.
+fn fold_shape_values(op: &dyn ops::onnx_op::OnnxOp, node: &Node, g: &Graph) -> Option<OResult<Vec<ShapeValue>>> {
+    let reads_run_time_dims = op.folds_from_types() && g.types.get(&node.inputs[0]).is_some_and(TensorType::is_dynamic);
+    let inputs: Vec<Option<ShapeValue>> = node
+        .inputs
+        .iter()
+        .map(|x| g.shape_values.get(x).cloned().or_else(|| g.consts.get(x).and_then(ShapeValue::of_const)))
+        .collect();
+    let on_shape_values = node.inputs.iter().any(|x| g.shape_values.contains_key(x))
+        && node.inputs.iter().zip(&inputs).all(|(x, v)| x.is_empty() || v.is_some());
+    if !reads_run_time_dims && !on_shape_values {
+        return None;
+    }
+    op.fold_shape(node, g, &inputs)
+}
+
 /// The error for an operator that does not take run-time dims given an input that has them.
 fn refuse_run_time_dims(node: &Node, g: &Graph) -> OResult<()> {
     for x in node.inputs.iter().filter(|x| !x.is_empty()) {
@@ -158,4 +189,82 @@ fn refuse_run_time_dims(node: &Node, g: &Graph) -> OResult<()> {
         .in_node(node));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Shape values: `Shape -> Gather/Slice -> Concat -> Reshape` over run-time dims, checked
+    //! against dims worked out by hand.
+
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn node(op: &str, inputs: &[&str], output: &str, attrs: &[(&str, Attr)]) -> Node {
+        Node {
+            name: output.to_string(),
+            op: op.into(),
+            domain: String::new(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            outputs: vec![output.to_string()],
+            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
+            opset: 17,
+        }
+    }
+
+    /// A graph over `x[batch, seq, 64]` with integer constants `consts`.
+    fn graph(nodes: Vec<Node>, consts: &[(&str, &[usize], &[i64])], output: &str) -> Graph {
+        let (b, s) = (Dim::symbol("batch"), Dim::symbol("seq"));
+        let mut g = Graph {
+            inputs: vec!["x".into()],
+            outputs: vec![output.into()],
+            nodes,
+            symbols: vec!["batch".into(), "seq".into()],
+            ..Default::default()
+        };
+        g.types.insert("x".into(), TensorType::with_dims(DType::F32, vec![b, s, Dim::fixed(64)]));
+        for (name, shape, values) in consts {
+            let t = Tensor::from_i64(shape.to_vec(), values);
+            g.types.insert(name.to_string(), t.ty.clone());
+            g.consts.insert(name.to_string(), t);
+        }
+        g
+    }
+
+    #[test]
+    fn a_reshape_target_built_from_shape_keeps_the_run_time_dims() {
+        let nodes = vec![
+            node("Shape", &["x"], "s", &[]),
+            node("Slice", &["s", "zero", "two"], "lead", &[]),
+            node("Concat", &["lead", "heads"], "target", &[("axis", Attr::Int(0))]),
+            node("Reshape", &["x", "target"], "y", &[]),
+        ];
+        let consts: &[(&str, &[usize], &[i64])] =
+            &[("zero", &[1], &[0]), ("two", &[1], &[2]), ("heads", &[2], &[4, 16])];
+        let mut g = graph(nodes, consts, "y");
+        infer_and_fold(&mut g).unwrap();
+        assert_eq!(g.ty("y").unwrap().describe(), "float32 [batch, seq, 4, 16]");
+        assert_eq!(g.nodes.len(), 1, "only the Reshape is left to lower");
+        let target = &g.shape_values["target"];
+        assert_eq!(crate::dim::dims_text(&target.values), "[batch, seq, 4, 16]");
+    }
+
+    #[test]
+    fn integer_arithmetic_on_dims_folds_and_static_pieces_become_constants() {
+        let nodes = vec![
+            node("Shape", &["x"], "s", &[]),
+            node("Gather", &["s", "one"], "n", &[]),
+            node("Mul", &["n", "six"], "n6", &[]),
+            node("Div", &["n6", "four"], "n6_4", &[]),
+            node("Div", &["n6", "three"], "n2", &[]),
+            node("Gather", &["s", "last"], "width", &[]),
+        ];
+        let consts: &[(&str, &[usize], &[i64])] =
+            &[("one", &[], &[1]), ("six", &[], &[6]), ("four", &[], &[4]), ("three", &[], &[3]), ("last", &[], &[-1])];
+        let mut g = graph(nodes, consts, "n2");
+        infer_and_fold(&mut g).unwrap();
+        assert_eq!(g.shape_values["n2"].values, vec![Dim::symbol("seq").mul(&Dim::fixed(2))]);
+        // seq*6/4 is not a whole number for every seq: left to run time, not folded.
+        assert!(!g.shape_values.contains_key("n6_4"));
+        assert_eq!(g.consts["width"].to_i64(), [64]);
+    }
 }

@@ -21,6 +21,15 @@ pub trait OnnxOp: Sync {
         false
     }
 
+    /// The outputs as [`ShapeValue`]s, computed on dims: how `Shape -> Gather -> Concat ->
+    /// Reshape` folds when some dims are known only at run time. `inputs[i]` is input `i` as a
+    /// shape value (a constant integer vector or scalar becomes one), or `None`. `None` when the
+    /// operator does not compute on shapes, or not on these inputs; it is then lowered, reading
+    /// the shape values from buffers filled at run time.
+    fn fold_shape(&self, _node: &Node, _g: &Graph, _inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        None
+    }
+
     /// Whether the operator takes inputs with dims known only at run time (its shape rule
     /// reads [`TensorType::dims`] and its lowering sizes loops from the buffers). The others
     /// are refused with a message naming the input, before their shape rule runs.

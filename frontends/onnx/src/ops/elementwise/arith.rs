@@ -7,15 +7,16 @@ use crate::graph::*;
 use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[Op] = &[
-    Op::new("Add", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()),
+    Op::new("Add", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()).on_dims(|a| Some(a[0].add(a[1]))),
     Op::new("Sum", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()),
-    Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1]),
-    Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]),
+    Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1]).on_dims(|a| Some(a[0].sub(a[1]))),
+    Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]).on_dims(|a| Some(a[0].mul(a[1]))),
     Op::new(
         "Div",
         Emit::Fold { float: Some("arith.divf"), signed: Some("arith.divsi"), unsigned: Some("arith.divui") },
         div,
-    ),
+    )
+    .on_dims(div_dims),
     Op::new("Pow", Emit::Custom(pow), |_, a| a[0].powf(a[1])).mixed_types(),
     Op::new("Mod", Emit::Custom(modulo), modulo_value),
     Op::new("Mean", Emit::Custom(mean), |_, a| a.iter().sum::<f64>() / a.len() as f64),
@@ -37,6 +38,15 @@ fn div(el: &Element, a: &[f64]) -> f64 {
         (true, _) => a[0] / a[1],
         (false, 0.0) => 0.0,
         (false, b) => (a[0] / b).trunc(),
+    }
+}
+
+/// Dims divide when the quotient is exact for every value of the symbols; numbers truncate.
+fn div_dims(a: &[&Dim]) -> Option<Dim> {
+    match (a[0].as_const(), a[1].as_const()?) {
+        (_, 0) => None,
+        (Some(x), y) => Some(Dim::constant(x / y)),
+        (None, _) => a[0].div_exact(a[1]),
     }
 }
 

@@ -9,7 +9,8 @@ use crate::ops::onnx_op::OnnxOp;
 pub const OPS: &[Op] = &[
     Op::new("Cast", Emit::Custom(|e, el, a| Ok(e.convert(a[0], el.dtype, el.out))), |_, a| a[0])
         .output(Output::CastTo)
-        .mixed_types(),
+        .mixed_types()
+        .on_dims(|a| Some(a[0].clone())),
     Op::new("CastLike", Emit::Custom(|e, el, a| Ok(e.convert(a[0], el.dtype, el.out))), |_, a| a[0])
         .output(Output::Input(1))
         .one_data_input()
@@ -17,7 +18,8 @@ pub const OPS: &[Op] = &[
     IDENTITY,
 ];
 
-const IDENTITY: Op = Op::new("Identity", Emit::Custom(|_, _, a| Ok(a[0])), |_, a| a[0]).one_data_input();
+const IDENTITY: Op =
+    Op::new("Identity", Emit::Custom(|_, _, a| Ok(a[0])), |_, a| a[0]).one_data_input().on_dims(|a| Some(a[0].clone()));
 
 pub struct Dropout;
 

@@ -100,11 +100,31 @@ pub struct ElementwiseOp {
     operand: usize,
     emit: Emit,
     eval: fn(&Element, &[f64]) -> f64,
+    /// The element function on dims, for integer shape arithmetic ([`ShapeValue`]); `None`
+    /// where it is not expressible (a division that is not exact).
+    on_dims: Option<DimFn>,
 }
+
+/// An element function on dims (`None`: not expressible as a dim).
+type DimFn = fn(&[&Dim]) -> Option<Dim>;
 
 impl ElementwiseOp {
     pub const fn new(name: &'static str, emit: Emit, eval: fn(&Element, &[f64]) -> f64) -> ElementwiseOp {
-        ElementwiseOp { name, data_inputs: None, output: Output::Operand, same_types: true, operand: 0, emit, eval }
+        ElementwiseOp {
+            name,
+            data_inputs: None,
+            output: Output::Operand,
+            same_types: true,
+            operand: 0,
+            emit,
+            eval,
+            on_dims: None,
+        }
+    }
+
+    /// The operator also computes on shapes with run-time dims.
+    pub const fn on_dims(self, f: DimFn) -> Self {
+        ElementwiseOp { on_dims: Some(f), ..self }
     }
 
     /// Only the first input is data; the rest are parameters.
@@ -261,6 +281,26 @@ impl ElementwiseOp {
 impl OnnxOp for ElementwiseOp {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         Ok(vec![self.output_type(node, g)?])
+    }
+
+    /// Integer shape arithmetic on scalars and vectors (a scalar broadcasts).
+    fn fold_shape(&self, node: &Node, _: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let f = self.on_dims?;
+        let n = self.data_inputs.unwrap_or(node.inputs.len());
+        let data: Vec<&ShapeValue> = inputs[..n].iter().map(Option::as_ref).collect::<Option<_>>()?;
+        let dtype = self.output_dtype(node, |i| Ok(data[i].dtype)).ok()?;
+        if dtype.is_float() || dtype == DType::Bool {
+            return None;
+        }
+        let len = data.iter().map(|v| v.values.len()).max()?;
+        if data.iter().any(|v| v.values.len() != len && v.values.len() != 1) {
+            return None;
+        }
+        let values = (0..len)
+            .map(|i| f(&data.iter().map(|v| &v.values[i.min(v.values.len() - 1)]).collect::<Vec<_>>()))
+            .collect::<Option<Vec<Dim>>>()?;
+        let shape = if data.iter().all(|v| v.shape.is_empty()) { vec![] } else { vec![len] };
+        Some(Ok(vec![ShapeValue { dtype, shape, values }]))
     }
 
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {

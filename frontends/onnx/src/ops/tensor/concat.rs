@@ -1,6 +1,7 @@
-//! Concat: each input written at its offset along `axis`.
+//! Concat: each input written at its offset along `axis`; on shape values, the joined vector.
 
 use super::{shifted, Move, Movement};
+use crate::dim::dims_text;
 use crate::emit::identity;
 use crate::graph::*;
 use crate::ops::shapes::axis;
@@ -8,22 +9,52 @@ use crate::ops::shapes::axis;
 pub struct Concat;
 
 impl Movement for Concat {
+    /// Dims outside the axis must be equal as expressions; along it, every input but the last
+    /// must be static (each one's offset is a number in its copy's map).
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let first = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), first.shape.len())?;
-        let mut shape = first.shape.clone();
-        shape[a] = 0;
-        for name in node.inputs.iter().filter(|s| !s.is_empty()) {
+        let mut dims = first.dims();
+        dims[a] = Dim::fixed(0);
+        let inputs: Vec<&String> = node.inputs.iter().filter(|s| !s.is_empty()).collect();
+        for (k, name) in inputs.iter().enumerate() {
             let t = g.ty(name)?;
-            if t.shape.len() != shape.len() || t.shape.iter().enumerate().any(|(i, &d)| i != a && d != first.shape[i]) {
+            let d = t.dims();
+            if d.len() != dims.len() || d.iter().enumerate().any(|(i, x)| i != a && *x != dims[i]) {
                 return err(format!(
-                    "input '{name}' has shape {:?}, which does not match {:?} outside axis {a}",
-                    t.shape, first.shape
+                    "input '{name}' is {}, which does not match {} outside axis {a}",
+                    dims_text(&d),
+                    dims_text(&first.dims())
                 ));
             }
-            shape[a] += t.shape[a];
+            if k + 1 < inputs.len() && !d[a].is_fixed() {
+                return err(format!(
+                    "input '{name}' is {} along the concatenated axis {a}, known only at run time; only the last \
+                     input may be (fix it with --dim)",
+                    d[a]
+                ));
+            }
+            dims[a] = dims[a].add(&d[a]);
         }
-        Ok(vec![TensorType::new(first.dtype, shape)])
+        Ok(vec![TensorType::with_dims(first.dtype, dims)])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
+    fn fold_shape(&self, node: &Node, _: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let parts: Vec<&ShapeValue> = node
+            .inputs
+            .iter()
+            .zip(inputs)
+            .filter(|(n, _)| !n.is_empty())
+            .map(|(_, v)| v.as_ref())
+            .collect::<Option<_>>()?;
+        if parts.iter().any(|v| v.shape.len() != 1 || v.dtype != parts[0].dtype) {
+            return None;
+        }
+        Some(Ok(vec![ShapeValue::vector(parts[0].dtype, parts.iter().flat_map(|v| v.values.clone()).collect())]))
     }
 
     fn moves(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Vec<Move>> {

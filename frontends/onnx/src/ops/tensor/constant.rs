@@ -1,7 +1,8 @@
-//! Constant and ConstantOfShape: values at compile time, folded before lowering.
+//! Constant and ConstantOfShape: values at compile time, folded before lowering; a
+//! ConstantOfShape whose shape is computed from run-time dims is a fill at run time.
 
-use super::needs_constants;
-use crate::emit::Emitter;
+use super::{dims_input, needs_constants};
+use crate::emit::{identity, Emitter};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 
@@ -38,24 +39,38 @@ impl OnnxOp for Constant {
     }
 }
 
+/// ConstantOfShape's `value` (a float32 zero by default).
+fn fill_value(node: &Node) -> Tensor {
+    match node.attrs.get("value") {
+        Some(Attr::Tensor(t)) => t.clone(),
+        _ => Tensor::from_f64(DType::F32, vec![1], &[0.0]),
+    }
+}
+
 impl OnnxOp for ConstantOfShape {
-    fn infer(&self, node: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        needs_constants(node)
+    /// Reached only when the shape is computed from run-time dims (constants fold).
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let dims = dims_input(g, node, 0, "shape")?.ok_or_else(|| OnnxError::msg("ConstantOfShape needs a shape"))?;
+        if let Some(d) = dims.iter().find(|d| d.as_const().is_some_and(|c| c < 0)) {
+            return err(format!("ConstantOfShape's shape has a negative dim {d}"));
+        }
+        Ok(vec![TensorType::with_dims(fill_value(node).ty.dtype, dims)])
     }
 
     /// The `value` tensor (a float32 zero by default) repeated to the shape given by the input.
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         let shape: Vec<usize> = inputs[0]?.to_i64().iter().map(|&d| d.max(0) as usize).collect();
-        let value = match node.attrs.get("value") {
-            Some(Attr::Tensor(t)) => t.clone(),
-            _ => Tensor::from_f64(DType::F32, vec![1], &[0.0]),
-        };
+        let value = fill_value(node);
         let n: usize = shape.iter().product();
         let data = value.data.repeat(n);
         Some(Ok(vec![Tensor { ty: TensorType::new(value.ty.dtype, shape), data }]))
     }
 
-    fn lower(&self, node: &Node, _: &Graph, _: &mut Emitter) -> OResult<()> {
-        needs_constants(node)
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let value = fill_value(node);
+        let v = value.to_f64().first().copied().unwrap_or(0.0);
+        let out = e.buf(&node.outputs[0])?;
+        let rank = g.ty(&node.outputs[0])?.shape.len();
+        e.generic(&[], &[(out, identity(rank))], vec![true; rank], |e, _| Ok(vec![e.const_of(v, value.ty.dtype)]))
     }
 }

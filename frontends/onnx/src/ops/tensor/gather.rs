@@ -36,6 +36,22 @@ impl OnnxOp for Gather {
         Some(fold_gather(node, data, indices))
     }
 
+    /// Dims picked from a shape by constant indices.
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let data = inputs[0].as_ref().filter(|v| v.shape.len() == 1)?;
+        let indices = g.consts.get(&node.inputs[1])?;
+        let n = data.values.len() as i64;
+        let mut values = Vec::new();
+        for i in indices.to_i64() {
+            let at = if i < 0 { i + n } else { i };
+            if !(0..n).contains(&at) {
+                return Some(err(format!("index {i} is out of range for a shape of {n} dims")));
+            }
+            values.push(data.values[at as usize].clone());
+        }
+        Some(Ok(vec![ShapeValue { dtype: data.dtype, shape: indices.ty.shape.clone(), values }]))
+    }
+
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let in_shape = &g.ty(&node.inputs[0])?.shape;
         let out_dims = g.ty(&node.outputs[0])?.dims();

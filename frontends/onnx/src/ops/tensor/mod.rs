@@ -2,8 +2,9 @@
 //! through affine maps ([`Move`]), which is both how they lower (one `kernel.generic` per copy)
 //! and how they fold (the same maps evaluated on constant data), so the two cannot disagree.
 //! The data-dependent rest (Gather, GatherElements, GatherND, Pad, Trilu) are parallel loops,
-//! ScatterElements and ScatterND serial ones over their updates, and
-//! Constant, ConstantOfShape, Range, Shape and Size exist only at compile time.
+//! ScatterElements and ScatterND serial ones over their updates, and Constant, Shape and Size
+//! exist only at compile time (as constants, or as shape values over run-time dims);
+//! ConstantOfShape and Range fold too, unless their shape is computed from run-time dims.
 
 mod concat;
 mod constant;
@@ -81,6 +82,10 @@ pub trait Movement: Sync {
     fn takes_run_time_dims(&self) -> bool {
         false
     }
+    /// [`OnnxOp::fold_shape`].
+    fn fold_shape(&self, _: &Node, _: &Graph, _: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        None
+    }
 }
 
 impl<T: Movement> OnnxOp for T {
@@ -94,6 +99,10 @@ impl<T: Movement> OnnxOp for T {
 
     fn takes_run_time_dims(&self) -> bool {
         Movement::takes_run_time_dims(self)
+    }
+
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        Movement::fold_shape(self, node, g, inputs)
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -162,6 +171,21 @@ fn const_input<'a>(g: &'a Graph, node: &Node, i: usize, what: &str) -> OResult<O
             Some(t) => Ok(Some(t)),
             None => err(format!("{what} input '{name}' must be a compile-time constant")),
         },
+    }
+}
+
+/// Input `i` if the node has it, as dims: a constant's numbers, or a shape value's expressions
+/// (a shape computed from run-time dims).
+fn dims_input(g: &Graph, node: &Node, i: usize, what: &str) -> OResult<Option<Vec<Dim>>> {
+    let Some(name) = node.input(i) else { return Ok(None) };
+    if let Some(v) = g.shape_values.get(name) {
+        return Ok(Some(v.values.clone()));
+    }
+    match g.consts.get(name) {
+        Some(t) => Ok(Some(t.to_i64().into_iter().map(Dim::constant).collect())),
+        None => err(format!(
+            "{what} input '{name}' must be a compile-time constant or computed from dims (Shape, Gather, Concat, ...)"
+        )),
     }
 }
 

@@ -1,15 +1,51 @@
-//! Range: `start, start + delta, ...` up to `limit`, at compile time.
+//! Range: `start, start + delta, ...` up to `limit`. Folded at compile time when the three are
+//! constants; over integers computed from run-time dims (`Range(0, seq)`), a parallel loop.
 
-use super::needs_constants;
-use crate::emit::Emitter;
+use super::dims_input;
+use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
+use xcc_ir::Type;
 
 pub struct Range;
 
+/// Start, limit and delta as dims.
+fn bounds(node: &Node, g: &Graph) -> OResult<[Dim; 3]> {
+    let scalar = |i: usize, what: &str| -> OResult<Dim> {
+        let d = dims_input(g, node, i, what)?.ok_or_else(|| OnnxError::msg(format!("Range needs {what}")))?;
+        match <[Dim; 1]>::try_from(d) {
+            Ok([d]) => Ok(d),
+            Err(_) => err(format!("Range's {what} must be a scalar")),
+        }
+    };
+    Ok([scalar(0, "start")?, scalar(1, "limit")?, scalar(2, "delta")?])
+}
+
+/// `ceil((limit - start) / delta)` elements, as a dim: over run-time dims the step must be a
+/// positive number that divides the span for every value of them.
+fn length(start: &Dim, limit: &Dim, delta: &Dim) -> OResult<Dim> {
+    let span = limit.sub(start);
+    match delta.as_const() {
+        Some(1) => Ok(span),
+        Some(d) if d > 1 => span.div_exact(delta).ok_or_else(|| {
+            OnnxError::msg(format!(
+                "Range from {start} to {limit} by {d}: the length is not a whole number of steps for every value \
+                 of the run-time dims"
+            ))
+        }),
+        _ => err(format!("Range over run-time dims needs a positive constant delta, not {delta}")),
+    }
+}
+
 impl OnnxOp for Range {
-    fn infer(&self, node: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        needs_constants(node)
+    /// Reached only when some bound is computed from run-time dims (constants fold).
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let [start, limit, delta] = bounds(node, g)?;
+        let dtype = g.ty(&node.inputs[0])?.dtype;
+        if dtype.is_float() {
+            return err("Range over run-time dims takes integers (a float Range must have constant bounds)");
+        }
+        Ok(vec![TensorType::with_dims(dtype, vec![length(&start, &limit, &delta)?])])
     }
 
     fn fold(&self, _: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
@@ -24,7 +60,19 @@ impl OnnxOp for Range {
         Some(Ok(vec![Tensor::from_f64(dtype, vec![n], &values)]))
     }
 
-    fn lower(&self, node: &Node, _: &Graph, _: &mut Emitter) -> OResult<()> {
-        needs_constants(node)
+    /// Element `i` is `start + i * delta`.
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let [start, _, delta] = bounds(node, g)?;
+        let out_t = g.ty(&node.outputs[0])?;
+        let (n, elem) = (out_t.dims()[0].clone(), out_t.dtype.ir_type());
+        let out = e.buf(&node.outputs[0])?;
+        let (start, delta, n) = (e.dim_value(&start), e.dim_value(&delta), e.dim_extent(&n));
+        e.parallel_over(&[n], &mut |e, ivs| {
+            let step = e.value_op("arith.muli", &[ivs[0], delta], Type::Index);
+            let v = e.value_op("arith.addi", &[start, step], Type::Index);
+            let v = e.value_op("arith.index_cast", &[v], elem.clone());
+            e.store(v, out, ivs);
+        });
+        Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! Reshape, Flatten, Squeeze and Unsqueeze: the same elements in the same order under a new
 //! shape. Each has its own shape rule; all fold to the input's data and lower to `kernel.copy`.
 
-use super::{axes_of, const_input, consts_graph};
+use super::{axes_of, consts_graph, dims_input};
 use crate::dim::dims_text;
 use crate::emit::Emitter;
 use crate::graph::*;
@@ -19,6 +19,21 @@ fn fold_reshape(op: &dyn OnnxOp, node: &Node, inputs: &[Option<&Tensor>]) -> Opt
     Some(op.infer(node, &consts_graph(node, inputs)).map(|mut types| vec![Tensor { ty: types.remove(0), data }]))
 }
 
+/// A shape value under its new shape (a scalar and a one-element vector, back and forth).
+fn fold_reshape_shape(
+    op: &dyn OnnxOp,
+    node: &Node,
+    g: &Graph,
+    inputs: &[Option<ShapeValue>],
+) -> Option<OResult<Vec<ShapeValue>>> {
+    let v = inputs[0].as_ref()?;
+    let shape = match op.infer(node, g) {
+        Ok(mut types) => types.remove(0).shape,
+        Err(e) => return Some(Err(e)),
+    };
+    (shape.len() <= 1).then(|| Ok(vec![ShapeValue { dtype: v.dtype, shape, values: v.values.clone() }]))
+}
+
 fn lower_reshape(node: &Node, e: &mut Emitter) -> OResult<()> {
     let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
     e.copy(x, out);
@@ -29,8 +44,8 @@ impl OnnxOp for Reshape {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let spec = match node.ints("shape") {
-            Some(s) => s,
-            None => const_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?.to_i64(),
+            Some(s) => s.into_iter().map(Dim::constant).collect(),
+            None => dims_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?,
         };
         Ok(vec![TensorType::with_dims(t.dtype, reshape_target(node, &t.dims(), &spec)?)])
     }
@@ -40,6 +55,9 @@ impl OnnxOp for Reshape {
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
     }
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        fold_reshape_shape(self, node, g, inputs)
+    }
     fn lower(&self, node: &Node, _: &Graph, e: &mut Emitter) -> OResult<()> {
         lower_reshape(node, e)
     }
@@ -47,13 +65,18 @@ impl OnnxOp for Reshape {
 
 /// The target shape: `-1` takes what is left, `0` copies the input's dim (unless `allowzero`).
 /// Over run-time dims, `-1` is what is left when that divides exactly as expressions
-/// (`batch*seq*768 / 12*64`), and the element counts must be equal as expressions.
-fn reshape_target(node: &Node, input: &[Dim], spec: &[i64]) -> OResult<Vec<Dim>> {
+/// (`batch*seq*768 / 12*64`), and the element counts must be equal as expressions. The spec's
+/// entries are numbers, or dims when the shape was computed from run-time dims.
+fn reshape_target(node: &Node, input: &[Dim], spec: &[Dim]) -> OResult<Vec<Dim>> {
     let allowzero = node.int("allowzero", 0) == 1;
     let total = Dim::product(input);
     let mut out = Vec::new();
     let mut infer_at = None;
-    for (i, &s) in spec.iter().enumerate() {
+    for (i, d) in spec.iter().enumerate() {
+        let Some(s) = d.as_const() else {
+            out.push(d.clone());
+            continue;
+        };
         match s {
             -1 if infer_at.is_none() => {
                 infer_at = Some(i);
@@ -74,7 +97,7 @@ fn reshape_target(node: &Node, input: &[Dim], spec: &[i64]) -> OResult<Vec<Dim>>
     if let Some(i) = infer_at {
         match total.div_exact(&Dim::product(&out)) {
             Some(rest) => out[i] = rest,
-            None => return err(format!("cannot reshape {} into {spec:?}{at_run_time}", dims_text(input))),
+            None => return err(format!("cannot reshape {} into {}{at_run_time}", dims_text(input), dims_text(spec))),
         }
     }
     if Dim::product(&out) != total {
@@ -105,6 +128,9 @@ impl OnnxOp for Flatten {
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
     }
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        fold_reshape_shape(self, node, g, inputs)
+    }
     fn lower(&self, node: &Node, _: &Graph, e: &mut Emitter) -> OResult<()> {
         lower_reshape(node, e)
     }
@@ -132,6 +158,9 @@ impl OnnxOp for Squeeze {
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
     }
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        fold_reshape_shape(self, node, g, inputs)
+    }
     fn lower(&self, node: &Node, _: &Graph, e: &mut Emitter) -> OResult<()> {
         lower_reshape(node, e)
     }
@@ -155,6 +184,9 @@ impl OnnxOp for Unsqueeze {
     }
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         fold_reshape(self, node, inputs)
+    }
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        fold_reshape_shape(self, node, g, inputs)
     }
     fn lower(&self, node: &Node, _: &Graph, e: &mut Emitter) -> OResult<()> {
         lower_reshape(node, e)

@@ -1,4 +1,5 @@
-//! Shape and Size: shapes are static, so both fold from the input's type alone.
+//! Shape and Size fold from the input's type alone: to constants when its dims are static, to
+//! [`ShapeValue`]s of dim expressions when some are known only at run time.
 
 use crate::emit::Emitter;
 use crate::graph::*;
@@ -33,6 +34,12 @@ impl OnnxOp for Shape {
         Some(Ok(vec![Tensor::from_i64(vec![dims.len()], &dims)]))
     }
 
+    fn fold_shape(&self, node: &Node, g: &Graph, _: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let dims = g.types.get(&node.inputs[0])?.dims();
+        let (start, end) = shape_range(node, dims.len());
+        Some(Ok(vec![ShapeValue::vector(DType::I64, dims[start..end].to_vec())]))
+    }
+
     fn lower(&self, node: &Node, _: &Graph, _: &mut Emitter) -> OResult<()> {
         super::needs_constants(node)
     }
@@ -49,6 +56,11 @@ impl OnnxOp for Size {
 
     fn fold(&self, _: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
         Some(Ok(vec![Tensor::from_i64(vec![], &[inputs[0]?.ty.numel() as i64])]))
+    }
+
+    fn fold_shape(&self, node: &Node, g: &Graph, _: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let n = Dim::product(&g.types.get(&node.inputs[0])?.dims());
+        Some(Ok(vec![ShapeValue { dtype: DType::I64, shape: vec![], values: vec![n] }]))
     }
 
     fn lower(&self, node: &Node, _: &Graph, _: &mut Emitter) -> OResult<()> {

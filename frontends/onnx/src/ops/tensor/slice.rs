@@ -11,13 +11,30 @@ pub struct Slice;
 impl Movement for Slice {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
-        let p = slice_params(node, &t.shape, g)?;
-        Ok(vec![TensorType::new(t.dtype, p.iter().map(|x| x.2).collect())])
+        let p = slice_params(node, &t.dims(), g)?;
+        Ok(vec![TensorType::with_dims(t.dtype, p.into_iter().map(|x| x.2).collect())])
+    }
+
+    /// The sliced axes must be static; the others may be known only at run time.
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
+    /// A piece of a shape: the parameters are constants, the data a vector of dims.
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let data = inputs[0].as_ref().filter(|v| v.shape.len() == 1)?;
+        let p = match slice_params(node, &[Dim::fixed(data.values.len())], g) {
+            Ok(p) => p,
+            Err(e) => return Some(Err(e)),
+        };
+        let (start, step, count) = (p[0].0, p[0].1, p[0].2.as_fixed().unwrap_or(0));
+        let values = (0..count as i64).map(|i| data.values[(start + i * step) as usize].clone()).collect();
+        Some(Ok(vec![ShapeValue::vector(data.dtype, values)]))
     }
 
     /// Output index `i` reads `start + i * step`.
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>> {
-        let p = slice_params(node, &g.ty(&node.inputs[0])?.shape, g)?;
+        let p = slice_params(node, &g.ty(&node.inputs[0])?.dims(), g)?;
         let read = p
             .iter()
             .enumerate()
@@ -34,9 +51,11 @@ impl Movement for Slice {
     }
 }
 
-/// Slice parameters: per-dimension (start, step, count) after clamping, as the spec defines.
-fn slice_params(node: &Node, shape: &[usize], g: &Graph) -> OResult<Vec<(i64, i64, usize)>> {
-    let rank = shape.len();
+/// Slice parameters: per-dimension (start, step, count) after clamping, as the spec defines. An
+/// axis left whole keeps its dim, which may be known only at run time; a sliced one must be
+/// static.
+fn slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<(i64, i64, Dim)>> {
+    let rank = dims.len();
     let (starts, ends, axes, steps) = if node.opset < 10 {
         (node.ints("starts").unwrap_or_default(), node.ints("ends").unwrap_or_default(), node.ints("axes"), None)
     } else {
@@ -57,10 +76,15 @@ fn slice_params(node: &Node, shape: &[usize], g: &Graph) -> OResult<Vec<(i64, i6
     if starts.len() != ends.len() || axes.len() != starts.len() || steps.len() != starts.len() {
         return err("starts, ends, axes and steps must have the same length");
     }
-    let mut out: Vec<(i64, i64, usize)> = shape.iter().map(|&d| (0, 1, d)).collect();
+    let mut out: Vec<(i64, i64, Dim)> = dims.iter().map(|d| (0, 1, d.clone())).collect();
     for k in 0..starts.len() {
         let a = axis(node, axes[k], rank)?;
-        let d = shape[a] as i64;
+        let Some(d) = dims[a].as_fixed().map(|d| d as i64) else {
+            return err(format!(
+                "Slice along axis {a}, which is {}, known only at run time; fix it with --dim",
+                dims[a]
+            ));
+        };
         let step = steps[k];
         if step == 0 {
             return err("a Slice step cannot be 0");
@@ -77,7 +101,7 @@ fn slice_params(node: &Node, shape: &[usize], g: &Graph) -> OResult<Vec<(i64, i6
         } else {
             ((start - end).max(0) + (-step) - 1) / (-step)
         };
-        out[a] = (start, step, count as usize);
+        out[a] = (start, step, Dim::fixed(count as usize));
     }
     Ok(out)
 }

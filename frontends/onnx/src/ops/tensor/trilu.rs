@@ -17,6 +17,10 @@ impl OnnxOp for Trilu {
         Ok(vec![t.clone()])
     }
 
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let k = match node.input(1) {
@@ -32,7 +36,8 @@ impl OnnxOp for Trilu {
         let predicate = if node.int("upper", 1) == 1 { "sge" } else { "sle" };
         let out_t = g.ty(&node.outputs[0])?;
         let (r, dtype) = (out_t.shape.len(), out_t.dtype);
-        e.parallel(&out_t.shape, &mut |e, ivs| {
+        let extents = e.dim_extents(&out_t.dims());
+        e.parallel_over(&extents, &mut |e, ivs| {
             let diff = e.value_op("arith.subi", &[ivs[r - 1], ivs[r - 2]], Type::Index);
             let keep = e.cmpi(predicate, diff, k);
             let v = e.load(x, ivs);
