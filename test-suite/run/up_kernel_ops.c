@@ -3,11 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define DESC(N) struct { void *allocated, *aligned; int64_t offset, sizes[N], strides[N]; }
-typedef DESC(1) D1;
-typedef DESC(2) D2;
-typedef DESC(3) D3;
-typedef DESC(4) D4;
+#include "memref_desc.h"
 
 void _mlir_ciface_matmul_f32(D2 *, D2 *, D2 *, D2 *);
 void _mlir_ciface_matmul_i32(D2 *, D2 *, D2 *);
@@ -15,17 +11,6 @@ void _mlir_ciface_row_sums(D2 *, D1 *);
 void _mlir_ciface_conv_f32(D4 *, D4 *, D1 *, D4 *, D4 *);
 void _mlir_ciface_conv_i32(D4 *, D4 *, D4 *);
 void _mlir_ciface_copy(D3 *, D2 *);
-
-static D1 d1(void *p, int64_t a) { D1 d = {p, p, 0, {a}, {1}}; return d; }
-static D2 d2(void *p, int64_t a, int64_t b) { D2 d = {p, p, 0, {a, b}, {b, 1}}; return d; }
-static D3 d3(void *p, int64_t a, int64_t b, int64_t c) { D3 d = {p, p, 0, {a, b, c}, {b * c, c, 1}}; return d; }
-static D4 d4(void *p, int64_t a, int64_t b, int64_t c, int64_t e) {
-  D4 d = {p, p, 0, {a, b, c, e}, {b * c * e, c * e, e, 1}};
-  return d;
-}
-
-/* Deterministic values in [-1, 1). */
-static float val(int i) { return (float)((i * 37 + 11) % 23) / 11.5f - 1.0f; }
 
 static void report(const char *name, double err) { printf("%s %s\n", name, err < 1e-4 ? "ok" : "MISMATCH"); if (err >= 1e-4) printf("  max error %g\n", err); }
 
