@@ -17,11 +17,7 @@ pub struct Dim {
 
 impl Dim {
     pub fn fixed(n: usize) -> Dim {
-        let mut terms = BTreeMap::new();
-        if n != 0 {
-            terms.insert(Vec::new(), n as i64);
-        }
-        Dim { terms }
+        Dim::constant(n as i64)
     }
 
     /// An integer, negative ones included (a Reshape's `-1` read from a shape value).

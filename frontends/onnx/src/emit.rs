@@ -122,11 +122,8 @@ pub fn generate(
     for node in &g.nodes {
         for x in node.inputs.iter().filter(|x| !x.is_empty()) {
             if !e.buffers.contains_key(x) {
-                let v = match (g.consts.get(x), g.shape_values.get(x)) {
-                    (Some(t), _) => e.constant_buffer(t),
-                    (None, Some(v)) => e.shape_value_buffer(v),
-                    (None, None) => return Err(OnnxError::tensor(x, "internal: the tensor has no buffer")),
-                };
+                let v =
+                    e.folded_buffer(g, x).ok_or_else(|| OnnxError::tensor(x, "internal: the tensor has no buffer"))?;
                 e.buffers.insert(x.clone(), v);
             }
         }
@@ -142,10 +139,9 @@ pub fn generate(
     let produced: Vec<&String> = g.nodes.iter().flat_map(|n| n.outputs.iter()).collect();
     for (k, (o, t)) in outputs.iter().enumerate() {
         if !produced.contains(&o) {
-            let src = match (g.consts.get(o), g.shape_values.get(o)) {
-                (Some(c), _) => e.constant_buffer(c),
-                (None, Some(v)) => e.shape_value_buffer(v),
-                (None, None) => e.buffers[o],
+            let src = match e.folded_buffer(g, o) {
+                Some(v) => v,
+                None => e.buffers[o],
             };
             let dst = e.memref_from_ptr(params[inputs.len() + k], t);
             e.copy(src, dst);
@@ -521,9 +517,19 @@ impl Emitter {
         total.expect("a symbolic dim has a term")
     }
 
+    /// The buffer of a tensor folded at compile time (no node writes it): a constant's global,
+    /// or a shape value's dims filled at run time; `None` for any other tensor.
+    fn folded_buffer(&mut self, g: &Graph, name: &str) -> Option<ValueId> {
+        match (g.consts.get(name), g.shape_values.get(name)) {
+            (Some(t), _) => Some(self.constant_buffer(t)),
+            (None, Some(v)) => Some(self.shape_value_buffer(v)),
+            (None, None) => None,
+        }
+    }
+
     /// A buffer holding a shape value's dims, computed at run time, for an operator that reads
     /// the shape as data.
-    pub fn shape_value_buffer(&mut self, v: &ShapeValue) -> ValueId {
+    fn shape_value_buffer(&mut self, v: &ShapeValue) -> ValueId {
         let buf = self.alloc_tensor(&v.ty());
         for (i, d) in v.values.iter().enumerate() {
             let x = self.dim_value(d);

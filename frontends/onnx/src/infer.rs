@@ -155,14 +155,17 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
 /// shape value. `None` leaves the node to the usual path.
 fn fold_shape_values(op: &dyn ops::onnx_op::OnnxOp, node: &Node, g: &Graph) -> Option<OResult<Vec<ShapeValue>>> {
     let reads_run_time_dims = op.folds_from_types() && g.types.get(&node.inputs[0]).is_some_and(TensorType::is_dynamic);
+    // Most nodes read no shape value: they leave before any constant is converted.
+    if !reads_run_time_dims && !node.inputs.iter().any(|x| g.shape_values.contains_key(x)) {
+        return None;
+    }
     let inputs: Vec<Option<ShapeValue>> = node
         .inputs
         .iter()
         .map(|x| g.shape_values.get(x).cloned().or_else(|| g.consts.get(x).and_then(ShapeValue::of_const)))
         .collect();
-    let on_shape_values = node.inputs.iter().any(|x| g.shape_values.contains_key(x))
-        && node.inputs.iter().zip(&inputs).all(|(x, v)| x.is_empty() || v.is_some());
-    if !reads_run_time_dims && !on_shape_values {
+    let all_shape_values = node.inputs.iter().zip(&inputs).all(|(x, v)| x.is_empty() || v.is_some());
+    if !reads_run_time_dims && !all_shape_values {
         return None;
     }
     op.fold_shape(node, g, &inputs)
