@@ -5,6 +5,8 @@
 # and ends with one line totalling every test binary's results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Idempotent (about a second once everything is there), so the command works on a new machine too.
+bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
 cargo build -p xcc
 log=$(mktemp)
