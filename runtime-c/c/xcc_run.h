@@ -32,6 +32,9 @@ typedef enum xcc_status {
   /* A run-time dim (a model's symbolic dim, given to NAME_run) is below 1 or above the bound the
    * model was compiled with, or makes a tensor of more than 2^44 bytes. */
   XCC_ERROR_BAD_DIM = 7,
+  /* An input that decides a shape (a Reshape's shape, a reduction's axes, ...) holds values the
+   * operator refuses: a negative size, an axis out of range, element counts that differ. */
+  XCC_ERROR_BAD_SHAPE_INPUT = 8,
 } xcc_status;
 
 /* A sentence for a status code (any int32_t: unknown codes get a sentence too). */

@@ -384,6 +384,9 @@ XCC_API const char *xcc_status_message(int32_t status) {
     return "the workspace could not be allocated";
   case XCC_ERROR_BAD_DIM:
     return "a run-time dim is below 1, above the model's bound, or makes a tensor too large";
+  case XCC_ERROR_BAD_SHAPE_INPUT:
+    return "an input that decides a shape holds values its operator refuses (a negative size, an axis "
+           "out of range, element counts that differ)";
   default:
     return "unknown xcc status code";
   }

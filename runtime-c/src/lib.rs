@@ -35,6 +35,7 @@ pub mod status {
     pub const INDEX_OUT_OF_RANGE: i32 = 5;
     pub const OUT_OF_MEMORY: i32 = 6;
     pub const BAD_DIM: i32 = 7;
+    pub const BAD_SHAPE_INPUT: i32 = 8;
 }
 
 /// runtime-c's check of a run's workspace against its options:
@@ -56,6 +57,7 @@ mod tests {
             ("XCC_ERROR_INDEX_OUT_OF_RANGE", status::INDEX_OUT_OF_RANGE),
             ("XCC_ERROR_OUT_OF_MEMORY", status::OUT_OF_MEMORY),
             ("XCC_ERROR_BAD_DIM", status::BAD_DIM),
+            ("XCC_ERROR_BAD_SHAPE_INPUT", status::BAD_SHAPE_INPUT),
         ];
         for (name, code) in codes {
             assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");

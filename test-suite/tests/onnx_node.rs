@@ -193,7 +193,8 @@ fn inspect_model(path: &Path) -> (String, Outcome) {
 #[derive(Debug)]
 struct Port {
     ty: String,
-    size: usize,
+    /// `None` for an output whose dims the inputs' data decides (`m_output_dims` reports them).
+    size: Option<usize>,
 }
 
 fn parse_header(text: &str) -> Result<(Vec<Port>, Vec<Port>), String> {
@@ -211,7 +212,10 @@ fn parse_header(text: &str) -> Result<(Vec<Port>, Vec<Port>), String> {
                     .ok_or(format!("m.h lacks M_{kind}{i}_TYPE"))?
                     .trim_matches('"')
                     .to_string();
-                let size = count(&format!("{kind}{i}_SIZE"))?;
+                let size = count(&format!("{kind}{i}_SIZE")).ok();
+                if size.is_none() && !text.contains("m_output_dims(") {
+                    return Err(format!("m.h lacks M_{kind}{i}_SIZE"));
+                }
                 Ok(Port { ty, size })
             })
             .collect()
@@ -238,6 +242,7 @@ fn numbered(ds: &Path, prefix: &str) -> Vec<PathBuf> {
 
 struct Data {
     dtype: DType,
+    dims: Vec<usize>,
     numel: usize,
     bytes: Vec<u8>,
 }
@@ -252,15 +257,16 @@ fn decode_pb(path: &Path, ds: &Path) -> Result<Data, (Status, String)> {
         return fail(Status::UnsupportedType, format!("{what} holds {}", type_name(code)));
     }
     let t = decode_tensor(&t, ds).map_err(|e| (Status::Harness, format!("cannot decode {what}: {e}")))?;
-    Ok(Data { dtype: t.ty.dtype, numel: t.ty.numel(), bytes: t.data })
+    Ok(Data { dtype: t.ty.dtype, dims: t.ty.shape.clone(), numel: t.ty.numel(), bytes: t.data })
 }
 
 fn file_name(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// The C program: reads `DIR/in_j.bin`, runs the model, writes `DIR/out_j.bin`.
-fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)]) -> String {
+/// The C program: reads `DIR/in_j.bin`, runs the model, writes `DIR/out_j.bin`. With
+/// `data_dims`, the outputs are sized by `m_output_dims`, whose dims it writes to `DIR/out_j.dims`.
+fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: bool) -> String {
     let mut c = String::new();
     c.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"m.h\"\n\n");
     c.push_str(
@@ -294,16 +300,36 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)]) -> String {
     for (j, (n, t)) in inputs.iter().enumerate() {
         let _ = writeln!(c, "    void *in{j} = load(dir, \"in_{j}.bin\", (size_t){n} * {});", t.size());
     }
-    for (j, (n, t)) in outputs.iter().enumerate() {
-        let _ = writeln!(c, "    void *out{j} = buffer((size_t){n} * {});", t.size());
+    let ins: String = (0..inputs.len()).map(|j| format!("in{j}, ")).collect();
+    if data_dims {
+        for j in 0..outputs.len() {
+            let _ = writeln!(c, "    int64_t d{j}[M_OUTPUT{j}_RANK + 1];");
+        }
+        let dims: Vec<String> = (0..outputs.len()).map(|j| format!("d{j}")).collect();
+        let _ = writeln!(c, "    int32_t drc = m_output_dims({ins}{});", dims.join(", "));
+        c.push_str("    if (drc != 0) { fprintf(stderr, \"m_output_dims returned %d\\n\", (int)drc); return 3; }\n");
+        for (j, (_, t)) in outputs.iter().enumerate() {
+            let _ = writeln!(
+                c,
+                "    size_t n{j} = 1;\n    char dims{j}[512] = \"\";\n    for (int k = 0; k < M_OUTPUT{j}_RANK; k++) {{ n{j} *= (size_t)d{j}[k]; \
+                 snprintf(dims{j} + strlen(dims{j}), sizeof dims{j} - strlen(dims{j}), \"%lld \", (long long)d{j}[k]); }}\n    \
+                 save(dir, \"out_{j}.dims\", dims{j}, strlen(dims{j}));\n    void *out{j} = buffer(n{j} * {});",
+                t.size()
+            );
+        }
+        let _ = writeln!(c, "    void *ws = buffer(m_workspace_size({}));", ins.trim_end_matches(", "));
+    } else {
+        for (j, (n, t)) in outputs.iter().enumerate() {
+            let _ = writeln!(c, "    size_t n{j} = {n};\n    void *out{j} = buffer(n{j} * {});", t.size());
+        }
+        c.push_str("    void *ws = buffer(m_workspace_size());\n");
     }
-    c.push_str("    void *ws = buffer(m_workspace_size());\n");
     let args: Vec<String> =
         (0..inputs.len()).map(|j| format!("in{j}")).chain((0..outputs.len()).map(|j| format!("out{j}"))).collect();
     let _ = writeln!(c, "    int32_t rc = m_run({}ws);", args.iter().map(|a| format!("{a}, ")).collect::<String>());
     c.push_str("    if (rc != 0) { fprintf(stderr, \"m_run returned %d\\n\", (int)rc); return 3; }\n");
-    for (j, (n, t)) in outputs.iter().enumerate() {
-        let _ = writeln!(c, "    save(dir, \"out_{j}.bin\", out{j}, (size_t){n} * {});", t.size());
+    for (j, (_, t)) in outputs.iter().enumerate() {
+        let _ = writeln!(c, "    save(dir, \"out_{j}.bin\", out{j}, n{j} * {});", t.size());
     }
     c.push_str("    return 0;\n}\n");
     c
@@ -592,13 +618,13 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     for (_, ins, outs) in &data {
         for (kind, ports, vals) in [("input", &h_in, ins), ("output", &h_out, outs)] {
             for (j, (p, v)) in ports.iter().zip(vals.iter()).enumerate() {
-                if p.ty != v.dtype.name() || p.size != v.numel {
+                if p.ty != v.dtype.name() || p.size.is_some_and(|n| n != v.numel) {
                     return fail(
                         Status::Wrong,
                         format!(
                             "interface: {kind} {j} is {} x{} in m.h, the test has {} x{}",
                             p.ty,
-                            p.size,
+                            p.size.map_or("?".to_string(), |n| n.to_string()),
                             v.dtype.name(),
                             v.numel
                         ),
@@ -608,7 +634,8 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         }
     }
     let sig = |v: &[Data]| v.iter().map(|d| (d.numel, d.dtype)).collect::<Vec<_>>();
-    std::fs::write(work.join("harness.c"), harness(&sig(ins0), &sig(outs0))).unwrap();
+    let data_dims = header.contains("m_output_dims(");
+    std::fs::write(work.join("harness.c"), harness(&sig(ins0), &sig(outs0), data_dims)).unwrap();
     let prog = work.join("prog");
     let o = run_command(
         Command::new("cc")
@@ -641,6 +668,14 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         }
         let set = if data.len() > 1 { format!("{}: ", file_name(ds)) } else { String::new() };
         for (j, want) in outs.iter().enumerate() {
+            if data_dims {
+                let text = std::fs::read_to_string(dir.join(format!("out_{j}.dims")))
+                    .map_err(|e| (Status::Harness, format!("out_{j}.dims: {e}")))?;
+                let got: Vec<usize> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+                if got != want.dims {
+                    return fail(Status::Wrong, format!("{set}output {j}: dims {got:?}, expected {:?}", want.dims));
+                }
+            }
             let got = std::fs::read(dir.join(format!("out_{j}.bin")))
                 .map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
             compare(&format!("{set}output {j}"), want.dtype, &got, want).map_err(|e| (Status::Wrong, e))?;

@@ -168,9 +168,64 @@ int main(void) {
     Ok(())
 }
 
+/// Inputs that decide shapes, read at run time: `r = Reshape(x, shape)` and
+/// `s = ReduceSum(x, axes, keepdims = 0)` over `x` of dims [2, 3, 4]. `shape_inputs.c` checks
+/// the dims `shape_output_dims` reports and the values against sums worked out in C, and that
+/// bad shapes and axes return `XCC_ERROR_BAD_SHAPE_INPUT` with a zero workspace and the outputs
+/// untouched; plain and under AddressSanitizer.
+fn shape_inputs_are_checked() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-shape-inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let onnx = dir.join("shape.onnx");
+    let mut sum = node("sum0", "ReduceSum", &["x", "axes"], &["s"]);
+    sum.attribute.push(AttributeProto {
+        name: Some("keepdims".into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(0),
+        ..Default::default()
+    });
+    let m = model(
+        vec![node("reshape0", "Reshape", &["x", "shape"], &["r"]), sum],
+        vec![value("x", FLOAT, &[2, 3, 4]), value("shape", INT64, &[3]), value("axes", INT64, &[1])],
+        vec![value("r", FLOAT, &[-1, -1, -1]), value("s", FLOAT, &[-1, -1])],
+        vec![],
+    );
+    std::fs::write(&onnx, m).unwrap();
+    let lib = dir.join("libshape.a");
+    run(Command::new(xcc_binary()).arg(&onnx).args(["--name", "shape", "-o"]).arg(&lib), "xcc")?;
+    let asan = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"];
+    let mut builds: Vec<(&str, Vec<&str>)> = vec![("plain", vec![])];
+    if cc_supports(&dir, &asan) {
+        builds.push(("asan", asan.to_vec()));
+    } else {
+        println!("AddressSanitizer build skipped: cc cannot build and run -fsanitize=address programs here");
+    }
+    for (kind, flags) in builds {
+        let exe = dir.join(format!("shape_inputs_{kind}"));
+        run(
+            Command::new("cc")
+                .args(["-O1", "-g", "-std=c11", "-I"])
+                .arg(&dir)
+                .args(&flags)
+                .arg(suite_dir().join("run-checks/shape_inputs.c"))
+                .arg(&lib)
+                .args(["-lm", "-lpthread", "-o"])
+                .arg(&exe),
+            "cc",
+        )?;
+        let out = run(&mut Command::new(&exe), kind)?;
+        if !out.starts_with("ok") {
+            return Err(format!("{kind}:\n{out}"));
+        }
+        println!("{kind}: {}", out.trim());
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
         Trial::test("run-checks/run-alloc-without-a-workspace", || Ok(run_alloc_without_a_workspace()?)),
+        Trial::test("run-checks/shape-inputs-are-checked", || Ok(shape_inputs_are_checked()?)),
     ])
 }

@@ -30,6 +30,9 @@ pub struct ModelInterface {
     pub outputs: Vec<(String, TensorType)>,
     /// The dims left to run time, in the order the run functions take them (`int64_t` each).
     pub symbols: Vec<String>,
+    /// The dims decided by input data: `NAME_output_dims` reports the outputs' dims, and the
+    /// size functions take the inputs.
+    pub data_dims: Vec<String>,
     /// Known once `plan-workspace` has run (the run function's `xcc.workspace_bytes`).
     pub workspace_bytes: usize,
 }
@@ -82,8 +85,9 @@ fn function(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -
 
 /// Builds the module; `lower` writes one node's outputs (the operator registry's lowering).
 ///
-/// The model computes in the private `NAME_compute`; the exported `NAME_run` checks its
-/// arguments and calls it; `NAME_run_with` and `NAME_run_alloc` call `NAME_run`.
+/// The model computes in the private `NAME_compute`, which takes every dim: the model's symbols,
+/// then the data dims. The exported `NAME_run` checks its arguments, computes the data dims from
+/// the inputs and calls it; `NAME_run_with` and `NAME_run_alloc` call `NAME_run`.
 pub fn generate(
     g: &Graph,
     name: &str,
@@ -92,14 +96,15 @@ pub fn generate(
     let inputs: Vec<(String, TensorType)> = g.inputs.iter().map(|i| (i.clone(), g.types[i].clone())).collect();
     let outputs: Vec<(String, TensorType)> =
         g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
-    let n_params = inputs.len() + outputs.len() + 1;
-    let sig = Signature { symbols: g.symbols.len(), pointers: n_params };
+    let data = g.data_dims.borrow().clone();
+    let sig =
+        Signature { symbols: g.symbols.len(), data: data.dims.len(), inputs: inputs.len(), outputs: outputs.len() };
     let mut m = Module::new();
     let compute = compute_symbol(name);
-    let (f, entry) = function(&mut m, &compute, sig.types(0), vec![Type::i32()]);
-    m.set_attr(f, "xcc.workspace", Attribute::i64(sig.len() as i64 - 1));
+    let (f, entry) = function(&mut m, &compute, sig.compute_types(), vec![Type::i32()]);
+    m.set_attr(f, "xcc.workspace", Attribute::i64(sig.compute_len() as i64 - 1));
     m.set_attr(f, "sym_visibility", Attribute::String("private".into()));
-    let (sym_args, params) = m.blocks[entry].args.split_at(sig.symbols);
+    let (sym_args, params) = m.blocks[entry].args.split_at(sig.symbols + sig.data);
     let (sym_args, params) = (sym_args.to_vec(), params.to_vec());
     let mut e = Emitter {
         m,
@@ -110,7 +115,8 @@ pub fn generate(
         status: None,
         symbols: HashMap::new(),
     };
-    for (s, &a) in g.symbols.iter().zip(&sym_args) {
+    let all_symbols: Vec<String> = g.symbols.iter().cloned().chain(data.dims.iter().map(|(n, _)| n.clone())).collect();
+    for (s, &a) in all_symbols.iter().zip(&sym_args) {
         let v = e.value_op("arith.index_cast", &[a], Type::Index);
         e.symbols.insert(s.clone(), v);
     }
@@ -151,31 +157,61 @@ pub fn generate(
     let status = e.status();
     let rc = e.load(status, &[at]);
     e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
-    let checks = DimChecks::of(g);
-    checked_run(&mut e, name, &compute, sig, &checks);
-    workspace_functions(&mut e, name, &compute, sig, &checks);
-    run_with_options(&mut e, name, &compute, sig);
+    let entries = Entries {
+        name: name.to_string(),
+        compute,
+        sig,
+        checks: DimChecks::of(g, &data),
+        data,
+        symbols: g.symbols.clone(),
+        inputs: inputs.clone(),
+        outputs: outputs.clone(),
+    };
+    entries.checked_run(&mut e);
+    entries.workspace_size(&mut e);
+    entries.run_alloc(&mut e);
+    if sig.data > 0 {
+        entries.output_dims(&mut e);
+    }
+    entries.run_with_options(&mut e);
     let symbols = g.symbols.clone();
-    Ok((e.m, ModelInterface { name: name.to_string(), inputs, outputs, symbols, workspace_bytes: 0 }))
+    let data_dims = entries.data.dims.iter().map(|(n, _)| n.clone()).collect();
+    Ok((e.m, ModelInterface { name: name.to_string(), inputs, outputs, symbols, data_dims, workspace_bytes: 0 }))
 }
 
 /// The run functions' parameters: one `i64` per dim symbol, then the tensor pointers and the
-/// workspace.
+/// workspace. `NAME_compute` takes the data dims after the symbols.
 #[derive(Clone, Copy)]
 struct Signature {
     symbols: usize,
-    pointers: usize,
+    data: usize,
+    inputs: usize,
+    outputs: usize,
 }
 
 impl Signature {
+    /// The tensors and the workspace.
+    fn pointers(self) -> usize {
+        self.inputs + self.outputs + 1
+    }
+
     fn len(self) -> usize {
-        self.symbols + self.pointers
+        self.symbols + self.pointers()
+    }
+
+    fn compute_len(self) -> usize {
+        self.len() + self.data
     }
 
     /// The parameter types, with `extra_pointers` more (run options) or fewer (no workspace).
     fn types(self, extra_pointers: isize) -> Vec<Type> {
-        let pointers = (self.pointers as isize + extra_pointers) as usize;
+        let pointers = (self.pointers() as isize + extra_pointers) as usize;
         std::iter::repeat_n(Type::i64(), self.symbols).chain(std::iter::repeat_n(Type::ptr(), pointers)).collect()
+    }
+
+    fn compute_types(self) -> Vec<Type> {
+        let dims = self.symbols + self.data;
+        std::iter::repeat_n(Type::i64(), dims).chain(std::iter::repeat_n(Type::ptr(), self.pointers())).collect()
     }
 }
 
@@ -184,6 +220,8 @@ impl Signature {
 struct DimChecks {
     symbols: Vec<String>,
     byte_counts: Vec<Dim>,
+    /// The byte counts that read a data dim, checked once the data dims are known.
+    data_byte_counts: Vec<Dim>,
 }
 
 /// The largest tensor a run accepts (16 TiB): far above any memory, far below where 64-bit
@@ -191,44 +229,62 @@ struct DimChecks {
 pub const MAX_TENSOR_BYTES: f64 = (1u64 << 44) as f64;
 
 impl DimChecks {
-    fn of(g: &Graph) -> DimChecks {
-        let mut byte_counts: Vec<Dim> = g
+    fn of(g: &Graph, data: &DataDims) -> DimChecks {
+        let mut counts: Vec<Dim> = g
             .types
             .values()
             .filter(|t| t.is_dynamic())
             .map(|t| Dim::product(&t.dims()).mul(&Dim::fixed(t.dtype.size())))
             .collect();
-        byte_counts.sort();
-        byte_counts.dedup();
-        DimChecks { symbols: g.symbols.clone(), byte_counts }
+        counts.sort();
+        counts.dedup();
+        let reads_data = |d: &Dim| d.symbols().iter().any(|s| data.dims.iter().any(|(n, _)| n == s));
+        let (data_byte_counts, byte_counts) = counts.into_iter().partition(reads_data);
+        DimChecks { symbols: g.symbols.clone(), byte_counts, data_byte_counts }
     }
 
-    /// True (an i1) when the dims given in `args` (one i64 per symbol) break a rule. The byte
-    /// counts are evaluated in f64, which cannot overflow and is exact far past the limit.
+    /// True (an i1) when the dims given in `args` (one i64 per symbol) break a rule.
     fn broken(&self, e: &mut Emitter, args: &[ValueId]) -> ValueId {
-        let mut bad = e.const_int(0, Type::i1());
-        let one = e.const_int(1, Type::i64());
-        let mut as_float = HashMap::new();
-        for (s, &a) in self.symbols.iter().zip(args) {
-            let small = e.cmpi("slt", a, one);
-            bad = e.value_op("arith.ori", &[bad, small], Type::i1());
-            as_float.insert(s.as_str(), e.value_op("arith.sitofp", &[a], f64_type()));
-        }
-        let limit = e.const_float(MAX_TENSOR_BYTES, f64_type());
-        for bytes in &self.byte_counts {
-            let mut total = e.const_float(0.0, f64_type());
-            for (c, syms) in bytes.terms() {
-                let mut term = e.const_float(c as f64, f64_type());
-                for s in syms {
-                    term = e.value_op("arith.mulf", &[term, as_float[s.as_str()]], f64_type());
-                }
-                total = e.value_op("arith.addf", &[total, term], f64_type());
-            }
-            let big = e.cmpf("ogt", total, limit);
-            bad = e.value_op("arith.ori", &[bad, big], Type::i1());
-        }
-        bad
+        let values: Vec<(&str, ValueId)> = self.symbols.iter().map(String::as_str).zip(args.iter().copied()).collect();
+        let small = below_one(e, args);
+        let big = too_large(e, &self.byte_counts, &values);
+        e.value_op("arith.ori", &[small, big], Type::i1())
     }
+}
+
+/// True (an i1) when one of `values` (i64) is below 1.
+fn below_one(e: &mut Emitter, values: &[ValueId]) -> ValueId {
+    let mut bad = e.const_int(0, Type::i1());
+    let one = e.const_int(1, Type::i64());
+    for &a in values {
+        let small = e.cmpi("slt", a, one);
+        bad = e.value_op("arith.ori", &[bad, small], Type::i1());
+    }
+    bad
+}
+
+/// True (an i1) when one of `byte_counts`, at the symbols' `values` (i64), is over
+/// [`MAX_TENSOR_BYTES`]. Evaluated in f64, which cannot overflow and is exact far past the limit.
+fn too_large(e: &mut Emitter, byte_counts: &[Dim], values: &[(&str, ValueId)]) -> ValueId {
+    let mut bad = e.const_int(0, Type::i1());
+    let mut as_float = HashMap::new();
+    for &(s, a) in values {
+        as_float.insert(s, e.value_op("arith.sitofp", &[a], f64_type()));
+    }
+    let limit = e.const_float(MAX_TENSOR_BYTES, f64_type());
+    for bytes in byte_counts {
+        let mut total = e.const_float(0.0, f64_type());
+        for (c, syms) in bytes.terms() {
+            let mut term = e.const_float(c as f64, f64_type());
+            for s in syms {
+                term = e.value_op("arith.mulf", &[term, as_float[s.as_str()]], f64_type());
+            }
+            total = e.value_op("arith.addf", &[total, term], f64_type());
+        }
+        let big = e.cmpf("ogt", total, limit);
+        bad = e.value_op("arith.ori", &[bad, big], Type::i1());
+    }
+    bad
 }
 
 /// The private function that computes model `name` (`plan-workspace` records its workspace size
@@ -238,7 +294,7 @@ pub fn compute_symbol(name: &str) -> String {
 }
 
 /// The bytes of workspace `compute` needs (known once `plan-workspace` has run), as an i64;
-/// `dims` are the values of its dim symbols.
+/// `dims` are the values of all its dims.
 fn workspace_bytes(e: &mut Emitter, compute: &str, dims: &[ValueId]) -> ValueId {
     let size = e.value_attr("kernel.workspace_size", dims, Type::Index, vec![("function", Attribute::symbol(compute))]);
     e.value_op("arith.index_cast", &[size], Type::i64())
@@ -249,43 +305,21 @@ fn address(e: &mut Emitter, p: ValueId) -> ValueId {
     e.value_op("llvm.ptrtoint", &[p], Type::i64())
 }
 
-/// `NAME_run(dims..., tensors..., workspace)`: checks the arguments, in order, and returns the
-/// first failure's status (dims out of range; NULL tensors; a NULL or misaligned workspace when
-/// one is needed); else runs `compute`, whose status reports index errors found on the way.
-fn checked_run(e: &mut Emitter, name: &str, compute: &str, sig: Signature, checks: &DimChecks) {
-    let (_, b) = function(&mut e.m, &format!("{name}_run"), sig.types(0), vec![Type::i32()]);
-    e.set_block(b);
-    let args = e.m.blocks[b].args.clone();
-    let (dims, pointers) = args.split_at(sig.symbols);
-    let (ws, tensors) = pointers.split_last().expect("the workspace argument");
-    let zero = e.const_int(0, Type::i64());
-    let mut failures: Vec<(ValueId, i32)> = Vec::new();
-    if sig.symbols > 0 {
-        failures.push((checks.broken(e, dims), status::BAD_DIM));
-    }
-    for &p in tensors {
-        let a = address(e, p);
-        failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
-    }
-    let needed = workspace_bytes(e, compute, dims);
-    let needs = e.cmpi("sgt", needed, zero);
-    let wsa = address(e, *ws);
-    let null = e.cmpi("eq", wsa, zero);
-    failures.push((e.value_op("arith.andi", &[needs, null], Type::i1()), status::NULL_WORKSPACE));
-    let mask = e.const_int(ALIGN as i128 - 1, Type::i64());
-    let low = e.value_op("arith.andi", &[wsa, mask], Type::i64());
-    let misaligned = e.cmpi("ne", low, zero);
-    failures.push((e.value_op("arith.andi", &[needs, misaligned], Type::i1()), status::WORKSPACE_MISALIGNED));
-    // The first failure wins: fold from the last check to the first.
+/// The status of the first failure among `failures` (an i1 and a code each), or `XCC_OK`.
+fn first_failure(e: &mut Emitter, failures: &[(ValueId, i32)]) -> ValueId {
     let mut rc = e.const_int(status::OK as i128, Type::i32());
     for &(bad, code) in failures.iter().rev() {
         let code = e.const_int(code as i128, Type::i32());
         rc = e.value_op("arith.select", &[bad, code, rc], Type::i32());
     }
+    rc
+}
+
+/// `rc == XCC_OK ? then() : rc`, one i32.
+fn if_ok(e: &mut Emitter, rc: ValueId, then: impl FnOnce(&mut Emitter) -> ValueId) -> ValueId {
     let ok = e.const_int(status::OK as i128, Type::i32());
     let fine = e.cmpi("eq", rc, ok);
-    let rc = e.if_else(fine, vec![Type::i32()], |e| vec![call(e, compute, &args, Type::i32())], |_| vec![rc])[0];
-    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+    e.if_else(fine, vec![Type::i32()], |e| vec![then(e)], |_| vec![rc])[0]
 }
 
 /// `func.call @callee(args) -> result`.
@@ -293,100 +327,263 @@ fn call(e: &mut Emitter, callee: &str, args: &[ValueId], result: Type) -> ValueI
     e.value_attr("func.call", args, result, vec![("callee", Attribute::symbol(callee))])
 }
 
-/// `NAME_workspace_size(dims...)` and `NAME_run_alloc(...)`, which allocates the workspace
-/// itself and reports a failed allocation. With dims, the size is 0 for dims `NAME_run` refuses
-/// (it refuses them before it looks at the workspace).
-fn workspace_functions(e: &mut Emitter, name: &str, compute: &str, sig: Signature, checks: &DimChecks) {
-    let dim_types = vec![Type::i64(); sig.symbols];
-    let (_, b) = function(&mut e.m, &format!("{name}_workspace_size"), dim_types, vec![Type::i64()]);
-    e.set_block(b);
-    let dims = e.m.blocks[b].args.clone();
-    let mut size = workspace_bytes(e, compute, &dims);
-    if sig.symbols > 0 {
-        let broken = checks.broken(e, &dims);
-        let zero = e.const_int(0, Type::i64());
-        size = e.value_op("arith.select", &[broken, zero, size], Type::i64());
-    }
-    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([size]));
-
-    let (_, b) = function(&mut e.m, &format!("{name}_run_alloc"), sig.types(-1), vec![Type::i32()]);
-    e.set_block(b);
-    let args = e.m.blocks[b].args.clone();
-    let size = workspace_bytes(e, compute, &args[..sig.symbols]);
-    let size = e.value_op("arith.index_cast", &[size], Type::Index);
-    let dynamic = MemRefType {
-        shape: vec![None],
-        elem: Box::new(Type::i8()),
-        layout: xcc_ir::types::Layout::Identity,
-        memory_space: None,
-    };
-    let ws = e.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
-        .operands([size])
-        .results([Type::MemRef(dynamic)])
-        .attr("alignment", Attribute::i64(ALIGN))
-        .attr("operandSegmentSizes", segment_sizes(&[1, 0])));
-    let ws = e.m.result(ws, 0);
-    let addr = e.value_op("memref.extract_aligned_pointer_as_index", &[ws], Type::Index);
-    let addr = e.value_op("arith.index_cast", &[addr], Type::i64());
-    // A workspace of 0 bytes may come back NULL, which is no failure: the run needs none (or
-    // refuses its dims first).
-    let zero = e.const_int(0, Type::i64());
-    let null = e.cmpi("eq", addr, zero);
-    let wanted = e.value_op("arith.index_cast", &[size], Type::i64());
-    let wanted = e.cmpi("sgt", wanted, zero);
-    let failed = e.value_op("arith.andi", &[null, wanted], Type::i1());
-    let rc = e.if_else(
-        failed,
-        vec![Type::i32()],
-        |e| vec![e.const_int(status::OUT_OF_MEMORY as i128, Type::i32())],
-        |e| {
-            let wsp = e.value_op("llvm.inttoptr", &[addr], Type::ptr());
-            let call_args: Vec<ValueId> = args.iter().copied().chain([wsp]).collect();
-            let rc = call(e, &format!("{name}_run"), &call_args, Type::i32());
-            e.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([ws]));
-            vec![rc]
-        },
-    )[0];
-    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+/// The exported functions around `NAME_compute`.
+struct Entries {
+    name: String,
+    compute: String,
+    sig: Signature,
+    checks: DimChecks,
+    data: DataDims,
+    symbols: Vec<String>,
+    inputs: Vec<(String, TensorType)>,
+    outputs: Vec<(String, TensorType)>,
 }
 
-/// `NAME_run_with(..., workspace, options)`: `NAME_run` with the caller's run options (threads,
-/// pool, parallel-for) current on this thread for the call; runtime-c's parallel-for reads them.
-/// A workspace smaller than the options say is needed fails before anything runs.
-fn run_with_options(e: &mut Emitter, name: &str, compute: &str, sig: Signature) {
-    xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
-    xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
-    xcc_lowering::builder::declare_function(
-        &mut e.m,
-        CHECK_WORKSPACE,
-        vec![Type::ptr(), Type::i64()],
-        vec![Type::i32()],
-    );
-    let (_, b) = function(&mut e.m, &format!("{name}_run_with"), sig.types(1), vec![Type::i32()]);
-    e.set_block(b);
-    let args = e.m.blocks[b].args.clone();
-    let options = args[sig.len()];
-    let needed = workspace_bytes(e, compute, &args[..sig.symbols]);
-    let check = OpSpec::new("llvm.call", Span::UNKNOWN).operands([options, needed]).results([Type::i32()]);
-    let rc = e.op(check.attr("callee", Attribute::symbol(CHECK_WORKSPACE)));
-    let rc = e.m.result(rc, 0);
-    let ok = e.const_int(status::OK as i128, Type::i32());
-    let fine = e.cmpi("eq", rc, ok);
-    let rc = e.if_else(
-        fine,
-        vec![Type::i32()],
-        |e| {
+impl Entries {
+    /// A new exported function `NAME_suffix`; returns its arguments, the builder inside.
+    fn begin(&self, e: &mut Emitter, suffix: &str, params: Vec<Type>, result: Type) -> Vec<ValueId> {
+        let (_, b) = function(&mut e.m, &format!("{}_{suffix}", self.name), params, vec![result]);
+        e.set_block(b);
+        e.m.blocks[b].args.clone()
+    }
+
+    /// Whether the size functions read the inputs (the data dims come from them).
+    fn reads_inputs(&self) -> bool {
+        !self.data.is_empty()
+    }
+
+    /// The checks every entry makes before it reads a tensor: the dims (`XCC_ERROR_BAD_DIM`),
+    /// then NULL `tensors` (`XCC_ERROR_NULL_TENSOR`); then, reading the inputs, the data dims
+    /// and the shape inputs' conditions (`XCC_ERROR_BAD_SHAPE_INPUT`) and the sizes they make
+    /// (`XCC_ERROR_BAD_DIM`). Returns the status and, when it is `XCC_OK`, every dim of
+    /// `NAME_compute` (i64 each; zeros otherwise).
+    fn prologue(
+        &self,
+        e: &mut Emitter,
+        dims: &[ValueId],
+        inputs: &[ValueId],
+        tensors: &[ValueId],
+    ) -> (ValueId, Vec<ValueId>) {
+        let mut failures: Vec<(ValueId, i32)> = Vec::new();
+        if self.sig.symbols > 0 {
+            failures.push((self.checks.broken(e, dims), status::BAD_DIM));
+        }
+        let zero = e.const_int(0, Type::i64());
+        for &p in tensors {
+            let a = address(e, p);
+            failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
+        }
+        let rc = first_failure(e, &failures);
+        if self.data.is_empty() {
+            return (rc, dims.to_vec());
+        }
+        let ok = e.const_int(status::OK as i128, Type::i32());
+        let fine = e.cmpi("eq", rc, ok);
+        let types: Vec<Type> = std::iter::once(Type::i32()).chain(vec![Type::i64(); self.sig.data]).collect();
+        let results = e.if_else(
+            fine,
+            types,
+            |e| self.data_dims(e, dims, inputs),
+            |e| std::iter::once(rc).chain((0..self.sig.data).map(|_| e.const_int(0, Type::i64()))).collect(),
+        );
+        (results[0], dims.iter().copied().chain(results[1..].iter().copied()).collect())
+    }
+
+    /// The status and the data dims (i64 each) computed from the inputs, which are there.
+    fn data_dims(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId]) -> Vec<ValueId> {
+        e.symbols.clear();
+        for (s, &a) in self.symbols.iter().zip(dims) {
+            let v = e.value_op("arith.index_cast", &[a], Type::Index);
+            e.symbols.insert(s.clone(), v);
+        }
+        e.buffers.clear();
+        for ((n, t), &p) in self.inputs.iter().zip(inputs) {
+            if !t.is_dynamic() {
+                let v = e.memref_from_ptr(p, t);
+                e.buffers.insert(n.clone(), v);
+            }
+        }
+        let mut values = Vec::new();
+        for (n, x) in &self.data.dims {
+            let v = e.data_value(x);
+            e.symbols.insert(n.clone(), v);
+            values.push(e.value_op("arith.index_cast", &[v], Type::i64()));
+        }
+        // A data dim may be 0 (an empty tensor), as with constants; never negative.
+        let mut bad_shape = e.const_int(0, Type::i1());
+        let zero = e.const_int(0, Type::i64());
+        for &v in &values {
+            let negative = e.cmpi("slt", v, zero);
+            bad_shape = e.value_op("arith.ori", &[bad_shape, negative], Type::i1());
+        }
+        for c in &self.data.checks {
+            let v = e.data_value(&c.holds);
+            let zero = e.idx(0);
+            let fails = e.cmpi("eq", v, zero);
+            bad_shape = e.value_op("arith.ori", &[bad_shape, fails], Type::i1());
+        }
+        let names = self.symbols.iter().chain(self.data.dims.iter().map(|(n, _)| n));
+        let all: Vec<(&str, ValueId)> = names.map(String::as_str).zip(dims.iter().chain(&values).copied()).collect();
+        let bad_size = too_large(e, &self.checks.data_byte_counts, &all);
+        let rc = first_failure(e, &[(bad_shape, status::BAD_SHAPE_INPUT), (bad_size, status::BAD_DIM)]);
+        std::iter::once(rc).chain(values).collect()
+    }
+
+    /// `NAME_run(dims..., tensors..., workspace)`: the [`Entries::prologue`], then a NULL or
+    /// misaligned workspace when one is needed; else runs `compute`, whose status reports
+    /// index errors found on the way.
+    fn checked_run(&self, e: &mut Emitter) {
+        let args = self.begin(e, "run", self.sig.types(0), Type::i32());
+        let (dims, pointers) = args.split_at(self.sig.symbols);
+        let (ws, tensors) = pointers.split_last().expect("the workspace argument");
+        let (rc, all_dims) = self.prologue(e, dims, &tensors[..self.sig.inputs], tensors);
+        let rc = if_ok(e, rc, |e| {
+            let zero = e.const_int(0, Type::i64());
+            let needed = workspace_bytes(e, &self.compute, &all_dims);
+            let needs = e.cmpi("sgt", needed, zero);
+            let wsa = address(e, *ws);
+            let null = e.cmpi("eq", wsa, zero);
+            let mask = e.const_int(ALIGN as i128 - 1, Type::i64());
+            let low = e.value_op("arith.andi", &[wsa, mask], Type::i64());
+            let misaligned = e.cmpi("ne", low, zero);
+            let failures = [
+                (e.value_op("arith.andi", &[needs, null], Type::i1()), status::NULL_WORKSPACE),
+                (e.value_op("arith.andi", &[needs, misaligned], Type::i1()), status::WORKSPACE_MISALIGNED),
+            ];
+            let rc = first_failure(e, &failures);
+            let call_args: Vec<ValueId> = all_dims.iter().chain(pointers).copied().collect();
+            if_ok(e, rc, |e| call(e, &self.compute, &call_args, Type::i32()))
+        });
+        e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+    }
+
+    /// The parameters of the size functions: the dims, and the inputs when data dims read them.
+    fn size_params(&self) -> Vec<Type> {
+        let inputs = if self.reads_inputs() { self.sig.inputs } else { 0 };
+        std::iter::repeat_n(Type::i64(), self.sig.symbols).chain(std::iter::repeat_n(Type::ptr(), inputs)).collect()
+    }
+
+    /// `NAME_workspace_size(dims... [, inputs...])`: 0 for arguments `NAME_run` refuses (it
+    /// refuses them before it looks at the workspace).
+    fn workspace_size(&self, e: &mut Emitter) {
+        let args = self.begin(e, "workspace_size", self.size_params(), Type::i64());
+        let (dims, inputs) = args.split_at(self.sig.symbols);
+        let (rc, all_dims) = self.prologue(e, dims, inputs, inputs);
+        let size = workspace_bytes(e, &self.compute, &all_dims);
+        let (ok, zero) = (e.const_int(status::OK as i128, Type::i32()), e.const_int(0, Type::i64()));
+        let fine = e.cmpi("eq", rc, ok);
+        let size = e.value_op("arith.select", &[fine, size, zero], Type::i64());
+        e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([size]));
+    }
+
+    /// `NAME_workspace_size` called with the size parameters found in `args` (a run's).
+    fn call_workspace_size(&self, e: &mut Emitter, args: &[ValueId]) -> ValueId {
+        let n = self.size_params().len();
+        call(e, &format!("{}_workspace_size", self.name), &args[..n], Type::i64())
+    }
+
+    /// `NAME_output_dims(dims..., inputs..., output dims...)`, for models with data dims: writes
+    /// each output's dims (an `int64_t` per dim) for these inputs, or returns why `NAME_run`
+    /// would refuse them.
+    fn output_dims(&self, e: &mut Emitter) {
+        let params: Vec<Type> = self.size_params().into_iter().chain(vec![Type::ptr(); self.sig.outputs]).collect();
+        let args = self.begin(e, "output_dims", params, Type::i32());
+        let (dims, pointers) = args.split_at(self.sig.symbols);
+        let (inputs, targets) = pointers.split_at(self.sig.inputs);
+        let (rc, all_dims) = self.prologue(e, dims, inputs, pointers);
+        let rc = if_ok(e, rc, |e| {
+            let names = self.symbols.iter().chain(self.data.dims.iter().map(|(n, _)| n));
+            for (s, &a) in names.zip(&all_dims) {
+                let v = e.value_op("arith.index_cast", &[a], Type::Index);
+                e.symbols.insert(s.clone(), v);
+            }
+            for ((_, t), &p) in self.outputs.iter().zip(targets) {
+                let dims = t.dims();
+                let buf = e.memref_from_ptr(p, &TensorType::new(DType::I64, vec![dims.len()]));
+                for (j, d) in dims.iter().enumerate() {
+                    let v = e.dim_value(d);
+                    let v = e.value_op("arith.index_cast", &[v], Type::i64());
+                    let at = e.idx(j as i64);
+                    e.store(v, buf, &[at]);
+                }
+            }
+            e.const_int(status::OK as i128, Type::i32())
+        });
+        e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+    }
+
+    /// `NAME_run_alloc(...)`, which allocates the workspace itself and reports a failed
+    /// allocation.
+    fn run_alloc(&self, e: &mut Emitter) {
+        let args = self.begin(e, "run_alloc", self.sig.types(-1), Type::i32());
+        let size = self.call_workspace_size(e, &args);
+        let size = e.value_op("arith.index_cast", &[size], Type::Index);
+        let dynamic = MemRefType {
+            shape: vec![None],
+            elem: Box::new(Type::i8()),
+            layout: xcc_ir::types::Layout::Identity,
+            memory_space: None,
+        };
+        let ws = e.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
+            .operands([size])
+            .results([Type::MemRef(dynamic)])
+            .attr("alignment", Attribute::i64(ALIGN))
+            .attr("operandSegmentSizes", segment_sizes(&[1, 0])));
+        let ws = e.m.result(ws, 0);
+        let addr = e.value_op("memref.extract_aligned_pointer_as_index", &[ws], Type::Index);
+        let addr = e.value_op("arith.index_cast", &[addr], Type::i64());
+        // A workspace of 0 bytes may come back NULL, which is no failure: the run needs none (or
+        // refuses its arguments first).
+        let zero = e.const_int(0, Type::i64());
+        let null = e.cmpi("eq", addr, zero);
+        let wanted = e.value_op("arith.index_cast", &[size], Type::i64());
+        let wanted = e.cmpi("sgt", wanted, zero);
+        let failed = e.value_op("arith.andi", &[null, wanted], Type::i1());
+        let rc = e.if_else(
+            failed,
+            vec![Type::i32()],
+            |e| vec![e.const_int(status::OUT_OF_MEMORY as i128, Type::i32())],
+            |e| {
+                let wsp = e.value_op("llvm.inttoptr", &[addr], Type::ptr());
+                let call_args: Vec<ValueId> = args.iter().copied().chain([wsp]).collect();
+                let rc = call(e, &format!("{}_run", self.name), &call_args, Type::i32());
+                e.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([ws]));
+                vec![rc]
+            },
+        )[0];
+        e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+    }
+
+    /// `NAME_run_with(..., workspace, options)`: `NAME_run` with the caller's run options
+    /// (threads, pool, parallel-for) current on this thread for the call; runtime-c's
+    /// parallel-for reads them. A workspace smaller than the options say is needed fails before
+    /// anything runs.
+    fn run_with_options(&self, e: &mut Emitter) {
+        xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
+        xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
+        xcc_lowering::builder::declare_function(
+            &mut e.m,
+            CHECK_WORKSPACE,
+            vec![Type::ptr(), Type::i64()],
+            vec![Type::i32()],
+        );
+        let args = self.begin(e, "run_with", self.sig.types(1), Type::i32());
+        let options = args[self.sig.len()];
+        let needed = self.call_workspace_size(e, &args);
+        let check = OpSpec::new("llvm.call", Span::UNKNOWN).operands([options, needed]).results([Type::i32()]);
+        let rc = e.op(check.attr("callee", Attribute::symbol(CHECK_WORKSPACE)));
+        let rc = e.m.result(rc, 0);
+        let rc = if_ok(e, rc, |e| {
             let enter = OpSpec::new("llvm.call", Span::UNKNOWN).operands([options]).results([Type::ptr()]);
             let previous = e.op(enter.attr("callee", Attribute::symbol(RUN_OPTIONS_ENTER)));
             let previous = e.m.result(previous, 0);
-            let rc = call(e, &format!("{name}_run"), &args[..sig.len()], Type::i32());
+            let rc = call(e, &format!("{}_run", self.name), &args[..self.sig.len()], Type::i32());
             let leave = OpSpec::new("llvm.call", Span::UNKNOWN).operands([previous]);
             e.op(leave.attr("callee", Attribute::symbol(RUN_OPTIONS_LEAVE)));
-            vec![rc]
-        },
-        |_| vec![rc],
-    )[0];
-    e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+            rc
+        });
+        e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+    }
 }
 
 /// runtime-c's entry points that make a run's options current and restore the previous ones.
@@ -489,6 +686,49 @@ impl Emitter {
                 } else {
                     self.value_op("arith.trunci", &[v], tt)
                 }
+            }
+        }
+    }
+
+    /// The value (an index) of a [`DataExpr`]: dims from their symbols, elements from the
+    /// input buffers. A division by zero divides by 1 instead: the checks that refuse such
+    /// inputs run first, and the division must not trap meanwhile.
+    pub fn data_value(&mut self, x: &DataExpr) -> ValueId {
+        use crate::data_dim::DataOp;
+        let (op, args) = match x {
+            DataExpr::Dim(d) => return self.dim_value(d),
+            DataExpr::Element { input, index } => {
+                let buf = self.buffers[input];
+                let rank = self.ty(buf).as_memref().map_or(0, |m| m.rank());
+                let at = if rank == 0 { vec![] } else { vec![self.idx(*index as i64)] };
+                let v = self.load(buf, &at);
+                return self.value_op("arith.index_cast", &[v], Type::Index);
+            }
+            DataExpr::Op(op, args) => (op, args),
+        };
+        let a: Vec<ValueId> = args.iter().map(|x| self.data_value(x)).collect();
+        let (zero, one) = (self.idx(0), self.idx(1));
+        let binary = |e: &mut Self, name: &str| e.value_op(name, &[a[0], a[1]], Type::Index);
+        let flag = |e: &mut Self, pred: &str| {
+            let c = e.cmpi(pred, a[0], a[1]);
+            e.value_op("arith.select", &[c, one, zero], Type::Index)
+        };
+        match op {
+            DataOp::Add => binary(self, "arith.addi"),
+            DataOp::Sub => binary(self, "arith.subi"),
+            DataOp::Mul => binary(self, "arith.muli"),
+            DataOp::Min => binary(self, "arith.minsi"),
+            DataOp::Max => binary(self, "arith.maxsi"),
+            DataOp::Eq => flag(self, "eq"),
+            DataOp::Lt => flag(self, "slt"),
+            DataOp::FloorDiv => {
+                let by_zero = self.cmpi("eq", a[1], zero);
+                let divisor = self.value_op("arith.select", &[by_zero, one, a[1]], Type::Index);
+                self.value_op("arith.floordivsi", &[a[0], divisor], Type::Index)
+            }
+            DataOp::Select => {
+                let c = self.cmpi("ne", a[0], zero);
+                self.value_op("arith.select", &[c, a[1], a[2]], Type::Index)
             }
         }
     }

@@ -2,9 +2,11 @@
 //! nodes bound to an opset version. Shape inference and constant folding fill in `values` and
 //! `consts`; loop generation reads them.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use xcc_ir::Type;
 
+pub use crate::data_dim::{DataDims, DataExpr};
 pub use crate::dim::Dim;
 
 pub use crate::error::{err, OResult, OnnxError};
@@ -359,6 +361,9 @@ pub struct Graph {
     pub shape_values: HashMap<String, ShapeValue>,
     /// The dim symbols left to run time, in the order the run functions take them.
     pub symbols: Vec<String>,
+    /// Dims decided by input data, defined by the shape rules that meet them (inference reads
+    /// the graph shared, hence the cell).
+    pub data_dims: RefCell<DataDims>,
 }
 
 /// An integer tensor of rank 0 or 1 whose elements are dim expressions: what Shape returns for
@@ -403,6 +408,16 @@ impl ShapeValue {
 }
 
 impl Graph {
+    /// A dim whose value the run computes from its inputs ([`DataDims::define`]).
+    pub fn data_dim(&self, name: String, x: DataExpr) -> Dim {
+        self.data_dims.borrow_mut().define(name, x)
+    }
+
+    /// A condition every run checks of its shape inputs ([`DataDims::require`]).
+    pub fn require(&self, holds: DataExpr, what: impl Into<String>) -> OResult<()> {
+        self.data_dims.borrow_mut().require(holds, what).map_err(OnnxError::msg)
+    }
+
     pub fn ty(&self, name: &str) -> OResult<&TensorType> {
         match self.types.get(name) {
             Some(t) => Ok(t),

@@ -45,6 +45,12 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
             let _ = writeln!(h, "#define {up}_{kind}{i}_NAME \"{name}\"");
             let _ = writeln!(h, "#define {up}_{kind}{i}_TYPE \"{}\"", t.dtype.name());
             let _ = writeln!(h, "#define {up}_{kind}{i}_RANK {}", t.shape.len());
+            let reads_data =
+                t.dims().iter().any(|d| d.symbols().iter().any(|s| iface.data_dims.iter().any(|n| n == s)));
+            if reads_data {
+                let _ = writeln!(h, "/* (dims decided by the inputs' data: {n}_output_dims) */\n");
+                continue;
+            }
             if t.is_dynamic() {
                 // The dims for given run-time dims: the expressions above, in C.
                 let _ = writeln!(
@@ -71,7 +77,30 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
             let _ = writeln!(h);
         }
     }
-    if iface.symbols.is_empty() {
+    let input_params: Vec<String> =
+        iface.inputs.iter().map(|(name, t)| format!("const {} *{}", t.dtype.c_type(), c_identifier(name))).collect();
+    if !iface.data_dims.is_empty() {
+        let size_params: Vec<String> = dim_params.iter().chain(&input_params).cloned().collect();
+        let out_params: Vec<String> =
+            iface.outputs.iter().map(|(name, _)| format!("int64_t *{}_dims", c_identifier(name))).collect();
+        let _ = writeln!(
+            h,
+            "/* Some dims are decided by the inputs' data (a shape, axes or counts given as an input): for\n * \
+             these inputs, writes each output's dims ({up}_OUTPUTk_RANK int64_t each), or returns why\n * \
+             {n}_run would refuse them (XCC_ERROR_BAD_SHAPE_INPUT for values the operators refuse). */"
+        );
+        let _ = writeln!(
+            h,
+            "int32_t {n}_output_dims({});\n",
+            size_params.iter().chain(&out_params).cloned().collect::<Vec<_>>().join(", ")
+        );
+        let _ = writeln!(
+            h,
+            "/* Bytes of scratch memory a run with these inputs needs (0 for inputs {n}_run refuses); any\n * \
+             alignment of 64 bytes or more. */"
+        );
+        let _ = writeln!(h, "size_t {n}_workspace_size({});\n", size_params.join(", "));
+    } else if iface.symbols.is_empty() {
         let _ = writeln!(h, "/* Bytes of scratch memory one run needs; any alignment of 64 bytes or more. */");
         let _ = writeln!(h, "#define {up}_WORKSPACE_SIZE {}", iface.workspace_bytes);
         let _ = writeln!(h, "size_t {n}_workspace_size(void);\n");
@@ -83,10 +112,7 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
         );
         let _ = writeln!(h, "size_t {n}_workspace_size({});\n", dim_params.join(", "));
     }
-    let mut params: Vec<String> = dim_params.clone();
-    for (name, t) in &iface.inputs {
-        params.push(format!("const {} *{}", t.dtype.c_type(), c_identifier(name)));
-    }
+    let mut params: Vec<String> = dim_params.iter().chain(&input_params).cloned().collect();
     for (name, t) in &iface.outputs {
         params.push(format!("{} *{}", t.dtype.c_type(), c_identifier(name)));
     }

@@ -3,6 +3,7 @@
 //! lowered by its operator ([`ops`]) into a module at the kernel level ([`emit`]), plus the C
 //! header that describes the result ([`header`]).
 
+pub mod data_dim;
 pub mod dim;
 pub mod emit;
 pub mod error;

@@ -95,3 +95,59 @@ pub fn broadcast_index(out_shape: &[usize], in_shape: &[usize], mut flat: usize)
     }
     idx
 }
+
+/// Input `i` when it is a graph input of static shape holding integers (a shape, axes or a count
+/// given at run time): its elements, which the run reads before anything else. `None` for any
+/// other input (a constant, or a tensor some node computes).
+pub fn data_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
+    let name = node.input(i)?;
+    if !g.inputs.iter().any(|x| x == name) || g.consts.contains_key(name) {
+        return None;
+    }
+    let t = g.types.get(name)?;
+    let int = matches!(t.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8);
+    if !int || t.is_dynamic() || t.shape.len() > 1 {
+        return None;
+    }
+    Some((0..t.numel()).map(|k| DataExpr::element(name, k)).collect())
+}
+
+/// Each of `rank` axes as a count (0 or 1 when the axes are distinct) of the `axes` naming it,
+/// negative ones counted from the end; every run checks that the axes are in range and
+/// distinct.
+pub fn data_axis_hits(g: &Graph, axes: &[DataExpr], rank: usize) -> OResult<Vec<DataExpr>> {
+    for a in axes {
+        g.require(a.axis(rank).in_range(0, rank as i64), format!("an axis is out of range for rank {rank}"))?;
+    }
+    let hits = axis_hits(axes, rank);
+    for h in &hits {
+        g.require(h.lt(&DataExpr::num(2)), "an axis is named twice")?;
+    }
+    Ok(hits)
+}
+
+/// [`data_axis_hits`] without the checks (a lowering's view of what inference checked).
+pub fn axis_hits(axes: &[DataExpr], rank: usize) -> Vec<DataExpr> {
+    let axes: Vec<DataExpr> = axes.iter().map(|a| a.axis(rank)).collect();
+    (0..rank).map(|i| DataExpr::sum(axes.iter().map(|a| a.eq(&DataExpr::num(i as i64))))).collect()
+}
+
+/// The dims left when the axes `hits` marks are dropped: dim `q` of the result is the `q`-th
+/// unmarked one, as data dims named `{name}.{q}`.
+pub fn data_dims_without(g: &Graph, name: &str, dims: &[Dim], hits: &[DataExpr], kept: usize) -> Vec<Dim> {
+    let mut position = DataExpr::num(0);
+    let mut at = Vec::new();
+    for h in hits {
+        at.push(position.clone());
+        position = position.add(&h.not());
+    }
+    (0..kept)
+        .map(|q| {
+            let picks = dims.iter().zip(hits).zip(&at).map(|((d, h), p)| {
+                let here = h.not().and(&p.eq(&DataExpr::num(q as i64)));
+                here.mul(&DataExpr::Dim(d.clone()))
+            });
+            g.data_dim(format!("{name}.{q}"), DataExpr::sum(picks))
+        })
+        .collect()
+}

@@ -8,7 +8,7 @@ mod reduction;
 mod topk;
 
 use crate::graph::*;
-use crate::ops::shapes::axis;
+use crate::ops::shapes::{axis, data_input};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     for kind in reduction::REDUCTIONS {
@@ -23,9 +23,11 @@ fn reduced_axes(node: &Node, g: &Graph, rank: usize) -> OResult<Option<Vec<usize
     let axes = match node.ints("axes") {
         Some(a) => a,
         None => match node.input(1) {
-            Some(name) => {
-                g.consts.get(name).ok_or_else(|| OnnxError::msg(format!("axes '{name}' must be a constant")))?.to_i64()
-            }
+            Some(name) => match (g.consts.get(name), data_axes(node, g)) {
+                (Some(t), _) => t.to_i64(),
+                (None, Some(a)) if a.is_empty() => Vec::new(),
+                _ => return err(format!("axes '{name}' must be a constant or a graph input")),
+            },
             None => Vec::new(),
         },
     };
@@ -36,6 +38,14 @@ fn reduced_axes(node: &Node, g: &Graph, rank: usize) -> OResult<Option<Vec<usize
     v.sort();
     v.dedup();
     Ok(Some(v))
+}
+
+/// The axes when they are a graph input, read at run time.
+fn data_axes(node: &Node, g: &Graph) -> Option<Vec<DataExpr>> {
+    if node.ints("axes").is_some() {
+        return None;
+    }
+    data_input(g, node, 1)
 }
 
 /// The shape after reducing `axes`: size 1 there with `keepdims` (the default), else dropped.

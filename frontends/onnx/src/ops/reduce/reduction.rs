@@ -5,12 +5,14 @@
 //! finishing step or the output is float16, one more that finishes into the output. Float16
 //! accumulates in float32.
 
-use super::{max_of, min_of, reduced_axes, reduced_shape};
+use super::{data_axes, max_of, min_of, reduced_axes, reduced_shape};
 use crate::emit::{compute_type, identity, memref_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::{axis_hits, data_axis_hits, data_dims_without};
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::ValueId;
+use xcc_lowering::builder::Extent;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Pre {
@@ -69,6 +71,9 @@ impl OnnxOp for Reduction {
         if self.pre == Pre::Exp && !x.dtype.is_float() {
             return err(format!("{} needs floating point, not {}", self.name, x.dtype.name()));
         }
+        if let Some(axes) = data_axes(node, g).filter(|a| !a.is_empty()) {
+            return Ok(vec![TensorType::with_dims(x.dtype, data_reduced_dims(node, g, &x.dims(), &axes)?)]);
+        }
         Ok(vec![match reduced_axes(node, g, x.shape.len())? {
             Some(axes) => TensorType::new(x.dtype, reduced_shape(node, &x.shape, &axes)),
             None => x.clone(),
@@ -78,6 +83,10 @@ impl OnnxOp for Reduction {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let x_t = g.ty(&node.inputs[0])?;
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
+        if let Some(axes) = data_axes(node, g).filter(|a| !a.is_empty()) {
+            self.lower_data_axes(e, x_t, (x, out), g.ty(&node.outputs[0])?, &axes);
+            return Ok(());
+        }
         let Some(axes) = reduced_axes(node, g, x_t.shape.len())? else {
             e.copy(x, out);
             return Ok(());
@@ -102,12 +111,28 @@ impl OnnxOp for Reduction {
         if finishes {
             let count: usize = axes.iter().map(|&a| x_t.shape[a]).product();
             e.generic(&[(acc, identity(rank))], &[(out, identity(rank))], vec![true; rank], |e, args| {
+                let count = e.const_of(count as f64, d);
                 let r = self.post_step(e, args[0], count, d);
                 Ok(vec![e.narrow_to(r, &d.ir_type())])
             })?;
         }
         Ok(())
     }
+}
+
+/// The output dims for axes read at run time: with `keepdims`, 1 where an axis names the dim;
+/// without, the dims no axis names.
+fn data_reduced_dims(node: &Node, g: &Graph, dims: &[Dim], axes: &[DataExpr]) -> OResult<Vec<Dim>> {
+    let hits = data_axis_hits(g, axes, dims.len())?;
+    let name = &node.outputs[0];
+    if node.int("keepdims", 1) == 1 {
+        let kept = dims.iter().zip(&hits).enumerate().map(|(i, (d, h))| {
+            g.data_dim(format!("{name}.{i}"), h.select(&DataExpr::num(1), &DataExpr::Dim(d.clone())))
+        });
+        return Ok(kept.collect());
+    }
+    let kept = dims.len().checked_sub(axes.len()).ok_or_else(|| OnnxError::msg("more axes than dims"))?;
+    Ok(data_dims_without(g, name, dims, &hits, kept))
 }
 
 /// The accumulator's map: the kept loops, and with `keepdims` index 0 where a dim was reduced.
@@ -123,6 +148,75 @@ fn output_map(parallel: &[bool], keep: bool) -> AffineMap {
 }
 
 impl Reduction {
+    /// The reduction over axes read at run time: the accumulator filled with the identity, then
+    /// one serial pass over the input adding each element at its output offset (`Σ i_k·w_k`,
+    /// `w_k` 0 along a reduced axis, else the output's stride there), then the finishing step.
+    fn lower_data_axes(
+        &self,
+        e: &mut Emitter,
+        x_t: &TensorType,
+        (x, out): (ValueId, ValueId),
+        out_t: &TensorType,
+        axes: &[DataExpr],
+    ) {
+        let d = x_t.dtype;
+        let shape = &x_t.shape;
+        let reduced: Vec<ValueId> = axis_hits(axes, shape.len()).iter().map(|h| e.data_value(h)).collect();
+        let (zero, one) = (e.idx(0), e.idx(1));
+        let kept_size: Vec<ValueId> = reduced
+            .iter()
+            .zip(shape)
+            .map(|(&r, &n)| {
+                let c = e.cmpi("ne", r, zero);
+                let n = e.idx(n as i64);
+                e.value_op("arith.select", &[c, one, n], xcc_ir::Type::Index)
+            })
+            .collect();
+        let mut weights = vec![zero; shape.len()];
+        let mut stride = one;
+        for k in (0..shape.len()).rev() {
+            let c = e.cmpi("ne", reduced[k], zero);
+            weights[k] = e.value_op("arith.select", &[c, zero, stride], xcc_ir::Type::Index);
+            stride = e.value_op("arith.muli", &[stride, kept_size[k]], xcc_ir::Type::Index);
+        }
+        // `stride` is now the output's element count.
+        let n_out = Extent::Value(stride);
+        let finishes = self.post != Post::Identity || compute_type(d) != d.ir_type();
+        let acc_t = TensorType::with_dims(if d == DType::F16 { DType::F32 } else { d }, out_t.dims());
+        let acc = if finishes { e.alloc_tensor(&acc_t) } else { out };
+        let acc = e.flat(acc);
+        e.parallel_over(&[n_out], &mut |e, ivs| {
+            let v = self.identity_element(e, d);
+            e.store(v, acc, ivs);
+        });
+        e.loop_nest(shape, &mut |e, ivs| {
+            let terms: Vec<(ValueId, Extent)> =
+                ivs.iter().zip(&weights).map(|(&i, &w)| (i, Extent::Value(w))).collect();
+            let at = e.affine_over(&terms, 0);
+            let v = e.load(x, ivs);
+            let v = self.pre_step(e, v, d);
+            let a = e.load(acc, &[at]);
+            let r = self.combine_step(e, a, v, d);
+            e.store(r, acc, &[at]);
+        });
+        if finishes {
+            let total = e.idx(shape.iter().product::<usize>() as i64);
+            let count = e.value_op("arith.divui", &[total, stride], xcc_ir::Type::Index);
+            let count = e.value_op("arith.index_cast", &[count], xcc_ir::Type::i64());
+            let count = match compute_type(d) {
+                t if d.is_float() => e.value_op("arith.sitofp", &[count], t),
+                t if t == xcc_ir::Type::i64() => count,
+                t => e.value_op("arith.trunci", &[count], t),
+            };
+            let out = e.flat(out);
+            e.parallel_over(&[n_out], &mut |e, ivs| {
+                let v = e.load(acc, ivs);
+                let r = self.post_step(e, v, count, d);
+                e.store(r, out, ivs);
+            });
+        }
+    }
+
     fn identity_element(&self, e: &mut Emitter, d: DType) -> ValueId {
         let float = d.is_float();
         let v = match self.combine {
@@ -169,13 +263,11 @@ impl Reduction {
         e.value_op(name, &[acc, v], t)
     }
 
-    fn post_step(&self, e: &mut Emitter, v: ValueId, count: usize, d: DType) -> ValueId {
+    /// The finishing step; `count` is the number of reduced elements in `d`'s compute type.
+    fn post_step(&self, e: &mut Emitter, v: ValueId, count: ValueId, d: DType) -> ValueId {
         let t = e.ty(v);
         match (self.post, d.is_float()) {
-            (Post::Mean, float) => {
-                let n = e.const_of(count as f64, d);
-                e.value_op(if float { "arith.divf" } else { "arith.divsi" }, &[v, n], t)
-            }
+            (Post::Mean, float) => e.value_op(if float { "arith.divf" } else { "arith.divsi" }, &[v, count], t),
             (Post::Sqrt, true) => e.value_op("math.sqrt", &[v], t),
             (Post::Log, true) => e.value_op("math.log", &[v], t),
             _ => v,

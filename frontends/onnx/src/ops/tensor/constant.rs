@@ -5,6 +5,7 @@ use super::{dims_input, needs_constants};
 use crate::emit::{identity, Emitter};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::data_input;
 
 pub struct Constant;
 pub struct ConstantOfShape;
@@ -48,8 +49,13 @@ fn fill_value(node: &Node) -> Tensor {
 }
 
 impl OnnxOp for ConstantOfShape {
-    /// Reached only when the shape is computed from run-time dims (constants fold).
+    /// Reached only when the shape is computed from run-time dims, or is an input (constants
+    /// fold).
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        if let Some(shape) = data_input(g, node, 0) {
+            let dims = shape.into_iter().enumerate().map(|(j, x)| g.data_dim(format!("{}.{j}", node.outputs[0]), x));
+            return Ok(vec![TensorType::with_dims(fill_value(node).ty.dtype, dims.collect())]);
+        }
         let dims = dims_input(g, node, 0, "shape")?.ok_or_else(|| OnnxError::msg("ConstantOfShape needs a shape"))?;
         if let Some(d) = dims.iter().find(|d| d.as_const().is_some_and(|c| c < 0)) {
             return err(format!("ConstantOfShape's shape has a negative dim {d}"));

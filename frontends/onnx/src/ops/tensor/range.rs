@@ -5,20 +5,22 @@ use super::dims_input;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::data_input;
 use xcc_ir::Type;
 
 pub struct Range;
 
 /// Start, limit and delta as dims.
 fn bounds(node: &Node, g: &Graph) -> OResult<[Dim; 3]> {
-    let scalar = |i: usize, what: &str| -> OResult<Dim> {
-        let d = dims_input(g, node, i, what)?.ok_or_else(|| OnnxError::msg(format!("Range needs {what}")))?;
-        match <[Dim; 1]>::try_from(d) {
-            Ok([d]) => Ok(d),
-            Err(_) => err(format!("Range's {what} must be a scalar")),
-        }
-    };
-    Ok([scalar(0, "start")?, scalar(1, "limit")?, scalar(2, "delta")?])
+    Ok([scalar_dim(node, g, 0, "start")?, scalar_dim(node, g, 1, "limit")?, scalar_dim(node, g, 2, "delta")?])
+}
+
+fn scalar_dim(node: &Node, g: &Graph, i: usize, what: &str) -> OResult<Dim> {
+    let d = dims_input(g, node, i, what)?.ok_or_else(|| OnnxError::msg(format!("Range needs {what}")))?;
+    match <[Dim; 1]>::try_from(d) {
+        Ok([d]) => Ok(d),
+        Err(_) => err(format!("Range's {what} must be a scalar")),
+    }
 }
 
 /// `ceil((limit - start) / delta)` elements, as a dim: over run-time dims the step must be a
@@ -37,15 +39,42 @@ fn length(start: &Dim, limit: &Dim, delta: &Dim) -> OResult<Dim> {
     }
 }
 
+/// Start, limit and delta as values the run reads: inputs' elements, or dims.
+fn data_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
+    let dims = |g: &Graph| bounds(node, g);
+    let scalar = |i: usize| data_input(g, node, i).and_then(|v| <[DataExpr; 1]>::try_from(v).ok());
+    match [scalar(0), scalar(1), scalar(2)] {
+        [None, None, None] => Ok(dims(g)?.map(DataExpr::Dim)),
+        read => {
+            let mut out = Vec::new();
+            for (i, (x, what)) in read.into_iter().zip(["start", "limit", "delta"]).enumerate() {
+                out.push(match x {
+                    Some([x]) => x,
+                    None => DataExpr::Dim(scalar_dim(node, g, i, what)?),
+                });
+            }
+            Ok(out.try_into().expect("three bounds"))
+        }
+    }
+}
+
 impl OnnxOp for Range {
-    /// Reached only when some bound is computed from run-time dims (constants fold).
+    /// Reached only when some bound is computed from run-time dims or read from an input
+    /// (constants fold).
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
-        let [start, limit, delta] = bounds(node, g)?;
         let dtype = g.ty(&node.inputs[0])?.dtype;
         if dtype.is_float() {
-            return err("Range over run-time dims takes integers (a float Range must have constant bounds)");
+            return err("Range at run time takes integers (a float Range must have constant bounds)");
         }
-        Ok(vec![TensorType::with_dims(dtype, vec![length(&start, &limit, &delta)?])])
+        let [start, limit, delta] = data_bounds(node, g)?;
+        if let [DataExpr::Dim(s), DataExpr::Dim(l), DataExpr::Dim(d)] = [&start, &limit, &delta] {
+            return Ok(vec![TensorType::with_dims(dtype, vec![length(s, l, d)?])]);
+        }
+        // ceil(span / delta) = -floor(-span / delta), and none below 0.
+        g.require(delta.eq(&DataExpr::num(0)).not(), "Range's delta is 0")?;
+        let zero = DataExpr::num(0);
+        let steps = zero.sub(&zero.sub(&limit.sub(&start)).floor_div(&delta)).max(&zero);
+        Ok(vec![TensorType::with_dims(dtype, vec![g.data_dim(format!("{}.0", node.outputs[0]), steps)])])
     }
 
     fn fold(&self, _: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
@@ -62,11 +91,11 @@ impl OnnxOp for Range {
 
     /// Element `i` is `start + i * delta`.
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
-        let [start, _, delta] = bounds(node, g)?;
+        let [start, _, delta] = data_bounds(node, g)?;
         let out_t = g.ty(&node.outputs[0])?;
         let (n, elem) = (out_t.dims()[0].clone(), out_t.dtype.ir_type());
         let out = e.buf(&node.outputs[0])?;
-        let (start, delta, n) = (e.dim_value(&start), e.dim_value(&delta), e.dim_extent(&n));
+        let (start, delta, n) = (e.data_value(&start), e.data_value(&delta), e.dim_extent(&n));
         e.parallel_over(&[n], &mut |e, ivs| {
             let step = e.value_op("arith.muli", &[ivs[0], delta], Type::Index);
             let v = e.value_op("arith.addi", &[start, step], Type::Index);

@@ -6,7 +6,7 @@ use crate::dim::dims_text;
 use crate::emit::Emitter;
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::axis;
+use crate::ops::shapes::{axis, data_axis_hits, data_dims_without, data_input};
 
 pub struct Reshape;
 pub struct Flatten;
@@ -43,6 +43,9 @@ fn lower_reshape(node: &Node, e: &mut Emitter) -> OResult<()> {
 impl OnnxOp for Reshape {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
+        if let Some(spec) = data_input(g, node, 1) {
+            return Ok(vec![TensorType::with_dims(t.dtype, reshape_from_data(node, g, &t.dims(), &spec)?)]);
+        }
         let spec = match node.ints("shape") {
             Some(s) => s.into_iter().map(Dim::constant).collect(),
             None => dims_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?,
@@ -110,6 +113,30 @@ fn reshape_target(node: &Node, input: &[Dim], spec: &[Dim]) -> OResult<Vec<Dim>>
     Ok(out)
 }
 
+/// [`reshape_target`] with the shape read at run time: `0` and `-1` are resolved by the run,
+/// which checks that at most one entry is `-1` and that the element counts agree.
+fn reshape_from_data(node: &Node, g: &Graph, input: &[Dim], spec: &[DataExpr]) -> OResult<Vec<Dim>> {
+    let allowzero = node.int("allowzero", 0) == 1;
+    let (zero, minus_one) = (DataExpr::num(0), DataExpr::num(-1));
+    let total = DataExpr::Dim(Dim::product(input));
+    let entries: Vec<DataExpr> = spec
+        .iter()
+        .enumerate()
+        .map(|(j, s)| match input.get(j) {
+            Some(d) if !allowzero => s.eq(&zero).select(&DataExpr::Dim(d.clone()), s),
+            _ => s.clone(),
+        })
+        .collect();
+    let inferred: Vec<DataExpr> = entries.iter().map(|v| v.eq(&minus_one)).collect();
+    g.require(DataExpr::sum(inferred.clone()).lt(&DataExpr::num(2)), "Reshape's shape has more than one -1")?;
+    let known = DataExpr::product(entries.iter().zip(&inferred).map(|(v, i)| i.select(&DataExpr::num(1), v)));
+    let out: Vec<DataExpr> =
+        entries.iter().zip(&inferred).map(|(v, i)| i.select(&total.floor_div(&known), v)).collect();
+    g.require(DataExpr::product(out.clone()).eq(&total), "Reshape's shape holds another number of elements")?;
+    let name = &node.outputs[0];
+    Ok(out.into_iter().enumerate().map(|(j, x)| g.data_dim(format!("{name}.{j}"), x)).collect())
+}
+
 impl OnnxOp for Flatten {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
@@ -141,6 +168,18 @@ impl OnnxOp for Squeeze {
         let t = g.ty(&node.inputs[0])?;
         // A run-time dim is never squeezed: without axes it stays, named it is an error.
         let dims = t.dims();
+        if let Some(axes) = data_input(g, node, 1).filter(|_| node.ints("axes").is_none()) {
+            let hits = data_axis_hits(g, &axes, dims.len())?;
+            for (d, h) in dims.iter().zip(&hits) {
+                let squeezable = h.not().select(&DataExpr::num(1), &DataExpr::Dim(d.clone()).eq(&DataExpr::num(1)));
+                g.require(squeezable, "Squeeze names a dim whose size is not 1")?;
+            }
+            let kept = dims.len().checked_sub(axes.len()).ok_or_else(|| OnnxError::msg("more axes than dims"))?;
+            return Ok(vec![TensorType::with_dims(
+                t.dtype,
+                data_dims_without(g, &node.outputs[0], &dims, &hits, kept),
+            )]);
+        }
         let one = Dim::fixed(1);
         let axes: Vec<usize> = match axes_of(node, g, 1)? {
             Some(a) => a.iter().map(|&x| axis(node, x, t.shape.len())).collect::<OResult<_>>()?,
@@ -169,6 +208,9 @@ impl OnnxOp for Squeeze {
 impl OnnxOp for Unsqueeze {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
+        if let Some(axes) = data_input(g, node, 1).filter(|_| node.ints("axes").is_none()) {
+            return Ok(vec![TensorType::with_dims(t.dtype, unsqueeze_from_data(node, g, &t.dims(), &axes)?)]);
+        }
         let axes = axes_of(node, g, 1)?.ok_or_else(|| OnnxError::msg("Unsqueeze needs axes"))?;
         let rank = t.shape.len() + axes.len();
         let mut axes: Vec<usize> = axes.iter().map(|&x| axis(node, x, rank)).collect::<OResult<_>>()?;
@@ -191,4 +233,22 @@ impl OnnxOp for Unsqueeze {
     fn lower(&self, node: &Node, _: &Graph, e: &mut Emitter) -> OResult<()> {
         lower_reshape(node, e)
     }
+}
+
+/// Unsqueeze's dims with the axes read at run time: dim `p` of the result is 1 where an axis
+/// names it, else the next input dim.
+fn unsqueeze_from_data(node: &Node, g: &Graph, input: &[Dim], axes: &[DataExpr]) -> OResult<Vec<Dim>> {
+    let rank = input.len() + axes.len();
+    let hits = data_axis_hits(g, axes, rank)?;
+    let mut inserted = DataExpr::num(0);
+    let mut out = Vec::new();
+    for (p, h) in hits.iter().enumerate() {
+        let from = DataExpr::num(p as i64).sub(&inserted);
+        let picks =
+            input.iter().enumerate().map(|(i, d)| from.eq(&DataExpr::num(i as i64)).mul(&DataExpr::Dim(d.clone())));
+        let x = h.select(&DataExpr::num(1), &DataExpr::sum(picks));
+        out.push(g.data_dim(format!("{}.{p}", node.outputs[0]), x));
+        inserted = inserted.add(h);
+    }
+    Ok(out)
 }

@@ -1,0 +1,236 @@
+//! Dims decided by input data: a Reshape whose shape, or a ReduceSum whose axes, is a graph
+//! input rather than a constant. Such a dim is a symbol like `batch`, except that the run
+//! computes its value from the inputs before anything else ([`DataExpr`], evaluated by
+//! `emit`), checks it ([`DataDims::checks`]), and reports it (`NAME_output_dims`). Everything
+//! after the prologue sees an ordinary run-time dim.
+
+use crate::dim::Dim;
+
+/// How a run computes a value from its dims and its inputs: integer arithmetic over dim
+/// expressions and elements of integer inputs. Comparisons are 1 or 0.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DataExpr {
+    /// An expression of the dim symbols (the model's, or data dims defined earlier).
+    Dim(Dim),
+    /// Element `index` of an integer graph input of static shape.
+    Element {
+        input: String,
+        index: usize,
+    },
+    Op(DataOp, Vec<DataExpr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DataOp {
+    Add,
+    Sub,
+    Mul,
+    /// Rounds toward negative infinity; the divisor is checked to be non-zero first.
+    FloorDiv,
+    Min,
+    Max,
+    Eq,
+    Lt,
+    /// `args[0] != 0 ? args[1] : args[2]`.
+    Select,
+}
+
+impl DataExpr {
+    pub fn num(c: i64) -> DataExpr {
+        DataExpr::Dim(Dim::constant(c))
+    }
+
+    pub fn element(input: &str, index: usize) -> DataExpr {
+        DataExpr::Element { input: input.to_string(), index }
+    }
+
+    /// The number, when the expression is one.
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            DataExpr::Dim(d) => d.as_const(),
+            _ => None,
+        }
+    }
+
+    /// `op` over `args`, computed now when every argument is a number (and for sums and
+    /// products of dims, which stay dims).
+    pub fn op(op: DataOp, args: Vec<DataExpr>) -> DataExpr {
+        let nums: Option<Vec<i64>> = args.iter().map(DataExpr::as_const).collect();
+        if let Some(v) = nums {
+            if let Some(r) = fold(op, &v) {
+                return DataExpr::num(r);
+            }
+        }
+        if let (DataOp::Select, Some(c)) = (op, args[0].as_const()) {
+            let mut args = args;
+            return args.swap_remove(if c != 0 { 1 } else { 2 });
+        }
+        if let [DataExpr::Dim(a), DataExpr::Dim(b)] = args.as_slice() {
+            match op {
+                DataOp::Add => return DataExpr::Dim(a.add(b)),
+                DataOp::Sub => return DataExpr::Dim(a.sub(b)),
+                DataOp::Mul => return DataExpr::Dim(a.mul(b)),
+                DataOp::Eq if a == b => return DataExpr::num(1),
+                _ => {}
+            }
+        }
+        DataExpr::Op(op, args)
+    }
+
+    pub fn add(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Add, vec![self.clone(), b.clone()])
+    }
+    pub fn sub(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Sub, vec![self.clone(), b.clone()])
+    }
+    pub fn mul(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Mul, vec![self.clone(), b.clone()])
+    }
+    pub fn floor_div(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::FloorDiv, vec![self.clone(), b.clone()])
+    }
+    pub fn min(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Min, vec![self.clone(), b.clone()])
+    }
+    pub fn max(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Max, vec![self.clone(), b.clone()])
+    }
+    pub fn eq(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Eq, vec![self.clone(), b.clone()])
+    }
+    pub fn lt(&self, b: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Lt, vec![self.clone(), b.clone()])
+    }
+    /// `self != 0 ? then : otherwise`.
+    pub fn select(&self, then: &DataExpr, otherwise: &DataExpr) -> DataExpr {
+        DataExpr::op(DataOp::Select, vec![self.clone(), then.clone(), otherwise.clone()])
+    }
+    /// 1 when both are non-zero.
+    pub fn and(&self, b: &DataExpr) -> DataExpr {
+        self.select(&b.select(&DataExpr::num(1), &DataExpr::num(0)), &DataExpr::num(0))
+    }
+    pub fn not(&self) -> DataExpr {
+        self.eq(&DataExpr::num(0))
+    }
+
+    /// The sum of `items` (0 for none).
+    pub fn sum(items: impl IntoIterator<Item = DataExpr>) -> DataExpr {
+        items.into_iter().fold(DataExpr::num(0), |acc, x| acc.add(&x))
+    }
+
+    /// The product of `items` (1 for none).
+    pub fn product(items: impl IntoIterator<Item = DataExpr>) -> DataExpr {
+        items.into_iter().fold(DataExpr::num(1), |acc, x| acc.mul(&x))
+    }
+
+    /// An axis read from data, negative ones counted from the end of `rank`.
+    pub fn axis(&self, rank: usize) -> DataExpr {
+        let r = DataExpr::num(rank as i64);
+        self.lt(&DataExpr::num(0)).select(&self.add(&r), self)
+    }
+
+    /// 1 when `self` is in `[lo, hi)`.
+    pub fn in_range(&self, lo: i64, hi: i64) -> DataExpr {
+        DataExpr::num(lo - 1).lt(self).and(&self.lt(&DataExpr::num(hi)))
+    }
+}
+
+fn fold(op: DataOp, v: &[i64]) -> Option<i64> {
+    Some(match (op, v) {
+        (DataOp::Add, [a, b]) => a.checked_add(*b)?,
+        (DataOp::Sub, [a, b]) => a.checked_sub(*b)?,
+        (DataOp::Mul, [a, b]) => a.checked_mul(*b)?,
+        (DataOp::FloorDiv, [a, b]) if *b != 0 => a.div_euclid(*b) - i64::from(b < &0 && a.rem_euclid(*b) != 0),
+        (DataOp::Min, [a, b]) => *a.min(b),
+        (DataOp::Max, [a, b]) => *a.max(b),
+        (DataOp::Eq, [a, b]) => i64::from(a == b),
+        (DataOp::Lt, [a, b]) => i64::from(a < b),
+        (DataOp::Select, [c, a, b]) => {
+            if *c != 0 {
+                *a
+            } else {
+                *b
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// A condition the inputs must meet, with the operator's words for it.
+#[derive(Clone, Debug)]
+pub struct DataCheck {
+    pub holds: DataExpr,
+    pub what: String,
+}
+
+/// The model's data dims, in the order the run computes them (a later one may read an earlier
+/// one), and the conditions on its shape inputs.
+#[derive(Clone, Debug, Default)]
+pub struct DataDims {
+    pub dims: Vec<(String, DataExpr)>,
+    pub checks: Vec<DataCheck>,
+}
+
+impl DataDims {
+    /// A dim whose value is `x`: the dim itself when `x` is an expression of dims, else a new
+    /// symbol `name` defined by it (or the one already so named: inference may run twice).
+    pub fn define(&mut self, name: String, x: DataExpr) -> Dim {
+        if let DataExpr::Dim(d) = x {
+            return d;
+        }
+        match self.dims.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = x,
+            None => self.dims.push((name.clone(), x)),
+        }
+        Dim::symbol(&name)
+    }
+
+    /// Requires `holds` of every run; `Err` with `what` when it is false whatever the data.
+    pub fn require(&mut self, holds: DataExpr, what: impl Into<String>) -> Result<(), String> {
+        let what = what.into();
+        match holds.as_const() {
+            Some(0) => Err(what),
+            Some(_) => Ok(()),
+            None => {
+                self.checks.push(DataCheck { holds, what });
+                Ok(())
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dims.is_empty() && self.checks.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_fold_and_data_stays() {
+        let x = DataExpr::element("shape", 0);
+        assert_eq!(DataExpr::num(7).floor_div(&DataExpr::num(-2)).as_const(), Some(-4));
+        assert_eq!(DataExpr::num(-7).floor_div(&DataExpr::num(2)).as_const(), Some(-4));
+        assert_eq!(DataExpr::num(6).floor_div(&DataExpr::num(3)).as_const(), Some(2));
+        assert_eq!(DataExpr::num(0).select(&x, &DataExpr::num(5)).as_const(), Some(5));
+        assert_eq!(DataExpr::num(1).select(&x, &DataExpr::num(5)), x);
+        assert_eq!(DataExpr::num(-1).axis(3).as_const(), Some(2));
+        assert!(x.add(&DataExpr::num(1)).as_const().is_none());
+        let seq = DataExpr::Dim(Dim::symbol("seq"));
+        assert_eq!(seq.mul(&DataExpr::num(2)), DataExpr::Dim(Dim::symbol("seq").mul(&Dim::fixed(2))));
+    }
+
+    #[test]
+    fn definitions_and_checks() {
+        let mut d = DataDims::default();
+        assert_eq!(d.define("a".into(), DataExpr::num(3)), Dim::fixed(3));
+        assert_eq!(d.define("y.0".into(), DataExpr::element("s", 0)), Dim::symbol("y.0"));
+        d.define("y.0".into(), DataExpr::element("s", 1));
+        assert_eq!(d.dims.len(), 1);
+        assert!(d.require(DataExpr::num(1), "fine").is_ok());
+        assert_eq!(d.require(DataExpr::num(0), "never"), Err("never".to_string()));
+        assert!(d.require(DataExpr::element("s", 0).lt(&DataExpr::num(4)), "small").is_ok());
+        assert_eq!(d.checks.len(), 1);
+    }
+}
