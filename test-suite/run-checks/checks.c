@@ -25,17 +25,7 @@
 #define R 4
 #define CANARY 64
 
-static int checks, failures;
-#define CHECK(cond, ...)                                                                                              \
-  do {                                                                                                                \
-    checks++;                                                                                                         \
-    if (!(cond)) {                                                                                                    \
-      failures++;                                                                                                     \
-      printf("FAIL line %d: ", __LINE__);                                                                             \
-      printf(__VA_ARGS__);                                                                                            \
-      printf("\n");                                                                                                   \
-    }                                                                                                                 \
-  } while (0)
+#include "check.h"
 
 /* A failing allocator for NAME_run_alloc (linked with -Wl,--wrap=xcc_alloc). */
 static int fail_allocations;

@@ -7,17 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks, failures;
-#define CHECK(cond, ...)                                                                                              \
-  do {                                                                                                                \
-    checks++;                                                                                                         \
-    if (!(cond)) {                                                                                                    \
-      failures++;                                                                                                     \
-      printf("FAIL line %d: ", __LINE__);                                                                             \
-      printf(__VA_ARGS__);                                                                                            \
-      printf("\n");                                                                                                   \
-    }                                                                                                                 \
-  } while (0)
+#include "check.h"
 
 #define SENTINEL -7.0f
 

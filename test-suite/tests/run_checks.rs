@@ -80,6 +80,19 @@ fn cc_supports(dir: &Path, flags: &[&str]) -> bool {
         && Command::new(&exe).status().is_ok_and(|s| s.success())
 }
 
+/// The builds of a driver: plain, and with AddressSanitizer where `cc` has it (else skipped, and
+/// said so).
+fn builds(dir: &Path) -> Vec<(&'static str, Vec<&'static str>)> {
+    let asan = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"];
+    let mut builds: Vec<(&str, Vec<&str>)> = vec![("plain", vec![])];
+    if cc_supports(dir, &asan) {
+        builds.push(("asan", asan.to_vec()));
+    } else {
+        println!("AddressSanitizer build skipped: cc cannot build and run -fsanitize=address programs here");
+    }
+    builds
+}
+
 fn checked_runs() -> Result<(), String> {
     let dir = repo().join("target/xcc-tests/run-checks");
     std::fs::create_dir_all(&dir).unwrap();
@@ -87,14 +100,7 @@ fn checked_runs() -> Result<(), String> {
     std::fs::write(&onnx, checked_model()).unwrap();
     let lib = dir.join("librc.a");
     run(Command::new(xcc_binary()).arg(&onnx).args(["-O2", "--name", "rc", "-o"]).arg(&lib), "xcc")?;
-    let asan = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"];
-    let mut builds: Vec<(&str, Vec<&str>)> = vec![("plain", vec![])];
-    if cc_supports(&dir, &asan) {
-        builds.push(("asan", asan.to_vec()));
-    } else {
-        println!("AddressSanitizer build skipped: cc cannot build and run -fsanitize=address programs here");
-    }
-    for (kind, flags) in builds {
+    for (kind, flags) in builds(&dir) {
         let exe = dir.join(format!("checks_{kind}"));
         run(
             Command::new("cc")
@@ -193,14 +199,7 @@ fn shape_inputs_are_checked() -> Result<(), String> {
     std::fs::write(&onnx, m).unwrap();
     let lib = dir.join("libshape.a");
     run(Command::new(xcc_binary()).arg(&onnx).args(["--name", "shape", "-o"]).arg(&lib), "xcc")?;
-    let asan = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"];
-    let mut builds: Vec<(&str, Vec<&str>)> = vec![("plain", vec![])];
-    if cc_supports(&dir, &asan) {
-        builds.push(("asan", asan.to_vec()));
-    } else {
-        println!("AddressSanitizer build skipped: cc cannot build and run -fsanitize=address programs here");
-    }
-    for (kind, flags) in builds {
+    for (kind, flags) in builds(&dir) {
         let exe = dir.join(format!("shape_inputs_{kind}"));
         run(
             Command::new("cc")
