@@ -119,12 +119,17 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
     let _ = writeln!(
         h,
         "/* Runs the model; returns XCC_OK (0) or an xcc_status (xcc_status_message(code) says which):\n * \
-         dims below 1 or making a tensor over 2^44 bytes (XCC_ERROR_BAD_DIM), NULL tensors and a NULL\n * \
-         or misaligned workspace are refused before anything runs; an index\n * \
+         dims below 1 or making a tensor over 2^44 bytes (XCC_ERROR_BAD_DIM), NULL tensors,{}\n * \
+         and a NULL or misaligned workspace are refused before anything runs; an index\n * \
          input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) is found while running, without reading\n * \
          or writing outside any buffer, and leaves the outputs unspecified.\n * \
          Re-entrant: concurrent calls need separate workspaces. Parallel loops run on the process-wide\n * \
-         thread pool (XCC_NUM_THREADS threads, else one per core). */"
+         thread pool (XCC_NUM_THREADS threads, else one per core). */",
+        if iface.data_dims.is_empty() {
+            ""
+        } else {
+            " shape inputs\n * their operators refuse (XCC_ERROR_BAD_SHAPE_INPUT)"
+        }
     );
     let _ = writeln!(h, "int32_t {n}_run({}, void *workspace);\n", params.join(", "));
     let _ = writeln!(
