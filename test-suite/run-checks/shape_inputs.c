@@ -1,7 +1,15 @@
-/* Drives shape.h (tests/run_checks.rs builds it): r = Reshape(x, shape), s = ReduceSum(x, axes,
- * keepdims = 0), x of dims [2, 3, 4] holding 0..23. The expected dims and sums are worked out
- * here from the ONNX semantics; bad shapes and axes must return XCC_ERROR_BAD_SHAPE_INPUT from
- * every entry, a zero workspace, and leave the outputs as they were. Prints "ok N checks". */
+/* Drives the models tests/run_checks.rs builds:
+ *   shape.h: r = Reshape(x, shape), s = ReduceSum(x, axes, keepdims = 0), x of dims [2, 3, 4]
+ *            holding 0..23;
+ *   more.h:  e = Expand(col, eshape), q = Range(start, limit, delta), z = Squeeze(col, saxes),
+ *            u = Unsqueeze(col, uaxes), c = ConstantOfShape(cshape), col of dims [3, 1];
+ *   fixed.h: f = Expand(mat, fshape), mat of dims [3, 4]: the output dims are fixed, the shape
+ *            input only checked.
+ * The expected dims and values are worked out here from the ONNX semantics; bad shapes and axes
+ * must return XCC_ERROR_BAD_SHAPE_INPUT from every entry, a zero workspace, and leave the
+ * outputs as they were. Prints "ok N checks". */
+#include "fixed.h"
+#include "more.h"
 #include "shape.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +74,111 @@ static void bad(int64_t s0, int64_t s1, int64_t s2, int64_t axis) {
   CHECK(strstr(xcc_status_message(rc), "shape") != NULL, "message: %s", xcc_status_message(rc));
 }
 
+/* ---- more.h -------------------------------------------------------------------------------- */
+
+typedef struct {
+  int64_t eshape[2], start, limit, delta, saxes, uaxes, cshape[2];
+} more_inputs;
+
+static const float col[3] = {1.5f, -2.0f, 4.0f};
+
+static int32_t more_dims(const more_inputs *a, int64_t d[5][3]) {
+  return more_output_dims(col, a->eshape, &a->start, &a->limit, &a->delta, &a->saxes, &a->uaxes, a->cshape, d[0],
+                          d[1], d[2], d[3], d[4]);
+}
+
+static int32_t more_go(const more_inputs *a, float *e, int64_t *q, float *z, float *u, float *c, void *ws) {
+  return more_run(col, a->eshape, &a->start, &a->limit, &a->delta, &a->saxes, &a->uaxes, a->cshape, e, q, z, u, c,
+                  ws);
+}
+
+static size_t more_ws(const more_inputs *a) {
+  return more_workspace_size(col, a->eshape, &a->start, &a->limit, &a->delta, &a->saxes, &a->uaxes, a->cshape);
+}
+
+static void more_good(more_inputs a) {
+  int64_t d[5][3] = {{0}};
+  int32_t rc = more_dims(&a, d);
+  CHECK(rc == XCC_OK, "more_output_dims = %d", rc);
+  /* Expand: [3, 1] with eshape broadcasts to [3, eshape[1]] (eshape[0] is 1 or 3). */
+  CHECK(d[0][0] == 3 && d[0][1] == a.eshape[1], "e dims %lld %lld", (long long)d[0][0], (long long)d[0][1]);
+  int64_t n = 0;
+  for (int64_t v = a.start; a.delta > 0 ? v < a.limit : v > a.limit; v += a.delta) n++;
+  CHECK(d[1][0] == n, "q has %lld elements, expected %lld", (long long)d[1][0], (long long)n);
+  CHECK(d[2][0] == 3, "z dims %lld", (long long)d[2][0]);
+  int64_t uaxis = a.uaxes < 0 ? a.uaxes + 3 : a.uaxes;
+  for (int k = 0; k < 3; k++) {
+    int64_t want = k == uaxis ? 1 : (k == (uaxis == 0 ? 1 : 0) ? 3 : 1);
+    CHECK(d[3][k] == want, "u dim %d = %lld, expected %lld", k, (long long)d[3][k], (long long)want);
+  }
+  CHECK(d[4][0] == a.cshape[0] && d[4][1] == a.cshape[1], "c dims %lld %lld", (long long)d[4][0], (long long)d[4][1]);
+  float e[64], z[3], u[3], c[64];
+  int64_t q[64];
+  for (int k = 0; k < 64; k++) c[k] = SENTINEL;
+  size_t bytes = more_ws(&a);
+  void *ws = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+  rc = more_go(&a, e, q, z, u, c, ws);
+  CHECK(rc == XCC_OK, "more_run = %d", rc);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < a.eshape[1]; j++)
+      CHECK(e[i * a.eshape[1] + j] == col[i], "e[%d][%d] = %g, expected %g", i, j, e[i * a.eshape[1] + j], col[i]);
+  for (int64_t k = 0; k < n; k++)
+    CHECK(q[k] == a.start + k * a.delta, "q[%lld] = %lld", (long long)k, (long long)q[k]);
+  for (int k = 0; k < 3; k++) CHECK(z[k] == col[k] && u[k] == col[k], "z/u[%d] = %g/%g", k, z[k], u[k]);
+  int64_t cn = a.cshape[0] * a.cshape[1];
+  for (int k = 0; k < 64; k++) CHECK(c[k] == (k < cn ? 0.0f : SENTINEL), "c[%d] = %g", k, c[k]);
+  free(ws);
+}
+
+static void more_bad(more_inputs a, const char *why) {
+  int64_t d[5][3] = {{-5}};
+  int32_t rc = more_dims(&a, d);
+  CHECK(rc == XCC_ERROR_BAD_SHAPE_INPUT, "%s: more_output_dims = %d", why, rc);
+  CHECK(d[0][0] == -5, "%s: output_dims wrote dims it refused", why);
+  CHECK(more_ws(&a) == 0, "%s: a workspace for refused inputs", why);
+  static float e[64], z[64], u[64], c[64];
+  static int64_t q[64];
+  for (int k = 0; k < 64; k++) e[k] = z[k] = u[k] = c[k] = SENTINEL, q[k] = -5;
+  static _Alignas(64) unsigned char ws[4096];
+  rc = more_go(&a, e, q, z, u, c, ws);
+  CHECK(rc == XCC_ERROR_BAD_SHAPE_INPUT, "%s: more_run = %d", why, rc);
+  for (int k = 0; k < 64; k++)
+    CHECK(e[k] == SENTINEL && z[k] == SENTINEL && u[k] == SENTINEL && c[k] == SENTINEL && q[k] == -5,
+          "%s: a refused run wrote element %d", why, k);
+}
+
+/* ---- fixed.h ------------------------------------------------------------------------------- */
+
+static void fixed_case(int64_t s0, int64_t s1, int32_t want) {
+  float mat[12], f[12];
+  for (int k = 0; k < 12; k++) mat[k] = (float)(k * k) - 3.0f, f[k] = SENTINEL;
+  int64_t fshape[2] = {s0, s1}, dims[2] = {-5, -5};
+  int32_t rc = fixed_output_dims(mat, fshape, dims);
+  CHECK(rc == want, "fixed_output_dims(%lld, %lld) = %d, expected %d", (long long)s0, (long long)s1, rc, want);
+  CHECK(want != XCC_OK || (dims[0] == 3 && dims[1] == 4), "fixed dims %lld %lld", (long long)dims[0],
+        (long long)dims[1]);
+  CHECK((fixed_workspace_size(mat, fshape) == 0) || want == XCC_OK, "a workspace for refused inputs");
+  static _Alignas(64) unsigned char ws[4096];
+  rc = fixed_run(mat, fshape, f, ws);
+  CHECK(rc == want, "fixed_run = %d, expected %d", rc, want);
+  for (int k = 0; k < 12; k++) CHECK(f[k] == (want == XCC_OK ? mat[k] : SENTINEL), "f[%d] = %g", k, f[k]);
+}
+
 int main(void) {
+  const more_inputs base = {{3, 4}, 2, 11, 3, 1, 0, {2, 3}};
+  more_good(base);
+  more_good((more_inputs){{1, 2}, 5, 0, -2, -1, -1, {0, 4}}); /* a 1 broadcasts; counting down; empty c */
+  more_inputs a = base;
+  a.eshape[0] = 2, more_bad(a, "eshape 2 against dim 3");
+  a = base, a.delta = 0, more_bad(a, "delta 0");
+  a = base, a.saxes = 0, more_bad(a, "squeezing a dim of 3");
+  a = base, a.saxes = 2, more_bad(a, "squeeze axis out of range");
+  a = base, a.uaxes = 3, more_bad(a, "unsqueeze axis out of range");
+  a = base, a.cshape[1] = -1, more_bad(a, "negative size");
+  fixed_case(3, 4, XCC_OK);
+  fixed_case(1, 4, XCC_OK);
+  fixed_case(3, 5, XCC_ERROR_BAD_SHAPE_INPUT);
+  fixed_case(2, 4, XCC_ERROR_BAD_SHAPE_INPUT);
   for (int k = 0; k < 24; k++) x[k] = (float)k;
   const int64_t r423[3] = {4, 3, 2}, r262[3] = {2, 6, 2}, r234[3] = {2, 3, 4}, r1242[3] = {12, 2, 1};
   const int64_t s24[2] = {2, 4}, s34[2] = {3, 4}, s23[2] = {2, 3};

@@ -610,6 +610,25 @@ fn shapes_computed_from_run_time_dims() -> Result<(), String> {
         vec![value("y", FLOAT, &[1])],
         vec![],
     );
+    let expand_data = model(
+        vec![node("expand1", "Expand", &["x", "target"], &["y"])],
+        vec![x(), value("target", INT64, &[2])],
+        vec![value("y", FLOAT, &[1])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "expand-data-shape-of-run-time-input",
+        &expand_data,
+        &["Expand node 'expand1'", "static dims"],
+    )?;
+    let float_range = model(
+        vec![node("range1", "Range", &["start", "limit", "delta"], &["y"])],
+        vec![value("start", FLOAT, &[]), value("limit", FLOAT, &[]), value("delta", FLOAT, &[])],
+        vec![value("y", FLOAT, &[1])],
+        vec![],
+    );
+    expect_failure(&dir, "range-float-inputs", &float_range, &["Range node 'range1'", "takes integers"])?;
     expect_failure(
         &dir,
         "reshape-run-time-tensor",

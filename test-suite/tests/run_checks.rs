@@ -175,30 +175,71 @@ int main(void) {
 }
 
 /// Inputs that decide shapes, read at run time: `r = Reshape(x, shape)` and
-/// `s = ReduceSum(x, axes, keepdims = 0)` over `x` of dims [2, 3, 4]. `shape_inputs.c` checks
-/// the dims `shape_output_dims` reports and the values against sums worked out in C, and that
-/// bad shapes and axes return `XCC_ERROR_BAD_SHAPE_INPUT` with a zero workspace and the outputs
-/// untouched; plain and under AddressSanitizer.
+/// `s = ReduceSum(x, axes, keepdims = 0)` over `x` of dims [2, 3, 4] (model `shape`); Expand,
+/// integer Range, Squeeze, Unsqueeze and ConstantOfShape (model `more`); and an Expand whose
+/// output dims are all fixed, so its shape input is only checked (model `fixed`).
+/// `shape_inputs.c` checks the dims `NAME_output_dims` reports and the values against results
+/// worked out in C, and that bad shapes and axes return `XCC_ERROR_BAD_SHAPE_INPUT` with a zero
+/// workspace and the outputs untouched; plain and under AddressSanitizer.
 fn shape_inputs_are_checked() -> Result<(), String> {
     let dir = repo().join("target/xcc-tests/run-checks-shape-inputs");
     std::fs::create_dir_all(&dir).unwrap();
-    let onnx = dir.join("shape.onnx");
-    let mut sum = node("sum0", "ReduceSum", &["x", "axes"], &["s"]);
-    sum.attribute.push(AttributeProto {
+    let keepdims_0 = AttributeProto {
         name: Some("keepdims".into()),
         r#type: Some(AttributeType::Int as i32),
         i: Some(0),
         ..Default::default()
-    });
-    let m = model(
+    };
+    let mut sum = node("sum0", "ReduceSum", &["x", "axes"], &["s"]);
+    sum.attribute.push(keepdims_0);
+    let shape = model(
         vec![node("reshape0", "Reshape", &["x", "shape"], &["r"]), sum],
         vec![value("x", FLOAT, &[2, 3, 4]), value("shape", INT64, &[3]), value("axes", INT64, &[1])],
         vec![value("r", FLOAT, &[-1, -1, -1]), value("s", FLOAT, &[-1, -1])],
         vec![],
     );
-    std::fs::write(&onnx, m).unwrap();
-    let lib = dir.join("libshape.a");
-    run(Command::new(xcc_binary()).arg(&onnx).args(["--name", "shape", "-o"]).arg(&lib), "xcc")?;
+    let more = model(
+        vec![
+            node("expand0", "Expand", &["col", "eshape"], &["e"]),
+            node("range0", "Range", &["start", "limit", "delta"], &["q"]),
+            node("squeeze0", "Squeeze", &["col", "saxes"], &["z"]),
+            node("unsqueeze0", "Unsqueeze", &["col", "uaxes"], &["u"]),
+            node("fill0", "ConstantOfShape", &["cshape"], &["c"]),
+        ],
+        vec![
+            value("col", FLOAT, &[3, 1]),
+            value("eshape", INT64, &[2]),
+            value("start", INT64, &[]),
+            value("limit", INT64, &[]),
+            value("delta", INT64, &[]),
+            value("saxes", INT64, &[1]),
+            value("uaxes", INT64, &[1]),
+            value("cshape", INT64, &[2]),
+        ],
+        vec![
+            value("e", FLOAT, &[]),
+            value("q", INT64, &[]),
+            value("z", FLOAT, &[]),
+            value("u", FLOAT, &[]),
+            value("c", FLOAT, &[]),
+        ],
+        vec![],
+    );
+    // Every output dim is fixed; the shape input is only checked.
+    let fixed = model(
+        vec![node("expand1", "Expand", &["mat", "fshape"], &["f"])],
+        vec![value("mat", FLOAT, &[3, 4]), value("fshape", INT64, &[2])],
+        vec![value("f", FLOAT, &[3, 4])],
+        vec![],
+    );
+    let mut libs = Vec::new();
+    for (name, bytes) in [("shape", shape), ("more", more), ("fixed", fixed)] {
+        let onnx = dir.join(format!("{name}.onnx"));
+        std::fs::write(&onnx, bytes).unwrap();
+        let lib = dir.join(format!("lib{name}.a"));
+        run(Command::new(xcc_binary()).arg(&onnx).args(["--name", name, "-o"]).arg(&lib), "xcc")?;
+        libs.push(lib);
+    }
     for (kind, flags) in builds(&dir) {
         let exe = dir.join(format!("shape_inputs_{kind}"));
         run(
@@ -207,7 +248,7 @@ fn shape_inputs_are_checked() -> Result<(), String> {
                 .arg(&dir)
                 .args(&flags)
                 .arg(suite_dir().join("run-checks/shape_inputs.c"))
-                .arg(&lib)
+                .args(&libs)
                 .args(["-lm", "-lpthread", "-o"])
                 .arg(&exe),
             "cc",

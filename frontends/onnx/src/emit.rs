@@ -33,6 +33,9 @@ pub struct ModelInterface {
     /// The dims decided by input data: `NAME_output_dims` reports the outputs' dims, and the
     /// size functions take the inputs.
     pub data_dims: Vec<String>,
+    /// Whether a run reads inputs that decide shapes (data dims, or conditions on shape inputs
+    /// alone): then the header has `NAME_output_dims` and the size functions take the inputs.
+    pub reads_shape_inputs: bool,
     /// Known once `plan-workspace` has run (the run function's `xcc.workspace_bytes`).
     pub workspace_bytes: usize,
 }
@@ -163,20 +166,26 @@ pub fn generate(
         sig,
         checks: DimChecks::of(g, &data),
         data,
-        symbols: g.symbols.clone(),
         inputs: inputs.clone(),
         outputs: outputs.clone(),
     };
     entries.checked_run(&mut e);
     entries.workspace_size(&mut e);
     entries.run_alloc(&mut e);
-    if sig.data > 0 {
+    if entries.reads_inputs() {
         entries.output_dims(&mut e);
     }
     entries.run_with_options(&mut e);
-    let symbols = g.symbols.clone();
-    let data_dims = entries.data.dims.iter().map(|(n, _)| n.clone()).collect();
-    Ok((e.m, ModelInterface { name: name.to_string(), inputs, outputs, symbols, data_dims, workspace_bytes: 0 }))
+    let iface = ModelInterface {
+        name: name.to_string(),
+        inputs,
+        outputs,
+        symbols: g.symbols.clone(),
+        data_dims: entries.data.dims.iter().map(|(n, _)| n.clone()).collect(),
+        reads_shape_inputs: entries.reads_inputs(),
+        workspace_bytes: 0,
+    };
+    Ok((e.m, iface))
 }
 
 /// The run functions' parameters: one `i64` per dim symbol, then the tensor pointers and the
@@ -334,7 +343,6 @@ struct Entries {
     sig: Signature,
     checks: DimChecks,
     data: DataDims,
-    symbols: Vec<String>,
     inputs: Vec<(String, TensorType)>,
     outputs: Vec<(String, TensorType)>,
 }
@@ -347,9 +355,15 @@ impl Entries {
         e.m.blocks[b].args.clone()
     }
 
-    /// Whether the size functions read the inputs (the data dims come from them).
+    /// Whether the size functions read the inputs (the data dims and their checks come from
+    /// them).
     fn reads_inputs(&self) -> bool {
         !self.data.is_empty()
+    }
+
+    /// The names of `NAME_compute`'s dims: the model's symbols, then the data dims.
+    fn dim_names(&self) -> impl Iterator<Item = &String> {
+        self.checks.symbols.iter().chain(self.data.dims.iter().map(|(n, _)| n))
     }
 
     /// The checks every entry makes before it reads a tensor: the dims (`XCC_ERROR_BAD_DIM`),
@@ -392,7 +406,7 @@ impl Entries {
     /// The status and the data dims (i64 each) computed from the inputs, which are there.
     fn data_dims(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId]) -> Vec<ValueId> {
         e.symbols.clear();
-        for (s, &a) in self.symbols.iter().zip(dims) {
+        for (s, &a) in self.checks.symbols.iter().zip(dims) {
             let v = e.value_op("arith.index_cast", &[a], Type::Index);
             e.symbols.insert(s.clone(), v);
         }
@@ -422,8 +436,8 @@ impl Entries {
             let fails = e.cmpi("eq", v, zero);
             bad_shape = e.value_op("arith.ori", &[bad_shape, fails], Type::i1());
         }
-        let names = self.symbols.iter().chain(self.data.dims.iter().map(|(n, _)| n));
-        let all: Vec<(&str, ValueId)> = names.map(String::as_str).zip(dims.iter().chain(&values).copied()).collect();
+        let all: Vec<(&str, ValueId)> =
+            self.dim_names().map(String::as_str).zip(dims.iter().chain(&values).copied()).collect();
         let bad_size = too_large(e, &self.checks.data_byte_counts, &all);
         let rc = first_failure(e, &[(bad_shape, status::BAD_SHAPE_INPUT), (bad_size, status::BAD_DIM)]);
         std::iter::once(rc).chain(values).collect()
@@ -492,8 +506,7 @@ impl Entries {
         let (inputs, targets) = pointers.split_at(self.sig.inputs);
         let (rc, all_dims) = self.prologue(e, dims, inputs, pointers);
         let rc = if_ok(e, rc, |e| {
-            let names = self.symbols.iter().chain(self.data.dims.iter().map(|(n, _)| n));
-            for (s, &a) in names.zip(&all_dims) {
+            for (s, &a) in self.dim_names().zip(&all_dims) {
                 let v = e.value_op("arith.index_cast", &[a], Type::Index);
                 e.symbols.insert(s.clone(), v);
             }

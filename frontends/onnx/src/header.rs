@@ -79,7 +79,7 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
     }
     let input_params: Vec<String> =
         iface.inputs.iter().map(|(name, t)| format!("const {} *{}", t.dtype.c_type(), c_identifier(name))).collect();
-    if !iface.data_dims.is_empty() {
+    if iface.reads_shape_inputs {
         let size_params: Vec<String> = dim_params.iter().chain(&input_params).cloned().collect();
         let out_params: Vec<String> =
             iface.outputs.iter().map(|(name, _)| format!("int64_t *{}_dims", c_identifier(name))).collect();
@@ -125,7 +125,7 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
          or writing outside any buffer, and leaves the outputs unspecified.\n * \
          Re-entrant: concurrent calls need separate workspaces. Parallel loops run on the process-wide\n * \
          thread pool (XCC_NUM_THREADS threads, else one per core). */",
-        if iface.data_dims.is_empty() {
+        if !iface.reads_shape_inputs {
             ""
         } else {
             " shape inputs\n * their operators refuse (XCC_ERROR_BAD_SHAPE_INPUT)"
