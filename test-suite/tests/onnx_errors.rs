@@ -622,6 +622,47 @@ fn shapes_computed_from_run_time_dims() -> Result<(), String> {
         &expand_data,
         &["Expand node 'expand1'", "static dims"],
     )?;
+    let slice_data_axes = model(
+        vec![node("slice1", "Slice", &["x", "target", "target", "target"], &["y"])],
+        vec![x(), value("target", INT64, &[1])],
+        vec![value("y", FLOAT, &[1])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "slice-data-axes-over-run-time-dims",
+        &slice_data_axes,
+        &["Slice node 'slice1'", "static dims"],
+    )?;
+    let mat = || value("m", FLOAT, &[4, 5]);
+    let topk_computed = model(
+        vec![node("double1", "Add", &["k", "k"], &["twice"]), node("topk0", "TopK", &["m", "twice"], &["v", "i"])],
+        vec![mat(), value("k", INT64, &[1])],
+        vec![value("v", FLOAT, &[4, -1]), value("i", INT64, &[4, -1])],
+        vec![],
+    );
+    expect_failure(&dir, "topk-k-computed", &topk_computed, &["TopK node 'topk0'", "'twice'", "graph input"])?;
+    let topk_big = model(
+        vec![node("topk1", "TopK", &["m", "nine"], &["v", "i"])],
+        vec![mat()],
+        vec![value("v", FLOAT, &[4, -1]), value("i", INT64, &[4, -1])],
+        vec![int64s("nine", &[1], &[9])],
+    );
+    expect_failure(&dir, "topk-k-past-the-axis", &topk_big, &["TopK node 'topk1'", "K = 9", "0..=5"])?;
+    let pads_computed = model(
+        vec![node("double2", "Add", &["p", "p"], &["twice"]), node("pad0", "Pad", &["m", "twice"], &["y"])],
+        vec![mat(), value("p", INT64, &[4])],
+        vec![value("y", FLOAT, &[-1, -1])],
+        vec![],
+    );
+    expect_failure(&dir, "pad-pads-computed", &pads_computed, &["Pad node 'pad0'", "'twice'", "pads must be"])?;
+    let split_short = model(
+        vec![with_int(node("split0", "Split", &["m", "sizes"], &["a", "b"]), "axis", 1)],
+        vec![mat()],
+        vec![value("a", FLOAT, &[4, -1]), value("b", FLOAT, &[4, -1])],
+        vec![int64s("sizes", &[2], &[2, 2])],
+    );
+    expect_failure(&dir, "split-sizes-short", &split_short, &["Split node 'split0'", "[2, 2]", "dimension 5"])?;
     let float_range = model(
         vec![node("range1", "Range", &["start", "limit", "delta"], &["y"])],
         vec![value("start", FLOAT, &[]), value("limit", FLOAT, &[]), value("delta", FLOAT, &[])],

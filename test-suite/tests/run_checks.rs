@@ -232,22 +232,29 @@ fn shape_inputs_are_checked() -> Result<(), String> {
         vec![value("f", FLOAT, &[3, 4])],
         vec![],
     );
+    drive(&dir, vec![("shape", shape), ("more", more), ("fixed", fixed)], "shape_inputs")
+}
+
+/// Compiles each model into `dir` as `lib{name}.a` with `{name}.h`, then builds
+/// `run-checks/{driver}.c` against them plain and under AddressSanitizer; each build must print
+/// "ok".
+fn drive(dir: &Path, models: Vec<(&str, Vec<u8>)>, driver: &str) -> Result<(), String> {
     let mut libs = Vec::new();
-    for (name, bytes) in [("shape", shape), ("more", more), ("fixed", fixed)] {
+    for (name, bytes) in models {
         let onnx = dir.join(format!("{name}.onnx"));
         std::fs::write(&onnx, bytes).unwrap();
         let lib = dir.join(format!("lib{name}.a"));
         run(Command::new(xcc_binary()).arg(&onnx).args(["--name", name, "-o"]).arg(&lib), "xcc")?;
         libs.push(lib);
     }
-    for (kind, flags) in builds(&dir) {
-        let exe = dir.join(format!("shape_inputs_{kind}"));
+    for (kind, flags) in builds(dir) {
+        let exe = dir.join(format!("{driver}_{kind}"));
         run(
             Command::new("cc")
                 .args(["-O1", "-g", "-std=c11", "-I"])
-                .arg(&dir)
+                .arg(dir)
                 .args(&flags)
-                .arg(suite_dir().join("run-checks/shape_inputs.c"))
+                .arg(suite_dir().join(format!("run-checks/{driver}.c")))
                 .args(&libs)
                 .args(["-lm", "-lpthread", "-o"])
                 .arg(&exe),
@@ -262,10 +269,59 @@ fn shape_inputs_are_checked() -> Result<(), String> {
     Ok(())
 }
 
+/// Slice, Split, Pad, Tile and TopK with every parameter a graph input (model `window`);
+/// `window_inputs.c` checks the dims and values against the ONNX semantics worked out in C, and
+/// that bad parameters are refused with the outputs untouched; plain and under AddressSanitizer.
+fn window_inputs_are_checked() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-window-inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut split = node("split0", "Split", &["x", "split"], &["sa", "sb"]);
+    split.attribute.push(AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(1),
+        ..Default::default()
+    });
+    let ints = |name: &str, n: i64| value(name, INT64, &[n]);
+    let any2 = |name: &str, elem: i32| value(name, elem, &[-1, -1]);
+    let window = model(
+        vec![
+            node("slice0", "Slice", &["x", "starts", "ends", "axes", "steps"], &["sl"]),
+            split,
+            node("pad0", "Pad", &["x", "pads"], &["p"]),
+            node("tile0", "Tile", &["x", "reps"], &["t"]),
+            node("topk0", "TopK", &["x", "k"], &["tv", "ti"]),
+        ],
+        vec![
+            value("x", FLOAT, &[4, 5]),
+            ints("starts", 2),
+            ints("ends", 2),
+            ints("axes", 2),
+            ints("steps", 2),
+            ints("split", 2),
+            ints("pads", 4),
+            ints("reps", 2),
+            ints("k", 1),
+        ],
+        vec![
+            any2("sl", FLOAT),
+            any2("sa", FLOAT),
+            any2("sb", FLOAT),
+            any2("p", FLOAT),
+            any2("t", FLOAT),
+            any2("tv", FLOAT),
+            any2("ti", INT64),
+        ],
+        vec![],
+    );
+    drive(&dir, vec![("window", window)], "window_inputs")
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
         Trial::test("run-checks/run-alloc-without-a-workspace", || Ok(run_alloc_without_a_workspace()?)),
         Trial::test("run-checks/shape-inputs-are-checked", || Ok(shape_inputs_are_checked()?)),
+        Trial::test("run-checks/window-inputs-are-checked", || Ok(window_inputs_are_checked()?)),
     ])
 }

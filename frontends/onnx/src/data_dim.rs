@@ -57,9 +57,12 @@ impl DataExpr {
     pub fn op(op: DataOp, args: Vec<DataExpr>) -> DataExpr {
         let nums: Option<Vec<i64>> = args.iter().map(DataExpr::as_const).collect();
         if let Some(v) = nums {
-            if let Some(r) = fold(op, &v) {
-                return DataExpr::num(r);
-            }
+            // Overflow (Slice's end of i64::MAX, normalized) stays an expression: a select
+            // with a known condition usually discards it.
+            return match fold(op, &v) {
+                Some(r) => DataExpr::num(r),
+                None => DataExpr::Op(op, args),
+            };
         }
         if let (DataOp::Select, Some(c)) = (op, args[0].as_const()) {
             let mut args = args;
@@ -192,7 +195,10 @@ impl DataDims {
             Some(0) => Err(what),
             Some(_) => Ok(()),
             None => {
-                self.checks.push(DataCheck { holds, what });
+                // Shape rules run more than once (inference, then lowering).
+                if !self.checks.iter().any(|c| c.holds == holds && c.what == what) {
+                    self.checks.push(DataCheck { holds, what });
+                }
                 Ok(())
             }
         }
@@ -217,6 +223,9 @@ mod tests {
         assert_eq!(DataExpr::num(1).select(&x, &DataExpr::num(5)), x);
         assert_eq!(DataExpr::num(-1).axis(3).as_const(), Some(2));
         assert!(x.add(&DataExpr::num(1)).as_const().is_none());
+        let huge = DataExpr::num(i64::MAX).add(&DataExpr::num(1));
+        assert!(huge.as_const().is_none());
+        assert_eq!(DataExpr::num(0).select(&huge, &DataExpr::num(3)).as_const(), Some(3));
         let seq = DataExpr::Dim(Dim::symbol("seq"));
         assert_eq!(seq.mul(&DataExpr::num(2)), DataExpr::Dim(Dim::symbol("seq").mul(&Dim::fixed(2))));
     }

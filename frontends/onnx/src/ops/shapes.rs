@@ -112,6 +112,29 @@ pub fn data_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
     Some((0..t.numel()).map(|k| DataExpr::element(name, k)).collect())
 }
 
+/// Input `i` if the node has it, as values the run knows before anything else: a constant's
+/// numbers, a shape value's dims (a shape computed from run-time dims), or a graph input's
+/// elements ([`data_input`]). `what` names it in the error for any other tensor.
+pub fn shape_data(g: &Graph, node: &Node, i: usize, what: &str) -> OResult<Option<Vec<DataExpr>>> {
+    let Some(name) = node.input(i) else { return Ok(None) };
+    if let Some(t) = g.consts.get(name) {
+        return Ok(Some(t.to_i64().into_iter().map(DataExpr::num).collect()));
+    }
+    if let Some(v) = g.shape_values.get(name) {
+        return Ok(Some(v.values.iter().cloned().map(DataExpr::Dim).collect()));
+    }
+    data_input(g, node, i).map(Some).ok_or_else(|| {
+        OnnxError::tensor(
+            name,
+            format!(
+                "{}'s {what} must be a constant, computed from dims (Shape, Gather, Concat, ...), or a graph input \
+                 holding integers",
+                node.op
+            ),
+        )
+    })
+}
+
 /// Each of `rank` axes as a count (0 or 1 when the axes are distinct) of the `axes` naming it,
 /// negative ones counted from the end; every run checks that the axes are in range and
 /// distinct.

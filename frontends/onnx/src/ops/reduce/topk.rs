@@ -1,37 +1,45 @@
 //! TopK: the k largest (or smallest) elements along `axis` and their indices, ties in index
-//! order. A parallel loop over the other dims; for each of the k places, one pass picks the best
-//! element strictly after the previous pick in the order (value, then lower index first), so
-//! nothing is picked twice.
+//! order. A parallel loop over the other dims; for each of the k places (a loop: K may be read at
+//! run time), one pass picks the best element strictly after the previous pick in the order
+//! (value, then lower index first), so nothing is picked twice.
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::axis;
+use crate::ops::shapes::{axis, data_input};
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub struct TopK;
 
-/// K: the `k` attribute before opset 10, then a constant input.
-fn topk_k(node: &Node, g: &Graph) -> OResult<usize> {
-    if node.opset < 10 {
-        return Ok(node.int("k", 1).max(0) as usize);
+/// K: the `k` attribute before opset 10, then an input: a constant, or a graph input the run
+/// reads (checked to be within the axis).
+fn topk_k(node: &Node, g: &Graph, n: usize) -> OResult<Dim> {
+    let k = if node.opset < 10 {
+        node.int("k", 1)
+    } else {
+        let name = node.input(1).ok_or_else(|| OnnxError::msg("TopK needs K"))?;
+        match (g.consts.get(name), data_input(g, node, 1).as_deref()) {
+            (Some(t), _) => t.to_i64().first().copied().unwrap_or(-1),
+            (None, Some([k])) => {
+                g.require(k.in_range(0, n as i64 + 1), format!("TopK's K is not in 0..={n}"))?;
+                return Ok(g.data_dim(format!("{}.k", node.outputs[0]), k.clone()));
+            }
+            _ => return err(format!("K '{name}' must be a constant or a graph input holding one integer")),
+        }
+    };
+    if !(0..=n as i64).contains(&k) {
+        return err(format!("K = {k} is not in 0..={n}, the axis size"));
     }
-    let name = node.input(1).ok_or_else(|| OnnxError::msg("TopK needs K"))?;
-    let t = g.consts.get(name).ok_or_else(|| OnnxError::msg(format!("K '{name}' must be a constant (use --bind)")))?;
-    Ok(t.to_i64()[0].max(0) as usize)
+    Ok(Dim::fixed(k as usize))
 }
 
 impl OnnxOp for TopK {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", -1), x.shape.len())?;
-        let k = topk_k(node, g)?;
-        if k > x.shape[a] {
-            return err(format!("K = {k} exceeds the axis size {}", x.shape[a]));
-        }
-        let mut shape = x.shape.clone();
-        shape[a] = k;
-        Ok(vec![TensorType::new(x.dtype, shape.clone()), TensorType::new(DType::I64, shape)])
+        let mut dims = x.dims();
+        dims[a] = topk_k(node, g, x.shape[a])?;
+        Ok(vec![TensorType::with_dims(x.dtype, dims.clone()), TensorType::with_dims(DType::I64, dims)])
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -44,8 +52,9 @@ impl Emitter {
         let x_t = g.ty(&node.inputs[0])?.clone();
         let rank = x_t.shape.len();
         let a = axis(node, node.int("axis", -1), rank)?;
-        let k = topk_k(node, g)?;
         let n = x_t.shape[a];
+        let k = g.ty(&node.outputs[0])?.dims()[a].clone();
+        let k = self.dim_extent(&k);
         let largest = node.int("largest", 1) == 1;
         let x = self.buf(&node.inputs[0])?;
         let vals = self.buf(&node.outputs[0])?;
@@ -62,11 +71,12 @@ impl Emitter {
         let (better_p, worse_p) = if largest { (gt, lt) } else { (lt, gt) };
         let eq = if float { ("arith.cmpf", 1) } else { ("arith.cmpi", 0) };
         self.parallel(&outer, &mut |e, ivs| {
-            let mut prev: Option<(ValueId, ValueId)> = None;
-            for t in 0..k {
-                let ninit = e.const_of(if largest { f64::NEG_INFINITY } else { f64::INFINITY }, d);
-                let iinit = e.const_int(-1, Type::i64());
-                let p = prev;
+            // The previous pick, carried from place to place: index -1 before the first.
+            let ninit = e.const_of(if largest { f64::NEG_INFINITY } else { f64::INFINITY }, d);
+            let iinit = e.const_int(-1, Type::i64());
+            let (zero, places) = (e.idx(0), e.extent(k));
+            e.for_accs_between(zero, places, &[ninit, iinit], |e, t, prev| {
+                let (pv, pi) = (prev[0], prev[1]);
                 let r = e.for_accs(0, n, &[ninit, iinit], |e, j, st| {
                     let mut idx = ivs.to_vec();
                     idx[a] = j;
@@ -75,17 +85,15 @@ impl Emitter {
                     let cmp = |e: &mut Emitter, p: (&str, i64), a: ValueId, b: ValueId| {
                         e.value_attr(p.0, &[a, b], Type::i1(), vec![("predicate", Attribute::i64(p.1))])
                     };
-                    // Eligible: strictly after the previous pick (worse value, or equal with a higher index).
-                    let eligible = match p {
-                        None => e.const_int(1, Type::i1()),
-                        Some((pv, pi)) => {
-                            let w = cmp(e, worse_p, v, pv);
-                            let same = cmp(e, eq, v, pv);
-                            let later = e.cmpi("sgt", ji, pi);
-                            let tie = e.value_op("arith.andi", &[same, later], Type::i1());
-                            e.value_op("arith.ori", &[w, tie], Type::i1())
-                        }
-                    };
+                    // Eligible: strictly after the previous pick (worse value, or equal with a
+                    // higher index), or anything for the first place.
+                    let first = e.cmpi("eq", pi, iinit);
+                    let w = cmp(e, worse_p, v, pv);
+                    let same = cmp(e, eq, v, pv);
+                    let later = e.cmpi("sgt", ji, pi);
+                    let tie = e.value_op("arith.andi", &[same, later], Type::i1());
+                    let after = e.value_op("arith.ori", &[w, tie], Type::i1());
+                    let eligible = e.value_op("arith.ori", &[first, after], Type::i1());
                     // Better than the current best (or the first eligible one seen).
                     let none_yet = e.cmpi("eq", st[1], iinit);
                     let b = cmp(e, better_p, v, st[0]);
@@ -97,13 +105,13 @@ impl Emitter {
                     vec![nv, ni]
                 });
                 let mut oidx = ivs.to_vec();
-                oidx[a] = e.idx(t as i64);
+                oidx[a] = t;
                 e.store(r[0], vals, &oidx);
                 if let Some(ib) = idxs {
                     e.store(r[1], ib, &oidx);
                 }
-                prev = Some((r[0], r[1]));
-            }
+                r
+            });
         });
         Ok(())
     }

@@ -23,11 +23,12 @@ mod tile;
 mod transpose;
 mod trilu;
 
-use crate::emit::{identity, Emitter};
+use crate::emit::{identity, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::strides_of;
 use xcc_ir::affine::{AffineExpr, AffineMap};
+use xcc_ir::{Type, ValueId};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Constant"], &constant::Constant);
@@ -71,12 +72,51 @@ impl Move {
     }
 }
 
+/// A copy whose source positions the run computes from its inputs (Slice's starts read at run
+/// time, Split's sizes): every point `i` of output `dst` reads input `src` at
+/// `starts[d] + i[d] * steps[d]` along each dim `d`.
+pub struct Window {
+    pub src: usize,
+    pub dst: usize,
+    pub starts: Vec<DataExpr>,
+    pub steps: Vec<DataExpr>,
+}
+
+impl Window {
+    /// A parallel loop over the output's dims; the starts and steps are computed once, before it.
+    fn lower(&self, node: &Node, e: &mut Emitter, out: &TensorType) -> OResult<()> {
+        let (src, dst) = (e.buf(&node.inputs[self.src])?, e.buf(&node.outputs[self.dst])?);
+        let starts: Vec<ValueId> = self.starts.iter().map(|x| e.data_value(x)).collect();
+        let steps: Vec<Option<ValueId>> =
+            self.steps.iter().map(|x| (x.as_const() != Some(1)).then(|| e.data_value(x))).collect();
+        let extents = e.dim_extents(&out.dims());
+        e.parallel_over(&extents, &mut |e, ivs| {
+            let at: Vec<ValueId> = (0..ivs.len())
+                .map(|d| {
+                    let scaled = match steps[d] {
+                        Some(step) => e.value_op("arith.muli", &[ivs[d], step], Type::Index),
+                        None => ivs[d],
+                    };
+                    e.value_op("arith.addi", &[starts[d], scaled], Type::Index)
+                })
+                .collect();
+            let v = e.load(src, &at);
+            e.store(v, dst, ivs);
+        });
+        Ok(())
+    }
+}
+
 /// An operator that is a list of [`Move`]s.
 pub trait Movement: Sync {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>>;
     /// The copies, from the input types (with the constant inputs: Slice's starts, ...) and the
     /// output types.
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>>;
+    /// The copies as [`Window`]s when some parameter is read at run time (`None`: [`Self::moves`]).
+    fn windows(&self, _: &Node, _: &Graph, _: &[TensorType]) -> OResult<Option<Vec<Window>>> {
+        Ok(None)
+    }
     /// Whether the shape rule reads [`TensorType::dims`] and the maps hold at any size (a loop's
     /// size then comes from the buffers).
     fn takes_run_time_dims(&self) -> bool {
@@ -107,6 +147,12 @@ impl<T: Movement> OnnxOp for T {
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let outputs = Movement::infer(self, node, g)?;
+        if let Some(windows) = self.windows(node, g, &outputs)? {
+            for w in windows.iter().filter(|w| !node.outputs[w.dst].is_empty()) {
+                w.lower(node, e, &outputs[w.dst])?;
+            }
+            return Ok(());
+        }
         for mv in self.moves(node, g, &outputs)? {
             if node.outputs[mv.dst].is_empty() {
                 continue;

@@ -4,7 +4,7 @@
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::axis;
+use crate::ops::shapes::{axis, data_axis_hits, shape_data};
 use xcc_ir::{Type, ValueId};
 
 pub struct Pad;
@@ -30,33 +30,33 @@ impl Mode {
 }
 
 /// Per-dimension (begin, end) amounts, from the `pads` attribute (before opset 11) or the `pads`
-/// input, over every dim or only the `axes` input's (opset 18).
-fn pad_amounts(node: &Node, g: &Graph, rank: usize) -> OResult<Vec<(i64, i64)>> {
+/// input, over every dim or only the `axes` input's (opset 18); numbers when these are
+/// constants, else what the run reads from them (the axes then checked).
+fn pad_amounts(node: &Node, g: &Graph, rank: usize) -> OResult<Vec<(DataExpr, DataExpr)>> {
     let pads = match node.ints("pads") {
-        Some(p) => p,
-        None => g
-            .consts
-            .get(node.input(1).unwrap_or(""))
-            .ok_or_else(|| OnnxError::msg("Pad's pads must be a constant"))?
-            .to_i64(),
+        Some(p) => p.into_iter().map(DataExpr::num).collect(),
+        None => shape_data(g, node, 1, "pads")?.ok_or_else(|| OnnxError::msg("Pad needs pads"))?,
     };
-    let axes: Vec<usize> = match node.input(3) {
-        Some(name) => g
-            .consts
-            .get(name)
-            .ok_or_else(|| OnnxError::msg(format!("axes '{name}' must be a constant")))?
-            .to_i64()
-            .iter()
-            .map(|&a| axis(node, a, rank))
-            .collect::<OResult<_>>()?,
-        None => (0..rank).collect(),
+    let axes = match shape_data(g, node, 3, "axes")? {
+        Some(a) => a,
+        None => (0..rank as i64).map(DataExpr::num).collect(),
     };
     if pads.len() != 2 * axes.len() {
         return err(format!("pads has {} entries, expected {}", pads.len(), 2 * axes.len()));
     }
-    let mut out = vec![(0, 0); rank];
-    for (k, &a) in axes.iter().enumerate() {
-        out[a] = (pads[k], pads[k + axes.len()]);
+    let hits: Vec<Vec<DataExpr>> = if axes.iter().all(|a| a.as_const().is_some()) {
+        let named = axes.iter().map(|a| axis(node, a.as_const().unwrap_or(0), rank)).collect::<OResult<Vec<_>>>()?;
+        named.iter().map(|&a| (0..rank).map(|q| DataExpr::num(i64::from(q == a))).collect()).collect()
+    } else {
+        data_axis_hits(g, &axes, rank)?;
+        axes.iter().map(|a| (0..rank).map(|q| a.axis(rank).eq(&DataExpr::num(q as i64))).collect()).collect()
+    };
+    let mut out = vec![(DataExpr::num(0), DataExpr::num(0)); rank];
+    for (k, row) in hits.iter().enumerate() {
+        for (q, hit) in row.iter().enumerate() {
+            let (b, e) = (&pads[k], &pads[k + axes.len()]);
+            out[q] = (hit.select(b, &out[q].0), hit.select(e, &out[q].1));
+        }
     }
     Ok(out)
 }
@@ -90,15 +90,13 @@ fn fill_value(node: &Node, g: &Graph, e: &Emitter) -> OResult<Fill> {
 impl OnnxOp for Pad {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
-        let mut shape = Vec::new();
-        for (d, (b, e)) in t.shape.iter().zip(pad_amounts(node, g, t.shape.len())?) {
-            let v = *d as i64 + b + e;
-            if v < 0 {
-                return err("Pad crops a dimension below zero");
-            }
-            shape.push(v as usize);
+        let mut dims = Vec::new();
+        for (q, (d, (b, e))) in t.shape.iter().zip(pad_amounts(node, g, t.shape.len())?).enumerate() {
+            let v = DataExpr::num(*d as i64).add(&b).add(&e);
+            g.require(DataExpr::num(-1).lt(&v), "Pad crops a dimension below zero")?;
+            dims.push(g.data_dim(format!("{}.{q}", node.outputs[0]), v));
         }
-        Ok(vec![TensorType::new(t.dtype, shape)])
+        Ok(vec![TensorType::with_dims(t.dtype, dims)])
     }
 
     /// Each output point reads the input at its position minus `begin`, mapped back into the
@@ -106,18 +104,26 @@ impl OnnxOp for Pad {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let in_shape = g.ty(&node.inputs[0])?.shape.clone();
         let out_t = g.ty(&node.outputs[0])?;
-        let pads = pad_amounts(node, g, in_shape.len())?;
+        // A begin read at run time is computed once, before the loop.
+        let begins: Vec<Result<i64, ValueId>> = pad_amounts(node, g, in_shape.len())?
+            .iter()
+            .map(|(b, _)| b.as_const().ok_or_else(|| e.data_value(b)))
+            .collect();
         let mode = Mode::of(node)?;
         let fill = fill_value(node, g, e)?;
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let dtype = out_t.dtype;
-        e.parallel(&out_t.shape, &mut |e, ivs| {
+        let extents = e.dim_extents(&out_t.dims());
+        e.parallel_over(&extents, &mut |e, ivs| {
             let mut inside: Option<ValueId> = None;
-            let idx: Vec<ValueId> = pads
+            let idx: Vec<ValueId> = begins
                 .iter()
                 .enumerate()
-                .map(|(q, &(begin, _))| {
-                    let pos = e.affine(&[(ivs[q], 1)], -begin);
+                .map(|(q, &begin)| {
+                    let pos = match begin {
+                        Ok(begin) => e.affine(&[(ivs[q], 1)], -begin),
+                        Err(begin) => e.value_op("arith.subi", &[ivs[q], begin], Type::Index),
+                    };
                     source_index(e, mode, pos, in_shape[q] as i64, &mut inside)
                 })
                 .collect();

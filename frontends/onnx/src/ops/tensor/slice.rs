@@ -1,9 +1,9 @@
 //! Slice: per dim, `count` elements from `start` with `step` (possibly negative), the bounds
 //! clamped as the spec says. Before opset 10 the parameters are attributes, after it inputs.
 
-use super::{dim, map, offset, Move, Movement};
+use super::{dim, map, offset, Move, Movement, Window};
 use crate::graph::*;
-use crate::ops::shapes::axis;
+use crate::ops::shapes::{axis, data_axis_hits, shape_data};
 use xcc_ir::affine::AffineExpr;
 
 pub struct Slice;
@@ -11,8 +11,20 @@ pub struct Slice;
 impl Movement for Slice {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
-        let p = slice_params(node, &t.dims(), g)?;
-        Ok(vec![TensorType::with_dims(t.dtype, p.into_iter().map(|x| x.2).collect())])
+        let p = data_slice_params(node, &t.dims(), g)?;
+        let dims = p.into_iter().enumerate().map(|(q, x)| g.data_dim(format!("{}.{q}", node.outputs[0]), x.2));
+        Ok(vec![TensorType::with_dims(t.dtype, dims.collect())])
+    }
+
+    /// Parameters read at run time: output index `i` reads `start + i * step`, both computed
+    /// by the run.
+    fn windows(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Option<Vec<Window>>> {
+        let p = data_slice_params(node, &g.ty(&node.inputs[0])?.dims(), g)?;
+        if p.iter().all(|x| constant_slice(x.clone()).is_some()) {
+            return Ok(None);
+        }
+        let (starts, steps) = p.into_iter().map(|(start, step, _)| (start, step)).unzip();
+        Ok(Some(vec![Window { src: 0, dst: 0, starts, steps }]))
     }
 
     /// The sliced axes must be static; the others may be known only at run time.
@@ -23,11 +35,11 @@ impl Movement for Slice {
     /// A piece of a shape: the parameters are constants, the data a vector of dims.
     fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
         let data = inputs[0].as_ref().filter(|v| v.shape.len() == 1)?;
-        let p = match slice_params(node, &[Dim::fixed(data.values.len())], g) {
-            Ok(p) => p,
+        let p = match data_slice_params(node, &[Dim::fixed(data.values.len())], g) {
+            Ok(p) => constant_slice(p[0].clone())?,
             Err(e) => return Some(Err(e)),
         };
-        let (start, step, count) = (p[0].0, p[0].1, p[0].2.as_fixed().unwrap_or(0));
+        let (start, step, count) = (p.0, p.1, p.2.as_fixed().unwrap_or(0));
         let values = (0..count as i64).map(|i| data.values[(start + i * step) as usize].clone()).collect();
         Some(Ok(vec![ShapeValue::vector(data.dtype, values)]))
     }
@@ -51,57 +63,115 @@ impl Movement for Slice {
     }
 }
 
-/// Slice parameters: per-dimension (start, step, count) after clamping, as the spec defines. An
-/// axis left whole keeps its dim, which may be known only at run time; a sliced one must be
-/// static.
+/// One dim's slice: the first index read, the step, and the count (numbers when the
+/// parameters are constants, else what the run computes from them).
+type DimSlice = (DataExpr, DataExpr, DataExpr);
+
+/// [`data_slice_params`] when every parameter is a number.
 fn slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<(i64, i64, Dim)>> {
-    let rank = dims.len();
+    let p = data_slice_params(node, dims, g)?;
+    p.into_iter()
+        .map(|x| {
+            constant_slice(x)
+                .ok_or_else(|| OnnxError::msg("internal: Slice parameters read at run time reached the constant path"))
+        })
+        .collect()
+}
+
+/// A dim's slice as numbers (the count a dim), when it is known at compile time.
+fn constant_slice((start, step, count): DimSlice) -> Option<(i64, i64, Dim)> {
+    match count {
+        DataExpr::Dim(count) => Some((start.as_const()?, step.as_const()?, count)),
+        _ => None,
+    }
+}
+
+/// Slice parameters: per-dimension (start, step, count) after clamping, as the spec defines;
+/// the parameters may be read at run time (then every step is checked to be non-zero and every
+/// axis to be in range and named once). An axis left whole keeps its dim, which may be known
+/// only at run time; a sliced one must be static.
+fn data_slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<DimSlice>> {
+    let nums = |v: Option<Vec<i64>>| v.map(|v| v.into_iter().map(DataExpr::num).collect::<Vec<_>>());
     let (starts, ends, axes, steps) = if node.opset < 10 {
-        (node.ints("starts").unwrap_or_default(), node.ints("ends").unwrap_or_default(), node.ints("axes"), None)
+        let (s, e) = (node.ints("starts").unwrap_or_default(), node.ints("ends").unwrap_or_default());
+        (nums(Some(s)).unwrap_or_default(), nums(Some(e)).unwrap_or_default(), nums(node.ints("axes")), None)
     } else {
-        let get = |i: usize, what: &str| -> OResult<Option<Vec<i64>>> {
-            match node.input(i) {
-                None => Ok(None),
-                Some(n) => g
-                    .consts
-                    .get(n)
-                    .map(|t| Some(t.to_i64()))
-                    .ok_or_else(|| OnnxError::msg(format!("Slice {what} '{n}' must be a constant"))),
-            }
-        };
+        let get = |i: usize, what: &str| shape_data(g, node, i, what);
         (get(1, "starts")?.unwrap_or_default(), get(2, "ends")?.unwrap_or_default(), get(3, "axes")?, get(4, "steps")?)
     };
-    let axes: Vec<i64> = axes.unwrap_or_else(|| (0..starts.len() as i64).collect());
-    let steps = steps.unwrap_or_else(|| vec![1; starts.len()]);
+    let axes: Vec<DataExpr> = axes.unwrap_or_else(|| (0..starts.len() as i64).map(DataExpr::num).collect());
+    let steps = steps.unwrap_or_else(|| vec![DataExpr::num(1); starts.len()]);
     if starts.len() != ends.len() || axes.len() != starts.len() || steps.len() != starts.len() {
         return err("starts, ends, axes and steps must have the same length");
     }
-    let mut out: Vec<(i64, i64, Dim)> = dims.iter().map(|d| (0, 1, d.clone())).collect();
+    let axes = slice_axes(node, g, &axes, dims)?;
+    let mut out: Vec<DimSlice> =
+        dims.iter().map(|d| (DataExpr::num(0), DataExpr::num(1), DataExpr::Dim(d.clone()))).collect();
     for k in 0..starts.len() {
-        let a = axis(node, axes[k], rank)?;
-        let Some(d) = dims[a].as_fixed().map(|d| d as i64) else {
-            return err(format!(
-                "Slice along axis {a}, which is {}, known only at run time; fix it with --dim",
-                dims[a]
-            ));
-        };
-        let step = steps[k];
-        if step == 0 {
+        if steps[k].as_const() == Some(0) {
             return err("a Slice step cannot be 0");
         }
-        let clamp = |v: i64, lo: i64, hi: i64| v.max(lo).min(hi);
-        let norm = |v: i64| if v < 0 { v + d } else { v };
-        let (start, end) = if step > 0 {
-            (clamp(norm(starts[k]), 0, d), clamp(norm(ends[k]), 0, d))
-        } else {
-            (clamp(norm(starts[k]), -1, d - 1), clamp(norm(ends[k]), -1, d - 1))
-        };
-        let count = if step > 0 {
-            ((end - start).max(0) + step - 1) / step
-        } else {
-            ((start - end).max(0) + (-step) - 1) / (-step)
-        };
-        out[a] = (start, step, Dim::fixed(count as usize));
+        g.require(steps[k].eq(&DataExpr::num(0)).not(), "a Slice step is 0")?;
+        for (q, hit) in axes[k].iter().enumerate() {
+            let Some(n) = dims[q].as_fixed() else { continue };
+            let here = dim_slice(&starts[k], &ends[k], &steps[k], n as i64);
+            let pick = |new: &DataExpr, old: &DataExpr| hit.select(new, old);
+            out[q] = (pick(&here.0, &out[q].0), pick(&here.1, &out[q].1), pick(&here.2, &out[q].2));
+        }
     }
     Ok(out)
+}
+
+/// Per parameter `k`, per dim, whether axis `k` names that dim (1 or 0): numbers for constant
+/// axes; for axes read at run time, every dim must be static and the run checks the axes.
+fn slice_axes(node: &Node, g: &Graph, axes: &[DataExpr], dims: &[Dim]) -> OResult<Vec<Vec<DataExpr>>> {
+    let rank = dims.len();
+    let one_hot = |a: usize| (0..rank).map(|q| DataExpr::num(i64::from(q == a))).collect::<Vec<_>>();
+    let mut hits = Vec::new();
+    for x in axes {
+        let row = match x.as_const() {
+            Some(c) => {
+                let a = axis(node, c, rank)?;
+                if !dims[a].is_fixed() {
+                    return err(format!(
+                        "Slice along axis {a}, which is {}, known only at run time; fix it with --dim",
+                        dims[a]
+                    ));
+                }
+                one_hot(a)
+            }
+            None => {
+                if let Some(d) = dims.iter().find(|d| !d.is_fixed()) {
+                    return err(format!("Slice with axes read at run time needs static dims, and one is {d}"));
+                }
+                let a = x.axis(rank);
+                (0..rank).map(|q| a.eq(&DataExpr::num(q as i64))).collect()
+            }
+        };
+        hits.push(row);
+    }
+    if axes.iter().any(|a| a.as_const().is_none()) {
+        data_axis_hits(g, axes, rank)?;
+    } else {
+        let named: Vec<usize> =
+            hits.iter().map(|r| r.iter().position(|h| h.as_const() == Some(1)).unwrap_or(0)).collect();
+        if (1..named.len()).any(|i| named[..i].contains(&named[i])) {
+            return err("an axis is named twice");
+        }
+    }
+    Ok(hits)
+}
+
+/// The clamped start and the count of one dim of size `n` sliced `start..end` by `step`.
+fn dim_slice(start: &DataExpr, end: &DataExpr, step: &DataExpr, n: i64) -> DimSlice {
+    let (zero, d) = (DataExpr::num(0), DataExpr::num(n));
+    let forward = zero.lt(step);
+    let norm = |v: &DataExpr| v.lt(&zero).select(&v.add(&d), v);
+    let clamp = |v: &DataExpr, lo: i64, hi: i64| v.max(&DataExpr::num(lo)).min(&DataExpr::num(hi));
+    let bound = |v: &DataExpr| forward.select(&clamp(&norm(v), 0, n), &clamp(&norm(v), -1, n - 1));
+    let (first, last) = (bound(start), bound(end));
+    let span = forward.select(&last.sub(&first), &first.sub(&last)).max(&zero);
+    let stride = forward.select(step, &zero.sub(step));
+    let count = span.add(&stride).sub(&DataExpr::num(1)).floor_div(&stride);
+    (first, step.clone(), count)
 }

@@ -1,29 +1,45 @@
 //! Split: consecutive pieces along `axis`, one per output.
 
-use super::{const_input, shifted, Move, Movement};
+use super::{shifted, Move, Movement, Window};
 use crate::graph::*;
-use crate::ops::shapes::axis;
+use crate::ops::shapes::{axis, shape_data};
 
 pub struct Split;
 
-/// The sizes along the axis: the `split` attribute (before 13), the `split` input, or
-/// `num_outputs` (18) / equal parts, the last one smaller.
-fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<usize>> {
+/// The sizes along the axis: the `split` attribute (before 13), the `split` input (a constant or
+/// read at run time), or `num_outputs` (18) / equal parts, the last one smaller. Sizes read at
+/// run time are checked to be non-negative and to cover the dim.
+fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<DataExpr>> {
     let explicit = match node.ints("split") {
-        Some(s) => Some(s),
-        None => const_input(g, node, 1, "split")?.map(|t| t.to_i64()),
+        Some(s) => Some(s.into_iter().map(DataExpr::num).collect()),
+        None => shape_data(g, node, 1, "split")?,
     };
-    let sizes: Vec<usize> = match explicit {
-        Some(s) => s.iter().map(|&x| x.max(0) as usize).collect(),
+    let sizes: Vec<DataExpr> = match explicit {
+        Some(s) => s,
         None => {
             let n = node.int("num_outputs", node.outputs.len() as i64).max(1) as usize;
             let chunk = dim.div_ceil(n);
-            (0..n).map(|i| chunk.min(dim.saturating_sub(i * chunk))).collect()
+            (0..n).map(|i| DataExpr::num(chunk.min(dim.saturating_sub(i * chunk)) as i64)).collect()
         }
     };
-    if sizes.iter().sum::<usize>() != dim || sizes.len() != node.outputs.len() {
-        return err(format!("split sizes {sizes:?} do not cover dimension {dim} with {} outputs", node.outputs.len()));
+    let total = DataExpr::sum(sizes.iter().cloned());
+    let covers = total.eq(&DataExpr::num(dim as i64));
+    let known: Option<Vec<i64>> = sizes.iter().map(DataExpr::as_const).collect();
+    if covers.as_const() == Some(0)
+        || sizes.len() != node.outputs.len()
+        || known.is_some_and(|k| k.iter().any(|&x| x < 0))
+    {
+        let shown: Vec<String> = sizes.iter().map(|x| x.as_const().map_or("?".into(), |c| c.to_string())).collect();
+        return err(format!(
+            "split sizes [{}] do not cover dimension {dim} with {} outputs",
+            shown.join(", "),
+            node.outputs.len()
+        ));
     }
+    for x in &sizes {
+        g.require(DataExpr::num(-1).lt(x), "a Split size is negative")?;
+    }
+    g.require(covers, format!("the Split sizes do not add up to {dim}"))?;
     Ok(sizes)
 }
 
@@ -31,12 +47,31 @@ impl Movement for Split {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
-        let pieces = split_sizes(node, g, t.shape[a])?.into_iter().map(|s| {
-            let mut shape = t.shape.clone();
-            shape[a] = s;
-            TensorType::new(t.dtype, shape)
+        let pieces = split_sizes(node, g, t.shape[a])?.into_iter().zip(&node.outputs).map(|(s, name)| {
+            let mut dims = t.dims();
+            dims[a] = g.data_dim(format!("{name}.{a}"), s);
+            TensorType::with_dims(t.dtype, dims)
         });
         Ok(pieces.collect())
+    }
+
+    /// Sizes read at run time: each piece starts where the ones before it end.
+    fn windows(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Option<Vec<Window>>> {
+        let t = g.ty(&node.inputs[0])?;
+        let (rank, a) = (t.shape.len(), axis(node, node.int("axis", 0), t.shape.len())?);
+        let sizes = split_sizes(node, g, t.shape[a])?;
+        if sizes.iter().all(|x| x.as_const().is_some()) {
+            return Ok(None);
+        }
+        let mut base = DataExpr::num(0);
+        let mut windows = Vec::new();
+        for (k, size) in sizes.iter().enumerate() {
+            let mut starts = vec![DataExpr::num(0); rank];
+            starts[a] = base.clone();
+            windows.push(Window { src: 0, dst: k, starts, steps: vec![DataExpr::num(1); rank] });
+            base = base.add(size);
+        }
+        Ok(Some(windows))
     }
 
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>> {

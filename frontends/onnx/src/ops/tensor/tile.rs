@@ -1,7 +1,8 @@
 //! Tile: the input repeated `repeats[d]` times along each dim `d`.
 
-use super::{const_input, dim, map, Move, Movement};
+use super::{dim, map, Move, Movement};
 use crate::graph::*;
+use crate::ops::shapes::shape_data;
 use xcc_ir::affine::AffineExpr;
 
 pub struct Tile;
@@ -9,14 +10,21 @@ pub struct Tile;
 impl Movement for Tile {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
-        let r = const_input(g, node, 1, "repeats")?.ok_or_else(|| OnnxError::msg("Tile needs repeats"))?.to_i64();
+        let r = shape_data(g, node, 1, "repeats")?.ok_or_else(|| OnnxError::msg("Tile needs repeats"))?;
         if r.len() != t.shape.len() {
             return err("repeats must have one entry per dimension");
         }
-        Ok(vec![TensorType::new(t.dtype, t.shape.iter().zip(&r).map(|(&d, &k)| d * k.max(0) as usize).collect())])
+        let mut dims = Vec::new();
+        for (q, (&d, k)) in t.shape.iter().zip(&r).enumerate() {
+            g.require(DataExpr::num(-1).lt(k), "Tile's repeats are negative")?;
+            let n = k.mul(&DataExpr::num(d as i64));
+            dims.push(g.data_dim(format!("{}.{q}", node.outputs[0]), n));
+        }
+        Ok(vec![TensorType::with_dims(t.dtype, dims)])
     }
 
-    /// Output index `i` reads input index `i mod size`.
+    /// Output index `i` reads input index `i mod size` (the loops' sizes come from the output,
+    /// whose dims the run may compute from `repeats`).
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>> {
         let input = &g.ty(&node.inputs[0])?.shape;
         let rank = input.len();
