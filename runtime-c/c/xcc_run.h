@@ -35,6 +35,9 @@ typedef enum xcc_status {
   /* An input that decides a shape (a Reshape's shape, a reduction's axes, ...) holds values the
    * operator refuses: a negative size, an axis out of range, element counts that differ. */
   XCC_ERROR_BAD_SHAPE_INPUT = 8,
+  /* An input holds a value ONNX allows but the compiled model does not support (Dropout's
+   * training mode with a nonzero ratio, read at run time). */
+  XCC_ERROR_UNSUPPORTED_INPUT = 9,
 } xcc_status;
 
 /* A sentence for a status code (any int32_t: unknown codes get a sentence too). */

@@ -387,6 +387,9 @@ XCC_API const char *xcc_status_message(int32_t status) {
   case XCC_ERROR_BAD_SHAPE_INPUT:
     return "an input that decides a shape holds values its operator refuses (a negative size, an axis "
            "out of range, element counts that differ)";
+  case XCC_ERROR_UNSUPPORTED_INPUT:
+    return "an input holds a value the compiled model does not support (Dropout in training mode with a "
+           "nonzero ratio)";
   default:
     return "unknown xcc status code";
   }

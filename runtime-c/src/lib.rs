@@ -36,6 +36,7 @@ pub mod status {
     pub const OUT_OF_MEMORY: i32 = 6;
     pub const BAD_DIM: i32 = 7;
     pub const BAD_SHAPE_INPUT: i32 = 8;
+    pub const UNSUPPORTED_INPUT: i32 = 9;
 }
 
 /// runtime-c's check of a run's workspace against its options:
@@ -58,6 +59,7 @@ mod tests {
             ("XCC_ERROR_OUT_OF_MEMORY", status::OUT_OF_MEMORY),
             ("XCC_ERROR_BAD_DIM", status::BAD_DIM),
             ("XCC_ERROR_BAD_SHAPE_INPUT", status::BAD_SHAPE_INPUT),
+            ("XCC_ERROR_UNSUPPORTED_INPUT", status::UNSUPPORTED_INPUT),
         ];
         for (name, code) in codes {
             assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");

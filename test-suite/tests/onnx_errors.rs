@@ -664,12 +664,15 @@ fn shapes_computed_from_run_time_dims() -> Result<(), String> {
     );
     expect_failure(&dir, "split-sizes-short", &split_short, &["Split node 'split0'", "[2, 2]", "dimension 5"])?;
     let float_range = model(
-        vec![node("range1", "Range", &["start", "limit", "delta"], &["y"])],
+        vec![
+            node("double3", "Add", &["start", "start"], &["twice"]),
+            node("range1", "Range", &["twice", "limit", "delta"], &["y"]),
+        ],
         vec![value("start", FLOAT, &[]), value("limit", FLOAT, &[]), value("delta", FLOAT, &[])],
         vec![value("y", FLOAT, &[1])],
         vec![],
     );
-    expect_failure(&dir, "range-float-inputs", &float_range, &["Range node 'range1'", "takes integers"])?;
+    expect_failure(&dir, "range-float-computed-start", &float_range, &["Range node 'range1'", "start", "graph input"])?;
     expect_failure(
         &dir,
         "reshape-run-time-tensor",

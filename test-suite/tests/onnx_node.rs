@@ -9,8 +9,8 @@
 //! table `test-suite/onnx-node-tests.md` (full runs only) and fails only when a test listed in
 //! `test-suite/onnx-node-expected-pass.txt` no longer passes. `XCC_BLESS=1` rewrites that list from
 //! the current passes; `XCC_NODE_FILTER=SUBSTRING` runs only the cases whose name contains it.
-//! Inputs that decide shapes are bound at compile time unless `XCC_NODE_BIND=0` (see
-//! [`SHAPE_PARAMETERS`]).
+//! Every graph input is passed at run time, as ONNX Runtime's runner does; `XCC_NODE_BIND=1` binds
+//! the inputs that decide shapes at compile time instead (see [`SHAPE_PARAMETERS`]).
 //! Skipped, with a message, where `../shared` or `.venv/bin/python` is absent.
 
 use prost::Message;
@@ -32,14 +32,14 @@ const ATOL: f64 = 1e-7;
 const XCC_TIMEOUT: Duration = Duration::from_secs(60);
 const MARKER: &str = ".xcc-generated";
 const TABLE: &str = "onnx-node-tests.md";
-/// The table of a run with `XCC_NODE_BIND=0`.
-const TABLE_UNBOUND: &str = "onnx-node-tests-unbound.md";
+/// The table of a run with `XCC_NODE_BIND=1`.
+const TABLE_BOUND: &str = "onnx-node-tests-bound.md";
 
 fn table_file() -> &'static str {
     if binding() {
-        TABLE
+        TABLE_BOUND
     } else {
-        TABLE_UNBOUND
+        TABLE
     }
 }
 const EXPECTED: &str = "onnx-node-expected-pass.txt";
@@ -105,6 +105,9 @@ enum Status {
     Unsupported,
     UnsupportedType,
     LinkError,
+    /// The run returned an error status for the case's inputs (a feature the run checks for
+    /// and refuses, such as Dropout's training mode).
+    Refused,
     Crash,
     Timeout,
     Harness,
@@ -119,6 +122,7 @@ impl Status {
             Status::Unsupported => "unsupported",
             Status::UnsupportedType => "unsupported (type)",
             Status::LinkError => "link error",
+            Status::Refused => "refused at run time",
             Status::Crash => "crash",
             Status::Timeout => "timeout",
             Status::Harness => "harness error",
@@ -307,7 +311,10 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: boo
         }
         let dims: Vec<String> = (0..outputs.len()).map(|j| format!("d{j}")).collect();
         let _ = writeln!(c, "    int32_t drc = m_output_dims({ins}{});", dims.join(", "));
-        c.push_str("    if (drc != 0) { fprintf(stderr, \"m_output_dims returned %d\\n\", (int)drc); return 3; }\n");
+        c.push_str(
+            "    if (drc != 0) { fprintf(stderr, \"m_output_dims returned %d: %s\\n\", (int)drc, xcc_status_message(drc)); \
+             return 4; }\n",
+        );
         for (j, (_, t)) in outputs.iter().enumerate() {
             let _ = writeln!(
                 c,
@@ -327,7 +334,9 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: boo
     let args: Vec<String> =
         (0..inputs.len()).map(|j| format!("in{j}")).chain((0..outputs.len()).map(|j| format!("out{j}"))).collect();
     let _ = writeln!(c, "    int32_t rc = m_run({}ws);", args.iter().map(|a| format!("{a}, ")).collect::<String>());
-    c.push_str("    if (rc != 0) { fprintf(stderr, \"m_run returned %d\\n\", (int)rc); return 3; }\n");
+    c.push_str(
+        "    if (rc != 0) { fprintf(stderr, \"m_run returned %d: %s\\n\", (int)rc, xcc_status_message(rc)); return 4; }\n",
+    );
     for (j, (_, t)) in outputs.iter().enumerate() {
         let _ = writeln!(c, "    save(dir, \"out_{j}.bin\", out{j}, n{j} * {});", t.size());
     }
@@ -457,9 +466,9 @@ fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
     CaseResult { name: name.to_string(), op, status, detail, message }
 }
 
-/// The inputs of each op that decide shapes, ranks or axes (by position): xcc needs them at
-/// compile time, so the runner binds them (`--bind`) unless `XCC_NODE_BIND=0`. Inputs that only
-/// carry values (Clip's bounds, Pad's constant_value) are passed at run time.
+/// The inputs of each op that decide shapes, ranks or axes (by position), which `XCC_NODE_BIND=1`
+/// binds (`--bind`) to compare the static code with the code that reads them at run time. Inputs
+/// that only carry values (Clip's bounds, Pad's constant_value) are passed at run time always.
 const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("Reshape", &[1]),
     ("Slice", &[1, 2, 3, 4]),
@@ -489,10 +498,10 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("ReduceSumSquare", &[1]),
 ];
 
-/// Whether shape parameters are bound (the default) or passed at run time like every other
-/// input, as ONNX Runtime's runner does (`XCC_NODE_BIND=0`, which writes its own table).
+/// Whether shape parameters are bound (`XCC_NODE_BIND=1`, which writes its own table) or passed
+/// at run time like every other input, as ONNX Runtime's runner does (the default).
 fn binding() -> bool {
-    std::env::var("XCC_NODE_BIND").map_or(true, |v| v != "0")
+    std::env::var("XCC_NODE_BIND").is_ok_and(|v| v == "1")
 }
 
 fn shape_parameter_inputs(model: &Path) -> Vec<usize> {
@@ -664,7 +673,9 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         if !o.success() {
             let msg = o.stderr.lines().next().unwrap_or("").trim().to_string();
             let msg = if msg.is_empty() { String::new() } else { format!(": {msg}") };
-            return fail(Status::Crash, format!("{}{msg}", o.status()));
+            // Exit 4: the model's run refused the inputs with a status (its message follows).
+            let status = if o.code == Some(4) { Status::Refused } else { Status::Crash };
+            return fail(status, format!("{}{msg}", o.status()));
         }
         let set = if data.len() > 1 { format!("{}: ", file_name(ds)) } else { String::new() };
         for (j, want) in outs.iter().enumerate() {
@@ -726,7 +737,7 @@ fn totals(results: &[CaseResult]) -> (String, String) {
         count(&[Status::Pass]),
         count(&[Status::Wrong]),
         count(&[Status::CompileError]),
-        count(&[Status::Unsupported, Status::UnsupportedType]),
+        count(&[Status::Unsupported, Status::UnsupportedType, Status::Refused]),
         count(&[Status::LinkError, Status::Crash, Status::Timeout, Status::Harness]),
     );
     let mut by: BTreeMap<Status, usize> = BTreeMap::new();
@@ -751,15 +762,17 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
             "Graph inputs that feed shape parameters (Reshape's shape, Slice's starts, Reduce axes, Pad's pads,\n",
         );
         t.push_str(
-            "Resize's scales, TopK's K, ...) are frozen with `--bind NAME=@input_k.pb` from the first data set,\n",
+            "Resize's scales, TopK's K, ...) are frozen with `--bind NAME=@input_k.pb` from the first data set\n",
         );
         t.push_str(
-            "since xcc compiles static shapes; the harness passes the remaining inputs. `XCC_NODE_BIND=0` passes\n",
+            "(`XCC_NODE_BIND=1`); the harness passes the remaining inputs. `onnx-node-tests.md` has the default\n",
         );
-        t.push_str("every input at run time instead and writes `onnx-node-tests-unbound.md`.\n\n");
+        t.push_str("run, which passes every input at run time.\n\n");
     } else {
-        t.push_str("Every graph input is passed at run time (`XCC_NODE_BIND=0`), as ONNX Runtime's runner does;\n");
-        t.push_str("`onnx-node-tests.md` has the run that binds shape parameters with `--bind`.\n\n");
+        t.push_str("Every graph input is passed at run time, as ONNX Runtime's runner does;\n");
+        t.push_str(
+            "`onnx-node-tests-bound.md` has the run that binds shape parameters with `--bind` (`XCC_NODE_BIND=1`).\n\n",
+        );
     }
     let _ = writeln!(t, "**{line}** ({} cases: {breakdown})\n", results.len());
     t.push_str("| test | op | status | detail |\n| --- | --- | --- | --- |\n");
@@ -839,9 +852,7 @@ fn main() -> std::process::ExitCode {
         .iter()
         .map(|name| {
             let (data, work, results, name) = (data.clone(), work.clone(), results.clone(), name.clone());
-            // Without binding, a case with shape parameters is reported, not gated.
-            let known = expected_set.contains(&name)
-                && (binding() || shape_parameter_inputs(&data.join(&name).join("model.onnx")).is_empty());
+            let known = expected_set.contains(&name);
             libtest_mimic::Trial::test(format!("onnx-node/{name}"), move || {
                 let r = run_case(&data, &work, &name);
                 let outcome = match r.status {

@@ -12,8 +12,9 @@ use xcc_frontend_onnx::proto::AttributeProto;
 use xcc_test_suite::onnx_build::{model, node, value, FLOAT};
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
-/// TensorProto.DataType INT64.
+/// TensorProto.DataType INT64 and BOOL.
 const INT64: i32 = 7;
+const BOOL: i32 = 9;
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
@@ -269,7 +270,8 @@ fn drive(dir: &Path, models: Vec<(&str, Vec<u8>)>, driver: &str) -> Result<(), S
     Ok(())
 }
 
-/// Slice, Split, Pad, Tile and TopK with every parameter a graph input (model `window`);
+/// Slice, Split, Pad, Tile, TopK, Resize, a float Range and Dropout with every parameter a graph
+/// input (model `window`);
 /// `window_inputs.c` checks the dims and values against the ONNX semantics worked out in C, and
 /// that bad parameters are refused with the outputs untouched; plain and under AddressSanitizer.
 fn window_inputs_are_checked() -> Result<(), String> {
@@ -282,6 +284,14 @@ fn window_inputs_are_checked() -> Result<(), String> {
         i: Some(1),
         ..Default::default()
     });
+    let text = |name: &str, v: &str| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::String as i32),
+        s: Some(v.as_bytes().to_vec()),
+        ..Default::default()
+    };
+    let mut resize = node("resize0", "Resize", &["x", "", "rscales"], &["rz"]);
+    resize.attribute.extend([text("coordinate_transformation_mode", "asymmetric"), text("nearest_mode", "floor")]);
     let ints = |name: &str, n: i64| value(name, INT64, &[n]);
     let any2 = |name: &str, elem: i32| value(name, elem, &[-1, -1]);
     let window = model(
@@ -291,6 +301,9 @@ fn window_inputs_are_checked() -> Result<(), String> {
             node("pad0", "Pad", &["x", "pads"], &["p"]),
             node("tile0", "Tile", &["x", "reps"], &["t"]),
             node("topk0", "TopK", &["x", "k"], &["tv", "ti"]),
+            resize,
+            node("range0", "Range", &["rstart", "rlimit", "rdelta"], &["fr"]),
+            node("dropout0", "Dropout", &["x", "dratio", "dtrain"], &["dy"]),
         ],
         vec![
             value("x", FLOAT, &[4, 5]),
@@ -302,6 +315,12 @@ fn window_inputs_are_checked() -> Result<(), String> {
             ints("pads", 4),
             ints("reps", 2),
             ints("k", 1),
+            value("rscales", FLOAT, &[2]),
+            value("rstart", FLOAT, &[]),
+            value("rlimit", FLOAT, &[]),
+            value("rdelta", FLOAT, &[]),
+            value("dratio", FLOAT, &[]),
+            value("dtrain", BOOL, &[]),
         ],
         vec![
             any2("sl", FLOAT),
@@ -311,6 +330,9 @@ fn window_inputs_are_checked() -> Result<(), String> {
             any2("t", FLOAT),
             any2("tv", FLOAT),
             any2("ti", INT64),
+            any2("rz", FLOAT),
+            value("fr", FLOAT, &[-1]),
+            value("dy", FLOAT, &[4, 5]),
         ],
         vec![],
     );

@@ -17,6 +17,12 @@ pub enum DataExpr {
         input: String,
         index: usize,
     },
+    /// Element `index` of a floating-point graph input of static shape (Resize's scales): a real,
+    /// usable only under the real operations.
+    RealElement {
+        input: String,
+        index: usize,
+    },
     Op(DataOp, Vec<DataExpr>),
 }
 
@@ -33,6 +39,30 @@ pub enum DataOp {
     Lt,
     /// `args[0] != 0 ? args[1] : args[2]`.
     Select,
+    /// Real (f64) arithmetic: integer arguments are converted, and the result is a real.
+    RealAdd,
+    RealSub,
+    RealMul,
+    RealDiv,
+    RealMin,
+    RealMax,
+    /// A real rounded to an integer (`Round`: halves away from zero). A NaN or a magnitude past
+    /// 2^62 becomes -1, which the checks on sizes refuse.
+    Floor,
+    Ceil,
+    Round,
+    /// 1 when the first real is less than the second (0 for NaN).
+    RealLt,
+}
+
+impl DataOp {
+    /// Whether the result is a real.
+    pub fn is_real(self) -> bool {
+        matches!(
+            self,
+            DataOp::RealAdd | DataOp::RealSub | DataOp::RealMul | DataOp::RealDiv | DataOp::RealMin | DataOp::RealMax
+        )
+    }
 }
 
 impl DataExpr {
@@ -42,6 +72,29 @@ impl DataExpr {
 
     pub fn element(input: &str, index: usize) -> DataExpr {
         DataExpr::Element { input: input.to_string(), index }
+    }
+
+    pub fn real_element(input: &str, index: usize) -> DataExpr {
+        DataExpr::RealElement { input: input.to_string(), index }
+    }
+
+    /// Whether the value is a real (an f64 when computed), not an integer.
+    pub fn is_real(&self) -> bool {
+        match self {
+            DataExpr::RealElement { .. } => true,
+            DataExpr::Op(op, _) => op.is_real(),
+            _ => false,
+        }
+    }
+
+    /// `op` over reals (`self`, then `b`).
+    pub fn real(&self, op: DataOp, b: &DataExpr) -> DataExpr {
+        DataExpr::Op(op, vec![self.clone(), b.clone()])
+    }
+
+    /// A real rounded by `op` (Floor, Ceil, Round) to an integer.
+    pub fn rounded(&self, op: DataOp) -> DataExpr {
+        DataExpr::Op(op, vec![self.clone()])
     }
 
     /// The number, when the expression is one.
@@ -164,6 +217,10 @@ fn fold(op: DataOp, v: &[i64]) -> Option<i64> {
 pub struct DataCheck {
     pub holds: DataExpr,
     pub what: String,
+    /// A value valid in ONNX that the compiled model does not support (Dropout in training
+    /// mode): `XCC_ERROR_UNSUPPORTED_INPUT`, where other failures are
+    /// `XCC_ERROR_BAD_SHAPE_INPUT`.
+    pub unsupported: bool,
 }
 
 /// The model's data dims, in the order the run computes them (a later one may read an earlier
@@ -190,14 +247,22 @@ impl DataDims {
 
     /// Requires `holds` of every run; `Err` with `what` when it is false whatever the data.
     pub fn require(&mut self, holds: DataExpr, what: impl Into<String>) -> Result<(), String> {
-        let what = what.into();
+        self.add_check(holds, what.into(), false)
+    }
+
+    /// [`DataDims::require`] for a limit of the compiled model rather than of the operator.
+    pub fn require_supported(&mut self, holds: DataExpr, what: impl Into<String>) -> Result<(), String> {
+        self.add_check(holds, what.into(), true)
+    }
+
+    fn add_check(&mut self, holds: DataExpr, what: String, unsupported: bool) -> Result<(), String> {
         match holds.as_const() {
             Some(0) => Err(what),
             Some(_) => Ok(()),
             None => {
                 // Shape rules run more than once (inference, then lowering).
                 if !self.checks.iter().any(|c| c.holds == holds && c.what == what) {
-                    self.checks.push(DataCheck { holds, what });
+                    self.checks.push(DataCheck { holds, what, unsupported });
                 }
                 Ok(())
             }

@@ -430,16 +430,25 @@ impl Entries {
             let negative = e.cmpi("slt", v, zero);
             bad_shape = e.value_op("arith.ori", &[bad_shape, negative], Type::i1());
         }
+        let mut unsupported = e.const_int(0, Type::i1());
         for c in &self.data.checks {
             let v = e.data_value(&c.holds);
             let zero = e.idx(0);
             let fails = e.cmpi("eq", v, zero);
-            bad_shape = e.value_op("arith.ori", &[bad_shape, fails], Type::i1());
+            let flag = if c.unsupported { &mut unsupported } else { &mut bad_shape };
+            *flag = e.value_op("arith.ori", &[*flag, fails], Type::i1());
         }
         let all: Vec<(&str, ValueId)> =
             self.dim_names().map(String::as_str).zip(dims.iter().chain(&values).copied()).collect();
         let bad_size = too_large(e, &self.checks.data_byte_counts, &all);
-        let rc = first_failure(e, &[(bad_shape, status::BAD_SHAPE_INPUT), (bad_size, status::BAD_DIM)]);
+        let rc = first_failure(
+            e,
+            &[
+                (bad_shape, status::BAD_SHAPE_INPUT),
+                (unsupported, status::UNSUPPORTED_INPUT),
+                (bad_size, status::BAD_DIM),
+            ],
+        );
         std::iter::once(rc).chain(values).collect()
     }
 
@@ -711,14 +720,22 @@ impl Emitter {
         let (op, args) = match x {
             DataExpr::Dim(d) => return self.dim_value(d),
             DataExpr::Element { input, index } => {
-                let buf = self.buffers[input];
-                let rank = self.ty(buf).as_memref().map_or(0, |m| m.rank());
-                let at = if rank == 0 { vec![] } else { vec![self.idx(*index as i64)] };
-                let v = self.load(buf, &at);
+                let v = self.data_element(input, *index);
                 return self.value_op("arith.index_cast", &[v], Type::Index);
             }
+            DataExpr::RealElement { .. } => unreachable!("a real used as an integer: {x:?}"),
             DataExpr::Op(op, args) => (op, args),
         };
+        if matches!(op, DataOp::Floor | DataOp::Ceil | DataOp::Round) {
+            return self.rounded_real(*op, &args[0]);
+        }
+        if *op == DataOp::RealLt {
+            let (a, b) = (self.data_real(&args[0]), self.data_real(&args[1]));
+            let c = self.cmpf("olt", a, b);
+            let (one, zero) = (self.idx(1), self.idx(0));
+            return self.value_op("arith.select", &[c, one, zero], Type::Index);
+        }
+        assert!(!op.is_real(), "a real used as an integer: {x:?}");
         let a: Vec<ValueId> = args.iter().map(|x| self.data_value(x)).collect();
         let (zero, one) = (self.idx(0), self.idx(1));
         let binary = |e: &mut Self, name: &str| e.value_op(name, &[a[0], a[1]], Type::Index);
@@ -743,7 +760,68 @@ impl Emitter {
                 let c = self.cmpi("ne", a[0], zero);
                 self.value_op("arith.select", &[c, a[1], a[2]], Type::Index)
             }
+            _ => unreachable!("handled above"),
         }
+    }
+
+    /// Element `index` of the input `input` (a scalar for rank 0), as stored.
+    fn data_element(&mut self, input: &str, index: usize) -> ValueId {
+        let buf = self.buffers[input];
+        let rank = self.ty(buf).as_memref().map_or(0, |m| m.rank());
+        let at = if rank == 0 { vec![] } else { vec![self.idx(index as i64)] };
+        self.load(buf, &at)
+    }
+
+    /// The value (an f64) of a real [`DataExpr`]; an integer one is converted.
+    pub fn data_real(&mut self, x: &DataExpr) -> ValueId {
+        use crate::data_dim::DataOp;
+        let f64t = f64_type();
+        match x {
+            DataExpr::RealElement { input, index } => {
+                let v = self.data_element(input, *index);
+                if self.m.ty(v).clone() == f64t {
+                    v
+                } else {
+                    self.value_op("arith.extf", &[v], f64t)
+                }
+            }
+            DataExpr::Op(op, args) if op.is_real() => {
+                let (a, b) = (self.data_real(&args[0]), self.data_real(&args[1]));
+                let name = match op {
+                    DataOp::RealAdd => "arith.addf",
+                    DataOp::RealSub => "arith.subf",
+                    DataOp::RealMul => "arith.mulf",
+                    DataOp::RealDiv => "arith.divf",
+                    DataOp::RealMin => "arith.minimumf",
+                    _ => "arith.maximumf",
+                };
+                self.value_op(name, &[a, b], f64t)
+            }
+            _ => {
+                let v = self.data_value(x);
+                let v = self.value_op("arith.index_cast", &[v], Type::i64());
+                self.value_op("arith.sitofp", &[v], f64t)
+            }
+        }
+    }
+
+    /// A real rounded to an index; NaN and magnitudes past 2^62 give -1.
+    fn rounded_real(&mut self, op: crate::data_dim::DataOp, x: &DataExpr) -> ValueId {
+        use crate::data_dim::DataOp;
+        let f64t = f64_type();
+        let v = self.data_real(x);
+        let r = match op {
+            DataOp::Floor => self.value_op("math.floor", &[v], f64t.clone()),
+            DataOp::Ceil => self.value_op("math.ceil", &[v], f64t.clone()),
+            _ => self.value_op("math.round", &[v], f64t.clone()),
+        };
+        let mag = self.value_op("math.absf", &[r], f64t.clone());
+        let limit = self.const_float(4.611686018427388e18, f64t.clone());
+        let fits = self.cmpf("olt", mag, limit);
+        let minus_one = self.const_float(-1.0, f64t.clone());
+        let r = self.value_op("arith.select", &[fits, r, minus_one], f64t);
+        let i = self.value_op("arith.fptosi", &[r], Type::i64());
+        self.value_op("arith.index_cast", &[i], Type::Index)
     }
 
     /// The value (an index) of a dim.

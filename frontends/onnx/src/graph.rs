@@ -418,6 +418,12 @@ impl Graph {
         self.data_dims.borrow_mut().require(holds, what).map_err(OnnxError::msg)
     }
 
+    /// A condition every run checks of values the compiled model does not support
+    /// ([`DataDims::require_supported`]).
+    pub fn require_supported(&self, holds: DataExpr, what: impl Into<String>) -> OResult<()> {
+        self.data_dims.borrow_mut().require_supported(holds, what).map_err(OnnxError::msg)
+    }
+
     pub fn ty(&self, name: &str) -> OResult<&TensorType> {
         match self.types.get(name) {
             Some(t) => Ok(t),

@@ -105,11 +105,26 @@ pub fn data_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
         return None;
     }
     let t = g.types.get(name)?;
-    let int = matches!(t.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8);
+    // A bool reads as 0 or -1 (sign-extended): compare it with 0.
+    let int = matches!(t.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8 | DType::Bool);
     if !int || t.is_dynamic() || t.shape.len() > 1 {
         return None;
     }
     Some((0..t.numel()).map(|k| DataExpr::element(name, k)).collect())
+}
+
+/// Input `i` when it is a graph input of static shape holding floats (Resize's scales given at
+/// run time): its elements as reals. `None` for any other input.
+pub fn real_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
+    let name = node.input(i)?;
+    if !g.inputs.iter().any(|x| x == name) || g.consts.contains_key(name) {
+        return None;
+    }
+    let t = g.types.get(name)?;
+    if !t.dtype.is_float() || t.is_dynamic() || t.shape.len() > 1 {
+        return None;
+    }
+    Some((0..t.numel()).map(|k| DataExpr::real_element(name, k)).collect())
 }
 
 /// Input `i` if the node has it, as values the run knows before anything else: a constant's

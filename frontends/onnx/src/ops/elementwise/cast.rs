@@ -2,9 +2,11 @@
 //! input, and an all-true mask).
 
 use super::{ElementwiseOp as Op, Emit, Output};
+use crate::data_dim::DataOp;
 use crate::emit::Emitter;
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
+use crate::ops::shapes::{data_input, real_input};
 
 pub const OPS: &[Op] = &[
     Op::new("Cast", Emit::Custom(|e, el, a| Ok(e.convert(a[0], el.dtype, el.out))), |_, a| a[0])
@@ -26,19 +28,29 @@ pub struct Dropout;
 impl OnnxOp for Dropout {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         // Inference only: training mode (an attribute before opset 12, an input after) would
-        // drop values; with ratio 0 it keeps them all, and the result is the input.
-        let training = node.int("is_test", 1) == 0 && node.opset < 7
-            || match node.input(2) {
-                Some(name) => g.consts.get(name).is_none_or(|t| t.to_f64().first().copied().unwrap_or(0.0) != 0.0),
-                None => false,
-            };
-        let ratio = match node.input(1) {
-            Some(name) => g.consts.get(name).and_then(|t| t.to_f64().first().copied()),
-            None => Some(node.float("ratio", 0.5) as f64),
+        // drop values; with ratio 0 it keeps them all, and the result is the input. Either may
+        // be read at run time, which then refuses training with a nonzero ratio.
+        let training =
+            if node.opset < 7 { DataExpr::num(i64::from(node.int("is_test", 1) == 0)) } else { flag(node, g, 2)? };
+        let (zero, real_zero) = (DataExpr::num(0), DataExpr::num(0));
+        // Zero, and not NaN (which compares false both ways, and rounds to -1).
+        let is_zero = |r: &DataExpr| {
+            let signed = r.real(DataOp::RealLt, &real_zero).add(&real_zero.real(DataOp::RealLt, r));
+            signed.eq(&zero).and(&r.rounded(DataOp::Round).eq(&zero))
         };
-        if training && ratio != Some(0.0) {
-            return err("Dropout in training mode is not supported (xcc compiles inference graphs)");
-        }
+        let ratio_is_zero = match node.input(1) {
+            Some(name) => match (g.consts.get(name), real_input(g, node, 1).as_deref()) {
+                (Some(t), _) => DataExpr::num(i64::from(t.to_f64().first().copied() == Some(0.0))),
+                (None, Some([r])) => is_zero(r),
+                _ => return err(format!("Dropout's ratio '{name}' must be a constant or a graph input")),
+            },
+            None => DataExpr::num(i64::from(node.float("ratio", 0.5) == 0.0)),
+        };
+        let inference = training.not().select(&DataExpr::num(1), &ratio_is_zero);
+        g.require_supported(
+            inference,
+            "Dropout in training mode with a nonzero ratio is not supported (xcc compiles inference graphs)",
+        )?;
         let mut out = IDENTITY.infer(node, g)?;
         if node.outputs.len() > 1 {
             out.push(TensorType::new(DType::Bool, out[0].shape.clone()));
@@ -58,5 +70,16 @@ impl OnnxOp for Dropout {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let mask = node.outputs.get(1).is_some_and(|o| !o.is_empty());
         IDENTITY.lower_with(node, g, e, mask)
+    }
+}
+
+/// Boolean input `i` as 1 or 0: absent is false, a constant is its value, a graph input is read
+/// by the run.
+fn flag(node: &Node, g: &Graph, i: usize) -> OResult<DataExpr> {
+    let Some(name) = node.input(i) else { return Ok(DataExpr::num(0)) };
+    match (g.consts.get(name), data_input(g, node, i).as_deref()) {
+        (Some(t), _) => Ok(DataExpr::num(i64::from(t.to_f64().first().copied().unwrap_or(0.0) != 0.0))),
+        (None, Some([x])) => Ok(x.eq(&DataExpr::num(0)).not()),
+        _ => err(format!("Dropout's training_mode '{name}' must be a constant or a graph input")),
     }
 }

@@ -2,10 +2,11 @@
 //! constants; over integers computed from run-time dims (`Range(0, seq)`), a parallel loop.
 
 use super::dims_input;
+use crate::data_dim::DataOp;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::data_input;
+use crate::ops::shapes::{data_input, real_input};
 use xcc_ir::Type;
 
 pub struct Range;
@@ -58,13 +59,33 @@ fn data_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
     }
 }
 
+/// Start, limit and delta of a floating-point Range, each a graph input the run reads.
+fn real_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
+    let scalar = |i: usize, what: &str| match real_input(g, node, i).as_deref() {
+        Some([x]) => Ok(x.clone()),
+        _ => err(format!(
+            "a floating-point Range reads its {what} at run time only from a graph input holding one value (else it \
+             must be constant)"
+        )),
+    };
+    Ok([scalar(0, "start")?, scalar(1, "limit")?, scalar(2, "delta")?])
+}
+
 impl OnnxOp for Range {
     /// Reached only when some bound is computed from run-time dims or read from an input
     /// (constants fold).
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let dtype = g.ty(&node.inputs[0])?.dtype;
         if dtype.is_float() {
-            return err("Range at run time takes integers (a float Range must have constant bounds)");
+            let [start, limit, delta] = real_bounds(node, g)?;
+            let zero = DataExpr::num(0);
+            let nonzero = delta.real(DataOp::RealLt, &zero).add(&zero.real(DataOp::RealLt, &delta));
+            g.require(nonzero, "Range's delta is 0 (or NaN)")?;
+            let steps = limit.real(DataOp::RealSub, &start).real(DataOp::RealDiv, &delta).rounded(DataOp::Ceil);
+            return Ok(vec![TensorType::with_dims(
+                dtype,
+                vec![g.data_dim(format!("{}.0", node.outputs[0]), steps.max(&zero))],
+            )]);
         }
         let [start, limit, delta] = data_bounds(node, g)?;
         if let [DataExpr::Dim(s), DataExpr::Dim(l), DataExpr::Dim(d)] = [&start, &limit, &delta] {
@@ -91,8 +112,11 @@ impl OnnxOp for Range {
 
     /// Element `i` is `start + i * delta`.
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
-        let [start, _, delta] = data_bounds(node, g)?;
         let out_t = g.ty(&node.outputs[0])?;
+        if out_t.dtype.is_float() {
+            return lower_real(node, g, e);
+        }
+        let [start, _, delta] = data_bounds(node, g)?;
         let (n, elem) = (out_t.dims()[0].clone(), out_t.dtype.ir_type());
         let out = e.buf(&node.outputs[0])?;
         let (start, delta, n) = (e.data_value(&start), e.data_value(&delta), e.dim_extent(&n));
@@ -104,4 +128,22 @@ impl OnnxOp for Range {
         });
         Ok(())
     }
+}
+
+/// A floating-point Range: element `i` is `start + i * delta`, computed in f64 as folding does.
+fn lower_real(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+    let [start, _, delta] = real_bounds(node, g)?;
+    let out_t = g.ty(&node.outputs[0])?;
+    let out = e.buf(&node.outputs[0])?;
+    let f64t = Type::Float(xcc_ir::types::FloatKind::F64);
+    let elem = out_t.dtype.ir_type();
+    let (start, delta, n) = (e.data_real(&start), e.data_real(&delta), e.dim_extent(&out_t.dims()[0]));
+    e.parallel_over(&[n], &mut |e, ivs| {
+        let i = e.value_op("arith.index_cast", &[ivs[0]], Type::i64());
+        let i = e.value_op("arith.sitofp", &[i], f64t.clone());
+        let v = e.fmuladd(i, delta, start);
+        let v = if elem == f64t { v } else { e.value_op("arith.truncf", &[v], elem.clone()) };
+        e.store(v, out, ivs);
+    });
+    Ok(())
 }

@@ -1,6 +1,10 @@
 //! Resize (and Upsample): nearest and (multi)linear interpolation with the common coordinate
-//! transformation modes. Output coordinates are static, so the source indices and weights of each
-//! dimension are computed here at compile time and become small constant tables.
+//! transformation modes. With constant scales or sizes the output coordinates are static, so the
+//! source indices and weights of each dimension are computed here at compile time and become
+//! small constant tables; with scales, sizes or roi read at run time ([`run_time`]), each output
+//! point computes them.
+
+mod run_time;
 
 use crate::emit::LoopBuilder;
 use crate::emit::{compute_type, Emitter};
@@ -18,7 +22,49 @@ impl crate::ops::onnx_op::OnnxOp for Resize {
         infer(node, g)
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        if run_time::reads_at_run_time(node, g) {
+            return e.emit_resize_run_time(node, g, &Geometry::of(node, g)?);
+        }
         e.emit_resize(node, g)
+    }
+}
+
+/// How a node resizes, whatever its scales: the axes, the coordinate transformation, the
+/// interpolation.
+pub struct Geometry {
+    pub axes: Vec<usize>,
+    pub mode: String,
+    pub linear: bool,
+    pub antialias: bool,
+    pub nearest: NearestMode,
+}
+
+#[derive(Clone, Copy)]
+pub enum NearestMode {
+    Floor,
+    Ceil,
+    RoundPreferCeil,
+    RoundPreferFloor,
+}
+
+impl Geometry {
+    fn of(node: &Node, g: &Graph) -> OResult<Geometry> {
+        let rank = g.ty(&node.inputs[0])?.shape.len();
+        let axes: Vec<usize> = match node.ints("axes") {
+            Some(a) => a.iter().map(|&v| axis(node, v, rank)).collect::<OResult<_>>()?,
+            None => (0..rank).collect(),
+        };
+        let default_mode = if node.op == "Upsample" { "asymmetric" } else { "half_pixel" };
+        let mode = node.string("coordinate_transformation_mode").unwrap_or(default_mode).to_string();
+        let default_nearest = if node.op == "Upsample" { "floor" } else { "round_prefer_floor" };
+        let nearest = match node.string("nearest_mode").unwrap_or(default_nearest) {
+            "floor" => NearestMode::Floor,
+            "ceil" => NearestMode::Ceil,
+            "round_prefer_ceil" => NearestMode::RoundPreferCeil,
+            _ => NearestMode::RoundPreferFloor,
+        };
+        let linear = node.string("mode").is_some_and(|m| m != "nearest");
+        Ok(Geometry { axes, mode, linear, antialias: node.int("antialias", 0) == 1, nearest })
     }
 }
 
@@ -70,7 +116,7 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
     }
     let coords = (0..rank)
         .map(|d| {
-            let dim = Dim { input: x.shape[d] as f64, scale: scales[d], out: out[d], roi: roi[d] };
+            let dim = DimTransform { input: x.shape[d] as f64, scale: scales[d], out: out[d], roi: roi[d] };
             (0..out[d]).map(|i| dim.source(mode, i as f64)).collect::<OResult<Vec<f64>>>()
         })
         .collect::<OResult<_>>()?;
@@ -127,14 +173,14 @@ fn output_size(node: &Node, g: &Graph, shape: &[usize], axes: &[usize]) -> OResu
 }
 
 /// One dim of the resize, for the coordinate transformation.
-struct Dim {
+struct DimTransform {
     input: f64,
     scale: f64,
     out: usize,
     roi: (f64, f64),
 }
 
-impl Dim {
+impl DimTransform {
     /// The input coordinate that output position `xo` samples. The transforms use the
     /// real-valued output length `input * scale` (e.g. 2.4, not 2).
     fn source(&self, mode: &str, xo: f64) -> OResult<f64> {
@@ -184,6 +230,18 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     }
     if node.int("antialias", 0) == 1 && mode == "nearest" {
         return err("antialias applies to linear and cubic modes, not nearest");
+    }
+    if run_time::reads_at_run_time(node, g) {
+        let geo = Geometry::of(node, g)?;
+        let p = run_time::params(node, g, &x.shape, &geo.axes)?;
+        let dims = p.iter().zip(&x.shape).map(|(d, &n)| match d {
+            Some(d) => match &d.out {
+                DataExpr::Dim(d) => d.clone(),
+                _ => unreachable!("a data dim"),
+            },
+            None => Dim::fixed(n),
+        });
+        return Ok(vec![TensorType::with_dims(x.dtype, dims.collect())]);
     }
     Ok(vec![TensorType::new(x.dtype, plan(node, g)?.out)])
 }
