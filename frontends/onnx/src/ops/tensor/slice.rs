@@ -91,10 +91,9 @@ fn constant_slice((start, step, count): DimSlice) -> Option<(i64, i64, Dim)> {
 /// axis to be in range and named once). An axis left whole keeps its dim, which may be known
 /// only at run time; a sliced one must be static.
 fn data_slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<DimSlice>> {
-    let nums = |v: Option<Vec<i64>>| v.map(|v| v.into_iter().map(DataExpr::num).collect::<Vec<_>>());
+    let attr = |name: &str| node.ints(name).map(|v| v.into_iter().map(DataExpr::num).collect::<Vec<_>>());
     let (starts, ends, axes, steps) = if node.opset < 10 {
-        let (s, e) = (node.ints("starts").unwrap_or_default(), node.ints("ends").unwrap_or_default());
-        (nums(Some(s)).unwrap_or_default(), nums(Some(e)).unwrap_or_default(), nums(node.ints("axes")), None)
+        (attr("starts").unwrap_or_default(), attr("ends").unwrap_or_default(), attr("axes"), None)
     } else {
         let get = |i: usize, what: &str| shape_data(g, node, i, what);
         (get(1, "starts")?.unwrap_or_default(), get(2, "ends")?.unwrap_or_default(), get(3, "axes")?, get(4, "steps")?)
