@@ -78,15 +78,6 @@ impl DataExpr {
         DataExpr::RealElement { input: input.to_string(), index }
     }
 
-    /// Whether the value is a real (an f64 when computed), not an integer.
-    pub fn is_real(&self) -> bool {
-        match self {
-            DataExpr::RealElement { .. } => true,
-            DataExpr::Op(op, _) => op.is_real(),
-            _ => false,
-        }
-    }
-
     /// `op` over reals (`self`, then `b`).
     pub fn real(&self, op: DataOp, b: &DataExpr) -> DataExpr {
         DataExpr::Op(op, vec![self.clone(), b.clone()])

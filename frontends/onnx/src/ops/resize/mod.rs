@@ -47,6 +47,19 @@ pub enum NearestMode {
     RoundPreferFloor,
 }
 
+impl NearestMode {
+    /// The input position a coordinate rounds to (before clamping).
+    fn round(self, c: f64) -> f64 {
+        match self {
+            NearestMode::Floor => c.floor(),
+            NearestMode::Ceil => c.ceil(),
+            NearestMode::RoundPreferCeil => (c + 0.5).floor(),
+            NearestMode::RoundPreferFloor if c.fract() == 0.5 => c.floor(),
+            NearestMode::RoundPreferFloor => c.round(),
+        }
+    }
+}
+
 impl Geometry {
     fn of(node: &Node, g: &Graph) -> OResult<Geometry> {
         let rank = g.ty(&node.inputs[0])?.shape.len();
@@ -80,6 +93,8 @@ struct Plan {
     scales: Vec<f64>,
     /// Per dim: output coordinate -> source coordinate in the input (before rounding).
     coords: Vec<Vec<f64>>,
+    nearest: NearestMode,
+    linear: bool,
 }
 
 fn const_f64(g: &Graph, node: &Node, i: usize) -> OResult<Option<Vec<f64>>> {
@@ -96,13 +111,10 @@ fn const_f64(g: &Graph, node: &Node, i: usize) -> OResult<Option<Vec<f64>>> {
 fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
     let x = g.ty(&node.inputs[0])?;
     let rank = x.shape.len();
-    let axes: Vec<usize> = match node.ints("axes") {
-        Some(a) => a.iter().map(|&v| axis(node, v, rank)).collect::<OResult<_>>()?,
-        None => (0..rank).collect(),
-    };
-    let (out, scales) = output_size(node, g, &x.shape, &axes)?;
-    let default_mode = if node.op == "Upsample" { "asymmetric" } else { "half_pixel" };
-    let mode = node.string("coordinate_transformation_mode").unwrap_or(default_mode);
+    let geo = Geometry::of(node, g)?;
+    let axes = &geo.axes;
+    let (out, scales) = output_size(node, g, &x.shape, axes)?;
+    let mode = geo.mode.as_str();
     // tf_crop_and_resize samples the box given by roi (starts then ends, normalized).
     let mut roi: Vec<(f64, f64)> = vec![(0.0, 1.0); rank];
     if mode == "tf_crop_and_resize" {
@@ -120,7 +132,14 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
             (0..out[d]).map(|i| dim.source(mode, i as f64)).collect::<OResult<Vec<f64>>>()
         })
         .collect::<OResult<_>>()?;
-    Ok(Plan { out, coords, extrapolate: mode == "tf_crop_and_resize", scales })
+    Ok(Plan {
+        out,
+        coords,
+        extrapolate: mode == "tf_crop_and_resize",
+        scales,
+        nearest: geo.nearest,
+        linear: geo.linear,
+    })
 }
 
 /// The output shape and the scale per dim, from `sizes` (with `keep_aspect_ratio_policy`) or
@@ -299,19 +318,11 @@ fn linear_tables(node: &Node, p: &Plan, d: usize, n: usize) -> DimTables {
     DimTables { indices, weights: Some((weights, taps)) }
 }
 
-fn nearest_tables(node: &Node, p: &Plan, d: usize, n: usize) -> DimTables {
-    let default_mode = if node.op == "Upsample" { "floor" } else { "round_prefer_floor" };
-    let mode = node.string("nearest_mode").unwrap_or(default_mode);
+fn nearest_tables(p: &Plan, d: usize, n: usize) -> DimTables {
     let indices = p.coords[d]
         .iter()
         .map(|&c| {
-            let r = match mode {
-                "floor" => c.floor(),
-                "ceil" => c.ceil(),
-                "round_prefer_ceil" => (c + 0.5).floor(),
-                _ if c.fract() == 0.5 => c.floor(),
-                _ => c.round(),
-            };
+            let r = p.nearest.round(c);
             if p.outside(c, n) {
                 -1
             } else {
@@ -339,14 +350,14 @@ impl Emitter {
     pub fn emit_resize(&mut self, node: &Node, g: &Graph) -> OResult<()> {
         let x_t = g.ty(&node.inputs[0])?.clone();
         let p = plan(node, g)?;
-        let linear = node.string("mode").is_some_and(|m| m != "nearest");
+        let linear = p.linear;
         let tables: Vec<Option<DimBuffers>> = (0..x_t.shape.len())
             .map(|d| {
                 let n = x_t.shape[d];
                 if p.is_identity(d, n) {
                     return None;
                 }
-                let t = if linear { linear_tables(node, &p, d, n) } else { nearest_tables(node, &p, d, n) };
+                let t = if linear { linear_tables(node, &p, d, n) } else { nearest_tables(&p, d, n) };
                 let indices = self.constant_buffer(&Tensor::from_i64(vec![t.indices.len()], &t.indices));
                 let weights = t
                     .weights

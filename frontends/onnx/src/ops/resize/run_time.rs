@@ -36,10 +36,7 @@ pub struct DimParams {
 
 /// Input `i` is absent: not given, empty, or a constant with no elements.
 fn absent(g: &Graph, node: &Node, i: usize) -> bool {
-    match node.input(i) {
-        None => true,
-        Some(name) => g.consts.get(name).is_some_and(|t| t.ty.numel() == 0) || g.ty(name).is_ok_and(|t| t.numel() == 0),
-    }
+    node.input(i).is_none_or(|name| g.ty(name).is_ok_and(|t| !t.is_dynamic() && t.numel() == 0))
 }
 
 /// The scales or sizes when one of them is a graph input (`None`: they are constants).
@@ -76,9 +73,8 @@ fn roi(node: &Node, g: &Graph, axes: &[usize], rank: usize) -> OResult<Vec<(Real
 
 /// Whether the node reads its scales, sizes or roi at run time.
 pub fn reads_at_run_time(node: &Node, g: &Graph) -> bool {
-    let roi_read = node.string("coordinate_transformation_mode") == Some("tf_crop_and_resize")
-        && node.input(1).is_some_and(|n| !g.consts.contains_key(n))
-        && real_input(g, node, 1).is_some();
+    let roi_read =
+        node.string("coordinate_transformation_mode") == Some("tf_crop_and_resize") && real_input(g, node, 1).is_some();
     given(node, g).is_some() || roi_read
 }
 
@@ -208,26 +204,33 @@ impl Emitter {
         let scale = self.data_real(&d.scale);
         let out = self.data_real(&d.out);
         let roi = (real(self, &d.roi.0), real(self, &d.roi.1));
-        let two = self.idx(2);
         // Antialiased downsampling stretches the triangle filter by 1/scale: taps from
-        // floor(-1/scale) + 1 on, 2 - 2 * start of them.
+        // floor(-1/scale) + 1 on, 2 - 2 * start of them (plain linear: 0 and 2).
+        let (start, aa) = if linear && antialias {
+            self.antialias_start(scale)
+        } else {
+            (self.idx(0), self.const_int(0, Type::i1()))
+        };
+        let two = self.idx(2);
+        let twice = self.value_op("arith.muli", &[start, two], Type::Index);
+        let taps = self.value_op("arith.subi", &[two, twice], Type::Index);
+        DimValues { n, scale, out, roi, start, taps, antialias: aa }
+    }
+
+    /// The first tap's offset and whether the filter is stretched (a scale in (0, 1)).
+    fn antialias_start(&mut self, scale: ValueId) -> (ValueId, ValueId) {
+        let f64t = Type::Float(xcc_ir::types::FloatKind::F64);
         let (zero, one) = (self.const_float(0.0, f64t.clone()), self.const_float(1.0, f64t.clone()));
         let below_one = self.cmpf("olt", scale, one);
         let above_zero = self.cmpf("ogt", scale, zero);
-        let mut aa = self.value_op("arith.andi", &[below_one, above_zero], Type::i1());
-        if !(linear && antialias) {
-            aa = self.const_int(0, Type::i1());
-        }
+        let aa = self.value_op("arith.andi", &[below_one, above_zero], Type::i1());
         let minus_one = self.const_float(-1.0, f64t.clone());
         let inv = self.value_op("arith.divf", &[minus_one, scale], f64t.clone());
         let fl = self.value_op("math.floor", &[inv], f64t.clone());
         let fl = self.value_op("arith.addf", &[fl, one], f64t.clone());
-        let fl = self.value_op("arith.select", &[aa, fl, zero], f64t.clone());
+        let fl = self.value_op("arith.select", &[aa, fl, zero], f64t);
         let start = self.value_op("arith.fptosi", &[fl], Type::i64());
-        let start = self.value_op("arith.index_cast", &[start], Type::Index);
-        let twice = self.value_op("arith.muli", &[start, two], Type::Index);
-        let taps = self.value_op("arith.subi", &[two, twice], Type::Index);
-        DimValues { n, scale, out, roi, start, taps, antialias: aa }
+        (self.value_op("arith.index_cast", &[start], Type::Index), aa)
     }
 
     /// The input coordinate output position `iv` samples (the transforms use the real-valued
