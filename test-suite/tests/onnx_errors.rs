@@ -663,6 +663,36 @@ fn shapes_computed_from_run_time_dims() -> Result<(), String> {
         vec![int64s("sizes", &[2], &[2, 2])],
     );
     expect_failure(&dir, "split-sizes-short", &split_short, &["Split node 'split0'", "[2, 2]", "dimension 5"])?;
+    let text = |name: &str, v: &str| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::String as i32),
+        s: Some(v.as_bytes().to_vec()),
+        ..Default::default()
+    };
+    let mut crop = node("resize1", "Resize", &["m", "box", "", "sizes"], &["y"]);
+    crop.attribute.push(text("coordinate_transformation_mode", "tf_crop_and_resize"));
+    let roi_only = model(
+        vec![crop],
+        vec![mat(), value("box", FLOAT, &[4])],
+        vec![value("y", FLOAT, &[-1, -1])],
+        vec![int64s("sizes", &[2], &[2, 2])],
+    );
+    expect_failure(&dir, "resize-roi-alone-at-run-time", &roi_only, &["Resize node 'resize1'", "roi as a constant"])?;
+    let ratio_computed = model(
+        vec![
+            node("double4", "Add", &["r", "r"], &["twice"]),
+            node("dropout1", "Dropout", &["m", "twice", "train"], &["y"]),
+        ],
+        vec![mat(), value("r", FLOAT, &[]), value("train", 9, &[])],
+        vec![value("y", FLOAT, &[4, 5])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "dropout-ratio-computed",
+        &ratio_computed,
+        &["Dropout node 'dropout1'", "'twice'", "graph input"],
+    )?;
     let float_range = model(
         vec![
             node("double3", "Add", &["start", "start"], &["twice"]),
