@@ -63,12 +63,15 @@ pub struct Cli {
     /// ONNX: prefix of the exported symbols; default from the output name (`libmodel.a` -> `model`).
     #[arg(long)]
     pub name: Option<String>,
-    /// ONNX: the shape of an input with symbolic dims, `NAME=1x3x224x224` (repeatable).
+    /// ONNX: the shape of an input with symbolic dims, `NAME=1x3x224x224` (repeatable); a dim
+    /// given as a range `MIN..MAX` stays symbolic within it (`ids=1x1..2048`).
     #[arg(long = "shape", value_name = "NAME=DIMS")]
     pub shapes: Vec<String>,
     /// ONNX: the size of a symbolic dim (a `dim_param` such as `batch` or `sequence`) wherever
-    /// the model's inputs use it, `NAME=N` (repeatable).
-    #[arg(long = "dim", value_name = "NAME=N")]
+    /// the model's inputs use it, `NAME=N`, or its range `NAME=MIN..MAX` (`..MAX` from 1): the dim
+    /// stays symbolic, runs outside the range are refused, and `NAME_workspace_size_max()` sizes
+    /// one workspace for all of them (repeatable).
+    #[arg(long = "dim", value_name = "NAME=N|MIN..MAX")]
     pub dims: Vec<String>,
     /// ONNX: freeze an input to a constant, `NAME=1,2,3` or `NAME=@tensor.pb` (repeatable); for
     /// inputs that determine shapes (Reshape's shape, Slice's starts, axes).

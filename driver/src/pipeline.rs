@@ -5,6 +5,7 @@ use crate::{Cli, Emit};
 use inkwell::context::Context;
 use std::io::Write;
 use std::path::Path;
+use xcc_frontend_onnx::dim::DimSize;
 use xcc_frontend_onnx::ModelInterface;
 use xcc_ir::{Diagnostic, SourceFile};
 use xcc_lowering::LoweringOptions;
@@ -191,30 +192,40 @@ fn parse_binds(
     Ok(out)
 }
 
-fn parse_shapes(specs: &[String]) -> Result<std::collections::HashMap<String, Vec<usize>>, String> {
+fn parse_shapes(specs: &[String]) -> Result<std::collections::HashMap<String, Vec<DimSize>>, String> {
     let mut out = std::collections::HashMap::new();
     for s in specs {
-        let bad = || format!("xcc: error: --shape '{s}' is not NAME=D0xD1x... (for example input=1x3x224x224)");
+        let bad = || {
+            format!(
+                "xcc: error: --shape '{s}' is not NAME=D0xD1x... (for example input=1x3x224x224; a dim may be a \
+                 range MIN..MAX that stays symbolic, ids=1x1..2048)"
+            )
+        };
         let (name, dims) = s.rsplit_once('=').ok_or_else(bad)?;
         let dims = if dims.is_empty() {
             Vec::new()
         } else {
-            dims.split('x').map(|d| d.parse::<usize>().map_err(|_| bad())).collect::<Result<_, _>>()?
+            dims.split('x').map(|d| DimSize::parse(d).ok_or_else(bad)).collect::<Result<_, _>>()?
         };
         out.insert(name.to_string(), dims);
     }
     Ok(out)
 }
 
-fn parse_dims(specs: &[String]) -> Result<std::collections::HashMap<String, usize>, String> {
+fn parse_dims(specs: &[String]) -> Result<std::collections::HashMap<String, DimSize>, String> {
     let mut out = std::collections::HashMap::new();
     for s in specs {
-        let bad = || format!("xcc: error: --dim '{s}' is not NAME=N (for example batch=1)");
+        let bad = || {
+            format!(
+                "xcc: error: --dim '{s}' is not NAME=N or NAME=MIN..MAX (for example batch=1, or seq=1..2048 to \
+                 keep seq symbolic up to 2048)"
+            )
+        };
         let (name, n) = s.rsplit_once('=').ok_or_else(bad)?;
         if name.is_empty() {
             return Err(bad());
         }
-        out.insert(name.to_string(), n.parse::<usize>().map_err(|_| bad())?);
+        out.insert(name.to_string(), DimSize::parse(n).ok_or_else(bad)?);
     }
     Ok(out)
 }

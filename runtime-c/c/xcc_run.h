@@ -29,8 +29,8 @@ typedef enum xcc_status {
   XCC_ERROR_INDEX_OUT_OF_RANGE = 5,
   /* NAME_run_alloc could not allocate its workspace. */
   XCC_ERROR_OUT_OF_MEMORY = 6,
-  /* A run-time dim (a model's symbolic dim, given to NAME_run) is below 1 or above the bound the
-   * model was compiled with, or makes a tensor of more than 2^44 bytes. */
+  /* A run-time dim (a model's symbolic dim, given to NAME_run) is below 1 or outside the range the
+   * model was compiled with (--dim NAME=MIN..MAX), or makes a tensor of more than 2^44 bytes. */
   XCC_ERROR_BAD_DIM = 7,
   /* An input that decides a shape (a Reshape's shape, a reduction's axes, ...) holds values the
    * operator refuses: a negative size, an axis out of range, element counts that differ. */

@@ -7,8 +7,11 @@
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its output or its workspace (canaries), and that dims below 1 or
 //! making a tensor over 2^44 bytes are refused with `XCC_ERROR_BAD_DIM` and a zero workspace
-//! size. Skipped,
-//! with a message, where the project's venv with ONNX Runtime is absent.
+//! size. Three models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
+//! with ranges): their program sizes the workspace with `NAME_workspace_size_max()`, checks
+//! that it is the size at the maxima and that no run needs more, and that a dim past its range
+//! is refused the same way. Skipped, with a message, where the project's venv with ONNX Runtime
+//! is absent.
 
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
@@ -39,13 +42,21 @@ struct Model {
     symbols: usize,
     inputs: &'static [&'static str],
     sizes: &'static [usize],
+    /// Flags that give every symbol a range (none: the symbols are unbounded).
+    ranges: &'static [&'static str],
 }
 
 const MODELS: &[Model] = &[
-    Model { name: "encoder", symbols: 2, inputs: &["float"], sizes: LENGTHS },
-    Model { name: "decoder", symbols: 1, inputs: &["int64_t", "int64_t", "float"], sizes: LENGTHS },
-    Model { name: "exported", symbols: 2, inputs: &["int64_t"], sizes: LENGTHS },
-    Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES },
+    Model { name: "encoder", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &["--shape", "x=1..2x1..512x64"] },
+    Model {
+        name: "decoder",
+        symbols: 1,
+        inputs: &["int64_t", "int64_t", "float"],
+        sizes: LENGTHS,
+        ranges: &["--dim", "seq=..512"],
+    },
+    Model { name: "exported", symbols: 2, inputs: &["int64_t"], sizes: LENGTHS, ranges: &[] },
+    Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
 ];
 
 /// The C program: `prog DIR L...` reads `DIR/NAME.L.dims` and the inputs of each size, sizes one
@@ -100,6 +111,7 @@ int main(int argc, char **argv) {{
     size_t ws = {n}_workspace_size({syms});
     if (ws > most) most = ws;
   }}
+{ranged}
   /* Canaries after the workspace and each output: a run must not write past what it was given. */
   size_t rounded = (most + 63) / 64 * 64;
   unsigned char *workspace = aligned_alloc(64, rounded + CANARY);
@@ -137,7 +149,7 @@ int main(int argc, char **argv) {{
   /* Dims whose tensors would pass 2^44 bytes: refused the same way. */
   int32_t huge = {n}_run({huges}, {nulls}, NULL, NULL);
   printf("huge dims: %d %zu\n", huge, (size_t){n}_workspace_size({huges}));
-  return 0;
+{above}  return 0;
 }}
 "#,
         ns = m.symbols,
@@ -147,13 +159,55 @@ int main(int argc, char **argv) {{
         ins = ins.join(", "),
         nulls = vec!["NULL"; m.inputs.len()].join(", "),
         huges = vec!["(int64_t)1 << 40"; m.symbols].join(", "),
+        ranged = if m.ranges.is_empty() { String::new() } else { ranged(m) },
+        above = if m.ranges.is_empty() { String::new() } else { above_range(m) },
     )
+}
+
+/// With ranges: the workspace is `NAME_workspace_size_max()`, which must be the size at the
+/// maxima and cover every run measured above.
+fn ranged(m: &Model) -> String {
+    let (n, up) = (m.name, m.name.to_uppercase());
+    let maxima: Vec<String> = (0..m.symbols).map(|k| format!("{up}_DIM{k}_MAX")).collect();
+    format!(
+        r#"  if (most > {n}_workspace_size_max() || {n}_workspace_size_max() != {n}_workspace_size({maxima})) {{
+    fprintf(stderr, "workspace_size_max %zu: not the size at the maxima, or below a run's %zu\n",
+            {n}_workspace_size_max(), most);
+    return 1;
+  }}
+  most = {n}_workspace_size_max();
+"#,
+        maxima = maxima.join(", ")
+    )
+}
+
+/// With ranges: each symbol one past its maximum (the others at theirs) is refused.
+fn above_range(m: &Model) -> String {
+    let (n, up) = (m.name, m.name.to_uppercase());
+    let nulls = vec!["NULL"; m.inputs.len()].join(", ");
+    (0..m.symbols)
+        .map(|k| {
+            let dims: Vec<String> =
+                (0..m.symbols).map(|j| format!("{up}_DIM{j}_MAX{}", if j == k { " + 1" } else { "" })).collect();
+            let dims = dims.join(", ");
+            format!(
+                "  printf(\"above range {k}: %d %zu\\n\", {n}_run({dims}, {nulls}, NULL, NULL), (size_t){n}_workspace_size({dims}));\n"
+            )
+        })
+        .collect()
 }
 
 /// Compiles `m` once, runs it at every length and compares with ONNX Runtime's outputs.
 fn check(m: &Model, dir: &Path) -> Result<(), String> {
     let lib = dir.join(format!("lib{}.a", m.name));
-    run(Command::new(xcc_binary()).arg(dir.join(format!("{}.onnx", m.name))).args(["-O3", "-o"]).arg(&lib), "xcc")?;
+    run(
+        Command::new(xcc_binary())
+            .arg(dir.join(format!("{}.onnx", m.name)))
+            .args(m.ranges)
+            .args(["-O3", "-o"])
+            .arg(&lib),
+        "xcc",
+    )?;
     let source = dir.join(format!("{}_main.c", m.name));
     std::fs::write(&source, harness(m)).unwrap();
     let exe = dir.join(format!("{}_main", m.name));
@@ -170,7 +224,9 @@ fn check(m: &Model, dir: &Path) -> Result<(), String> {
     )?;
     let lengths: Vec<String> = m.sizes.iter().map(|l| l.to_string()).collect();
     let stdout = run(Command::new(&exe).arg(dir).args(&lengths), "the C program")?;
-    for case in ["zero dims", "huge dims"] {
+    let ranged = if m.ranges.is_empty() { 0 } else { m.symbols };
+    let cases = ["zero dims".to_string(), "huge dims".to_string()];
+    for case in cases.into_iter().chain((0..ranged).map(|k| format!("above range {k}"))) {
         if !stdout.contains(&format!("{case}: 7 0")) {
             return Err(format!("{case}: expected XCC_ERROR_BAD_DIM (7) and no workspace, got: {stdout}"));
         }

@@ -777,6 +777,68 @@ fn symbolic_dims_are_unified() -> Result<(), String> {
     Ok(())
 }
 
+/// Ranges of symbolic dims (`--dim seq=1..2048`, a `--shape` place `1..2048`): malformed or
+/// empty ones, a range for a dim the model fixes, sources that disagree, maxima at which a
+/// tensor passes 2^44 bytes, and a dim that shrinks as its symbol grows (no one workspace then
+/// serves the range) are errors; accepted ranges appear in the header with
+/// `NAME_workspace_size_max`.
+fn dim_ranges() -> Result<(), String> {
+    let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-dim-ranges");
+    let bytes = symbolic_model();
+    expect_failure_with(&dir, "from-zero", &bytes, &["--dim", "seq=0..4"], &["--dim 'seq=0..4'", "MIN..MAX"])?;
+    expect_failure_with(&dir, "empty", &bytes, &["--dim", "seq=5..4"], &["--dim 'seq=5..4'"])?;
+    expect_failure_with(&dir, "bad-shape", &bytes, &["--shape", "ids=2x..x"], &["--shape 'ids=2x..x'"])?;
+    expect_failure_with(
+        &dir,
+        "conflict",
+        &bytes,
+        &["--dim", "seq=..8", "--shape", "ids=2x1..16"],
+        &["'ids'", "'seq'", "1..16", "--dim seq=1..8"],
+    )?;
+    expect_failure_with(&dir, "fixed-dim", &add_model(), &["--shape", "x=1..2x2"], &["'x'", "fixed to 2", "1..2"])?;
+    expect_failure_with(
+        &dir,
+        "too-large",
+        &bytes,
+        &["--dim", "batch=..1000000", "--dim", "seq=..100000000"],
+        &["[batch, seq]", "2^44", "maxima"],
+    )?;
+    let shrinking = model(
+        vec![
+            node("shape0", "Shape", &["x"], &["n"]),
+            node("sub0", "Sub", &["hundred", "n"], &["rest"]),
+            node("fill0", "ConstantOfShape", &["rest"], &["y"]),
+        ],
+        vec![symbolic("x", FLOAT, &["seq"])],
+        vec![value("y", FLOAT, &[1])],
+        vec![int64s("hundred", &[1], &[100])],
+    );
+    expect_failure_with(&dir, "shrinking", &shrinking, &["--dim", "seq=..8"], &["'y'", "-seq+100", "shrinks"])?;
+    let case_dir = dir.join("accepted");
+    std::fs::create_dir_all(&case_dir).unwrap();
+    std::fs::write(case_dir.join("model.onnx"), &bytes).unwrap();
+    let out = Command::new(xcc_binary())
+        .arg(case_dir.join("model.onnx"))
+        .args(["--shape", "ids=1..3x2..16", "-o"])
+        .arg(case_dir.join("libm.a"))
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("accepted: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let header = std::fs::read_to_string(case_dir.join("m.h")).map_err(|e| format!("m.h: {e}"))?;
+    for want in [
+        "#define M_DIM0_MIN 1\n#define M_DIM0_MAX 3",
+        "#define M_DIM1_MIN 2\n#define M_DIM1_MAX 16",
+        "size_t m_workspace_size_max(void);",
+    ] {
+        if !header.contains(want) {
+            return Err(format!("accepted: the header lacks {want}:\n{header}"));
+        }
+    }
+    Ok(())
+}
+
 /// One test per malformed model (`onnx-errors/NAME`), and the symbolic-shape case.
 fn main() -> std::process::ExitCode {
     let dir: PathBuf = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-errors");
@@ -791,6 +853,7 @@ fn main() -> std::process::ExitCode {
         Ok(symbolic_dims_stay_symbolic_or_are_specialized()?)
     }));
     trials.push(Trial::test("onnx-errors/symbolic-dims-are-unified", || Ok(symbolic_dims_are_unified()?)));
+    trials.push(Trial::test("onnx-errors/dim-ranges", || Ok(dim_ranges()?)));
     trials.push(Trial::test("onnx-errors/run-time-dims-the-operators-refuse", || {
         Ok(run_time_dims_the_operators_refuse()?)
     }));

@@ -156,6 +156,37 @@ impl fmt::Display for Dim {
     }
 }
 
+/// What `--dim` or one place of `--shape` gives a dim the model leaves open: a size, which
+/// specializes the code, or a range, which keeps the dim symbolic and bounds it (the run refuses
+/// sizes outside it, and the workspace can be sized once for the largest).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DimSize {
+    Fixed(usize),
+    Range { min: usize, max: usize },
+}
+
+impl DimSize {
+    /// `N`, `MIN..MAX` or `..MAX` (from 1); `None` for anything else, an empty range or a range
+    /// from 0 (a symbolic dim is at least 1).
+    pub fn parse(text: &str) -> Option<DimSize> {
+        let Some((lo, hi)) = text.split_once("..") else {
+            return text.parse().ok().map(DimSize::Fixed);
+        };
+        let min = if lo.is_empty() { 1 } else { lo.parse().ok()? };
+        let max: usize = hi.parse().ok()?;
+        (1 <= min && min <= max).then_some(DimSize::Range { min, max })
+    }
+}
+
+impl fmt::Display for DimSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DimSize::Fixed(n) => write!(f, "{n}"),
+            DimSize::Range { min, max } => write!(f, "{min}..{max}"),
+        }
+    }
+}
+
 /// `[1, seq, 256]`-style text of dims.
 pub fn dims_text(dims: &[Dim]) -> String {
     format!("[{}]", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
@@ -175,6 +206,18 @@ mod tests {
         assert_eq!(s.add(&Dim::fixed(1)).add(&s).to_string(), "seq*2+1");
         assert_eq!(Dim::product([&Dim::fixed(3), &Dim::fixed(5)]).as_fixed(), Some(15));
         assert!(!s.is_fixed());
+    }
+
+    #[test]
+    fn sizes_and_ranges_parse() {
+        use super::DimSize::{self, *};
+        assert_eq!(DimSize::parse("8"), Some(Fixed(8)));
+        assert_eq!(DimSize::parse("2..512"), Some(Range { min: 2, max: 512 }));
+        assert_eq!(DimSize::parse("..512"), Some(Range { min: 1, max: 512 }));
+        for bad in ["", "x", "0..4", "5..4", "1..", "..", "-1..4", "1...4"] {
+            assert_eq!(DimSize::parse(bad), None, "{bad}");
+        }
+        assert_eq!(Range { min: 1, max: 64 }.to_string(), "1..64");
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub struct ModelInterface {
     /// Whether a run reads inputs that decide shapes (data dims, or conditions on shape inputs
     /// alone): then the header has `NAME_output_dims` and the size functions take the inputs.
     pub reads_shape_inputs: bool,
+    /// `(min, max)` of each symbol given a range (`--dim seq=1..2048`), in `symbols`' order.
+    pub ranges: Vec<Option<(usize, usize)>>,
+    /// Whether every symbol has a range, so that `NAME_workspace_size_max()` exists.
+    pub workspace_size_max: bool,
     /// Known once `plan-workspace` has run (the run function's `xcc.workspace_bytes`).
     pub workspace_bytes: usize,
 }
@@ -171,6 +175,11 @@ pub fn generate(
     };
     entries.checked_run(&mut e);
     entries.workspace_size(&mut e);
+    let maxima = entries.checks.maxima().filter(|m| !m.is_empty() && !entries.reads_inputs());
+    if let Some(maxima) = &maxima {
+        check_ranges(g, maxima)?;
+        entries.workspace_size_max(&mut e, maxima);
+    }
     entries.run_alloc(&mut e);
     if entries.reads_inputs() {
         entries.output_dims(&mut e);
@@ -183,6 +192,8 @@ pub fn generate(
         symbols: g.symbols.clone(),
         data_dims: entries.data.dims.iter().map(|(n, _)| n.clone()).collect(),
         reads_shape_inputs: entries.reads_inputs(),
+        ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),
+        workspace_size_max: maxima.is_some(),
         workspace_bytes: 0,
     };
     Ok((e.m, iface))
@@ -224,10 +235,13 @@ impl Signature {
     }
 }
 
-/// What a run checks of its dims: each symbol at least 1, and the bytes of every tensor whose
-/// size depends on them (each distinct size once) at most [`MAX_TENSOR_BYTES`].
+/// What a run checks of its dims: each symbol at least 1 (or within its range), and the bytes
+/// of every tensor whose size depends on them (each distinct size once) at most
+/// [`MAX_TENSOR_BYTES`].
 struct DimChecks {
     symbols: Vec<String>,
+    /// `(min, max)` per symbol: its range, or from 1 without a maximum.
+    ranges: Vec<(usize, Option<usize>)>,
     byte_counts: Vec<Dim>,
     /// The byte counts that read a data dim, checked once the data dims are known.
     data_byte_counts: Vec<Dim>,
@@ -249,25 +263,36 @@ impl DimChecks {
         counts.dedup();
         let reads_data = |d: &Dim| d.symbols().iter().any(|s| data.dims.iter().any(|(n, _)| n == s));
         let (data_byte_counts, byte_counts) = counts.into_iter().partition(reads_data);
-        DimChecks { symbols: g.symbols.clone(), byte_counts, data_byte_counts }
+        let ranges = g.symbols.iter().map(|s| g.bounds.get(s).map_or((1, None), |&(lo, hi)| (lo, Some(hi)))).collect();
+        DimChecks { symbols: g.symbols.clone(), ranges, byte_counts, data_byte_counts }
     }
 
     /// True (an i1) when the dims given in `args` (one i64 per symbol) break a rule.
     fn broken(&self, e: &mut Emitter, args: &[ValueId]) -> ValueId {
         let values: Vec<(&str, ValueId)> = self.symbols.iter().map(String::as_str).zip(args.iter().copied()).collect();
-        let small = below_one(e, args);
+        let outside = outside_ranges(e, args, &self.ranges);
         let big = too_large(e, &self.byte_counts, &values);
-        e.value_op("arith.ori", &[small, big], Type::i1())
+        e.value_op("arith.ori", &[outside, big], Type::i1())
+    }
+
+    /// The largest value of every symbol, when each has a range.
+    fn maxima(&self) -> Option<Vec<usize>> {
+        self.ranges.iter().map(|&(_, hi)| hi).collect()
     }
 }
 
-/// True (an i1) when one of `values` (i64) is below 1.
-fn below_one(e: &mut Emitter, values: &[ValueId]) -> ValueId {
+/// True (an i1) when one of `values` (i64) is outside its `(min, max)`.
+fn outside_ranges(e: &mut Emitter, values: &[ValueId], ranges: &[(usize, Option<usize>)]) -> ValueId {
     let mut bad = e.const_int(0, Type::i1());
-    let one = e.const_int(1, Type::i64());
-    for &a in values {
-        let small = e.cmpi("slt", a, one);
+    for (&a, &(lo, hi)) in values.iter().zip(ranges) {
+        let lo = e.const_int(lo as i128, Type::i64());
+        let small = e.cmpi("slt", a, lo);
         bad = e.value_op("arith.ori", &[bad, small], Type::i1());
+        if let Some(hi) = hi {
+            let hi = e.const_int(hi as i128, Type::i64());
+            let big = e.cmpi("sgt", a, hi);
+            bad = e.value_op("arith.ori", &[bad, big], Type::i1());
+        }
     }
     bad
 }
@@ -294,6 +319,51 @@ fn too_large(e: &mut Emitter, byte_counts: &[Dim], values: &[(&str, ValueId)]) -
         bad = e.value_op("arith.ori", &[bad, big], Type::i1());
     }
     bad
+}
+
+/// Whether the workspace at the symbols' `maxima` serves every smaller run: true when no
+/// tensor's dim shrinks as a symbol grows (no term with symbols has a negative coefficient; the
+/// workspace is then sums, products and maxima of growing sizes), and no tensor at the maxima
+/// is over [`MAX_TENSOR_BYTES`] (a run there would be refused).
+fn check_ranges(g: &Graph, maxima: &[usize]) -> OResult<()> {
+    let at_max: HashMap<&str, f64> =
+        g.symbols.iter().map(String::as_str).zip(maxima.iter().map(|&m| m as f64)).collect();
+    let mut names: Vec<&String> = g.types.keys().collect();
+    names.sort();
+    for name in names {
+        let t = &g.types[name];
+        if !t.is_dynamic() {
+            continue;
+        }
+        let dims = t.dims();
+        if let Some(d) = dims.iter().find(|d| d.terms().any(|(c, syms)| c < 0 && !syms.is_empty())) {
+            return Err(OnnxError::tensor(
+                name,
+                format!(
+                    "its dim {d} shrinks as a symbol grows, so no one workspace serves every size in the ranges \
+                     given; give the dims without a range"
+                ),
+            ));
+        }
+        let bytes = Dim::product(&dims).mul(&Dim::fixed(t.dtype.size()));
+        let value: f64 = bytes
+            .terms()
+            .map(|(c, syms)| {
+                syms.iter().fold(c as f64, |v, s| v * at_max.get(s.as_str()).copied().unwrap_or(f64::INFINITY))
+            })
+            .sum();
+        if value > MAX_TENSOR_BYTES {
+            return Err(OnnxError::tensor(
+                name,
+                format!(
+                    "at the largest dims the ranges allow, the tensor is {} = {value:e} bytes, over the 2^44 bytes a \
+                     run accepts; lower the ranges' maxima",
+                    crate::dim::dims_text(&dims)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The private function that computes model `name` (`plan-workspace` records its workspace size
@@ -496,6 +566,15 @@ impl Entries {
         let (ok, zero) = (e.const_int(status::OK as i128, Type::i32()), e.const_int(0, Type::i64()));
         let fine = e.cmpi("eq", rc, ok);
         let size = e.value_op("arith.select", &[fine, size, zero], Type::i64());
+        e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([size]));
+    }
+
+    /// `NAME_workspace_size_max()`: the workspace of the run at every symbol's maximum, which
+    /// serves every run the ranges allow ([`check_ranges`]: no size shrinks as a symbol grows).
+    fn workspace_size_max(&self, e: &mut Emitter, maxima: &[usize]) {
+        self.begin(e, "workspace_size_max", Vec::new(), Type::i64());
+        let args: Vec<ValueId> = maxima.iter().map(|&m| e.const_int(m as i128, Type::i64())).collect();
+        let size = call(e, &format!("{}_workspace_size", self.name), &args, Type::i64());
         e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([size]));
     }
 

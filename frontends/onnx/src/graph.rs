@@ -361,6 +361,8 @@ pub struct Graph {
     pub shape_values: HashMap<String, ShapeValue>,
     /// The dim symbols left to run time, in the order the run functions take them.
     pub symbols: Vec<String>,
+    /// `(min, max)` of the symbols given a range (`--dim seq=1..2048`); the others are at least 1.
+    pub bounds: HashMap<String, (usize, usize)>,
     /// Dims decided by input data, defined by the shape rules that meet them (inference reads
     /// the graph shared, hence the cell).
     pub data_dims: RefCell<DataDims>,

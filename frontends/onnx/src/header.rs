@@ -34,6 +34,10 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
         let _ = writeln!(h, "#define {up}_NUM_DIMS {}", iface.symbols.len());
         for (i, s) in iface.symbols.iter().enumerate() {
             let _ = writeln!(h, "#define {up}_DIM{i}_NAME \"{s}\"");
+            // The range the run accepts (XCC_ERROR_BAD_DIM outside it).
+            if let Some(Some((lo, hi))) = iface.ranges.get(i) {
+                let _ = writeln!(h, "#define {up}_DIM{i}_MIN {lo}\n#define {up}_DIM{i}_MAX {hi}");
+            }
         }
         let _ = writeln!(h);
     }
@@ -111,6 +115,14 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
              alignment of 64 bytes or more. A workspace for the largest dims serves every smaller run. */"
         );
         let _ = writeln!(h, "size_t {n}_workspace_size({});\n", dim_params.join(", "));
+        if iface.workspace_size_max {
+            let _ = writeln!(
+                h,
+                "/* Bytes of scratch memory for the largest run the dims' ranges allow: one workspace of this\n * \
+                 size serves every run. */"
+            );
+            let _ = writeln!(h, "size_t {n}_workspace_size_max(void);\n");
+        }
     }
     let mut params: Vec<String> = dim_params.iter().chain(&input_params).cloned().collect();
     for (name, t) in &iface.outputs {
@@ -119,7 +131,8 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
     let _ = writeln!(
         h,
         "/* Runs the model; returns XCC_OK (0) or an xcc_status (xcc_status_message(code) says which):\n * \
-         dims below 1 or making a tensor over 2^44 bytes (XCC_ERROR_BAD_DIM), NULL tensors,{}\n * \
+         dims below 1 or outside their range, or making a tensor over 2^44 bytes (XCC_ERROR_BAD_DIM), NULL\n * \
+         tensors,{}\n * \
          and a NULL or misaligned workspace are refused before anything runs; an index\n * \
          input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) is found while running, without reading\n * \
          or writing outside any buffer, and leaves the outputs unspecified.\n * \

@@ -4,6 +4,7 @@
 
 use super::graph::*;
 use super::proto;
+use crate::dim::DimSize;
 use prost::Message;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -16,12 +17,14 @@ pub const MAX_OPSET: i64 = 28;
 pub struct ImportOptions<'a> {
     /// The model file, for resolving external data.
     pub path: &'a Path,
-    /// `--shape NAME=1x3x224x224`: shapes for inputs with symbolic dims.
-    pub shapes: &'a HashMap<String, Vec<usize>>,
+    /// `--shape NAME=1x3x224x224`: shapes for inputs with symbolic dims (a place may be a range,
+    /// `1x1..2048`, which keeps that dim symbolic).
+    pub shapes: &'a HashMap<String, Vec<DimSize>>,
     /// `--bind NAME=...`: inputs frozen to constants (shape parameters given as runtime inputs).
     pub binds: &'a HashMap<String, Binding>,
-    /// `--dim NAME=N`: values of the model's symbolic dims (`dim_param`s) by name.
-    pub dims: &'a HashMap<String, usize>,
+    /// `--dim NAME=N` or `NAME=MIN..MAX`: values or bounds of the model's symbolic dims
+    /// (`dim_param`s) by name.
+    pub dims: &'a HashMap<String, DimSize>,
 }
 
 /// A value for an input that becomes a compile-time constant.
@@ -105,6 +108,11 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         }
     }
     let symbols = dim_symbols(&runtime_inputs, options)?;
+    for (s, (size, _)) in &symbols {
+        if let DimSize::Range { min, max } = *size {
+            graph.bounds.insert(s.clone(), (min, max));
+        }
+    }
     for vi in runtime_inputs {
         let name = vi.name.clone().unwrap_or_default();
         let ty = value_type(vi, options.shapes, &symbols)?;
@@ -197,16 +205,28 @@ fn declared_dims(vi: &proto::ValueInfoProto) -> &[proto::tensor_shape_proto::Dim
     declared_shape(vi).map(|s| s.dim.as_slice()).unwrap_or(&[])
 }
 
-/// A symbolic dim's value and what gave it (for messages).
-type SymbolValues = HashMap<String, (usize, String)>;
+/// The size or range of each symbolic dim that a flag gives, by symbol ([`dim_symbol`]), and
+/// the flag (for messages).
+type SymbolValues = HashMap<String, (DimSize, String)>;
 
-/// The values of the model's symbolic dims: `--dim NAME=N`, and every `--shape` of an input that
-/// uses the symbol. A name is one size everywhere: two sources that disagree are an error, and
-/// an input whose dims are all known this way needs no `--shape` of its own.
+/// The symbol of dim `i` of input `name`: its `dim_param` as a C identifier, or for an unnamed
+/// unknown dim, a symbol of its own (`None` for a fixed dim).
+fn dim_symbol(name: &str, i: usize, d: Option<&proto::tensor_shape_proto::Dimension>) -> Option<String> {
+    use proto::tensor_shape_proto::dimension::Value;
+    match d.and_then(|d| d.value.as_ref()) {
+        Some(Value::DimValue(v)) if *v >= 0 => None,
+        Some(Value::DimParam(p)) => Some(crate::c_identifier(p)),
+        _ => Some(format!("{}_dim{i}", crate::c_identifier(name))),
+    }
+}
+
+/// The values (or ranges) of the model's symbolic dims: `--dim NAME=N`, and every `--shape` of
+/// an input that uses the symbol. A name is one size everywhere: two sources that disagree are
+/// an error, and an input whose dims are all known this way needs no `--shape` of its own.
 fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions) -> OResult<SymbolValues> {
     use proto::tensor_shape_proto::dimension::Value;
     let mut values: SymbolValues =
-        options.dims.iter().map(|(k, &v)| (k.clone(), (v, format!("--dim {k}={v}")))).collect();
+        options.dims.iter().map(|(k, &v)| (crate::c_identifier(k), (v, format!("--dim {k}={v}")))).collect();
     let mut used = std::collections::BTreeSet::new();
     for vi in inputs {
         let name = vi.name.clone().unwrap_or_default();
@@ -217,10 +237,11 @@ fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions) -> OR
         }
         let Some(given) = options.shapes.get(&name) else { continue };
         check_shape_override(&name, declared_shape(vi), given)?;
-        for (i, (d, &v)) in declared_dims(vi).iter().zip(given).enumerate() {
-            let Some(Value::DimParam(p)) = &d.value else { continue };
+        let declared = declared_dims(vi);
+        for (i, &v) in given.iter().enumerate() {
+            let Some(p) = dim_symbol(&name, i, declared.get(i)) else { continue };
             let source = format!("--shape {name}={}", dims_text(given));
-            match values.get(p) {
+            match values.get(&p) {
                 Some((w, from)) if *w != v => {
                     return Err(OnnxError::tensor(
                         &name,
@@ -246,13 +267,13 @@ fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions) -> OR
     Ok(values)
 }
 
-fn dims_text(dims: &[usize]) -> String {
+fn dims_text(dims: &[DimSize]) -> String {
     dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
 }
 
 fn value_type(
     vi: &proto::ValueInfoProto,
-    shapes: &HashMap<String, Vec<usize>>,
+    shapes: &HashMap<String, Vec<DimSize>>,
     symbols: &SymbolValues,
 ) -> OResult<TensorType> {
     let name = vi.name.clone().unwrap_or_default();
@@ -272,27 +293,29 @@ fn value_type(
             format!("the input has element type {} ({code}), which xcc does not support", DType::onnx_name(code)),
         )
     })?;
-    if let Some(s) = shapes.get(&name) {
-        // Checked against the declaration by dim_symbols.
-        checked_bytes(&name, dtype, s)?;
-        return Ok(TensorType::new(dtype, s.clone()));
-    }
-    let mut dims = Vec::new();
-    for (i, d) in declared_dims(vi).iter().enumerate() {
-        use proto::tensor_shape_proto::dimension::Value;
-        dims.push(match &d.value {
-            Some(Value::DimValue(v)) if *v >= 0 => Dim::fixed(*v as usize),
-            // Left to run time: the run functions take the symbol's value.
-            Some(Value::DimParam(p)) => match symbols.get(p) {
-                Some(&(v, _)) => Dim::fixed(v),
-                None => Dim::symbol(&crate::c_identifier(p)),
-            },
-            // An unnamed unknown dim is a symbol of its own.
-            _ => Dim::symbol(&format!("{}_dim{i}", crate::c_identifier(&name))),
-        });
-    }
-    if tensor.shape.is_none() {
+    // A given shape was checked against the declaration by dim_symbols.
+    let given = shapes.get(&name);
+    if tensor.shape.is_none() && given.is_none() {
         return Err(OnnxError::tensor(&name, format!("the input has no shape: give it with --shape {name}=D0xD1x...")));
+    }
+    let declared = declared_dims(vi);
+    let mut dims = Vec::new();
+    for i in 0..given.map_or(declared.len(), Vec::len) {
+        use proto::tensor_shape_proto::dimension::Value;
+        let d = declared.get(i);
+        dims.push(match (given.map(|g| g[i]), d.and_then(|d| d.value.as_ref())) {
+            (Some(DimSize::Fixed(v)), _) => Dim::fixed(v),
+            (_, Some(Value::DimValue(v))) if *v >= 0 => Dim::fixed(*v as usize),
+            // Left to run time (within a range, when one is given): the run functions take the
+            // symbol's value.
+            _ => {
+                let s = dim_symbol(&name, i, d).expect("not a fixed dim");
+                match symbols.get(&s) {
+                    Some(&(DimSize::Fixed(v), _)) => Dim::fixed(v),
+                    _ => Dim::symbol(&s),
+                }
+            }
+        });
     }
     let ty = TensorType::with_dims(dtype, dims);
     if !ty.is_dynamic() {
@@ -303,7 +326,7 @@ fn value_type(
 
 /// `--shape` may give the dims the model leaves open (symbolic or unknown), not change the ones
 /// it fixes, nor the rank it declares (ONNX Runtime rejects such inputs too).
-fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, given: &[usize]) -> OResult<()> {
+fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, given: &[DimSize]) -> OResult<()> {
     use proto::tensor_shape_proto::dimension::Value;
     let Some(declared) = declared else { return Ok(()) };
     if declared.dim.len() != given.len() {
@@ -319,7 +342,7 @@ fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, 
     }
     for (i, (d, &g)) in declared.dim.iter().zip(given).enumerate() {
         if let Some(Value::DimValue(v)) = d.value {
-            if v >= 0 && v as usize != g {
+            if v >= 0 && DimSize::Fixed(v as usize) != g {
                 return Err(OnnxError::tensor(
                     name,
                     format!("--shape {name}={}: dimension {i} is fixed to {v} by the model, not {g}", dims_text(given)),

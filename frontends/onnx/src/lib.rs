@@ -24,12 +24,12 @@ pub use error::OnnxError;
 pub struct OnnxOptions<'a> {
     /// Prefix of every exported symbol (`NAME_run`, `NAME_workspace_size`).
     pub name: &'a str,
-    /// Shapes for inputs with symbolic dims (`--shape NAME=1x3x224x224`).
-    pub shapes: HashMap<String, Vec<usize>>,
+    /// Shapes for inputs with symbolic dims (`--shape NAME=1x3x224x224`, `NAME=1x1..2048`).
+    pub shapes: HashMap<String, Vec<dim::DimSize>>,
     /// Inputs frozen to constants (`--bind NAME=...`).
     pub binds: HashMap<String, import::Binding>,
-    /// Sizes of symbolic dims by name (`--dim batch=1`).
-    pub dims: HashMap<String, usize>,
+    /// Sizes or ranges of symbolic dims by name (`--dim batch=1`, `--dim seq=1..2048`).
+    pub dims: HashMap<String, dim::DimSize>,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
