@@ -18,6 +18,13 @@ runs at the batches CNN_BATCHES whatever the lengths.
   rotate_half of the embeddings (Slice and Concat of the feature halves), the causal mask
   (ConstantOfShape of [seq, seq], Trilu) and the heads' Reshape targets (Concat of dims Gathered
   from Shape) are computed from the input's shape inside the graph.
+- cached: one GPT-style decoder step with a KV cache, as exported for generation: token
+  ids[1, seq] and the cache past_key, past_value[1, 4, past, 16]; the positions are Range(past,
+  past + seq) from the inputs' Shapes, the new keys and values are Concatenated after the cache
+  (along the run-time axis past), and the causal mask is a Slice [past : past + seq, 0 : past +
+  seq] of a constant [512, 512] table. The output is the logits[1, seq, 97] followed by the
+  last token's again (a Slice -1: along seq, Concatenated after a run-time length). Run at (seq, past) = CACHED_STEPS[L]: prefill from an empty
+  cache, then steps over a long one.
 - cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
   max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
   global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
@@ -32,6 +39,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 D, HEADS, FFN, LAYERS, VOCAB, MAX_POS = 64, 4, 128, 2, 97, 512
 CNN_BATCHES = [1, 2, 8]
+# (seq, past) per length: prefills from an empty cache, then single tokens and a chunk after a
+# long one (past + seq stays within the MAX_POS-row mask table).
+CACHED_STEPS = {1: (1, 0), 7: (7, 0), 45: (45, 0), 128: (1, 127), 512: (64, 448)}
 DH = D // HEADS
 
 
@@ -169,6 +179,43 @@ def exported():
     return b.model(inputs, "y", ["batch", "seq", VOCAB])
 
 
+def cached():
+    b = Builder(23)
+    table = b.weight([VOCAB, D], 1.0)
+
+    def size(tensor, axis):
+        return b.op("Gather", [b.op("Shape", [tensor]), b.const(axis)])
+
+    def vector(*scalars):
+        return b.op("Concat", [b.op("Unsqueeze", [x, b.const([0])]) for x in scalars], axis=0)
+
+    seq, past = size("ids", 1), size("past_key", 2)
+    total = b.op("Add", [past, seq])
+    positions = b.op("Unsqueeze", [b.op("Range", [past, total, b.const(1)]), b.const([0])])
+    x = b.op("Add", [b.op("Gather", [table, "ids"]), b.op("Gather", [b.weight([MAX_POS, D], 0.1), positions])])
+    h = b.layer_norm(x)
+    q, k, v = (b.heads(b.linear(h, D, D), [0, 2, 1, 3]) for _ in range(3))
+    keys = b.op("Concat", ["past_key", k], axis=2)
+    values = b.op("Concat", ["past_value", v], axis=2)
+    scores = b.op("MatMul", [q, b.op("Transpose", [keys], perm=[0, 1, 3, 2])])
+    scores = b.op("Mul", [scores, b.const(DH**-0.5, np.float32)])
+    causal = b.const(np.triu(np.full((MAX_POS, MAX_POS), -1e9), 1), np.float32)
+    zero = b.const(0)
+    mask = b.op("Slice", [causal, vector(past, zero), vector(total, total), b.const([0, 1])])
+    ctx = b.op("MatMul", [b.op("Softmax", [b.op("Add", [scores, mask])], axis=-1), values])
+    ctx = b.op("Reshape", [b.op("Transpose", [ctx], perm=[0, 2, 1, 3]), b.const([0, -1, D])])
+    x = b.layer_norm(b.op("Add", [x, b.linear(ctx, D, D)]))
+    logits = b.op("MatMul", [x, b.op("Transpose", [table], perm=[1, 0])])
+    # The next token's logits (a Slice along seq), repeated after all of them (a Concat whose
+    # first input is seq long): [1, seq + 1, VOCAB].
+    last = b.op("Slice", [logits, b.const([-1]), b.const([2**63 - 1]), b.const([1])])
+    b.op("Concat", [logits, last], axis=1)
+    cache = ["past_key", "past_value"]
+    inputs = [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, "seq"])]
+    inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, HEADS, "past", DH]) for n in cache]
+    return b.model(inputs, "y", [1, "seq_plus_1", VOCAB])
+
+
 def cnn():
     b = Builder(13)
 
@@ -202,6 +249,10 @@ def inputs_for(name, length, rng):
     if name == "exported":
         batch = 2 if length % 2 else 1
         return [rng.integers(0, VOCAB, (batch, length)).astype(np.int64)]
+    if name == "cached":
+        seq, past = CACHED_STEPS[length]
+        cache = [(rng.standard_normal((1, HEADS, past, DH)) * 0.5).astype(np.float32) for _ in range(2)]
+        return [rng.integers(0, VOCAB, (1, seq)).astype(np.int64)] + cache
     ids = rng.integers(0, VOCAB, (1, length)).astype(np.int64)
     positions = np.arange(length, dtype=np.int64)[None, :]
     mask = np.triu(np.full((length, length), -1e9, dtype=np.float32), 1)
@@ -211,7 +262,8 @@ def inputs_for(name, length, rng):
 def main():
     out, lengths = sys.argv[1], [int(a) for a in sys.argv[2:]]
     rng = np.random.default_rng(3)
-    for name, model in [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cnn", cnn())]:
+    models = [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cached", cached())]
+    for name, model in models + [("cnn", cnn())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
         onnx.save(model, path)
@@ -224,7 +276,10 @@ def main():
             y.astype(np.float32).tofile(f"{out}/{name}.{length}.out0.bin")
             with open(f"{out}/{name}.{length}.dims", "w") as f:
                 two_dims = name in ("encoder", "exported")
-                f.write(" ".join(str(d) for d in feeds[0].shape[:2]) if two_dims else f"{length}")
+                if name == "cached":
+                    f.write("{} {}".format(*CACHED_STEPS[length]))
+                else:
+                    f.write(" ".join(str(d) for d in feeds[0].shape[:2]) if two_dims else f"{length}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 //! Models with dims known only at run time: a BERT-style encoder over `x[batch, seq, 64]`, a
 //! GPT-style decoder over token ids, positions and a causal mask `[seq, seq]`, the same decoder
 //! as PyTorch exports it with dynamic axes (positions, mask and Reshape targets computed from
-//! the ids' Shape inside the graph), and a small CNN over `x[batch, 3, 16, 16]`, built with a
-//! fixed seed by `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
+//! the ids' Shape inside the graph), a decoder step over a KV cache (`past` from 0, `seq` new
+//! tokens), and a small CNN over `x[batch, 3, 16, 16]`, built with a fixed seed by
+//! `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its output or its workspace (canaries), and that dims below 1 or
 //! making a tensor over 2^44 bytes are refused with `XCC_ERROR_BAD_DIM` and a zero workspace
-//! size. Three models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
+//! size. Four models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
 //! with ranges): their program sizes the workspace with `NAME_workspace_size_max()`, checks
 //! that it is the size at the maxima and that no run needs more, and that a dim past its range
 //! is refused the same way. Skipped, with a message, where the project's venv with ONNX Runtime
@@ -56,6 +57,13 @@ const MODELS: &[Model] = &[
         ranges: &["--dim", "seq=..512"],
     },
     Model { name: "exported", symbols: 2, inputs: &["int64_t"], sizes: LENGTHS, ranges: &[] },
+    Model {
+        name: "cached",
+        symbols: 2,
+        inputs: &["int64_t", "float", "float"],
+        sizes: LENGTHS,
+        ranges: &["--dim", "seq=..64", "--dim", "past=0..448"],
+    },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
 ];
 

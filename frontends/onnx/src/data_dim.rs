@@ -112,13 +112,21 @@ impl DataExpr {
             let mut args = args;
             return args.swap_remove(if c != 0 { 1 } else { 2 });
         }
+        if let (DataOp::FloorDiv, [a, b]) = (op, args.as_slice()) {
+            if b.as_const() == Some(1) {
+                return a.clone();
+            }
+        }
         if let [DataExpr::Dim(a), DataExpr::Dim(b)] = args.as_slice() {
-            match op {
-                DataOp::Add => return DataExpr::Dim(a.add(b)),
-                DataOp::Sub => return DataExpr::Dim(a.sub(b)),
-                DataOp::Mul => return DataExpr::Dim(a.mul(b)),
-                DataOp::Eq if a == b => return DataExpr::num(1),
-                _ => {}
+            let exact = match op {
+                DataOp::Add => a.checked_add(b),
+                DataOp::Sub => b.checked_mul(&Dim::constant(-1)).and_then(|b| a.checked_add(&b)),
+                DataOp::Mul => a.checked_mul(b),
+                DataOp::Eq if a == b => Some(Dim::fixed(1)),
+                _ => None,
+            };
+            if let Some(d) = exact {
+                return DataExpr::Dim(d);
             }
         }
         DataExpr::Op(op, args)
@@ -170,6 +178,28 @@ impl DataExpr {
         items.into_iter().fold(DataExpr::num(1), |acc, x| acc.mul(&x))
     }
 
+    /// The expression with comparisons, minima and maxima of dims decided where the symbols'
+    /// ranges (`range(s)`, inclusive) decide them, so that a Slice of `seq` clamped to its bounds
+    /// stays an expression of dims (`seq - 1`) rather than a value the run computes.
+    pub fn simplify(&self, range: &dyn Fn(&str) -> (i128, i128)) -> DataExpr {
+        let DataExpr::Op(op, args) = self else { return self.clone() };
+        let args: Vec<DataExpr> = args.iter().map(|a| a.simplify(range)).collect();
+        // The difference of two dims, `args[1] - args[0]`, and its interval.
+        let gap = match args.as_slice() {
+            [DataExpr::Dim(a), DataExpr::Dim(b)] => {
+                a.checked_mul(&Dim::constant(-1)).and_then(|a| b.checked_add(&a)).map(|d| d.interval(range))
+            }
+            _ => None,
+        };
+        let decided = match (op, gap) {
+            (DataOp::Lt, Some((lo, hi))) if lo > 0 || hi <= 0 => Some(DataExpr::num(i64::from(lo > 0))),
+            (DataOp::Eq, Some((lo, hi))) if lo > 0 || hi < 0 => Some(DataExpr::num(0)),
+            (DataOp::Min | DataOp::Max, Some(gap)) => min_or_max(*op, gap, &args),
+            _ => None,
+        };
+        decided.unwrap_or_else(|| DataExpr::op(*op, args))
+    }
+
     /// An axis read from data, negative ones counted from the end of `rank`.
     pub fn axis(&self, rank: usize) -> DataExpr {
         let r = DataExpr::num(rank as i64);
@@ -179,6 +209,18 @@ impl DataExpr {
     /// 1 when `self` is in `[lo, hi)`.
     pub fn in_range(&self, lo: i64, hi: i64) -> DataExpr {
         DataExpr::num(lo - 1).lt(self).and(&self.lt(&DataExpr::num(hi)))
+    }
+}
+
+/// `min(a, b)` or `max(a, b)` of two dims when the interval of `b - a` orders them.
+fn min_or_max(op: DataOp, (lo, hi): (i128, i128), args: &[DataExpr]) -> Option<DataExpr> {
+    let (a, b) = (&args[0], &args[1]);
+    match op {
+        DataOp::Min if lo >= 0 => Some(a.clone()),
+        DataOp::Min if hi <= 0 => Some(b.clone()),
+        DataOp::Max if lo >= 0 => Some(b.clone()),
+        DataOp::Max if hi <= 0 => Some(a.clone()),
+        _ => None,
     }
 }
 
@@ -284,6 +326,26 @@ mod tests {
         assert_eq!(DataExpr::num(0).select(&huge, &DataExpr::num(3)).as_const(), Some(3));
         let seq = DataExpr::Dim(Dim::symbol("seq"));
         assert_eq!(seq.mul(&DataExpr::num(2)), DataExpr::Dim(Dim::symbol("seq").mul(&Dim::fixed(2))));
+    }
+
+    #[test]
+    fn ranges_decide_comparisons_of_dims() {
+        let range = |s: &str| if s == "past" { (0, 448) } else { (1, 64) };
+        let (past, seq) = (DataExpr::Dim(Dim::symbol("past")), DataExpr::Dim(Dim::symbol("seq")));
+        let end = past.add(&seq);
+        let table = DataExpr::num(512);
+        assert_eq!(end.min(&table).simplify(&range), end);
+        assert_eq!(end.max(&table).simplify(&range), table);
+        assert_eq!(past.lt(&DataExpr::num(0)).simplify(&range).as_const(), Some(0));
+        assert_eq!(past.lt(&end).simplify(&range).as_const(), Some(1));
+        assert_eq!(seq.eq(&DataExpr::num(0)).simplify(&range).as_const(), Some(0));
+        // Not decided: past may be 0 or more than 1.
+        assert!(past.min(&DataExpr::num(1)).simplify(&range).as_const().is_none());
+        assert!(past.eq(&DataExpr::num(0)).simplify(&range).as_const().is_none());
+        // Nested: the slice of rows past..past+seq of a 512-row table is seq long.
+        let count = end.min(&table).sub(&past.max(&DataExpr::num(0)).min(&table)).max(&DataExpr::num(0));
+        assert_eq!(count.simplify(&range), seq);
+        assert_eq!(seq.floor_div(&DataExpr::num(1)), seq);
     }
 
     #[test]

@@ -76,6 +76,32 @@ impl Dim {
         }
     }
 
+    /// `self + other`, `None` when a coefficient overflows (a Slice's end of `i64::MAX`).
+    pub fn checked_add(&self, other: &Dim) -> Option<Dim> {
+        let mut r = self.clone();
+        for (k, &c) in &other.terms {
+            let sum = r.terms.get(k).copied().unwrap_or(0).checked_add(c)?;
+            r.terms.remove(k);
+            if sum != 0 {
+                r.terms.insert(k.clone(), sum);
+            }
+        }
+        Some(r)
+    }
+
+    /// `self * other`, `None` when a coefficient overflows.
+    pub fn checked_mul(&self, other: &Dim) -> Option<Dim> {
+        let mut r = Dim::fixed(0);
+        for (a, &x) in &self.terms {
+            for (b, &y) in &other.terms {
+                let mut key: Vec<String> = a.iter().chain(b).cloned().collect();
+                key.sort();
+                r = r.checked_add(&Dim { terms: BTreeMap::from([(key, x.checked_mul(y)?)]) })?;
+            }
+        }
+        Some(r)
+    }
+
     pub fn add(&self, other: &Dim) -> Dim {
         let mut r = self.clone();
         for (k, &c) in &other.terms {
@@ -103,6 +129,26 @@ impl Dim {
     /// The product of `dims` (1 for none).
     pub fn product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
         dims.into_iter().fold(Dim::fixed(1), |acc, d| acc.mul(d))
+    }
+
+    /// The least and the greatest value the dim takes when each symbol `s` is within
+    /// `range(s)` (inclusive, saturating far past any size).
+    pub fn interval(&self, range: &dyn Fn(&str) -> (i128, i128)) -> (i128, i128) {
+        let (mut lo, mut hi) = (0i128, 0i128);
+        for (key, &c) in &self.terms {
+            // A product of symbols, each at least 0, is least at the minima and greatest at the
+            // maxima; the coefficient's sign decides which end each bound takes.
+            let (mut least, mut most) = (1i128, 1i128);
+            for s in key {
+                let (a, b) = range(s);
+                least = least.saturating_mul(a);
+                most = most.saturating_mul(b);
+            }
+            let (x, y) = (least.saturating_mul(c as i128), most.saturating_mul(c as i128));
+            lo = lo.saturating_add(x.min(y));
+            hi = hi.saturating_add(x.max(y));
+        }
+        (lo, hi)
     }
 
     /// `self / divisor` when it divides exactly for every value of the symbols: the divisor is
@@ -166,15 +212,15 @@ pub enum DimSize {
 }
 
 impl DimSize {
-    /// `N`, `MIN..MAX` or `..MAX` (from 1); `None` for anything else, an empty range or a range
-    /// from 0 (a symbolic dim is at least 1).
+    /// `N`, `MIN..MAX` or `..MAX` (from 1); `None` for anything else or an empty range. A range
+    /// from 0 allows an empty dim (a KV cache before the first token).
     pub fn parse(text: &str) -> Option<DimSize> {
         let Some((lo, hi)) = text.split_once("..") else {
             return text.parse().ok().map(DimSize::Fixed);
         };
         let min = if lo.is_empty() { 1 } else { lo.parse().ok()? };
         let max: usize = hi.parse().ok()?;
-        (1 <= min && min <= max).then_some(DimSize::Range { min, max })
+        (min <= max).then_some(DimSize::Range { min, max })
     }
 }
 
@@ -209,12 +255,24 @@ mod tests {
     }
 
     #[test]
+    fn intervals_over_symbol_ranges() {
+        let range = |s: &str| if s == "past" { (0, 448) } else { (1, 64) };
+        let (past, seq) = (Dim::symbol("past"), Dim::symbol("seq"));
+        assert_eq!(past.add(&seq).interval(&range), (1, 512));
+        assert_eq!(Dim::fixed(512).sub(&past.add(&seq)).interval(&range), (0, 511));
+        assert_eq!(past.mul(&seq).sub(&Dim::fixed(3)).interval(&range), (-3, 448 * 64 - 3));
+        let huge = |_: &str| (1, i128::MAX);
+        assert_eq!(seq.mul(&seq).mul(&seq).interval(&huge).1, i128::MAX);
+    }
+
+    #[test]
     fn sizes_and_ranges_parse() {
         use super::DimSize::{self, *};
         assert_eq!(DimSize::parse("8"), Some(Fixed(8)));
         assert_eq!(DimSize::parse("2..512"), Some(Range { min: 2, max: 512 }));
         assert_eq!(DimSize::parse("..512"), Some(Range { min: 1, max: 512 }));
-        for bad in ["", "x", "0..4", "5..4", "1..", "..", "-1..4", "1...4"] {
+        assert_eq!(DimSize::parse("0..4"), Some(Range { min: 0, max: 4 }));
+        for bad in ["", "x", "5..4", "1..", "..", "-1..4", "1...4"] {
             assert_eq!(DimSize::parse(bad), None, "{bad}");
         }
         assert_eq!(Range { min: 1, max: 64 }.to_string(), "1..64");

@@ -240,7 +240,8 @@ impl Signature {
 /// [`MAX_TENSOR_BYTES`].
 struct DimChecks {
     symbols: Vec<String>,
-    /// `(min, max)` per symbol: its range, or from 1 without a maximum.
+    /// `(min, max)` per symbol: its range, or from 1 without a maximum of the user's (the run
+    /// still refuses more than [`MAX_DIM`]).
     ranges: Vec<(usize, Option<usize>)>,
     byte_counts: Vec<Dim>,
     /// The byte counts that read a data dim, checked once the data dims are known.
@@ -288,11 +289,9 @@ fn outside_ranges(e: &mut Emitter, values: &[ValueId], ranges: &[(usize, Option<
         let lo = e.const_int(lo as i128, Type::i64());
         let small = e.cmpi("slt", a, lo);
         bad = e.value_op("arith.ori", &[bad, small], Type::i1());
-        if let Some(hi) = hi {
-            let hi = e.const_int(hi as i128, Type::i64());
-            let big = e.cmpi("sgt", a, hi);
-            bad = e.value_op("arith.ori", &[bad, big], Type::i1());
-        }
+        let hi = e.const_int(hi.unwrap_or(MAX_DIM) as i128, Type::i64());
+        let big = e.cmpi("sgt", a, hi);
+        bad = e.value_op("arith.ori", &[bad, big], Type::i1());
     }
     bad
 }

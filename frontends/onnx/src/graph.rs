@@ -368,6 +368,10 @@ pub struct Graph {
     pub data_dims: RefCell<DataDims>,
 }
 
+/// The largest value of a symbol without a range: a run refuses more (`XCC_ERROR_BAD_DIM`), as
+/// any tensor with such a dim would pass the 2^44 bytes a run accepts.
+pub const MAX_DIM: usize = 1 << 44;
+
 /// An integer tensor of rank 0 or 1 whose elements are dim expressions: what Shape returns for
 /// a tensor with run-time dims, and what Gather, Slice, Concat, Cast and integer arithmetic make
 /// of it. Operators that take a shape (Reshape, Expand, ConstantOfShape, Range) read it as
@@ -412,18 +416,36 @@ impl ShapeValue {
 impl Graph {
     /// A dim whose value the run computes from its inputs ([`DataDims::define`]).
     pub fn data_dim(&self, name: String, x: DataExpr) -> Dim {
+        let x = self.simplify(&x);
         self.data_dims.borrow_mut().define(name, x)
     }
 
     /// A condition every run checks of its shape inputs ([`DataDims::require`]).
     pub fn require(&self, holds: DataExpr, what: impl Into<String>) -> OResult<()> {
+        let holds = self.simplify(&holds);
         self.data_dims.borrow_mut().require(holds, what).map_err(OnnxError::msg)
     }
 
     /// A condition every run checks of values the compiled model does not support
     /// ([`DataDims::require_supported`]).
     pub fn require_supported(&self, holds: DataExpr, what: impl Into<String>) -> OResult<()> {
+        let holds = self.simplify(&holds);
         self.data_dims.borrow_mut().require_supported(holds, what).map_err(OnnxError::msg)
+    }
+
+    /// The values symbol `s` may take in a run: its range (`--dim seq=1..2048`), else 1 to
+    /// [`MAX_DIM`] (the run refuses others); a data dim, 0 or more.
+    pub fn symbol_range(&self, s: &str) -> (i128, i128) {
+        match self.bounds.get(s) {
+            Some(&(lo, hi)) => (lo as i128, hi as i128),
+            None if self.symbols.iter().any(|x| x == s) => (1, MAX_DIM as i128),
+            None => (0, i64::MAX as i128),
+        }
+    }
+
+    /// `x` with what the symbols' ranges decide decided ([`DataExpr::simplify`]).
+    pub fn simplify(&self, x: &DataExpr) -> DataExpr {
+        x.simplify(&|s| self.symbol_range(s))
     }
 
     pub fn ty(&self, name: &str) -> OResult<&TensorType> {

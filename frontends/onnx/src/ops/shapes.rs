@@ -37,7 +37,15 @@ pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
                 let why = if x.is_fixed() && y.is_fixed() {
                     String::new()
                 } else {
-                    format!(": dims {x} and {y} may differ at run time")
+                    // Data dims are named `tensor.k`; model symbols are C identifiers.
+                    let computed = [x, y].into_iter().flat_map(|d| d.symbols()).find(|s| s.contains('.'));
+                    let hint = computed.map_or(String::new(), |s| {
+                        format!(
+                            " ({s} is computed by the run: read from an input, or clamped to a dim that only a \
+                             range, --dim NAME=MIN..MAX, could bound at compile time)"
+                        )
+                    });
+                    format!(": dims {x} and {y} may differ at run time{hint}")
                 };
                 return err(format!(
                     "shapes {} and {} cannot be broadcast together{why}",

@@ -1,6 +1,6 @@
 //! Concat: each input written at its offset along `axis`; on shape values, the joined vector.
 
-use super::{shifted, Move, Movement};
+use super::{shifted, Move, Movement, Window};
 use crate::dim::dims_text;
 use crate::emit::identity;
 use crate::graph::*;
@@ -9,15 +9,14 @@ use crate::ops::shapes::axis;
 pub struct Concat;
 
 impl Movement for Concat {
-    /// Dims outside the axis must be equal as expressions; along it, every input but the last
-    /// must be static (each one's offset is a number in its copy's map).
+    /// Dims outside the axis must be equal as expressions; along it, they add up (`past + seq`).
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let first = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), first.shape.len())?;
         let mut dims = first.dims();
         dims[a] = Dim::fixed(0);
         let inputs: Vec<&String> = node.inputs.iter().filter(|s| !s.is_empty()).collect();
-        for (k, name) in inputs.iter().enumerate() {
+        for name in &inputs {
             let t = g.ty(name)?;
             let d = t.dims();
             if d.len() != dims.len() || d.iter().enumerate().any(|(i, x)| i != a && *x != dims[i]) {
@@ -25,13 +24,6 @@ impl Movement for Concat {
                     "input '{name}' is {}, which does not match {} outside axis {a}",
                     dims_text(&d),
                     dims_text(&first.dims())
-                ));
-            }
-            if k + 1 < inputs.len() && !d[a].is_fixed() {
-                return err(format!(
-                    "input '{name}' is {} along the concatenated axis {a}, known only at run time; only the last \
-                     input may be (fix it with --dim)",
-                    d[a]
                 ));
             }
             dims[a] = dims[a].add(&d[a]);
@@ -55,6 +47,31 @@ impl Movement for Concat {
             return None;
         }
         Some(Ok(vec![ShapeValue::vector(parts[0].dtype, parts.iter().flat_map(|v| v.values.clone()).collect())]))
+    }
+
+    /// Offsets along the axis known only at run time (an input before the last sized at run
+    /// time, as a KV cache's past): each input is copied to where the ones before it end.
+    fn windows(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Option<Vec<Window>>> {
+        let rank = g.ty(&node.inputs[0])?.shape.len();
+        let a = axis(node, node.int("axis", 0), rank)?;
+        let mut before_last: Vec<&String> = node.inputs.iter().filter(|s| !s.is_empty()).collect();
+        before_last.pop();
+        let mut at_run_time = false;
+        for name in before_last {
+            at_run_time |= !g.ty(name)?.dims()[a].is_fixed();
+        }
+        if !at_run_time {
+            return Ok(None);
+        }
+        let mut base = Dim::fixed(0);
+        let mut windows = Vec::new();
+        for (k, name) in node.inputs.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+            let mut offsets = vec![DataExpr::num(0); rank];
+            offsets[a] = DataExpr::Dim(base.clone());
+            windows.push(Window::write_at(k, 0, offsets));
+            base = base.add(&g.ty(name)?.dims()[a]);
+        }
+        Ok(Some(windows))
     }
 
     fn moves(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Vec<Move>> {

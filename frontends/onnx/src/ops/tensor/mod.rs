@@ -72,24 +72,49 @@ impl Move {
     }
 }
 
-/// A copy whose source positions the run computes from its inputs (Slice's starts read at run
-/// time, Split's sizes): every point `i` of output `dst` reads input `src` at
-/// `starts[d] + i[d] * steps[d]` along each dim `d`.
+/// A copy whose positions the run computes (Slice's starts read at run time, Split's sizes,
+/// Concat's offsets along a run-time axis): every point `i` reads input `src` at
+/// `starts[d] + i[d] * steps[d]` along each dim `d`, and writes output `dst` at `i`.
 pub struct Window {
     pub src: usize,
     pub dst: usize,
     pub starts: Vec<DataExpr>,
     pub steps: Vec<DataExpr>,
+    /// `None`: the points are the output's; `Some`: they are the input's, each written at
+    /// `offsets[d] + i[d]`.
+    pub offsets: Option<Vec<DataExpr>>,
 }
 
 impl Window {
-    /// A parallel loop over the output's dims; the starts and steps are computed once, before it.
-    fn lower(&self, node: &Node, e: &mut Emitter, out: &TensorType) -> OResult<()> {
+    /// Reads at `starts` by `steps` into the whole of output `dst`.
+    fn read(src: usize, dst: usize, starts: Vec<DataExpr>, steps: Vec<DataExpr>) -> Window {
+        Window { src, dst, starts, steps, offsets: None }
+    }
+
+    /// All of input `src` written into output `dst` at `offsets`.
+    fn write_at(src: usize, dst: usize, offsets: Vec<DataExpr>) -> Window {
+        let rank = offsets.len();
+        Window {
+            src,
+            dst,
+            starts: vec![DataExpr::num(0); rank],
+            steps: vec![DataExpr::num(1); rank],
+            offsets: Some(offsets),
+        }
+    }
+
+    /// A parallel loop over the points; the positions' terms are computed once, before it.
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter, out: &TensorType) -> OResult<()> {
         let (src, dst) = (e.buf(&node.inputs[self.src])?, e.buf(&node.outputs[self.dst])?);
         let starts: Vec<ValueId> = self.starts.iter().map(|x| e.data_value(x)).collect();
         let steps: Vec<Option<ValueId>> =
             self.steps.iter().map(|x| (x.as_const() != Some(1)).then(|| e.data_value(x))).collect();
-        let extents = e.dim_extents(&out.dims());
+        let offsets: Option<Vec<ValueId>> = self.offsets.as_ref().map(|o| o.iter().map(|x| e.data_value(x)).collect());
+        let space = match &self.offsets {
+            Some(_) => g.ty(&node.inputs[self.src])?.dims(),
+            None => out.dims(),
+        };
+        let extents = e.dim_extents(&space);
         e.parallel_over(&extents, &mut |e, ivs| {
             let at: Vec<ValueId> = (0..ivs.len())
                 .map(|d| {
@@ -101,7 +126,17 @@ impl Window {
                 })
                 .collect();
             let v = e.load(src, &at);
-            e.store(v, dst, ivs);
+            match &offsets {
+                Some(offsets) => {
+                    let to: Vec<ValueId> = offsets
+                        .iter()
+                        .zip(ivs)
+                        .map(|(&o, &i)| e.value_op("arith.addi", &[o, i], Type::Index))
+                        .collect();
+                    e.store(v, dst, &to);
+                }
+                None => e.store(v, dst, ivs),
+            }
         });
         Ok(())
     }
@@ -149,7 +184,7 @@ impl<T: Movement> OnnxOp for T {
         let outputs = Movement::infer(self, node, g)?;
         if let Some(windows) = self.windows(node, g, &outputs)? {
             for w in windows.iter().filter(|w| !node.outputs[w.dst].is_empty()) {
-                w.lower(node, e, &outputs[w.dst])?;
+                w.lower(node, g, e, &outputs[w.dst])?;
             }
             return Ok(());
         }

@@ -24,10 +24,13 @@ impl Movement for Slice {
             return Ok(None);
         }
         let (starts, steps) = p.into_iter().map(|(start, step, _)| (start, step)).unzip();
-        Ok(Some(vec![Window { src: 0, dst: 0, starts, steps }]))
+        Ok(Some(vec![Window::read(0, 0, starts, steps)]))
     }
 
-    /// The sliced axes must be static; the others may be known only at run time.
+    /// Any axis may be known only at run time when its slice is an expression of the dims: the
+    /// parameters are constants or dims, and the symbols' ranges decide the clamping (`-1:` is
+    /// `seq - 1` and one long; `past : past + seq` of a 512-row table is `seq` long when
+    /// `past + seq` is at most 512).
     fn takes_run_time_dims(&self) -> bool {
         true
     }
@@ -88,8 +91,7 @@ fn constant_slice((start, step, count): DimSlice) -> Option<(i64, i64, Dim)> {
 
 /// Slice parameters: per-dimension (start, step, count) after clamping, as the spec defines;
 /// the parameters may be read at run time (then every step is checked to be non-zero and every
-/// axis to be in range and named once). An axis left whole keeps its dim, which may be known
-/// only at run time; a sliced one must be static.
+/// axis to be in range and named once). An axis left whole keeps its dim.
 fn data_slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<DimSlice>> {
     let attr = |name: &str| node.ints(name).map(|v| v.into_iter().map(DataExpr::num).collect::<Vec<_>>());
     let (starts, ends, axes, steps) = if node.opset < 10 {
@@ -112,37 +114,35 @@ fn data_slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<DimSli
         }
         g.require(steps[k].eq(&DataExpr::num(0)).not(), "a Slice step is 0")?;
         for (q, hit) in axes[k].iter().enumerate() {
-            let Some(n) = dims[q].as_fixed() else { continue };
-            let here = dim_slice(&starts[k], &ends[k], &steps[k], n as i64);
-            let pick = |new: &DataExpr, old: &DataExpr| hit.select(new, old);
+            let here = dim_slice(&starts[k], &ends[k], &steps[k], &DataExpr::Dim(dims[q].clone()));
+            let pick = |new: &DataExpr, old: &DataExpr| g.simplify(&hit.select(new, old));
             out[q] = (pick(&here.0, &out[q].0), pick(&here.1, &out[q].1), pick(&here.2, &out[q].2));
+        }
+    }
+    for (q, (start, _, count)) in out.iter().enumerate() {
+        let decided = matches!((start, count), (DataExpr::Dim(_), DataExpr::Dim(_)));
+        if !dims[q].is_fixed() && !decided {
+            return err(format!(
+                "Slice along axis {q}, which is {}, known only at run time: where the slice starts or how long it \
+                 is depends on that dim in a way the compiler cannot decide; give the dims ranges that decide it \
+                 (--dim NAME=MIN..MAX) or fix them (--dim NAME=N)",
+                dims[q]
+            ));
         }
     }
     Ok(out)
 }
 
 /// Per parameter `k`, per dim, whether axis `k` names that dim (1 or 0): numbers for constant
-/// axes; for axes read at run time, every dim must be static and the run checks the axes.
+/// axes; for axes read at run time, the run checks them.
 fn slice_axes(node: &Node, g: &Graph, axes: &[DataExpr], dims: &[Dim]) -> OResult<Vec<Vec<DataExpr>>> {
     let rank = dims.len();
     let one_hot = |a: usize| (0..rank).map(|q| DataExpr::num(i64::from(q == a))).collect::<Vec<_>>();
     let mut hits = Vec::new();
     for x in axes {
         let row = match x.as_const() {
-            Some(c) => {
-                let a = axis(node, c, rank)?;
-                if !dims[a].is_fixed() {
-                    return err(format!(
-                        "Slice along axis {a}, which is {}, known only at run time; fix it with --dim",
-                        dims[a]
-                    ));
-                }
-                one_hot(a)
-            }
+            Some(c) => one_hot(axis(node, c, rank)?),
             None => {
-                if let Some(d) = dims.iter().find(|d| !d.is_fixed()) {
-                    return err(format!("Slice with axes read at run time needs static dims, and one is {d}"));
-                }
                 let a = x.axis(rank);
                 (0..rank).map(|q| a.eq(&DataExpr::num(q as i64))).collect()
             }
@@ -162,12 +162,13 @@ fn slice_axes(node: &Node, g: &Graph, axes: &[DataExpr], dims: &[Dim]) -> OResul
 }
 
 /// The clamped start and the count of one dim of size `n` sliced `start..end` by `step`.
-fn dim_slice(start: &DataExpr, end: &DataExpr, step: &DataExpr, n: i64) -> DimSlice {
-    let (zero, d) = (DataExpr::num(0), DataExpr::num(n));
+fn dim_slice(start: &DataExpr, end: &DataExpr, step: &DataExpr, n: &DataExpr) -> DimSlice {
+    let (zero, one) = (DataExpr::num(0), DataExpr::num(1));
     let forward = zero.lt(step);
-    let norm = |v: &DataExpr| v.lt(&zero).select(&v.add(&d), v);
-    let clamp = |v: &DataExpr, lo: i64, hi: i64| v.max(&DataExpr::num(lo)).min(&DataExpr::num(hi));
-    let bound = |v: &DataExpr| forward.select(&clamp(&norm(v), 0, n), &clamp(&norm(v), -1, n - 1));
+    let norm = |v: &DataExpr| v.lt(&zero).select(&v.add(n), v);
+    let clamp = |v: &DataExpr, lo: &DataExpr, hi: &DataExpr| v.max(lo).min(hi);
+    let (last, before) = (n.sub(&one), zero.sub(&one));
+    let bound = |v: &DataExpr| forward.select(&clamp(&norm(v), &zero, n), &clamp(&norm(v), &before, &last));
     let (first, last) = (bound(start), bound(end));
     let span = forward.select(&last.sub(&first), &first.sub(&last)).max(&zero);
     let stride = forward.select(step, &zero.sub(step));

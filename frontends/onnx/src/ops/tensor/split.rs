@@ -68,7 +68,7 @@ impl Movement for Split {
         for (k, size) in sizes.iter().enumerate() {
             let mut starts = vec![DataExpr::num(0); rank];
             starts[a] = base.clone();
-            windows.push(Window { src: 0, dst: k, starts, steps: vec![DataExpr::num(1); rank] });
+            windows.push(Window::read(0, k, starts, vec![DataExpr::num(1); rank]));
             base = base.add(size);
         }
         Ok(Some(windows))
