@@ -3,8 +3,10 @@
 # size, and ONNX Runtime on the same model and inputs, in one run on this machine, one thread.
 # The models are test-suite/dynamic/make_models.py's encoder (batch 1), decoder and exported
 # decoder (batch 1; its shapes computed from Shape inside the graph) at each LENGTH (even ones:
-# an odd length runs the encoder and the exported decoder at batch 2), and its CNN at batch 1
-# and 8. Usage: scripts/bench-dynamic.sh [LENGTH...] (default 128 512). BENCH_REPEAT=N (default 3) measures
+# an odd length runs the encoder and the exported decoder at batch 2), its decoder step over a KV
+# cache at the (seq, past) make_models.py pairs with LENGTH (128: one token after 127, 512: 64
+# after 448; the symbolic build has the ranges --dim seq=..64 --dim past=0..448), and its CNN at
+# batch 1 and 8. Usage: scripts/bench-dynamic.sh [LENGTH...] (default 128 512). BENCH_REPEAT=N (default 3) measures
 # each configuration N times in turn and reports the medians; BUDGET_MS (default 2000) is the
 # time one measurement may take. Prints a Markdown table.
 set -euo pipefail
@@ -20,8 +22,10 @@ repeat="${BENCH_REPEAT:-3}"
 median() { tr ',' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "| model | length | symbolic ms | specialized ms | symbolic / specialized | ONNX Runtime ms | symbolic / ORT |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-for m in encoder decoder exported cnn; do
-  mkdir -p "$work/sym" && ./target/release/xcc "$work/$m.onnx" -O3 -o "$work/sym/lib$m.a"
+for m in encoder decoder exported cached cnn; do
+  ranges=()
+  [ $m = cached ] && ranges=(--dim seq=..64 --dim past=0..448)
+  mkdir -p "$work/sym" && ./target/release/xcc "$work/$m.onnx" -O3 "${ranges[@]}" -o "$work/sym/lib$m.a"
   sizes=("${lengths[@]}")
   [ $m = cnn ] && sizes=(1 8)
   for l in "${sizes[@]}"; do
@@ -29,6 +33,11 @@ for m in encoder decoder exported cnn; do
       dims="$l"; flags=(--dim "batch=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 10 * 4))
     elif [ $m = encoder ]; then
       dims="1, $l"; flags=(--dim batch=1 --dim "seq=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 64 * 4))
+    elif [ $m = cached ]; then
+      seq=$(awk '{print $1}' "$work/$m.$l.dims"); past=$(awk '{print $2}' "$work/$m.$l.dims")
+      dims="$seq, $past"; flags=(--dim "seq=$seq" --dim "past=$past")
+      ins=("$work/$m.$l.in0.bin" "$work/$m.$l.in1.bin" "$work/$m.$l.in2.bin")
+      args="in[0], in[1], in[2]"; out=$(((seq + 1) * 97 * 4))
     elif [ $m = exported ]; then
       dims="1, $l"; flags=(--dim batch=1 --dim "seq=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 97 * 4))
     else
