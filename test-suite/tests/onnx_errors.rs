@@ -642,13 +642,20 @@ fn shapes_computed_from_run_time_dims() -> Result<(), String> {
         vec![int64s("nine", &[1], &[9])],
     );
     expect_failure(&dir, "topk-k-past-the-axis", &topk_big, &["TopK node 'topk1'", "K = 9", "0..=5"])?;
+    // Pads computed from an input by Add, Sub, Max, Div, Concat, ... are read at run time
+    // (the CenterCropPad node tests); through an operator outside that list they are refused.
     let pads_computed = model(
-        vec![node("double2", "Add", &["p", "p"], &["twice"]), node("pad0", "Pad", &["m", "twice"], &["y"])],
+        vec![node("abs2", "Abs", &["p"], &["positive"]), node("pad0", "Pad", &["m", "positive"], &["y"])],
         vec![mat(), value("p", INT64, &[4])],
         vec![value("y", FLOAT, &[-1, -1])],
         vec![],
     );
-    expect_failure(&dir, "pad-pads-computed", &pads_computed, &["Pad node 'pad0'", "'twice'", "pads must be"])?;
+    expect_failure(
+        &dir,
+        "pad-pads-computed",
+        &pads_computed,
+        &["Pad node 'pad0'", "'positive'", "pads must be", "computed from those"],
+    )?;
     let split_short = model(
         vec![with_int(node("split0", "Split", &["m", "sizes"], &["a", "b"]), "axis", 1)],
         vec![mat()],

@@ -144,6 +144,15 @@ impl DataExpr {
     pub fn floor_div(&self, b: &DataExpr) -> DataExpr {
         DataExpr::op(DataOp::FloorDiv, vec![self.clone(), b.clone()])
     }
+    /// Integer division rounding toward zero (ONNX's Div on integers); the divisor is checked
+    /// to be non-zero first.
+    pub fn trunc_div(&self, b: &DataExpr) -> DataExpr {
+        let zero = DataExpr::num(0);
+        let q = self.floor_div(b);
+        let inexact = self.sub(&q.mul(b)).eq(&zero).not();
+        let signs_differ = self.lt(&zero).eq(&b.lt(&zero)).not();
+        signs_differ.and(&inexact).select(&q.add(&DataExpr::num(1)), &q)
+    }
     pub fn min(&self, b: &DataExpr) -> DataExpr {
         DataExpr::op(DataOp::Min, vec![self.clone(), b.clone()])
     }
@@ -320,6 +329,9 @@ mod tests {
         assert_eq!(DataExpr::num(0).select(&x, &DataExpr::num(5)).as_const(), Some(5));
         assert_eq!(DataExpr::num(1).select(&x, &DataExpr::num(5)), x);
         assert_eq!(DataExpr::num(-1).axis(3).as_const(), Some(2));
+        for (a, b) in [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, -3), (-6, 3), (0, 5)] {
+            assert_eq!(DataExpr::num(a).trunc_div(&DataExpr::num(b)).as_const(), Some(a / b), "{a} / {b}");
+        }
         assert!(x.add(&DataExpr::num(1)).as_const().is_none());
         let huge = DataExpr::num(i64::MAX).add(&DataExpr::num(1));
         assert!(huge.as_const().is_none());

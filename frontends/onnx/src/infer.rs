@@ -82,8 +82,9 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     if !unsupported.is_empty() {
         return err(format!("the model uses {} unsupported node(s):\n{}", unsupported.len(), unsupported.join("\n")));
     }
+    // The nodes kept so far stay in the graph, so that a shape rule can follow an input back
+    // to the nodes that compute it (ops::computed_data).
     let nodes = std::mem::take(&mut g.nodes);
-    let mut kept = Vec::new();
     for node in nodes {
         let op = ops::registry().get(&node.op).expect("checked above");
         if let Some(result) = fold_shape_values(op, &node, g) {
@@ -135,10 +136,11 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
                 g.types.insert(name.clone(), t);
             }
         }
-        kept.push(node);
+        g.nodes.push(node);
     }
     // Dead-node removal: keep what the outputs need.
     let mut needed: HashSet<String> = g.outputs.iter().cloned().collect();
+    let kept = std::mem::take(&mut g.nodes);
     let mut live = vec![false; kept.len()];
     for (i, n) in kept.iter().enumerate().rev() {
         if n.outputs.iter().any(|o| needed.contains(o)) {

@@ -1,6 +1,7 @@
 //! Shape arithmetic the operators share: broadcasting, axes, strides.
 
 use crate::graph::*;
+use crate::ops::computed_data::computed_data;
 
 /// Numpy-style multidirectional broadcasting.
 pub fn broadcast(a: &[usize], b: &[usize]) -> OResult<Vec<usize>> {
@@ -108,7 +109,11 @@ pub fn broadcast_index(out_shape: &[usize], in_shape: &[usize], mut flat: usize)
 /// given at run time): its elements, which the run reads before anything else. `None` for any
 /// other input (a constant, or a tensor some node computes).
 pub fn data_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
-    let name = node.input(i)?;
+    input_elements(g, node.input(i)?)
+}
+
+/// The elements of graph input `name` ([`data_input`]).
+pub fn input_elements(g: &Graph, name: &str) -> Option<Vec<DataExpr>> {
     if !g.inputs.iter().any(|x| x == name) || g.consts.contains_key(name) {
         return None;
     }
@@ -136,22 +141,17 @@ pub fn real_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
 }
 
 /// Input `i` if the node has it, as values the run knows before anything else: a constant's
-/// numbers, a shape value's dims (a shape computed from run-time dims), or a graph input's
-/// elements ([`data_input`]). `what` names it in the error for any other tensor.
+/// numbers, a shape value's dims (a shape computed from run-time dims), a graph input's
+/// elements ([`data_input`]), or integers computed from those by other nodes
+/// ([`computed_data`]). `what` names it in the error for any other tensor.
 pub fn shape_data(g: &Graph, node: &Node, i: usize, what: &str) -> OResult<Option<Vec<DataExpr>>> {
     let Some(name) = node.input(i) else { return Ok(None) };
-    if let Some(t) = g.consts.get(name) {
-        return Ok(Some(t.to_i64().into_iter().map(DataExpr::num).collect()));
-    }
-    if let Some(v) = g.shape_values.get(name) {
-        return Ok(Some(v.values.iter().cloned().map(DataExpr::Dim).collect()));
-    }
-    data_input(g, node, i).map(Some).ok_or_else(|| {
+    computed_data(g, name)?.map(Some).ok_or_else(|| {
         OnnxError::tensor(
             name,
             format!(
-                "{}'s {what} must be a constant, computed from dims (Shape, Gather, Concat, ...), or a graph input \
-                 holding integers",
+                "{}'s {what} must be a constant, a graph input holding integers, or integers computed from those \
+                 and from dims (Shape, Gather, Concat, Add, Sub, Mul, Div, Max, Min, ...)",
                 node.op
             ),
         )

@@ -119,9 +119,13 @@ fn data_slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<DimSli
             out[q] = (pick(&here.0, &out[q].0), pick(&here.1, &out[q].1), pick(&here.2, &out[q].2));
         }
     }
+    // Along a dim the run computes from data, the slice is computed by the run too; along one
+    // of the model's symbols, it must be an expression of them (so that the model's interface
+    // stays a function of its dims).
     for (q, (start, _, count)) in out.iter().enumerate() {
         let decided = matches!((start, count), (DataExpr::Dim(_), DataExpr::Dim(_)));
-        if !dims[q].is_fixed() && !decided {
+        let symbolic = dims[q].symbols().iter().any(|s| g.symbols.iter().any(|m| m == s));
+        if symbolic && !decided {
             return err(format!(
                 "Slice along axis {q}, which is {}, known only at run time: where the slice starts or how long it \
                  is depends on that dim in a way the compiler cannot decide; give the dims ranges that decide it \

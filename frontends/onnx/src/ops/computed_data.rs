@@ -1,0 +1,89 @@
+//! Shape inputs computed by other nodes from input data, as a model's functions expand
+//! (CenterCropPad: `pads = Concat(Div(Max(Shape(x), shape) - Shape(x), 2), ...)`): the elements
+//! of a small integer tensor, followed back through integer arithmetic, Concat, Gather and the
+//! reshapes to constants, dims and graph inputs' elements, as expressions the run computes
+//! before anything else ([`DataExpr`]). The nodes themselves still run as usual; only their
+//! results' values are known this way too.
+
+use crate::graph::*;
+use crate::ops::shapes::input_elements;
+
+/// The most elements a computed shape input may have (a shape, pads, axes: a handful).
+const MAX_ELEMENTS: usize = 64;
+
+/// The elements of tensor `name` as run-time values, when it is an integer tensor of rank 0 or 1
+/// computed from constants, dims and graph inputs' elements by the operators listed here.
+pub fn computed_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
+    if let Some(t) = g.consts.get(name) {
+        return Ok(Some(t.to_i64().into_iter().map(DataExpr::num).collect()));
+    }
+    if let Some(v) = g.shape_values.get(name) {
+        return Ok(Some(v.values.iter().cloned().map(DataExpr::Dim).collect()));
+    }
+    let Some(t) = g.types.get(name) else { return Ok(None) };
+    if g.inputs.iter().any(|x| x == name) {
+        return Ok(input_elements(g, name));
+    }
+    // Computed in 64 bits, as the run computes dims: narrower results could wrap.
+    if t.dtype != DType::I64 || t.is_dynamic() || t.shape.len() > 1 || t.numel() > MAX_ELEMENTS {
+        return Ok(None);
+    }
+    let Some(node) = g.nodes.iter().find(|n| n.outputs.iter().any(|o| o == name)) else { return Ok(None) };
+    let mut args = Vec::new();
+    for input in node.inputs.iter().filter(|s| !s.is_empty()) {
+        match computed_data(g, input)? {
+            Some(v) => args.push(v),
+            None => return Ok(None),
+        }
+    }
+    let values = match node.op.as_str() {
+        "Add" | "Sub" | "Mul" | "Div" | "Max" | "Min" => elementwise(g, &node.op, &args)?,
+        "Neg" => args.first().map(|a| a.iter().map(|x| DataExpr::num(0).sub(x)).collect()),
+        "Identity" | "Cast" | "Unsqueeze" | "Squeeze" | "Reshape" | "Flatten" => args.into_iter().next(),
+        "Concat" => Some(args.concat()),
+        "Gather" => gather(g, node, &args),
+        _ => None,
+    };
+    Ok(values.filter(|v| v.len() == t.numel()))
+}
+
+/// `op` over the arguments, broadcast (each has the result's length or one element); a Div by
+/// zero is a run-time check.
+fn elementwise(g: &Graph, op: &str, args: &[Vec<DataExpr>]) -> OResult<Option<Vec<DataExpr>>> {
+    let n = args.iter().map(Vec::len).max().unwrap_or(0);
+    if args.is_empty() || args.iter().any(|a| a.len() != n && a.len() != 1) {
+        return Ok(None);
+    }
+    let at = |a: &Vec<DataExpr>, k: usize| a[if a.len() == 1 { 0 } else { k }].clone();
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let mut acc = at(&args[0], k);
+        for a in &args[1..] {
+            let b = at(a, k);
+            acc = match op {
+                "Add" => acc.add(&b),
+                "Sub" => acc.sub(&b),
+                "Mul" => acc.mul(&b),
+                "Max" => acc.max(&b),
+                "Min" => acc.min(&b),
+                _ => {
+                    g.require(b.eq(&DataExpr::num(0)).not(), "an integer Div computing a shape divides by 0")?;
+                    acc.trunc_div(&b)
+                }
+            };
+        }
+        out.push(acc);
+    }
+    Ok(Some(out))
+}
+
+/// Gather along axis 0 of a vector at constant indices.
+fn gather(g: &Graph, node: &Node, args: &[Vec<DataExpr>]) -> Option<Vec<DataExpr>> {
+    let [data, _] = args else { return None };
+    if node.int("axis", 0) != 0 {
+        return None;
+    }
+    let indices = g.consts.get(node.input(1)?)?.to_i64();
+    let n = data.len() as i64;
+    indices.iter().map(|&i| data.get(if i < 0 { i + n } else { i } as usize).cloned()).collect()
+}
