@@ -339,11 +339,28 @@ fn window_inputs_are_checked() -> Result<(), String> {
     drive(&dir, vec![("window", window)], "window_inputs")
 }
 
+/// A shape input computed by another node from inputs: `Pad(x, Div(p, d))` (model `computed`);
+/// `computed_inputs.c` checks the dims and values against the ONNX semantics worked out in C
+/// (integer Div rounds toward zero), and that a divisor of 0 or a crop below zero is refused
+/// with the output untouched; plain and under AddressSanitizer.
+fn computed_inputs_are_checked() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-computed-inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let computed = model(
+        vec![node("div0", "Div", &["p", "d"], &["pads"]), node("pad0", "Pad", &["x", "pads"], &["y"])],
+        vec![value("x", FLOAT, &[2, 3]), value("p", INT64, &[4]), value("d", INT64, &[1])],
+        vec![value("y", FLOAT, &[-1, -1])],
+        vec![],
+    );
+    drive(&dir, vec![("computed", computed)], "computed_inputs")
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
         Trial::test("run-checks/run-alloc-without-a-workspace", || Ok(run_alloc_without_a_workspace()?)),
         Trial::test("run-checks/shape-inputs-are-checked", || Ok(shape_inputs_are_checked()?)),
         Trial::test("run-checks/window-inputs-are-checked", || Ok(window_inputs_are_checked()?)),
+        Trial::test("run-checks/computed-inputs-are-checked", || Ok(computed_inputs_are_checked()?)),
     ])
 }
