@@ -120,7 +120,7 @@ impl DataExpr {
         if let [DataExpr::Dim(a), DataExpr::Dim(b)] = args.as_slice() {
             let exact = match op {
                 DataOp::Add => a.checked_add(b),
-                DataOp::Sub => b.checked_mul(&Dim::constant(-1)).and_then(|b| a.checked_add(&b)),
+                DataOp::Sub => a.checked_sub(b),
                 DataOp::Mul => a.checked_mul(b),
                 DataOp::Eq if a == b => Some(Dim::fixed(1)),
                 _ => None,
@@ -195,9 +195,7 @@ impl DataExpr {
         let args: Vec<DataExpr> = args.iter().map(|a| a.simplify(range)).collect();
         // The difference of two dims, `args[1] - args[0]`, and its interval.
         let gap = match args.as_slice() {
-            [DataExpr::Dim(a), DataExpr::Dim(b)] => {
-                a.checked_mul(&Dim::constant(-1)).and_then(|a| b.checked_add(&a)).map(|d| d.interval(range))
-            }
+            [DataExpr::Dim(a), DataExpr::Dim(b)] => b.checked_sub(a).map(|d| d.interval(range)),
             _ => None,
         };
         let decided = match (op, gap) {

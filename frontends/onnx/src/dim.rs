@@ -89,6 +89,11 @@ impl Dim {
         Some(r)
     }
 
+    /// `self - other`, `None` when a coefficient overflows.
+    pub fn checked_sub(&self, other: &Dim) -> Option<Dim> {
+        self.checked_add(&other.checked_mul(&Dim::constant(-1))?)
+    }
+
     /// `self * other`, `None` when a coefficient overflows.
     pub fn checked_mul(&self, other: &Dim) -> Option<Dim> {
         let mut r = Dim::fixed(0);
