@@ -442,13 +442,16 @@ pub trait LoopBuilder: Sized {
     }
 
     /// An element index read from an index tensor: negative values count from the end of a
-    /// dimension of size `dim` (Gather, GatherElements). An index outside the dimension stores
+    /// dimension of size `dim`, a number or a run-time index (Gather, GatherElements). An index outside the dimension stores
     /// `code` into `status` (a `memref<1xi32>`, the run's result) and reads element 0 instead,
     /// so a bad index never reads outside the buffer.
-    fn checked_index(&mut self, raw: ValueId, dim: usize, status: ValueId, code: i32) -> ValueId {
+    fn checked_index(&mut self, raw: ValueId, dim: Extent, status: ValueId, code: i32) -> ValueId {
         let it = self.ty(raw);
         let zero = self.const_int(0, it.clone());
-        let dimv = self.const_int(dim as i128, it.clone());
+        let dimv = match dim {
+            Extent::Fixed(n) => self.const_int(n as i128, it.clone()),
+            Extent::Value(n) => self.value_op("arith.index_cast", &[n], it.clone()),
+        };
         let neg = self.cmpi("slt", raw, zero);
         let wrapped = self.value_op("arith.addi", &[raw, dimv], it.clone());
         let fixed = self.value_op("arith.select", &[neg, wrapped, raw], it.clone());

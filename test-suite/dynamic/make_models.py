@@ -25,6 +25,14 @@ runs at the batches CNN_BATCHES whatever the lengths.
   seq] of a constant [512, 512] table. The output is the logits[1, seq, 97] followed by the
   last token's again (a Slice -1: along seq, Concatenated after a run-time length). Run at (seq, past) = CACHED_STEPS[L]: prefill from an empty
   cache, then steps over a long one.
+- pooled: sentence-embedding pooling over x[batch, seq, 16] after one linear layer and ReLU:
+  reductions over seq (ReduceMean, ReduceMax), the first three tokens (a Slice :3 along seq,
+  min(3, seq) long: a dim the run computes from the dims), an edge Pad along seq, ArgMax and
+  TopK along seq, TopK of the mean's features; the output concatenates them, [batch, 115].
+- chunked: x[batch, seq, 16] split along seq in two (num_outputs: ceil(seq / 2) long, then
+  the rest, empty at seq 1) and along the features into 4 + 12, and every other token (a
+  Gather of Range(0, seq, 2): ceil(seq / 2) indices), each reduced over seq; the output is
+  [batch, 64].
 - cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
   max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
   global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
@@ -65,9 +73,12 @@ class Builder:
         return n
 
     def op(self, op, inputs, **attrs):
-        out = self.name(op.lower())
-        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
-        return out
+        return self.ops(op, inputs, 1, **attrs)[0]
+
+    def ops(self, op, inputs, n, **attrs):
+        outs = [self.name(op.lower()) for _ in range(n)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=outs[0], **attrs))
+        return outs
 
     def linear(self, x, n_in, n_out):
         y = self.op("MatMul", [x, self.weight([n_in, n_out], n_in**-0.5)])
@@ -104,12 +115,12 @@ class Builder:
         ffn = self.linear(self.gelu(self.linear(x, D, FFN)), FFN, D)
         return self.layer_norm(self.op("Add", [x, ffn]))
 
-    def model(self, inputs, output, out_dims):
+    def model(self, inputs, output, out_dims, opset=17):
         self.nodes[-1].output[0] = "y"
         graph = helper.make_graph(
             self.nodes, "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_dims)], self.inits
         )
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
 def encoder():
@@ -216,6 +227,49 @@ def cached():
     return b.model(inputs, "y", [1, "seq_plus_1", VOCAB])
 
 
+POOL = 16
+
+
+def pooled():
+    b = Builder(17)
+    h = b.op("Relu", [b.linear("x", POOL, POOL)])
+    seq = b.const([1])
+
+    def over_seq(op, x):
+        return b.op(op, [x, seq], keepdims=0)
+
+    mean = over_seq("ReduceMean", h)
+    first = b.op("Slice", [h, b.const([0]), b.const([3]), seq])
+    padded = b.op("Pad", [h, b.const([0, 1, 0, 0, 2, 0])], mode="edge")
+    top = b.ops("TopK", [h, b.const([1])], 2, axis=1)[0]
+    parts = [
+        mean,
+        over_seq("ReduceMax", h),
+        over_seq("ReduceSum", first),
+        over_seq("ReduceMean", padded),
+        b.op("Cast", [b.op("ArgMax", [h], axis=1, keepdims=0)], to=TensorProto.FLOAT),
+        over_seq("ReduceSum", top),
+        b.op("Mul", [over_seq("ReduceL2", h), b.const(0.1, np.float32)]),
+        b.ops("TopK", [mean, b.const([3])], 2, axis=1)[0],
+    ]
+    b.op("Concat", parts, axis=1)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
+    return b.model(inputs, "y", ["batch", 7 * POOL + 3], opset=18)
+
+
+def chunked():
+    b = Builder(19)
+    seq = b.const([1])
+    chunks = b.ops("Split", ["x"], 2, axis=1, num_outputs=2)
+    features = b.ops("Split", ["x", b.const([4, 12])], 2, axis=2)
+    length = b.op("Squeeze", [b.op("Shape", ["x"], start=1, end=2)])
+    every_other = b.op("Gather", ["x", b.op("Range", [b.const(0), length, b.const(2)])], axis=1)
+    parts = [b.op("ReduceSum", [x, seq], keepdims=0) for x in chunks + features + [every_other]]
+    b.op("Concat", parts, axis=1)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
+    return b.model(inputs, "y", ["batch", 4 * POOL], opset=18)
+
+
 def cnn():
     b = Builder(13)
 
@@ -246,6 +300,9 @@ def inputs_for(name, length, rng):
     if name == "encoder":
         batch = 2 if length % 2 else 1
         return [rng.standard_normal((batch, length, D)).astype(np.float32)]
+    if name in ("pooled", "chunked"):
+        batch = 2 if length % 2 else 1
+        return [rng.standard_normal((batch, length, POOL)).astype(np.float32)]
     if name == "exported":
         batch = 2 if length % 2 else 1
         return [rng.integers(0, VOCAB, (batch, length)).astype(np.int64)]
@@ -263,6 +320,7 @@ def main():
     out, lengths = sys.argv[1], [int(a) for a in sys.argv[2:]]
     rng = np.random.default_rng(3)
     models = [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cached", cached())]
+    models += [("pooled", pooled()), ("chunked", chunked())]
     for name, model in models + [("cnn", cnn())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
@@ -275,7 +333,7 @@ def main():
             y = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), feeds)})[0]
             y.astype(np.float32).tofile(f"{out}/{name}.{length}.out0.bin")
             with open(f"{out}/{name}.{length}.dims", "w") as f:
-                two_dims = name in ("encoder", "exported")
+                two_dims = name in ("encoder", "exported", "pooled", "chunked")
                 if name == "cached":
                     f.write("{} {}".format(*CACHED_STEPS[length]))
                 else:

@@ -7,6 +7,8 @@ use xcc_frontend_onnx::proto::{
 };
 
 pub const FLOAT: i32 = 1;
+/// TensorProto.DataType INT64.
+pub const INT64: i32 = 7;
 
 pub fn value(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
     ValueInfoProto {
@@ -92,4 +94,29 @@ pub fn pseudo_random(n: usize, seed: u64) -> Vec<f32> {
             ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         })
         .collect()
+}
+
+/// An input of dims `dims`: numbers are fixed dims, names are symbolic ones.
+pub fn symbolic(name: &str, elem: i32, dims: &[&str]) -> ValueInfoProto {
+    let mut v = value(name, elem, &vec![1; dims.len()]);
+    if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        for (d, p) in t.shape.as_mut().unwrap().dim.iter_mut().zip(dims) {
+            d.value = Some(match p.parse::<i64>() {
+                Ok(n) => tensor_shape_proto::dimension::Value::DimValue(n),
+                Err(_) => tensor_shape_proto::dimension::Value::DimParam(p.to_string()),
+            });
+        }
+    }
+    v
+}
+
+/// An INT64 initializer.
+pub fn int64s(name: &str, dims: &[i64], values: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(INT64),
+        int64_data: values.to_vec(),
+        ..Default::default()
+    }
 }

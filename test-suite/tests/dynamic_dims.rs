@@ -2,13 +2,15 @@
 //! GPT-style decoder over token ids, positions and a causal mask `[seq, seq]`, the same decoder
 //! as PyTorch exports it with dynamic axes (positions, mask and Reshape targets computed from
 //! the ids' Shape inside the graph), a decoder step over a KV cache (`past` from 0, `seq` new
-//! tokens), and a small CNN over `x[batch, 3, 16, 16]`, built with a fixed seed by
+//! tokens), pooling over `seq` (reductions, ArgMax, TopK, an edge Pad, the first three tokens:
+//! `min(3, seq)`, a dim the run computes), a Split of `seq` in two (`ceil(seq / 2)` and the
+//! rest, empty at 1), and a small CNN over `x[batch, 3, 16, 16]`, built with a fixed seed by
 //! `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its output or its workspace (canaries), and that dims below 1 or
 //! making a tensor over 2^44 bytes are refused with `XCC_ERROR_BAD_DIM` and a zero workspace
-//! size. Four models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
+//! size. Five models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
 //! with ranges): their program sizes the workspace with `NAME_workspace_size_max()`, checks
 //! that it is the size at the maxima and that no run needs more, and that a dim past its range
 //! is refused the same way. Skipped, with a message, where the project's venv with ONNX Runtime
@@ -64,6 +66,8 @@ const MODELS: &[Model] = &[
         sizes: LENGTHS,
         ranges: &["--dim", "seq=..64", "--dim", "past=0..448"],
     },
+    Model { name: "pooled", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &["--shape", "x=1..2x1..512x16"] },
+    Model { name: "chunked", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
 ];
 

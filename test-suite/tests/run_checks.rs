@@ -9,11 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
-use xcc_test_suite::onnx_build::{model, node, value, FLOAT};
+use xcc_test_suite::onnx_build::{int64s, model, node, symbolic, value, FLOAT, INT64};
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
-/// TensorProto.DataType INT64 and BOOL.
-const INT64: i32 = 7;
+/// TensorProto.DataType BOOL.
 const BOOL: i32 = 9;
 
 fn repo() -> PathBuf {
@@ -355,6 +354,26 @@ fn computed_inputs_are_checked() -> Result<(), String> {
     drive(&dir, vec![("computed", computed)], "computed_inputs")
 }
 
+/// Dims the run computes from the dims alone: `Slice(x, 0:3)` over `x[seq]` is `min(3, seq)`
+/// long, and `TopK(x, K = 2)` needs `seq >= 2` (model `dims`); `computed_dims.c` checks that the
+/// size functions take the dims only, the dims and values against the ONNX semantics for seq 2
+/// to 8, and that seq 1 is refused with `XCC_ERROR_BAD_DIM` and the outputs untouched; plain and
+/// under AddressSanitizer.
+fn dims_computed_from_dims() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-computed-dims");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dims = model(
+        vec![
+            node("slice0", "Slice", &["x", "zero", "three", "zero"], &["first"]),
+            node("topk0", "TopK", &["x", "two"], &["best", "where"]),
+        ],
+        vec![symbolic("x", FLOAT, &["seq"])],
+        vec![value("first", FLOAT, &[-1]), value("best", FLOAT, &[-1]), value("where", INT64, &[-1])],
+        vec![int64s("zero", &[1], &[0]), int64s("three", &[1], &[3]), int64s("two", &[1], &[2])],
+    );
+    drive(&dir, vec![("dims", dims)], "computed_dims")
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
@@ -362,5 +381,6 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/shape-inputs-are-checked", || Ok(shape_inputs_are_checked()?)),
         Trial::test("run-checks/window-inputs-are-checked", || Ok(window_inputs_are_checked()?)),
         Trial::test("run-checks/computed-inputs-are-checked", || Ok(computed_inputs_are_checked()?)),
+        Trial::test("run-checks/dims-computed-from-dims", || Ok(dims_computed_from_dims()?)),
     ])
 }

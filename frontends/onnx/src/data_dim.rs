@@ -5,6 +5,7 @@
 //! after the prologue sees an ordinary run-time dim.
 
 use crate::dim::Dim;
+use std::fmt;
 
 /// How a run computes a value from its dims and its inputs: integer arithmetic over dim
 /// expressions and elements of integer inputs. Comparisons are 1 or 0.
@@ -117,6 +118,17 @@ impl DataExpr {
                 return a.clone();
             }
         }
+        if let Some(x) = added_constant(op, &args) {
+            return x;
+        }
+        if let (DataOp::Mul, [a, b]) = (op, args.as_slice()) {
+            match (a.as_const(), b.as_const()) {
+                (Some(0), _) | (_, Some(0)) => return DataExpr::num(0),
+                (Some(1), _) => return b.clone(),
+                (_, Some(1)) => return a.clone(),
+                _ => {}
+            }
+        }
         if let [DataExpr::Dim(a), DataExpr::Dim(b)] = args.as_slice() {
             let exact = match op {
                 DataOp::Add => a.checked_add(b),
@@ -196,6 +208,7 @@ impl DataExpr {
         // The difference of two dims, `args[1] - args[0]`, and its interval.
         let gap = match args.as_slice() {
             [DataExpr::Dim(a), DataExpr::Dim(b)] => b.checked_sub(a).map(|d| d.interval(range)),
+            [a, b] => a.interval(range).zip(b.interval(range)).map(|((a0, a1), (b0, b1))| (b0 - a1, b1 - a0)),
             _ => None,
         };
         let decided = match (op, gap) {
@@ -207,6 +220,78 @@ impl DataExpr {
         decided.unwrap_or_else(|| DataExpr::op(*op, args))
     }
 
+    /// Whether the run needs the inputs' elements to compute it; a dim that reads only dims
+    /// (a floor division of dims, a minimum no range decides) is computed from the dims alone.
+    pub fn reads_elements(&self) -> bool {
+        match self {
+            DataExpr::Dim(_) => false,
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } => true,
+            DataExpr::Op(_, args) => args.iter().any(DataExpr::reads_elements),
+        }
+    }
+
+    /// The integer value when every symbol has one (`value`) and no step overflows or divides
+    /// by 0; `None` for reals and elements.
+    pub fn eval(&self, value: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+        match self {
+            DataExpr::Dim(d) => d.terms().try_fold(0i64, |sum, (c, syms)| {
+                let term = syms.iter().try_fold(c, |t, s| t.checked_mul(value(s)?))?;
+                sum.checked_add(term)
+            }),
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } => None,
+            DataExpr::Op(op, args) => {
+                let v: Vec<i64> = args.iter().map(|a| a.eval(value)).collect::<Option<_>>()?;
+                fold(*op, &v)
+            }
+        }
+    }
+
+    /// Whether the value never decreases as a symbol grows: dims whose terms with symbols have
+    /// positive coefficients, combined by sums, products, minima, maxima and floor divisions by
+    /// a positive number. What a workspace planned at the symbols' maxima needs of a computed
+    /// dim.
+    pub fn grows(&self) -> bool {
+        match self {
+            DataExpr::Dim(d) => d.terms().all(|(c, syms)| c >= 0 || syms.is_empty()),
+            DataExpr::Op(DataOp::Add | DataOp::Min | DataOp::Max, args) => args.iter().all(DataExpr::grows),
+            DataExpr::Op(DataOp::Mul, args) => {
+                args.iter().all(|a| a.grows() && a.eval(&|_| Some(0)).is_some_and(|v| v >= 0))
+            }
+            DataExpr::Op(DataOp::Sub, args) => args[0].grows() && args[1].as_const().is_some(),
+            DataExpr::Op(DataOp::FloorDiv, args) => args[0].grows() && args[1].as_const().is_some_and(|c| c > 0),
+            _ => false,
+        }
+    }
+
+    /// The least and the greatest value when each symbol `s` is within `range(s)` (interval
+    /// arithmetic, saturating far past any size); `None` when an element is read.
+    pub fn interval(&self, range: &dyn Fn(&str) -> (i128, i128)) -> Option<(i128, i128)> {
+        let DataExpr::Op(op, args) = self else {
+            return match self {
+                DataExpr::Dim(d) => Some(d.interval(range)),
+                _ => None,
+            };
+        };
+        if matches!(op, DataOp::Eq | DataOp::Lt | DataOp::RealLt) {
+            return Some((0, 1));
+        }
+        let v: Vec<(i128, i128)> = args.iter().map(|a| a.interval(range)).collect::<Option<_>>()?;
+        let corners = |f: &dyn Fn(i128, i128) -> i128| {
+            let c = [f(v[0].0, v[1].0), f(v[0].0, v[1].1), f(v[0].1, v[1].0), f(v[0].1, v[1].1)];
+            Some((*c.iter().min()?, *c.iter().max()?))
+        };
+        match op {
+            DataOp::Add => Some((v[0].0.saturating_add(v[1].0), v[0].1.saturating_add(v[1].1))),
+            DataOp::Sub => Some((v[0].0.saturating_sub(v[1].1), v[0].1.saturating_sub(v[1].0))),
+            DataOp::Mul => corners(&|a, b| a.saturating_mul(b)),
+            DataOp::Min => Some((v[0].0.min(v[1].0), v[0].1.min(v[1].1))),
+            DataOp::Max => Some((v[0].0.max(v[1].0), v[0].1.max(v[1].1))),
+            DataOp::FloorDiv if v[1].0 > 0 => corners(&|a, b| a.div_euclid(b)),
+            DataOp::Select => Some((v[1].0.min(v[2].0), v[1].1.max(v[2].1))),
+            _ => None,
+        }
+    }
+
     /// An axis read from data, negative ones counted from the end of `rank`.
     pub fn axis(&self, rank: usize) -> DataExpr {
         let r = DataExpr::num(rank as i64);
@@ -216,6 +301,83 @@ impl DataExpr {
     /// 1 when `self` is in `[lo, hi)`.
     pub fn in_range(&self, lo: i64, hi: i64) -> DataExpr {
         DataExpr::num(lo - 1).lt(self).and(&self.lt(&DataExpr::num(hi)))
+    }
+}
+
+/// `a + c` or `a - c` for a number `c` and an expression `a` that is not a dim (dims add
+/// exactly), with the numbers gathered: `(x + 1) - 1` is `x`.
+fn added_constant(op: DataOp, args: &[DataExpr]) -> Option<DataExpr> {
+    let not_dim = |x: &DataExpr| !matches!(x, DataExpr::Dim(_));
+    let (a, c) = match (op, args) {
+        (DataOp::Add, [a, b]) if not_dim(a) => (a, b.as_const()?),
+        (DataOp::Add, [b, a]) if not_dim(a) => (a, b.as_const()?),
+        (DataOp::Sub, [a, b]) if not_dim(a) => (a, b.as_const()?.checked_neg()?),
+        _ => return None,
+    };
+    let (base, k) = match a {
+        DataExpr::Op(DataOp::Add, inner) => match inner.as_slice() {
+            [x, y] => y.as_const().map_or((a, 0), |k| (x, k)),
+            _ => (a, 0),
+        },
+        _ => (a, 0),
+    };
+    match k.checked_add(c)? {
+        0 => Some(base.clone()),
+        total => Some(DataExpr::Op(DataOp::Add, vec![base.clone(), DataExpr::num(total)])),
+    }
+}
+
+/// C-like text for messages and the header: `min(seq, 3)`, `floor_div(h - 1, 2) + 1`.
+impl fmt::Display for DataExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let wrapped = |x: &DataExpr| match x {
+            DataExpr::Dim(d) if d.terms().count() > 1 => format!("({x})"),
+            DataExpr::Op(op, _) if op.infix().is_some() => format!("({x})"),
+            _ => x.to_string(),
+        };
+        match self {
+            DataExpr::Dim(d) => write!(f, "{d}"),
+            DataExpr::Element { input, index } | DataExpr::RealElement { input, index } => {
+                write!(f, "{input}[{index}]")
+            }
+            DataExpr::Op(op, args) => match (op.infix(), args.as_slice()) {
+                (Some(sign), [a, b]) => write!(f, "{} {sign} {}", wrapped(a), wrapped(b)),
+                (_, [c, a, b]) if *op == DataOp::Select => {
+                    write!(f, "{} ? {} : {}", wrapped(c), wrapped(a), wrapped(b))
+                }
+                _ => {
+                    let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                    write!(f, "{}({})", op.function_name(), args.join(", "))
+                }
+            },
+        }
+    }
+}
+
+impl DataOp {
+    /// The C operator for the integer operations written infix.
+    fn infix(self) -> Option<&'static str> {
+        Some(match self {
+            DataOp::Add | DataOp::RealAdd => "+",
+            DataOp::Sub | DataOp::RealSub => "-",
+            DataOp::Mul | DataOp::RealMul => "*",
+            DataOp::RealDiv => "/",
+            DataOp::Eq => "==",
+            DataOp::Lt | DataOp::RealLt => "<",
+            _ => return None,
+        })
+    }
+
+    fn function_name(self) -> &'static str {
+        match self {
+            DataOp::Min | DataOp::RealMin => "min",
+            DataOp::Max | DataOp::RealMax => "max",
+            DataOp::Floor => "floor",
+            DataOp::Ceil => "ceil",
+            DataOp::Round => "round",
+            DataOp::FloorDiv => "floor_div",
+            _ => "op",
+        }
     }
 }
 
@@ -312,6 +474,12 @@ impl DataDims {
     pub fn is_empty(&self) -> bool {
         self.dims.is_empty() && self.checks.is_empty()
     }
+
+    /// Whether computing the dims or checking the conditions reads the inputs' elements (else
+    /// the dims alone decide them).
+    pub fn reads_inputs(&self) -> bool {
+        self.dims.iter().any(|(_, x)| x.reads_elements()) || self.checks.iter().any(|c| c.holds.reads_elements())
+    }
 }
 
 #[cfg(test)]
@@ -356,6 +524,32 @@ mod tests {
         let count = end.min(&table).sub(&past.max(&DataExpr::num(0)).min(&table)).max(&DataExpr::num(0));
         assert_eq!(count.simplify(&range), seq);
         assert_eq!(seq.floor_div(&DataExpr::num(1)), seq);
+    }
+
+    #[test]
+    fn dims_computed_from_dims() {
+        let range = |_: &str| (1, 64);
+        let seq = DataExpr::Dim(Dim::symbol("seq"));
+        let (one, two, three) = (DataExpr::num(1), DataExpr::num(2), DataExpr::num(3));
+        // Slice :3 of seq: max(min(3, seq) - 0, 0), then (+1 -1) by a unit step.
+        let count = three.min(&seq).sub(&DataExpr::num(0)).max(&DataExpr::num(0)).add(&one).sub(&one);
+        let count = count.simplify(&range);
+        assert_eq!(count.to_string(), "min(3, seq)");
+        assert!(!count.reads_elements() && count.grows());
+        assert_eq!(count.interval(&range), Some((1, 3)));
+        let at = |v: i64| move |_: &str| Some(v);
+        assert_eq!((count.eval(&at(2)), count.eval(&at(9))), (Some(2), Some(3)));
+        // Split in two: ceil(seq / 2), then the rest, which does not grow structurally.
+        let half = seq.add(&one).floor_div(&two);
+        let rest = seq.sub(&half.mul(&one));
+        assert_eq!(rest.to_string(), "seq - floor_div(seq+1, 2)");
+        assert!(half.grows() && !rest.grows());
+        for v in [1, 2, 7, 8] {
+            assert_eq!((half.eval(&at(v)), rest.eval(&at(v))), (Some((v + 1) / 2), Some(v / 2)));
+        }
+        assert!(seq.sub(&seq.mul(&DataExpr::element("s", 0))).reads_elements());
+        assert!(!seq.floor_div(&seq).grows(), "a divisor that grows");
+        assert_eq!(seq.mul(&DataExpr::num(0)).add(&DataExpr::element("s", 0)).mul(&one), DataExpr::element("s", 0));
     }
 
     #[test]

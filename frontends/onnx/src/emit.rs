@@ -30,12 +30,16 @@ pub struct ModelInterface {
     pub outputs: Vec<(String, TensorType)>,
     /// The dims left to run time, in the order the run functions take them (`int64_t` each).
     pub symbols: Vec<String>,
-    /// The dims decided by input data: `NAME_output_dims` reports the outputs' dims, and the
-    /// size functions take the inputs.
-    pub data_dims: Vec<String>,
+    /// The dims the run computes (from input data, or from the dims by a floor division or a
+    /// minimum), with their definitions as text: `NAME_output_dims` reports the outputs' dims.
+    pub data_dims: Vec<(String, String)>,
     /// Whether a run reads inputs that decide shapes (data dims, or conditions on shape inputs
-    /// alone): then the header has `NAME_output_dims` and the size functions take the inputs.
+    /// alone): then the size functions and `NAME_output_dims` take the inputs.
     pub reads_shape_inputs: bool,
+    /// Whether the run computes dims the header cannot write as expressions of the symbols (read
+    /// from data, or a floor division or minimum of dims): then the header has
+    /// `NAME_output_dims`.
+    pub computes_dims: bool,
     /// `(min, max)` of each symbol given a range (`--dim seq=1..2048`), in `symbols`' order.
     pub ranges: Vec<Option<(usize, usize)>>,
     /// Whether every symbol has a range, so that `NAME_workspace_size_max()` exists.
@@ -177,11 +181,11 @@ pub fn generate(
     entries.workspace_size(&mut e);
     let maxima = entries.checks.maxima().filter(|m| !m.is_empty() && !entries.reads_inputs());
     if let Some(maxima) = &maxima {
-        check_ranges(g, maxima)?;
+        check_ranges(g, &entries.data, maxima)?;
         entries.workspace_size_max(&mut e, maxima);
     }
     entries.run_alloc(&mut e);
-    if entries.reads_inputs() {
+    if entries.computes_dims() {
         entries.output_dims(&mut e);
     }
     entries.run_with_options(&mut e);
@@ -190,8 +194,9 @@ pub fn generate(
         inputs,
         outputs,
         symbols: g.symbols.clone(),
-        data_dims: entries.data.dims.iter().map(|(n, _)| n.clone()).collect(),
+        data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
         reads_shape_inputs: entries.reads_inputs(),
+        computes_dims: entries.computes_dims(),
         ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),
         workspace_size_max: maxima.is_some(),
         workspace_bytes: 0,
@@ -321,12 +326,28 @@ fn too_large(e: &mut Emitter, byte_counts: &[Dim], values: &[(&str, ValueId)]) -
 }
 
 /// Whether the workspace at the symbols' `maxima` serves every smaller run: true when no
-/// tensor's dim shrinks as a symbol grows (no term with symbols has a negative coefficient; the
-/// workspace is then sums, products and maxima of growing sizes), and no tensor at the maxima
-/// is over [`MAX_TENSOR_BYTES`] (a run there would be refused).
-fn check_ranges(g: &Graph, maxima: &[usize]) -> OResult<()> {
-    let at_max: HashMap<&str, f64> =
+/// tensor's dim shrinks as a symbol grows (no term with symbols has a negative coefficient, and
+/// every dim the run computes from the dims [`DataExpr::grows`]; the workspace is then sums,
+/// products and maxima of growing sizes), and no tensor at the maxima is over
+/// [`MAX_TENSOR_BYTES`] (a run there would be refused).
+fn check_ranges(g: &Graph, data: &DataDims, maxima: &[usize]) -> OResult<()> {
+    let mut at_max: HashMap<&str, f64> =
         g.symbols.iter().map(String::as_str).zip(maxima.iter().map(|&m| m as f64)).collect();
+    for (name, x) in &data.dims {
+        if !x.grows() {
+            // Computed dims are named `tensor.k`.
+            let (tensor, k) = name.rsplit_once('.').unwrap_or((name, "?"));
+            return Err(OnnxError::tensor(
+                tensor,
+                format!(
+                    "its dim {k} is computed as {x}, which may shrink as a symbol grows, so no one workspace serves \
+                     every size in the ranges given; give the dims without a range"
+                ),
+            ));
+        }
+        let value = x.eval(&|s| at_max.get(s).map(|&v| v as i64));
+        at_max.insert(name, value.map_or(f64::INFINITY, |v| v as f64));
+    }
     let mut names: Vec<&String> = g.types.keys().collect();
     names.sort();
     for name in names {
@@ -424,9 +445,16 @@ impl Entries {
         e.m.blocks[b].args.clone()
     }
 
-    /// Whether the size functions read the inputs (the data dims and their checks come from
-    /// them).
+    /// Whether the size functions read the inputs (some data dim or check reads their
+    /// elements).
     fn reads_inputs(&self) -> bool {
+        self.data.reads_inputs()
+    }
+
+    /// Whether the run computes dims that are not expressions of the symbols (from the inputs'
+    /// elements, or from the dims by a floor division or a minimum): `NAME_output_dims` then
+    /// reports the outputs' dims.
+    fn computes_dims(&self) -> bool {
         !self.data.is_empty()
     }
 
@@ -492,24 +520,32 @@ impl Entries {
             e.symbols.insert(n.clone(), v);
             values.push(e.value_op("arith.index_cast", &[v], Type::i64()));
         }
-        // A data dim may be 0 (an empty tensor), as with constants; never negative.
+        // A data dim may be 0 (an empty tensor), as with constants; never negative. One computed
+        // from the dims alone is the dims' fault (a kernel larger than its input).
         let mut bad_shape = e.const_int(0, Type::i1());
+        let mut bad_dims = e.const_int(0, Type::i1());
         let zero = e.const_int(0, Type::i64());
-        for &v in &values {
+        for (&v, (_, x)) in values.iter().zip(&self.data.dims) {
             let negative = e.cmpi("slt", v, zero);
-            bad_shape = e.value_op("arith.ori", &[bad_shape, negative], Type::i1());
+            let flag = if x.reads_elements() { &mut bad_shape } else { &mut bad_dims };
+            *flag = e.value_op("arith.ori", &[*flag, negative], Type::i1());
         }
         let mut unsupported = e.const_int(0, Type::i1());
         for c in &self.data.checks {
             let v = e.data_value(&c.holds);
             let zero = e.idx(0);
             let fails = e.cmpi("eq", v, zero);
-            let flag = if c.unsupported { &mut unsupported } else { &mut bad_shape };
+            let flag = match (c.unsupported, c.holds.reads_elements()) {
+                (true, _) => &mut unsupported,
+                (false, true) => &mut bad_shape,
+                (false, false) => &mut bad_dims,
+            };
             *flag = e.value_op("arith.ori", &[*flag, fails], Type::i1());
         }
         let all: Vec<(&str, ValueId)> =
             self.dim_names().map(String::as_str).zip(dims.iter().chain(&values).copied()).collect();
-        let bad_size = too_large(e, &self.checks.data_byte_counts, &all);
+        let too_big = too_large(e, &self.checks.data_byte_counts, &all);
+        let bad_size = e.value_op("arith.ori", &[bad_dims, too_big], Type::i1());
         let rc = first_failure(
             e,
             &[
@@ -583,14 +619,14 @@ impl Entries {
         call(e, &format!("{}_workspace_size", self.name), &args[..n], Type::i64())
     }
 
-    /// `NAME_output_dims(dims..., inputs..., output dims...)`, for models with data dims: writes
+    /// `NAME_output_dims(dims... [, inputs...], output dims...)`, for models with data dims: writes
     /// each output's dims (an `int64_t` per dim) for these inputs, or returns why `NAME_run`
     /// would refuse them.
     fn output_dims(&self, e: &mut Emitter) {
         let params: Vec<Type> = self.size_params().into_iter().chain(vec![Type::ptr(); self.sig.outputs]).collect();
         let args = self.begin(e, "output_dims", params, Type::i32());
         let (dims, pointers) = args.split_at(self.sig.symbols);
-        let (inputs, targets) = pointers.split_at(self.sig.inputs);
+        let (inputs, targets) = pointers.split_at(self.size_params().len() - self.sig.symbols);
         let (rc, all_dims) = self.prologue(e, dims, inputs, pointers);
         let rc = if_ok(e, rc, |e| {
             for (s, &a) in self.dim_names().zip(&all_dims) {
@@ -712,6 +748,11 @@ impl Emitter {
     /// outside the dim makes the run return `XCC_ERROR_INDEX_OUT_OF_RANGE` and reads element 0
     /// instead ([`LoopBuilder::checked_index`]).
     pub fn run_time_index(&mut self, raw: ValueId, dim: usize) -> ValueId {
+        self.run_time_index_over(raw, Extent::Fixed(dim))
+    }
+
+    /// [`Emitter::run_time_index`] into a dim that may be known only at run time.
+    pub fn run_time_index_over(&mut self, raw: ValueId, dim: Extent) -> ValueId {
         let status = self.status();
         self.checked_index(raw, dim, status, status::INDEX_OUT_OF_RANGE)
     }

@@ -50,9 +50,9 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
             let _ = writeln!(h, "#define {up}_{kind}{i}_TYPE \"{}\"", t.dtype.name());
             let _ = writeln!(h, "#define {up}_{kind}{i}_RANK {}", t.shape.len());
             let reads_data =
-                t.dims().iter().any(|d| d.symbols().iter().any(|s| iface.data_dims.iter().any(|n| n == s)));
+                t.dims().iter().any(|d| d.symbols().iter().any(|s| iface.data_dims.iter().any(|(n, _)| n == s)));
             if reads_data {
-                let _ = writeln!(h, "/* (dims decided by the inputs' data: {n}_output_dims) */\n");
+                let _ = writeln!(h, "/* (dims computed by the run: {n}_output_dims) */\n");
                 continue;
             }
             if t.is_dynamic() {
@@ -83,21 +83,15 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
     }
     let input_params: Vec<String> =
         iface.inputs.iter().map(|(name, t)| format!("const {} *{}", t.dtype.c_type(), c_identifier(name))).collect();
+    let size_params: Vec<String> = if iface.reads_shape_inputs {
+        dim_params.iter().chain(&input_params).cloned().collect()
+    } else {
+        dim_params.clone()
+    };
+    if iface.computes_dims {
+        output_dims(&mut h, iface, &size_params);
+    }
     if iface.reads_shape_inputs {
-        let size_params: Vec<String> = dim_params.iter().chain(&input_params).cloned().collect();
-        let out_params: Vec<String> =
-            iface.outputs.iter().map(|(name, _)| format!("int64_t *{}_dims", c_identifier(name))).collect();
-        let _ = writeln!(
-            h,
-            "/* Some dims are decided by the inputs' data (a shape, axes or counts given as an input): for\n * \
-             these inputs, writes each output's dims ({up}_OUTPUTk_RANK int64_t each), or returns why\n * \
-             {n}_run would refuse them (XCC_ERROR_BAD_SHAPE_INPUT for values the operators refuse). */"
-        );
-        let _ = writeln!(
-            h,
-            "int32_t {n}_output_dims({});\n",
-            size_params.iter().chain(&out_params).cloned().collect::<Vec<_>>().join(", ")
-        );
         let _ = writeln!(
             h,
             "/* Bytes of scratch memory a run with these inputs needs (0 for inputs {n}_run refuses); any\n * \
@@ -161,4 +155,28 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
     let _ = writeln!(h, "int32_t {n}_run_alloc({});\n", params.join(", "));
     let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif");
     h
+}
+
+/// The declaration of `NAME_output_dims`, after the definitions of the dims the run computes.
+fn output_dims(h: &mut String, iface: &ModelInterface, size_params: &[String]) {
+    let n = &iface.name;
+    let up = n.to_uppercase();
+    let _ = writeln!(h, "/* Dims the run computes, which the outputs' dims read:");
+    for (name, definition) in &iface.data_dims {
+        let _ = writeln!(h, " *   {name} = {definition}");
+    }
+    let out_params: Vec<String> =
+        iface.outputs.iter().map(|(name, _)| format!("int64_t *{}_dims", c_identifier(name))).collect();
+    let reads = if iface.reads_shape_inputs { "these dims and inputs" } else { "these dims" };
+    let _ = writeln!(
+        h,
+        " * For {reads}, writes each output's dims ({up}_OUTPUTk_RANK int64_t each), or returns why\n * \
+         {n}_run would refuse them (XCC_ERROR_BAD_SHAPE_INPUT for values the operators refuse,\n * \
+         XCC_ERROR_BAD_DIM for dims that make a computed dim negative). */"
+    );
+    let _ = writeln!(
+        h,
+        "int32_t {n}_output_dims({});\n",
+        size_params.iter().chain(&out_params).cloned().collect::<Vec<_>>().join(", ")
+    );
 }

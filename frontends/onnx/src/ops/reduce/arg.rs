@@ -2,7 +2,7 @@
 //! `select_last_index`). A parallel loop over the other dims, carrying the best value and its
 //! index along the axis.
 
-use super::{max_of, min_of, reduced_shape};
+use super::{max_of, min_of, reduced_dims};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
@@ -15,7 +15,12 @@ impl OnnxOp for ArgReduce {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), x.shape.len())?;
-        Ok(vec![TensorType::new(DType::I64, reduced_shape(node, &x.shape, &[a]))])
+        Ok(vec![TensorType::with_dims(DType::I64, reduced_dims(node, &x.dims(), &[a]))])
+    }
+
+    /// Any dim may be known only at run time, the reduced one too.
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -27,10 +32,9 @@ impl OnnxOp for ArgReduce {
         let is_max = node.op == "ArgMax";
         let better = better_predicate(is_max, d.is_float(), node.int("select_last_index", 0) == 1);
         let keep = node.int("keepdims", 1) == 1;
-        let mut kept_shape = x_t.shape.clone();
-        kept_shape.remove(a);
-        let n = x_t.shape[a];
-        e.parallel(&kept_shape, &mut |e, kivs| {
+        let mut kept = e.dim_extents(&x_t.dims());
+        let n = kept.remove(a);
+        e.parallel_over(&kept, &mut |e, kivs| {
             let init = match (d.is_float(), is_max) {
                 (true, true) => f64::NEG_INFINITY,
                 (true, false) => f64::INFINITY,
@@ -38,7 +42,8 @@ impl OnnxOp for ArgReduce {
                 (false, false) => max_of(d),
             };
             let (init, init_idx) = (e.const_of(init, d), e.const_int(0, Type::i64()));
-            let r = e.for_accs(0, n, &[init, init_idx], |e, j, st| {
+            let (lb, ub) = (e.idx(0), e.extent(n));
+            let r = e.for_accs_between(lb, ub, &[init, init_idx], |e, j, st| {
                 let mut idx = kivs.to_vec();
                 idx.insert(a, j);
                 let v = e.load(x, &idx);

@@ -48,11 +48,11 @@ fn data_axes(node: &Node, g: &Graph) -> Option<Vec<DataExpr>> {
     data_input(g, node, 1)
 }
 
-/// The shape after reducing `axes`: size 1 there with `keepdims` (the default), else dropped.
-fn reduced_shape(node: &Node, shape: &[usize], axes: &[usize]) -> Vec<usize> {
+/// The dims after reducing `axes`: 1 there with `keepdims` (the default), else dropped.
+fn reduced_dims(node: &Node, dims: &[Dim], axes: &[usize]) -> Vec<Dim> {
     let keep = node.int("keepdims", 1) == 1;
-    let kept = |(i, &d): (usize, &usize)| if axes.contains(&i) { keep.then_some(1) } else { Some(d) };
-    shape.iter().enumerate().filter_map(kept).collect()
+    let kept = |(i, d): (usize, &Dim)| if axes.contains(&i) { keep.then(|| Dim::fixed(1)) } else { Some(d.clone()) };
+    dims.iter().enumerate().filter_map(kept).collect()
 }
 
 /// The smallest and largest value of an integer element type.

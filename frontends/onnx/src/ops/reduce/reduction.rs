@@ -5,8 +5,8 @@
 //! finishing step or the output is float16, one more that finishes into the output. Float16
 //! accumulates in float32.
 
-use super::{data_axes, max_of, min_of, reduced_axes, reduced_shape};
-use crate::emit::{compute_type, identity, memref_type, Emitter, LoopBuilder};
+use super::{data_axes, max_of, min_of, reduced_axes, reduced_dims};
+use crate::emit::{compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{axis_hits, data_axis_hits, data_dims_without};
@@ -75,9 +75,14 @@ impl OnnxOp for Reduction {
             return Ok(vec![TensorType::with_dims(x.dtype, data_reduced_dims(node, g, &x.dims(), &axes)?)]);
         }
         Ok(vec![match reduced_axes(node, g, x.shape.len())? {
-            Some(axes) => TensorType::new(x.dtype, reduced_shape(node, &x.shape, &axes)),
+            Some(axes) => TensorType::with_dims(x.dtype, reduced_dims(node, &x.dims(), &axes)),
             None => x.clone(),
         }])
+    }
+
+    /// Any dim may be known only at run time, reduced or kept; so may the axes.
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -92,16 +97,16 @@ impl OnnxOp for Reduction {
             return Ok(());
         };
         let d = x_t.dtype;
-        let out_shape = reduced_shape(node, &x_t.shape, &axes);
+        let (x_dims, out_dims) = (x_t.dims(), reduced_dims(node, &x_t.dims(), &axes));
         let finishes = self.post != Post::Identity || compute_type(d) != d.ir_type();
         let acc = if finishes {
-            e.alloc(memref_type(&TensorType::new(if d == DType::F16 { DType::F32 } else { d }, out_shape.clone())))
+            e.alloc_tensor(&TensorType::with_dims(if d == DType::F16 { DType::F32 } else { d }, out_dims.clone()))
         } else {
             out
         };
-        let rank = out_shape.len();
+        let rank = out_dims.len();
         e.generic(&[], &[(acc, identity(rank))], vec![true; rank], |e, _| Ok(vec![self.identity_element(e, d)]))?;
-        let loops: Vec<bool> = (0..x_t.shape.len()).map(|i| !axes.contains(&i)).collect();
+        let loops: Vec<bool> = (0..x_dims.len()).map(|i| !axes.contains(&i)).collect();
         let keep = node.int("keepdims", 1) == 1;
         e.generic(&[(x, identity(loops.len()))], &[(acc, output_map(&loops, keep))], loops, |e, args| {
             let v = e.widen_f16(args[0]);
@@ -109,14 +114,33 @@ impl OnnxOp for Reduction {
             Ok(vec![self.combine_step(e, args[1], v, d)])
         })?;
         if finishes {
-            let count: usize = axes.iter().map(|&a| x_t.shape[a]).product();
+            let count = Dim::product(axes.iter().map(|&a| &x_dims[a]));
             e.generic(&[(acc, identity(rank))], &[(out, identity(rank))], vec![true; rank], |e, args| {
-                let count = e.const_of(count as f64, d);
+                let count = element_count(e, &count, d);
                 let r = self.post_step(e, args[0], count, d);
                 Ok(vec![e.narrow_to(r, &d.ir_type())])
             })?;
         }
         Ok(())
+    }
+}
+
+/// The number of reduced elements, `count`, in `d`'s compute type.
+fn element_count(e: &mut Emitter, count: &Dim, d: DType) -> ValueId {
+    if let Some(n) = count.as_fixed() {
+        return e.const_of(n as f64, d);
+    }
+    let n = e.dim_value(count);
+    let n = e.value_op("arith.index_cast", &[n], xcc_ir::Type::i64());
+    integer_as(e, n, d)
+}
+
+/// An i64 in `d`'s compute type.
+fn integer_as(e: &mut Emitter, n: ValueId, d: DType) -> ValueId {
+    match compute_type(d) {
+        t if d.is_float() => e.value_op("arith.sitofp", &[n], t),
+        t if t == xcc_ir::Type::i64() => n,
+        t => e.value_op("arith.trunci", &[n], t),
     }
 }
 
@@ -160,15 +184,16 @@ impl Reduction {
         axes: &[DataExpr],
     ) {
         let d = x_t.dtype;
-        let shape = &x_t.shape;
+        let dims = x_t.dims();
+        let shape = e.dim_extents(&dims);
         let reduced: Vec<ValueId> = axis_hits(axes, shape.len()).iter().map(|h| e.data_value(h)).collect();
         let (zero, one) = (e.idx(0), e.idx(1));
         let kept_size: Vec<ValueId> = reduced
             .iter()
-            .zip(shape)
+            .zip(&shape)
             .map(|(&r, &n)| {
                 let c = e.cmpi("ne", r, zero);
-                let n = e.idx(n as i64);
+                let n = e.extent(n);
                 e.value_op("arith.select", &[c, one, n], xcc_ir::Type::Index)
             })
             .collect();
@@ -189,7 +214,7 @@ impl Reduction {
             let v = self.identity_element(e, d);
             e.store(v, acc, ivs);
         });
-        e.loop_nest(shape, &mut |e, ivs| {
+        e.nest_accs_over(&shape, &[], &mut |e, ivs, _| {
             let terms: Vec<(ValueId, Extent)> =
                 ivs.iter().zip(&weights).map(|(&i, &w)| (i, Extent::Value(w))).collect();
             let at = e.affine_over(&terms, 0);
@@ -198,16 +223,13 @@ impl Reduction {
             let a = e.load(acc, &[at]);
             let r = self.combine_step(e, a, v, d);
             e.store(r, acc, &[at]);
+            Vec::new()
         });
         if finishes {
-            let total = e.idx(shape.iter().product::<usize>() as i64);
+            let total = e.dim_value(&Dim::product(&dims));
             let count = e.value_op("arith.divui", &[total, stride], xcc_ir::Type::Index);
             let count = e.value_op("arith.index_cast", &[count], xcc_ir::Type::i64());
-            let count = match compute_type(d) {
-                t if d.is_float() => e.value_op("arith.sitofp", &[count], t),
-                t if t == xcc_ir::Type::i64() => count,
-                t => e.value_op("arith.trunci", &[count], t),
-            };
+            let count = integer_as(e, count, d);
             let out = e.flat(out);
             e.parallel_over(&[n_out], &mut |e, ivs| {
                 let v = e.load(acc, ivs);

@@ -16,17 +16,17 @@ impl OnnxOp for Gather {
         let idx = g.ty(&node.inputs[1])?;
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
         let (data, indices) = (t.dims(), idx.dims());
-        if !data[a].is_fixed() {
-            return err(format!("the gathered axis {a} is {}, known only at run time; fix it with --dim", data[a]));
+        if data[a].is_fixed() {
+            check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
         }
-        check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
         let mut dims = data[..a].to_vec();
         dims.extend(indices);
         dims.extend_from_slice(&data[a + 1..]);
         Ok(vec![TensorType::with_dims(t.dtype, dims)])
     }
 
-    /// The gathered axis must be static (indices are checked against it); the others may not.
+    /// Any dim may be known only at run time, the gathered one too (the run checks every index
+    /// against it, constant ones included).
     fn takes_run_time_dims(&self) -> bool {
         true
     }
@@ -53,19 +53,19 @@ impl OnnxOp for Gather {
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
-        let in_shape = &g.ty(&node.inputs[0])?.shape;
+        let in_dims = g.ty(&node.inputs[0])?.dims();
         let out_dims = g.ty(&node.outputs[0])?.dims();
-        let a = axis(node, node.int("axis", 0), in_shape.len())?;
+        let a = axis(node, node.int("axis", 0), in_dims.len())?;
         let (x, indices, out) = (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.outputs[0])?);
         let r = g.ty(&node.inputs[1])?.shape.len();
-        let dim = in_shape[a];
+        let dim = e.dim_extent(&in_dims[a]);
         // In parallel over the outer dims and the indices; each index is read and checked once,
         // then the block of inner elements it selects is copied.
         let out_extents = e.dim_extents(&out_dims);
         let (outer, inner) = out_extents.split_at(a + r);
         e.parallel_over(outer, &mut |e, ivs| {
             let raw = e.load(indices, &ivs[a..a + r]);
-            let i = e.run_time_index(raw, dim);
+            let i = e.run_time_index_over(raw, dim);
             let ivs = ivs.to_vec();
             e.nest_accs_over(inner, &[], &mut |e, rest, _| {
                 let mut from = ivs[..a].to_vec();

@@ -1,7 +1,7 @@
 //! Pad: per dim, `begin` elements before and `end` after (negative: cropped). Modes: constant
 //! (a fill value), edge (clamp), reflect (mirror without repeating the edge) and wrap.
 
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{axis, data_axis_hits, shape_data};
@@ -91,21 +91,27 @@ impl OnnxOp for Pad {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let mut dims = Vec::new();
-        for (q, (d, (b, e))) in t.shape.iter().zip(pad_amounts(node, g, t.shape.len())?).enumerate() {
-            let v = DataExpr::num(*d as i64).add(&b).add(&e);
+        for (q, (d, (b, e))) in t.dims().into_iter().zip(pad_amounts(node, g, t.shape.len())?).enumerate() {
+            let v = DataExpr::Dim(d).add(&b).add(&e);
             g.require(DataExpr::num(-1).lt(&v), "Pad crops a dimension below zero")?;
             dims.push(g.data_dim(format!("{}.{q}", node.outputs[0]), v));
         }
         Ok(vec![TensorType::with_dims(t.dtype, dims)])
     }
 
+    /// Any dim may be known only at run time.
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
     /// Each output point reads the input at its position minus `begin`, mapped back into the
     /// input by the mode; in constant mode, points outside read the fill value instead.
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
-        let in_shape = g.ty(&node.inputs[0])?.shape.clone();
+        let in_dims = g.ty(&node.inputs[0])?.dims();
+        let in_shape = e.dim_extents(&in_dims);
         let out_t = g.ty(&node.outputs[0])?;
         // A begin read at run time is computed once, before the loop.
-        let begins: Vec<Result<i64, ValueId>> = pad_amounts(node, g, in_shape.len())?
+        let begins: Vec<Result<i64, ValueId>> = pad_amounts(node, g, in_dims.len())?
             .iter()
             .map(|(b, _)| b.as_const().ok_or_else(|| e.data_value(b)))
             .collect();
@@ -124,7 +130,10 @@ impl OnnxOp for Pad {
                         Ok(begin) => e.affine(&[(ivs[q], 1)], -begin),
                         Err(begin) => e.value_op("arith.subi", &[ivs[q], begin], Type::Index),
                     };
-                    source_index(e, mode, pos, in_shape[q] as i64, &mut inside)
+                    match in_shape[q] {
+                        Extent::Fixed(n) => source_index(e, mode, pos, n as i64, &mut inside),
+                        Extent::Value(n) => run_time_source_index(e, mode, pos, n, &mut inside),
+                    }
                 })
                 .collect();
             let mut v = e.load(x, &idx);
@@ -170,6 +179,52 @@ fn source_index(e: &mut Emitter, mode: Mode, pos: ValueId, n: i64, inside: &mut 
         }
         Mode::Constant => e.clamp_tap(pos, n as usize, inside),
         _ => {
+            let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
+            e.value_op("arith.minsi", &[lo, last], Type::Index)
+        }
+    }
+}
+
+/// [`source_index`] along a dim known only at run time (`n`, an index).
+fn run_time_source_index(
+    e: &mut Emitter,
+    mode: Mode,
+    pos: ValueId,
+    n: ValueId,
+    inside: &mut Option<ValueId>,
+) -> ValueId {
+    let (zero, one) = (e.idx(0), e.idx(1));
+    let last = e.value_op("arith.subi", &[n, one], Type::Index);
+    let wrapped = |e: &mut Emitter, period: ValueId| {
+        let k = e.idx(1024);
+        let big = e.value_op("arith.muli", &[period, k], Type::Index);
+        let shifted = e.value_op("arith.addi", &[pos, big], Type::Index);
+        e.value_op("arith.remsi", &[shifted, period], Type::Index)
+    };
+    match mode {
+        Mode::Reflect => {
+            // A period of 1 when n is 1: every position reads the one element.
+            let two = e.idx(2);
+            let period = e.value_op("arith.muli", &[last, two], Type::Index);
+            let period = e.value_op("arith.maxsi", &[period, one], Type::Index);
+            let m = wrapped(e, period);
+            let back = e.value_op("arith.subi", &[period, m], Type::Index);
+            let over = e.cmpi("sgt", m, last);
+            e.value_op("arith.select", &[over, back, m], Type::Index)
+        }
+        Mode::Wrap => wrapped(e, n),
+        Mode::Constant => {
+            let ge = e.cmpi("sge", pos, zero);
+            let lt = e.cmpi("slt", pos, n);
+            let ok = e.value_op("arith.andi", &[ge, lt], Type::i1());
+            *inside = Some(match *inside {
+                None => ok,
+                Some(a) => e.value_op("arith.andi", &[a, ok], Type::i1()),
+            });
+            let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
+            e.value_op("arith.minsi", &[lo, last], Type::Index)
+        }
+        Mode::Edge => {
             let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
             e.value_op("arith.minsi", &[lo, last], Type::Index)
         }

@@ -24,19 +24,14 @@ fn scalar_dim(node: &Node, g: &Graph, i: usize, what: &str) -> OResult<Dim> {
     }
 }
 
-/// `ceil((limit - start) / delta)` elements, as a dim: over run-time dims the step must be a
-/// positive number that divides the span for every value of them.
-fn length(start: &Dim, limit: &Dim, delta: &Dim) -> OResult<Dim> {
+/// `ceil((limit - start) / delta)` elements as an expression of the dims, when a positive
+/// constant step divides the span for every value of them (else the run computes the length).
+fn exact_length(start: &Dim, limit: &Dim, delta: &Dim) -> Option<Dim> {
     let span = limit.sub(start);
-    match delta.as_const() {
-        Some(1) => Ok(span),
-        Some(d) if d > 1 => span.div_exact(delta).ok_or_else(|| {
-            OnnxError::msg(format!(
-                "Range from {start} to {limit} by {d}: the length is not a whole number of steps for every value \
-                 of the run-time dims"
-            ))
-        }),
-        _ => err(format!("Range over run-time dims needs a positive constant delta, not {delta}")),
+    match delta.as_const()? {
+        1 => Some(span),
+        d if d > 1 => span.div_exact(delta),
+        _ => None,
     }
 }
 
@@ -89,7 +84,9 @@ impl OnnxOp for Range {
         }
         let [start, limit, delta] = data_bounds(node, g)?;
         if let [DataExpr::Dim(s), DataExpr::Dim(l), DataExpr::Dim(d)] = [&start, &limit, &delta] {
-            return Ok(vec![TensorType::with_dims(dtype, vec![length(s, l, d)?])]);
+            if let Some(n) = exact_length(s, l, d) {
+                return Ok(vec![TensorType::with_dims(dtype, vec![n])]);
+            }
         }
         // ceil(span / delta) = -floor(-span / delta), and none below 0.
         g.require(delta.eq(&DataExpr::num(0)).not(), "Range's delta is 0")?;

@@ -27,10 +27,10 @@ impl Movement for Slice {
         Ok(Some(vec![Window::read(0, 0, starts, steps)]))
     }
 
-    /// Any axis may be known only at run time when its slice is an expression of the dims: the
-    /// parameters are constants or dims, and the symbols' ranges decide the clamping (`-1:` is
-    /// `seq - 1` and one long; `past : past + seq` of a 512-row table is `seq` long when
-    /// `past + seq` is at most 512).
+    /// Any axis may be known only at run time. Where the symbols' ranges decide the clamping,
+    /// the slice stays an expression of the dims (`-1:` is `seq - 1` and one long; `past : past
+    /// + seq` of a 512-row table is `seq` long when `past + seq` is at most 512); elsewhere the
+    /// run computes it from the dims (`:3` of `seq` is `min(seq, 3)` long).
     fn takes_run_time_dims(&self) -> bool {
         true
     }
@@ -117,21 +117,6 @@ fn data_slice_params(node: &Node, dims: &[Dim], g: &Graph) -> OResult<Vec<DimSli
             let here = dim_slice(&starts[k], &ends[k], &steps[k], &DataExpr::Dim(dims[q].clone()));
             let pick = |new: &DataExpr, old: &DataExpr| g.simplify(&hit.select(new, old));
             out[q] = (pick(&here.0, &out[q].0), pick(&here.1, &out[q].1), pick(&here.2, &out[q].2));
-        }
-    }
-    // Along a dim the run computes from data, the slice is computed by the run too; along one
-    // of the model's symbols, it must be an expression of them (so that the model's interface
-    // stays a function of its dims).
-    for (q, (start, _, count)) in out.iter().enumerate() {
-        let decided = matches!((start, count), (DataExpr::Dim(_), DataExpr::Dim(_)));
-        let symbolic = dims[q].symbols().iter().any(|s| g.symbols.iter().any(|m| m == s));
-        if symbolic && !decided {
-            return err(format!(
-                "Slice along axis {q}, which is {}, known only at run time: where the slice starts or how long it \
-                 is depends on that dim in a way the compiler cannot decide; give the dims ranges that decide it \
-                 (--dim NAME=MIN..MAX) or fix them (--dim NAME=N)",
-                dims[q]
-            ));
         }
     }
     Ok(out)

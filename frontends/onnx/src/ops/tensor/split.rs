@@ -7,9 +7,11 @@ use crate::ops::shapes::{axis, shape_data};
 pub struct Split;
 
 /// The sizes along the axis: the `split` attribute (before 13), the `split` input (a constant or
-/// read at run time), or `num_outputs` (18) / equal parts, the last one smaller. Sizes read at
-/// run time are checked to be non-negative and to cover the dim.
-fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<DataExpr>> {
+/// read at run time), or `num_outputs` (18) / equal parts: `ceil(dim / n)` each, the last one
+/// what is left, which must not be negative (as in ONNX Runtime and the reference). Sizes read at
+/// run time are checked to be non-negative and to cover the dim, and so are constant sizes of a
+/// dim known only at run time.
+fn split_sizes(node: &Node, g: &Graph, dim: &Dim) -> OResult<Vec<DataExpr>> {
     let explicit = match node.ints("split") {
         Some(s) => Some(s.into_iter().map(DataExpr::num).collect()),
         None => shape_data(g, node, 1, "split")?,
@@ -17,13 +19,15 @@ fn split_sizes(node: &Node, g: &Graph, dim: usize) -> OResult<Vec<DataExpr>> {
     let sizes: Vec<DataExpr> = match explicit {
         Some(s) => s,
         None => {
-            let n = node.int("num_outputs", node.outputs.len() as i64).max(1) as usize;
-            let chunk = dim.div_ceil(n);
-            (0..n).map(|i| DataExpr::num(chunk.min(dim.saturating_sub(i * chunk)) as i64)).collect()
+            let n = node.int("num_outputs", node.outputs.len() as i64).max(1);
+            let whole = DataExpr::Dim(dim.clone());
+            let chunk = g.simplify(&whole.add(&DataExpr::num(n - 1)).floor_div(&DataExpr::num(n)));
+            let last = g.simplify(&whole.sub(&chunk.mul(&DataExpr::num(n - 1))));
+            std::iter::repeat_n(chunk, n as usize - 1).chain([last]).collect()
         }
     };
     let total = DataExpr::sum(sizes.iter().cloned());
-    let covers = total.eq(&DataExpr::num(dim as i64));
+    let covers = g.simplify(&total.eq(&DataExpr::Dim(dim.clone())));
     let known: Option<Vec<i64>> = sizes.iter().map(DataExpr::as_const).collect();
     if covers.as_const() == Some(0)
         || sizes.len() != node.outputs.len()
@@ -47,7 +51,7 @@ impl Movement for Split {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
-        let pieces = split_sizes(node, g, t.shape[a])?.into_iter().zip(&node.outputs).map(|(s, name)| {
+        let pieces = split_sizes(node, g, &t.dims()[a])?.into_iter().zip(&node.outputs).map(|(s, name)| {
             let mut dims = t.dims();
             dims[a] = g.data_dim(format!("{name}.{a}"), s);
             TensorType::with_dims(t.dtype, dims)
@@ -59,7 +63,7 @@ impl Movement for Split {
     fn windows(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Option<Vec<Window>>> {
         let t = g.ty(&node.inputs[0])?;
         let (rank, a) = (t.shape.len(), axis(node, node.int("axis", 0), t.shape.len())?);
-        let sizes = split_sizes(node, g, t.shape[a])?;
+        let sizes = split_sizes(node, g, &t.dims()[a])?;
         if sizes.iter().all(|x| x.as_const().is_some()) {
             return Ok(None);
         }
@@ -72,6 +76,12 @@ impl Movement for Split {
             base = base.add(size);
         }
         Ok(Some(windows))
+    }
+
+    /// Any dim may be known only at run time, the split one too (its pieces are then computed
+    /// by the run, or checked by it to cover the dim).
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn moves(&self, node: &Node, g: &Graph, outputs: &[TensorType]) -> OResult<Vec<Move>> {
