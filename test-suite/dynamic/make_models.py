@@ -31,8 +31,9 @@ runs at the batches CNN_BATCHES whatever the lengths.
   TopK along seq, TopK of the mean's features; the output concatenates them, [batch, 115].
 - chunked: x[batch, seq, 16] split along seq in two (num_outputs: ceil(seq / 2) long, then
   the rest, empty at seq 1) and along the features into 4 + 12, and every other token (a
-  Gather of Range(0, seq, 2): ceil(seq / 2) indices), each reduced over seq; the output is
-  [batch, 64].
+  Gather of Range(0, seq, 2): ceil(seq / 2) indices), and a GatherElements along the features
+  by indices[batch, seq, 3] (negative ones too), each reduced over seq; the output is
+  [batch, 67].
 - cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
   max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
   global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
@@ -264,10 +265,12 @@ def chunked():
     features = b.ops("Split", ["x", b.const([4, 12])], 2, axis=2)
     length = b.op("Squeeze", [b.op("Shape", ["x"], start=1, end=2)])
     every_other = b.op("Gather", ["x", b.op("Range", [b.const(0), length, b.const(2)])], axis=1)
-    parts = [b.op("ReduceSum", [x, seq], keepdims=0) for x in chunks + features + [every_other]]
+    picked = b.op("GatherElements", ["x", "indices"], axis=2)
+    parts = [b.op("ReduceSum", [x, seq], keepdims=0) for x in chunks + features + [every_other, picked]]
     b.op("Concat", parts, axis=1)
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
-    return b.model(inputs, "y", ["batch", 4 * POOL], opset=18)
+    inputs.append(helper.make_tensor_value_info("indices", TensorProto.INT64, ["batch", "seq", 3]))
+    return b.model(inputs, "y", ["batch", 4 * POOL + 3], opset=18)
 
 
 def cnn():
@@ -302,7 +305,9 @@ def inputs_for(name, length, rng):
         return [rng.standard_normal((batch, length, D)).astype(np.float32)]
     if name in ("pooled", "chunked"):
         batch = 2 if length % 2 else 1
-        return [rng.standard_normal((batch, length, POOL)).astype(np.float32)]
+        x = rng.standard_normal((batch, length, POOL)).astype(np.float32)
+        indices = rng.integers(-POOL, POOL, (batch, length, 3)).astype(np.int64)
+        return [x, indices] if name == "chunked" else [x]
     if name == "exported":
         batch = 2 if length % 2 else 1
         return [rng.integers(0, VOCAB, (batch, length)).astype(np.int64)]

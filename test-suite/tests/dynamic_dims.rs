@@ -4,7 +4,7 @@
 //! the ids' Shape inside the graph), a decoder step over a KV cache (`past` from 0, `seq` new
 //! tokens), pooling over `seq` (reductions, ArgMax, TopK, an edge Pad, the first three tokens:
 //! `min(3, seq)`, a dim the run computes), a Split of `seq` in two (`ceil(seq / 2)` and the
-//! rest, empty at 1), and a small CNN over `x[batch, 3, 16, 16]`, built with a fixed seed by
+//! rest, empty at 1) with Gathers along it, and a small CNN over `x[batch, 3, 16, 16]`, built with a fixed seed by
 //! `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
@@ -67,7 +67,7 @@ const MODELS: &[Model] = &[
         ranges: &["--dim", "seq=..64", "--dim", "past=0..448"],
     },
     Model { name: "pooled", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &["--shape", "x=1..2x1..512x16"] },
-    Model { name: "chunked", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
+    Model { name: "chunked", symbols: 2, inputs: &["float", "int64_t"], sizes: LENGTHS, ranges: &[] },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
 ];
 
