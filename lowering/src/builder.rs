@@ -101,6 +101,12 @@ pub enum Extent {
     Value(ValueId),
 }
 
+impl From<usize> for Extent {
+    fn from(n: usize) -> Extent {
+        Extent::Fixed(n)
+    }
+}
+
 impl Extent {
     pub fn fixed(self) -> Option<usize> {
         match self {
@@ -504,11 +510,13 @@ pub trait LoopBuilder: Sized {
         self.module().ops[op].results.clone()
     }
 
-    /// For a window tap at position `p` along a dimension of `size`: ANDs "0 <= p < size" into
-    /// `inside` and returns `p` clamped into the dimension, so the load is always in bounds.
-    fn clamp_tap(&mut self, p: ValueId, size: usize, inside: &mut Option<ValueId>) -> ValueId {
+    /// For a window tap at position `p` along a dimension of `size` (a number, or an index known
+    /// at run time): ANDs "0 <= p < size" into `inside` and returns `p` clamped into the
+    /// dimension, so the load is always in bounds.
+    fn clamp_tap(&mut self, p: ValueId, size: impl Into<Extent>, inside: &mut Option<ValueId>) -> ValueId {
+        let size = size.into();
         let zero = self.idx(0);
-        let hi = self.idx(size as i64);
+        let hi = self.extent(size);
         let ge = self.cmpi("sge", p, zero);
         let lt = self.cmpi("slt", p, hi);
         let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
@@ -517,7 +525,13 @@ pub trait LoopBuilder: Sized {
             Some(a) => self.value_op("arith.andi", &[a, ok], Type::i1()),
         });
         let lo = self.value_op("arith.maxsi", &[p, zero], Type::Index);
-        let last = self.idx(size as i64 - 1);
+        let last = match size {
+            Extent::Fixed(n) => self.idx(n as i64 - 1),
+            Extent::Value(n) => {
+                let one = self.idx(1);
+                self.value_op("arith.subi", &[n, one], Type::Index)
+            }
+        };
         self.value_op("arith.minsi", &[lo, last], Type::Index)
     }
 

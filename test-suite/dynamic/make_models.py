@@ -27,8 +27,9 @@ runs at the batches CNN_BATCHES whatever the lengths.
   cache, then steps over a long one.
 - pooled: sentence-embedding pooling over x[batch, seq, 16] after one linear layer and ReLU:
   reductions over seq (ReduceMean, ReduceMax), the first three tokens (a Slice :3 along seq,
-  min(3, seq) long: a dim the run computes from the dims), an edge Pad along seq, ArgMax and
-  TopK along seq, TopK of the mean's features; the output concatenates them, [batch, 115].
+  min(3, seq) long: a dim the run computes from the dims), an edge and a constant Pad along seq,
+  ArgMax and TopK along seq, TopK of the mean's features; the output concatenates them,
+  [batch, 131].
 - chunked: x[batch, seq, 16] split along seq in two (num_outputs: ceil(seq / 2) long, then
   the rest, empty at seq 1) and along the features into 4 + 12, and every other token (a
   Gather of Range(0, seq, 2): ceil(seq / 2) indices), and a GatherElements along the features
@@ -242,12 +243,15 @@ def pooled():
     mean = over_seq("ReduceMean", h)
     first = b.op("Slice", [h, b.const([0]), b.const([3]), seq])
     padded = b.op("Pad", [h, b.const([0, 1, 0, 0, 2, 0])], mode="edge")
+    # Rows of 0.5 around h: the sum over seq counts them and every row of h once.
+    filled = b.op("Pad", [h, b.const([0, 2, 0, 0, 1, 0]), b.const(0.5, np.float32)])
     top = b.ops("TopK", [h, b.const([1])], 2, axis=1)[0]
     parts = [
         mean,
         over_seq("ReduceMax", h),
         over_seq("ReduceSum", first),
         over_seq("ReduceMean", padded),
+        over_seq("ReduceSum", filled),
         b.op("Cast", [b.op("ArgMax", [h], axis=1, keepdims=0)], to=TensorProto.FLOAT),
         over_seq("ReduceSum", top),
         b.op("Mul", [over_seq("ReduceL2", h), b.const(0.1, np.float32)]),
@@ -255,7 +259,7 @@ def pooled():
     ]
     b.op("Concat", parts, axis=1)
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
-    return b.model(inputs, "y", ["batch", 7 * POOL + 3], opset=18)
+    return b.model(inputs, "y", ["batch", 8 * POOL + 3], opset=18)
 
 
 def chunked():

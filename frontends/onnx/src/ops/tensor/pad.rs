@@ -213,17 +213,7 @@ fn run_time_source_index(
             e.value_op("arith.select", &[over, back, m], Type::Index)
         }
         Mode::Wrap => wrapped(e, n),
-        Mode::Constant => {
-            let ge = e.cmpi("sge", pos, zero);
-            let lt = e.cmpi("slt", pos, n);
-            let ok = e.value_op("arith.andi", &[ge, lt], Type::i1());
-            *inside = Some(match *inside {
-                None => ok,
-                Some(a) => e.value_op("arith.andi", &[a, ok], Type::i1()),
-            });
-            let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
-            e.value_op("arith.minsi", &[lo, last], Type::Index)
-        }
+        Mode::Constant => e.clamp_tap(pos, Extent::Value(n), inside),
         Mode::Edge => {
             let lo = e.value_op("arith.maxsi", &[pos, zero], Type::Index);
             e.value_op("arith.minsi", &[lo, last], Type::Index)
