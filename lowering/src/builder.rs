@@ -448,7 +448,8 @@ pub trait LoopBuilder: Sized {
     }
 
     /// An element index read from an index tensor: negative values count from the end of a
-    /// dimension of size `dim`, a number or a run-time index (Gather, GatherElements). An index outside the dimension stores
+    /// dimension of size `dim`, a number or a run-time index (Gather, GatherElements). An index
+    /// outside the dimension stores
     /// `code` into `status` (a `memref<1xi32>`, the run's result) and reads element 0 instead,
     /// so a bad index never reads outside the buffer.
     fn checked_index(&mut self, raw: ValueId, dim: Extent, status: ValueId, code: i32) -> ValueId {

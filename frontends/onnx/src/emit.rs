@@ -587,8 +587,18 @@ impl Entries {
 
     /// The parameters of the size functions: the dims, and the inputs when data dims read them.
     fn size_params(&self) -> Vec<Type> {
-        let inputs = if self.reads_inputs() { self.sig.inputs } else { 0 };
-        std::iter::repeat_n(Type::i64(), self.sig.symbols).chain(std::iter::repeat_n(Type::ptr(), inputs)).collect()
+        std::iter::repeat_n(Type::i64(), self.sig.symbols)
+            .chain(std::iter::repeat_n(Type::ptr(), self.size_inputs()))
+            .collect()
+    }
+
+    /// How many input pointers the size functions take after the dims: all or none.
+    fn size_inputs(&self) -> usize {
+        if self.reads_inputs() {
+            self.sig.inputs
+        } else {
+            0
+        }
     }
 
     /// `NAME_workspace_size(dims... [, inputs...])`: 0 for arguments `NAME_run` refuses (it
@@ -626,7 +636,7 @@ impl Entries {
         let params: Vec<Type> = self.size_params().into_iter().chain(vec![Type::ptr(); self.sig.outputs]).collect();
         let args = self.begin(e, "output_dims", params, Type::i32());
         let (dims, pointers) = args.split_at(self.sig.symbols);
-        let (inputs, targets) = pointers.split_at(self.size_params().len() - self.sig.symbols);
+        let (inputs, targets) = pointers.split_at(self.size_inputs());
         let (rc, all_dims) = self.prologue(e, dims, inputs, pointers);
         let rc = if_ok(e, rc, |e| {
             for (s, &a) in self.dim_names().zip(&all_dims) {

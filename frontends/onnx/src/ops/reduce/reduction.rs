@@ -114,9 +114,12 @@ impl OnnxOp for Reduction {
             Ok(vec![self.combine_step(e, args[1], v, d)])
         })?;
         if finishes {
+            // A run-time count is computed once, outside the loop; a constant one inside, as
+            // the body's constants are.
             let count = Dim::product(axes.iter().map(|&a| &x_dims[a]));
+            let run_time_count = (!count.is_fixed()).then(|| element_count(e, &count, d));
             e.generic(&[(acc, identity(rank))], &[(out, identity(rank))], vec![true; rank], |e, args| {
-                let count = element_count(e, &count, d);
+                let count = run_time_count.unwrap_or_else(|| e.const_of(count.as_fixed().unwrap_or(0) as f64, d));
                 let r = self.post_step(e, args[0], count, d);
                 Ok(vec![e.narrow_to(r, &d.ir_type())])
             })?;
@@ -125,11 +128,8 @@ impl OnnxOp for Reduction {
     }
 }
 
-/// The number of reduced elements, `count`, in `d`'s compute type.
+/// The number of reduced elements, `count` (known only at run time), in `d`'s compute type.
 fn element_count(e: &mut Emitter, count: &Dim, d: DType) -> ValueId {
-    if let Some(n) = count.as_fixed() {
-        return e.const_of(n as f64, d);
-    }
     let n = e.dim_value(count);
     let n = e.value_op("arith.index_cast", &[n], xcc_ir::Type::i64());
     integer_as(e, n, d)

@@ -16,6 +16,8 @@ fn split_sizes(node: &Node, g: &Graph, dim: &Dim) -> OResult<Vec<DataExpr>> {
         Some(s) => Some(s.into_iter().map(DataExpr::num).collect()),
         None => shape_data(g, node, 1, "split")?,
     };
+    // Equal parts cover the dim by construction (the last is what the others leave).
+    let equal_parts = explicit.is_none();
     let sizes: Vec<DataExpr> = match explicit {
         Some(s) => s,
         None => {
@@ -27,7 +29,7 @@ fn split_sizes(node: &Node, g: &Graph, dim: &Dim) -> OResult<Vec<DataExpr>> {
         }
     };
     let total = DataExpr::sum(sizes.iter().cloned());
-    let covers = g.simplify(&total.eq(&DataExpr::Dim(dim.clone())));
+    let covers = if equal_parts { DataExpr::num(1) } else { g.simplify(&total.eq(&DataExpr::Dim(dim.clone()))) };
     let known: Option<Vec<i64>> = sizes.iter().map(DataExpr::as_const).collect();
     if covers.as_const() == Some(0)
         || sizes.len() != node.outputs.len()
