@@ -555,6 +555,19 @@ fn shapes_computed_from_run_time_dims() -> Result<(), String> {
         vec![int64s("twice", &[2], &[2, 1])],
     );
     expect_failure(&dir, "tile-run-time-dim", &tile, &["Tile node 'tile0'", "dim 0, which is seq", "--dim"])?;
+    // Along an axis other than the gathered one, the indices may not be longer than the data.
+    let wide = model(
+        vec![node("gather1", "GatherElements", &["x", "idx"], &["y"])],
+        vec![x(), value("idx", INT64, &[1, 5])],
+        vec![value("y", FLOAT, &[1])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "gather-elements-indices-too-long",
+        &wide,
+        &["GatherElements node 'gather1'", "dim 1 is 5, more than the data's 4"],
+    )?;
     // A shape given as an input is read at run time; one computed from input data is not yet.
     let reshape = model(
         vec![
