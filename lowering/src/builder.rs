@@ -228,6 +228,23 @@ pub trait LoopBuilder: Sized {
         self.for_accs(lb, ub, &[init], |e, iv, accs| vec![body(e, iv, accs[0])])[0]
     }
 
+    /// [`LoopBuilder::for_loop`] from 0 to an extent that may be known only at run time.
+    fn for_loop_over(&mut self, n: Extent, body: impl FnOnce(&mut Self, ValueId)) {
+        let (l, u) = (self.idx(0), self.extent(n));
+        self.for_step(l, u, 1, body);
+    }
+
+    /// [`LoopBuilder::for_acc`] from 0 to an extent that may be known only at run time.
+    fn for_acc_over(
+        &mut self,
+        n: Extent,
+        init: ValueId,
+        body: impl FnOnce(&mut Self, ValueId, ValueId) -> ValueId,
+    ) -> ValueId {
+        let (l, u) = (self.idx(0), self.extent(n));
+        self.for_accs_between(l, u, &[init], |e, iv, accs| vec![body(e, iv, accs[0])])[0]
+    }
+
     /// `scf.for %iv = lb to ub step step` with index-valued bounds.
     fn for_step(&mut self, l: ValueId, u: ValueId, step: usize, body: impl FnOnce(&mut Self, ValueId)) {
         self.for_accs_step(l, u, step, &[], |e, iv, _| {

@@ -20,7 +20,7 @@
 //! Operands may have dims known only at run time (`memref<?x768xf32>`): loops then run to
 //! `memref.dim` of the operand that gives their size, and the verifiers check what is static. A
 //! dynamic dim is never broadcast at run time (a dynamic batch dim of a matmul's A is the
-//! output's); `kernel.conv` takes a dynamic batch only, and its lowering not yet.
+//! output's); `kernel.conv` takes dynamic batch and spatial dims, its channels and weights static.
 //!
 //! The custom forms name operands by role, as `linalg` does: `kernel.matmul ins(%a, %b : A, B)
 //! bias(%c : C) residual(%r : R) outs(%y : Y) {alpha = ...}`, `kernel.copy ins(%x : X) outs(%y :
@@ -578,7 +578,9 @@ fn verify_panels(
     verify_epilogue_operands(m, op, out)
 }
 
-/// A convolution's batch dim may be known only at run time; its other dims are static.
+/// A convolution's batch and spatial dims may be known only at run time; its channels and
+/// weights are static. A spatial dim is static in both input and output or in neither, and
+/// the output's size is checked where it is static.
 fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
     let ops = EpilogueOperands::of(m, op);
     let (xd, od) = (dims(m.ty(ops.a))?, dims(m.ty(ops.output))?);
@@ -590,8 +592,8 @@ fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
     if !agree(xd[0], od[0]) {
         return Err(format!("the input and output batches differ: {} and {}", shape_text(&xd), shape_text(&od)));
     }
-    let x = static_dims_after_batch(&xd, "the input")?;
-    let out = static_dims_after_batch(&od, "the output")?;
+    let x = static_channels(&xd, "the input")?;
+    let out = static_channels(&od, "the output")?;
     let list = |k: &str| m.attr(op, k).and_then(Attribute::as_int_list).unwrap_or_default();
     let (strides, pads, dilations) = (list("strides"), list("pads"), list("dilations"));
     let group = m.attr(op, "group").and_then(Attribute::as_int).unwrap_or(0);
@@ -610,6 +612,17 @@ fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
         ));
     }
     for q in 0..ns {
+        match (xd[2 + q], od[2 + q]) {
+            (Some(_), Some(_)) => {}
+            (None, None) => continue,
+            _ => {
+                return Err(format!(
+                    "spatial dim {q} is known only at run time in one of input {} and output {}",
+                    shape_text(&xd),
+                    shape_text(&od)
+                ))
+            }
+        }
         let eff = (w[2 + q] as i128 - 1) * dilations[q] + 1;
         let padded = x[2 + q] as i128 + pads[q] + pads[q + ns];
         let want = (padded - eff).div_euclid(strides[q]) + 1;
@@ -625,12 +638,13 @@ fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
     verify_epilogue_operands(m, op, &od)
 }
 
-/// The dims of a `[N, C, spatial...]` operand with the batch as 0 (it may be dynamic), the
-/// rest required static.
-fn static_dims_after_batch(shape: &[Option<u64>], what: &str) -> Result<Vec<u64>, String> {
-    let rest: Option<Vec<u64>> = shape[1..].iter().copied().collect();
-    let rest = rest.ok_or_else(|| format!("{what} {}: only the batch dim may be dynamic", shape_text(shape)))?;
-    Ok(std::iter::once(0).chain(rest).collect())
+/// The dims of a `[N, C, spatial...]` operand with the dynamic ones (batch, spatial) as 0, the
+/// channels required static.
+fn static_channels(shape: &[Option<u64>], what: &str) -> Result<Vec<u64>, String> {
+    if shape[1].is_none() {
+        return Err(format!("{what} {}: the channels (dim 1) must be static", shape_text(shape)));
+    }
+    Ok(shape.iter().map(|d| d.unwrap_or(0)).collect())
 }
 
 /// Copies between buffers of one element type; their element counts must match when both are

@@ -8,25 +8,27 @@
 //! output, whose taps outside the input read a clamped index masked to zero. A depthwise f32
 //! convolution runs directly ([`super::depthwise`]).
 
-use super::matmul::{gemm, BOperand, Bias, Mat, TileEpilogue, NR};
+use super::matmul::{gemm, gemm_cols_at_run_time, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::{FloatKind, Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
-/// A convolution's geometry.
+/// A convolution's geometry; the spatial extents may be known only at run time.
 struct Window {
     kernel: Vec<usize>,
     strides: Vec<usize>,
     dilations: Vec<usize>,
     /// Begin pads, then end pads.
     pads: Vec<usize>,
-    out: Vec<usize>,
+    /// The input's spatial extents.
+    input: Vec<Extent>,
+    out: Vec<Extent>,
     group: usize,
 }
 
-/// A buffer's dims; the batch (dim 0), which may be known only at run time, as 0.
+/// A buffer's dims; those known only at run time (the batch, spatial dims) as 0.
 fn shape(m: &Module, v: ValueId) -> Vec<usize> {
     m.ty(v).as_memref().expect("verified memref").shape.iter().map(|d| d.unwrap_or(0) as usize).collect()
 }
@@ -41,15 +43,19 @@ enum Image {
 
 impl Image {
     /// `terms` plus this image times `stride`, as an index.
-    fn offset(self, e: &mut Cursor, terms: &[(ValueId, i64)], stride: usize) -> ValueId {
-        match self {
-            Image::At(nb) => e.affine(terms, (nb * stride) as i64),
-            Image::Var(nb) => e.affine(&[terms, &[(nb, stride as i64)]].concat(), 0),
+    fn offset(self, e: &mut Cursor, terms: &[(ValueId, Extent)], stride: Extent) -> ValueId {
+        match (self, stride) {
+            (Image::At(nb), Extent::Fixed(stride)) => e.affine_over(terms, (nb * stride) as i64),
+            (Image::At(nb), stride) => {
+                let nb = e.idx(nb as i64);
+                e.affine_over(&[terms, &[(nb, stride)]].concat(), 0)
+            }
+            (Image::Var(nb), stride) => e.affine_over(&[terms, &[(nb, stride)]].concat(), 0),
         }
     }
 }
 
-fn window(m: &Module, op: OpId, w: &[usize], out: &[usize]) -> Window {
+fn window(m: &Module, op: OpId, w: &[usize], (input, out): (Vec<Extent>, Vec<Extent>)) -> Window {
     let list = |k: &str| -> Vec<usize> {
         m.attr(op, k).and_then(Attribute::as_int_list).unwrap_or_default().iter().map(|&v| v as usize).collect()
     };
@@ -58,7 +64,8 @@ fn window(m: &Module, op: OpId, w: &[usize], out: &[usize]) -> Window {
         strides: list("strides"),
         dilations: list("dilations"),
         pads: list("pads"),
-        out: out[2..].to_vec(),
+        input,
+        out,
         group: m.attr(op, "group").and_then(Attribute::as_int).unwrap_or(1) as usize,
     }
 }
@@ -71,6 +78,11 @@ fn strides_of(shape: &[usize]) -> Vec<usize> {
     s
 }
 
+/// Row-major strides of extents, folded where they are static.
+fn strides_over(c: &mut Cursor, shape: &[Extent]) -> Vec<Extent> {
+    (0..shape.len()).map(|q| c.extent_product(&shape[q + 1..])).collect()
+}
+
 impl Window {
     /// 2-d, one filter per channel (`group` = input channels = output channels).
     fn is_depthwise(&self, x: &[usize], w: &[usize]) -> bool {
@@ -80,33 +92,56 @@ impl Window {
     fn is_pointwise(&self) -> bool {
         self.kernel.iter().all(|&k| k == 1) && self.strides.iter().all(|&s| s == 1) && self.pads.iter().all(|&p| p == 0)
     }
+
+    /// Whether every spatial extent is known at compile time.
+    fn is_static(&self) -> bool {
+        self.input.iter().chain(&self.out).all(|e| e.fixed().is_some())
+    }
+
+    /// The output positions per image and channel.
+    fn positions(&self, c: &mut Cursor) -> Extent {
+        c.extent_product(&self.out)
+    }
 }
 
 pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
-    // The verifier takes only a run-time batch too; this keeps an unverified module
+    // The verifier takes static channels and weights too; this keeps an unverified module
     // (`--no-verify-each`) from being lowered with a wrong size.
-    let run_time = |v: ValueId| m.ty(v).as_memref().map_or(0, |t| t.shape[1..].iter().filter(|d| d.is_none()).count());
-    if run_time(ops.a) + run_time(ops.b) + run_time(ops.output) > 0
-        || m.ty(ops.b).as_memref().is_some_and(|t| t.shape[0].is_none())
-    {
-        return Err(Diagnostic::new(span, "kernel.conv takes only its batch at run time"));
+    let channels = |v: ValueId| m.ty(v).as_memref().is_some_and(|t| t.shape.get(1).is_some_and(Option::is_some));
+    let weights = m.ty(ops.b).as_memref().is_some_and(|t| t.shape.iter().all(Option::is_some));
+    if !channels(ops.a) || !channels(ops.output) || !weights {
+        return Err(Diagnostic::new(span, "kernel.conv takes its channels and weights at compile time"));
     }
-    let (x, w, out) = (shape(m, ops.a), shape(m, ops.b), shape(m, ops.output));
-    let win = window(m, op, &w, &out);
+    let (x, w) = (shape(m, ops.a), shape(m, ops.b));
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
     let mut c = Cursor::new(m, span);
     let batch = c.extent_of(ops.a, 0);
+    let spatial = |c: &mut Cursor, v: ValueId| (2..x.len()).map(|k| c.extent_of(v, k)).collect::<Vec<_>>();
+    let extents = (spatial(&mut c, ops.a), spatial(&mut c, ops.output));
+    let win = window(c.m, op, &w, extents);
+    if !win.is_static() {
+        // Run-time spatial dims: depthwise runs as a direct convolution.
+        if elem == Type::f32() && !win.is_depthwise(&x, &w) {
+            conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win);
+        } else {
+            direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem);
+        }
+        c.finish(op);
+        return Ok(());
+    }
+    let fixed = |e: &[Extent]| e.iter().map(|e| e.fixed().expect("static")).collect::<Vec<_>>();
+    let (input, out) = (fixed(&win.input), fixed(&win.out));
     if elem == Type::f32() && win.is_depthwise(&x, &w) {
         let axis = |q: usize| super::depthwise::Axis {
             kernel: win.kernel[q],
             stride: win.strides[q],
             dilation: win.dilations[q],
             pad: win.pads[q],
-            input: x[2 + q],
-            output: win.out[q],
+            input: input[q],
+            output: out[q],
         };
         super::depthwise::lower(&mut c, &ops, &ep, [batch, Extent::Fixed(x[1])], axis(0), axis(1));
     } else if elem == Type::f32() {
@@ -120,23 +155,15 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
 
 fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w): Dims, win: &Window) {
     let kk: usize = w[1..].iter().product();
-    let p: usize = win.out.iter().product();
+    let p = win.positions(c);
     let (x1, w1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let residual = ops.residual.map(|v| c.flat(v));
-    let scratch = if win.is_pointwise() {
-        None
-    } else {
-        let t = MemRefType {
-            shape: vec![Some((kk * p.div_ceil(NR) * NR) as u64)],
-            elem: Box::new(Type::f32()),
-            layout: Layout::Identity,
-            memory_space: None,
-        };
-        let alloc = c.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
-            .results([Type::MemRef(t)])
-            .attr("alignment", Attribute::i64(64))
-            .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])));
-        Some(c.m.result(alloc, 0))
+    // A pointwise convolution reads its input in place, as a GEMM over static columns; a plane
+    // known only at run time goes through im2col a block of columns at a time.
+    let scratch = match p {
+        Extent::Fixed(_) if win.is_pointwise() => None,
+        Extent::Fixed(p) => Some(im2col_buffer(c, kk, p)),
+        Extent::Value(_) => Some(im2col_buffer(c, kk, block_columns(kk))),
     };
     let flat = FlatConv { x1, w1, o1, residual, scratch };
     match batch {
@@ -152,7 +179,34 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
     }
 }
 
-/// A convolution's batch extent, and its input's and weights' dims (the batch as 0).
+/// A buffer for the im2col columns of `p` output positions, `kk` rows each, in panels of NR
+/// columns.
+fn im2col_buffer(c: &mut Cursor, kk: usize, p: usize) -> ValueId {
+    let t = MemRefType {
+        shape: vec![Some((kk * p.div_ceil(NR) * NR) as u64)],
+        elem: Box::new(Type::f32()),
+        layout: Layout::Identity,
+        memory_space: None,
+    };
+    let alloc = c.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
+        .results([Type::MemRef(t)])
+        .attr("alignment", Attribute::i64(64))
+        .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])));
+    c.m.result(alloc, 0)
+}
+
+/// The im2col buffer a plane known only at run time is gathered through, in bytes: the
+/// plane goes a block of columns at a time, so the workspace stays static and the block's
+/// columns stay in the L2 cache while the GEMM streams them.
+const PLANE_BLOCK_BYTES: usize = 256 * 1024;
+
+/// The output positions of one block for `kk` rows: a whole number of panels, 4 to 64 of them.
+fn block_columns(kk: usize) -> usize {
+    (PLANE_BLOCK_BYTES / (4 * kk * NR)).clamp(4, 64) * NR
+}
+
+/// A convolution's batch extent, and its input's and weights' dims (the batch and run-time
+/// spatial dims as 0).
 type Dims<'a> = (Extent, &'a [usize], &'a [usize]);
 
 /// The flat buffers a convolution's GEMMs read and write, and its im2col columns if any.
@@ -179,109 +233,229 @@ fn conv_image(
     let ocg = oc / group;
     let c_in = x[1];
     let kk: usize = w[1..].iter().product();
-    let p: usize = win.out.iter().product();
-    let hw: usize = x[2..].iter().product();
+    let p = win.positions(c);
+    let hw = c.extent_product(&win.input);
     let act = (ep.act_min, ep.act_max);
-    let in_sp = x[2..].to_vec();
+    let (group_in, image_in) = (c.extent_mul(hw, Extent::Fixed(icg)), c.extent_mul(hw, Extent::Fixed(c_in)));
+    let (group_out, image_out) = (c.extent_mul(p, Extent::Fixed(ocg)), c.extent_mul(p, Extent::Fixed(oc)));
     c.for_loop(0, group, |e, gi| {
+        if let (Extent::Value(p), Some(col)) = (p, f.scratch) {
+            let plane = PlaneGemm { f, col, nb, c_in, icg, ocg, kk, bias: ops.bias, act };
+            return plane.in_blocks(e, win, gi, (p, group_out, image_out));
+        }
         let b = match f.scratch {
             None => {
-                let off = nb.offset(e, &[(gi, (icg * hw) as i64)], c_in * hw);
+                let off = nb.offset(e, &[(gi, group_in)], image_in);
                 BOperand::Rows(Mat { buf: f.x1, off, rs: hw, cs: 1 })
             }
             Some(col) => {
-                im2col(e, f.x1, col, nb, c_in, &in_sp, gi, icg, win);
+                im2col(e, (f.x1, col), nb, (c_in, gi), icg, win);
                 let zero = e.idx(0);
                 BOperand::Panels { buf: col, off: zero }
             }
         };
         let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
-        let a = Mat { buf: f.w1, off: a_off, rs: kk, cs: 1 };
-        let c_off = nb.offset(e, &[(gi, (ocg * p) as i64)], oc * p);
+        let a = Mat { buf: f.w1, off: a_off, rs: Extent::Fixed(kk), cs: 1 };
+        let c_off = nb.offset(e, &[(gi, group_out)], image_out);
         let cm = Mat { buf: f.o1, off: c_off, rs: p, cs: 1 };
         let bias = match ops.bias {
             Some(bb) => Bias::Rows(bb, e.affine(&[(gi, ocg as i64)], 0)),
             None => Bias::None,
         };
         let residual = f.residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
-        gemm(e, ocg, p, kk, a, b, cm, TileEpilogue { bias, residual, act });
+        let ep = TileEpilogue { bias, residual, act };
+        gemm(e, ocg, p.fixed().expect("a static plane"), kk, a, b, cm, ep);
     });
+}
+
+/// One image's and group's GEMM over an output plane known only at run time.
+struct PlaneGemm<'a> {
+    f: &'a FlatConv,
+    col: ValueId,
+    nb: Image,
+    c_in: usize,
+    icg: usize,
+    ocg: usize,
+    kk: usize,
+    bias: Option<ValueId>,
+    act: (Option<f64>, Option<f64>),
+}
+
+impl PlaneGemm<'_> {
+    /// The plane's `p` positions in blocks of [`block_columns`]: each gathered into the panels,
+    /// then multiplied into its columns of the output (the last block narrower).
+    fn in_blocks(
+        &self,
+        e: &mut Cursor,
+        win: &Window,
+        gi: ValueId,
+        (p, group_out, image_out): (ValueId, Extent, Extent),
+    ) {
+        let (f, kk, ocg) = (self.f, self.kk, self.ocg);
+        let width = block_columns(kk);
+        let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
+        let a = Mat { buf: f.w1, off: a_off, rs: Extent::Fixed(kk), cs: 1 };
+        let plane_off = self.nb.offset(e, &[(gi, group_out)], image_out);
+        let bias = match self.bias {
+            Some(bb) => Bias::Rows(bb, e.affine(&[(gi, ocg as i64)], 0)),
+            None => Bias::None,
+        };
+        let blocks = e.affine(&[(p, 1)], width as i64 - 1);
+        let width_v = e.idx(width as i64);
+        let blocks = e.value_op("arith.divui", &[blocks, width_v], Type::Index);
+        let zero = e.idx(0);
+        e.for_step(zero, blocks, 1, |e, block| {
+            let first = e.affine(&[(block, width as i64)], 0);
+            let left = e.value_op("arith.subi", &[p, first], Type::Index);
+            let count = e.value_op("arith.minui", &[left, width_v], Type::Index);
+            im2col_block(e, (f.x1, self.col), self.nb, (self.c_in, gi), self.icg, win, (first, count));
+            let off = e.affine(&[(plane_off, 1), (first, 1)], 0);
+            let cm = Mat { buf: f.o1, off, rs: Extent::Value(p), cs: 1 };
+            let residual = f.residual.map(|r| Mat { buf: r, off, rs: Extent::Value(p), cs: 1 });
+            let panels = BOperand::Panels { buf: self.col, off: zero };
+            let ep = TileEpilogue { bias, residual, act: self.act };
+            gemm_cols_at_run_time(e, ocg, count, kk, a, panels, cm, ep);
+        });
+    }
 }
 
 /// Writes tap row `ic * K + kpos` of output position `opos` into column panels, at
 /// `(opos / NR) * rows * NR + row * NR + opos % NR`, for one image and group; taps in the padding
 /// are 0. The lanes past P in the last panel are left as they are: their columns are not stored.
-#[allow(clippy::too_many_arguments)]
 fn im2col(
     c: &mut Cursor,
-    x1: ValueId,
-    col: ValueId,
+    (x1, col): (ValueId, ValueId),
     nb: Image,
-    c_in: usize,
-    in_sp: &[usize],
-    gi: ValueId,
+    (c_in, gi): (usize, ValueId),
     icg: usize,
     win: &Window,
 ) {
-    let ns = in_sp.len();
-    let ksp: usize = win.kernel.iter().product();
-    let hw: usize = in_sp.iter().product();
-    let in_strides = strides_of(in_sp);
-    let k_strides = strides_of(&win.kernel);
-    let o_strides = strides_of(&win.out);
-    let mut shape = vec![icg];
-    shape.extend(&win.kernel);
+    let ns = win.input.len();
+    let taps = Taps::new(c, (x1, nb), (c_in, gi, icg), win);
+    let o_strides = strides_over(c, &win.out);
+    let mut shape = vec![Extent::Fixed(icg)];
+    shape.extend(win.kernel.iter().map(|&k| Extent::Fixed(k)));
     shape.extend(&win.out);
-    let padded = win.pads.iter().any(|&q| q > 0);
-    c.parallel(&shape, &mut |e, ivs| {
-        let ic = ivs[0];
-        let (ks, os) = (&ivs[1..1 + ns], &ivs[1 + ns..]);
+    c.parallel_over(&shape, &mut |e, ivs| {
+        let (ic, ks, os) = (ivs[0], &ivs[1..1 + ns], &ivs[1 + ns..]);
+        let v = taps.value(e, ic, ks, os);
+        let pos_terms: Vec<(ValueId, Extent)> = os.iter().zip(&o_strides).map(|(&o, &s)| (o, s)).collect();
+        let opos = e.affine_over(&pos_terms, 0);
+        store_in_panels(e, v, col, (ic, ks, opos), icg, win);
+    });
+}
+
+/// [`im2col`] for the `count` output positions from `first` (a block of a plane known only at
+/// run time), written as columns 0 to `count` of the panels.
+#[allow(clippy::too_many_arguments)]
+fn im2col_block(
+    c: &mut Cursor,
+    (x1, col): (ValueId, ValueId),
+    nb: Image,
+    (c_in, gi): (usize, ValueId),
+    icg: usize,
+    win: &Window,
+    (first, count): (ValueId, ValueId),
+) {
+    let ns = win.input.len();
+    let taps = Taps::new(c, (x1, nb), (c_in, gi, icg), win);
+    let mut shape = vec![Extent::Fixed(icg)];
+    shape.extend(win.kernel.iter().map(|&k| Extent::Fixed(k)));
+    shape.push(Extent::Value(count));
+    c.parallel_over(&shape, &mut |e, ivs| {
+        let (ic, ks, column) = (ivs[0], &ivs[1..1 + ns], ivs[1 + ns]);
+        let opos = e.value_op("arith.addi", &[first, column], Type::Index);
+        let os = e.unflatten_over(opos, &win.out);
+        let v = taps.value(e, ic, ks, &os);
+        store_in_panels(e, v, col, (ic, ks, column), icg, win);
+    });
+}
+
+/// Where im2col reads its taps: one image's and group's input channels, flat.
+struct Taps<'a> {
+    x1: ValueId,
+    nb: Image,
+    gi: ValueId,
+    icg: usize,
+    win: &'a Window,
+    /// The input plane, its row-major strides, and one image's elements.
+    plane: Extent,
+    strides: Vec<Extent>,
+    image: Extent,
+}
+
+impl<'a> Taps<'a> {
+    fn new(
+        c: &mut Cursor,
+        (x1, nb): (ValueId, Image),
+        (c_in, gi, icg): (usize, ValueId, usize),
+        win: &'a Window,
+    ) -> Self {
+        let plane = c.extent_product(&win.input);
+        let strides = strides_over(c, &win.input);
+        let image = c.extent_mul(plane, Extent::Fixed(c_in));
+        Taps { x1, nb, gi, icg, win, plane, strides, image }
+    }
+
+    /// Input channel `ic` of the group at kernel position `ks` for output position `os`; 0 in
+    /// the padding.
+    fn value(&self, e: &mut Cursor, ic: ValueId, ks: &[ValueId], os: &[ValueId]) -> ValueId {
+        let win = self.win;
+        let padded = win.pads.iter().any(|&q| q > 0);
         let mut ok: Option<ValueId> = None;
         let mut terms = Vec::new();
-        for q in 0..ns {
+        for q in 0..win.input.len() {
             let pos =
                 e.affine(&[(os[q], win.strides[q] as i64), (ks[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
-            let pos = if padded { e.clamp_tap(pos, in_sp[q], &mut ok) } else { pos };
-            terms.push((pos, in_strides[q] as i64));
+            let pos = if padded { e.clamp_tap(pos, win.input[q], &mut ok) } else { pos };
+            terms.push((pos, self.strides[q]));
         }
-        let ch = e.affine(&[(gi, icg as i64), (ic, 1)], 0);
-        terms.push((ch, hw as i64));
-        let src = nb.offset(e, &terms, c_in * hw);
-        let mut v = e.load(x1, &[src]);
+        let ch = e.affine(&[(self.gi, self.icg as i64), (ic, 1)], 0);
+        terms.push((ch, self.plane));
+        let src = self.nb.offset(e, &terms, self.image);
+        let mut v = e.load(self.x1, &[src]);
         if let Some(ok) = ok {
             let z = e.const_float(0.0, Type::f32());
             v = e.value_op("arith.select", &[ok, v, z], Type::f32());
         }
-        // Column panels for the micro-kernel: tap row `row` of output position `opos` at
-        // (opos / NR) * K * NR + row * NR + opos % NR.
-        let mut row_terms: Vec<(ValueId, i64)> = vec![(ic, (ksp * NR) as i64)];
-        let mut pos_terms: Vec<(ValueId, i64)> = Vec::new();
-        for q in 0..ns {
-            row_terms.push((ks[q], (k_strides[q] * NR) as i64));
-            pos_terms.push((os[q], o_strides[q] as i64));
-        }
-        let opos = e.affine(&pos_terms, 0);
-        let nr = e.idx(NR as i64);
-        let panel = e.value_op("arith.divui", &[opos, nr], Type::Index);
-        let lane = e.value_op("arith.remui", &[opos, nr], Type::Index);
-        row_terms.extend([(panel, (icg * ksp * NR) as i64), (lane, 1)]);
-        let dst = e.affine(&row_terms, 0);
-        e.store(v, col, &[dst]);
-    });
+        v
+    }
+}
+
+/// Stores `v` as tap row `row` (input channel `ic`, kernel position `ks`) of column `column` in
+/// the micro-kernel's column panels: at `(column / NR) * K * NR + row * NR + column % NR`.
+fn store_in_panels(
+    e: &mut Cursor,
+    v: ValueId,
+    col: ValueId,
+    (ic, ks, column): (ValueId, &[ValueId], ValueId),
+    icg: usize,
+    win: &Window,
+) {
+    let ksp: usize = win.kernel.iter().product();
+    let k_strides = strides_of(&win.kernel);
+    let mut row_terms: Vec<(ValueId, i64)> = vec![(ic, (ksp * NR) as i64)];
+    row_terms.extend(ks.iter().zip(&k_strides).map(|(&k, &s)| (k, (s * NR) as i64)));
+    let nr = e.idx(NR as i64);
+    let panel = e.value_op("arith.divui", &[column, nr], Type::Index);
+    let lane = e.value_op("arith.remui", &[column, nr], Type::Index);
+    row_terms.extend([(panel, (icg * ksp * NR) as i64), (lane, 1)]);
+    let dst = e.affine(&row_terms, 0);
+    e.store(v, col, &[dst]);
 }
 
 /// A direct convolution (any element type; f16 computes in f32).
 #[allow(clippy::too_many_arguments)]
-fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w): Dims, win: &Window, elem: &Type) {
+fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, _, w): Dims, win: &Window, elem: &Type) {
     let (oc_n, icg) = (w[0], w[1]);
     let ocg = oc_n / win.group;
     let padded = win.pads.iter().any(|&p| p > 0);
     let ns = win.kernel.len();
     let float = elem.is_float();
     let compute = if *elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
-    let in_spatial = x[2..].to_vec();
+    let in_spatial = win.input.clone();
     let mut outer = vec![batch, Extent::Fixed(oc_n)];
-    outer.extend(win.out.iter().map(|&d| Extent::Fixed(d)));
+    outer.extend(&win.out);
     let zero_of =
         |e: &mut Cursor| if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
     c.parallel_over(&outer, &mut |e, ivs| {

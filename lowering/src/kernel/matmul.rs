@@ -23,12 +23,13 @@ use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 pub const MR: usize = 6;
 pub const NR: usize = 16;
 
-/// A matrix inside a flat buffer: element (r, c) is at `off + r * rs + c * cs`.
+/// A matrix inside a flat buffer: element (r, c) is at `off + r * rs + c * cs`; the row stride
+/// may be known only at run time (a convolution's output plane).
 #[derive(Clone, Copy)]
 pub struct Mat {
     pub buf: ValueId,
     pub off: ValueId,
-    pub rs: usize,
+    pub rs: Extent,
     pub cs: usize,
 }
 
@@ -72,17 +73,25 @@ pub fn apply_activation<B: LoopBuilder>(b: &mut B, v: ValueId, act: (Option<f64>
 }
 
 fn index_of<B: LoopBuilder>(b: &mut B, base: ValueId, terms: &[(ValueId, usize)], constant: usize) -> ValueId {
+    let terms: Vec<(ValueId, Extent)> = terms.iter().map(|&(v, s)| (v, Extent::Fixed(s))).collect();
+    index_over(b, base, &terms, constant)
+}
+
+/// [`index_of`] with strides that may be known only at run time.
+fn index_over<B: LoopBuilder>(b: &mut B, base: ValueId, terms: &[(ValueId, Extent)], constant: usize) -> ValueId {
     let mut acc = base;
     if constant != 0 {
         let c = b.idx(constant as i64);
         acc = b.value_op("arith.addi", &[acc, c], Type::Index);
     }
     for &(v, s) in terms {
-        let p = if s == 1 {
-            v
-        } else {
-            let sv = b.idx(s as i64);
-            b.value_op("arith.muli", &[v, sv], Type::Index)
+        let p = match s {
+            Extent::Fixed(1) => v,
+            Extent::Fixed(s) => {
+                let sv = b.idx(s as i64);
+                b.value_op("arith.muli", &[v, sv], Type::Index)
+            }
+            Extent::Value(sv) => b.value_op("arith.muli", &[v, sv], Type::Index),
         };
         acc = b.value_op("arith.addi", &[acc, p], Type::Index);
     }
@@ -108,17 +117,17 @@ impl BOperand {
     }
 
     /// Where row 0 of the NR columns from `j0` starts, and the distance between rows.
-    fn tile<B: LoopBuilder>(&self, b: &mut B, j0: ValueId, k: usize) -> (ValueId, usize) {
+    fn tile<B: LoopBuilder>(&self, b: &mut B, j0: ValueId, k: usize) -> (ValueId, Extent) {
         match *self {
             BOperand::Rows(m) => (index_of(b, m.off, &[(j0, 1)], 0), m.rs),
-            BOperand::Panels { off, .. } => (index_of(b, off, &[(j0, k)], 0), NR),
+            BOperand::Panels { off, .. } => (index_of(b, off, &[(j0, k)], 0), Extent::Fixed(NR)),
         }
     }
 
     /// The index of element (kk, j) for a column `j` known at compile time.
     fn element<B: LoopBuilder>(&self, b: &mut B, kk: ValueId, j: usize, k: usize) -> ValueId {
         match *self {
-            BOperand::Rows(m) => index_of(b, m.off, &[(kk, m.rs)], j * m.cs),
+            BOperand::Rows(m) => index_over(b, m.off, &[(kk, m.rs)], j * m.cs),
             BOperand::Panels { off, .. } => index_of(b, off, &[(kk, NR)], (j / NR) * k * NR + j % NR),
         }
     }
@@ -201,6 +210,74 @@ pub fn gemm_rows_at_run_time<B: LoopBuilder>(
     });
 }
 
+/// [`gemm`] with a number of columns `n` known only at run time and B in column panels (the
+/// lanes past `n` in the last panel are read but never stored): the full column tiles, then the
+/// columns left over (fewer than NR, how many known at run time) as one tile per row tile whose
+/// lanes are stored while below that count.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_cols_at_run_time<B: LoopBuilder>(
+    b: &mut B,
+    m: usize,
+    n: ValueId,
+    k: usize,
+    a: Mat,
+    panels: BOperand,
+    c: Mat,
+    ep: TileEpilogue,
+) {
+    debug_assert!(matches!(panels, BOperand::Panels { .. }), "ragged columns need zero-padded panels");
+    let m_full = m / MR * MR;
+    let g = Gemm { k, a, bm: panels, c, ep };
+    let (tiles, n_full, rest) = row_tiles(b, Extent::Value(n), NR);
+    // Row tiles of MR, then one of the rows left over: (first row, rows, how many such tiles).
+    let row_groups = [(0, MR, m_full / MR), (m_full, m - m_full, usize::from(m > m_full))];
+    for (first, rows, count) in row_groups.into_iter().filter(|g| g.1 > 0 && g.2 > 0) {
+        b.parallel_over(&[tiles, Extent::Fixed(count)], &mut |e, t| {
+            let j0 = e.affine(&[(t[0], NR as i64)], 0);
+            let i0 = e.affine(&[(t[1], rows as i64)], first as i64);
+            gemm_tile(e, i0, j0, rows, NR, &g);
+        });
+    }
+    let (j0, width) = (b.extent(n_full), b.extent(rest));
+    let zero = b.idx(0);
+    let ragged = b.cmpi("ugt", width, zero);
+    for (first, rows, count) in row_groups.into_iter().filter(|g| g.1 > 0 && g.2 > 0) {
+        // No tiles when no column is left over: the panel at `n_full` would be past the end.
+        let count = b.idx(count as i64);
+        let count = b.value_op("arith.select", &[ragged, count, zero], Type::Index);
+        b.parallel_over(&[Extent::Value(count)], &mut |e, t| {
+            let i0 = e.affine(&[(t[0], rows as i64)], first as i64);
+            let accs = tile_products(e, i0, j0, rows, &g);
+            masked_epilogue(e, &accs, (i0, j0), width, c, ep);
+        });
+    }
+}
+
+/// The epilogue lane by lane for the first `width` columns of a tile, `width` known only at run
+/// time: each lane is stored only while below it.
+fn masked_epilogue<B: LoopBuilder>(
+    b: &mut B,
+    accs: &[ValueId],
+    (i0, j0): (ValueId, ValueId),
+    width: ValueId,
+    c: Mat,
+    ep: TileEpilogue,
+) {
+    for (r, &acc) in accs.iter().enumerate() {
+        let row = index_of(b, i0, &[], r);
+        for lane in 0..NR {
+            let lane_index = b.idx(lane as i64);
+            let inside = b.cmpi("ult", lane_index, width);
+            b.if_then(inside, |b| {
+                let position = Attribute::DenseArray { elem: Type::i64(), values: vec![lane as i128] };
+                let v = b.value_attr("vector.extract", &[acc], Type::f32(), vec![("static_position", position)]);
+                let col = index_of(b, j0, &[], lane);
+                store_element(b, v, row, col, c, ep);
+            });
+        }
+    }
+}
+
 /// `rows` split into tiles of `tile` rows: the number of full tiles, the rows they cover, and
 /// the rows left over (folded where `rows` is static).
 fn row_tiles<B: LoopBuilder>(b: &mut B, rows: Extent, tile: usize) -> (Extent, Extent, Extent) {
@@ -271,7 +348,7 @@ fn gemm_column<B: LoopBuilder>(
     let jv = e.idx(j as i64);
     for r in 0..rows {
         let row = index_of(e, i0, &[], r);
-        let a_row = index_of(e, a.off, &[(row, a.rs)], 0);
+        let a_row = index_over(e, a.off, &[(row, a.rs)], 0);
         let zero = e.const_float(0.0, Type::f32());
         let dot = e.for_acc(0, k, zero, |e, kk, acc| {
             let ai = index_of(e, a_row, &[(kk, a.cs)], 0);
@@ -296,31 +373,42 @@ fn store_element<B: LoopBuilder>(b: &mut B, mut v: ValueId, row: ValueId, col: V
         v = b.value_op("arith.addf", &[v, bv], Type::f32());
     }
     if let Some(r) = ep.residual {
-        let ri = index_of(b, r.off, &[(row, r.rs), (col, r.cs)], 0);
+        let ri = index_over(b, r.off, &[(row, r.rs), (col, Extent::Fixed(r.cs))], 0);
         let rv = b.load(r.buf, &[ri]);
         v = b.value_op("arith.addf", &[v, rv], Type::f32());
     }
     v = apply_activation(b, v, ep.act);
-    let ci = index_of(b, c.off, &[(row, c.rs), (col, c.cs)], 0);
+    let ci = index_over(b, c.off, &[(row, c.rs), (col, Extent::Fixed(c.cs))], 0);
     b.store(v, c.buf, &[ci]);
 }
 
 /// A `rows x NR` tile of C at (`i0`, `j0`) held in vector accumulators over the whole k loop;
 /// only the first `width` columns are stored (fewer than NR at a ragged edge of panels).
 fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, width: usize, g: &Gemm) {
-    let (k, a, bm, c, ep) = (g.k, g.a, g.bm, g.c, g.ep);
+    let accs = tile_products(b, i0, j0, rows, g);
+    let (c, ep, vt) = (g.c, g.ep, vec_ty());
+    if width < NR {
+        return narrow_epilogue(b, &accs, i0, j0, width, c, ep);
+    }
+    store_tile(b, &accs, i0, j0, c, ep, vt);
+}
+
+/// The `rows x NR` products of a tile of C at (`i0`, `j0`), in vector accumulators carried
+/// over the whole k loop.
+fn tile_products<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, g: &Gemm) -> Vec<ValueId> {
+    let (k, a, bm) = (g.k, g.a, g.bm);
     let vt = vec_ty();
     let zero = b.splat_const(0.0, vt.clone());
     let a_rows: Vec<ValueId> = (0..rows)
         .map(|r| {
             let row = index_of(b, i0, &[], r);
-            index_of(b, a.off, &[(row, a.rs)], 0)
+            index_over(b, a.off, &[(row, a.rs)], 0)
         })
         .collect();
     let (b_col, b_rs) = bm.tile(b, j0, k);
     let inits = vec![zero; rows];
-    let accs = b.for_accs(0, k, &inits, |e, kk, accs| {
-        let bi = index_of(e, b_col, &[(kk, b_rs)], 0);
+    b.for_accs(0, k, &inits, |e, kk, accs| {
+        let bi = index_over(e, b_col, &[(kk, b_rs)], 0);
         let bv = e.value_op("vector.load", &[bm.buf(), bi], vt.clone());
         let mut next = Vec::with_capacity(rows);
         for (r, &acc) in accs.iter().enumerate() {
@@ -330,10 +418,19 @@ fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, w
             next.push(e.fmuladd(ab, bv, acc));
         }
         next
-    });
-    if width < NR {
-        return narrow_epilogue(b, &accs, i0, j0, width, c, ep);
-    }
+    })
+}
+
+/// A full tile's accumulators with the epilogue applied, stored as vectors.
+fn store_tile<B: LoopBuilder>(
+    b: &mut B,
+    accs: &[ValueId],
+    i0: ValueId,
+    j0: ValueId,
+    c: Mat,
+    ep: TileEpilogue,
+    vt: Type,
+) {
     for (r, &acc) in accs.iter().enumerate() {
         let row = index_of(b, i0, &[], r);
         let mut v = acc;
@@ -352,12 +449,12 @@ fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, w
             Bias::None => {}
         }
         if let Some(res) = ep.residual {
-            let ri = index_of(b, res.off, &[(row, res.rs), (j0, 1)], 0);
+            let ri = index_over(b, res.off, &[(row, res.rs), (j0, Extent::Fixed(1))], 0);
             let rv = b.value_op("vector.load", &[res.buf, ri], vt.clone());
             v = b.value_op("arith.addf", &[v, rv], vt.clone());
         }
         v = apply_activation(b, v, ep.act);
-        let ci = index_of(b, c.off, &[(row, c.rs), (j0, 1)], 0);
+        let ci = index_over(b, c.off, &[(row, c.rs), (j0, Extent::Fixed(1))], 0);
         b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
     }
 }
@@ -503,22 +600,26 @@ fn lower_on_micro_kernel(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
         let co = batch_offset(e, &batch, &batch, ivs, o_matrix);
         let zero = e.idx(0);
         let a = if ta {
-            Mat { buf: a1, off: ao, rs: 1, cs: mm.fixed().expect("static M with a transposed A") }
+            Mat { buf: a1, off: ao, rs: Extent::Fixed(1), cs: mm.fixed().expect("static M with a transposed A") }
         } else {
-            Mat { buf: a1, off: ao, rs: kk, cs: 1 }
+            Mat { buf: a1, off: ao, rs: Extent::Fixed(kk), cs: 1 }
         };
         let bias = match (bias_buf, rows_bias) {
             (Some(buf), Some(true)) => Bias::Rows(buf, zero),
             (Some(buf), Some(false)) => Bias::Cols(buf, zero),
             _ => Bias::None,
         };
-        let ep = TileEpilogue { bias, residual: residual.map(|r| Mat { buf: r, off: co, rs: nn, cs: 1 }), act };
+        let ep = TileEpilogue {
+            bias,
+            residual: residual.map(|r| Mat { buf: r, off: co, rs: Extent::Fixed(nn), cs: 1 }),
+            act,
+        };
         let bm = if panels {
             BOperand::Panels { buf: b1, off: bo }
         } else {
-            BOperand::Rows(Mat { buf: b1, off: bo, rs: nn, cs: 1 })
+            BOperand::Rows(Mat { buf: b1, off: bo, rs: Extent::Fixed(nn), cs: 1 })
         };
-        let out = Mat { buf: o1, off: co, rs: nn, cs: 1 };
+        let out = Mat { buf: o1, off: co, rs: Extent::Fixed(nn), cs: 1 };
         match mm {
             Extent::Fixed(mm) => gemm(e, mm, nn, kk, a, bm, out, ep),
             Extent::Value(mm) => gemm_rows_at_run_time(e, mm, nn, kk, a, bm, out, ep),
