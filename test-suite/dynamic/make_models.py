@@ -49,6 +49,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 D, HEADS, FFN, LAYERS, VOCAB, MAX_POS = 64, 4, 128, 2, 97, 512
 CNN_BATCHES = [1, 2, 8]
+IMAGE_SIZES = [8, 13, 31, 64]
 # (seq, past) per length: prefills from an empty cache, then single tokens and a chunk after a
 # long one (past + seq stays within the MAX_POS-row mask table).
 CACHED_STEPS = {1: (1, 0), 7: (7, 0), 45: (45, 0), 128: (1, 127), 512: (64, 448)}
@@ -301,7 +302,47 @@ def cnn():
     return b.model(inputs, "y", ["batch", 10])
 
 
+def images():
+    """A CNN over images of any batch, height and width: convolutions with strides, pads and
+    groups, pools with and without ceil_mode, a residual block whose strided branch and strided
+    shortcut must agree on their run-time dims, and a global pool to a fixed-size head."""
+    b = Builder(17)
+
+    def conv(x, c_in, c_out, k, stride=1, group=1, pad=None):
+        w = b.weight([c_out, c_in // group, k, k], (c_in // group * k * k) ** -0.5)
+        pads = [k // 2 if pad is None else pad] * 4
+        return b.op("Conv", [x, w, b.weight([c_out], 0.1)], pads=pads, strides=[stride] * 2, group=group)
+
+    def relu(x):
+        return b.op("Relu", [x])
+
+    def batch_norm(x, c):
+        stats = [b.const(1.0 + 0.1 * b.rng.standard_normal(c), np.float32) for _ in range(2)]
+        stats += [b.const(0.1 * b.rng.standard_normal(c), np.float32), b.const(0.5 + b.rng.random(c), np.float32)]
+        return b.op("BatchNormalization", [x, *stats])
+
+    x = relu(batch_norm(conv("x", 3, 8, 3), 8))
+    x = b.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = relu(b.op("Add", [x, conv(relu(conv(x, 8, 8, 3)), 8, 8, 1)]))
+    # Strided branch and strided 1x1 shortcut: floor((h - 1) / 2) + 1 rows each.
+    x = relu(batch_norm(b.op("Add", [conv(relu(conv(x, 8, 16, 3, stride=2)), 16, 16, 3), conv(x, 8, 16, 1, stride=2, pad=0)]), 16))
+    x = relu(conv(x, 16, 16, 3, group=16))
+    x = b.op("AveragePool", [x], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])
+    x = b.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])])
+    b.op("Gemm", [x, b.weight([10, 16], 16**-0.5), b.weight([10], 0.1)], transB=1)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "height", "width"])]
+    return b.model(inputs, "y", ["batch", 10])
+
+
+def image_dims(size):
+    """Batch, height and width of the run of `size`: heights up and widths down the range."""
+    return (2 if size % 2 else 1, size, 72 - size)
+
+
 def inputs_for(name, length, rng):
+    if name == "images":
+        return [rng.standard_normal((image_dims(length)[0], 3, *image_dims(length)[1:])).astype(np.float32)]
     if name == "cnn":
         return [rng.standard_normal((length, 3, 16, 16)).astype(np.float32)]
     if name == "encoder":
@@ -330,12 +371,12 @@ def main():
     rng = np.random.default_rng(3)
     models = [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cached", cached())]
     models += [("pooled", pooled()), ("chunked", chunked())]
-    for name, model in models + [("cnn", cnn())]:
+    for name, model in models + [("cnn", cnn()), ("images", images())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
         onnx.save(model, path)
         session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        for length in CNN_BATCHES if name == "cnn" else lengths:
+        for length in {"cnn": CNN_BATCHES, "images": IMAGE_SIZES}.get(name, lengths):
             feeds = inputs_for(name, length, rng)
             for k, x in enumerate(feeds):
                 x.tofile(f"{out}/{name}.{length}.in{k}.bin")
@@ -345,6 +386,8 @@ def main():
                 two_dims = name in ("encoder", "exported", "pooled", "chunked")
                 if name == "cached":
                     f.write("{} {}".format(*CACHED_STEPS[length]))
+                elif name == "images":
+                    f.write("{} {} {}".format(*image_dims(length)))
                 else:
                     f.write(" ".join(str(d) for d in feeds[0].shape[:2]) if two_dims else f"{length}")
 

@@ -4,13 +4,16 @@
 //! the ids' Shape inside the graph), a decoder step over a KV cache (`past` from 0, `seq` new
 //! tokens), pooling over `seq` (reductions, ArgMax, TopK, an edge Pad, the first three tokens:
 //! `min(3, seq)`, a dim the run computes), a Split of `seq` in two (`ceil(seq / 2)` and the
-//! rest, empty at 1) with Gathers along it, and a small CNN over `x[batch, 3, 16, 16]`, built with a fixed seed by
+//! rest, empty at 1) with Gathers along it, a small CNN over `x[batch, 3, 16, 16]`, and a CNN
+//! over images of any batch, height and width `x[batch, 3, height, width]` (strided and
+//! depthwise convolutions, pools with pads and `ceil_mode`, a strided residual block whose two
+//! branches must agree on their computed dims), built with a fixed seed by
 //! `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its output or its workspace (canaries), and that dims below 1 or
 //! making a tensor over 2^44 bytes are refused with `XCC_ERROR_BAD_DIM` and a zero workspace
-//! size. Five models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
+//! size. Six models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
 //! with ranges): their program sizes the workspace with `NAME_workspace_size_max()`, checks
 //! that it is the size at the maxima and that no run needs more, and that a dim past its range
 //! is refused the same way. Skipped, with a message, where the project's venv with ONNX Runtime
@@ -27,6 +30,10 @@ const LENGTHS: &[usize] = &[1, 7, 45, 128, 512];
 
 /// The CNN's batches (the issue's; `make_models.py`'s CNN_BATCHES).
 const BATCHES: &[usize] = &[1, 2, 8];
+
+/// The image CNN's runs (`make_models.py`'s IMAGE_SIZES): height 8 to 64, width 64 to 8, batch
+/// 2 at odd sizes.
+const IMAGE_SIZES: &[usize] = &[8, 13, 31, 64];
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
@@ -69,6 +76,13 @@ const MODELS: &[Model] = &[
     Model { name: "pooled", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &["--shape", "x=1..2x1..512x16"] },
     Model { name: "chunked", symbols: 2, inputs: &["float", "int64_t"], sizes: LENGTHS, ranges: &[] },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
+    Model {
+        name: "images",
+        symbols: 3,
+        inputs: &["float"],
+        sizes: IMAGE_SIZES,
+        ranges: &["--shape", "x=1..2x3x8..64x8..64"],
+    },
 ];
 
 /// The C program: `prog DIR L...` reads `DIR/NAME.L.dims` and the inputs of each size, sizes one

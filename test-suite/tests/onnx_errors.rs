@@ -9,7 +9,7 @@ use xcc_frontend_onnx::proto::{
     attribute_proto, tensor_shape_proto, type_proto, AttributeProto, NodeProto, StringStringEntryProto, TensorProto,
     ValueInfoProto,
 };
-use xcc_test_suite::onnx_build::{floats, int64s, model, node, symbolic, value, FLOAT, INT64};
+use xcc_test_suite::onnx_build::{floats, int64s, model, node, symbolic, value, with_ints, FLOAT, INT64};
 use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType INT32.
@@ -469,24 +469,41 @@ fn run_time_dims_the_operators_refuse() -> Result<(), String> {
         vec![floats("v", &[4], &[1.0; 4])],
     );
     expect_failure(&dir, "matmul-vector", &matmul, &["MatMul node 'mm0'", "[seq, 4] x [4]", "not supported yet"])?;
-    // CNN operators take a batch at run time, and no other dim.
+    // CNN operators take a batch and spatial dims at run time, not channels.
     let conv = one(
         node("conv0", "Conv", &["x", "w"], &["y"]),
-        vec![symbolic("x", FLOAT, &["batch", "1", "height", "4"])],
+        vec![symbolic("x", FLOAT, &["batch", "channels", "height", "4"])],
         vec![floats("w", &[1, 1, 1, 1], &[1.0])],
     );
     expect_failure(
         &dir,
-        "conv-height",
+        "conv-channels",
         &conv,
-        &["Conv node 'conv0'", "'x'", "only the batch", "[batch, 1, height, 4]"],
+        &["Conv node 'conv0'", "'x'", "channels (dim 1) must be known", "[batch, channels, height, 4]"],
     )?;
     let pool = one(
         node("pool0", "GlobalAveragePool", &["x"], &["y"]),
         vec![symbolic("x", FLOAT, &["batch", "channels", "4", "4"])],
         vec![],
     );
-    expect_failure(&dir, "pool-channels", &pool, &["GlobalAveragePool node 'pool0'", "only the batch", "channels"])?;
+    expect_failure(&dir, "pool-channels", &pool, &["GlobalAveragePool node 'pool0'", "channels (dim 1)"])?;
+    // SAME padding with a stride: the pads would depend on the run-time dim.
+    let same = with_ints(
+        with_string(node("conv2", "Conv", &["x", "w"], &["y"]), "auto_pad", "SAME_UPPER"),
+        "strides",
+        &[2, 1],
+    );
+    let conv_same = one(
+        same,
+        vec![symbolic("x", FLOAT, &["batch", "1", "height", "4"])],
+        vec![floats("w", &[1, 1, 3, 3], &[1.0; 9])],
+    );
+    expect_failure(
+        &dir,
+        "conv-same-strided-height",
+        &conv_same,
+        &["Conv node 'conv2'", "auto_pad SAME_UPPER with stride 2", "spatial dim 2", "--dim"],
+    )?;
     let gemm_node = with_int(node("gemm0", "Gemm", &["x", "w"], &["y"]), "transA", 1);
     let gemm = one(gemm_node, vec![symbolic("x", FLOAT, &["4", "batch"])], vec![floats("w", &[4, 1], &[1.0; 4])]);
     expect_failure(&dir, "gemm-transposed", &gemm, &["Gemm node 'gemm0'", "only A's rows", "[4, batch]", "--dim"])?;

@@ -435,15 +435,21 @@ pub struct DataDims {
 
 impl DataDims {
     /// A dim whose value is `x`: the dim itself when `x` is an expression of dims, else a new
-    /// symbol `name` defined by it (or the one already so named: inference may run twice).
+    /// symbol `name` defined by it (or the one already so named: inference may run twice). Dims
+    /// with the same definition share one symbol, so that tensors computed alike have equal
+    /// dims: a residual block's strided branch and its strided shortcut.
     pub fn define(&mut self, name: String, x: DataExpr) -> Dim {
         if let DataExpr::Dim(d) = x {
             return d;
         }
-        match self.dims.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = x,
-            None => self.dims.push((name.clone(), x)),
+        if let Some(slot) = self.dims.iter_mut().find(|(n, _)| *n == name) {
+            slot.1 = x;
+            return Dim::symbol(&name);
         }
+        if let Some((same, _)) = self.dims.iter().find(|(_, y)| *y == x) {
+            return Dim::symbol(same);
+        }
+        self.dims.push((name.clone(), x));
         Dim::symbol(&name)
     }
 
@@ -504,6 +510,21 @@ mod tests {
         assert_eq!(DataExpr::num(0).select(&huge, &DataExpr::num(3)).as_const(), Some(3));
         let seq = DataExpr::Dim(Dim::symbol("seq"));
         assert_eq!(seq.mul(&DataExpr::num(2)), DataExpr::Dim(Dim::symbol("seq").mul(&Dim::fixed(2))));
+    }
+
+    #[test]
+    fn dims_defined_alike_are_one_dim() {
+        let h = DataExpr::Dim(Dim::symbol("height"));
+        let rows = |pads: i64| h.add(&DataExpr::num(pads - 3)).floor_div(&DataExpr::num(2)).add(&DataExpr::num(1));
+        let mut dims = DataDims::default();
+        let branch = dims.define("conv_1.2".into(), rows(2));
+        let shortcut = dims.define("conv_2.2".into(), rows(2));
+        assert_eq!(branch, Dim::symbol("conv_1.2"));
+        assert_eq!(shortcut, branch, "the same definition is the same dim");
+        assert_ne!(dims.define("conv_3.2".into(), rows(0)), branch, "other pads give another dim");
+        // Inference runs twice: a name already defined keeps its own symbol.
+        assert_eq!(dims.define("conv_1.2".into(), rows(2)), branch);
+        assert_eq!(dims.dims.len(), 2);
     }
 
     #[test]

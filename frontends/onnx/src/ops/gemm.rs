@@ -2,11 +2,11 @@
 //! lowering is the register-tiled GEMM micro-kernel, and whose epilogue later takes the
 //! activation and residual add that follow them, see `kernel-fuse-epilogue`).
 
-use super::nn::{float_input, window::window};
+use super::nn::{float_input, window::window_over};
 use crate::dim::dims_text;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::shapes::{batch_dims, broadcast, broadcast_dims};
+use crate::ops::shapes::{broadcast, broadcast_dims, image_dims};
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::parser::forms::i64_array;
 use xcc_ir::{Attribute, Span, Type, ValueId};
@@ -154,7 +154,7 @@ impl crate::ops::onnx_op::OnnxOp for Conv {
                 x.shape, w.shape
             ));
         }
-        let batch = batch_dims(&node.inputs[0], x)?[0].clone();
+        let x_dims = image_dims(&node.inputs[0], x)?;
         if w.is_dynamic() {
             return Err(OnnxError::tensor(
                 &node.inputs[1],
@@ -177,17 +177,17 @@ impl crate::ops::onnx_op::OnnxOp for Conv {
                 ));
             }
         }
-        let win = window(node, &x.shape[2..], w.shape[2..].to_vec())?;
-        let mut dims = vec![batch, Dim::fixed(w.shape[0])];
-        dims.extend(win.out.into_iter().map(Dim::fixed));
+        let (_, spatial) = window_over(node, g, &x_dims[2..], w.shape[2..].to_vec())?;
+        let mut dims = vec![x_dims[0].clone(), Dim::fixed(w.shape[0])];
+        dims.extend(spatial);
         Ok(vec![TensorType::with_dims(x.dtype, dims)])
     }
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         e.emit_conv(node, g)
     }
 
-    /// A batch known only at run time (`kernel.conv` loops over its images); the weights and
-    /// the other dims are static.
+    /// A batch and spatial dims known only at run time; the weights and the channels are
+    /// static.
     fn takes_run_time_dims(&self) -> bool {
         true
     }
@@ -284,7 +284,7 @@ impl Emitter {
         if x_t.shape.len() < 3 {
             return err("Conv needs an input of rank 3 or more (N, C, spatial...)");
         }
-        let win = window(node, &x_t.shape[2..], w_t.shape[2..].to_vec())?;
+        let (win, _) = window_over(node, g, &x_t.dims()[2..], w_t.shape[2..].to_vec())?;
         let bias: Option<ValueId> = match node.input(2) {
             Some(name) => Some(self.buf(name)?),
             None => None,

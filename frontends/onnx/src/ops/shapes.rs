@@ -59,14 +59,14 @@ pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
     Ok(out)
 }
 
-/// The dims of an input whose batch (dim 0) alone may be known only at run time (a CNN's
-/// operators: convolutions, pooling, normalizations).
-pub fn batch_dims(name: &str, t: &TensorType) -> OResult<Vec<Dim>> {
+/// The dims of an image-like input `N x C x spatial...` whose batch and spatial dims may be known
+/// only at run time, but not its channels (weights and statistics are per channel).
+pub fn image_dims(name: &str, t: &TensorType) -> OResult<Vec<Dim>> {
     let dims = t.dims();
-    if dims.iter().skip(1).any(|d| !d.is_fixed()) {
+    if dims.get(1).is_some_and(|c| !c.is_fixed()) {
         return Err(OnnxError::tensor(
             name,
-            format!("only the batch (dim 0) may be known only at run time here, and this input is {}", t.describe()),
+            format!("the channels (dim 1) must be known at compile time, and this input is {}", t.describe()),
         ));
     }
     Ok(dims)

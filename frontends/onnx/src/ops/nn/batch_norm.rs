@@ -5,7 +5,7 @@
 
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
-use crate::ops::shapes::batch_dims;
+use crate::ops::shapes::image_dims;
 use xcc_ir::ValueId;
 
 pub struct BatchNormalization;
@@ -16,7 +16,7 @@ impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
         if x.is_dynamic() && node.int("training_mode", 0) == 1 {
             return err(format!("training mode takes static dims, not {}", x.describe()));
         }
-        batch_dims(&node.inputs[0], x)?;
+        image_dims(&node.inputs[0], x)?;
         // Training mode also gives the running mean and variance, one value per channel.
         let stat = TensorType::new(x.dtype, vec![x.shape.get(1).copied().unwrap_or(1)]);
         let mut out = vec![x.clone()];
@@ -32,8 +32,13 @@ impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let x_t = g.ty(&node.inputs[0])?;
         let (nb, ch) = (e.dim_extent(&x_t.dims()[0]), x_t.shape.get(1).copied().unwrap_or(1));
-        let s: usize = x_t.shape.iter().skip(2).product();
-        let view = [nb, Extent::Fixed(ch), Extent::Fixed(s)];
+        let s = if x_t.is_dynamic() {
+            let spatial = e.dim_extents(&x_t.dims()[2.min(x_t.shape.len())..]);
+            e.extent_product(&spatial)
+        } else {
+            Extent::Fixed(x_t.shape.iter().skip(2).product())
+        };
+        let view = [nb, Extent::Fixed(ch), s];
         let layout = Layout {
             x3: e.reshaped_over(e.buf(&node.inputs[0])?, &view),
             o3: e.reshaped_over(e.buf(&node.outputs[0])?, &view),
@@ -59,17 +64,17 @@ impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
 struct Layout {
     x3: ValueId,
     o3: ValueId,
-    /// Known only at run time in inference mode alone.
+    /// Batch and spatial size: known only at run time in inference mode alone.
     batch: Extent,
     channels: usize,
-    spatial: usize,
+    spatial: Extent,
     d: DType,
     eps: f64,
 }
 
 /// `out[n, c, q] = (x[n, c, q] - mean) * k + bias`, with `k = scale / sqrt(var + epsilon)`.
 fn normalize(e: &mut Emitter, l: &Layout, n: ValueId, c: ValueId, mean: ValueId, k: ValueId, bias: ValueId) {
-    e.for_loop(0, l.spatial, |e, q| {
+    e.for_loop_over(l.spatial, |e, q| {
         let v = e.load(l.x3, &[n, c, q]);
         let dev = e.fbin("arith.subf", v, mean);
         let r = e.fmuladd(dev, k, bias);
@@ -90,10 +95,11 @@ fn inference(e: &mut Emitter, l: &Layout, p: &[ValueId]) {
 /// Batch statistics per channel (population variance), the normalized output, and the running
 /// statistics: `input * momentum + batch * (1 - momentum)`.
 fn training(e: &mut Emitter, l: &Layout, p: &[ValueId], running: &[Option<ValueId>], momentum: f64) {
-    let batch = l.batch.fixed().expect("training mode has a static batch (infer)");
+    let batch = l.batch.fixed().expect("training mode has static dims (infer)");
+    let spatial = l.spatial.fixed().expect("training mode has static dims (infer)");
     e.parallel(&[l.channels], &mut |e, ivs| {
         let c = ivs[0];
-        let (mean, var) = e.mean_variance(l.x3, &[batch, l.spatial], l.d, &|ks| vec![ks[0], c, ks[1]]);
+        let (mean, var) = e.mean_variance(l.x3, &[batch, spatial], l.d, &|ks| vec![ks[0], c, ks[1]]);
         let sd = e.std_dev(var, l.eps, l.d);
         let sc = e.load(p[0], &[c]);
         let k = e.fbin("arith.divf", sc, sd);

@@ -2,10 +2,10 @@
 //! taps (those in the padding skipped by a select). MaxPool can also give the flat index of
 //! each maximum.
 
-use super::window::{window, Window};
-use crate::emit::{compute_type, Emitter, LoopBuilder};
+use super::window::{window_over, Window};
+use crate::emit::{compute_type, Emitter, Extent, LoopBuilder};
 use crate::graph::*;
-use crate::ops::shapes::batch_dims;
+use crate::ops::shapes::image_dims;
 use xcc_ir::{Attribute, Type, ValueId};
 
 pub struct Pool;
@@ -21,9 +21,10 @@ impl crate::ops::onnx_op::OnnxOp for Pool {
         if x.shape.len() < 3 {
             return err(format!("the input needs a batch, a channel and spatial dims, not {}", x.describe()));
         }
-        let mut dims = batch_dims(&node.inputs[0], x)?[..2].to_vec();
-        let win = window(node, &x.shape[2..], kernel)?;
-        dims.extend(win.out.into_iter().map(Dim::fixed));
+        let x_dims = image_dims(&node.inputs[0], x)?;
+        let (_, spatial) = window_over(node, g, &x_dims[2..], kernel)?;
+        let mut dims = x_dims[..2].to_vec();
+        dims.extend(spatial);
         let mut out = vec![TensorType::with_dims(x.dtype, dims.clone())];
         if node.outputs.len() > 1 {
             out.push(TensorType::with_dims(DType::I64, dims));
@@ -40,7 +41,7 @@ impl crate::ops::onnx_op::OnnxOp for Pool {
         let out_t = g.ty(&node.outputs[0])?.clone();
         let x = e.buf(&node.inputs[0])?;
         let out = e.buf(&node.outputs[0])?;
-        e.emit_pool(node, x, out, &x_t, &out_t)
+        e.emit_pool(node, g, (x, out), &x_t, &out_t)
     }
 }
 
@@ -53,18 +54,18 @@ impl Emitter {
     fn emit_pool(
         &mut self,
         node: &Node,
-        x: ValueId,
-        out: ValueId,
+        g: &Graph,
+        (x, out): (ValueId, ValueId),
         x_t: &TensorType,
         out_t: &TensorType,
     ) -> OResult<()> {
         let kernel = kernel_shape(node)?;
-        let win = window(node, &x_t.shape[2..], kernel.clone())?;
+        let (win, _) = window_over(node, g, &x_t.dims()[2..], kernel.clone())?;
         let is_max = node.op == "MaxPool";
         let include_pad = node.int("count_include_pad", 0) == 1;
         let d = x_t.dtype;
         let ns = kernel.len();
-        let in_spatial = x_t.shape[2..].to_vec();
+        let in_spatial = self.dim_extents(&x_t.dims()[2..]);
         // MaxPool's Indices: the flat position of the max in the input (row-major, or with
         // storage_order 1 the spatial dims column-major); the first max wins ties.
         let indices = match node.outputs.get(1).filter(|o| !o.is_empty() && is_max) {
@@ -140,17 +141,18 @@ impl Emitter {
         &mut self,
         out_pos: &[ValueId],
         win: &Window,
-        input: &[usize],
+        input: &[Extent],
         include_pad: bool,
         d: DType,
     ) -> ValueId {
         let ns = input.len();
         let mut count = self.const_int(1, Type::i64());
         for q in 0..ns {
-            let (lo, hi) = if include_pad {
-                (-(win.pads[q] as i64), input[q] as i64 + win.pads[q + ns] as i64)
-            } else {
-                (0, input[q] as i64)
+            let end_pad = if include_pad { win.pads[q + ns] } else { 0 };
+            let lo = if include_pad { -(win.pads[q] as i64) } else { 0 };
+            let hi = match input[q] {
+                Extent::Fixed(n) => Extent::Fixed(n + end_pad),
+                Extent::Value(n) => Extent::Value(self.affine(&[(n, 1)], end_pad as i64)),
             };
             let c = self.window_count(out_pos[q], win, q, lo, hi);
             count = self.value_op("arith.muli", &[count, c], Type::i64());
@@ -159,7 +161,7 @@ impl Emitter {
     }
 
     /// How many of the window's taps along dim `q` at output position `o` fall in `[lo, hi)`.
-    fn window_count(&mut self, o: ValueId, win: &Window, q: usize, lo: i64, hi: i64) -> ValueId {
+    fn window_count(&mut self, o: ValueId, win: &Window, q: usize, lo: i64, hi: Extent) -> ValueId {
         let kcount = win.kernel[q];
         let zero = self.const_int(0, Type::i64());
         let oi = self.value_op("arith.index_cast", &[o], Type::i64());
@@ -171,7 +173,10 @@ impl Emitter {
             let off = self.const_int((k * win.dilations[q]) as i128 - win.pads[q] as i128, Type::i64());
             let p = self.value_op("arith.addi", &[base, off], Type::i64());
             let lov = self.const_int(lo as i128, Type::i64());
-            let hiv = self.const_int(hi as i128, Type::i64());
+            let hiv = match hi {
+                Extent::Fixed(hi) => self.const_int(hi as i128, Type::i64()),
+                Extent::Value(hi) => self.value_op("arith.index_cast", &[hi], Type::i64()),
+            };
             let ge = self.cmpi("sge", p, lov);
             let lt = self.cmpi("slt", p, hiv);
             let ok = self.value_op("arith.andi", &[ge, lt], Type::i1());
@@ -189,21 +194,18 @@ fn flat_input_index(
     nc: &[ValueId],
     pos: &[ValueId],
     channels: usize,
-    input: &[usize],
+    input: &[Extent],
     column_major: bool,
 ) -> ValueId {
-    let plane: usize = input.iter().product();
-    let mut terms = vec![(nc[0], (channels * plane) as i64), (nc[1], plane as i64)];
-    let strides = if column_major {
-        let mut s = vec![1usize; input.len()];
-        for q in 1..input.len() {
-            s[q] = s[q - 1] * input[q - 1];
-        }
-        s
+    let plane = e.extent_product(input);
+    let image = e.extent_mul(plane, Extent::Fixed(channels));
+    let mut terms = vec![(nc[0], image), (nc[1], plane)];
+    let strides: Vec<Extent> = if column_major {
+        (0..input.len()).map(|q| e.extent_product(&input[..q])).collect()
     } else {
-        crate::ops::shapes::strides_of(input)
+        (0..input.len()).map(|q| e.extent_product(&input[q + 1..])).collect()
     };
-    terms.extend(pos.iter().zip(&strides).map(|(&p, &s)| (p, s as i64)));
-    let flat = e.affine(&terms, 0);
+    terms.extend(pos.iter().zip(strides).map(|(&p, s)| (p, s)));
+    let flat = e.affine_over(&terms, 0);
     e.value_op("arith.index_cast", &[flat], Type::i64())
 }
