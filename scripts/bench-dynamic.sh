@@ -5,8 +5,11 @@
 # decoder (batch 1; its shapes computed from Shape inside the graph) at each LENGTH (even ones:
 # an odd length runs the encoder and the exported decoder at batch 2), its decoder step over a KV
 # cache at the (seq, past) make_models.py pairs with LENGTH (128: one token after 127, 512: 64
-# after 448; the symbolic build has the ranges --dim seq=..64 --dim past=0..448), and its CNN at
-# batch 1 and 8. Usage: scripts/bench-dynamic.sh [LENGTH...] (default 128 512). BENCH_REPEAT=N (default 3) measures
+# after 448; the symbolic build has the ranges --dim seq=..64 --dim past=0..448), its CNN at
+# batch 1 and 8, and its image CNN (batch, height and width at run time) at make_models.py's
+# image sizes 13 (batch 2, 13x59) and 64 (batch 1, 64x8). Usage: scripts/bench-dynamic.sh
+# [LENGTH...] (default 128 512). BENCH_MODELS="cnn images" measures those models alone (default
+# all). BENCH_REPEAT=N (default 3) measures
 # each configuration N times in turn and reports the medians; BUDGET_MS (default 2000) is the
 # time one measurement may take. Prints a Markdown table.
 set -euo pipefail
@@ -22,14 +25,19 @@ repeat="${BENCH_REPEAT:-3}"
 median() { tr ',' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "| model | length | symbolic ms | specialized ms | symbolic / specialized | ONNX Runtime ms | symbolic / ORT |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-for m in encoder decoder exported cached cnn; do
+for m in ${BENCH_MODELS:-encoder decoder exported cached cnn images}; do
   ranges=()
   [ $m = cached ] && ranges=(--dim seq=..64 --dim past=0..448)
   mkdir -p "$work/sym" && ./target/release/xcc "$work/$m.onnx" -O3 "${ranges[@]}" -o "$work/sym/lib$m.a"
   sizes=("${lengths[@]}")
   [ $m = cnn ] && sizes=(1 8)
+  [ $m = images ] && sizes=(13 64)
   for l in "${sizes[@]}"; do
-    if [ $m = cnn ]; then
+    if [ $m = images ]; then
+      read -r b h w < "$work/$m.$l.dims" || true  # the file has no final newline
+      dims="$b, $h, $w"; flags=(--dim "batch=$b" --dim "height=$h" --dim "width=$w")
+      ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((b * 10 * 4))
+    elif [ $m = cnn ]; then
       dims="$l"; flags=(--dim "batch=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 10 * 4))
     elif [ $m = encoder ]; then
       dims="1, $l"; flags=(--dim batch=1 --dim "seq=$l"); ins=("$work/$m.$l.in0.bin"); args="in[0]"; out=$((l * 64 * 4))

@@ -308,7 +308,7 @@ impl PlaneGemm<'_> {
             let first = e.affine(&[(block, width as i64)], 0);
             let left = e.value_op("arith.subi", &[p, first], Type::Index);
             let count = e.value_op("arith.minui", &[left, width_v], Type::Index);
-            im2col_block(e, (f.x1, self.col), self.nb, (self.c_in, gi), self.icg, win, (first, count));
+            im2col_block(e, (f.x1, self.col), self.nb, (self.c_in, gi, self.icg), win, (first, count));
             let off = e.affine(&[(plane_off, 1), (first, 1)], 0);
             let cm = Mat { buf: f.o1, off, rs: Extent::Value(p), cs: 1 };
             let residual = f.residual.map(|r| Mat { buf: r, off, rs: Extent::Value(p), cs: 1 });
@@ -346,28 +346,48 @@ fn im2col(
 }
 
 /// [`im2col`] for the `count` output positions from `first` (a block of a plane known only at
-/// run time), written as columns 0 to `count` of the panels.
-#[allow(clippy::too_many_arguments)]
+/// run time), written as columns 0 to `count` of the panels: a parallel loop over the tap rows,
+/// each walking the output rows the block touches and, in each, a unit-step loop over its
+/// columns in the block (no division per element by the run-time extents).
 fn im2col_block(
     c: &mut Cursor,
     (x1, col): (ValueId, ValueId),
     nb: Image,
-    (c_in, gi): (usize, ValueId),
-    icg: usize,
+    (c_in, gi, icg): (usize, ValueId, usize),
     win: &Window,
     (first, count): (ValueId, ValueId),
 ) {
     let ns = win.input.len();
     let taps = Taps::new(c, (x1, nb), (c_in, gi, icg), win);
-    let mut shape = vec![Extent::Fixed(icg)];
-    shape.extend(win.kernel.iter().map(|&k| Extent::Fixed(k)));
-    shape.push(Extent::Value(count));
-    c.parallel_over(&shape, &mut |e, ivs| {
-        let (ic, ks, column) = (ivs[0], &ivs[1..1 + ns], ivs[1 + ns]);
-        let opos = e.value_op("arith.addi", &[first, column], Type::Index);
-        let os = e.unflatten_over(opos, &win.out);
-        let v = taps.value(e, ic, ks, &os);
-        store_in_panels(e, v, col, (ic, ks, column), icg, win);
+    let width = c.extent(win.out[ns - 1]);
+    let last = c.affine(&[(first, 1), (count, 1)], -1);
+    let row_first = c.value_op("arith.divui", &[first, width], Type::Index);
+    let col_first = c.value_op("arith.remui", &[first, width], Type::Index);
+    let row_last = c.value_op("arith.divui", &[last, width], Type::Index);
+    let col_end = c.value_op("arith.remui", &[last, width], Type::Index);
+    let col_end = c.affine(&[(col_end, 1)], 1);
+    let rows_end = c.affine(&[(row_last, 1)], 1);
+    let mut shape = vec![icg];
+    shape.extend(&win.kernel);
+    c.parallel(&shape, &mut |e, ivs| {
+        let (ic, ks) = (ivs[0], &ivs[1..1 + ns]);
+        e.for_step(row_first, rows_end, 1, |e, row| {
+            let zero = e.idx(0);
+            let is_first = e.cmpi("eq", row, row_first);
+            let lo = e.value_op("arith.select", &[is_first, col_first, zero], Type::Index);
+            let is_last = e.cmpi("eq", row, row_last);
+            let hi = e.value_op("arith.select", &[is_last, col_end, width], Type::Index);
+            let mut os = e.unflatten_over(row, &win.out[..ns - 1]);
+            let start = e.value_op("arith.muli", &[row, width], Type::Index);
+            let base = e.value_op("arith.subi", &[start, first], Type::Index);
+            e.for_step(lo, hi, 1, |e, ow| {
+                os.push(ow);
+                let v = taps.value(e, ic, ks, &os);
+                os.pop();
+                let column = e.value_op("arith.addi", &[base, ow], Type::Index);
+                store_in_panels(e, v, col, (ic, ks, column), icg, win);
+            });
+        });
     });
 }
 
