@@ -4,7 +4,9 @@
 //! im2col columns in a buffer of its own (`memref.alloc`, placed in the workspace by
 //! `plan-workspace`), written directly in the micro-kernel's column panels
 //! (`[ceil(P / NR), K, NR]`), so the GEMM streams each panel instead of reading K rows a whole
-//! output plane apart. Other element types run a direct convolution: a parallel loop over the
+//! output plane apart. An output plane known only at run time is gathered a block of columns
+//! at a time into a buffer of static size, each block's GEMM storing its ragged last columns
+//! lane by lane. Other element types run a direct convolution: a parallel loop over the
 //! output, whose taps outside the input read a clamped index masked to zero. A depthwise f32
 //! convolution runs directly ([`super::depthwise`]).
 
@@ -93,11 +95,6 @@ impl Window {
         self.kernel.iter().all(|&k| k == 1) && self.strides.iter().all(|&s| s == 1) && self.pads.iter().all(|&p| p == 0)
     }
 
-    /// Whether every spatial extent is known at compile time.
-    fn is_static(&self) -> bool {
-        self.input.iter().chain(&self.out).all(|e| e.fixed().is_some())
-    }
-
     /// The output positions per image and channel.
     fn positions(&self, c: &mut Cursor) -> Extent {
         c.extent_product(&self.out)
@@ -122,26 +119,14 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let spatial = |c: &mut Cursor, v: ValueId| (2..x.len()).map(|k| c.extent_of(v, k)).collect::<Vec<_>>();
     let extents = (spatial(&mut c, ops.a), spatial(&mut c, ops.output));
     let win = window(c.m, op, &w, extents);
-    if !win.is_static() {
-        // Run-time spatial dims: depthwise runs as a direct convolution.
-        if elem == Type::f32() && !win.is_depthwise(&x, &w) {
-            conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win);
-        } else {
-            direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem);
-        }
-        c.finish(op);
-        return Ok(());
-    }
-    let fixed = |e: &[Extent]| e.iter().map(|e| e.fixed().expect("static")).collect::<Vec<_>>();
-    let (input, out) = (fixed(&win.input), fixed(&win.out));
     if elem == Type::f32() && win.is_depthwise(&x, &w) {
         let axis = |q: usize| super::depthwise::Axis {
             kernel: win.kernel[q],
             stride: win.strides[q],
             dilation: win.dilations[q],
             pad: win.pads[q],
-            input: input[q],
-            output: out[q],
+            input: win.input[q],
+            output: win.out[q],
         };
         super::depthwise::lower(&mut c, &ops, &ep, [batch, Extent::Fixed(x[1])], axis(0), axis(1));
     } else if elem == Type::f32() {

@@ -8,7 +8,9 @@
 //! the interior rows are one loop with every tap, each border row is written out with the taps
 //! it has, and no tap is ever tested at run time. The inner loops are unit-stride over the
 //! output row (strided over the input for stride 2), which LLVM vectorizes. A last pass applies
-//! the residual and the activation.
+//! the residual and the activation. Over a plane known only at run time the rows work the same
+//! way, the interior columns are a range computed by the run, and the few border columns test
+//! their taps.
 
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
@@ -16,34 +18,62 @@ use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::{Type, ValueId};
 
 /// One spatial axis of the window: kernel size, stride, dilation, begin pad, input and output
-/// extents.
+/// extents (known at compile time, or only at run time).
 #[derive(Clone, Copy)]
 pub struct Axis {
     pub kernel: usize,
     pub stride: usize,
     pub dilation: usize,
     pub pad: usize,
-    pub input: usize,
-    pub output: usize,
+    pub input: Extent,
+    pub output: Extent,
 }
 
 impl Axis {
-    /// The outputs for which every tap is inside (empty when none is).
+    /// The static input and output sizes.
+    fn sizes(&self) -> Option<(usize, usize)> {
+        self.input.fixed().zip(self.output.fixed())
+    }
+
+    /// The outputs for which every tap is inside (empty when none is), for static sizes.
     fn interior(&self) -> std::ops::Range<usize> {
+        let (_, output) = self.sizes().expect("static sizes");
         let lo = (0..self.kernel).map(|t| self.valid_outputs(t).start).max().unwrap_or(0);
-        let hi = (0..self.kernel).map(|t| self.valid_outputs(t).end).min().unwrap_or(self.output);
+        let hi = (0..self.kernel).map(|t| self.valid_outputs(t).end).min().unwrap_or(output);
         lo..hi.max(lo)
     }
 
-    /// The outputs `o` whose input `o * stride + tap * dilation - pad` is inside `[0, input)`.
+    /// The outputs `o` whose input `o * stride + tap * dilation - pad` is inside `[0, input)`,
+    /// for static sizes.
     fn valid_outputs(&self, tap: usize) -> std::ops::Range<usize> {
+        let (input, output) = self.sizes().expect("static sizes");
         let shift = (tap * self.dilation) as i64 - self.pad as i64;
-        let (s, n) = (self.stride as i64, self.input as i64);
+        let (s, n) = (self.stride as i64, input as i64);
         // o * s + shift >= 0  and  o * s + shift <= n - 1
         let lo = if shift >= 0 { 0 } else { (-shift + s - 1) / s };
         let hi = if n - 1 - shift < 0 { 0 } else { (n - 1 - shift) / s + 1 };
-        let (lo, hi) = (lo.clamp(0, self.output as i64) as usize, hi.clamp(0, self.output as i64) as usize);
+        let (lo, hi) = (lo.clamp(0, output as i64) as usize, hi.clamp(0, output as i64) as usize);
         lo..hi.max(lo)
+    }
+
+    /// [`Axis::interior`] computed by the run, for sizes known only then: from the first output
+    /// whose first tap is inside, `ceil(pad / stride)`, to the last whose last tap is,
+    /// `floor((input - 1 + pad - (kernel - 1) * dilation) / stride) + 1`, within the output.
+    fn interior_at_run_time(&self, e: &mut Cursor) -> (ValueId, ValueId) {
+        let s = self.stride as i64;
+        let output = e.extent(self.output);
+        let lo = e.idx((self.pad as i64 + s - 1) / s);
+        let lo = e.value_op("arith.minsi", &[lo, output], Type::Index);
+        let input = e.extent(self.input);
+        let reach = (self.pad as i64) - ((self.kernel - 1) * self.dilation) as i64 + s - 1;
+        let zero = e.idx(0);
+        let last = e.affine(&[(input, 1)], reach);
+        let last = e.value_op("arith.maxsi", &[last, zero], Type::Index);
+        let sv = e.idx(s);
+        let hi = e.value_op("arith.divui", &[last, sv], Type::Index);
+        let hi = e.value_op("arith.minsi", &[hi, output], Type::Index);
+        let hi = e.value_op("arith.maxsi", &[hi, lo], Type::Index);
+        (lo, hi)
     }
 }
 
@@ -56,10 +86,10 @@ pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Ext
             Some(b) => e.load(b, &[ch]),
             None => e.const_float(0.0, Type::f32()),
         };
-        e.for_loop(0, rows.output, |e, oh| output_row(e, ops, (n, ch, oh), init, rows, cols));
+        e.for_loop_over(rows.output, |e, oh| output_row(e, ops, (n, ch, oh), init, rows, cols));
         if ops.residual.is_some() || act != (None, None) {
-            e.for_loop(0, rows.output, |e, oh| {
-                e.for_loop(0, cols.output, |e, ow| {
+            e.for_loop_over(rows.output, |e, oh| {
+                e.for_loop_over(cols.output, |e, ow| {
                     let at = [n, ch, oh, ow];
                     let mut v = e.load(ops.output, &at);
                     if let Some(r) = ops.residual {
@@ -85,7 +115,10 @@ fn row_taps(e: &mut Cursor, oh: ValueId, rows: Axis) -> (ValueId, ValueId) {
     let above = e.affine(&[(above, 1)], d - 1);
     let dv = e.idx(d);
     let lo = e.value_op("arith.divui", &[above, dv], Type::Index);
-    let below = e.affine(&[(oh, -s)], rows.input as i64 - 1 + rows.pad as i64 + d);
+    let below = match rows.input {
+        Extent::Fixed(n) => e.affine(&[(oh, -s)], n as i64 - 1 + rows.pad as i64 + d),
+        Extent::Value(n) => e.affine(&[(oh, -s), (n, 1)], rows.pad as i64 + d - 1),
+    };
     let below = e.value_op("arith.maxsi", &[below, zero], Type::Index);
     let hi = e.value_op("arith.divui", &[below, dv], Type::Index);
     let kernel = e.idx(rows.kernel as i64);
@@ -105,8 +138,11 @@ fn output_row(
     rows: Axis,
     cols: Axis,
 ) {
-    e.for_loop(0, cols.output, |e, ow| e.store(init, ops.output, &[n, ch, oh, ow]));
+    e.for_loop_over(cols.output, |e, ow| e.store(init, ops.output, &[n, ch, oh, ow]));
     let (lo, hi) = row_taps(e, oh, rows);
+    let Some((_, out_cols)) = cols.sizes() else {
+        return output_row_at_run_time(e, ops, (n, ch, oh), (lo, hi), rows, cols);
+    };
     let interior = cols.interior();
     e.for_step(lo, hi, 1, |e, kh| {
         let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
@@ -121,12 +157,64 @@ fn output_row(
         e.for_loop(interior.start, interior.end, |e, ow| {
             accumulate(e, ops, (n, ch, oh, ih), ow, &taps, &weights, cols)
         });
-        for ow in (0..interior.start).chain(interior.end.max(interior.start)..cols.output) {
+        for ow in (0..interior.start).chain(interior.end.max(interior.start)..out_cols) {
             let taps: Vec<usize> = (0..cols.kernel).filter(|&kw| cols.valid_outputs(kw).contains(&ow)).collect();
             let owv = e.idx(ow as i64);
             accumulate(e, ops, (n, ch, oh, ih), owv, &taps, &weights, cols);
         }
     });
+}
+
+/// [`output_row`]'s row taps for columns known only at run time: the interior columns in one
+/// loop adding all column taps, the border columns testing each tap.
+fn output_row_at_run_time(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (n, ch, oh): (ValueId, ValueId, ValueId),
+    (lo, hi): (ValueId, ValueId),
+    rows: Axis,
+    cols: Axis,
+) {
+    let (first, end) = cols.interior_at_run_time(e);
+    let output = e.extent(cols.output);
+    e.for_step(lo, hi, 1, |e, kh| {
+        let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
+        let zero = e.idx(0);
+        let weights: Vec<ValueId> = (0..cols.kernel)
+            .map(|kw| {
+                let kwv = e.idx(kw as i64);
+                e.load(ops.b, &[ch, zero, kh, kwv])
+            })
+            .collect();
+        let taps: Vec<usize> = (0..cols.kernel).collect();
+        let at = (n, ch, oh, ih);
+        e.for_step(first, end, 1, |e, ow| accumulate(e, ops, at, ow, &taps, &weights, cols));
+        e.for_step(zero, first, 1, |e, ow| accumulate_tested(e, ops, at, ow, &weights, cols));
+        e.for_step(end, output, 1, |e, ow| accumulate_tested(e, ops, at, ow, &weights, cols));
+    });
+}
+
+/// [`accumulate`] over every column tap, each tested: a tap outside the input adds 0.
+fn accumulate_tested(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (n, ch, oh, ih): (ValueId, ValueId, ValueId, ValueId),
+    ow: ValueId,
+    weights: &[ValueId],
+    cols: Axis,
+) {
+    let at = [n, ch, oh, ow];
+    let mut acc = e.load(ops.output, &at);
+    for (kw, &weight) in weights.iter().enumerate() {
+        let iw = e.affine(&[(ow, cols.stride as i64)], (kw * cols.dilation) as i64 - cols.pad as i64);
+        let mut inside = None;
+        let iw = e.clamp_tap(iw, cols.input, &mut inside);
+        let xv = e.load(ops.a, &[n, ch, ih, iw]);
+        let zero = e.const_float(0.0, Type::f32());
+        let xv = e.value_op("arith.select", &[inside.expect("one test"), xv, zero], Type::f32());
+        acc = e.fmuladd(xv, weight, acc);
+    }
+    e.store(acc, ops.output, &at);
 }
 
 /// `out[n, ch, oh, ow] += sum over taps of w[kw] * x[n, ch, ih, ow * s + kw * d - pad]`.
