@@ -304,7 +304,7 @@ def cnn():
 
 def images():
     """A CNN over images of any batch, height and width: convolutions with strides, pads and
-    groups, pools with and without ceil_mode, a residual block whose strided branch and strided
+    groups, an instance norm, pools with and without ceil_mode, a residual block whose strided branch and strided
     shortcut must agree on their run-time dims, and a global pool to a fixed-size head."""
     b = Builder(17)
 
@@ -327,6 +327,8 @@ def images():
     # Strided branch and strided 1x1 shortcut: floor((h - 1) / 2) + 1 rows each.
     x = relu(batch_norm(b.op("Add", [conv(relu(conv(x, 8, 16, 3, stride=2)), 16, 16, 3), conv(x, 8, 16, 1, stride=2, pad=0)]), 16))
     x = relu(conv(x, 16, 16, 3, group=16))
+    scale, shift = b.const(1.0 + 0.1 * b.rng.standard_normal(16), np.float32), b.weight([16], 0.1)
+    x = b.op("InstanceNormalization", [x, scale, shift])
     x = b.op("AveragePool", [x], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])
     x = b.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
     x = b.op("Flatten", [b.op("GlobalAveragePool", [x])])
@@ -335,14 +337,29 @@ def images():
     return b.model(inputs, "y", ["batch", 10])
 
 
+def resized():
+    """Resize over images of any size: nearest by 0.5 and 1.5 (asymmetric, rounding up, so that
+    the last column's source is clamped to the input), dims the run computes (floor(height / 2),
+    floor(3 * width / 2)), then linear by 2 (half_pixel)."""
+    b = Builder(19)
+    uneven = b.const([1.0, 1.0, 0.5, 1.5], np.float32)
+    down = b.op("Resize", ["x", "", uneven], mode="nearest", coordinate_transformation_mode="asymmetric",
+                nearest_mode="ceil")
+    scales = b.const([1.0, 1.0, 2.0, 2.0], np.float32)
+    b.op("Resize", [down, "", scales], mode="linear", coordinate_transformation_mode="half_pixel")
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2, "height", "width"])]
+    return b.model(inputs, "y", ["batch", 2, "h2", "w2"], opset=18)
+
+
 def image_dims(size):
     """Batch, height and width of the run of `size`: heights up and widths down the range."""
     return (2 if size % 2 else 1, size, 72 - size)
 
 
 def inputs_for(name, length, rng):
-    if name == "images":
-        return [rng.standard_normal((image_dims(length)[0], 3, *image_dims(length)[1:])).astype(np.float32)]
+    if name in ("images", "resized"):
+        channels = 3 if name == "images" else 2
+        return [rng.standard_normal((image_dims(length)[0], channels, *image_dims(length)[1:])).astype(np.float32)]
     if name == "cnn":
         return [rng.standard_normal((length, 3, 16, 16)).astype(np.float32)]
     if name == "encoder":
@@ -371,12 +388,12 @@ def main():
     rng = np.random.default_rng(3)
     models = [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cached", cached())]
     models += [("pooled", pooled()), ("chunked", chunked())]
-    for name, model in models + [("cnn", cnn()), ("images", images())]:
+    for name, model in models + [("cnn", cnn()), ("images", images()), ("resized", resized())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
         onnx.save(model, path)
         session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        for length in {"cnn": CNN_BATCHES, "images": IMAGE_SIZES}.get(name, lengths):
+        for length in {"cnn": CNN_BATCHES, "images": IMAGE_SIZES, "resized": IMAGE_SIZES}.get(name, lengths):
             feeds = inputs_for(name, length, rng)
             for k, x in enumerate(feeds):
                 x.tofile(f"{out}/{name}.{length}.in{k}.bin")
@@ -386,7 +403,7 @@ def main():
                 two_dims = name in ("encoder", "exported", "pooled", "chunked")
                 if name == "cached":
                     f.write("{} {}".format(*CACHED_STEPS[length]))
-                elif name == "images":
+                elif name in ("images", "resized"):
                     f.write("{} {} {}".format(*image_dims(length)))
                 else:
                     f.write(" ".join(str(d) for d in feeds[0].shape[:2]) if two_dims else f"{length}")

@@ -7,13 +7,14 @@
 //! rest, empty at 1) with Gathers along it, a small CNN over `x[batch, 3, 16, 16]`, and a CNN
 //! over images of any batch, height and width `x[batch, 3, height, width]` (strided and
 //! depthwise convolutions, pools with pads and `ceil_mode`, a strided residual block whose two
-//! branches must agree on their computed dims), built with a fixed seed by
+//! branches must agree on their computed dims), Resize over such images (linear by 2, then
+//! nearest by 0.5 and 1.5), built with a fixed seed by
 //! `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its output or its workspace (canaries), and that dims below 1 or
 //! making a tensor over 2^44 bytes are refused with `XCC_ERROR_BAD_DIM` and a zero workspace
-//! size. Six models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
+//! size. Seven models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
 //! with ranges): their program sizes the workspace with `NAME_workspace_size_max()`, checks
 //! that it is the size at the maxima and that no run needs more, and that a dim past its range
 //! is refused the same way. Skipped, with a message, where the project's venv with ONNX Runtime
@@ -83,11 +84,18 @@ const MODELS: &[Model] = &[
         sizes: IMAGE_SIZES,
         ranges: &["--shape", "x=1..2x3x8..64x8..64"],
     },
+    Model {
+        name: "resized",
+        symbols: 3,
+        inputs: &["float"],
+        sizes: IMAGE_SIZES,
+        ranges: &["--shape", "x=1..2x2x8..64x8..64"],
+    },
 ];
 
 /// The C program: `prog DIR L...` reads `DIR/NAME.L.dims` and the inputs of each size, sizes one
 /// workspace for the largest run, runs every size through it and writes `NAME.L.got.bin`.
-fn harness(m: &Model) -> String {
+fn harness(m: &Model, computed_dims: bool) -> String {
     let n = m.name;
     let syms: Vec<String> = (0..m.symbols).map(|k| format!("d[{k}]")).collect();
     let ins: Vec<String> = m.inputs.iter().enumerate().map(|(k, t)| format!("(const {t} *)in[{k}]")).collect();
@@ -151,7 +159,7 @@ int main(int argc, char **argv) {{
       in[k] = slurp(path);
     }}
     int64_t out_dims[{n_up}_OUTPUT0_RANK];
-    {n}_output0_dims({syms}, out_dims);
+    {output_dims}
     size_t count = 1;
     for (int k = 0; k < {n_up}_OUTPUT0_RANK; k++) count *= (size_t)out_dims[k];
     float *y = malloc(count * sizeof(float) + CANARY);
@@ -179,6 +187,16 @@ int main(int argc, char **argv) {{
 }}
 "#,
         ns = m.symbols,
+        output_dims = if computed_dims {
+            format!(
+                "if ({n}_output_dims({syms}, out_dims) != XCC_OK) {{ fprintf(stderr, \"size %s: no output dims\\n\", \
+                 argv[r]); return 1; }}",
+                n = n,
+                syms = syms.join(", ")
+            )
+        } else {
+            format!("{n}_output0_dims({}, out_dims);", syms.join(", "))
+        },
         ni = m.inputs.len(),
         n_up = n.to_uppercase(),
         syms = syms.join(", "),
@@ -235,7 +253,10 @@ fn check(m: &Model, dir: &Path) -> Result<(), String> {
         "xcc",
     )?;
     let source = dir.join(format!("{}_main.c", m.name));
-    std::fs::write(&source, harness(m)).unwrap();
+    // Outputs whose dims the run computes are sized by `NAME_output_dims`.
+    let header = std::fs::read_to_string(dir.join(format!("{}.h", m.name))).map_err(|e| format!("the header: {e}"))?;
+    let computed_dims = header.contains(&format!("{}_output_dims(", m.name));
+    std::fs::write(&source, harness(m, computed_dims)).unwrap();
     let exe = dir.join(format!("{}_main", m.name));
     run(
         Command::new("cc")

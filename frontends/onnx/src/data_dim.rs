@@ -117,6 +117,12 @@ impl DataExpr {
             if b.as_const() == Some(1) {
                 return a.clone();
             }
+            // A positive divisor of every coefficient divides exactly: `floor_div(6*w, 2)` is `3*w`.
+            if let (DataExpr::Dim(a), Some(q @ 1..)) = (a, b.as_const()) {
+                if let Some(exact) = a.div_exact(&Dim::constant(q)) {
+                    return DataExpr::Dim(exact);
+                }
+            }
         }
         if let Some(x) = added_constant(op, &args) {
             return x;
@@ -498,6 +504,10 @@ mod tests {
         assert_eq!(DataExpr::num(7).floor_div(&DataExpr::num(-2)).as_const(), Some(-4));
         assert_eq!(DataExpr::num(-7).floor_div(&DataExpr::num(2)).as_const(), Some(-4));
         assert_eq!(DataExpr::num(6).floor_div(&DataExpr::num(3)).as_const(), Some(2));
+        let w = Dim::symbol("w");
+        let six_w = DataExpr::Dim(w.mul(&Dim::fixed(6)));
+        assert_eq!(six_w.floor_div(&DataExpr::num(2)), DataExpr::Dim(w.mul(&Dim::fixed(3))));
+        assert!(matches!(six_w.add(&DataExpr::num(1)).floor_div(&DataExpr::num(2)), DataExpr::Op(..)), "6w + 1 is odd");
         assert_eq!(DataExpr::num(0).select(&x, &DataExpr::num(5)).as_const(), Some(5));
         assert_eq!(DataExpr::num(1).select(&x, &DataExpr::num(5)), x);
         assert_eq!(DataExpr::num(-1).axis(3).as_const(), Some(2));

@@ -99,7 +99,8 @@ fn training(e: &mut Emitter, l: &Layout, p: &[ValueId], running: &[Option<ValueI
     let spatial = l.spatial.fixed().expect("training mode has static dims (infer)");
     e.parallel(&[l.channels], &mut |e, ivs| {
         let c = ivs[0];
-        let (mean, var) = e.mean_variance(l.x3, &[batch, spatial], l.d, &|ks| vec![ks[0], c, ks[1]]);
+        let (mean, var) =
+            e.mean_variance(l.x3, &[Extent::Fixed(batch), Extent::Fixed(spatial)], l.d, &|ks| vec![ks[0], c, ks[1]]);
         let sd = e.std_dev(var, l.eps, l.d);
         let sc = e.load(p[0], &[c]);
         let k = e.fbin("arith.divf", sc, sd);

@@ -49,7 +49,7 @@ impl crate::ops::onnx_op::OnnxOp for LayerNormalization {
             super::optional_outputs(e, node, 1, 2)?.into_iter().map(|b| b.map(|b| e.flat(b))).collect();
         e.parallel_over(&[outer], &mut |e, ivs| {
             let o = ivs[0];
-            let (mean, var) = e.mean_variance(x2, &[row], d, &|ks| vec![o, ks[0]]);
+            let (mean, var) = e.mean_variance(x2, &[Extent::Fixed(row)], d, &|ks| vec![o, ks[0]]);
             let sd = e.std_dev(var, eps, d);
             let one = e.const_of(1.0, d);
             let inv = e.fbin("arith.divf", one, sd);

@@ -11,7 +11,7 @@ mod pool;
 mod softmax;
 pub mod window;
 
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::ValueId;
 
@@ -67,18 +67,24 @@ impl Emitter {
     fn mean_variance(
         &mut self,
         x: ValueId,
-        extents: &[usize],
+        extents: &[Extent],
         d: DType,
         index: &dyn Fn(&[ValueId]) -> Vec<ValueId>,
     ) -> (ValueId, ValueId) {
         let zero = self.const_of(0.0, d);
-        let sum = self.nest_accs(extents, &[zero], &mut |e, ks, acc| {
+        let sum = self.nest_accs_over(extents, &[zero], &mut |e, ks, acc| {
             let v = e.load(x, &index(ks));
             vec![e.fbin("arith.addf", acc[0], v)]
         })[0];
-        let count = self.const_of(extents.iter().product::<usize>() as f64, d);
+        let count = match self.extent_product(extents) {
+            Extent::Fixed(n) => self.const_of(n as f64, d),
+            Extent::Value(n) => {
+                let n = self.value_op("arith.index_cast", &[n], xcc_ir::Type::i64());
+                self.value_op("arith.sitofp", &[n], crate::emit::compute_type(d))
+            }
+        };
         let mean = self.fbin("arith.divf", sum, count);
-        let squares = self.nest_accs(extents, &[zero], &mut |e, ks, acc| {
+        let squares = self.nest_accs_over(extents, &[zero], &mut |e, ks, acc| {
             let v = e.load(x, &index(ks));
             let dev = e.fbin("arith.subf", v, mean);
             vec![e.fmuladd(dev, dev, acc[0])]

@@ -21,6 +21,12 @@ impl crate::ops::onnx_op::OnnxOp for Resize {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         infer(node, g)
     }
+    /// Over run-time dims with constant scales or sizes, each output point computes its
+    /// source coordinates as with scales read at run time.
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         if run_time::reads_at_run_time(node, g) {
             return e.emit_resize_run_time(node, g, &Geometry::of(node, g)?);
@@ -252,13 +258,13 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     }
     if run_time::reads_at_run_time(node, g) {
         let geo = Geometry::of(node, g)?;
-        let p = run_time::params(node, g, &x.shape, &geo.axes)?;
-        let dims = p.iter().zip(&x.shape).map(|(d, &n)| match d {
+        let p = run_time::params(node, g, &x.dims(), &geo.axes)?;
+        let dims = p.iter().zip(x.dims()).map(|(d, n)| match d {
             Some(d) => match &d.out {
                 DataExpr::Dim(d) => d.clone(),
                 _ => unreachable!("a data dim"),
             },
-            None => Dim::fixed(n),
+            None => n,
         });
         return Ok(vec![TensorType::with_dims(x.dtype, dims.collect())]);
     }

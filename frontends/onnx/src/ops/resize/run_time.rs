@@ -71,21 +71,66 @@ fn roi(node: &Node, g: &Graph, axes: &[usize], rank: usize) -> OResult<Vec<(Real
     Ok(out)
 }
 
-/// Whether the node reads its scales, sizes or roi at run time.
+/// Whether the node reads its scales, sizes or roi at run time, or resizes an input with dims
+/// known only then.
 pub fn reads_at_run_time(node: &Node, g: &Graph) -> bool {
     let roi_read =
         node.string("coordinate_transformation_mode") == Some("tf_crop_and_resize") && real_input(g, node, 1).is_some();
-    given(node, g).is_some() || roi_read
+    let dynamic = g.ty(&node.inputs[0]).is_ok_and(TensorType::is_dynamic);
+    given(node, g).is_some() || roi_read || dynamic
+}
+
+/// Constant scales or sizes of a node whose input has run-time dims: sizes as numbers, scales
+/// as exact ratios `p / q` (an f32 scale is one, with `q` up to 64, in every model seen: 2, 0.5,
+/// 1.5); another scale is an error.
+fn constant_given(node: &Node, g: &Graph) -> OResult<Given> {
+    let (scales, sizes) = if node.op == "Upsample" || node.opset < 11 { (1, None) } else { (2, Some(3)) };
+    let values = |i: usize| g.consts.get(node.input(i).unwrap_or_default()).map(Tensor::to_f64);
+    if let Some(v) = sizes.filter(|&i| !absent(g, node, i)).and_then(values) {
+        return Ok(Given::Sizes(v.iter().map(|&x| DataExpr::num(x as i64)).collect()));
+    }
+    let v = match node.attrs.get("scales") {
+        Some(Attr::Floats(f)) => f.iter().map(|&v| v as f64).collect(),
+        _ => values(scales).ok_or_else(|| OnnxError::msg("Resize needs scales or sizes"))?,
+    };
+    let ratio = |s: f64| {
+        let s = s as f32 as f64;
+        (1..=64).find(|&q| (s * q as f64).fract() == 0.0 && s > 0.0).map(|q| ((s * q as f64) as i64, q))
+    };
+    let mut out = Vec::new();
+    for (entry, s) in v.into_iter().enumerate() {
+        let Some((p, q)) = ratio(s) else {
+            return err(format!(
+                "scale {s} (entry {entry}): over an input with dims known only at run time, Resize takes scales that \
+                 are ratios of small integers (2, 0.5, 1.5), or sizes (fix the dims with --dim)"
+            ));
+        };
+        out.push(DataExpr::num(p).real(DataOp::RealDiv, &DataExpr::num(q)));
+    }
+    Ok(Given::Scales(out))
+}
+
+/// `floor(n * scale)` as integer arithmetic when the scale is a constant ratio `p / q` (a dim
+/// that grows with `n`, an expression of the dims when `q` is 1), else over reals.
+fn scaled_size(n: &DataExpr, scale: &DataExpr) -> DataExpr {
+    if let DataExpr::Op(DataOp::RealDiv, ratio) = scale {
+        if let (Some(p), Some(q)) = (ratio[0].as_const(), ratio[1].as_const()) {
+            return n.mul(&DataExpr::num(p)).floor_div(&DataExpr::num(q));
+        }
+    }
+    n.real(DataOp::RealMul, scale).rounded(DataOp::Floor)
 }
 
 /// Per dim, the parameters of a resized one (`None`: left as it is). Sizes and scales must be
 /// constants or graph inputs.
-pub fn params(node: &Node, g: &Graph, shape: &[usize], axes: &[usize]) -> OResult<Vec<Option<DimParams>>> {
-    let Some(given) = given(node, g) else {
-        return err("Resize reads its roi at run time but not its scales or sizes; give roi as a constant");
+pub fn params(node: &Node, g: &Graph, shape: &[Dim], axes: &[usize]) -> OResult<Vec<Option<DimParams>>> {
+    let given = match given(node, g) {
+        Some(given) => given,
+        None if shape.iter().any(|d| !d.is_fixed()) => constant_given(node, g)?,
+        None => return err("Resize reads its roi at run time but not its scales or sizes; give roi as a constant"),
     };
     let roi = roi(node, g, axes, shape.len())?;
-    let n = |a: usize| DataExpr::num(shape[a] as i64);
+    let n = |a: usize| DataExpr::Dim(shape[a].clone());
     let mut out: Vec<Option<DimParams>> = (0..shape.len()).map(|_| None).collect();
     let count = match &given {
         Given::Scales(s) | Given::Sizes(s) => s.len(),
@@ -96,7 +141,7 @@ pub fn params(node: &Node, g: &Graph, shape: &[usize], axes: &[usize]) -> OResul
     let policy = node.string("keep_aspect_ratio_policy").unwrap_or("stretch");
     for (k, &a) in axes.iter().enumerate() {
         let (scale, size) = match (&given, policy) {
-            (Given::Scales(s), _) => (s[k].clone(), n(a).real(DataOp::RealMul, &s[k]).rounded(DataOp::Floor)),
+            (Given::Scales(s), _) => (s[k].clone(), scaled_size(&n(a), &s[k])),
             (Given::Sizes(s), "stretch") => (s[k].real(DataOp::RealDiv, &n(a)), s[k].clone()),
             (Given::Sizes(s), "not_larger" | "not_smaller") => {
                 let op = if policy == "not_larger" { DataOp::RealMin } else { DataOp::RealMax };
@@ -114,7 +159,8 @@ pub fn params(node: &Node, g: &Graph, shape: &[usize], axes: &[usize]) -> OResul
 
 /// One resized dim's values, computed once before the loop.
 struct DimValues {
-    n: usize,
+    /// The input's size along the dim.
+    n: Extent,
     scale: ValueId,
     out: ValueId,
     roi: (ValueId, ValueId),
@@ -130,12 +176,13 @@ impl Emitter {
         if !x_t.dtype.is_float() {
             return err("Resize with scales or sizes read at run time takes floating-point data");
         }
-        let p = params(node, g, &x_t.shape, &geo.axes)?;
+        let p = params(node, g, &x_t.dims(), &geo.axes)?;
+        let in_extents = self.dim_extents(&x_t.dims());
         let linear = geo.linear;
         let dims: Vec<Option<DimValues>> = p
             .iter()
             .enumerate()
-            .map(|(q, d)| d.as_ref().map(|d| self.dim_values(d, x_t.shape[q], linear, geo.antialias)))
+            .map(|(q, d)| d.as_ref().map(|d| self.dim_values(d, in_extents[q], linear, geo.antialias)))
             .collect();
         let (x, out) = (self.buf(&node.inputs[0])?, self.buf(&node.outputs[0])?);
         let out_t = g.ty(&node.outputs[0])?.clone();
@@ -195,7 +242,7 @@ impl Emitter {
         Ok(())
     }
 
-    fn dim_values(&mut self, d: &DimParams, n: usize, linear: bool, antialias: bool) -> DimValues {
+    fn dim_values(&mut self, d: &DimParams, n: Extent, linear: bool, antialias: bool) -> DimValues {
         let f64t = Type::Float(xcc_ir::types::FloatKind::F64);
         let real = |e: &mut Self, r: &Real| match r {
             Real::Num(v) => e.const_float(*v, f64t.clone()),
@@ -241,7 +288,8 @@ impl Emitter {
         let bin = |e: &mut Self, op: &str, a: ValueId, b: ValueId| e.value_op(op, &[a, b], f.clone());
         let i = self.value_op("arith.index_cast", &[iv], Type::i64());
         let xo = self.value_op("arith.sitofp", &[i], f.clone());
-        let (inn, half, one, zero) = (c(self, d.n as f64), c(self, 0.5), c(self, 1.0), c(self, 0.0));
+        let inn = self.size_real(d.n, 0.0);
+        let (half, one, zero) = (c(self, 0.5), c(self, 1.0), c(self, 0.0));
         let o = bin(self, "arith.mulf", inn, d.scale);
         let centered = bin(self, "arith.addf", xo, half);
         let centered = bin(self, "arith.divf", centered, d.scale);
@@ -287,11 +335,29 @@ impl Emitter {
         }
     }
 
+    /// A dim's size plus `offset`, as a real.
+    fn size_real(&mut self, n: Extent, offset: f64) -> ValueId {
+        let f = Type::Float(xcc_ir::types::FloatKind::F64);
+        match n {
+            Extent::Fixed(n) => self.const_float(n as f64 + offset, f),
+            Extent::Value(n) => {
+                let n = self.value_op("arith.index_cast", &[n], Type::i64());
+                let n = self.value_op("arith.sitofp", &[n], f.clone());
+                let offset = self.const_float(offset, f.clone());
+                self.value_op("arith.addf", &[n, offset], f)
+            }
+        }
+    }
+
     /// An index in `0..n` from a real.
-    fn clamped_index(&mut self, r: ValueId, n: usize) -> ValueId {
+    fn clamped_index(&mut self, r: ValueId, n: Extent) -> ValueId {
         let i = self.value_op("arith.fptosi", &[r], Type::i64());
         let i = self.value_op("arith.index_cast", &[i], Type::Index);
-        let (zero, last) = (self.idx(0), self.idx(n as i64 - 1));
+        let zero = self.idx(0);
+        let last = match n {
+            Extent::Fixed(n) => self.idx(n as i64 - 1),
+            Extent::Value(n) => self.affine(&[(n, 1)], -1),
+        };
         let i = self.value_op("arith.maxsi", &[i, zero], Type::Index);
         self.value_op("arith.minsi", &[i, last], Type::Index)
     }
@@ -320,7 +386,7 @@ impl Emitter {
     fn linear_tap(&mut self, d: &DimValues, c: ValueId, t: ValueId) -> (ValueId, Option<ValueId>) {
         let f = Type::Float(xcc_ir::types::FloatKind::F64);
         let (zero, one) = (self.const_float(0.0, f.clone()), self.const_float(1.0, f.clone()));
-        let last = self.const_float(d.n as f64 - 1.0, f.clone());
+        let last = self.size_real(d.n, -1.0);
         let clamped = self.value_op("arith.maximumf", &[c, zero], f.clone());
         let clamped = self.value_op("arith.minimumf", &[clamped, last], f.clone());
         let c = self.value_op("arith.select", &[d.antialias, c, clamped], f.clone());
@@ -353,7 +419,7 @@ impl Emitter {
         for (d, c) in dims.iter().zip(coords) {
             let (Some(d), Some(c)) = (d, c) else { continue };
             let zero = self.const_float(0.0, f.clone());
-            let last = self.const_float(d.n as f64 - 1.0, f.clone());
+            let last = self.size_real(d.n, -1.0);
             let below = self.cmpf("olt", *c, zero);
             let above = self.cmpf("ogt", *c, last);
             let out = self.value_op("arith.ori", &[below, above], Type::i1());
