@@ -335,9 +335,14 @@ pub trait LoopBuilder: Sized {
 
     /// Serial nested loops over `shape`, innermost last.
     fn loop_nest(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
+        self.loop_nest_over(&fixed(shape), body)
+    }
+
+    /// [`LoopBuilder::loop_nest`] over extents that may be known only at run time.
+    fn loop_nest_over(&mut self, shape: &[Extent], body: &mut dyn FnMut(&mut Self, &[ValueId])) {
         fn rec<B: LoopBuilder>(
             e: &mut B,
-            shape: &[usize],
+            shape: &[Extent],
             ivs: &mut Vec<ValueId>,
             body: &mut dyn FnMut(&mut B, &[ValueId]),
         ) {
@@ -346,7 +351,7 @@ pub trait LoopBuilder: Sized {
                 return;
             }
             let d = shape[ivs.len()];
-            e.for_loop(0, d, |e, iv| {
+            e.for_loop_over(d, |e, iv| {
                 ivs.push(iv);
                 rec(e, shape, ivs, body);
                 ivs.pop();

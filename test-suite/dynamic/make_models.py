@@ -235,7 +235,9 @@ POOL = 16
 
 def pooled():
     b = Builder(17)
-    h = b.op("Relu", [b.linear("x", POOL, POOL)])
+    # Dropout at inference: the input, and a mask of ones that multiplies it.
+    kept, mask = b.ops("Dropout", [b.op("Relu", [b.linear("x", POOL, POOL)])], 2)
+    h = b.op("Mul", [kept, b.op("Cast", [mask], to=TensorProto.FLOAT)])
     seq = b.const([1])
 
     def over_seq(op, x):
@@ -271,11 +273,20 @@ def chunked():
     length = b.op("Squeeze", [b.op("Shape", ["x"], start=1, end=2)])
     every_other = b.op("Gather", ["x", b.op("Range", [b.const(0), length, b.const(2)])], axis=1)
     picked = b.op("GatherElements", ["x", "indices"], axis=2)
-    parts = [b.op("ReduceSum", [x, seq], keepdims=0) for x in chunks + features + [every_other, picked]]
+    # GatherND of one feature per token (batch_dims 2), ScatterElements adding the first three
+    # features at the indices, ScatterND adding the first image to itself (a constant index).
+    first = b.op("Slice", ["indices", b.const([0]), b.const([1]), b.const([2])])
+    tuples = b.op("Unsqueeze", [b.op("GatherND", ["x", first], batch_dims=2), b.const([2])])
+    updates = b.op("Slice", ["x", b.const([0]), b.const([3]), b.const([2])])
+    scattered = b.op("ScatterElements", ["x", "indices", updates], axis=2, reduction="add")
+    image = b.op("Slice", ["x", b.const([0]), b.const([1]), b.const([0])])
+    doubled = b.op("ScatterND", ["x", b.const([[0]]), image], reduction="add")
+    gathered = [every_other, picked, tuples, scattered, doubled]
+    parts = [b.op("ReduceSum", [x, seq], keepdims=0) for x in chunks + features + gathered]
     b.op("Concat", parts, axis=1)
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
     inputs.append(helper.make_tensor_value_info("indices", TensorProto.INT64, ["batch", "seq", 3]))
-    return b.model(inputs, "y", ["batch", 4 * POOL + 3], opset=18)
+    return b.model(inputs, "y", ["batch", 6 * POOL + 4], opset=18)
 
 
 def cnn():
@@ -338,17 +349,20 @@ def images():
 
 
 def resized():
-    """Resize over images of any size: nearest by 0.5 and 1.5 (asymmetric, rounding up, so that
-    the last column's source is clamped to the input), dims the run computes (floor(height / 2),
-    floor(3 * width / 2)), then linear by 2 (half_pixel)."""
+    """Upsampling images of any size: Resize nearest by 0.5 and 1.5 (asymmetric, rounding up, so
+    that the last column's source is clamped to the input), dims the run computes (floor(height
+    / 2), floor(3 * width / 2)), Resize linear by 2 (half_pixel), then a ConvTranspose with
+    stride 2, pads and output_padding (2 * in rows)."""
     b = Builder(19)
     uneven = b.const([1.0, 1.0, 0.5, 1.5], np.float32)
     down = b.op("Resize", ["x", "", uneven], mode="nearest", coordinate_transformation_mode="asymmetric",
                 nearest_mode="ceil")
     scales = b.const([1.0, 1.0, 2.0, 2.0], np.float32)
-    b.op("Resize", [down, "", scales], mode="linear", coordinate_transformation_mode="half_pixel")
+    up = b.op("Resize", [down, "", scales], mode="linear", coordinate_transformation_mode="half_pixel")
+    w = b.weight([2, 3, 3, 3], 18**-0.5)
+    b.op("ConvTranspose", [up, w, b.weight([3], 0.1)], strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1])
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2, "height", "width"])]
-    return b.model(inputs, "y", ["batch", 2, "h2", "w2"], opset=18)
+    return b.model(inputs, "y", ["batch", 3, "h2", "w2"], opset=18)
 
 
 def image_dims(size):

@@ -6,9 +6,10 @@
 //! `min(3, seq)`, a dim the run computes), a Split of `seq` in two (`ceil(seq / 2)` and the
 //! rest, empty at 1) with Gathers along it, a small CNN over `x[batch, 3, 16, 16]`, and a CNN
 //! over images of any batch, height and width `x[batch, 3, height, width]` (strided and
-//! depthwise convolutions, pools with pads and `ceil_mode`, a strided residual block whose two
-//! branches must agree on their computed dims), Resize over such images (linear by 2, then
-//! nearest by 0.5 and 1.5), built with a fixed seed by
+//! depthwise convolutions, an instance norm, pools with pads and `ceil_mode`, a strided
+//! residual block whose two branches must agree on their computed dims), upsampling such images
+//! (Resize nearest by 0.5 and 1.5, then linear by 2, then a strided ConvTranspose), built with a
+//! fixed seed by
 //! `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks

@@ -423,7 +423,8 @@ fn symbolic_model() -> Vec<u8> {
 /// Operators that take run-time dims refuse the cases their code is not generated for, naming
 /// the node and the dims: two symbols that may differ, a `-1` that does not divide as
 /// expressions, normalized dims or a squeezed dim known only at run time, and a MatMul with a
-/// vector; an operator that takes none (ConvTranspose) says how to fix the dims.
+/// vector; an operator that takes none (ConstantOfShape, whose shape's length is the output's
+/// rank) says how to fix the dims.
 fn run_time_dims_the_operators_refuse() -> Result<(), String> {
     let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-run-time-dims");
     let one = |n: NodeProto, inputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>| {
@@ -441,16 +442,14 @@ fn run_time_dims_the_operators_refuse() -> Result<(), String> {
         vec![int64s("shape", &[2], &[2, -1])],
     );
     expect_failure(&dir, "reshape", &reshape, &["Reshape node 'reshape0'", "[seq, 3]", "for every value"])?;
-    let deconv = one(
-        node("deconv1", "ConvTranspose", &["x", "w"], &["y"]),
-        vec![symbolic("x", FLOAT, &["1", "1", "seq"])],
-        vec![floats("w", &[1, 1, 1], &[1.0])],
-    );
+    // A shape whose length (the output's rank) is known only at run time.
+    let filled =
+        one(node("fill1", "ConstantOfShape", &["shape"], &["y"]), vec![symbolic("shape", INT64, &["rank"])], vec![]);
     expect_failure(
         &dir,
-        "conv-transpose",
-        &deconv,
-        &["ConvTranspose node 'deconv1'", "does not take dims known only at run time", "--dim seq=N"],
+        "constant-of-shape-rank",
+        &filled,
+        &["ConstantOfShape node 'fill1'", "does not take dims known only at run time", "--dim rank=N"],
     )?;
     let norm = one(
         node("norm0", "LayerNormalization", &["x", "scale"], &["y"]),

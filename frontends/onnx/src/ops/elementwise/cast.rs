@@ -53,9 +53,14 @@ impl OnnxOp for Dropout {
         )?;
         let mut out = IDENTITY.infer(node, g)?;
         if node.outputs.len() > 1 {
-            out.push(TensorType::new(DType::Bool, out[0].shape.clone()));
+            out.push(TensorType::with_dims(DType::Bool, out[0].dims()));
         }
         Ok(out)
+    }
+
+    /// The input and the mask as any elementwise operator's.
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {

@@ -1,8 +1,11 @@
 //! ConvTranspose, as a gather over the input: parallel over the output points, each summing the
-//! input taps that a forward convolution would have scattered onto it.
+//! input taps that a forward convolution would have scattered onto it. The batch and the spatial
+//! dims may be known only at run time: the output's are then `stride * (in - 1) + ...`,
+//! expressions of the dims, and the pads stay static (with `auto_pad` SAME too).
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::shapes::image_dims;
 use xcc_ir::{Type, ValueId};
 
 pub struct ConvTranspose;
@@ -18,10 +21,27 @@ impl crate::ops::onnx_op::OnnxOp for ConvTranspose {
                 x.shape, w.shape
             ));
         }
-        let geo = transpose_geometry(node, &x.shape[2..], &w.shape[2..])?;
-        let mut shape = vec![x.shape[0], w.shape[1] * group];
-        shape.extend(geo.out);
-        Ok(vec![TensorType::new(x.dtype, shape)])
+        if w.is_dynamic() {
+            return Err(OnnxError::tensor(
+                &node.inputs[1],
+                format!("the weights' dims must be static, not {}", w.describe()),
+            ));
+        }
+        let x_dims = image_dims(&node.inputs[0], x)?;
+        let geo = transpose_geometry(node, &x_dims[2..], &w.shape[2..])?;
+        for (q, out) in geo.out.iter().enumerate() {
+            if !out.is_fixed() {
+                let positive = DataExpr::num(0).lt(&DataExpr::Dim(out.clone()));
+                g.require(positive, format!("ConvTranspose's output spatial dim {} ({out}) is not positive", q + 2))?;
+            }
+        }
+        let mut dims = vec![x_dims[0].clone(), Dim::fixed(w.shape[1] * group)];
+        dims.extend(geo.out);
+        Ok(vec![TensorType::with_dims(x.dtype, dims)])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -35,13 +55,13 @@ impl crate::ops::onnx_op::OnnxOp for ConvTranspose {
 
 /// ConvTranspose's output size and begin pads per spatial dim, from `output_shape` or the pads.
 pub struct TransposeGeometry {
-    pub out: Vec<usize>,
+    pub out: Vec<Dim>,
     pub pad_begin: Vec<i64>,
     pub strides: Vec<usize>,
     pub dilations: Vec<usize>,
 }
 
-pub fn transpose_geometry(node: &Node, input: &[usize], kernel: &[usize]) -> OResult<TransposeGeometry> {
+pub fn transpose_geometry(node: &Node, input: &[Dim], kernel: &[usize]) -> OResult<TransposeGeometry> {
     let n = input.len();
     let get = |name: &str, d: i64| -> Vec<i64> { node.ints(name).unwrap_or(vec![d; n]) };
     let strides: Vec<usize> = get("strides", 1).iter().map(|&v| v.max(1) as usize).collect();
@@ -51,17 +71,26 @@ pub fn transpose_geometry(node: &Node, input: &[usize], kernel: &[usize]) -> ORe
     if strides.len() != n || dilations.len() != n || out_pad.len() != n || pads.len() != 2 * n {
         return err("strides, dilations, output_padding and pads do not match the spatial rank");
     }
-    let full: Vec<i64> = (0..n)
+    // stride * (in - 1) + output_padding + the dilated kernel.
+    let full: Vec<Dim> = (0..n)
         .map(|i| {
-            strides[i] as i64 * (input[i] as i64 - 1) + out_pad[i] + ((kernel[i] as i64 - 1) * dilations[i] as i64 + 1)
+            let rest = out_pad[i] + (kernel[i] as i64 - 1) * dilations[i] as i64 + 1 - strides[i] as i64;
+            input[i].mul(&Dim::fixed(strides[i])).add(&Dim::constant(rest))
         })
         .collect();
     let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
-    let out: Vec<i64> = if let Some(shape) = node.ints("output_shape") {
+    // A total padding that the dims would decide is refused: the loops take static pads.
+    let constant = |d: Dim, what: &str| {
+        d.as_const().ok_or_else(|| {
+            OnnxError::msg(format!("{what} over spatial dims known only at run time (fix them with --dim)"))
+        })
+    };
+    let out: Vec<Dim> = if let Some(shape) = node.ints("output_shape") {
         let shape = shape[shape.len() - n..].to_vec();
         for i in 0..n {
+            let full = constant(full[i].clone(), "output_shape")?;
             // Floor division, as the spec's reference: a negative total extends the end.
-            let total = full[i] - shape[i];
+            let total = full - shape[i];
             if auto_pad == "SAME_UPPER" {
                 pads[i] = total.div_euclid(2);
             } else {
@@ -69,29 +98,26 @@ pub fn transpose_geometry(node: &Node, input: &[usize], kernel: &[usize]) -> ORe
             }
             pads[i + n] = total - pads[i];
         }
-        shape
+        shape.into_iter().map(Dim::constant).collect()
     } else if auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" {
-        (0..n)
-            .map(|i| {
-                let target = input[i] as i64 * strides[i] as i64;
-                let total = full[i] - target;
-                pads[i] = if auto_pad == "SAME_UPPER" { total / 2 } else { total - total / 2 };
-                pads[i + n] = total - pads[i];
-                target
-            })
-            .collect()
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            // The output is in * stride; the total padding, output_padding + the dilated
+            // kernel - stride, does not depend on the input.
+            let target = input[i].mul(&Dim::fixed(strides[i]));
+            let total = constant(full[i].sub(&target), "auto_pad SAME")?;
+            pads[i] = if auto_pad == "SAME_UPPER" { total / 2 } else { total - total / 2 };
+            pads[i + n] = total - pads[i];
+            out.push(target);
+        }
+        out
     } else {
-        (0..n).map(|i| full[i] - pads[i] - pads[i + n]).collect()
+        (0..n).map(|i| full[i].sub(&Dim::constant(pads[i] + pads[i + n]))).collect()
     };
-    if out.iter().any(|&o| o <= 0) {
-        return err(format!("ConvTranspose output size {out:?} is not positive"));
+    if let Some(o) = out.iter().find(|o| o.as_const().is_some_and(|o| o <= 0)) {
+        return err(format!("ConvTranspose output size {o} is not positive"));
     }
-    Ok(TransposeGeometry {
-        out: out.iter().map(|&o| o as usize).collect(),
-        pad_begin: pads[..n].to_vec(),
-        strides,
-        dilations,
-    })
+    Ok(TransposeGeometry { out, pad_begin: pads[..n].to_vec(), strides, dilations })
 }
 
 impl Emitter {
@@ -113,15 +139,16 @@ impl Emitter {
             Some(b) => Some(self.buf(b)?),
             None => None,
         };
-        let geo = transpose_geometry(node, &x_t.shape[2..], &w_t.shape[2..])?;
+        let geo = transpose_geometry(node, &x_t.dims()[2..], &w_t.shape[2..])?;
         let group = node.int("group", 1).max(1) as usize;
         let icg = x_t.shape[1] / group;
         let ocg = w_t.shape[1];
         let kernel = w_t.shape[2..].to_vec();
-        let in_sp = x_t.shape[2..].to_vec();
+        let in_sp = self.dim_extents(&x_t.dims()[2..]);
         let ns = kernel.len();
         let d = x_t.dtype;
-        self.parallel(&out_t.shape, &mut |e, ivs| {
+        let out_extents = self.dim_extents(&out_t.dims());
+        self.parallel_over(&out_extents, &mut |e, ivs| {
             let (n, oc) = (ivs[0], ivs[1]);
             let osp = ivs[2..].to_vec();
             let ocg_v = e.idx(ocg as i64);

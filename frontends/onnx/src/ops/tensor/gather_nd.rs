@@ -4,14 +4,16 @@
 //! In parallel over the index tuples; each tuple is read and checked once (an index out of range
 //! sets the run's status), then the block it selects is copied.
 
+use crate::dim::dims_text;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 
 pub struct GatherNd;
 
-/// Batch dims, tuple length and the output shape, checked against both shapes.
-fn layout(node: &Node, data: &[usize], indices: &[usize]) -> OResult<(usize, usize, Vec<usize>)> {
+/// Batch dims, tuple length and the output dims, checked against both inputs' dims (which may be
+/// known only at run time, but for the tuples' length).
+fn layout(node: &Node, data: &[Dim], indices: &[Dim]) -> OResult<(usize, usize, Vec<Dim>)> {
     let b = node.int("batch_dims", 0);
     let (r, q) = (data.len(), indices.len());
     if q == 0 || r == 0 {
@@ -22,41 +24,58 @@ fn layout(node: &Node, data: &[usize], indices: &[usize]) -> OResult<(usize, usi
     }
     let b = b as usize;
     if data[..b] != indices[..b] {
-        return err(format!("the batch dims differ: data {:?}, indices {:?}", &data[..b], &indices[..b]));
+        return err(format!(
+            "the batch dims differ: data {}, indices {}",
+            dims_text(&data[..b]),
+            dims_text(&indices[..b])
+        ));
     }
-    let k = indices[q - 1];
+    let Some(k) = indices[q - 1].as_fixed() else {
+        return err(format!(
+            "the index tuples' length (the indices' last dim, {}) must be known at compile time",
+            indices[q - 1]
+        ));
+    };
     if k < 1 || b + k > r {
         return err(format!("index tuples of length {k} do not fit data of rank {r} after {b} batch dims"));
     }
-    let mut shape = indices[..q - 1].to_vec();
-    shape.extend(&data[b + k..]);
-    Ok((b, k, shape))
+    let mut dims = indices[..q - 1].to_vec();
+    dims.extend_from_slice(&data[b + k..]);
+    Ok((b, k, dims))
 }
 
 impl OnnxOp for GatherNd {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (t, idx) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
-        let (b, k, shape) = layout(node, &t.shape, &idx.shape)?;
-        super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[b..b + k], b)?;
-        Ok(vec![TensorType::new(t.dtype, shape)])
+        let (b, k, dims) = layout(node, &t.dims(), &idx.dims())?;
+        // Constant indices into static dims fail here; into run-time dims, the run checks them.
+        if t.dims()[b..b + k].iter().all(Dim::is_fixed) {
+            super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[b..b + k], b)?;
+        }
+        Ok(vec![TensorType::with_dims(t.dtype, dims)])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
-        let data = g.ty(&node.inputs[0])?.shape.clone();
-        let idx_shape = g.ty(&node.inputs[1])?.shape.clone();
-        let (b, k, out_shape) = layout(node, &data, &idx_shape)?;
+        let data = g.ty(&node.inputs[0])?.dims();
+        let indices_dims = g.ty(&node.inputs[1])?.dims();
+        let (b, k, out_dims) = layout(node, &data, &indices_dims)?;
         let (x, indices, out) = (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.outputs[0])?);
-        let tuples = idx_shape.len() - 1;
-        let (outer, inner) = out_shape.split_at(tuples);
-        e.parallel(outer, &mut |e, ivs| {
+        let data = e.dim_extents(&data);
+        let out_extents = e.dim_extents(&out_dims);
+        let (outer, inner) = out_extents.split_at(indices_dims.len() - 1);
+        e.parallel_over(outer, &mut |e, ivs| {
             let mut from = ivs[..b].to_vec();
             for (j, &dim) in data[b..b + k].iter().enumerate() {
                 let at = e.idx(j as i64);
                 let raw = e.load(indices, &[ivs, &[at]].concat());
-                from.push(e.run_time_index(raw, dim));
+                from.push(e.run_time_index_over(raw, dim));
             }
             let ivs = ivs.to_vec();
-            e.loop_nest(inner, &mut |e, rest| {
+            e.loop_nest_over(inner, &mut |e, rest| {
                 let v = e.load(x, &[&from[..], rest].concat());
                 e.store(v, out, &[&ivs[..], rest].concat());
             });

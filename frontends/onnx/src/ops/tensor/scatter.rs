@@ -4,6 +4,7 @@
 //! thread: with a reduction, two updates may name the same element. Each index is checked (one
 //! out of range sets the run's status and writes inside the dimension instead).
 
+use crate::dim::dims_text;
 use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
@@ -68,9 +69,9 @@ fn update(e: &mut Emitter, out: ValueId, at: &[ValueId], v: ValueId, combine: Op
     e.store(v, out, at);
 }
 
-fn same_shapes(a: &[usize], b: &[usize], what: &str) -> OResult<()> {
+fn same_shapes(a: &[Dim], b: &[Dim], what: &str) -> OResult<()> {
     if a != b {
-        return err(format!("{what}: {a:?} and {b:?} differ"));
+        return err(format!("{what}: {} and {} differ", dims_text(a), dims_text(b)));
     }
     Ok(())
 }
@@ -78,31 +79,42 @@ fn same_shapes(a: &[usize], b: &[usize], what: &str) -> OResult<()> {
 impl OnnxOp for ScatterElements {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (t, idx, upd) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?, g.ty(&node.inputs[2])?);
-        same_shapes(&idx.shape, &upd.shape, "the shapes of indices and updates")?;
-        if idx.shape.len() != t.shape.len() {
+        let (data, space) = (t.dims(), idx.dims());
+        same_shapes(&space, &upd.dims(), "the shapes of indices and updates")?;
+        if space.len() != data.len() {
             return err("indices must have the data's rank");
         }
-        let a = axis(node, node.int("axis", 0), t.shape.len())?;
-        if idx.shape.iter().zip(&t.shape).enumerate().any(|(d, (i, s))| d != a && i > s) {
-            return err(format!("indices {:?} exceed the data {:?} outside the axis", idx.shape, t.shape));
+        let a = axis(node, node.int("axis", 0), data.len())?;
+        for (d, (i, s)) in space.iter().zip(&data).enumerate().filter(|(d, (i, s))| *d != a && i != s) {
+            // Outside the axis the indices may not be longer than the data: checked now where
+            // both dims are numbers, by the run where either is known only then.
+            let longer = DataExpr::Dim(s.clone()).lt(&DataExpr::Dim(i.clone()));
+            let what = format!("indices {} exceed the data {} along dim {d}", dims_text(&space), dims_text(&data));
+            g.require(longer.not(), what)?;
         }
-        super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
+        if data[a].is_fixed() {
+            super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[a..=a], a)?;
+        }
         Ok(vec![t.clone()])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let t = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
         let combine = Reduction::of(node)?.op(t.dtype)?;
-        let space = g.ty(&node.inputs[1])?.shape.clone();
-        let (dim, dtype) = (t.shape[a], t.dtype);
+        let space = e.dim_extents(&g.ty(&node.inputs[1])?.dims());
+        let (dim, dtype) = (e.dim_extent(&t.dims()[a]), t.dtype);
         let (x, indices, updates, out) =
             (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.inputs[2])?, e.buf(&node.outputs[0])?);
         e.copy(x, out);
-        e.loop_nest(&space, &mut |e, ivs| {
+        e.loop_nest_over(&space, &mut |e, ivs| {
             let raw = e.load(indices, ivs);
             let mut at = ivs.to_vec();
-            at[a] = e.run_time_index(raw, dim);
+            at[a] = e.run_time_index_over(raw, dim);
             let v = e.load(updates, ivs);
             update(e, out, &at, v, combine, dtype);
         });
@@ -113,36 +125,48 @@ impl OnnxOp for ScatterElements {
 impl OnnxOp for ScatterNd {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (t, idx, upd) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?, g.ty(&node.inputs[2])?);
-        let q = idx.shape.len();
-        let k = idx.shape.last().copied().unwrap_or(0);
-        if q == 0 || k == 0 || k > t.shape.len() {
-            return err(format!("index tuples of length {k} do not fit data of rank {}", t.shape.len()));
+        let (data, idx_dims) = (t.dims(), idx.dims());
+        let q = idx_dims.len();
+        let Some(k) = idx_dims.last().map_or(Some(0), Dim::as_fixed) else {
+            return err(format!(
+                "the index tuples' length (the indices' last dim, {}) must be known at compile time",
+                idx_dims[q - 1]
+            ));
+        };
+        if q == 0 || k == 0 || k > data.len() {
+            return err(format!("index tuples of length {k} do not fit data of rank {}", data.len()));
         }
-        let mut want = idx.shape[..q - 1].to_vec();
-        want.extend(&t.shape[k..]);
-        same_shapes(&upd.shape, &want, "updates must have indices.shape[:-1] + data.shape[k:]: the shapes")?;
-        super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[..k], 0)?;
+        let mut want = idx_dims[..q - 1].to_vec();
+        want.extend_from_slice(&data[k..]);
+        same_shapes(&upd.dims(), &want, "updates must have indices.shape[:-1] + data.shape[k:]: the shapes")?;
+        if data[..k].iter().all(Dim::is_fixed) {
+            super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[..k], 0)?;
+        }
         Ok(vec![t.clone()])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let t = g.ty(&node.inputs[0])?;
         let combine = Reduction::of(node)?.op(t.dtype)?;
-        let (data, dtype) = (t.shape.clone(), t.dtype);
-        let idx_shape = g.ty(&node.inputs[1])?.shape.clone();
-        let k = idx_shape[idx_shape.len() - 1];
+        let (data, dtype) = (e.dim_extents(&t.dims()), t.dtype);
+        let idx_dims = e.dim_extents(&g.ty(&node.inputs[1])?.dims());
+        let k = g.ty(&node.inputs[1])?.shape[idx_dims.len() - 1];
         let (x, indices, updates, out) =
             (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.inputs[2])?, e.buf(&node.outputs[0])?);
         e.copy(x, out);
-        e.loop_nest(&idx_shape[..idx_shape.len() - 1], &mut |e, ivs| {
+        e.loop_nest_over(&idx_dims[..idx_dims.len() - 1], &mut |e, ivs| {
             let mut to = Vec::with_capacity(data.len());
             for (j, &dim) in data[..k].iter().enumerate() {
                 let at = e.idx(j as i64);
                 let raw = e.load(indices, &[ivs, &[at]].concat());
-                to.push(e.run_time_index(raw, dim));
+                to.push(e.run_time_index_over(raw, dim));
             }
             let ivs = ivs.to_vec();
-            e.loop_nest(&data[k..], &mut |e, rest| {
+            e.loop_nest_over(&data[k..], &mut |e, rest| {
                 let v = e.load(updates, &[&ivs[..], rest].concat());
                 update(e, out, &[&to[..], rest].concat(), v, combine, dtype);
             });
