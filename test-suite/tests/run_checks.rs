@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
-use xcc_test_suite::onnx_build::{int64s, model, node, symbolic, value, FLOAT, INT64};
+use xcc_test_suite::onnx_build::{int64s, model, node, symbolic, value, with_ints, FLOAT, INT64};
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType BOOL.
@@ -374,6 +374,36 @@ fn dims_computed_from_dims() -> Result<(), String> {
     drive(&dir, vec![("dims", dims)], "computed_dims")
 }
 
+/// Dims the run checks for windows and scatters: `MaxPool(x, 3x3, stride 2)` over
+/// `x[1, 1, height, width]` needs 3 rows and columns at least (model `pools`), and
+/// `ScatterElements(data[rows, 4], indices[n, cols], axis 0)` needs `cols <= 4` (model
+/// `scatter`); `image_windows.c` checks the dims and values against max pooling and the scatter
+/// worked out in C, and that a height of 2 or 5 columns are refused with `XCC_ERROR_BAD_DIM` and
+/// the outputs untouched; plain and under AddressSanitizer.
+fn windows_and_scatters_check_their_dims() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-image-windows");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pool =
+        with_ints(with_ints(node("pool0", "MaxPool", &["x"], &["y"]), "kernel_shape", &[3, 3]), "strides", &[2, 2]);
+    let pools = model(
+        vec![pool],
+        vec![symbolic("x", FLOAT, &["1", "1", "height", "width"])],
+        vec![value("y", FLOAT, &[1, 1, -1, -1])],
+        vec![],
+    );
+    let scatter = model(
+        vec![node("scatter0", "ScatterElements", &["data", "indices", "updates"], &["y"])],
+        vec![
+            symbolic("data", FLOAT, &["rows", "4"]),
+            symbolic("indices", INT64, &["n", "cols"]),
+            symbolic("updates", FLOAT, &["n", "cols"]),
+        ],
+        vec![value("y", FLOAT, &[-1, 4])],
+        vec![],
+    );
+    drive(&dir, vec![("pools", pools), ("scatter", scatter)], "image_windows")
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
@@ -382,5 +412,9 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/window-inputs-are-checked", || Ok(window_inputs_are_checked()?)),
         Trial::test("run-checks/computed-inputs-are-checked", || Ok(computed_inputs_are_checked()?)),
         Trial::test("run-checks/dims-computed-from-dims", || Ok(dims_computed_from_dims()?)),
+        Trial::test(
+            "run-checks/windows-and-scatters-check-their-dims",
+            || Ok(windows_and_scatters_check_their_dims()?),
+        ),
     ])
 }

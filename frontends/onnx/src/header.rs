@@ -161,7 +161,11 @@ pub fn header(iface: &ModelInterface, source: &str, run_decls: &str) -> String {
 fn output_dims(h: &mut String, iface: &ModelInterface, size_params: &[String]) {
     let n = &iface.name;
     let up = n.to_uppercase();
-    let _ = writeln!(h, "/* Dims the run computes, which the outputs' dims read:");
+    if iface.data_dims.is_empty() {
+        let _ = writeln!(h, "/* The run computes no dim, but checks conditions on the dims (an operator's limits).");
+    } else {
+        let _ = writeln!(h, "/* Dims the run computes, which the outputs' dims read:");
+    }
     for (name, definition) in &iface.data_dims {
         let _ = writeln!(h, " *   {name} = {definition}");
     }
@@ -172,7 +176,7 @@ fn output_dims(h: &mut String, iface: &ModelInterface, size_params: &[String]) {
         h,
         " * For {reads}, writes each output's dims ({up}_OUTPUTk_RANK int64_t each), or returns why\n * \
          {n}_run would refuse them (XCC_ERROR_BAD_SHAPE_INPUT for values the operators refuse,\n * \
-         XCC_ERROR_BAD_DIM for dims that make a computed dim negative). */"
+         XCC_ERROR_BAD_DIM for dims that make a computed dim negative or break a condition). */"
     );
     let _ = writeln!(
         h,
