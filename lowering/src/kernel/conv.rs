@@ -331,9 +331,11 @@ fn im2col(
 }
 
 /// [`im2col`] for the `count` output positions from `first` (a block of a plane known only at
-/// run time), written as columns 0 to `count` of the panels: a parallel loop over the tap rows,
-/// each walking the output rows the block touches and, in each, a unit-step loop over its
-/// columns in the block (no division per element by the run-time extents).
+/// run time), written as columns 0 to `count` of the panels. A parallel loop over the tap rows;
+/// each walks the output rows the block touches. In a row, the leading spatial taps are tested
+/// once, and the last dim's columns split into those whose tap is inside the input, copied with
+/// no test, and those in the padding, zeroed; each range goes a panel at a time, so that loads
+/// and stores are unit-stride (for stride 1) and LLVM vectorizes them.
 fn im2col_block(
     c: &mut Cursor,
     (x1, col): (ValueId, ValueId),
@@ -356,24 +358,98 @@ fn im2col_block(
     shape.extend(&win.kernel);
     c.parallel(&shape, &mut |e, ivs| {
         let (ic, ks) = (ivs[0], &ivs[1..1 + ns]);
+        let tap_row = tap_row(e, ic, ks, win);
         e.for_step(row_first, rows_end, 1, |e, row| {
             let zero = e.idx(0);
             let is_first = e.cmpi("eq", row, row_first);
             let lo = e.value_op("arith.select", &[is_first, col_first, zero], Type::Index);
             let is_last = e.cmpi("eq", row, row_last);
             let hi = e.value_op("arith.select", &[is_last, col_end, width], Type::Index);
-            let mut os = e.unflatten_over(row, &win.out[..ns - 1]);
+            let lead = leading_position(e, row, &win.out[..ns - 1]);
+            let (src_row, inside) = taps.row_start(e, ic, ks, &lead);
+            let (a, b) = taps.inside_columns(e, ks[ns - 1], inside, (lo, hi));
             let start = e.value_op("arith.muli", &[row, width], Type::Index);
             let base = e.value_op("arith.subi", &[start, first], Type::Index);
-            e.for_step(lo, hi, 1, |e, ow| {
-                os.push(ow);
-                let v = taps.value(e, ic, ks, &os);
-                os.pop();
-                let column = e.value_op("arith.addi", &[base, ow], Type::Index);
-                store_in_panels(e, v, col, (ic, ks, column), icg, win);
+            let panels = Panels { col, tap_row, base, rows: icg * win.kernel.iter().product::<usize>() };
+            let (stride, shift) = (win.strides[ns - 1] as i64, taps.column_shift(e, ks[ns - 1]));
+            panels.fill(e, (lo, a), &mut |e, _| e.const_float(0.0, Type::f32()));
+            panels.fill(e, (a, b), &mut |e, ow| {
+                let at = e.affine(&[(src_row, 1), (ow, stride), (shift, 1)], 0);
+                e.load(x1, &[at])
             });
+            panels.fill(e, (b, hi), &mut |e, _| e.const_float(0.0, Type::f32()));
         });
     });
+}
+
+/// The leading spatial position of output row `row` (a flat index over `lead`, the output's
+/// dims but the last), with no remainder for the first dim, which the row cannot pass: a 2-d
+/// convolution's row is its position, with no division.
+fn leading_position(e: &mut Cursor, row: ValueId, lead: &[Extent]) -> Vec<ValueId> {
+    let mut position = e.unflatten_over(row, lead);
+    if let Some(first) = position.first_mut() {
+        let stride = e.extent_product(&lead[1..]);
+        *first = match stride {
+            Extent::Fixed(1) => row,
+            stride => {
+                let stride = e.extent(stride);
+                e.value_op("arith.divui", &[row, stride], Type::Index)
+            }
+        };
+    }
+    position
+}
+
+/// The tap row of input channel `ic` of the group and kernel position `ks`: `ic * K + kpos`.
+fn tap_row(e: &mut Cursor, ic: ValueId, ks: &[ValueId], win: &Window) -> ValueId {
+    let ksp: usize = win.kernel.iter().product();
+    let k_strides = strides_of(&win.kernel);
+    let mut terms: Vec<(ValueId, i64)> = vec![(ic, ksp as i64)];
+    terms.extend(ks.iter().zip(&k_strides).map(|(&k, &s)| (k, s as i64)));
+    e.affine(&terms, 0)
+}
+
+/// One tap row of a block's column panels, its column `base + ow` for the output column `ow` of
+/// the row being gathered.
+struct Panels {
+    col: ValueId,
+    tap_row: ValueId,
+    base: ValueId,
+    /// The tap rows, K.
+    rows: usize,
+}
+
+impl Panels {
+    /// Writes `value(ow)` at the columns of `ow` in `[from, to)`, one loop per panel touched:
+    /// within a panel the columns are consecutive lanes.
+    fn fill(
+        &self,
+        e: &mut Cursor,
+        (from, to): (ValueId, ValueId),
+        value: &mut dyn FnMut(&mut Cursor, ValueId) -> ValueId,
+    ) {
+        let nr = e.idx(NR as i64);
+        let first = e.affine(&[(self.base, 1), (from, 1)], 0);
+        let end = e.affine(&[(self.base, 1), (to, 1)], NR as i64 - 1);
+        let (p0, p1) =
+            (e.value_op("arith.divui", &[first, nr], Type::Index), e.value_op("arith.divui", &[end, nr], Type::Index));
+        let nonempty = e.cmpi("slt", from, to);
+        let p1 = e.value_op("arith.select", &[nonempty, p1, p0], Type::Index);
+        e.for_step(p0, p1, 1, |e, p| {
+            // The output columns in panel p: [p * NR - base, p * NR + NR - base) within [from, to).
+            let lo = e.affine(&[(p, NR as i64), (self.base, -1)], 0);
+            let lo = e.value_op("arith.maxsi", &[lo, from], Type::Index);
+            let hi = e.affine(&[(p, NR as i64), (self.base, -1)], NR as i64);
+            let hi = e.value_op("arith.minsi", &[hi, to], Type::Index);
+            // Lane of ow: base + ow - p * NR; the panel's row starts at p * K * NR + row * NR.
+            let origin = e.affine(&[(p, ((self.rows - 1) * NR) as i64), (self.tap_row, NR as i64), (self.base, 1)], 0);
+            e.for_step(lo, hi, 1, |e, ow| {
+                let v = value(e, ow);
+                let dst = e.affine(&[(origin, 1), (ow, 1)], 0);
+                e.store(v, self.col, &[dst]);
+            });
+        });
+    }
 }
 
 /// Where im2col reads its taps: one image's and group's input channels, flat.
@@ -400,6 +476,67 @@ impl<'a> Taps<'a> {
         let strides = strides_over(c, &win.input);
         let image = c.extent_mul(plane, Extent::Fixed(c_in));
         Taps { x1, nb, gi, icg, win, plane, strides, image }
+    }
+
+    /// Where the input row read by output row `lead` (the leading spatial positions) at
+    /// kernel position `ks` starts, in channel `ic` of the group, and whether that row is inside
+    /// the input (clamped into it when not).
+    fn row_start(&self, e: &mut Cursor, ic: ValueId, ks: &[ValueId], lead: &[ValueId]) -> (ValueId, ValueId) {
+        let win = self.win;
+        let mut ok: Option<ValueId> = None;
+        let mut terms = Vec::new();
+        for (q, &o) in lead.iter().enumerate() {
+            let pos = e.affine(&[(o, win.strides[q] as i64), (ks[q], win.dilations[q] as i64)], -(win.pads[q] as i64));
+            let pos = e.clamp_tap(pos, win.input[q], &mut ok);
+            terms.push((pos, self.strides[q]));
+        }
+        let ch = e.affine(&[(self.gi, self.icg as i64), (ic, 1)], 0);
+        terms.push((ch, self.plane));
+        let start = self.nb.offset(e, &terms, self.image);
+        let inside = ok.unwrap_or_else(|| e.const_int(1, Type::i1()));
+        (start, inside)
+    }
+
+    /// `kw * dilation - pad` along the last dim: the input column of output column `ow` is
+    /// `ow * stride` plus this.
+    fn column_shift(&self, e: &mut Cursor, kw: ValueId) -> ValueId {
+        let q = self.win.input.len() - 1;
+        e.affine(&[(kw, self.win.dilations[q] as i64)], -(self.win.pads[q] as i64))
+    }
+
+    /// The output columns of `[lo, hi)` whose tap at `kw` is inside the input, `[a, b)` (empty,
+    /// at `lo`, when the row is outside): `a = ceil(-shift / stride)` when the shift is negative,
+    /// `b = floor((input - 1 - shift) / stride) + 1`.
+    fn inside_columns(
+        &self,
+        e: &mut Cursor,
+        kw: ValueId,
+        row_inside: ValueId,
+        (lo, hi): (ValueId, ValueId),
+    ) -> (ValueId, ValueId) {
+        let q = self.win.input.len() - 1;
+        let s = self.win.strides[q] as i64;
+        let shift = self.column_shift(e, kw);
+        let zero = e.idx(0);
+        // ceil(max(-shift, 0) / s)
+        let before = e.affine(&[(shift, -1)], 0);
+        let before = e.value_op("arith.maxsi", &[before, zero], Type::Index);
+        let before = e.affine(&[(before, 1)], s - 1);
+        let sv = e.idx(s);
+        let a = e.value_op("arith.divui", &[before, sv], Type::Index);
+        // floor(max(input - 1 - shift + s, 0) / s), the same as floor((input - 1 - shift) / s) + 1 when that is positive.
+        let input = e.extent(self.win.input[q]);
+        let after = e.affine(&[(input, 1), (shift, -1)], s - 1);
+        let after = e.value_op("arith.maxsi", &[after, zero], Type::Index);
+        let b = e.value_op("arith.divui", &[after, sv], Type::Index);
+        let a = e.value_op("arith.maxsi", &[a, lo], Type::Index);
+        let a = e.value_op("arith.minsi", &[a, hi], Type::Index);
+        let b = e.value_op("arith.minsi", &[b, hi], Type::Index);
+        let b = e.value_op("arith.maxsi", &[b, a], Type::Index);
+        // A row outside the input has no column inside: a = b = hi, and the first fill zeroes it.
+        let a = e.value_op("arith.select", &[row_inside, a, hi], Type::Index);
+        let b = e.value_op("arith.select", &[row_inside, b, hi], Type::Index);
+        (a, b)
     }
 
     /// Input channel `ic` of the group at kernel position `ks` for output position `os`; 0 in
