@@ -7,7 +7,8 @@
 # cache at the (seq, past) make_models.py pairs with LENGTH (128: one token after 127, 512: 64
 # after 448; the symbolic build has the ranges --dim seq=..64 --dim past=0..448), its CNN at
 # batch 1 and 8, and its image CNN (batch, height and width at run time) at make_models.py's
-# image sizes 13 (batch 2, 13x59) and 64 (batch 1, 64x8). Usage: scripts/bench-dynamic.sh
+# image sizes 13 (batch 2, 13x59) and 64 (batch 1, 64x8), and at 1x3x224x224 (size 224, an input
+# written here). Usage: scripts/bench-dynamic.sh
 # [LENGTH...] (default 128 512). BENCH_MODELS="cnn images" measures those models alone (default
 # all). BENCH_REPEAT=N (default 3) measures
 # each configuration N times in turn and reports the medians; BUDGET_MS (default 2000) is the
@@ -22,6 +23,8 @@ py=.venv/bin/python
 budget="${BUDGET_MS:-2000}"
 repeat="${BENCH_REPEAT:-3}"
 "$py" test-suite/dynamic/make_models.py "$work" "${lengths[@]}" >/dev/null
+"$py" -c "import numpy as np; np.random.default_rng(5).standard_normal((1, 3, 224, 224)).astype(np.float32).tofile('$work/images.224.in0.bin')"
+printf '1 224 224' > "$work/images.224.dims"
 median() { tr ',' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "| model | length | symbolic ms | specialized ms | symbolic / specialized | ONNX Runtime ms | symbolic / ORT |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
@@ -31,7 +34,7 @@ for m in ${BENCH_MODELS:-encoder decoder exported cached cnn images}; do
   mkdir -p "$work/sym" && ./target/release/xcc "$work/$m.onnx" -O3 "${ranges[@]}" -o "$work/sym/lib$m.a"
   sizes=("${lengths[@]}")
   [ $m = cnn ] && sizes=(1 8)
-  [ $m = images ] && sizes=(13 64)
+  [ $m = images ] && sizes=(13 64 224)
   for l in "${sizes[@]}"; do
     if [ $m = images ]; then
       read -r b h w < "$work/$m.$l.dims" || true  # the file has no final newline
