@@ -145,14 +145,7 @@ fn output_row(
     };
     let interior = cols.interior();
     e.for_step(lo, hi, 1, |e, kh| {
-        let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
-        let zero = e.idx(0);
-        let weights: Vec<ValueId> = (0..cols.kernel)
-            .map(|kw| {
-                let kwv = e.idx(kw as i64);
-                e.load(ops.b, &[ch, zero, kh, kwv])
-            })
-            .collect();
+        let (ih, weights) = input_row(e, ops, (ch, oh, kh), rows, cols);
         let taps: Vec<usize> = (0..cols.kernel).collect();
         e.for_loop(interior.start, interior.end, |e, ow| {
             accumulate(e, ops, (n, ch, oh, ih), ow, &taps, &weights, cols)
@@ -163,6 +156,26 @@ fn output_row(
             accumulate(e, ops, (n, ch, oh, ih), owv, &taps, &weights, cols);
         }
     });
+}
+
+/// The input row of output row `oh` at row tap `kh`, `oh * s + kh * d - pad`, and the row's
+/// weights, one per column tap.
+fn input_row(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (ch, oh, kh): (ValueId, ValueId, ValueId),
+    rows: Axis,
+    cols: Axis,
+) -> (ValueId, Vec<ValueId>) {
+    let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
+    let zero = e.idx(0);
+    let weights = (0..cols.kernel)
+        .map(|kw| {
+            let kwv = e.idx(kw as i64);
+            e.load(ops.b, &[ch, zero, kh, kwv])
+        })
+        .collect();
+    (ih, weights)
 }
 
 /// [`output_row`]'s row taps for columns known only at run time: the interior columns in one
@@ -178,14 +191,8 @@ fn output_row_at_run_time(
     let (first, end) = cols.interior_at_run_time(e);
     let output = e.extent(cols.output);
     e.for_step(lo, hi, 1, |e, kh| {
-        let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
+        let (ih, weights) = input_row(e, ops, (ch, oh, kh), rows, cols);
         let zero = e.idx(0);
-        let weights: Vec<ValueId> = (0..cols.kernel)
-            .map(|kw| {
-                let kwv = e.idx(kw as i64);
-                e.load(ops.b, &[ch, zero, kh, kwv])
-            })
-            .collect();
         let taps: Vec<usize> = (0..cols.kernel).collect();
         let at = (n, ch, oh, ih);
         e.for_step(first, end, 1, |e, ow| accumulate(e, ops, at, ow, &taps, &weights, cols));
