@@ -281,12 +281,17 @@ def chunked():
     scattered = b.op("ScatterElements", ["x", "indices", updates], axis=2, reduction="add")
     image = b.op("Slice", ["x", b.const([0]), b.const([1]), b.const([0])])
     doubled = b.op("ScatterND", ["x", b.const([[0]]), image], reduction="add")
-    gathered = [every_other, picked, tuples, scattered, doubled]
+    # Tile repeating seq twice, weighted by position so that each row's place counts.
+    tiled = b.op("Tile", ["x", b.const([1, 2, 1])])
+    positions = b.op("Range", [b.const(0), b.op("Squeeze", [b.op("Shape", [tiled], start=1, end=2)]), b.const(1)])
+    ramp = b.op("Unsqueeze", [b.op("Cast", [positions], to=TensorProto.FLOAT), b.const([1])])
+    weighted = b.op("Mul", [tiled, ramp])
+    gathered = [every_other, picked, tuples, scattered, doubled, weighted]
     parts = [b.op("ReduceSum", [x, seq], keepdims=0) for x in chunks + features + gathered]
     b.op("Concat", parts, axis=1)
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
     inputs.append(helper.make_tensor_value_info("indices", TensorProto.INT64, ["batch", "seq", 3]))
-    return b.model(inputs, "y", ["batch", 6 * POOL + 4], opset=18)
+    return b.model(inputs, "y", ["batch", 7 * POOL + 4], opset=18)
 
 
 def cnn():

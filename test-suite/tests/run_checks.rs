@@ -404,6 +404,22 @@ fn windows_and_scatters_check_their_dims() -> Result<(), String> {
     drive(&dir, vec![("pools", pools), ("scatter", scatter)], "image_windows")
 }
 
+/// A Reshape whose `-1` does not divide as an expression: `Reshape(x[seq, 3], [2, -1])` is
+/// `[2, seq * 3 / 2]` (model `halves`); `divided.c` checks the dims and values for even seq, and
+/// that odd seq is refused with `XCC_ERROR_BAD_DIM` and the output untouched; plain and under
+/// AddressSanitizer.
+fn reshapes_divide_at_run_time() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-divided");
+    std::fs::create_dir_all(&dir).unwrap();
+    let halves = model(
+        vec![node("reshape0", "Reshape", &["x", "shape"], &["y"])],
+        vec![symbolic("x", FLOAT, &["seq", "3"])],
+        vec![value("y", FLOAT, &[2, -1])],
+        vec![int64s("shape", &[2], &[2, -1])],
+    );
+    drive(&dir, vec![("halves", halves)], "divided")
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
@@ -412,6 +428,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/window-inputs-are-checked", || Ok(window_inputs_are_checked()?)),
         Trial::test("run-checks/computed-inputs-are-checked", || Ok(computed_inputs_are_checked()?)),
         Trial::test("run-checks/dims-computed-from-dims", || Ok(dims_computed_from_dims()?)),
+        Trial::test("run-checks/reshapes-divide-at-run-time", || Ok(reshapes_divide_at_run_time()?)),
         Trial::test(
             "run-checks/windows-and-scatters-check-their-dims",
             || Ok(windows_and_scatters_check_their_dims()?),

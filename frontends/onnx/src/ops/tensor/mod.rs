@@ -73,8 +73,9 @@ impl Move {
 }
 
 /// A copy whose positions the run computes (Slice's starts read at run time, Split's sizes,
-/// Concat's offsets along a run-time axis): every point `i` reads input `src` at
-/// `starts[d] + i[d] * steps[d]` along each dim `d`, and writes output `dst` at `i`.
+/// Concat's offsets along a run-time axis, Tile's repeats of a run-time dim): every point `i`
+/// reads input `src` at `starts[d] + i[d] * steps[d]` along each dim `d` (wrapped around the
+/// input's dim where `wraps[d]`), and writes output `dst` at `i`.
 pub struct Window {
     pub src: usize,
     pub dst: usize,
@@ -83,12 +84,15 @@ pub struct Window {
     /// `None`: the points are the output's; `Some`: they are the input's, each written at
     /// `offsets[d] + i[d]`.
     pub offsets: Option<Vec<DataExpr>>,
+    /// Per dim, whether the position is taken modulo the input's dim (Tile).
+    pub wraps: Vec<bool>,
 }
 
 impl Window {
     /// Reads at `starts` by `steps` into the whole of output `dst`.
     fn read(src: usize, dst: usize, starts: Vec<DataExpr>, steps: Vec<DataExpr>) -> Window {
-        Window { src, dst, starts, steps, offsets: None }
+        let wraps = vec![false; starts.len()];
+        Window { src, dst, starts, steps, offsets: None, wraps }
     }
 
     /// All of input `src` written into output `dst` at `offsets`.
@@ -100,6 +104,7 @@ impl Window {
             starts: vec![DataExpr::num(0); rank],
             steps: vec![DataExpr::num(1); rank],
             offsets: Some(offsets),
+            wraps: vec![false; rank],
         }
     }
 
@@ -115,6 +120,15 @@ impl Window {
             None => out.dims(),
         };
         let extents = e.dim_extents(&space);
+        let input = g.ty(&node.inputs[self.src])?.dims();
+        let periods: Vec<Option<ValueId>> = (0..input.len())
+            .map(|d| {
+                self.wraps.get(d).copied().unwrap_or(false).then(|| {
+                    let n = e.dim_extent(&input[d]);
+                    e.extent(n)
+                })
+            })
+            .collect();
         e.parallel_over(&extents, &mut |e, ivs| {
             let at: Vec<ValueId> = (0..ivs.len())
                 .map(|d| {
@@ -122,7 +136,11 @@ impl Window {
                         Some(step) => e.value_op("arith.muli", &[ivs[d], step], Type::Index),
                         None => ivs[d],
                     };
-                    e.value_op("arith.addi", &[starts[d], scaled], Type::Index)
+                    let at = e.value_op("arith.addi", &[starts[d], scaled], Type::Index);
+                    match periods[d] {
+                        Some(n) => e.value_op("arith.remui", &[at, n], Type::Index),
+                        None => at,
+                    }
                 })
                 .collect();
             let v = e.load(src, &at);

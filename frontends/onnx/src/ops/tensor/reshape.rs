@@ -50,7 +50,7 @@ impl OnnxOp for Reshape {
             Some(s) => s.into_iter().map(Dim::constant).collect(),
             None => dims_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Reshape needs a shape"))?,
         };
-        Ok(vec![TensorType::with_dims(t.dtype, reshape_target(node, &t.dims(), &spec)?)])
+        Ok(vec![TensorType::with_dims(t.dtype, reshape_target(node, g, &t.dims(), &spec)?)])
     }
     fn takes_run_time_dims(&self) -> bool {
         true
@@ -67,10 +67,11 @@ impl OnnxOp for Reshape {
 }
 
 /// The target shape: `-1` takes what is left, `0` copies the input's dim (unless `allowzero`).
-/// Over run-time dims, `-1` is what is left when that divides exactly as expressions
-/// (`batch*seq*768 / 12*64`), and the element counts must be equal as expressions. The spec's
-/// entries are numbers, or dims when the shape was computed from run-time dims.
-fn reshape_target(node: &Node, input: &[Dim], spec: &[Dim]) -> OResult<Vec<Dim>> {
+/// Over run-time dims, `-1` is what is left, an expression when that divides exactly
+/// (`batch*seq*768 / 12*64`), else a dim the run computes and checks to divide (`seq*3 / 2`);
+/// without a `-1` the element counts must be equal as expressions. The spec's entries are
+/// numbers, or dims when the shape was computed from run-time dims.
+fn reshape_target(node: &Node, g: &Graph, input: &[Dim], spec: &[Dim]) -> OResult<Vec<Dim>> {
     let allowzero = node.int("allowzero", 0) == 1;
     let total = Dim::product(input);
     let mut out = Vec::new();
@@ -98,9 +99,19 @@ fn reshape_target(node: &Node, input: &[Dim], spec: &[Dim]) -> OResult<Vec<Dim>>
     }
     let at_run_time = if total.is_fixed() { "" } else { " for every value of the run-time dims" };
     if let Some(i) = infer_at {
-        match total.div_exact(&Dim::product(&out)) {
+        let known = Dim::product(&out);
+        match total.div_exact(&known) {
             Some(rest) => out[i] = rest,
-            None => return err(format!("cannot reshape {} into {}{at_run_time}", dims_text(input), dims_text(spec))),
+            None if !at_run_time.is_empty() && known.as_const() != Some(0) => {
+                let (total, known) = (DataExpr::Dim(total.clone()), DataExpr::Dim(known));
+                let rest = total.floor_div(&known);
+                let what =
+                    format!("cannot reshape {} into {}: the sizes do not divide", dims_text(input), dims_text(spec));
+                g.require(rest.mul(&known).eq(&total), what)?;
+                out[i] = g.data_dim(format!("{}.{i}", node.outputs[0]), rest);
+                return Ok(out);
+            }
+            None => return err(format!("cannot reshape {} into {}", dims_text(input), dims_text(spec))),
         }
     }
     if Dim::product(&out) != total {

@@ -1,6 +1,6 @@
 //! Tile: the input repeated `repeats[d]` times along each dim `d`.
 
-use super::{dim, map, Move, Movement};
+use super::{dim, map, Move, Movement, Window};
 use crate::graph::*;
 use crate::ops::shapes::shape_data;
 use xcc_ir::affine::AffineExpr;
@@ -17,21 +17,29 @@ impl Movement for Tile {
         let mut dims = Vec::new();
         for (q, (d, k)) in t.dims().into_iter().zip(&r).enumerate() {
             g.require(DataExpr::num(-1).lt(k), "Tile's repeats are negative")?;
-            if !d.is_fixed() && k.as_const() != Some(1) {
-                return err(format!(
-                    "Tile repeats dim {q}, which is {d}, known only at run time: only a repeat of 1 (a constant) is \
-                     supported along such a dim; fix it with --dim"
-                ));
-            }
             let n = k.mul(&DataExpr::Dim(d));
             dims.push(g.data_dim(format!("{}.{q}", node.outputs[0]), n));
         }
         Ok(vec![TensorType::with_dims(t.dtype, dims)])
     }
 
-    /// Dims known only at run time are repeated once (checked by the shape rule).
     fn takes_run_time_dims(&self) -> bool {
         true
+    }
+
+    /// A dim known only at run time repeated other than once (or by a count read at run time)
+    /// wraps around at run time: output index `i` reads `i mod n`.
+    fn windows(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Option<Vec<Window>>> {
+        let input = g.ty(&node.inputs[0])?.dims();
+        let repeats = shape_data(g, node, 1, "repeats")?.ok_or_else(|| OnnxError::msg("Tile needs repeats"))?;
+        if !input.iter().zip(&repeats).any(|(d, k)| !d.is_fixed() && k.as_const() != Some(1)) {
+            return Ok(None);
+        }
+        let rank = input.len();
+        let mut window = Window::read(0, 0, vec![DataExpr::num(0); rank], vec![DataExpr::num(1); rank]);
+        // With one window, every dim repeated other than once reads `i mod n`, static ones too.
+        window.wraps = repeats.iter().map(|k| k.as_const() != Some(1)).collect();
+        Ok(Some(vec![window]))
     }
 
     /// Output index `i` reads input index `i mod size` (the loops' sizes come from the output,
