@@ -1,5 +1,5 @@
-//! The `xcc` command: MLIR text in; MLIR, LLVM IR, bitcode, assembly, objects, PTX or a
-//! self-contained static library out.
+//! The `xcc` command: an ONNX model or MLIR text in; MLIR, LLVM IR, bitcode, assembly, objects,
+//! PTX or a self-contained static library (with a C header for a model) out.
 
 mod pipeline;
 
@@ -27,11 +27,32 @@ pub enum Emit {
     Ptx,
 }
 
+/// The input's language (`-x`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Language {
+    /// An ONNX model (a protobuf `ModelProto`).
+    Onnx,
+    /// MLIR text, in the generic or the custom spelling.
+    Mlir,
+}
+
 #[derive(Parser, Debug)]
-#[command(name = "xcc", version, about = "Ahead-of-time compiler from MLIR to native code and PTX")]
+#[command(
+    name = "xcc",
+    version,
+    about = "Ahead-of-time compiler for ONNX models and MLIR kernels, to static libraries, objects and PTX",
+    after_help = "Examples:\n  xcc model.onnx -o libmodel.a           # libmodel.a and model.h, to link into C or C++\n  \
+                  xcc model.onnx --dim seq=1..2048 -o libenc.a   # one library for any length up to 2048\n  \
+                  xcc kernel.mlir --target=aarch64 -O3 -o kernel.o\n  \
+                  xcc kernel.mlir --target=nvptx64 --mcpu=sm_90 -o kernel.ptx"
+)]
 pub struct Cli {
-    /// Input file (`.mlir`).
+    /// Input file: an ONNX model or MLIR text, told apart by `-x`, else the extension (`.onnx`,
+    /// `.mlir`), else the content.
     pub input: PathBuf,
+    /// The input's language, whatever its name.
+    #[arg(short = 'x', value_enum)]
+    pub language: Option<Language>,
     /// Output file; `-` writes text outputs to standard output.
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,

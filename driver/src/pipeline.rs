@@ -1,9 +1,10 @@
 //! The compilation pipeline: parse -> verify -> lower (verifying after each pass) -> translate
 //! to LLVM IR -> optimize -> emit, and the atomic write of the output.
 
-use crate::{Cli, Emit};
+use crate::{Cli, Emit, Language};
 use inkwell::context::Context;
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use xcc_frontend_onnx::dim::DimSize;
 use xcc_frontend_onnx::ModelInterface;
@@ -17,6 +18,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         Some(e) => e,
         None => emit_from_extension(&cli.output)?,
     };
+    check_output_directory(&cli.output)?;
     let (source, module, header) = read_input(cli)?;
     let render = |d: Diagnostic| source.render(&d);
     xcc_ir::verifier::verify(&module).map_err(render)?;
@@ -57,7 +59,7 @@ type Input = (SourceFile, xcc_ir::Module, Option<(String, ModelInterface)>);
 fn read_input(cli: &Cli) -> Result<Input, String> {
     let input = cli.input.display().to_string();
     let text = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
-    if cli.input.extension().is_some_and(|e| e == "onnx") {
+    if language(cli, &text) == Language::Onnx {
         let name = model_name(cli)?;
         let shapes = parse_shapes(&cli.shapes)?;
         let binds = parse_binds(&cli.binds)?;
@@ -71,6 +73,34 @@ fn read_input(cli: &Cli) -> Result<Input, String> {
     let source = SourceFile::new(input, text);
     let module = xcc_ir::parser::parse_module(&source.text).map_err(|d| source.render(&d))?;
     Ok((source, module, None))
+}
+
+/// The input's language: `-x` when given, else the extension (`.onnx`, `.mlir`), else the
+/// content: MLIR is text, and an ONNX model (a protobuf) has bytes that text does not (a NUL,
+/// or bytes that are not UTF-8), so that `model.pb` compiles as the model it is.
+fn language(cli: &Cli, bytes: &[u8]) -> Language {
+    if let Some(language) = cli.language {
+        return language;
+    }
+    match cli.input.extension().and_then(|e| e.to_str()) {
+        Some("onnx") => Language::Onnx,
+        Some("mlir") => Language::Mlir,
+        _ if bytes.contains(&0) || std::str::from_utf8(bytes).is_err() => Language::Onnx,
+        _ => Language::Mlir,
+    }
+}
+
+/// Refuses, before compiling, an output whose directory does not exist.
+fn check_output_directory(path: &Path) -> Result<(), String> {
+    if is_stream(path) {
+        return Ok(());
+    }
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => {
+            Err(format!("xcc: error: cannot write {}: the directory {} does not exist", path.display(), dir.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Runs the passes, with the verifier after each unless `--no-verify-each`.
@@ -274,7 +304,11 @@ fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+    // Created 0666 less the umask, as a compiler's outputs are, rather than the 0600 of a
+    // temporary file.
+    let mut tmp = tempfile::Builder::new()
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
         .map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
     tmp.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
     tmp.persist(path).map_err(|e| format!("xcc: error: cannot write {}: {}", path.display(), e.error))?;

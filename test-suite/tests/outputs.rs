@@ -2,7 +2,9 @@
 //! place); a stream that already exists, such as `/dev/null` or a named pipe, is written in place
 //! and keeps its kind (renaming over `/dev/null` as root once turned it into a regular file that
 //! every later `> /dev/null` filled, and cargo fed that to rustc). A stream gets no header beside
-//! it. The oracle for the bytes is the same compile written to a regular file.
+//! it. The oracle for the bytes is the same compile written to a regular file. Files get 0666
+//! less the umask; an input's language comes from `-x`, its extension or its content; a missing
+//! output directory is refused before compiling.
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -104,18 +106,116 @@ fn model_into_pipe(work: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// A one-node model, written to `dir/name`.
+fn relu_model(dir: &Path, name: &str) -> PathBuf {
+    let path = fresh_dir(dir).join(name);
+    let bytes = model(
+        vec![node("relu0", "Relu", &["x"], &["y"])],
+        vec![value("x", FLOAT, &[4])],
+        vec![value("y", FLOAT, &[4])],
+        vec![],
+    );
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Outputs get a compiler's permissions, 0666 less the umask (0644 under umask 022, 0600
+/// under 077), the library and its header alike, not a temporary file's 0600.
+fn outputs_follow_the_umask(work: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let onnx = relu_model(&work.join("model"), "relu.onnx");
+    for (umask, want) in [("022", 0o644), ("077", 0o600)] {
+        let dir = fresh_dir(&work.join(umask));
+        let lib = dir.join("librelu.a");
+        let script = format!("umask {umask} && exec \"$0\" \"$1\" -o \"$2\"");
+        let out = Command::new("sh")
+            .args(["-c", &script])
+            .arg(xcc_binary())
+            .arg(&onnx)
+            .arg(&lib)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("umask {umask}: xcc failed: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        for file in [lib, dir.join("relu.h")] {
+            let mode = std::fs::metadata(&file).map_err(|e| e.to_string())?.permissions().mode() & 0o777;
+            if mode != want {
+                return Err(format!("umask {umask}: {} has mode {mode:o}, expected {want:o}", file.display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The input's language comes from `-x`, else the extension, else the content: a model named
+/// `model.pb` compiles as ONNX and MLIR in `matmul.txt` as MLIR (each giving the bytes its
+/// usual name gives), and `-x mlir` forces a model to be read as MLIR text (refused at its first byte).
+fn inputs_are_told_apart_by_content(work: &Path) -> Result<(), String> {
+    let onnx = relu_model(&work.join("model"), "relu.onnx");
+    let pb = onnx.with_file_name("relu.pb");
+    std::fs::copy(&onnx, &pb).map_err(|e| e.to_string())?;
+    let (onnx, pb) = (onnx.to_str().unwrap(), pb.to_str().unwrap());
+    let want = compile_into_file(&fresh_dir(&work.join("by-name")), "librelu.a", &[onnx])?;
+    let got = compile_into_file(&fresh_dir(&work.join("by-content")), "librelu.a", &[pb])?;
+    if got != want {
+        return Err("relu.pb did not compile to the library relu.onnx does".into());
+    }
+    let mlir = suite_dir().parent().unwrap().join("examples/matmul/matmul.mlir");
+    // The same stem: the module takes its name from it.
+    let txt = fresh_dir(&work.join("text")).join("matmul.txt");
+    std::fs::copy(&mlir, &txt).map_err(|e| e.to_string())?;
+    let want = compile_into_file(&fresh_dir(&work.join("mlir")), "k.ll", &[mlir.to_str().unwrap()])?;
+    let got = compile_into_file(&fresh_dir(&work.join("txt")), "k.ll", &[txt.to_str().unwrap()])?;
+    if got != want {
+        return Err("matmul.txt did not compile to the IR matmul.mlir does".into());
+    }
+    let forced = Command::new(xcc_binary()).args([pb, "-x", "mlir", "-o"]).arg(work.join("forced.ll")).output();
+    let forced = forced.map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&forced.stderr);
+    // Read as MLIR, the model's first byte is no token (or its bytes are no text).
+    let at_start = format!("{pb}:1:1: error");
+    if forced.status.success() || !(stderr.contains(&at_start) || stderr.contains("is not UTF-8 text")) {
+        return Err(format!("-x mlir on a model: expected an MLIR error at {pb}:1:1, got: {stderr}"));
+    }
+    Ok(())
+}
+
+/// An output directory that does not exist is refused before compiling, with a message naming
+/// it (no temporary file's name), and nothing is written.
+fn missing_output_directory(work: &Path) -> Result<(), String> {
+    let onnx = relu_model(&work.join("model"), "relu.onnx");
+    let out = work.join("absent/librelu.a");
+    let run = Command::new(xcc_binary()).arg(&onnx).arg("-o").arg(&out).output().map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let named = format!("the directory {} does not exist", work.join("absent").display());
+    if run.status.success() || !stderr.contains(&named) || stderr.contains(".tmp") {
+        return Err(format!("expected an error naming the missing directory, got: {stderr}"));
+    }
+    if work.join("absent").exists() {
+        return Err("the missing directory was created".into());
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     let work = work_root("outputs");
     let no_mkfifo = find_tool("mkfifo").is_none();
     if no_mkfifo {
         println!("skipped: outputs/* (mkfifo is not installed)");
     }
-    let (w1, w2) = (work.join("mlir"), work.join("onnx"));
+    let (w1, w2, w3, w4, w5) =
+        (work.join("mlir"), work.join("onnx"), work.join("umask"), work.join("language"), work.join("missing"));
     let trials = vec![
         libtest_mimic::Trial::test("outputs/mlir-into-a-named-pipe", move || Ok(mlir_into_pipe(&w1)?))
             .with_ignored_flag(no_mkfifo),
         libtest_mimic::Trial::test("outputs/model-library-into-a-named-pipe", move || Ok(model_into_pipe(&w2)?))
             .with_ignored_flag(no_mkfifo),
+        libtest_mimic::Trial::test("outputs/outputs-follow-the-umask", move || Ok(outputs_follow_the_umask(&w3)?)),
+        libtest_mimic::Trial::test("outputs/inputs-are-told-apart-by-content", move || {
+            Ok(inputs_are_told_apart_by_content(&w4)?)
+        }),
+        libtest_mimic::Trial::test("outputs/missing-output-directory", move || Ok(missing_output_directory(&w5)?)),
     ];
     xcc_test_suite::run_trials(trials)
 }
