@@ -4,7 +4,8 @@
 //! every later `> /dev/null` filled, and cargo fed that to rustc). A stream gets no header beside
 //! it. The oracle for the bytes is the same compile written to a regular file. Files get 0666
 //! less the umask; an input's language comes from `-x`, its extension or its content; a missing
-//! output directory is refused before compiling.
+//! output directory is refused before compiling; a header compiles in C and C++ whatever the
+//! tensors are named.
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -198,6 +199,68 @@ fn missing_output_directory(work: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// A program over a model whose tensor names are no C identifiers: `int` (a keyword), `a-b`
+/// and `a_b` (one identifier apart from numbering), `x"y*/z` (which would end a comment and a
+/// string). `y = Relu(int + a-b)`, with the sum `a_b` an output too.
+const ODD_NAMES_PROGRAM: &str = r#"#include "odd.h"
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+  const float in1[3] = {1.0f, -5.0f, 2.5f}, in2[3] = {2.0f, 1.0f, -0.5f};
+  float relu[3] = {0}, sum[3] = {0};
+  if (odd_run(in1, in2, relu, sum, NULL) != XCC_OK) return 1;
+  for (int k = 0; k < 3; k++) {
+    float s = in1[k] + in2[k];
+    if (sum[k] != s || relu[k] != (s > 0 ? s : 0.0f)) { printf("element %d: %g %g\n", k, relu[k], sum[k]); return 1; }
+  }
+  if (strcmp(ODD_OUTPUT0_NAME, "x\"y*/z") != 0 || strcmp(ODD_INPUT0_NAME, "int") != 0) { printf("names\n"); return 1; }
+  printf("ok\n");
+  return 0;
+}
+"#;
+
+/// A header compiles for any tensor names, in C and in C++, and its names read back as the
+/// model's: C keywords get a suffix, colliding identifiers a number, and `*/` and quotes are
+/// escaped in comments and strings.
+fn headers_for_odd_names(work: &Path) -> Result<(), String> {
+    let dir = fresh_dir(work);
+    let onnx = dir.join("odd.onnx");
+    let odd = "x\"y*/z";
+    let bytes = model(
+        vec![node("add0", "Add", &["int", "a-b"], &["a_b"]), node("relu0", "Relu", &["a_b"], &[odd])],
+        vec![value("int", FLOAT, &[3]), value("a-b", FLOAT, &[3])],
+        vec![value(odd, FLOAT, &[3]), value("a_b", FLOAT, &[3])],
+        vec![],
+    );
+    std::fs::write(&onnx, bytes).map_err(|e| e.to_string())?;
+    compile_into_file(&dir, "libodd.a", &[onnx.to_str().unwrap()])?;
+    for (compiler, file) in [("cc", "odd.c"), ("c++", "odd.cpp")] {
+        let source = dir.join(file);
+        std::fs::write(&source, ODD_NAMES_PROGRAM).map_err(|e| e.to_string())?;
+        let exe = dir.join(format!("odd_{compiler}"));
+        let built = Command::new(compiler)
+            .args(["-Wall", "-Werror", "-I"])
+            .arg(&dir)
+            .arg(&source)
+            .arg(dir.join("libodd.a"))
+            .args(["-lm", "-lpthread", "-o"])
+            .arg(&exe)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !built.status.success() {
+            return Err(format!(
+                "{compiler}: the header does not compile:\n{}",
+                String::from_utf8_lossy(&built.stderr)
+            ));
+        }
+        let ran = Command::new(&exe).output().map_err(|e| e.to_string())?;
+        if String::from_utf8_lossy(&ran.stdout).trim() != "ok" {
+            return Err(format!("{compiler}: {}", String::from_utf8_lossy(&ran.stdout)));
+        }
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     let work = work_root("outputs");
     let no_mkfifo = find_tool("mkfifo").is_none();
@@ -206,6 +269,7 @@ fn main() -> std::process::ExitCode {
     }
     let (w1, w2, w3, w4, w5) =
         (work.join("mlir"), work.join("onnx"), work.join("umask"), work.join("language"), work.join("missing"));
+    let w6 = work.join("odd-names");
     let trials = vec![
         libtest_mimic::Trial::test("outputs/mlir-into-a-named-pipe", move || Ok(mlir_into_pipe(&w1)?))
             .with_ignored_flag(no_mkfifo),
@@ -216,6 +280,7 @@ fn main() -> std::process::ExitCode {
             Ok(inputs_are_told_apart_by_content(&w4)?)
         }),
         libtest_mimic::Trial::test("outputs/missing-output-directory", move || Ok(missing_output_directory(&w5)?)),
+        libtest_mimic::Trial::test("outputs/headers-for-odd-names", move || Ok(headers_for_odd_names(&w6)?)),
     ];
     xcc_test_suite::run_trials(trials)
 }
