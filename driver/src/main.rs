@@ -3,7 +3,7 @@
 
 mod pipeline;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -94,10 +94,25 @@ pub struct Cli {
     /// one workspace for all of them (repeatable).
     #[arg(long = "dim", value_name = "NAME=N|MIN..MAX")]
     pub dims: Vec<String>,
+    /// Print each stage of the compilation, with its time, to standard error.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+    /// Print a table of the time each lowering pass took, to standard error.
+    #[arg(long)]
+    pub time_passes: bool,
     /// ONNX: freeze an input to a constant, `NAME=1,2,3` or `NAME=@tensor.pb` (repeatable); for
     /// inputs that determine shapes (Reshape's shape, Slice's starts, axes).
     #[arg(long = "bind", value_name = "NAME=VALUES")]
     pub binds: Vec<String>,
+}
+
+/// `xcc VERSION (LLVM X.Y.Z, commit C)`: the LLVM xcc is linked with, and the commit it is
+/// built from.
+fn version() -> &'static str {
+    let (major, minor, patch) = inkwell::support::get_llvm_version();
+    let text = format!("{} (LLVM {major}.{minor}.{patch}, commit {})", env!("CARGO_PKG_VERSION"), env!("XCC_COMMIT"));
+    // Once per process: clap keeps the text for the life of the command.
+    Box::leak(text.into_boxed_str())
 }
 
 fn main() -> ExitCode {
@@ -106,7 +121,8 @@ fn main() -> ExitCode {
         Some(s) if s.starts_with("-mcpu") || s.starts_with("-mattr") => format!("-{s}").into(),
         _ => a,
     });
-    let cli = Cli::parse_from(args);
+    let matches = Cli::command().version(version()).get_matches_from(args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     std::panic::set_hook(Box::new(|info| {
         eprintln!("xcc: internal compiler error: {info}");
     }));

@@ -6,6 +6,7 @@ use inkwell::context::Context;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::time::{Duration, Instant};
 use xcc_frontend_onnx::dim::DimSize;
 use xcc_frontend_onnx::ModelInterface;
 use xcc_ir::{Diagnostic, SourceFile};
@@ -19,9 +20,12 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         None => emit_from_extension(&cli.output)?,
     };
     check_output_directory(&cli.output)?;
+    let mut stages = Stages::new(cli.verbose);
     let (source, module, header) = read_input(cli)?;
+    stages.done(if header.is_some() { "import the ONNX model" } else { "parse" });
     let render = |d: Diagnostic| source.render(&d);
     xcc_ir::verifier::verify(&module).map_err(render)?;
+    stages.done("verify");
     if emit == Emit::Mlir && cli.passes.is_none() {
         return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
     }
@@ -38,18 +42,57 @@ pub fn run(cli: &Cli) -> Result<(), String> {
         spec.dispatch.clear();
     }
     let lowered = lower(cli, module, &passes, &spec).map_err(render)?;
+    stages.done("lower to the llvm dialect");
     if matches!(emit, Emit::Mlir | Emit::MlirLlvm) {
         return write_output(&cli.output, xcc_ir::printer::print_module(&lowered).as_bytes());
     }
     // Always, even with --no-verify-each: the translation relies on every llvm-dialect op having
     // the operands and types its definition asks for.
     xcc_ir::verifier::verify(&lowered).map_err(render)?;
+    stages.done("verify");
     let bytes = translate_and_emit(cli, &lowered, &spec, emit, &render)?;
+    stages.done("LLVM: translate, optimize, emit");
     write_output(&cli.output, &bytes)?;
     if let Some((name, iface)) = header {
         write_header(cli, &lowered, &name, iface)?;
     }
+    stages.done("write");
     Ok(())
+}
+
+/// `-v`: each stage's name and time on standard error as it ends.
+struct Stages {
+    verbose: bool,
+    since: Instant,
+}
+
+impl Stages {
+    fn new(verbose: bool) -> Stages {
+        Stages { verbose, since: Instant::now() }
+    }
+
+    fn done(&mut self, stage: &str) {
+        if self.verbose {
+            eprintln!("xcc: {stage}: {:.1} ms", self.since.elapsed().as_secs_f64() * 1e3);
+        }
+        self.since = Instant::now();
+    }
+}
+
+/// `--time-passes`: the passes by time taken, as LLVM's report lays them out.
+fn print_pass_times(times: &[(String, Duration)]) {
+    let total: f64 = times.iter().map(|(_, t)| t.as_secs_f64()).sum();
+    let mut sorted: Vec<&(String, Duration)> = times.iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let rule = "===".to_string() + &"-".repeat(73) + "===";
+    eprintln!("{rule}\n{:^79}\n{rule}", "xcc pass execution timing report");
+    eprintln!("  Total Execution Time: {total:.4} seconds\n\n   ---Wall Time---  --- Name ---");
+    let share = |t: f64| if total > 0.0 { 100.0 * t / total } else { 0.0 };
+    for (name, t) in sorted {
+        let t = t.as_secs_f64();
+        eprintln!("   {t:.4} ({:5.1}%)  {name}", share(t));
+    }
+    eprintln!("   {total:.4} (100.0%)  Total");
 }
 
 /// An input read: its source (a model's diagnostics have no text to point into), the module, and
@@ -113,7 +156,11 @@ fn lower(
     let cpu_versions =
         spec.dispatch.iter().map(|(cpu, level)| xcc_lowering::CpuVersion { cpu: cpu.clone(), level: *level }).collect();
     let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64, cpu_versions };
-    xcc_lowering::run_pipeline(module, passes, &options, |name, m| {
+    // Each pass's time, from the end of the previous one's verification to its own end.
+    let mut times: Vec<(String, Duration)> = Vec::new();
+    let mut since = Instant::now();
+    let lowered = xcc_lowering::run_pipeline(module, passes, &options, |name, m| {
+        times.push((name.to_string(), since.elapsed()));
         if cli.print_after_all {
             eprintln!("// -----// IR Dump After {name} //----- //\n{}", xcc_ir::printer::print_module(m));
         }
@@ -125,8 +172,13 @@ fn lower(
                 )
             })?;
         }
+        since = Instant::now();
         Ok(())
-    })
+    })?;
+    if cli.time_passes {
+        print_pass_times(&times);
+    }
+    Ok(lowered)
 }
 
 /// The llvm-dialect module through LLVM: translated, optimized, emitted as `emit` asks.
