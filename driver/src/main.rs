@@ -1,6 +1,7 @@
 //! The `xcc` command: an ONNX model or MLIR text in; MLIR, LLVM IR, bitcode, assembly, objects,
 //! PTX or a self-contained static library (with a C header for a model) out.
 
+mod inspect;
 mod pipeline;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
@@ -42,6 +43,7 @@ pub enum Language {
     version,
     about = "Ahead-of-time compiler for ONNX models and MLIR kernels, to static libraries, objects and PTX",
     after_help = "Examples:\n  xcc model.onnx -o libmodel.a           # libmodel.a and model.h, to link into C or C++\n  \
+                  xcc inspect model.onnx [--json]        # its inputs, outputs, operators; does it compile?\n  \
                   xcc model.onnx --dim seq=1..2048 -o libenc.a   # one library for any length up to 2048\n  \
                   xcc kernel.mlir --target=aarch64 -O3 -o kernel.o\n  \
                   xcc kernel.mlir --target=nvptx64 --mcpu=sm_90 -o kernel.ptx"
@@ -106,6 +108,33 @@ pub struct Cli {
     pub binds: Vec<String>,
 }
 
+/// `xcc inspect FILE`: a model's interface, operators, parameters and multiply-accumulates, or an
+/// MLIR file's functions, and whether it compiles (the exit status).
+#[derive(Parser, Debug)]
+#[command(
+    name = "xcc inspect",
+    about = "What an ONNX model or MLIR file holds, and whether xcc compiles it (exit status 0 only then)"
+)]
+pub struct InspectCli {
+    /// Input file: an ONNX model or MLIR text.
+    pub input: PathBuf,
+    /// The input's language, whatever its name.
+    #[arg(short = 'x', value_enum)]
+    pub language: Option<Language>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// ONNX: as for compiling, `NAME=1x3x224x224` (the report's dims and workspace follow).
+    #[arg(long = "shape", value_name = "NAME=DIMS")]
+    pub shapes: Vec<String>,
+    /// ONNX: as for compiling, `NAME=N` or `NAME=MIN..MAX`.
+    #[arg(long = "dim", value_name = "NAME=N|MIN..MAX")]
+    pub dims: Vec<String>,
+    /// ONNX: as for compiling, `NAME=VALUES`.
+    #[arg(long = "bind", value_name = "NAME=VALUES")]
+    pub binds: Vec<String>,
+}
+
 /// `xcc VERSION (LLVM X.Y.Z, commit C)`: the LLVM xcc is linked with, and the commit it is
 /// built from.
 fn version() -> &'static str {
@@ -121,6 +150,18 @@ fn main() -> ExitCode {
         Some(s) if s.starts_with("-mcpu") || s.starts_with("-mattr") => format!("-{s}").into(),
         _ => a,
     });
+    let args: Vec<std::ffi::OsString> = args.collect();
+    if args.get(1).is_some_and(|a| a == "inspect") {
+        let cli = InspectCli::parse_from(std::iter::once(args[0].clone()).chain(args[2..].iter().cloned()));
+        return match inspect::run(&cli) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(message) => {
+                eprintln!("{}", message.trim_end());
+                ExitCode::FAILURE
+            }
+        };
+    }
     let matches = Cli::command().version(version()).get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     std::panic::set_hook(Box::new(|info| {

@@ -104,10 +104,7 @@ fn read_input(cli: &Cli) -> Result<Input, String> {
     let text = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
     if language(cli, &text) == Language::Onnx {
         let name = model_name(cli)?;
-        let shapes = parse_shapes(&cli.shapes)?;
-        let binds = parse_binds(&cli.binds)?;
-        let dims = parse_dims(&cli.dims)?;
-        let options = xcc_frontend_onnx::OnnxOptions { name: &name, shapes, binds, dims };
+        let options = onnx_options(cli, &name)?;
         let (module, iface) =
             xcc_frontend_onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
         return Ok((SourceFile::new(input, String::new()), module, Some((name, iface))));
@@ -121,7 +118,7 @@ fn read_input(cli: &Cli) -> Result<Input, String> {
 /// The input's language: `-x` when given, else the extension (`.onnx`, `.mlir`), else the
 /// content: MLIR is text, and an ONNX model (a protobuf) has bytes that text does not (a NUL,
 /// or bytes that are not UTF-8), so that `model.pb` compiles as the model it is.
-fn language(cli: &Cli, bytes: &[u8]) -> Language {
+pub(crate) fn language(cli: &Cli, bytes: &[u8]) -> Language {
     if let Some(language) = cli.language {
         return language;
     }
@@ -131,6 +128,41 @@ fn language(cli: &Cli, bytes: &[u8]) -> Language {
         _ if bytes.contains(&0) || std::str::from_utf8(bytes).is_err() => Language::Onnx,
         _ => Language::Mlir,
     }
+}
+
+/// The ONNX frontend's options from the command line, for the model named `name`.
+pub(crate) fn onnx_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_onnx::OnnxOptions<'a>, String> {
+    let shapes = parse_shapes(&cli.shapes)?;
+    let binds = parse_binds(&cli.binds)?;
+    let dims = parse_dims(&cli.dims)?;
+    Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims })
+}
+
+/// For `xcc inspect`: compiles the input through the llvm dialect (verified), as a compile
+/// would up to LLVM, and returns a model's workspace bytes when its dims are all static.
+pub(crate) fn compile_for_inspection(cli: &Cli) -> Result<Option<u64>, String> {
+    let (source, module, header) = read_input(cli)?;
+    let render = |d: Diagnostic| source.render(&d);
+    xcc_ir::verifier::verify(&module).map_err(render)?;
+    let spec = xcc_targets::resolve_target(&cli.target, None, None).map_err(|e| format!("xcc: error: {e}"))?;
+    let lowered = lower(cli, module, &xcc_lowering::default_pipeline(), &spec).map_err(render)?;
+    xcc_ir::verifier::verify(&lowered).map_err(render)?;
+    let Some((name, _)) = header.filter(|(_, iface)| iface.symbols.is_empty()) else { return Ok(None) };
+    let run = lowered.lookup_symbol(&xcc_frontend_onnx::emit::compute_symbol(&name));
+    Ok(run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int).map(|b| b as u64))
+}
+
+/// For `xcc inspect`: an MLIR file's functions and their types.
+pub(crate) fn functions(cli: &Cli) -> Result<Vec<(String, String)>, String> {
+    let (_, module, _) = read_input(cli)?;
+    let mut out = Vec::new();
+    for &op in module.top_ops() {
+        if let Some(name) = module.sym_name(op) {
+            let ty = module.attr(op, "function_type").map_or(String::new(), |t| t.to_string());
+            out.push((name.to_string(), ty));
+        }
+    }
+    Ok(out)
 }
 
 /// Refuses, before compiling, an output whose directory does not exist.

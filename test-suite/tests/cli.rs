@@ -1,8 +1,9 @@
 //! The command line's reports: `--version` names xcc's version, the LLVM it links (checked
 //! against `llvm-config-22 --version`) and the commit it is built from (checked against
 //! `git rev-parse` where the source is a git checkout); `-v` prints every stage with its time;
-//! `--time-passes` prints a table with every pass of the default pipeline (the names `--passes`
-//! an unknown `--passes` name lists) and their total; `--help` describes both inputs.
+//! `--time-passes` prints a table with every pass of the default pipeline (each a name that an
+//! unknown `--passes` name lists) and their total; `--help` describes both inputs; `xcc inspect`
+//! reports what a model holds, checked with onnx, and exits 1 for a model it cannot compile.
 
 use libtest_mimic::Trial;
 use std::process::Command;
@@ -104,8 +105,75 @@ fn help() -> Result<(), String> {
     Ok(())
 }
 
+/// `xcc inspect --json` on every shared model, checked by `cli/check_inspect.py` against the
+/// model read with onnx (inputs, outputs, opsets, the operator histogram, parameters) and the
+/// manifest's multiply-accumulates; the exit status is 0.
+fn inspect_shared_models() -> Result<(), String> {
+    let repo = suite_dir().parent().unwrap().to_path_buf();
+    let (models, python) = (repo.parent().unwrap().join("shared/models"), repo.join(".venv/bin/python"));
+    let manifest = std::fs::read_to_string(models.join("manifest.json")).map_err(|e| e.to_string())?;
+    let dir = fresh_dir(&work_root("cli").join("inspect"));
+    for name in ["mlp", "encoder", "mobilenet_v2", "resnet18", "squeezenet1_1"] {
+        let model = models.join(format!("{name}.onnx"));
+        let (report, _) = xcc(&["inspect", model.to_str().unwrap(), "--json"])?;
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, &report).map_err(|e| e.to_string())?;
+        let macs = manifest_macs(&manifest, name).ok_or_else(|| format!("the manifest has no macs for {name}"))?;
+        let check = Command::new(&python)
+            .arg(suite_dir().join("cli/check_inspect.py"))
+            .arg(&model)
+            .arg(&path)
+            .arg(macs.to_string())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let verdict = String::from_utf8_lossy(&check.stdout);
+        if verdict.trim() != "ok" {
+            return Err(format!("{name}: {verdict}{}", String::from_utf8_lossy(&check.stderr)));
+        }
+        println!("inspect {name}: ok");
+    }
+    Ok(())
+}
+
+/// The `"macs": N` of model `name` in the shared manifest.
+fn manifest_macs(manifest: &str, name: &str) -> Option<u64> {
+    let entry = &manifest[manifest.find(&format!("\"{name}\": {{"))?..];
+    let at = entry.find("\"macs\": ")? + "\"macs\": ".len();
+    entry[at..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+/// A model with an operator xcc does not implement: the report marks it, says why the model
+/// does not compile, and the exit status is 1.
+fn inspect_unsupported() -> Result<(), String> {
+    use xcc_test_suite::onnx_build::{model, node, value, FLOAT};
+    let dir = fresh_dir(&work_root("cli").join("unsupported"));
+    let path = dir.join("m.onnx");
+    let bytes = model(
+        vec![node("relu0", "Relu", &["x"], &["r"]), node("mystery0", "Mystery", &["r"], &["y"])],
+        vec![value("x", FLOAT, &[4])],
+        vec![value("y", FLOAT, &[4])],
+        vec![],
+    );
+    std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+    let out = Command::new(xcc_binary()).args(["inspect"]).arg(&path).output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let marked = stdout.lines().any(|l| l.trim_end().ends_with("Mystery  x"));
+    if out.status.code() != Some(1) || !marked || !stdout.contains("compiles: no:") || !stdout.contains("Mystery") {
+        return Err(format!("expected exit 1, Mystery marked unsupported and why: {:?}\n{stdout}", out.status.code()));
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
+    let repo = suite_dir().parent().unwrap().to_path_buf();
+    let no_shared =
+        !repo.parent().unwrap().join("shared/models/manifest.json").exists() || !repo.join(".venv/bin/python").exists();
+    if no_shared {
+        println!("skipped: cli/inspect-shared-models (../shared/models or the venv is missing)");
+    }
     run_trials(vec![
+        Trial::test("cli/inspect-shared-models", || Ok(inspect_shared_models()?)).with_ignored_flag(no_shared),
+        Trial::test("cli/inspect-unsupported", || Ok(inspect_unsupported()?)),
         Trial::test("cli/version", || Ok(version()?)),
         Trial::test("cli/verbose-stages", || Ok(verbose_stages()?)),
         Trial::test("cli/time-passes", || Ok(time_passes()?)),

@@ -14,6 +14,7 @@ pub mod import;
 pub mod infer;
 pub mod ops;
 pub mod proto;
+pub mod summary;
 
 use std::collections::HashMap;
 use std::path::Path;
