@@ -5,7 +5,7 @@
 //! it. The oracle for the bytes is the same compile written to a regular file. Files get 0666
 //! less the umask; an input's language comes from `-x`, its extension or its content; a missing
 //! output directory is refused before compiling; a header compiles in C and C++ whatever the
-//! tensors are named.
+//! tensors are named, and declares an output listed twice once.
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -261,6 +261,58 @@ fn headers_for_odd_names(work: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// A program over `y = Relu(x)` whose outputs are `y`, the input `x`, and `y` again: one
+/// pointer for `y`, and the input's copy in `x_2`.
+const PASSTHROUGH_PROGRAM: &str = r#"#include "pass.h"
+#include <stdio.h>
+int main(void) {
+  const float x[2] = {-1.5f, 2.0f};
+  float y[2] = {9, 9}, copy[2] = {9, 9};
+  if (PASS_NUM_OUTPUTS != 2 || pass_run(x, y, copy, NULL) != XCC_OK) return 1;
+  if (y[0] != 0.0f || y[1] != 2.0f || copy[0] != -1.5f || copy[1] != 2.0f) {
+    printf("y = %g %g, copy = %g %g\n", y[0], y[1], copy[0], copy[1]);
+    return 1;
+  }
+  printf("ok\n");
+  return 0;
+}
+"#;
+
+/// An output listed twice is declared once, and an output that is an input gets its own
+/// pointer holding the input's copy: the program above builds against the header and runs.
+fn outputs_listed_twice(work: &Path) -> Result<(), String> {
+    let dir = fresh_dir(work);
+    let onnx = dir.join("pass.onnx");
+    let bytes = model(
+        vec![node("relu0", "Relu", &["x"], &["y"])],
+        vec![value("x", FLOAT, &[2])],
+        vec![value("y", FLOAT, &[2]), value("x", FLOAT, &[2]), value("y", FLOAT, &[2])],
+        vec![],
+    );
+    std::fs::write(&onnx, bytes).map_err(|e| e.to_string())?;
+    compile_into_file(&dir, "libpass.a", &[onnx.to_str().unwrap()])?;
+    let source = dir.join("pass.c");
+    std::fs::write(&source, PASSTHROUGH_PROGRAM).map_err(|e| e.to_string())?;
+    let exe = dir.join("pass");
+    let built = Command::new("cc")
+        .args(["-Wall", "-Werror", "-I"])
+        .arg(&dir)
+        .arg(&source)
+        .arg(dir.join("libpass.a"))
+        .args(["-lm", "-lpthread", "-o"])
+        .arg(&exe)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !built.status.success() {
+        return Err(format!("the header does not fit:\n{}", String::from_utf8_lossy(&built.stderr)));
+    }
+    let ran = Command::new(&exe).output().map_err(|e| e.to_string())?;
+    if String::from_utf8_lossy(&ran.stdout).trim() != "ok" {
+        return Err(format!("the run: {}", String::from_utf8_lossy(&ran.stdout)));
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     let work = work_root("outputs");
     let no_mkfifo = find_tool("mkfifo").is_none();
@@ -269,7 +321,7 @@ fn main() -> std::process::ExitCode {
     }
     let (w1, w2, w3, w4, w5) =
         (work.join("mlir"), work.join("onnx"), work.join("umask"), work.join("language"), work.join("missing"));
-    let w6 = work.join("odd-names");
+    let (w6, w7) = (work.join("odd-names"), work.join("listed-twice"));
     let trials = vec![
         libtest_mimic::Trial::test("outputs/mlir-into-a-named-pipe", move || Ok(mlir_into_pipe(&w1)?))
             .with_ignored_flag(no_mkfifo),
@@ -281,6 +333,7 @@ fn main() -> std::process::ExitCode {
         }),
         libtest_mimic::Trial::test("outputs/missing-output-directory", move || Ok(missing_output_directory(&w5)?)),
         libtest_mimic::Trial::test("outputs/headers-for-odd-names", move || Ok(headers_for_odd_names(&w6)?)),
+        libtest_mimic::Trial::test("outputs/outputs-listed-twice", move || Ok(outputs_listed_twice(&w7)?)),
     ];
     xcc_test_suite::run_trials(trials)
 }

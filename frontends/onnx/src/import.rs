@@ -126,8 +126,12 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         graph.types.insert(name.clone(), ty);
         graph.inputs.push(name);
     }
+    // An output listed twice is one output (one pointer in the header, written once).
     for vi in &g.output {
-        graph.outputs.push(vi.name.clone().unwrap_or_default());
+        let name = vi.name.clone().unwrap_or_default();
+        if !graph.outputs.contains(&name) {
+            graph.outputs.push(name);
+        }
     }
     for n in &g.node {
         let mut attrs = BTreeMap::new();
