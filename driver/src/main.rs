@@ -151,6 +151,10 @@ fn main() -> ExitCode {
         _ => a,
     });
     let args: Vec<std::ffi::OsString> = args.collect();
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("xcc: internal compiler error: {info}");
+    }));
+    // `xcc inspect FILE` (a file named `inspect` is `./inspect`).
     if args.get(1).is_some_and(|a| a == "inspect") {
         let cli = InspectCli::parse_from(std::iter::once(args[0].clone()).chain(args[2..].iter().cloned()));
         return match inspect::run(&cli) {
@@ -164,9 +168,6 @@ fn main() -> ExitCode {
     }
     let matches = Cli::command().version(version()).get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!("xcc: internal compiler error: {info}");
-    }));
     match pipeline::run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
