@@ -4,6 +4,8 @@
 
 use crate::pipeline;
 use crate::{Cli, InspectCli, Language};
+use clap::Parser;
+use std::ffi::OsStr;
 use std::fmt::Write;
 use xcc_frontend_onnx::graph::TensorType;
 use xcc_frontend_onnx::summary::Summary;
@@ -39,27 +41,17 @@ pub fn run(cli: &InspectCli) -> Result<bool, String> {
     Ok(compiled.is_ok())
 }
 
-/// The compile options `inspect` checks the input with: the host target, its dims and shapes.
+/// The compile options `inspect` checks the input with: a compile's defaults (the host target),
+/// with the input's language, shapes, dims and bindings.
 fn compile_options(cli: &InspectCli) -> Cli {
-    Cli {
-        input: cli.input.clone(),
-        language: cli.language,
-        output: "inspect.a".into(),
-        emit: None,
-        target: "x86_64".into(),
-        mcpu: None,
-        mattr: None,
-        opt: 2,
-        print_after_all: false,
-        no_verify_each: false,
-        passes: None,
-        name: Some("model".into()),
-        shapes: cli.shapes.clone(),
-        dims: cli.dims.clone(),
-        verbose: false,
-        time_passes: false,
-        binds: cli.binds.clone(),
-    }
+    let args = [OsStr::new("xcc"), OsStr::new("-o"), OsStr::new("inspect.a"), OsStr::new("--"), cli.input.as_os_str()];
+    let mut compile = Cli::parse_from(args);
+    compile.language = cli.language;
+    compile.name = Some("model".into());
+    compile.shapes = cli.shapes.clone();
+    compile.dims = cli.dims.clone();
+    compile.binds = cli.binds.clone();
+    compile
 }
 
 fn type_text(t: &TensorType) -> String {

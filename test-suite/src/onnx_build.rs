@@ -53,6 +53,16 @@ pub fn with_ints(mut n: NodeProto, name: &str, values: &[i64]) -> NodeProto {
     n
 }
 
+/// `y = Relu(x)` over `x: float[n]`, the smallest model there is.
+pub fn relu_model(n: i64) -> Vec<u8> {
+    model(
+        vec![node("relu0", "Relu", &["x"], &["y"])],
+        vec![value("x", FLOAT, &[n])],
+        vec![value("y", FLOAT, &[n])],
+        vec![],
+    )
+}
+
 pub fn model(
     nodes: Vec<NodeProto>,
     inputs: Vec<ValueInfoProto>,

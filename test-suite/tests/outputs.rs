@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
-use xcc_test_suite::onnx_build::{model, node, value, FLOAT};
+use xcc_test_suite::onnx_build::{model, node, relu_model, value, FLOAT};
 use xcc_test_suite::{find_tool, fresh_dir, suite_dir, work_root, xcc_binary};
 
 /// Runs xcc with `-o pipe` while a thread reads the pipe, and returns what it read. The reader
@@ -85,12 +85,7 @@ fn mlir_into_pipe(work: &Path) -> Result<(), String> {
 
 fn model_into_pipe(work: &Path) -> Result<(), String> {
     let onnx = fresh_dir(&work.join("model")).join("relu.onnx");
-    let bytes = model(
-        vec![node("relu0", "Relu", &["x"], &["y"])],
-        vec![value("x", FLOAT, &[4])],
-        vec![value("y", FLOAT, &[4])],
-        vec![],
-    );
+    let bytes = relu_model(4);
     std::fs::write(&onnx, bytes).map_err(|e| e.to_string())?;
     let onnx = onnx.to_str().unwrap();
     let pipe = pipe_in(&work.join("pipe"))?;
@@ -108,14 +103,9 @@ fn model_into_pipe(work: &Path) -> Result<(), String> {
 }
 
 /// A one-node model, written to `dir/name`.
-fn relu_model(dir: &Path, name: &str) -> PathBuf {
+fn write_relu_model(dir: &Path, name: &str) -> PathBuf {
     let path = fresh_dir(dir).join(name);
-    let bytes = model(
-        vec![node("relu0", "Relu", &["x"], &["y"])],
-        vec![value("x", FLOAT, &[4])],
-        vec![value("y", FLOAT, &[4])],
-        vec![],
-    );
+    let bytes = relu_model(4);
     std::fs::write(&path, bytes).unwrap();
     path
 }
@@ -124,7 +114,7 @@ fn relu_model(dir: &Path, name: &str) -> PathBuf {
 /// under 077), the library and its header alike, not a temporary file's 0600.
 fn outputs_follow_the_umask(work: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
-    let onnx = relu_model(&work.join("model"), "relu.onnx");
+    let onnx = write_relu_model(&work.join("model"), "relu.onnx");
     for (umask, want) in [("022", 0o644), ("077", 0o600)] {
         let dir = fresh_dir(&work.join(umask));
         let lib = dir.join("librelu.a");
@@ -153,7 +143,7 @@ fn outputs_follow_the_umask(work: &Path) -> Result<(), String> {
 /// `model.pb` compiles as ONNX and MLIR in `matmul.txt` as MLIR (each giving the bytes its
 /// usual name gives), and `-x mlir` forces a model to be read as MLIR text (refused at its first byte).
 fn inputs_are_told_apart_by_content(work: &Path) -> Result<(), String> {
-    let onnx = relu_model(&work.join("model"), "relu.onnx");
+    let onnx = write_relu_model(&work.join("model"), "relu.onnx");
     let pb = onnx.with_file_name("relu.pb");
     std::fs::copy(&onnx, &pb).map_err(|e| e.to_string())?;
     let (onnx, pb) = (onnx.to_str().unwrap(), pb.to_str().unwrap());
@@ -185,7 +175,7 @@ fn inputs_are_told_apart_by_content(work: &Path) -> Result<(), String> {
 /// An output directory that does not exist is refused before compiling, with a message naming
 /// it (no temporary file's name), and nothing is written.
 fn missing_output_directory(work: &Path) -> Result<(), String> {
-    let onnx = relu_model(&work.join("model"), "relu.onnx");
+    let onnx = write_relu_model(&work.join("model"), "relu.onnx");
     let out = work.join("absent/librelu.a");
     let run = Command::new(xcc_binary()).arg(&onnx).arg("-o").arg(&out).output().map_err(|e| e.to_string())?;
     let stderr = String::from_utf8_lossy(&run.stderr);
@@ -235,28 +225,32 @@ fn headers_for_odd_names(work: &Path) -> Result<(), String> {
     std::fs::write(&onnx, bytes).map_err(|e| e.to_string())?;
     compile_into_file(&dir, "libodd.a", &[onnx.to_str().unwrap()])?;
     for (compiler, file) in [("cc", "odd.c"), ("c++", "odd.cpp")] {
-        let source = dir.join(file);
-        std::fs::write(&source, ODD_NAMES_PROGRAM).map_err(|e| e.to_string())?;
-        let exe = dir.join(format!("odd_{compiler}"));
-        let built = Command::new(compiler)
-            .args(["-Wall", "-Werror", "-I"])
-            .arg(&dir)
-            .arg(&source)
-            .arg(dir.join("libodd.a"))
-            .args(["-lm", "-lpthread", "-o"])
-            .arg(&exe)
-            .output()
-            .map_err(|e| e.to_string())?;
-        if !built.status.success() {
-            return Err(format!(
-                "{compiler}: the header does not compile:\n{}",
-                String::from_utf8_lossy(&built.stderr)
-            ));
-        }
-        let ran = Command::new(&exe).output().map_err(|e| e.to_string())?;
-        if String::from_utf8_lossy(&ran.stdout).trim() != "ok" {
-            return Err(format!("{compiler}: {}", String::from_utf8_lossy(&ran.stdout)));
-        }
+        build_and_run(&dir, compiler, file, ODD_NAMES_PROGRAM, "libodd.a")?;
+    }
+    Ok(())
+}
+
+/// Writes `program` to `dir/file`, builds it with `compiler` against `dir`'s header and `lib`
+/// (warnings are errors), runs it, and expects it to print `ok`.
+fn build_and_run(dir: &Path, compiler: &str, file: &str, program: &str, lib: &str) -> Result<(), String> {
+    let source = dir.join(file);
+    std::fs::write(&source, program).map_err(|e| e.to_string())?;
+    let exe = dir.join(format!("{file}.{compiler}.exe"));
+    let built = Command::new(compiler)
+        .args(["-Wall", "-Werror", "-I"])
+        .arg(dir)
+        .arg(&source)
+        .arg(dir.join(lib))
+        .args(["-lm", "-lpthread", "-o"])
+        .arg(&exe)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !built.status.success() {
+        return Err(format!("{compiler}: the header does not fit:\n{}", String::from_utf8_lossy(&built.stderr)));
+    }
+    let ran = Command::new(&exe).output().map_err(|e| e.to_string())?;
+    if String::from_utf8_lossy(&ran.stdout).trim() != "ok" {
+        return Err(format!("{compiler}: {}", String::from_utf8_lossy(&ran.stdout)));
     }
     Ok(())
 }
@@ -291,26 +285,7 @@ fn outputs_listed_twice(work: &Path) -> Result<(), String> {
     );
     std::fs::write(&onnx, bytes).map_err(|e| e.to_string())?;
     compile_into_file(&dir, "libpass.a", &[onnx.to_str().unwrap()])?;
-    let source = dir.join("pass.c");
-    std::fs::write(&source, PASSTHROUGH_PROGRAM).map_err(|e| e.to_string())?;
-    let exe = dir.join("pass");
-    let built = Command::new("cc")
-        .args(["-Wall", "-Werror", "-I"])
-        .arg(&dir)
-        .arg(&source)
-        .arg(dir.join("libpass.a"))
-        .args(["-lm", "-lpthread", "-o"])
-        .arg(&exe)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !built.status.success() {
-        return Err(format!("the header does not fit:\n{}", String::from_utf8_lossy(&built.stderr)));
-    }
-    let ran = Command::new(&exe).output().map_err(|e| e.to_string())?;
-    if String::from_utf8_lossy(&ran.stdout).trim() != "ok" {
-        return Err(format!("the run: {}", String::from_utf8_lossy(&ran.stdout)));
-    }
-    Ok(())
+    build_and_run(&dir, "cc", "pass.c", PASSTHROUGH_PROGRAM, "libpass.a")
 }
 
 fn main() -> std::process::ExitCode {

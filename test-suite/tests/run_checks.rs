@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
-use xcc_test_suite::onnx_build::{int64s, model, node, symbolic, value, with_ints, FLOAT, INT64};
+use xcc_test_suite::onnx_build::{int64s, model, node, relu_model, symbolic, value, with_ints, FLOAT, INT64};
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType BOOL.
@@ -131,13 +131,7 @@ fn run_alloc_without_a_workspace() -> Result<(), String> {
     let dir = repo().join("target/xcc-tests/run-checks-no-workspace");
     std::fs::create_dir_all(&dir).unwrap();
     let onnx = dir.join("relu.onnx");
-    let relu = model(
-        vec![node("relu0", "Relu", &["x"], &["y"])],
-        vec![value("x", FLOAT, &[4])],
-        vec![value("y", FLOAT, &[4])],
-        vec![],
-    );
-    std::fs::write(&onnx, relu).unwrap();
+    std::fs::write(&onnx, relu_model(4)).unwrap();
     let lib = dir.join("librelu.a");
     run(Command::new(xcc_binary()).arg(&onnx).args(["--name", "relu", "-o"]).arg(&lib), "xcc")?;
     let source = dir.join("main.c");

@@ -112,7 +112,7 @@ fn shapes(bytes: &[u8], path: &Path, options: &OnnxOptions) -> OResult<Shapes> {
 /// A node's multiply-accumulates (0 for the operators that do none to speak of).
 fn node_macs(n: &Node, g: &Graph) -> Dim {
     let dims = |i: usize, outputs: bool| {
-        let name = if outputs { n.outputs.get(i) } else { n.input(i).map(|_| &n.inputs[i]) };
+        let name = if outputs { n.outputs.get(i).map(String::as_str) } else { n.input(i) };
         name.and_then(|name| g.types.get(name)).map(TensorType::dims)
     };
     let product = |d: &[Dim]| Dim::product(d);

@@ -248,33 +248,8 @@ pub fn gemm_cols_at_run_time<B: LoopBuilder>(
         b.parallel_over(&[Extent::Value(count)], &mut |e, t| {
             let i0 = e.affine(&[(t[0], rows as i64)], first as i64);
             let accs = tile_products(e, i0, j0, rows, &g);
-            masked_epilogue(e, &accs, (i0, j0), width, c, ep);
+            lane_epilogue(e, &accs, (i0, j0), Extent::Value(width), c, ep);
         });
-    }
-}
-
-/// The epilogue lane by lane for the first `width` columns of a tile, `width` known only at run
-/// time: each lane is stored only while below it.
-fn masked_epilogue<B: LoopBuilder>(
-    b: &mut B,
-    accs: &[ValueId],
-    (i0, j0): (ValueId, ValueId),
-    width: ValueId,
-    c: Mat,
-    ep: TileEpilogue,
-) {
-    for (r, &acc) in accs.iter().enumerate() {
-        let row = index_of(b, i0, &[], r);
-        for lane in 0..NR {
-            let lane_index = b.idx(lane as i64);
-            let inside = b.cmpi("ult", lane_index, width);
-            b.if_then(inside, |b| {
-                let position = Attribute::DenseArray { elem: Type::i64(), values: vec![lane as i128] };
-                let v = b.value_attr("vector.extract", &[acc], Type::f32(), vec![("static_position", position)]);
-                let col = index_of(b, j0, &[], lane);
-                store_element(b, v, row, col, c, ep);
-            });
-        }
     }
 }
 
@@ -388,7 +363,7 @@ fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, w
     let accs = tile_products(b, i0, j0, rows, g);
     let (c, ep, vt) = (g.c, g.ep, vec_ty());
     if width < NR {
-        return narrow_epilogue(b, &accs, i0, j0, width, c, ep);
+        return lane_epilogue(b, &accs, (i0, j0), Extent::Fixed(width), c, ep);
     }
     store_tile(b, &accs, i0, j0, c, ep, vt);
 }
@@ -460,23 +435,33 @@ fn store_tile<B: LoopBuilder>(
 }
 
 /// The epilogue lane by lane for the first `width` columns of a tile (vector loads of a bias or
-/// residual row could read past its end).
-fn narrow_epilogue<B: LoopBuilder>(
+/// residual row could read past its end); with a width known only at run time, each of the NR
+/// lanes is stored only while below it.
+fn lane_epilogue<B: LoopBuilder>(
     b: &mut B,
     accs: &[ValueId],
-    i0: ValueId,
-    j0: ValueId,
-    width: usize,
+    (i0, j0): (ValueId, ValueId),
+    width: Extent,
     c: Mat,
     ep: TileEpilogue,
 ) {
     for (r, &acc) in accs.iter().enumerate() {
         let row = index_of(b, i0, &[], r);
-        for lane in 0..width {
-            let position = Attribute::DenseArray { elem: Type::i64(), values: vec![lane as i128] };
-            let v = b.value_attr("vector.extract", &[acc], Type::f32(), vec![("static_position", position)]);
-            let col = index_of(b, j0, &[], lane);
-            store_element(b, v, row, col, c, ep);
+        for lane in 0..width.fixed().unwrap_or(NR) {
+            let store = |b: &mut B| {
+                let position = Attribute::DenseArray { elem: Type::i64(), values: vec![lane as i128] };
+                let v = b.value_attr("vector.extract", &[acc], Type::f32(), vec![("static_position", position)]);
+                let col = index_of(b, j0, &[], lane);
+                store_element(b, v, row, col, c, ep);
+            };
+            match width {
+                Extent::Fixed(_) => store(b),
+                Extent::Value(w) => {
+                    let lane_index = b.idx(lane as i64);
+                    let inside = b.cmpi("ult", lane_index, w);
+                    b.if_then(inside, store);
+                }
+            }
         }
     }
 }

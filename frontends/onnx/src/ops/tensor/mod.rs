@@ -123,7 +123,7 @@ impl Window {
         let input = g.ty(&node.inputs[self.src])?.dims();
         let periods: Vec<Option<ValueId>> = (0..input.len())
             .map(|d| {
-                self.wraps.get(d).copied().unwrap_or(false).then(|| {
+                self.wraps[d].then(|| {
                     let n = e.dim_extent(&input[d]);
                     e.extent(n)
                 })
