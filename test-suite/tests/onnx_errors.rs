@@ -422,8 +422,9 @@ fn symbolic_model() -> Vec<u8> {
 
 /// Operators that take run-time dims refuse the cases their code is not generated for, naming
 /// the node and the dims: two symbols that may differ, element counts that differ as
-/// expressions, normalized dims or a squeezed dim known only at run time, and a MatMul with a
-/// vector; an operator that takes none (ConstantOfShape, whose shape's length is the output's
+/// expressions, normalized dims or a squeezed dim known only at run time, a MatMul with a
+/// vector, ConvTranspose's output_shape or weights over run-time dims, and GatherND tuples whose
+/// length is known only at run time; an operator that takes none (ConstantOfShape, whose shape's length is the output's
 /// rank) says how to fix the dims.
 fn run_time_dims_the_operators_refuse() -> Result<(), String> {
     let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-run-time-dims");
@@ -442,6 +443,38 @@ fn run_time_dims_the_operators_refuse() -> Result<(), String> {
         vec![int64s("shape", &[2], &[2, 2])],
     );
     expect_failure(&dir, "reshape", &reshape, &["Reshape node 'reshape0'", "[seq, 3]", "[2, 2] for every value"])?;
+    // ConvTranspose's output_shape over a run-time dim would make its pads run-time values.
+    let shaped = with_ints(node("deconv0", "ConvTranspose", &["x", "w"], &["y"]), "output_shape", &[8]);
+    let deconv = one(shaped, vec![symbolic("x", FLOAT, &["1", "1", "seq"])], vec![floats("w", &[1, 1, 3], &[1.0; 3])]);
+    expect_failure(
+        &dir,
+        "conv-transpose-output-shape",
+        &deconv,
+        &["ConvTranspose node 'deconv0'", "output_shape over spatial dims known only at run time", "--dim"],
+    )?;
+    let deconv_w = one(
+        node("deconv1", "ConvTranspose", &["x", "w"], &["y"]),
+        vec![symbolic("x", FLOAT, &["1", "1", "4"]), symbolic("w", FLOAT, &["1", "1", "k"])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "conv-transpose-weights",
+        &deconv_w,
+        &["ConvTranspose node 'deconv1'", "'w'", "must be static", "[1, 1, k]"],
+    )?;
+    // GatherND's index tuples must have a length known at compile time.
+    let tuples = one(
+        node("gathernd0", "GatherND", &["x", "idx"], &["y"]),
+        vec![value("x", FLOAT, &[4, 4]), symbolic("idx", INT64, &["n", "len"])],
+        vec![],
+    );
+    expect_failure(
+        &dir,
+        "gather-nd-tuple-length",
+        &tuples,
+        &["GatherND node 'gathernd0'", "the index tuples' length", "len", "compile time"],
+    )?;
     // A shape whose length (the output's rank) is known only at run time.
     let filled =
         one(node("fill1", "ConstantOfShape", &["shape"], &["y"]), vec![symbolic("shape", INT64, &["rank"])], vec![]);
