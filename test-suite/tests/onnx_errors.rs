@@ -424,8 +424,8 @@ fn symbolic_model() -> Vec<u8> {
 /// the node and the dims: two symbols that may differ, element counts that differ as
 /// expressions, normalized dims or a squeezed dim known only at run time, a MatMul with a
 /// vector, ConvTranspose's output_shape or weights over run-time dims, and GatherND tuples whose
-/// length is known only at run time; an operator that takes none (ConstantOfShape, whose shape's length is the output's
-/// rank) says how to fix the dims.
+/// length is known only at run time; an operator that takes none (ConstantOfShape, whose
+/// shape's length is the output's rank) says how to fix the dims.
 fn run_time_dims_the_operators_refuse() -> Result<(), String> {
     let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-run-time-dims");
     let one = |n: NodeProto, inputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>| {
