@@ -1,5 +1,6 @@
-//! Compiles `c/xcc_runtime.c` once per supported CPU target with clang-22, and
-//! leaves the objects in OUT_DIR as `xcc_runtime_<arch>.o` for `include_bytes!`.
+//! Compiles each runtime source (`c/xcc_runtime.c`, `c/xcc_cuda.c`) once per supported CPU
+//! target with clang-22, and leaves the objects in OUT_DIR as `<source>_<arch>.o` for
+//! `include_bytes!`.
 //! clang rather than the host `cc` because one clang cross-compiles to every
 //! target, so the embedded objects do not depend on which cross gcc is installed.
 
@@ -7,11 +8,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CLANG: &str = "clang-22";
+/// The CPU runtime, and the CUDA launch shim that only libraries launching kernels carry.
+const SOURCES: &[&str] = &["xcc_runtime", "xcc_cuda"];
 const TARGETS: &[(&str, &str)] = &[("x86_64", "x86_64-unknown-linux-gnu"), ("aarch64", "aarch64-unknown-linux-gnu")];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=c/xcc_runtime.c");
+    println!("cargo:rerun-if-changed=c/xcc_cuda.c");
     println!("cargo:rerun-if-changed=c/xcc_runtime.h");
     println!("cargo:rerun-if-changed=c/xcc_run.h");
 
@@ -24,21 +28,24 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR not set"));
     let host = std::env::var("HOST").expect("HOST not set");
     for &(arch, triple) in TARGETS {
-        let obj = compile(arch, triple, &host, &out_dir);
-        let dest = out_dir.join(format!("xcc_runtime_{arch}.o"));
-        std::fs::copy(&obj, &dest).unwrap_or_else(|e| panic!("copying {} to {}: {e}", obj.display(), dest.display()));
+        for source in SOURCES {
+            let obj = compile(source, arch, triple, &host, &out_dir);
+            let dest = out_dir.join(format!("{source}_{arch}.o"));
+            std::fs::copy(&obj, &dest)
+                .unwrap_or_else(|e| panic!("copying {} to {}: {e}", obj.display(), dest.display()));
+        }
     }
 }
 
-fn compile(arch: &str, triple: &str, host: &str, out_dir: &Path) -> PathBuf {
+fn compile(source: &str, arch: &str, triple: &str, host: &str, out_dir: &Path) -> PathBuf {
     let mut build = cc::Build::new();
     build
         .compiler(CLANG)
         .target(triple)
         .host(host)
-        // Each target in its own directory: the object names would collide.
-        .out_dir(out_dir.join(format!("obj-{arch}")))
-        .file("c/xcc_runtime.c")
+        // Each target and source in its own directory: the object names would collide.
+        .out_dir(out_dir.join(format!("obj-{source}-{arch}")))
+        .file(format!("c/{source}.c"))
         .include("c")
         .std("c11")
         // Fixed flags regardless of the cargo profile: the objects are embedded

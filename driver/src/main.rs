@@ -2,7 +2,9 @@
 //! PTX or a self-contained static library (with a C header for a model) out.
 
 mod inspect;
+mod manual;
 mod pipeline;
+mod runtime_archive;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use std::path::PathBuf;
@@ -44,6 +46,7 @@ pub enum Language {
     about = "Ahead-of-time compiler for ONNX models and MLIR kernels, to static libraries, objects and PTX",
     after_help = "Examples:\n  xcc model.onnx -o libmodel.a           # libmodel.a and model.h, to link into C or C++\n  \
                   xcc inspect model.onnx [--json]        # its inputs, outputs, operators; does it compile?\n  \
+                  xcc model.onnx -o model.o && xcc runtime -o libxcc_runtime.a   # an object, the runtime apart\n  \
                   xcc model.onnx --dim seq=1..2048 -o libenc.a   # one library for any length up to 2048\n  \
                   xcc kernel.mlir --target=aarch64 -O3 -o kernel.o\n  \
                   xcc kernel.mlir --target=nvptx64 --mcpu=sm_90 -o kernel.ptx"
@@ -135,9 +138,27 @@ pub struct InspectCli {
     pub binds: Vec<String>,
 }
 
+/// `xcc runtime -o libxcc_runtime.a`: runtime-c alone, with its headers beside it.
+#[derive(Parser, Debug)]
+#[command(
+    name = "xcc runtime",
+    about = "Write xcc's C runtime as an archive, with its headers beside it",
+    long_about = "Write xcc's C runtime as an archive, with xcc_runtime.h and xcc_run.h beside it, for \
+                  programs that link objects xcc wrote (-o model.o). Libraries xcc writes carry the \
+                  runtime already."
+)]
+pub struct RuntimeCli {
+    /// The archive to write.
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    /// Target: x86_64, aarch64, or a full triple.
+    #[arg(long, default_value = "x86_64")]
+    pub target: String,
+}
+
 /// `xcc VERSION (LLVM X.Y.Z, commit C)`: the LLVM xcc is linked with, and the commit it is
 /// built from.
-fn version() -> &'static str {
+pub(crate) fn version() -> &'static str {
     let (major, minor, patch) = inkwell::support::get_llvm_version();
     let text = format!("{} (LLVM {major}.{minor}.{patch}, commit {})", env!("CARGO_PKG_VERSION"), env!("XCC_COMMIT"));
     // Once per process: clap keeps the text for the life of the command.
@@ -154,27 +175,37 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("xcc: internal compiler error: {info}");
     }));
-    // `xcc inspect FILE` (a file named `inspect` is `./inspect`).
-    if args.get(1).is_some_and(|a| a == "inspect") {
-        let cli = InspectCli::parse_from(std::iter::once(args[0].clone()).chain(args[2..].iter().cloned()));
-        return match inspect::run(&cli) {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => ExitCode::FAILURE,
-            Err(message) => {
-                eprintln!("{}", message.trim_end());
-                ExitCode::FAILURE
-            }
-        };
+    // `xcc SUBCOMMAND ...` (a file named like one is `./inspect`).
+    if let Some(result) = args.get(1).and_then(|a| a.to_str()).and_then(|name| subcommand(name, &args)) {
+        return exit(result);
     }
     let matches = Cli::command().version(version()).get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    match pipeline::run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
+    exit(pipeline::run(&cli).map(|()| true))
+}
+
+/// Runs `xcc NAME ...` when NAME is a subcommand: `Ok(false)` is a failure already reported.
+fn subcommand(name: &str, args: &[std::ffi::OsString]) -> Option<Result<bool, String>> {
+    let rest = || std::iter::once(args[0].clone()).chain(args[2..].iter().cloned());
+    let one_argument = |what: &str| match &args[2..] {
+        [value] => value.to_str().map(str::to_string).ok_or_else(|| format!("xcc: error: {what} is not UTF-8")),
+        _ => Err(format!("xcc: error: usage: xcc {name} {}", what.to_uppercase())),
+    };
+    Some(match name {
+        "inspect" => inspect::run(&InspectCli::parse_from(rest())),
+        "runtime" => runtime_archive::run(&RuntimeCli::parse_from(rest())).map(|()| true),
+        "completions" => one_argument("shell").and_then(|shell| manual::completions(&shell)).map(|()| true),
+        "man" => one_argument("dir").and_then(|dir| manual::man_pages(dir.as_ref())).map(|()| true),
+        _ => return None,
+    })
+}
+
+fn exit(result: Result<bool, String>) -> ExitCode {
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(message) => {
-            eprint!("{message}");
-            if !message.ends_with('\n') {
-                eprintln!();
-            }
+            eprintln!("{}", message.trim_end());
             ExitCode::FAILURE
         }
     }

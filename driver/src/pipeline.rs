@@ -54,7 +54,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     stages.done("LLVM: translate, optimize, emit");
     write_output(&cli.output, &bytes)?;
     if let Some((name, iface)) = header {
-        write_header(cli, &lowered, &name, iface)?;
+        write_header(cli, emit, &lowered, &name, iface)?;
     }
     stages.done("write");
     Ok(())
@@ -166,7 +166,7 @@ pub(crate) fn functions(cli: &Cli) -> Result<Vec<(String, String)>, String> {
 }
 
 /// Refuses, before compiling, an output whose directory does not exist.
-fn check_output_directory(path: &Path) -> Result<(), String> {
+pub(crate) fn check_output_directory(path: &Path) -> Result<(), String> {
     if is_stream(path) {
         return Ok(());
     }
@@ -241,32 +241,60 @@ fn translate_and_emit(
         Emit::Asm | Emit::Ptx => xcc_targets::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?,
         Emit::Obj => xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
         Emit::Lib => {
-            let runtime = xcc_runtime_c::object_for_arch(spec.arch.name()).ok_or_else(|| {
+            let runtime = xcc_runtime_c::objects_for_arch(spec.arch.name()).ok_or_else(|| {
                 error(format!(
                     "static libraries are not available for {} (emit PTX or an object instead)",
                     spec.arch.name()
                 ))
             })?;
             let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?;
-            let members = [(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime.to_vec())];
+            let mut members =
+                vec![(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime.runtime.to_vec())];
+            if calls_cuda_shim(&llvm) {
+                members.push(("xcc_cuda.o".into(), runtime.cuda.to_vec()));
+            }
             xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))?
         }
         Emit::Mlir | Emit::MlirLlvm => unreachable!("printed before translation"),
     })
 }
 
+/// Whether the module calls runtime-c's CUDA launch shim, which only then goes into its archive.
+fn calls_cuda_shim(llvm: &inkwell::module::Module) -> bool {
+    llvm.get_functions().any(|f| f.get_name().to_bytes().starts_with(xcc_runtime_c::CUDA_SYMBOL_PREFIX.as_bytes()))
+}
+
 /// `NAME.h` next to the library, with the workspace size that plan-workspace computed.
-fn write_header(cli: &Cli, lowered: &xcc_ir::Module, name: &str, mut iface: ModelInterface) -> Result<(), String> {
+fn write_header(
+    cli: &Cli,
+    emit: Emit,
+    lowered: &xcc_ir::Module,
+    name: &str,
+    mut iface: ModelInterface,
+) -> Result<(), String> {
     let run = lowered.lookup_symbol(&xcc_frontend_onnx::emit::compute_symbol(name));
     let bytes = run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int);
     iface.workspace_bytes = bytes.unwrap_or(0) as usize;
-    let text = xcc_frontend_onnx::header::header(&iface, &cli.input.display().to_string(), xcc_runtime_c::RUN_HEADER);
+    let input = cli.input.display().to_string();
+    let text = xcc_frontend_onnx::header::header(&iface, &input, &link_with(cli, emit), xcc_runtime_c::RUN_HEADER);
     // A stream has no directory beside it to hold the header.
     if !is_stream(&cli.output) {
         let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;
     }
     Ok(())
+}
+
+/// What a program links beside a model's header: an archive carries the runtime; an object
+/// (or code to assemble into one) needs an xcc runtime archive too.
+fn link_with(cli: &Cli, emit: Emit) -> String {
+    let output = cli.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let runtime = "an xcc runtime archive (`xcc runtime -o libxcc_runtime.a`, or any library xcc wrote)";
+    match emit {
+        Emit::Lib => output,
+        Emit::Obj => format!("{output}, {runtime},"),
+        _ => format!("the object compiled from {output}, {runtime},"),
+    }
 }
 
 /// `--name`, else the output's stem without a `lib` prefix, as a C identifier.
@@ -365,14 +393,14 @@ fn emit_from_extension(output: &Path) -> Result<Emit, String> {
 
 /// Whether the output is a stream rather than a file: `-` (standard output) or an existing path
 /// that is not a regular file, such as `/dev/null` or a named pipe.
-fn is_stream(path: &Path) -> bool {
+pub(crate) fn is_stream(path: &Path) -> bool {
     path.as_os_str() == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
 /// Writes a file through a temporary file in the destination directory, renamed into place, so a
 /// failed or interrupted compile never leaves a partial output. A stream is written directly:
 /// renaming over `/dev/null` would replace the device with a regular file.
-fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if path.as_os_str() == "-" {
         std::io::stdout().write_all(bytes).map_err(|e| format!("xcc: error: writing standard output: {e}"))?;
         return Ok(());

@@ -4,10 +4,15 @@
 
 #include "xcc_runtime.h"
 
+/* Every definition is weak: each library xcc writes carries this runtime, so that one archive links
+ * alone, and two models bundled into one program or shared library (`--whole-archive`) must not
+ * clash. The linker keeps the first copy of each function; copies of one runtime ABI are
+ * interchangeable (see README, "Linking several models"). */
+#define XCC_DEF XCC_API __attribute__((weak))
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -18,7 +23,7 @@
 
 /* ---- memory ------------------------------------------------------------ */
 
-XCC_API void *xcc_alloc(int64_t bytes, int64_t alignment) {
+XCC_DEF void *xcc_alloc(int64_t bytes, int64_t alignment) {
   if (bytes < 0)
     return NULL;
   /* 16 covers every scalar/vector type malloc would; posix_memalign also
@@ -35,7 +40,7 @@ XCC_API void *xcc_alloc(int64_t bytes, int64_t alignment) {
   return p;
 }
 
-XCC_API void xcc_free(void *p) { free(p); }
+XCC_DEF void xcc_free(void *p) { free(p); }
 
 /* ---- DMA ----------------------------------------------------------------
  * Each DMA runs on its own detached thread: DMAs are few and large in the
@@ -71,7 +76,7 @@ static void *dma_worker(void *arg) {
   return NULL;
 }
 
-XCC_API void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *tag) {
+XCC_DEF void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *tag) {
   if (bytes <= 0)
     return;
   if (!tag) {
@@ -108,7 +113,7 @@ XCC_API void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *t
   dma_signal(tag);
 }
 
-XCC_API void xcc_dma_wait(int32_t *tag, int64_t num_elements) {
+XCC_DEF void xcc_dma_wait(int32_t *tag, int64_t num_elements) {
   (void)num_elements;
   if (!tag)
     return;
@@ -241,7 +246,7 @@ static int usable_cores(void) {
   return n > 0 ? (int)n : 1;
 }
 
-XCC_API xcc_threadpool *xcc_threadpool_create(int num_threads) {
+XCC_DEF xcc_threadpool *xcc_threadpool_create(int num_threads) {
   if (num_threads <= 0)
     num_threads = usable_cores();
   if (num_threads > (1 << WANT_BITS) - 1)
@@ -276,7 +281,7 @@ XCC_API xcc_threadpool *xcc_threadpool_create(int num_threads) {
   return pool;
 }
 
-XCC_API void xcc_threadpool_destroy(xcc_threadpool *pool) {
+XCC_DEF void xcc_threadpool_destroy(xcc_threadpool *pool) {
   if (!pool)
     return;
   stop_workers(pool, pool->size - 1);
@@ -287,7 +292,7 @@ XCC_API void xcc_threadpool_destroy(xcc_threadpool *pool) {
   free(pool);
 }
 
-XCC_API int xcc_threadpool_size(const xcc_threadpool *pool) { return pool ? pool->size : 1; }
+XCC_DEF int xcc_threadpool_size(const xcc_threadpool *pool) { return pool ? pool->size : 1; }
 
 static xcc_threadpool *default_pool;
 static pthread_once_t default_pool_once = PTHREAD_ONCE_INIT;
@@ -298,7 +303,7 @@ static void create_default_pool(void) {
   default_pool = xcc_threadpool_create(n);
 }
 
-XCC_API xcc_threadpool *xcc_default_threadpool(void) {
+XCC_DEF xcc_threadpool *xcc_default_threadpool(void) {
   pthread_once(&default_pool_once, create_default_pool);
   return default_pool;
 }
@@ -326,7 +331,7 @@ static void run_on_pool(xcc_threadpool *pool, int threads, xcc_task_fn task, voi
   }
 }
 
-XCC_API void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n) {
+XCC_DEF void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n) {
   if (n <= 0)
     return;
   const xcc_run_options *o = current_options;
@@ -350,15 +355,15 @@ XCC_API void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n) {
   pthread_mutex_unlock(&pool->submit);
 }
 
-XCC_API const xcc_run_options *xcc_run_options_enter(const xcc_run_options *options) {
+XCC_DEF const xcc_run_options *xcc_run_options_enter(const xcc_run_options *options) {
   const xcc_run_options *previous = current_options;
   current_options = options;
   return previous;
 }
 
-XCC_API void xcc_run_options_leave(const xcc_run_options *previous) { current_options = previous; }
+XCC_DEF void xcc_run_options_leave(const xcc_run_options *previous) { current_options = previous; }
 
-XCC_API int32_t xcc_run_options_check_workspace(const xcc_run_options *options, size_t needed) {
+XCC_DEF int32_t xcc_run_options_check_workspace(const xcc_run_options *options, size_t needed) {
   if (options && options->workspace_size != 0 && options->workspace_size < needed)
     return XCC_ERROR_WORKSPACE_TOO_SMALL;
   return XCC_OK;
@@ -366,7 +371,7 @@ XCC_API int32_t xcc_run_options_check_workspace(const xcc_run_options *options, 
 
 /* ---- Status --------------------------------------------------------------------------------- */
 
-XCC_API const char *xcc_status_message(int32_t status) {
+XCC_DEF const char *xcc_status_message(int32_t status) {
   switch (status) {
   case XCC_OK:
     return "success";
@@ -444,7 +449,7 @@ static int detect_cpu_level(void) { return 0; }
 
 static atomic_int cpu_level = -1;
 
-XCC_API int32_t xcc_cpu_level(void) {
+XCC_DEF int32_t xcc_cpu_level(void) {
   int level = atomic_load_explicit(&cpu_level, memory_order_relaxed);
   if (level >= 0)
     return level;
@@ -457,93 +462,4 @@ XCC_API int32_t xcc_cpu_level(void) {
   }
   atomic_store_explicit(&cpu_level, level, memory_order_relaxed);
   return level;
-}
-
-/* ---- CUDA launch shim --------------------------------------------------------------------
- * libcuda is opened with dlopen on first use so that a library built by xcc never depends on
- * CUDA at link time; machines without a driver get XCC_CUDA_UNAVAILABLE. Only the handful of
- * driver entry points needed to load a module and launch a kernel are resolved. */
-#define XCC_CUDA_UNAVAILABLE (-1)
-
-typedef int (*cu_init_t)(unsigned);
-typedef int (*cu_device_get_t)(int *, int);
-typedef int (*cu_ctx_create_t)(void **, unsigned, int);
-typedef int (*cu_module_load_data_t)(void **, const void *);
-typedef int (*cu_module_get_function_t)(void **, void *, const char *);
-typedef int (*cu_launch_kernel_t)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *, void **, void **);
-typedef int (*cu_ctx_synchronize_t)(void);
-typedef int (*cu_mem_alloc_t)(void **, size_t);
-typedef int (*cu_mem_free_t)(void *);
-typedef int (*cu_memcpy_htod_t)(void *, const void *, size_t);
-typedef int (*cu_memcpy_dtoh_t)(void *, const void *, size_t);
-
-static struct {
-  pthread_once_t once;
-  int status;
-  cu_module_load_data_t module_load_data;
-  cu_module_get_function_t module_get_function;
-  cu_launch_kernel_t launch_kernel;
-  cu_ctx_synchronize_t ctx_synchronize;
-  cu_mem_alloc_t mem_alloc;
-  cu_mem_free_t mem_free;
-  cu_memcpy_htod_t memcpy_htod;
-  cu_memcpy_dtoh_t memcpy_dtoh;
-} cuda = {.once = PTHREAD_ONCE_INIT, .status = XCC_CUDA_UNAVAILABLE};
-
-static void cuda_open(void) {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return;
-  cu_init_t init = (cu_init_t)dlsym(lib, "cuInit");
-  cu_device_get_t device_get = (cu_device_get_t)dlsym(lib, "cuDeviceGet");
-  cu_ctx_create_t ctx_create = (cu_ctx_create_t)dlsym(lib, "cuCtxCreate_v2");
-  cuda.module_load_data = (cu_module_load_data_t)dlsym(lib, "cuModuleLoadData");
-  cuda.module_get_function = (cu_module_get_function_t)dlsym(lib, "cuModuleGetFunction");
-  cuda.launch_kernel = (cu_launch_kernel_t)dlsym(lib, "cuLaunchKernel");
-  cuda.ctx_synchronize = (cu_ctx_synchronize_t)dlsym(lib, "cuCtxSynchronize");
-  cuda.mem_alloc = (cu_mem_alloc_t)dlsym(lib, "cuMemAlloc_v2");
-  cuda.mem_free = (cu_mem_free_t)dlsym(lib, "cuMemFree_v2");
-  cuda.memcpy_htod = (cu_memcpy_htod_t)dlsym(lib, "cuMemcpyHtoD_v2");
-  cuda.memcpy_dtoh = (cu_memcpy_dtoh_t)dlsym(lib, "cuMemcpyDtoH_v2");
-  if (!init || !device_get || !ctx_create || !cuda.module_load_data || !cuda.module_get_function || !cuda.launch_kernel ||
-      !cuda.ctx_synchronize || !cuda.mem_alloc || !cuda.mem_free || !cuda.memcpy_htod || !cuda.memcpy_dtoh)
-    return;
-  int device = 0;
-  void *context = NULL;
-  int rc = init(0);
-  if (rc == 0) rc = device_get(&device, 0);
-  if (rc == 0) rc = ctx_create(&context, 0, device);
-  cuda.status = rc;
-}
-
-static int cuda_ready(void) {
-  pthread_once(&cuda.once, cuda_open);
-  return cuda.status;
-}
-
-int xcc_cuda_alloc(void **device_ptr, int64_t bytes) {
-  int rc = cuda_ready();
-  return rc ? rc : cuda.mem_alloc(device_ptr, (size_t)(bytes > 0 ? bytes : 1));
-}
-
-int xcc_cuda_copy(void *dst, const void *src, int64_t bytes, int direction) {
-  int rc = cuda_ready();
-  if (rc) return rc;
-  return direction == 0 ? cuda.memcpy_htod(dst, src, (size_t)bytes) : cuda.memcpy_dtoh(dst, src, (size_t)bytes);
-}
-
-int xcc_cuda_free(void *device_ptr) {
-  int rc = cuda_ready();
-  return rc ? rc : cuda.mem_free(device_ptr);
-}
-
-int xcc_cuda_launch(const char *ptx, const char *kernel, const uint32_t grid[3], const uint32_t block[3], void **args) {
-  int rc = cuda_ready();
-  if (rc) return rc;
-  void *module = NULL, *function = NULL;
-  rc = cuda.module_load_data(&module, ptx);
-  if (rc == 0) rc = cuda.module_get_function(&function, module, kernel);
-  if (rc == 0) rc = cuda.launch_kernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, NULL, args, NULL);
-  if (rc == 0) rc = cuda.ctx_synchronize();
-  return rc;
 }

@@ -2,20 +2,42 @@
 //! allocation, asynchronous DMA, the thread pool behind parallel loops), prebuilt for every supported CPU target
 //! by `build.rs` and embedded here so the driver can link without a C compiler.
 
-static X86_64: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_x86_64.o"));
-static AARCH64: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_aarch64.o"));
+/// One CPU target's runtime objects (ELF relocatables). Every definition in them is weak, so that
+/// any number of libraries carrying a copy link into one program.
+#[derive(Clone, Copy, Debug)]
+pub struct RuntimeObjects {
+    /// Memory, DMA, the thread pool, run options, status messages, the CPU level.
+    pub runtime: &'static [u8],
+    /// The CUDA launch shim (`xcc_cuda_*`), which loads libcuda with `dlopen`.
+    pub cuda: &'static [u8],
+}
 
-/// The runtime compiled for `arch` ("x86_64" or "aarch64"), as an ELF relocatable object.
-pub fn object_for_arch(arch: &str) -> Option<&'static [u8]> {
+/// The prefix of the CUDA shim's functions: a library whose code calls one carries the shim.
+pub const CUDA_SYMBOL_PREFIX: &str = "xcc_cuda_";
+
+macro_rules! objects {
+    ($arch:literal) => {
+        RuntimeObjects {
+            runtime: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_", $arch, ".o")),
+            cuda: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_cuda_", $arch, ".o")),
+        }
+    };
+}
+
+/// The runtime compiled for `arch` ("x86_64" or "aarch64").
+pub fn objects_for_arch(arch: &str) -> Option<RuntimeObjects> {
     match arch {
-        "x86_64" => Some(X86_64),
-        "aarch64" => Some(AARCH64),
+        "x86_64" => Some(objects!("x86_64")),
+        "aarch64" => Some(objects!("aarch64")),
         _ => None,
     }
 }
 
 /// The C source, for users who build the runtime themselves.
 pub const SOURCE: &str = include_str!("../c/xcc_runtime.c");
+
+/// The CUDA launch shim's C source.
+pub const CUDA_SOURCE: &str = include_str!("../c/xcc_cuda.c");
 
 /// The C header declaring the runtime's functions (`#include "xcc_runtime.h"`).
 pub const HEADER: &str = include_str!("../c/xcc_runtime.h");
@@ -72,18 +94,24 @@ mod tests {
     #[test]
     fn embedded_objects_are_elf_relocatables_for_their_arch() {
         for (arch, machine) in [("x86_64", 62u16), ("aarch64", 183u16)] {
-            let obj = object_for_arch(arch).unwrap();
-            assert_eq!(&obj[..4], b"\x7fELF", "{arch}");
-            assert_eq!(u16::from_le_bytes([obj[16], obj[17]]), 1, "{arch}: ET_REL");
-            assert_eq!(u16::from_le_bytes([obj[18], obj[19]]), machine, "{arch}: e_machine");
+            let objects = objects_for_arch(arch).unwrap();
+            for obj in [objects.runtime, objects.cuda] {
+                assert_eq!(&obj[..4], b"\x7fELF", "{arch}");
+                assert_eq!(u16::from_le_bytes([obj[16], obj[17]]), 1, "{arch}: ET_REL");
+                assert_eq!(u16::from_le_bytes([obj[18], obj[19]]), machine, "{arch}: e_machine");
+            }
         }
-        assert!(object_for_arch("riscv64").is_none());
+        assert!(objects_for_arch("riscv64").is_none());
     }
 
     #[test]
     fn source_and_header_declare_the_abi() {
         for name in ["xcc_alloc", "xcc_free", "xcc_dma_start", "xcc_dma_wait"] {
             assert!(SOURCE.contains(name) && HEADER.contains(name), "{name}");
+        }
+        for name in ["xcc_cuda_launch", "xcc_cuda_alloc", "xcc_cuda_copy", "xcc_cuda_free"] {
+            assert!(name.starts_with(CUDA_SYMBOL_PREFIX), "{name}");
+            assert!(CUDA_SOURCE.contains(name) && HEADER.contains(name) && !SOURCE.contains(name), "{name}");
         }
     }
 }

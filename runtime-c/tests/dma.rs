@@ -171,7 +171,7 @@ fn build(arch: &str, cc: &str) -> PathBuf {
     std::fs::write(dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
     std::fs::write(dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER).unwrap();
     let obj = format!("xcc_runtime_{arch}.o");
-    std::fs::write(dir.join(&obj), xcc_runtime_c::object_for_arch(arch).unwrap()).unwrap();
+    std::fs::write(dir.join(&obj), xcc_runtime_c::objects_for_arch(arch).unwrap().runtime).unwrap();
     run(Command::new(cc).current_dir(&dir).args(["-std=c11", "-O1", "main.c", &obj, "-lpthread", "-o", "t"]));
     dir
 }

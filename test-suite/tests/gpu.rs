@@ -71,9 +71,11 @@ fn check_arch(ptxas: &Path, file: &Path, work: &Path, arch: &str) -> Result<Path
 /// Launches saxpy through runtime-c's CUDA shim and checks the numbers (a GPU only).
 fn launch_saxpy(ptxas: &Path, work: &Path) -> Result<(), String> {
     let ptx = check_arch(ptxas, &suite_dir().join("gpu/saxpy.mlir"), work, "sm_80")?;
+    let objects = xcc_runtime_c::objects_for_arch("x86_64").expect("runtime objects");
     let obj = work.join("xcc_runtime.o");
-    std::fs::write(&obj, xcc_runtime_c::object_for_arch("x86_64").expect("runtime object"))
-        .map_err(|e| e.to_string())?;
+    std::fs::write(&obj, objects.runtime).map_err(|e| e.to_string())?;
+    let cuda = work.join("xcc_cuda.o");
+    std::fs::write(&cuda, objects.cuda).map_err(|e| e.to_string())?;
     std::fs::write(work.join("xcc_runtime.h"), xcc_runtime_c::HEADER).map_err(|e| e.to_string())?;
     let exe = work.join("saxpy_launch");
     let st = Command::new("cc")
@@ -81,6 +83,7 @@ fn launch_saxpy(ptxas: &Path, work: &Path) -> Result<(), String> {
         .arg(work)
         .arg(suite_dir().join("gpu/saxpy_launch.c"))
         .arg(&obj)
+        .arg(&cuda)
         .args(["-lpthread", "-ldl", "-o"])
         .arg(&exe)
         .status()

@@ -1,0 +1,27 @@
+//! `xcc runtime -o libxcc_runtime.a`: runtime-c alone, as an archive with its headers beside it,
+//! for programs that link objects xcc wrote (`-o model.o`) or that keep one runtime for many
+//! models. The archive holds the CPU runtime and the CUDA launch shim as separate members, so a
+//! static link pulls the shim (and its `dlopen`) only into programs that call it.
+
+use crate::pipeline::{check_output_directory, is_stream, write_output};
+use crate::RuntimeCli;
+use std::path::Path;
+
+/// Writes the archive, and `xcc_runtime.h` and `xcc_run.h` in its directory.
+pub fn run(cli: &RuntimeCli) -> Result<(), String> {
+    let error = |e: String| format!("xcc: error: {e}");
+    if is_stream(&cli.output) {
+        return Err(error(format!("{}: the runtime is an archive and its headers; name a file", cli.output.display())));
+    }
+    check_output_directory(&cli.output)?;
+    let spec = xcc_targets::resolve_target(&cli.target, None, None).map_err(|e| error(e.to_string()))?;
+    let objects = xcc_runtime_c::objects_for_arch(spec.arch.name())
+        .ok_or_else(|| error(format!("there is no runtime for {}: it runs on x86_64 and aarch64", spec.arch.name())))?;
+    let members =
+        [("xcc_runtime.o".to_string(), objects.runtime.to_vec()), ("xcc_cuda.o".to_string(), objects.cuda.to_vec())];
+    let archive = xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))?;
+    write_output(&cli.output, &archive)?;
+    let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    write_output(&dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER.as_bytes())?;
+    write_output(&dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER.as_bytes())
+}
