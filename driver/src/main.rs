@@ -192,12 +192,18 @@ fn subcommand(name: &str, args: &[std::ffi::OsString]) -> Option<Result<bool, St
         _ => Err(format!("xcc: error: usage: xcc {name} {}", what.to_uppercase())),
     };
     Some(match name {
-        "inspect" => inspect::run(&InspectCli::parse_from(rest())),
-        "runtime" => runtime_archive::run(&RuntimeCli::parse_from(rest())).map(|()| true),
+        "inspect" => inspect::run(&parse_subcommand::<InspectCli>("xcc inspect", rest())),
+        "runtime" => runtime_archive::run(&parse_subcommand::<RuntimeCli>("xcc runtime", rest())).map(|()| true),
         "completions" => one_argument("shell").and_then(|shell| manual::completions(&shell)).map(|()| true),
         "man" => one_argument("dir").and_then(|dir| manual::man_pages(dir.as_ref())).map(|()| true),
         _ => return None,
     })
+}
+
+/// A subcommand's arguments, its usage and errors naming it as typed (`xcc inspect`).
+fn parse_subcommand<T: Parser>(name: &'static str, args: impl Iterator<Item = std::ffi::OsString>) -> T {
+    let matches = T::command().bin_name(name).version(version()).get_matches_from(args);
+    T::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 fn exit(result: Result<bool, String>) -> ExitCode {
