@@ -135,7 +135,28 @@ pub(crate) fn onnx_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_
     let shapes = parse_shapes(&cli.shapes)?;
     let binds = parse_binds(&cli.binds)?;
     let dims = parse_dims(&cli.dims)?;
-    Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims })
+    let progress: Option<&dyn Fn(usize, usize)> = if cli.verbose { Some(&report_progress) } else { None };
+    Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims, progress })
+}
+
+/// Models with fewer nodes than this compile too quickly to need a progress line.
+const PROGRESS_MIN_NODES: usize = 500;
+
+/// `-v`'s progress line while a large model's nodes are lowered: rewritten in place on a
+/// terminal, else one line per tenth.
+fn report_progress(done: usize, total: usize) {
+    use std::io::IsTerminal;
+    if total < PROGRESS_MIN_NODES {
+        return;
+    }
+    let tenth = |n: usize| n * 10 / total;
+    if std::io::stderr().is_terminal() {
+        if done == total || done * 100 / total != (done - 1) * 100 / total {
+            eprint!("\rxcc: lowering nodes: {done}/{total}{}", if done == total { "\n" } else { "" });
+        }
+    } else if tenth(done) != tenth(done - 1) {
+        eprintln!("xcc: lowering nodes: {done}/{total} ({}%)", done * 100 / total);
+    }
 }
 
 /// For `xcc inspect`: compiles the input through the llvm dialect (verified), as a compile

@@ -7,6 +7,7 @@
 
 use libtest_mimic::Trial;
 use std::process::Command;
+use xcc_test_suite::onnx_build::{model, node, relu_model, value, FLOAT};
 use xcc_test_suite::{find_tool, fresh_dir, run_trials, suite_dir, work_root, xcc_binary};
 
 fn xcc(args: &[&str]) -> Result<(String, String), String> {
@@ -64,6 +65,30 @@ fn verbose_stages() -> Result<(), String> {
         if ms.parse::<f64>().is_err() {
             return Err(format!("-v: '{stage}' has no time in ms:\n{stderr}"));
         }
+    }
+    Ok(())
+}
+
+/// A model of 1000 nodes (a chain of Neg) gets `-v`'s progress line while its nodes are lowered:
+/// standard error is no terminal here, so one line per tenth, ending at 1000/1000; a model of a
+/// few nodes gets none.
+fn verbose_progress() -> Result<(), String> {
+    let dir = fresh_dir(&work_root("cli").join("progress"));
+    let names: Vec<String> = (0..=1000).map(|i| format!("t{i}")).collect();
+    let nodes = (0..1000).map(|i| node(&format!("neg{i}"), "Neg", &[&names[i]], &[&names[i + 1]])).collect();
+    let chain = model(nodes, vec![value("t0", FLOAT, &[4])], vec![value("t1000", FLOAT, &[4])], vec![]);
+    let (big, small) = (dir.join("chain.onnx"), dir.join("relu.onnx"));
+    std::fs::write(&big, chain).map_err(|e| e.to_string())?;
+    std::fs::write(&small, relu_model(4)).map_err(|e| e.to_string())?;
+    let (_, stderr) = xcc(&[big.to_str().unwrap(), "-v", "--emit=mlir-llvm", "-o", "-"])?;
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("xcc: lowering nodes: ")).collect();
+    let want: Vec<String> = (1..=10).map(|t| format!("xcc: lowering nodes: {}/1000 ({}%)", t * 100, t * 10)).collect();
+    if lines != want {
+        return Err(format!("-v's progress over 1000 nodes:\n{}", lines.join("\n")));
+    }
+    let (_, stderr) = xcc(&[small.to_str().unwrap(), "-v", "--emit=mlir-llvm", "-o", "-"])?;
+    if stderr.contains("lowering nodes") {
+        return Err(format!("-v prints progress for a one-node model:\n{stderr}"));
     }
     Ok(())
 }
@@ -176,6 +201,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("cli/inspect-unsupported", || Ok(inspect_unsupported()?)),
         Trial::test("cli/version", || Ok(version()?)),
         Trial::test("cli/verbose-stages", || Ok(verbose_stages()?)),
+        Trial::test("cli/verbose-progress", || Ok(verbose_progress()?)),
         Trial::test("cli/time-passes", || Ok(time_passes()?)),
         Trial::test("cli/help", || Ok(help()?)),
     ])

@@ -31,6 +31,8 @@ pub struct OnnxOptions<'a> {
     pub binds: HashMap<String, import::Binding>,
     /// Sizes or ranges of symbolic dims by name (`--dim batch=1`, `--dim seq=1..2048`).
     pub dims: HashMap<String, dim::DimSize>,
+    /// Told after each node is lowered: how many are done, of how many (`-v`'s progress line).
+    pub progress: Option<&'a dyn Fn(usize, usize)>,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
@@ -46,9 +48,17 @@ pub fn compile(
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
-    emit::generate(&g, options.name, |node, g, e| match ops::registry().get(&node.op) {
-        Some(op) => op.lower(node, g, e),
-        None => Err(OnnxError::msg("internal: an unregistered operator")),
+    let (total, done) = (g.nodes.len(), std::cell::Cell::new(0));
+    emit::generate(&g, options.name, |node, g, e| {
+        let lowered = match ops::registry().get(&node.op) {
+            Some(op) => op.lower(node, g, e),
+            None => Err(OnnxError::msg("internal: an unregistered operator")),
+        };
+        done.set(done.get() + 1);
+        if let Some(report) = options.progress {
+            report(done.get(), total);
+        }
+        lowered
     })
 }
 
