@@ -188,13 +188,16 @@ pub(crate) fn functions(cli: &Cli) -> Result<Vec<(String, String)>, String> {
 
 /// Refuses, before compiling, an output whose directory does not exist.
 pub(crate) fn check_output_directory(path: &Path) -> Result<(), String> {
+    let cannot = |why: String| Err(format!("xcc: error: cannot write {}: {why}", path.display()));
+    if path.is_dir() {
+        return cannot("it is a directory".into());
+    }
     if is_stream(path) {
         return Ok(());
     }
     match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => {
-            Err(format!("xcc: error: cannot write {}: the directory {} does not exist", path.display(), dir.display()))
-        }
+        Some(dir) if dir.exists() && !dir.is_dir() => cannot(format!("{} is not a directory", dir.display())),
+        Some(dir) if !dir.is_dir() => cannot(format!("the directory {} does not exist", dir.display())),
         _ => Ok(()),
     }
 }

@@ -186,6 +186,20 @@ fn missing_output_directory(work: &Path) -> Result<(), String> {
     if work.join("absent").exists() {
         return Err("the missing directory was created".into());
     }
+    // An output that is a directory, and one under a file, are refused before compiling too.
+    let directory = work.join("directory.a");
+    std::fs::create_dir_all(&directory).map_err(|e| e.to_string())?;
+    let cases = [
+        (directory, "it is a directory".to_string()),
+        (onnx.join("x.a"), format!("{} is not a directory", onnx.display())),
+    ];
+    for (out, why) in cases {
+        let run = Command::new(xcc_binary()).arg(&onnx).arg("-o").arg(&out).output().map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        if run.status.success() || !stderr.contains(&format!("cannot write {}: {why}", out.display())) {
+            return Err(format!("-o {}: expected '{why}', got: {stderr}", out.display()));
+        }
+    }
     Ok(())
 }
 
