@@ -211,7 +211,8 @@ fn lower(
 ) -> Result<xcc_ir::Module, Diagnostic> {
     let cpu_versions =
         spec.dispatch.iter().map(|(cpu, level)| xcc_lowering::CpuVersion { cpu: cpu.clone(), level: *level }).collect();
-    let options = LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64, cpu_versions };
+    let options =
+        LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64, cpu_versions, cpu_level: spec.level };
     // Each pass's time, from the end of the previous one's verification to its own end.
     let mut times: Vec<(String, Duration)> = Vec::new();
     let mut since = Instant::now();

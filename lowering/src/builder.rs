@@ -496,6 +496,18 @@ pub trait LoopBuilder: Sized {
         self.value_op("arith.index_cast", &[safe], Type::Index)
     }
 
+    /// The x86-64 level of the CPU the code runs on, as runtime-c's `xcc_cpu_level()` reports it
+    /// (0 off x86): a call that `cpu-dispatch` folds to the level each copy of the code is
+    /// compiled for, so code that branches on it keeps one side per CPU.
+    fn cpu_level(&mut self) -> ValueId {
+        let name = crate::llvm::cpu_dispatch::CPU_LEVEL;
+        declare_function(self.module(), name, vec![], vec![Type::i32()]);
+        let call =
+            OpSpec::new("llvm.call", Span::UNKNOWN).results([Type::i32()]).attr("callee", Attribute::symbol(name));
+        let call = self.op(call);
+        self.module().result(call, 0)
+    }
+
     /// `scf.if cond { then }` (no results, an empty else).
     fn if_then(&mut self, cond: ValueId, then: impl FnOnce(&mut Self)) {
         let then_region = self.module().new_region();

@@ -22,6 +22,9 @@ pub struct LoweringOptions {
     /// Extra CPUs to compile every function for, chosen at run time (`cpu-dispatch`); empty for
     /// a library built for one CPU.
     pub cpu_versions: Vec<CpuVersion>,
+    /// The level the module's own code is compiled for (`TargetSpec::level`), when known: the
+    /// value `xcc_cpu_level()` folds to in it (in a copy of `cpu_versions`, that copy's level).
+    pub cpu_level: Option<u32>,
 }
 
 /// One CPU a dispatched library has code for: LLVM's CPU name and the level runtime-c's

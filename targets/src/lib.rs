@@ -51,6 +51,10 @@ pub struct TargetSpec {
     /// Further CPUs the library carries code for, picked at run time by the x86-64 level
     /// (`cpu-dispatch`): LLVM's CPU name and its level. Empty when `--mcpu`/`--mattr` name one CPU.
     pub dispatch: Vec<(String, u32)>,
+    /// The level of `cpu` with `features` as runtime-c's `xcc_cpu_level()` counts (x86-64 v1 to
+    /// v4; 0 on other architectures), when the compiler knows it: not for a CPU named by LLVM's
+    /// name alone (`--mcpu=znver4`), whose features only LLVM knows.
+    pub level: Option<u32>,
 }
 
 /// Resolves `--target`, `-mcpu` and `-mattr`. Short names map to Linux (CPUs) or CUDA (PTX)
@@ -88,10 +92,42 @@ pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -
         Some(c) => c.to_string(),
     };
     let mut features = features.unwrap_or("").to_string();
-    if cpu_is_native(&cpu) && features.is_empty() && arch != Arch::Nvptx64 {
+    let native = cpu_is_native(&cpu) && features.is_empty() && arch != Arch::Nvptx64;
+    if native {
         features = TargetMachine::get_host_cpu_features().to_string();
     }
-    Ok(TargetSpec { triple, arch, cpu, features, dispatch })
+    let level = cpu_level(arch, &cpu, &features, native);
+    Ok(TargetSpec { triple, arch, cpu, features, dispatch, level })
+}
+
+/// See [`TargetSpec::level`]. `complete` says that `features` lists everything the CPU has (the
+/// host's, for `native`); otherwise they add to what the CPU's name says.
+fn cpu_level(arch: Arch, cpu: &str, features: &str, complete: bool) -> Option<u32> {
+    if arch != Arch::X86_64 {
+        return Some(0);
+    }
+    let has = |f: &str| features.split(',').any(|x| x.strip_prefix('+') == Some(f));
+    let from_features = if ["avx512f", "avx512bw", "avx512vl", "avx512dq"].iter().all(|f| has(f)) {
+        4
+    } else if has("avx2") && has("fma") {
+        3
+    } else if has("sse4.2") {
+        2
+    } else {
+        1
+    };
+    let named = match cpu {
+        "x86-64" => Some(1),
+        "x86-64-v2" => Some(2),
+        "x86-64-v3" => Some(3),
+        "x86-64-v4" => Some(4),
+        _ => None,
+    };
+    match named {
+        Some(n) => Some(n.max(from_features)),
+        None if complete => Some(from_features),
+        None => None,
+    }
 }
 
 fn cpu_is_native(cpu: &str) -> bool {

@@ -115,6 +115,29 @@ pub fn find_tool(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
+/// The x86-64 levels this machine runs (2, 3 with AVX2 and FMA, 4 with AVX-512), each forced in
+/// turn through `XCC_CPU_LEVEL`; one unforced run elsewhere.
+pub fn cpu_levels() -> Vec<Option<u32>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut levels = vec![Some(2)];
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            levels.push(Some(3));
+        }
+        let avx512 = is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512cd")
+            && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("avx512vl");
+        if avx512 {
+            levels.push(Some(4));
+        }
+        levels
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    vec![None]
+}
+
 // ---- processes ------------------------------------------------------------------------------
 
 /// What a child process did.

@@ -56,29 +56,6 @@ fn input_shape(name: &str) -> Vec<u64> {
     list.split(',').map(|d| d.trim().parse().unwrap()).collect()
 }
 
-/// The x86-64 levels this machine runs (2, 3 with AVX2 and FMA, 4 with AVX-512), each forced in
-/// turn through `XCC_CPU_LEVEL`; one unforced run elsewhere.
-fn cpu_levels() -> Vec<Option<u32>> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut levels = vec![Some(2)];
-        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-            levels.push(Some(3));
-        }
-        let avx512 = is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512bw")
-            && is_x86_feature_detected!("avx512cd")
-            && is_x86_feature_detected!("avx512dq")
-            && is_x86_feature_detected!("avx512vl");
-        if avx512 {
-            levels.push(Some(4));
-        }
-        levels
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    vec![None]
-}
-
 fn check_model(name: &str, work: &Path) -> Result<String, String> {
     let models = repo().join("../shared/models");
     let dir = work.join(name);
@@ -110,7 +87,7 @@ fn check_model(name: &str, work: &Path) -> Result<String, String> {
         )?;
         // The library carries code for several x86-64 levels: each one this machine can run is
         // forced in turn (from C; the C++ program runs the level the dispatch picks).
-        let levels = if lang == "C" { cpu_levels() } else { vec![None] };
+        let levels = if lang == "C" { xcc_test_suite::cpu_levels() } else { vec![None] };
         for level in levels {
             let out = dir.join(format!("out_{}.bin", if lang == "C" { "c" } else { "cpp" }));
             let mut cmd = Command::new(&exe);

@@ -4,7 +4,10 @@
 //! `C[m, n] = epilogue(sum_k A[m, k] * B[k, n])`. The micro-kernel computes a tile of `MR` rows
 //! by `NR` columns held in `MR` vector accumulators (`vector<NRxf32>`) across the whole k loop:
 //! per k, one vector load of B's row segment, `MR` scalar loads of A broadcast to vectors, and
-//! `MR` FMAs (6 x 16: twelve 8-lane accumulators with AVX2, six 16-lane ones with AVX-512). Tiles
+//! `MR` FMAs (6 x 16: twelve 8-lane accumulators with AVX2, six 16-lane ones with AVX-512). On
+//! CPUs with AVX-512 the full tiles are `WIDE` vectors wide (6 x 32: twelve 16-lane accumulators,
+//! enough to keep two FMA units busy through their latency); the choice is a branch on
+//! `xcc_cpu_level()` that `cpu-dispatch` folds in each CPU's copy of the code. Tiles
 //! are independent (one parallel loop over column and row tiles); the rows that do not fill a
 //! tile make one shorter tile; when the column count is not a multiple of `NR`, the last tile
 //! overlaps the previous one (B in rows) or is a narrow tile of the zero-padded panel (B in
@@ -136,18 +139,15 @@ impl BOperand {
 /// `C = epilogue(A x B)` for an `m x k` A and `k x n` B, all f32.
 ///
 /// Full tiles first, as one parallel loop over (column tile, row tile) with the column outer:
-/// the slices a thread takes in turn share a column tile, whose k x NR strip of B stays in cache
-/// while the rows of A stream past. Then the ragged columns, then the rows left over.
+/// the slices a thread takes in turn share a column tile, whose k x NR strip of B (per vector)
+/// stays in cache while the rows of A stream past. Then the ragged columns, then the rows left
+/// over.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm: BOperand, c: Mat, ep: TileEpilogue) {
     let (m_full, n_full) = (m / MR * MR, n / NR * NR);
     let g = Gemm { k, a, bm, c, ep };
     if m_full > 0 && n_full > 0 {
-        b.parallel(&[n_full / NR, m_full / MR], &mut |e, t| {
-            let j0 = e.affine(&[(t[0], NR as i64)], 0);
-            let i0 = e.affine(&[(t[1], MR as i64)], 0);
-            gemm_tile(e, i0, j0, MR, NR, &g);
-        });
+        full_tiles_for_the_cpu(b, m_full, n_full, &g);
     }
     if m_full > 0 && n > n_full {
         b.parallel(&[m_full / MR], &mut |e, t| {
@@ -168,6 +168,50 @@ pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm:
         let i0 = b.idx(m_full as i64);
         ragged_columns(b, i0, rest, n, &g);
     }
+}
+
+/// Vectors per row in the full tiles of a GEMM on CPUs with AVX-512: `MR x WIDE` accumulators.
+const WIDE: usize = 2;
+
+/// The full tiles of the first `n_full` columns: `WIDE` vectors wide where the CPU has AVX-512,
+/// which has the registers for `MR x WIDE` accumulators and needs them to keep its FMA units busy
+/// through their latency (AVX2 and SSE would spill them), else one vector wide.
+fn full_tiles_for_the_cpu<B: LoopBuilder>(b: &mut B, m_full: usize, n_full: usize, g: &Gemm) {
+    let wide = n_full / (WIDE * NR) * (WIDE * NR);
+    if wide == 0 {
+        return full_tiles(b, m_full, (0, n_full), 1, g);
+    }
+    let level = b.cpu_level();
+    let avx512 = b.const_int(4, Type::i32());
+    let has_avx512 = b.cmpi("sge", level, avx512);
+    let wide_tiles = |e: &mut B| {
+        full_tiles(e, m_full, (0, wide), WIDE, g);
+        if n_full > wide {
+            full_tiles(e, m_full, (wide, n_full), 1, g);
+        }
+        vec![]
+    };
+    b.if_else(has_avx512, vec![], wide_tiles, |e| {
+        full_tiles(e, m_full, (0, n_full), 1, g);
+        vec![]
+    });
+}
+
+/// The full tiles over columns `[j_lo, j_hi)`, each `MR` rows by `vectors * NR` columns, as one
+/// parallel loop over (column tile, row tile) with the column outer (see [`gemm`]).
+fn full_tiles<B: LoopBuilder>(b: &mut B, m_full: usize, (j_lo, j_hi): (usize, usize), vectors: usize, g: &Gemm) {
+    let width = vectors * NR;
+    b.parallel(&[(j_hi - j_lo) / width, m_full / MR], &mut |e, t| {
+        let j0 = e.affine(&[(t[0], width as i64)], j_lo as i64);
+        let i0 = e.affine(&[(t[1], MR as i64)], 0);
+        let zero = e.splat_const(0.0, vec_ty());
+        let accs = tile_vector_products(e, i0, j0, MR, vectors, g, vec![zero; MR * vectors]);
+        for v in 0..vectors {
+            let jv = index_of(e, j0, &[], v * NR);
+            let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
+            store_tile(e, &column, i0, jv, g.c, g.ep, vec_ty());
+        }
+    });
 }
 
 /// [`gemm`] with a number of rows `m` known only at run time: the full row tiles as there,
@@ -371,26 +415,50 @@ fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, w
 /// The `rows x NR` products of a tile of C at (`i0`, `j0`), in vector accumulators carried
 /// over the whole k loop.
 fn tile_products<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, g: &Gemm) -> Vec<ValueId> {
+    let zero = b.splat_const(0.0, vec_ty());
+    tile_vector_products(b, i0, j0, rows, 1, g, vec![zero; rows])
+}
+
+/// `inits` plus the products of a tile of `rows` by `vectors` vectors (accumulators row by
+/// row) over the whole k loop: per k, one vector load of B per vector and one broadcast of A
+/// per row.
+fn tile_vector_products<B: LoopBuilder>(
+    b: &mut B,
+    i0: ValueId,
+    j0: ValueId,
+    rows: usize,
+    vectors: usize,
+    g: &Gemm,
+    inits: Vec<ValueId>,
+) -> Vec<ValueId> {
     let (k, a, bm) = (g.k, g.a, g.bm);
     let vt = vec_ty();
-    let zero = b.splat_const(0.0, vt.clone());
     let a_rows: Vec<ValueId> = (0..rows)
         .map(|r| {
             let row = index_of(b, i0, &[], r);
             index_over(b, a.off, &[(row, a.rs)], 0)
         })
         .collect();
-    let (b_col, b_rs) = bm.tile(b, j0, k);
-    let inits = vec![zero; rows];
+    let b_tiles: Vec<(ValueId, Extent)> = (0..vectors)
+        .map(|v| {
+            let jv = index_of(b, j0, &[], v * NR);
+            bm.tile(b, jv, k)
+        })
+        .collect();
     b.for_accs(0, k, &inits, |e, kk, accs| {
-        let bi = index_over(e, b_col, &[(kk, b_rs)], 0);
-        let bv = e.value_op("vector.load", &[bm.buf(), bi], vt.clone());
-        let mut next = Vec::with_capacity(rows);
-        for (r, &acc) in accs.iter().enumerate() {
+        let bvs: Vec<ValueId> = b_tiles
+            .iter()
+            .map(|&(b_col, b_rs)| {
+                let bi = index_over(e, b_col, &[(kk, b_rs)], 0);
+                e.value_op("vector.load", &[bm.buf(), bi], vt.clone())
+            })
+            .collect();
+        let mut next = Vec::with_capacity(accs.len());
+        for (r, row_accs) in accs.chunks(vectors).enumerate() {
             let ai = index_of(e, a_rows[r], &[(kk, a.cs)], 0);
             let av = e.load(a.buf, &[ai]);
             let ab = e.value_op("vector.broadcast", &[av], vt.clone());
-            next.push(e.fmuladd(ab, bv, acc));
+            next.extend(row_accs.iter().zip(&bvs).map(|(&acc, &bv)| e.fmuladd(ab, bv, acc)));
         }
         next
     })

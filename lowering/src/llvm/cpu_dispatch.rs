@@ -16,6 +16,11 @@
 //! ```
 //! Calls and addresses inside each copy are renamed to the same copy, so a version never leaves
 //! its CPU (the outlined parallel tasks included).
+//!
+//! Inside the code, a call to `xcc_cpu_level()` (the GEMM's choice of tile, see
+//! `LoopBuilder::cpu_level`) folds to the level the copy is compiled for: a copy's own level, the
+//! baseline's [`LoweringOptions::cpu_level`]; in a library built for one CPU, that CPU's level
+//! when known, else the call stays and asks at run time.
 
 use crate::pass::{CpuVersion, LoweringOptions, Pass};
 use std::collections::HashSet;
@@ -34,6 +39,10 @@ impl Pass for CpuDispatch {
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
         if options.cpu_versions.is_empty() {
+            if let Some(level) = options.cpu_level {
+                let functions: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
+                functions.into_iter().for_each(|f| fold_cpu_level(&mut m, f, level));
+            }
             return Ok(m);
         }
         let defined: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
@@ -50,6 +59,7 @@ impl Pass for CpuDispatch {
             for &f in &defined {
                 let copy = copy_function(&mut m, f, |name| names.contains(name).then(|| format!("{name}.{suffix}")));
                 m.set_attr(copy, "target_cpu", Attribute::String(v.cpu.clone()));
+                fold_cpu_level(&mut m, copy, v.level);
             }
         }
         for &f in &defined {
@@ -59,10 +69,16 @@ impl Pass for CpuDispatch {
                 // the exported functions' baseline copies.
                 rename_calls(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
                 m.set_attr(f, "passthrough", optsize());
+                if let Some(level) = options.cpu_level {
+                    fold_cpu_level(&mut m, f, level);
+                }
                 continue;
             }
             let base = copy_function(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
             m.set_attr(base, "passthrough", optsize());
+            if let Some(level) = options.cpu_level {
+                fold_cpu_level(&mut m, base, level);
+            }
             make_dispatcher(&mut m, f, &name, &versions);
         }
         crate::builder::declare_function(&mut m, CPU_LEVEL, vec![], vec![Type::i32()]);
@@ -107,6 +123,28 @@ fn copy_function(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String
     m.append_op(top, copy);
     rename_calls(m, copy, rename);
     copy
+}
+
+/// Replaces every `xcc_cpu_level()` call in `f` by the constant `level`.
+fn fold_cpu_level(m: &mut Module, f: OpId, level: u32) {
+    let mut calls = Vec::new();
+    m.walk_nested(f, &mut |o| {
+        if m.ops[o].name == "llvm.call" && m.attr(o, "callee").and_then(Attribute::as_symbol) == Some(CPU_LEVEL) {
+            calls.push(o);
+        }
+    });
+    for call in calls {
+        let span = m.ops[call].span;
+        let constant = m.build_before(
+            call,
+            OpSpec::new("llvm.mlir.constant", span)
+                .results([Type::i32()])
+                .attr("value", Attribute::int(level as i128, Type::i32())),
+        );
+        let (from, to) = (m.result(call, 0), m.result(constant, 0));
+        m.replace_all_uses(from, to);
+        m.erase_op(call);
+    }
 }
 
 fn rename_calls(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String>) {

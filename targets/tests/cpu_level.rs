@@ -1,0 +1,42 @@
+//! The x86-64 level a target's code is compiled for, which `cpu-dispatch` folds
+//! `xcc_cpu_level()` to: from the CPU's name, from `--mattr` on top of it, from the host's own
+//! features for `native` (checked against Rust's feature detection), unknown for a CPU only LLVM
+//! knows, and 0 off x86.
+
+use xcc_targets::resolve_target;
+
+fn level(target: &str, cpu: Option<&str>, features: Option<&str>) -> Option<u32> {
+    resolve_target(target, cpu, features).expect("a known target").level
+}
+
+#[test]
+fn levels_from_names_and_features() {
+    assert_eq!(level("x86_64", None, None), Some(2), "the portable default");
+    assert_eq!(level("x86_64", Some("x86-64-v3"), None), Some(3));
+    assert_eq!(level("x86_64", Some("x86-64-v4"), None), Some(4));
+    assert_eq!(level("x86_64", None, Some("+avx2,+fma")), Some(3), "x86-64-v2 with AVX2 and FMA");
+    assert_eq!(level("x86_64", None, Some("+avx512f")), Some(2), "AVX-512F alone is not level 4");
+    assert_eq!(level("x86_64", Some("znver4"), None), None, "only LLVM knows znver4's features");
+    assert_eq!(level("aarch64", None, None), Some(0));
+    assert_eq!(level("nvptx64", None, None), Some(0));
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn native_is_the_hosts_level() {
+    let avx512 = ["avx512f", "avx512bw", "avx512vl", "avx512dq"];
+    let want = if is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx512dq")
+    {
+        4
+    } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+        3
+    } else if is_x86_feature_detected!("sse4.2") {
+        2
+    } else {
+        1
+    };
+    assert_eq!(level("x86_64", Some("native"), None), Some(want), "features {avx512:?} and AVX2/FMA as detected");
+}
