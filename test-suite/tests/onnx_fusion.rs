@@ -293,6 +293,23 @@ fn long_k_ragged_edges() -> Vec<u8> {
     )
 }
 
+/// A static plane whose im2col columns pass 1 MiB goes a block of columns at a time: a 3x3
+/// convolution with pads, 24 input and 13 output channels (two rows left over after the 6-row
+/// tiles) over 2 images of 63x65 (P = 4095: 14 blocks of 288 columns and one of 63), with a
+/// bias, a residual and a Relu fused into the GEMM.
+fn blocked_static_plane() -> Vec<u8> {
+    let conv = with_ints(node("conv", "Conv", &["x", "w", "b"], &["c"]), "pads", &[1, 1, 1, 1]);
+    let nodes = vec![conv, node("add", "Add", &["c", "r"], &["s"]), node("relu", "Relu", &["s"], &["y"])];
+    let inits =
+        vec![floats("w", &[13, 24, 3, 3], &pseudo_random(13 * 24 * 9, 41)), floats("b", &[13], &pseudo_random(13, 42))];
+    model(
+        nodes,
+        vec![value("x", FLOAT, &[2, 24, 63, 65]), value("r", FLOAT, &[2, 13, 63, 65])],
+        vec![value("y", FLOAT, &[2, 13, 63, 65])],
+        inits,
+    )
+}
+
 /// uint8 Max and Min compare unsigned: values above 127 (which a signed compare would order
 /// below the small ones) against a broadcast uint8 initializer, reached through float casts so
 /// the harness stays float. The chain also exercises elementwise fusion across casts.
@@ -449,6 +466,18 @@ fn main() -> std::process::ExitCode {
                     &long_k_ragged_edges(),
                     &[("a", vec![2, 37, 600]), ("r", vec![2, 37, 40]), ("x", vec![1, 32, 9, 11])],
                     &[("y", 2 * 37 * 40), ("z", 16 * 9 * 11)],
+                )
+            }),
+        ),
+        (
+            "blocked-static-plane",
+            Box::new(|d| {
+                run_case(
+                    d,
+                    "blocked-static-plane",
+                    &blocked_static_plane(),
+                    &[("x", vec![2, 24, 63, 65]), ("r", vec![2, 13, 63, 65])],
+                    &[("y", 2 * 13 * 63 * 65)],
                 )
             }),
         ),

@@ -4,9 +4,10 @@
 //! im2col columns in a buffer of its own (`memref.alloc`, placed in the workspace by
 //! `plan-workspace`), written directly in the micro-kernel's column panels
 //! (`[ceil(P / NR), K, NR]`), so the GEMM streams each panel instead of reading K rows a whole
-//! output plane apart. An output plane known only at run time is gathered a block of columns
-//! at a time into a buffer of static size, each block's GEMM storing its ragged last columns
-//! lane by lane. Other element types run a direct convolution: a parallel loop over the
+//! output plane apart. An output plane known only at run time, or a static
+//! one whose columns would pass 1 MiB, is gathered a block of columns at a time into a buffer
+//! of static size (which stays in L2 while its GEMM streams it), each block's GEMM storing its
+//! ragged last columns lane by lane. Other element types run a direct convolution: a parallel loop over the
 //! output, whose taps outside the input read a clamped index masked to zero. A depthwise f32
 //! convolution runs directly ([`super::depthwise`]).
 
@@ -145,12 +146,17 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
     let residual = ops.residual.map(|v| c.flat(v));
     // A pointwise convolution reads its input in place, as a GEMM over static columns; a plane
     // known only at run time goes through im2col a block of columns at a time.
+    let blocked = match p {
+        Extent::Fixed(_) if win.is_pointwise() => false,
+        Extent::Fixed(p) => 4 * kk * p > STATIC_PLANE_BYTES,
+        Extent::Value(_) => true,
+    };
     let scratch = match p {
         Extent::Fixed(_) if win.is_pointwise() => None,
-        Extent::Fixed(p) => Some(im2col_buffer(c, kk, p)),
-        Extent::Value(_) => Some(im2col_buffer(c, kk, block_columns(kk))),
+        Extent::Fixed(p) if !blocked => Some(im2col_buffer(c, kk, p)),
+        _ => Some(im2col_buffer(c, kk, block_columns(kk))),
     };
-    let flat = FlatConv { x1, w1, o1, residual, scratch };
+    let flat = FlatConv { x1, w1, o1, residual, scratch, blocked };
     match batch {
         Extent::Fixed(n) => (0..n).for_each(|nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::At(nb))),
         // Images one after the other: each GEMM is parallel inside.
@@ -185,6 +191,9 @@ fn im2col_buffer(c: &mut Cursor, kk: usize, p: usize) -> ValueId {
 /// columns stay in the L2 cache while the GEMM streams them.
 const PLANE_BLOCK_BYTES: usize = 256 * 1024;
 
+/// A static plane whose im2col columns would take more bytes than this goes in blocks too.
+const STATIC_PLANE_BYTES: usize = 1024 * 1024;
+
 /// The output positions of one block for `kk` rows: a whole number of panels, 4 to 64 of them.
 fn block_columns(kk: usize) -> usize {
     (PLANE_BLOCK_BYTES / (4 * kk * NR)).clamp(4, 64) * NR
@@ -201,6 +210,8 @@ struct FlatConv {
     o1: ValueId,
     residual: Option<ValueId>,
     scratch: Option<ValueId>,
+    /// Whether the columns go a block at a time through `scratch`.
+    blocked: bool,
 }
 
 /// One image's GEMMs, one per group.
@@ -224,8 +235,9 @@ fn conv_image(
     let (group_in, image_in) = (c.extent_mul(hw, Extent::Fixed(icg)), c.extent_mul(hw, Extent::Fixed(c_in)));
     let (group_out, image_out) = (c.extent_mul(p, Extent::Fixed(ocg)), c.extent_mul(p, Extent::Fixed(oc)));
     c.for_loop(0, group, |e, gi| {
-        if let (Extent::Value(p), Some(col)) = (p, f.scratch) {
+        if let (true, Some(col)) = (f.blocked, f.scratch) {
             let plane = PlaneGemm { f, col, nb, c_in, icg, ocg, kk, bias: ops.bias, act };
+            let p = e.extent(p);
             return plane.in_blocks(e, win, gi, (p, group_out, image_out));
         }
         let b = match f.scratch {

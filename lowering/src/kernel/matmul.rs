@@ -177,32 +177,34 @@ const WIDE: usize = 2;
 /// which has the registers for `MR x WIDE` accumulators and needs them to keep its FMA units busy
 /// through their latency (AVX2 and SSE would spill them), else one vector wide.
 fn full_tiles_for_the_cpu<B: LoopBuilder>(b: &mut B, m_full: usize, n_full: usize, g: &Gemm) {
-    let wide = n_full / (WIDE * NR) * (WIDE * NR);
+    let (wide, width) = (n_full / (WIDE * NR) * (WIDE * NR), WIDE * NR);
+    let narrow = |wide: usize| (Extent::Fixed(wide), Extent::Fixed((n_full - wide) / NR));
     if wide == 0 {
-        return full_tiles(b, m_full, (0, n_full), 1, g);
+        return full_tiles(b, m_full, narrow(0), 1, g);
     }
-    let level = b.cpu_level();
-    let avx512 = b.const_int(4, Type::i32());
-    let has_avx512 = b.cmpi("sge", level, avx512);
+    let avx512 = has_avx512(b);
     let wide_tiles = |e: &mut B| {
-        full_tiles(e, m_full, (0, wide), WIDE, g);
+        full_tiles(e, m_full, (Extent::Fixed(0), Extent::Fixed(wide / width)), WIDE, g);
         if n_full > wide {
-            full_tiles(e, m_full, (wide, n_full), 1, g);
+            full_tiles(e, m_full, narrow(wide), 1, g);
         }
         vec![]
     };
-    b.if_else(has_avx512, vec![], wide_tiles, |e| {
-        full_tiles(e, m_full, (0, n_full), 1, g);
+    b.if_else(avx512, vec![], wide_tiles, |e| {
+        full_tiles(e, m_full, narrow(0), 1, g);
         vec![]
     });
 }
 
-/// The full tiles over columns `[j_lo, j_hi)`, each `MR` rows by `vectors * NR` columns, as one
+/// `count` full tiles from column `j_lo` on, each `MR` rows by `vectors * NR` columns, as one
 /// parallel loop over (column tile, row tile) with the column outer (see [`gemm`]).
-fn full_tiles<B: LoopBuilder>(b: &mut B, m_full: usize, (j_lo, j_hi): (usize, usize), vectors: usize, g: &Gemm) {
-    let width = vectors * NR;
-    b.parallel(&[(j_hi - j_lo) / width, m_full / MR], &mut |e, t| {
-        let j0 = e.affine(&[(t[0], width as i64)], j_lo as i64);
+fn full_tiles<B: LoopBuilder>(b: &mut B, m_full: usize, (j_lo, count): (Extent, Extent), vectors: usize, g: &Gemm) {
+    let width = (vectors * NR) as i64;
+    b.parallel_over(&[count, Extent::Fixed(m_full / MR)], &mut |e, t| {
+        let j0 = match j_lo {
+            Extent::Fixed(j) => e.affine(&[(t[0], width)], j as i64),
+            Extent::Value(j) => e.affine(&[(t[0], width), (j, 1)], 0),
+        };
         let i0 = e.affine(&[(t[1], MR as i64)], 0);
         let zero = e.splat_const(0.0, vec_ty());
         let accs = tile_vector_products(e, i0, j0, MR, vectors, g, vec![zero; MR * vectors]);
@@ -212,6 +214,13 @@ fn full_tiles<B: LoopBuilder>(b: &mut B, m_full: usize, (j_lo, j_hi): (usize, us
             store_tile(e, &column, i0, jv, g.c, g.ep, vec_ty());
         }
     });
+}
+
+/// Whether the CPU the code runs on has AVX-512 (see [`LoopBuilder::cpu_level`]).
+fn has_avx512<B: LoopBuilder>(b: &mut B) -> ValueId {
+    let level = b.cpu_level();
+    let avx512 = b.const_int(4, Type::i32());
+    b.cmpi("sge", level, avx512)
 }
 
 /// [`gemm`] with a number of rows `m` known only at run time: the full row tiles as there,
@@ -273,15 +282,19 @@ pub fn gemm_cols_at_run_time<B: LoopBuilder>(
     let m_full = m / MR * MR;
     let g = Gemm { k, a, bm: panels, c, ep };
     let (tiles, n_full, rest) = row_tiles(b, Extent::Value(n), NR);
-    // Row tiles of MR, then one of the rows left over: (first row, rows, how many such tiles).
-    let row_groups = [(0, MR, m_full / MR), (m_full, m - m_full, usize::from(m > m_full))];
-    for (first, rows, count) in row_groups.into_iter().filter(|g| g.1 > 0 && g.2 > 0) {
-        b.parallel_over(&[tiles, Extent::Fixed(count)], &mut |e, t| {
+    if m_full > 0 {
+        full_tiles_at_run_time(b, m_full, n, &g);
+    }
+    // The rows left over make one shorter tile per column tile.
+    if m > m_full {
+        b.parallel_over(&[tiles], &mut |e, t| {
             let j0 = e.affine(&[(t[0], NR as i64)], 0);
-            let i0 = e.affine(&[(t[1], rows as i64)], first as i64);
-            gemm_tile(e, i0, j0, rows, NR, &g);
+            let i0 = e.idx(m_full as i64);
+            gemm_tile(e, i0, j0, m - m_full, NR, &g);
         });
     }
+    // Row tiles of MR, then one of the rows left over: (first row, rows, how many such tiles).
+    let row_groups = [(0, MR, m_full / MR), (m_full, m - m_full, usize::from(m > m_full))];
     let (j0, width) = (b.extent(n_full), b.extent(rest));
     let zero = b.idx(0);
     let ragged = b.cmpi("ugt", width, zero);
@@ -295,6 +308,28 @@ pub fn gemm_cols_at_run_time<B: LoopBuilder>(
             lane_epilogue(e, &accs, (i0, j0), Extent::Value(width), c, ep);
         });
     }
+}
+
+/// The full tiles of [`gemm_cols_at_run_time`]'s first `m_full` rows and `n / NR * NR`
+/// columns: as [`full_tiles_for_the_cpu`], the wide tiles first where the CPU has AVX-512, then
+/// at most one tile of one vector.
+fn full_tiles_at_run_time<B: LoopBuilder>(b: &mut B, m_full: usize, n: ValueId, g: &Gemm) {
+    let tiles_between = |b: &mut B, (j_lo, j_hi): (ValueId, ValueId), vectors: usize| {
+        let span = b.value_op("arith.subi", &[j_hi, j_lo], Type::Index);
+        let width = b.idx((vectors * NR) as i64);
+        let count = b.value_op("arith.divui", &[span, width], Type::Index);
+        full_tiles(b, m_full, (Extent::Value(j_lo), Extent::Value(count)), vectors, g);
+    };
+    let zero = b.idx(0);
+    let (_, n_wide, _) = row_tiles(b, Extent::Value(n), WIDE * NR);
+    let n_wide = b.extent(n_wide);
+    let avx512 = has_avx512(b);
+    let wide_tiles = |e: &mut B| {
+        tiles_between(e, (zero, n_wide), WIDE);
+        vec![n_wide]
+    };
+    let narrow_from = b.if_else(avx512, vec![Type::Index], wide_tiles, |_| vec![zero]);
+    tiles_between(b, (narrow_from[0], n), 1);
 }
 
 /// `rows` split into tiles of `tile` rows: the number of full tiles, the rows they cover, and
