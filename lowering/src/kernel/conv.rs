@@ -237,7 +237,6 @@ fn conv_image(
     c.for_loop(0, group, |e, gi| {
         if let (true, Some(col)) = (f.blocked, f.scratch) {
             let plane = PlaneGemm { f, col, nb, c_in, icg, ocg, kk, bias: ops.bias, act };
-            let p = e.extent(p);
             return plane.in_blocks(e, win, gi, (p, group_out, image_out));
         }
         let b = match f.scratch {
@@ -280,13 +279,14 @@ struct PlaneGemm<'a> {
 
 impl PlaneGemm<'_> {
     /// The plane's `p` positions in blocks of [`block_columns`]: each gathered into the panels,
-    /// then multiplied into its columns of the output (the last block narrower).
+    /// then multiplied into its columns of the output (the last block narrower). A static plane's
+    /// blocks have static widths, so each runs the static GEMM.
     fn in_blocks(
         &self,
         e: &mut Cursor,
         win: &Window,
         gi: ValueId,
-        (p, group_out, image_out): (ValueId, Extent, Extent),
+        (p, group_out, image_out): (Extent, Extent, Extent),
     ) {
         let (f, kk, ocg) = (self.f, self.kk, self.ocg);
         let width = block_columns(kk);
@@ -297,22 +297,44 @@ impl PlaneGemm<'_> {
             Some(bb) => Bias::Rows(bb, e.affine(&[(gi, ocg as i64)], 0)),
             None => Bias::None,
         };
-        let blocks = e.affine(&[(p, 1)], width as i64 - 1);
-        let width_v = e.idx(width as i64);
-        let blocks = e.value_op("arith.divui", &[blocks, width_v], Type::Index);
         let zero = e.idx(0);
-        e.for_step(zero, blocks, 1, |e, block| {
-            let first = e.affine(&[(block, width as i64)], 0);
-            let left = e.value_op("arith.subi", &[p, first], Type::Index);
-            let count = e.value_op("arith.minui", &[left, width_v], Type::Index);
-            im2col_block(e, (f.x1, self.col), self.nb, (self.c_in, gi, self.icg), win, (first, count));
+        let panels = BOperand::Panels { buf: self.col, off: zero };
+        // One block: its columns from `first`, `count` of them, gathered and multiplied.
+        let block = |e: &mut Cursor, first: ValueId, count: Extent| {
+            let count_v = e.extent(count);
+            im2col_block(e, (f.x1, self.col), self.nb, (self.c_in, gi, self.icg), win, (first, count_v));
             let off = e.affine(&[(plane_off, 1), (first, 1)], 0);
-            let cm = Mat { buf: f.o1, off, rs: Extent::Value(p), cs: 1 };
-            let residual = f.residual.map(|r| Mat { buf: r, off, rs: Extent::Value(p), cs: 1 });
-            let panels = BOperand::Panels { buf: self.col, off: zero };
+            let cm = Mat { buf: f.o1, off, rs: p, cs: 1 };
+            let residual = f.residual.map(|r| Mat { buf: r, off, rs: p, cs: 1 });
             let ep = TileEpilogue { bias, residual, act: self.act };
-            gemm_cols_at_run_time(e, ocg, count, kk, a, panels, cm, ep);
-        });
+            match count {
+                Extent::Fixed(n) => gemm(e, ocg, n, kk, a, panels, cm, ep),
+                Extent::Value(n) => gemm_cols_at_run_time(e, ocg, n, kk, a, panels, cm, ep),
+            }
+        };
+        match p {
+            Extent::Fixed(p) => {
+                e.for_loop(0, p / width, |e, b| {
+                    let first = e.affine(&[(b, width as i64)], 0);
+                    block(e, first, Extent::Fixed(width));
+                });
+                if p % width > 0 {
+                    let first = e.idx((p / width * width) as i64);
+                    block(e, first, Extent::Fixed(p % width));
+                }
+            }
+            Extent::Value(p) => {
+                let blocks = e.affine(&[(p, 1)], width as i64 - 1);
+                let width_v = e.idx(width as i64);
+                let blocks = e.value_op("arith.divui", &[blocks, width_v], Type::Index);
+                e.for_step(zero, blocks, 1, |e, b| {
+                    let first = e.affine(&[(b, width as i64)], 0);
+                    let left = e.value_op("arith.subi", &[p, first], Type::Index);
+                    let count = e.value_op("arith.minui", &[left, width_v], Type::Index);
+                    block(e, first, Extent::Value(count));
+                });
+            }
+        }
     }
 }
 
