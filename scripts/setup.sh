@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything xcc's build and tests need, idempotently:
 #  - LLVM 22 (static libraries for inkwell, clang-22 for C harnesses, mlir-22-tools as the differential oracle),
-#  - the aarch64 cross toolchain and qemu-user (aarch64 run tests), cmake (the CMake package's example),
+#  - the aarch64 cross toolchain and qemu-user (aarch64 run tests), cmake and pkg-config (the CMake package's example, the runtime's .pc file),
 #  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,7 +11,7 @@ apt_packages=(
   llvm-22-dev libpolly-22-dev libzstd-dev zlib1g-dev
   clang-22 llvm-22 mlir-22-tools
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-  python3-venv cmake
+  python3-venv cmake pkg-config
 )
 missing=()
 for p in "${apt_packages[@]}"; do
