@@ -304,8 +304,7 @@ fn write_header(
     let text = xcc_frontend_onnx::header::header(&iface, &input, &link_with(cli, emit), xcc_runtime_c::RUN_HEADER);
     // A stream has no directory beside it to hold the header.
     if !is_stream(&cli.output) {
-        let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        write_output(&dir.join(format!("{name}.h")), text.as_bytes())?;
+        write_output(&directory_of(&cli.output).join(format!("{name}.h")), text.as_bytes())?;
     }
     Ok(())
 }
@@ -414,6 +413,11 @@ fn emit_from_extension(output: &Path) -> Result<Emit, String> {
             ))
         }
     })
+}
+
+/// The directory a file goes in (`.` for a bare name), where its header goes beside it.
+pub(crate) fn directory_of(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// Whether the output is a stream rather than a file: `-` (standard output) or an existing path

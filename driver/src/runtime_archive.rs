@@ -3,9 +3,8 @@
 //! models. The archive holds the CPU runtime and the CUDA launch shim as separate members, so a
 //! static link pulls the shim (and its `dlopen`) only into programs that call it.
 
-use crate::pipeline::{check_output_directory, is_stream, write_output};
+use crate::pipeline::{check_output_directory, directory_of, is_stream, write_output};
 use crate::RuntimeCli;
-use std::path::Path;
 
 /// Writes the archive, and `xcc_runtime.h` and `xcc_run.h` in its directory.
 pub fn run(cli: &RuntimeCli) -> Result<(), String> {
@@ -21,7 +20,7 @@ pub fn run(cli: &RuntimeCli) -> Result<(), String> {
         [("xcc_runtime.o".to_string(), objects.runtime.to_vec()), ("xcc_cuda.o".to_string(), objects.cuda.to_vec())];
     let archive = xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))?;
     write_output(&cli.output, &archive)?;
-    let dir = cli.output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = directory_of(&cli.output);
     write_output(&dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER.as_bytes())?;
     write_output(&dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER.as_bytes())
 }

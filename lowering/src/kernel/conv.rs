@@ -4,11 +4,10 @@
 //! im2col columns in a buffer of its own (`memref.alloc`, placed in the workspace by
 //! `plan-workspace`), written directly in the micro-kernel's column panels
 //! (`[ceil(P / NR), K, NR]`), so the GEMM streams each panel instead of reading K rows a whole
-//! output plane apart. An output plane known only at run time, or a static
-//! one whose columns would pass 1 MiB, is gathered a block of columns at a time into a buffer
-//! of static size (which stays in L2 while its GEMM streams it), each block's GEMM storing its
-//! ragged last columns lane by lane. Other element types run a direct convolution: a parallel loop over the
-//! output, whose taps outside the input read a clamped index masked to zero. A depthwise f32
+//! output plane apart. An output plane known only at run time, or a static one whose columns
+//! would pass 1 MiB, is gathered a block of columns at a time into a buffer of static size
+//! (which stays in L2 while its GEMM streams it). Other element types run a direct convolution:
+//! a parallel loop over the output, whose taps outside the input read a clamped index masked to zero. A depthwise f32
 //! convolution runs directly ([`super::depthwise`]).
 
 use super::matmul::{gemm, gemm_cols_at_run_time, BOperand, Bias, Mat, TileEpilogue, NR};
@@ -145,18 +144,14 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
     let (x1, w1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let residual = ops.residual.map(|v| c.flat(v));
     // A pointwise convolution reads its input in place, as a GEMM over static columns; a plane
-    // known only at run time goes through im2col a block of columns at a time.
-    let blocked = match p {
-        Extent::Fixed(_) if win.is_pointwise() => false,
-        Extent::Fixed(p) => 4 * kk * p > STATIC_PLANE_BYTES,
-        Extent::Value(_) => true,
+    // known only at run time, or too large for the cache, goes through im2col a block of columns
+    // at a time.
+    let columns = match p {
+        Extent::Fixed(_) if win.is_pointwise() => Columns::InPlace,
+        Extent::Fixed(p) if 4 * kk * p <= STATIC_PLANE_BYTES => Columns::Plane(im2col_buffer(c, kk, p)),
+        _ => Columns::Blocks(im2col_buffer(c, kk, block_columns(kk))),
     };
-    let scratch = match p {
-        Extent::Fixed(_) if win.is_pointwise() => None,
-        Extent::Fixed(p) if !blocked => Some(im2col_buffer(c, kk, p)),
-        _ => Some(im2col_buffer(c, kk, block_columns(kk))),
-    };
-    let flat = FlatConv { x1, w1, o1, residual, scratch, blocked };
+    let flat = FlatConv { x1, w1, o1, residual, columns };
     match batch {
         Extent::Fixed(n) => (0..n).for_each(|nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::At(nb))),
         // Images one after the other: each GEMM is parallel inside.
@@ -165,7 +160,7 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
             c.for_step(zero, n, 1, |c, nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::Var(nb)));
         }
     }
-    if let Some(col) = scratch {
+    if let Columns::Plane(col) | Columns::Blocks(col) = columns {
         c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([col]));
     }
 }
@@ -209,9 +204,18 @@ struct FlatConv {
     w1: ValueId,
     o1: ValueId,
     residual: Option<ValueId>,
-    scratch: Option<ValueId>,
-    /// Whether the columns go a block at a time through `scratch`.
-    blocked: bool,
+    columns: Columns,
+}
+
+/// Where a convolution's GEMM finds its columns.
+#[derive(Clone, Copy)]
+enum Columns {
+    /// The input itself (a pointwise convolution).
+    InPlace,
+    /// The whole plane's im2col columns, in this buffer.
+    Plane(ValueId),
+    /// One block of columns at a time, through this buffer.
+    Blocks(ValueId),
 }
 
 /// One image's GEMMs, one per group.
@@ -235,16 +239,16 @@ fn conv_image(
     let (group_in, image_in) = (c.extent_mul(hw, Extent::Fixed(icg)), c.extent_mul(hw, Extent::Fixed(c_in)));
     let (group_out, image_out) = (c.extent_mul(p, Extent::Fixed(ocg)), c.extent_mul(p, Extent::Fixed(oc)));
     c.for_loop(0, group, |e, gi| {
-        if let (true, Some(col)) = (f.blocked, f.scratch) {
-            let plane = PlaneGemm { f, col, nb, c_in, icg, ocg, kk, bias: ops.bias, act };
-            return plane.in_blocks(e, win, gi, (p, group_out, image_out));
-        }
-        let b = match f.scratch {
-            None => {
+        let b = match f.columns {
+            Columns::Blocks(col) => {
+                let plane = PlaneGemm { f, col, nb, c_in, icg, ocg, kk, bias: ops.bias, act };
+                return plane.in_blocks(e, win, gi, (p, group_out, image_out));
+            }
+            Columns::InPlace => {
                 let off = nb.offset(e, &[(gi, group_in)], image_in);
                 BOperand::Rows(Mat { buf: f.x1, off, rs: hw, cs: 1 })
             }
-            Some(col) => {
+            Columns::Plane(col) => {
                 im2col(e, (f.x1, col), nb, (c_in, gi), icg, win);
                 let zero = e.idx(0);
                 BOperand::Panels { buf: col, off: zero }

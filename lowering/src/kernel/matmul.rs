@@ -206,8 +206,7 @@ fn full_tiles<B: LoopBuilder>(b: &mut B, m_full: usize, (j_lo, count): (Extent, 
             Extent::Value(j) => e.affine(&[(t[0], width), (j, 1)], 0),
         };
         let i0 = e.affine(&[(t[1], MR as i64)], 0);
-        let zero = e.splat_const(0.0, vec_ty());
-        let accs = tile_vector_products(e, i0, j0, MR, vectors, g, vec![zero; MR * vectors]);
+        let accs = tile_vector_products(e, i0, j0, MR, vectors, g);
         for v in 0..vectors {
             let jv = index_of(e, j0, &[], v * NR);
             let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
@@ -450,13 +449,11 @@ fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, w
 /// The `rows x NR` products of a tile of C at (`i0`, `j0`), in vector accumulators carried
 /// over the whole k loop.
 fn tile_products<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, g: &Gemm) -> Vec<ValueId> {
-    let zero = b.splat_const(0.0, vec_ty());
-    tile_vector_products(b, i0, j0, rows, 1, g, vec![zero; rows])
+    tile_vector_products(b, i0, j0, rows, 1, g)
 }
 
-/// `inits` plus the products of a tile of `rows` by `vectors` vectors (accumulators row by
-/// row) over the whole k loop: per k, one vector load of B per vector and one broadcast of A
-/// per row.
+/// The products of a tile of `rows` by `vectors` vectors (accumulators row by row) over the
+/// whole k loop: per k, one vector load of B per vector and one broadcast of A per row.
 fn tile_vector_products<B: LoopBuilder>(
     b: &mut B,
     i0: ValueId,
@@ -464,10 +461,11 @@ fn tile_vector_products<B: LoopBuilder>(
     rows: usize,
     vectors: usize,
     g: &Gemm,
-    inits: Vec<ValueId>,
 ) -> Vec<ValueId> {
     let (k, a, bm) = (g.k, g.a, g.bm);
     let vt = vec_ty();
+    let zero = b.splat_const(0.0, vt.clone());
+    let inits = vec![zero; rows * vectors];
     let a_rows: Vec<ValueId> = (0..rows)
         .map(|r| {
             let row = index_of(b, i0, &[], r);

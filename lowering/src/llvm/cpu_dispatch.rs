@@ -38,14 +38,11 @@ impl Pass for CpuDispatch {
     }
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
+        let defined: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
         if options.cpu_versions.is_empty() {
-            if let Some(level) = options.cpu_level {
-                let functions: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
-                functions.into_iter().for_each(|f| fold_cpu_level(&mut m, f, level));
-            }
+            defined.into_iter().for_each(|f| fold_cpu_level(&mut m, f, options.cpu_level));
             return Ok(m);
         }
-        let defined: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
         let names: HashSet<String> = defined.iter().filter_map(|&f| m.sym_name(f).map(str::to_string)).collect();
         let exported: HashSet<String> = defined
             .iter()
@@ -59,7 +56,7 @@ impl Pass for CpuDispatch {
             for &f in &defined {
                 let copy = copy_function(&mut m, f, |name| names.contains(name).then(|| format!("{name}.{suffix}")));
                 m.set_attr(copy, "target_cpu", Attribute::String(v.cpu.clone()));
-                fold_cpu_level(&mut m, copy, v.level);
+                fold_cpu_level(&mut m, copy, Some(v.level));
             }
         }
         for &f in &defined {
@@ -69,16 +66,12 @@ impl Pass for CpuDispatch {
                 // the exported functions' baseline copies.
                 rename_calls(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
                 m.set_attr(f, "passthrough", optsize());
-                if let Some(level) = options.cpu_level {
-                    fold_cpu_level(&mut m, f, level);
-                }
+                fold_cpu_level(&mut m, f, options.cpu_level);
                 continue;
             }
             let base = copy_function(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
             m.set_attr(base, "passthrough", optsize());
-            if let Some(level) = options.cpu_level {
-                fold_cpu_level(&mut m, base, level);
-            }
+            fold_cpu_level(&mut m, base, options.cpu_level);
             make_dispatcher(&mut m, f, &name, &versions);
         }
         crate::builder::declare_function(&mut m, CPU_LEVEL, vec![], vec![Type::i32()]);
@@ -125,8 +118,9 @@ fn copy_function(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String
     copy
 }
 
-/// Replaces every `xcc_cpu_level()` call in `f` by the constant `level`.
-fn fold_cpu_level(m: &mut Module, f: OpId, level: u32) {
+/// Replaces every `xcc_cpu_level()` call in `f` by the constant `level`, when it is known.
+fn fold_cpu_level(m: &mut Module, f: OpId, level: Option<u32>) {
+    let Some(level) = level else { return };
     let mut calls = Vec::new();
     m.walk_nested(f, &mut |o| {
         if m.ops[o].name == "llvm.call" && m.attr(o, "callee").and_then(Attribute::as_symbol) == Some(CPU_LEVEL) {
