@@ -93,6 +93,36 @@ fn verbose_progress() -> Result<(), String> {
     Ok(())
 }
 
+/// The subcommands refuse bad arguments with a message, exit status 1, nothing on standard
+/// output and no file written: `xcc runtime` for a target without a runtime, an unknown target
+/// or standard output; `xcc completions` for an unknown shell or none; `xcc man` without a
+/// directory.
+fn subcommand_errors() -> Result<(), String> {
+    let dir = fresh_dir(&work_root("cli").join("subcommand-errors"));
+    let lib = dir.join("libxcc_runtime.a");
+    let lib = lib.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["runtime", "--target", "nvptx64", "-o", lib], "there is no runtime for nvptx64"),
+        (&["runtime", "--target", "nonsense", "-o", lib], "unknown target 'nonsense'"),
+        (&["runtime", "-o", "-"], "the runtime is an archive and its headers; name a file"),
+        (&["completions", "nosuch"], "no completions for 'nosuch'"),
+        (&["completions"], "usage: xcc completions SHELL"),
+        (&["man"], "usage: xcc man DIR"),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(xcc_binary()).args(args).output().map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() != Some(1) || !stderr.contains(want) || !out.stdout.is_empty() {
+            return Err(format!("xcc {args:?}: expected exit 1 and '{want}', got {:?}: {stderr}", out.status.code()));
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).map_err(|e| e.to_string())?.flatten().map(|e| e.file_name()).collect();
+    if !left.is_empty() {
+        return Err(format!("the refused commands left files behind: {left:?}"));
+    }
+    Ok(())
+}
+
 fn time_passes() -> Result<(), String> {
     let stderr = reports()?;
     // An unknown pass is refused with the list of every pass: the default pipeline's are among them.
@@ -202,6 +232,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("cli/version", || Ok(version()?)),
         Trial::test("cli/verbose-stages", || Ok(verbose_stages()?)),
         Trial::test("cli/verbose-progress", || Ok(verbose_progress()?)),
+        Trial::test("cli/subcommand-errors", || Ok(subcommand_errors()?)),
         Trial::test("cli/time-passes", || Ok(time_passes()?)),
         Trial::test("cli/help", || Ok(help()?)),
     ])
