@@ -28,3 +28,27 @@ func.func @axpy(%m: memref<16xf32>, %i: index, %a: f32) -> f32 {
   %r = arith.addf %e, %t : f32
   return %r : f32
 }
+
+// A mask of n lanes compares the lane numbers with n clamped to [0, 8] in i32; the masked load
+// and store are LLVM's masked intrinsics at the element's address, with its alignment.
+// CHECK-LABEL: func.func @masked_copy
+// CHECK: [[N:%[0-9]+]] = "builtin.unrealized_conversion_cast"(%arg3) : (index) -> i64
+// CHECK-NEXT: [[LANES:%[0-9]+]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK-NEXT: [[ZERO:%[0-9]+]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: [[LOW:%[0-9]+]] = "llvm.intr.smin"([[N]], [[LANES]]) : (i64, i64) -> i64
+// CHECK-NEXT: [[CLAMPED:%[0-9]+]] = "llvm.intr.smax"([[LOW]], [[ZERO]]) : (i64, i64) -> i64
+// CHECK-NEXT: [[N32:%[0-9]+]] = llvm.trunc [[CLAMPED]] : i64 to i32
+// CHECK-NEXT: [[NUMBERS:%[0-9]+]] = llvm.mlir.constant(dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xi32>) : vector<8xi32>
+// CHECK: [[SPLAT:%[0-9]+]] = "llvm.shufflevector"
+// CHECK-NEXT: [[MASK:%[0-9]+]] = llvm.icmp "sgt" [[SPLAT]], [[NUMBERS]] : vector<8xi32>
+// CHECK: [[FROM:%[0-9]+]] = "llvm.getelementptr"
+// CHECK-NEXT: [[V:%[0-9]+]] = "llvm.intr.masked.load"([[FROM]], [[MASK]], {{%[0-9]+}}) {alignment = 4 : i32} : (!llvm.ptr, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
+// CHECK: [[TO:%[0-9]+]] = "llvm.getelementptr"
+// CHECK-NEXT: "llvm.intr.masked.store"([[V]], [[TO]], [[MASK]]) {alignment = 4 : i32} : (vector<8xf32>, !llvm.ptr, vector<8xi1>) -> ()
+func.func @masked_copy(%src: memref<16xf32>, %dst: memref<16xf32>, %i: index, %n: index) {
+  %mask = vector.create_mask %n : vector<8xi1>
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  %v = vector.maskedload %src[%i], %mask, %zero : memref<16xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+  vector.maskedstore %dst[%i], %mask, %v : memref<16xf32>, vector<8xi1>, vector<8xf32>
+  return
+}

@@ -1,4 +1,4 @@
-//! `vector`: fixed-size vectors, their loads and stores, element access, broadcasts and
+//! `vector`: fixed-size vectors, their loads and stores (masked too), element access, broadcasts and
 //! reductions (the original specification's `extract_element` on a vector parses into
 //! `vector.extractelement`).
 
@@ -61,6 +61,26 @@ pub const OPS: &[OpDef] = &[
         .traits(Traits::WRITES)
         .verify(verify_store)
         .syntax(Syntax::custom(parse_store, Some(print_store))),
+    OpDef::new("vector.create_mask", "a mask whose lanes below the operands (one per dimension) are set")
+        .operand_count(Count::AtLeast(1))
+        .results(1)
+        .pure()
+        .verify(verify_create_mask)
+        .syntax(Syntax::custom(parse_create_mask, None)),
+    OpDef::new(
+        "vector.maskedload",
+        "a vector read from consecutive elements where the mask is set, else the pass-through lane",
+    )
+    .operand_count(Count::AtLeast(3))
+    .results(1)
+    .traits(Traits::READS)
+    .verify(verify_maskedload)
+    .syntax(Syntax::custom(parse_masked, None)),
+    OpDef::new("vector.maskedstore", "a vector written to consecutive elements where the mask is set")
+        .operand_count(Count::AtLeast(3))
+        .traits(Traits::WRITES)
+        .verify(verify_maskedstore)
+        .syntax(Syntax::custom(parse_masked, None)),
     OpDef::new("vector.fma", "a * b + c per lane, fused where the target can")
         .operands(3)
         .results(1)
@@ -151,13 +171,18 @@ fn verify_insertelement(m: &Module, op: OpId) -> Result<(), String> {
 }
 
 fn verify_access(m: &Module, op: OpId, memref_at: usize, vector: &Type) -> Result<(), String> {
+    verify_access_with(m, op, memref_at, vector, 0)
+}
+
+/// The memref at `memref_at`, then its indices, then `trailing` other operands.
+fn verify_access_with(m: &Module, op: OpId, memref_at: usize, vector: &Type, trailing: usize) -> Result<(), String> {
     let ins = operand_types(m, op);
     let Some(mt) = ins[memref_at].as_memref() else { return Err("needs a memref operand".into()) };
     let Some((_, elem)) = vector_parts(vector) else { return Err("needs a vector type".into()) };
     if *elem != *mt.elem {
         return Err(format!("vector elements {elem} differ from memref elements {}", mt.elem));
     }
-    if ins.len() - memref_at - 1 != mt.rank() {
+    if ins.len() < memref_at + 1 + trailing || ins.len() - memref_at - 1 - trailing != mt.rank() {
         return Err("index count does not match the memref's rank".into());
     }
     Ok(())
@@ -169,6 +194,47 @@ fn verify_load(m: &Module, op: OpId) -> Result<(), String> {
 
 fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
     verify_access(m, op, 1, operand_types(m, op)[0])
+}
+
+fn verify_create_mask(m: &Module, op: OpId) -> Result<(), String> {
+    let r = result_types(m, op)[0];
+    match vector_parts(r) {
+        Some((shape, elem)) if *elem == Type::i1() && shape.len() == m.ops[op].operands.len() => {}
+        _ => return Err(format!("the result must be a vector of i1 with one operand per dimension, not {r}")),
+    }
+    if operand_types(m, op).iter().any(|t| **t != Type::Index) {
+        return Err("the lane counts must be indices".into());
+    }
+    Ok(())
+}
+
+/// A masked access's mask and value against its memref: the mask is `i1` in the value's shape.
+fn verify_masked(m: &Module, op: OpId, value: &Type) -> Result<(), String> {
+    verify_access_with(m, op, 0, value, 2)?;
+    let ins = operand_types(m, op);
+    let mask = ins[ins.len() - 2];
+    let (Some((ms, me)), Some((vs, _))) = (vector_parts(mask), vector_parts(value)) else {
+        return Err("needs a vector mask".into());
+    };
+    if *me != Type::i1() || ms != vs {
+        return Err(format!("the mask must be i1 in the shape of {value}, not {mask}"));
+    }
+    Ok(())
+}
+
+fn verify_maskedload(m: &Module, op: OpId) -> Result<(), String> {
+    let r = result_types(m, op)[0];
+    verify_masked(m, op, r)?;
+    let pass = *operand_types(m, op).last().expect("three or more operands");
+    if pass != r {
+        return Err(format!("the pass-through {pass} must have the result's type {r}"));
+    }
+    Ok(())
+}
+
+fn verify_maskedstore(m: &Module, op: OpId) -> Result<(), String> {
+    let value = *operand_types(m, op).last().expect("three or more operands");
+    verify_masked(m, op, value)
 }
 
 fn verify_reduction(m: &Module, op: OpId) -> Result<(), String> {
@@ -288,6 +354,41 @@ fn parse_store(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let vt = p.parse_type()?;
     let mut ops = vec![p.resolve(&v, &vt)?, p.resolve(&m, &mt)?];
     ops.extend(p.resolve_same(&idx, &Type::Index)?);
+    Ok(spec.operands(ops))
+}
+
+/// `vector.create_mask %n : vector<16xi1>`
+fn parse_create_mask(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let counts = p.parse_operand_refs()?;
+    p.expect_punct(":")?;
+    let vt = p.parse_type()?;
+    Ok(spec.operands(p.resolve_same(&counts, &Type::Index)?).results([vt]))
+}
+
+/// `vector.maskedload %m[%i], %mask, %pass : memref<?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>`,
+/// `vector.maskedstore %m[%i], %mask, %v : memref<?xf32>, vector<16xi1>, vector<16xf32>`
+fn parse_masked(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let m = p.parse_operand_ref()?;
+    let idx = parse_index_list(p)?;
+    p.expect_punct(",")?;
+    let mask = p.parse_operand_ref()?;
+    p.expect_punct(",")?;
+    let value = p.parse_operand_ref()?;
+    p.expect_punct(":")?;
+    let mt = p.parse_type()?;
+    p.expect_punct(",")?;
+    let mask_t = p.parse_type()?;
+    p.expect_punct(",")?;
+    let vt = p.parse_type()?;
+    let mut ops = vec![p.resolve(&m, &mt)?];
+    ops.extend(p.resolve_same(&idx, &Type::Index)?);
+    ops.push(p.resolve(&mask, &mask_t)?);
+    ops.push(p.resolve(&value, &vt)?);
+    if spec.name == "vector.maskedload" {
+        p.expect_ident_word("into")?;
+        let rt = p.parse_type()?;
+        return Ok(spec.operands(ops).results([rt]));
+    }
     Ok(spec.operands(ops))
 }
 

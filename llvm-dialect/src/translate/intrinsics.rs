@@ -75,6 +75,10 @@ impl Translator<'_> {
             if result_types.len() > 1 {
                 candidates.push(vec![result_types[0]]);
             }
+            // Loads overloaded on the result and the pointer (`masked.load`).
+            if let (1, Some(&first)) = (result_types.len(), operand_types.first()) {
+                candidates.push(vec![result_types[0], first]);
+            }
             // Intrinsics overloaded on several leading operands (`memcpy` on both pointers and
             // the length).
             for k in 2..=operand_types.len() {
@@ -106,6 +110,12 @@ impl Translator<'_> {
         let call = LLVMBuildCall2(self.builder, fty, decl, args.as_mut_ptr(), args.len() as u32, EMPTY);
         if m.attr(op, "reassoc").is_some() {
             LLVMSetFastMathFlags(call, inkwell::llvm_sys::LLVMFastMathAllowReassoc);
+        }
+        if let Some(align) = m.attr(op, "alignment") {
+            let align = align.as_int().filter(|&a| a > 0 && a <= 1 << 32 && a & (a - 1) == 0).ok_or_else(|| {
+                unsupported(span, format!("'{full}' needs an alignment that is a power of two, not {align}"))
+            })?;
+            self.align_pointer_argument(call, &operand_types, align);
         }
         if d.results.len() > 1 {
             for (i, &r) in d.results.iter().enumerate() {
@@ -155,6 +165,19 @@ impl Translator<'_> {
         }
         LLVMDisposeModule(scratch);
         (!failed).then_some(name)
+    }
+
+    /// An intrinsic's `alignment` (the masked loads and stores, as upstream spells them) is the
+    /// `align` attribute of its pointer argument, which is how LLVM 22 takes it.
+    unsafe fn align_pointer_argument(&self, call: LLVMValueRef, operands: &[LLVMTypeRef], align: i128) {
+        let Some(at) =
+            operands.iter().position(|&t| LLVMGetTypeKind(t) == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind)
+        else {
+            return;
+        };
+        let kind = LLVMGetEnumAttributeKindForName(c"align".as_ptr(), 5);
+        let attr = LLVMCreateEnumAttribute(self.ctx, kind, align as u64);
+        LLVMAddCallSiteAttribute(call, at as u32 + 1, attr);
     }
 
     unsafe fn signature_matches(&self, fty: LLVMTypeRef, operands: &[LLVMTypeRef], ret: LLVMTypeRef) -> bool {

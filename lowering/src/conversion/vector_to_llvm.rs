@@ -1,5 +1,6 @@
 //! `convert-vector-to-llvm`: vectors become LLVM's one-dimensional vectors (an n-D vector is
-//! flattened row-major), loads and stores go through the memref's element address, and
+//! flattened row-major), loads and stores go through the memref's element address (masked ones
+//! are LLVM's masked intrinsics, a mask the lane numbers compared with its count), and
 //! reductions use LLVM's `vector.reduce.*` intrinsics.
 
 use super::memref_descriptor::MemRefDescriptor;
@@ -22,6 +23,9 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("vector.extract", extract_insert),
         ("vector.insert", extract_insert),
         ("vector.reduction", reduction),
+        ("vector.create_mask", create_mask),
+        ("vector.maskedload", masked),
+        ("vector.maskedstore", masked),
     ],
 };
 
@@ -41,6 +45,65 @@ fn load_store(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
         Some(t) => Ok(vec![b.value_with("llvm.load", &[addr], t, align)]),
         None => {
             let mut spec = b.spec("llvm.store").operands([ops[0], addr]);
+            spec.attrs = align;
+            b.insert(spec);
+            Ok(vec![])
+        }
+    }
+}
+
+/// A 1-D mask of `n` lanes set: the lane numbers compared with `n` clamped to [0, lanes], in
+/// i32 as upstream (so an index past 2^31 cannot wrap into a small count).
+fn create_mask(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let t = rw.result_type(op, 0)?;
+    let span = rw.old.ops[op].span;
+    // The source type: the converted one is flattened to one dimension.
+    let source = rw.old.ty(rw.old.ops[op].results[0]).clone();
+    if vector_shape(&source).len() != 1 {
+        return Err(unsupported(span, format!("vector.create_mask of {source} (only 1-D masks lower)")));
+    }
+    let shape = vector_shape(&t);
+    let ops = rw.operands(op)?;
+    let mut b = rw.builder(span);
+    let lanes = shape[0] as i64;
+    let (top, zero) = (b.llvm_const(lanes, Type::i64()), b.llvm_const(0, Type::i64()));
+    let n = b.value("llvm.intr.smin", &[ops[0], top], Type::i64());
+    let n = b.value("llvm.intr.smax", &[n, zero], Type::i64());
+    let n = b.value("llvm.trunc", &[n], Type::i32());
+    let lane_t = Type::Vector { shape: shape.clone(), elem: Box::new(Type::i32()) };
+    let numbers = Attribute::Dense { values: DenseValues::Int((0..lanes as i128).collect()), ty: lane_t.clone() };
+    let numbers = b.value_with("llvm.mlir.constant", &[], lane_t.clone(), vec![("value".into(), numbers)]);
+    let n = splat(&mut b, n, &lane_t);
+    let sgt = 4;
+    let pred = vec![("predicate".into(), Attribute::i64(sgt))];
+    Ok(vec![b.value_with("llvm.icmp", &[n, numbers], t, pred)])
+}
+
+/// `vector.maskedload` / `vector.maskedstore`: LLVM's masked intrinsics at the element's address,
+/// with the element's alignment; the lanes off in the mask are not accessed.
+fn masked(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let is_load = rw.old.ops[op].name == "vector.maskedload";
+    let mt = rw.old.ty(rw.old.ops[op].operands[0]).as_memref().expect("verified memref").clone();
+    let span = rw.old.ops[op].span;
+    let mask_t = rw.old.ty(rw.old.ops[op].operands[rw.old.ops[op].operands.len() - 2]).clone();
+    if vector_shape(&mask_t).len() != 1 {
+        return Err(unsupported(
+            span,
+            format!("{} with a mask of {mask_t} (only 1-D vectors lower)", rw.old.ops[op].name),
+        ));
+    }
+    let elem = rw.types.convert(&mt.elem, span)?;
+    let ops = rw.operands(op)?;
+    let (mask, value) = (ops[ops.len() - 2], ops[ops.len() - 1]);
+    let t = if is_load { Some(rw.result_type(op, 0)?) } else { None };
+    let mut b = rw.builder(span);
+    let d = MemRefDescriptor { value: ops[0], rank: mt.rank() };
+    let addr = d.element_address(&mut b, &mt, &elem, &ops[1..ops.len() - 2])?;
+    let align = vec![("alignment".into(), Attribute::int(natural_align(&elem) as i128, Type::i32()))];
+    match t {
+        Some(t) => Ok(vec![b.value_with("llvm.intr.masked.load", &[addr, mask, value], t, align)]),
+        None => {
+            let mut spec = b.spec("llvm.intr.masked.store").operands([value, addr, mask]);
             spec.attrs = align;
             b.insert(spec);
             Ok(vec![])
