@@ -373,7 +373,7 @@ fn im2col(
 /// each walks the output rows the block touches. In a row, the leading spatial taps are tested
 /// once, and the last dim's columns split into those whose tap is inside the input, copied with
 /// no test, and those in the padding, zeroed; each range goes a panel at a time, so that loads
-/// and stores are unit-stride (for stride 1) and LLVM vectorizes them.
+/// and stores are unit-stride (for stride 1), each panel's run one masked vector.
 fn im2col_block(
     c: &mut Cursor,
     (x1, col): (ValueId, ValueId),
@@ -410,12 +410,9 @@ fn im2col_block(
             let base = e.value_op("arith.subi", &[start, first], Type::Index);
             let panels = Panels { col, tap_row, base, rows: icg * win.kernel.iter().product::<usize>() };
             let (stride, shift) = (win.strides[ns - 1] as i64, taps.column_shift(e, ks[ns - 1]));
-            panels.fill(e, (lo, a), &mut |e, _| e.const_float(0.0, Type::f32()));
-            panels.fill(e, (a, b), &mut |e, ow| {
-                let at = e.affine(&[(src_row, 1), (ow, stride), (shift, 1)], 0);
-                e.load(x1, &[at])
-            });
-            panels.fill(e, (b, hi), &mut |e, _| e.const_float(0.0, Type::f32()));
+            panels.fill(e, (lo, a), Fill::Zero);
+            panels.fill(e, (a, b), Fill::Input { x1, row: src_row, shift, stride });
+            panels.fill(e, (b, hi), Fill::Zero);
         });
     });
 }
@@ -457,15 +454,20 @@ struct Panels {
     rows: usize,
 }
 
+/// What a run of columns of a tap row holds.
+#[derive(Clone, Copy)]
+enum Fill {
+    /// Zeros: taps in the padding.
+    Zero,
+    /// Output column `ow` reads the input at `row + ow * stride + shift`.
+    Input { x1: ValueId, row: ValueId, shift: ValueId, stride: i64 },
+}
+
 impl Panels {
-    /// Writes `value(ow)` at the columns of `ow` in `[from, to)`, one loop per panel touched:
-    /// within a panel the columns are consecutive lanes.
-    fn fill(
-        &self,
-        e: &mut Cursor,
-        (from, to): (ValueId, ValueId),
-        value: &mut dyn FnMut(&mut Cursor, ValueId) -> ValueId,
-    ) {
+    /// Writes `fill` at the columns of `ow` in `[from, to)`, panel by panel: within a panel the
+    /// columns are consecutive lanes, written by one masked vector store, of zeros or of one
+    /// masked load for unit stride; a wider stride goes lane by lane.
+    fn fill(&self, e: &mut Cursor, (from, to): (ValueId, ValueId), fill: Fill) {
         let nr = e.idx(NR as i64);
         let first = e.affine(&[(self.base, 1), (from, 1)], 0);
         let end = e.affine(&[(self.base, 1), (to, 1)], NR as i64 - 1);
@@ -481,12 +483,35 @@ impl Panels {
             let hi = e.value_op("arith.minsi", &[hi, to], Type::Index);
             // Lane of ow: base + ow - p * NR; the panel's row starts at p * K * NR + row * NR.
             let origin = e.affine(&[(p, ((self.rows - 1) * NR) as i64), (self.tap_row, NR as i64), (self.base, 1)], 0);
-            e.for_step(lo, hi, 1, |e, ow| {
-                let v = value(e, ow);
-                let dst = e.affine(&[(origin, 1), (ow, 1)], 0);
-                e.store(v, self.col, &[dst]);
-            });
+            match fill {
+                Fill::Input { x1, row, shift, stride } if stride != 1 => e.for_step(lo, hi, 1, |e, ow| {
+                    let at = e.affine(&[(row, 1), (ow, stride), (shift, 1)], 0);
+                    let v = e.load(x1, &[at]);
+                    let dst = e.affine(&[(origin, 1), (ow, 1)], 0);
+                    e.store(v, self.col, &[dst]);
+                }),
+                _ => self.store_lanes(e, fill, (origin, lo, hi)),
+            }
         });
+    }
+
+    /// Columns `[lo, hi)` of one panel (at most NR, at least one), as one masked vector: the lanes
+    /// from `origin + lo` on.
+    fn store_lanes(&self, e: &mut Cursor, fill: Fill, (origin, lo, hi): (ValueId, ValueId, ValueId)) {
+        let lanes = e.value_op("arith.subi", &[hi, lo], Type::Index);
+        let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
+        let mask = e.value_op("vector.create_mask", &[lanes], mask_t);
+        let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
+        let zeros = e.splat_const(0.0, vt.clone());
+        let v = match fill {
+            Fill::Zero => zeros,
+            Fill::Input { x1, row, shift, .. } => {
+                let at = e.affine(&[(row, 1), (lo, 1), (shift, 1)], 0);
+                e.value_op("vector.maskedload", &[x1, at, mask, zeros], vt)
+            }
+        };
+        let dst = e.affine(&[(origin, 1), (lo, 1)], 0);
+        e.op(OpSpec::new("vector.maskedstore", Span::UNKNOWN).operands([self.col, dst, mask, v]));
     }
 }
 
