@@ -149,6 +149,7 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
     let columns = match p {
         Extent::Fixed(_) if win.is_pointwise() => Columns::InPlace,
         Extent::Fixed(p) if 4 * kk * p <= STATIC_PLANE_BYTES => Columns::Plane(im2col_buffer(c, kk, p)),
+        Extent::Fixed(p) => Columns::Blocks(im2col_buffer(c, kk, block_slots(p, kk) * block_columns(kk))),
         _ => Columns::Blocks(im2col_buffer(c, kk, block_columns(kk))),
     };
     let flat = FlatConv { x1, w1, o1, residual, columns };
@@ -188,6 +189,15 @@ const PLANE_BLOCK_BYTES: usize = 256 * 1024;
 
 /// A static plane whose im2col columns would take more bytes than this goes in blocks too.
 const STATIC_PLANE_BYTES: usize = 1024 * 1024;
+
+/// How many blocks of a static plane of `p` positions are gathered and multiplied at once, each
+/// by one thread in a region of its own: up to this many threads share a convolution's blocks.
+const BLOCK_SLOTS: usize = 8;
+
+/// The slots of a static plane of `p` positions (at least one, for its last block).
+fn block_slots(p: usize, kk: usize) -> usize {
+    (p / block_columns(kk)).clamp(1, BLOCK_SLOTS)
+}
 
 /// The output positions of one block for `kk` rows: a whole number of panels, 4 to 64 of them.
 fn block_columns(kk: usize) -> usize {
@@ -302,11 +312,12 @@ impl PlaneGemm<'_> {
             None => Bias::None,
         };
         let zero = e.idx(0);
-        let panels = BOperand::Panels { buf: self.col, off: zero };
-        // One block: its columns from `first`, `count` of them, gathered and multiplied.
-        let block = |e: &mut Cursor, first: ValueId, count: Extent| {
+        // One block: its columns from `first`, `count` of them, gathered into the panels at
+        // `region` and multiplied.
+        let block = |e: &mut Cursor, first: ValueId, count: Extent, region: ValueId| {
             let count_v = e.extent(count);
-            im2col_block(e, (f.x1, self.col), self.nb, (self.c_in, gi, self.icg), win, (first, count_v));
+            let panels = BOperand::Panels { buf: self.col, off: region };
+            im2col_block(e, (f.x1, self.col, region), self.nb, (self.c_in, gi, self.icg), win, (first, count_v));
             let off = e.affine(&[(plane_off, 1), (first, 1)], 0);
             let cm = Mat { buf: f.o1, off, rs: p, cs: 1 };
             let residual = f.residual.map(|r| Mat { buf: r, off, rs: p, cs: 1 });
@@ -317,14 +328,22 @@ impl PlaneGemm<'_> {
             }
         };
         match p {
+            // The full blocks dealt to slots, a parallel loop: slot `s` takes blocks s, s + slots,
+            // ... in turn, in its own region of the buffer, so one thread gathers a block and
+            // multiplies it while it is in that core's cache. Then the last, narrower block.
             Extent::Fixed(p) => {
-                e.for_loop(0, p / width, |e, b| {
-                    let first = e.affine(&[(b, width as i64)], 0);
-                    block(e, first, Extent::Fixed(width));
+                let (full, slots) = (p / width, block_slots(p, kk));
+                let full_v = e.idx(full as i64);
+                e.parallel(&[slots], &mut |e, s| {
+                    let region = e.affine(&[(s[0], (kk * width) as i64)], 0);
+                    e.for_step(s[0], full_v, slots, |e, b| {
+                        let first = e.affine(&[(b, width as i64)], 0);
+                        block(e, first, Extent::Fixed(width), region);
+                    });
                 });
                 if p % width > 0 {
-                    let first = e.idx((p / width * width) as i64);
-                    block(e, first, Extent::Fixed(p % width));
+                    let first = e.idx((full * width) as i64);
+                    block(e, first, Extent::Fixed(p % width), zero);
                 }
             }
             Extent::Value(p) => {
@@ -335,7 +354,7 @@ impl PlaneGemm<'_> {
                     let first = e.affine(&[(b, width as i64)], 0);
                     let left = e.value_op("arith.subi", &[p, first], Type::Index);
                     let count = e.value_op("arith.minui", &[left, width_v], Type::Index);
-                    block(e, first, Extent::Value(count));
+                    block(e, first, Extent::Value(count), zero);
                 });
             }
         }
@@ -376,7 +395,7 @@ fn im2col(
 /// and stores are unit-stride (for stride 1), each panel's run one masked vector.
 fn im2col_block(
     c: &mut Cursor,
-    (x1, col): (ValueId, ValueId),
+    (x1, col, region): (ValueId, ValueId, ValueId),
     nb: Image,
     (c_in, gi, icg): (usize, ValueId, usize),
     win: &Window,
@@ -408,7 +427,7 @@ fn im2col_block(
             let (a, b) = taps.inside_columns(e, ks[ns - 1], inside, (lo, hi));
             let start = e.value_op("arith.muli", &[row, width], Type::Index);
             let base = e.value_op("arith.subi", &[start, first], Type::Index);
-            let panels = Panels { col, tap_row, base, rows: icg * win.kernel.iter().product::<usize>() };
+            let panels = Panels { col, region, tap_row, base, rows: icg * win.kernel.iter().product::<usize>() };
             let (stride, shift) = (win.strides[ns - 1] as i64, taps.column_shift(e, ks[ns - 1]));
             panels.fill(e, (lo, a), Fill::Zero);
             panels.fill(e, (a, b), Fill::Input { x1, row: src_row, shift, stride });
@@ -448,6 +467,8 @@ fn tap_row(e: &mut Cursor, ic: ValueId, ks: &[ValueId], win: &Window) -> ValueId
 /// the row being gathered.
 struct Panels {
     col: ValueId,
+    /// Where the block's panels start in `col`.
+    region: ValueId,
     tap_row: ValueId,
     base: ValueId,
     /// The tap rows, K.
@@ -482,7 +503,10 @@ impl Panels {
             let hi = e.affine(&[(p, NR as i64), (self.base, -1)], NR as i64);
             let hi = e.value_op("arith.minsi", &[hi, to], Type::Index);
             // Lane of ow: base + ow - p * NR; the panel's row starts at p * K * NR + row * NR.
-            let origin = e.affine(&[(p, ((self.rows - 1) * NR) as i64), (self.tap_row, NR as i64), (self.base, 1)], 0);
+            let origin = e.affine(
+                &[(p, ((self.rows - 1) * NR) as i64), (self.tap_row, NR as i64), (self.base, 1), (self.region, 1)],
+                0,
+            );
             match fill {
                 Fill::Input { x1, row, shift, stride } if stride != 1 => e.for_step(lo, hi, 1, |e, ow| {
                     let at = e.affine(&[(row, 1), (ow, stride), (shift, 1)], 0);
