@@ -160,6 +160,29 @@ impl MemRefDescriptor {
         elem: &Type,
         idx: &[ValueId],
     ) -> Result<ValueId, Diagnostic> {
+        self.address(b, mt, elem, idx, true)
+    }
+
+    /// [`Self::element_address`] without `inbounds`: the address of a masked access's first lane,
+    /// which may lie outside the buffer when that lane is off.
+    pub fn lane_address(
+        &self,
+        b: &mut Builder,
+        mt: &MemRefType,
+        elem: &Type,
+        idx: &[ValueId],
+    ) -> Result<ValueId, Diagnostic> {
+        self.address(b, mt, elem, idx, false)
+    }
+
+    fn address(
+        &self,
+        b: &mut Builder,
+        mt: &MemRefType,
+        elem: &Type,
+        idx: &[ValueId],
+        inbounds: bool,
+    ) -> Result<ValueId, Diagnostic> {
         let Some((strides, offset)) = mt.strides_and_offset() else {
             return Err(super::unsupported(b.span, format!("the layout of {}", Type::MemRef(mt.clone()))));
         };
@@ -170,7 +193,7 @@ impl MemRefDescriptor {
             let m = b.value("llvm.mul", &[x, s], Type::i64());
             linear = b.value("llvm.add", &[linear, m], Type::i64());
         }
-        Ok(gep(b, aligned, linear, elem, true))
+        Ok(gep(b, aligned, linear, elem, inbounds))
     }
 }
 

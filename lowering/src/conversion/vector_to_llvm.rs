@@ -80,7 +80,8 @@ fn create_mask(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> 
 }
 
 /// `vector.maskedload` / `vector.maskedstore`: LLVM's masked intrinsics at the element's address,
-/// with the element's alignment; the lanes off in the mask are not accessed.
+/// with the element's alignment; the lanes off in the mask are not accessed, and the address is
+/// not `inbounds`, since the first lane may be off and outside the buffer.
 fn masked(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let is_load = rw.old.ops[op].name == "vector.maskedload";
     let mt = rw.old.ty(rw.old.ops[op].operands[0]).as_memref().expect("verified memref").clone();
@@ -98,7 +99,7 @@ fn masked(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let t = if is_load { Some(rw.result_type(op, 0)?) } else { None };
     let mut b = rw.builder(span);
     let d = MemRefDescriptor { value: ops[0], rank: mt.rank() };
-    let addr = d.element_address(&mut b, &mt, &elem, &ops[1..ops.len() - 2])?;
+    let addr = d.lane_address(&mut b, &mt, &elem, &ops[1..ops.len() - 2])?;
     let align = vec![("alignment".into(), Attribute::int(natural_align(&elem) as i128, Type::i32()))];
     match t {
         Some(t) => Ok(vec![b.value_with("llvm.intr.masked.load", &[addr, mask, value], t, align)]),
