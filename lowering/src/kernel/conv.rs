@@ -13,6 +13,7 @@
 use super::matmul::{gemm, gemm_cols_at_run_time, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
+use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::{FloatKind, Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -259,8 +260,13 @@ fn conv_image(
                 BOperand::Rows(Mat { buf: f.x1, off, rs: hw, cs: 1 })
             }
             Columns::Plane(col) => {
-                im2col(e, (f.x1, col), nb, (c_in, gi), icg, win);
                 let zero = e.idx(0);
+                match ShiftedPlane::of(win) {
+                    Some(plane) => {
+                        plane.gather(e, (f.x1, col, zero), nb, (c_in, gi, icg), (zero, p.fixed().expect("static")))
+                    }
+                    None => im2col(e, (f.x1, col), nb, (c_in, gi), icg, win),
+                }
                 BOperand::Panels { buf: col, off: zero }
             }
         };
@@ -317,7 +323,13 @@ impl PlaneGemm<'_> {
         let block = |e: &mut Cursor, first: ValueId, count: Extent, region: ValueId| {
             let count_v = e.extent(count);
             let panels = BOperand::Panels { buf: self.col, off: region };
-            im2col_block(e, (f.x1, self.col, region), self.nb, (self.c_in, gi, self.icg), win, (first, count_v));
+            let cols = (f.x1, self.col, region);
+            match (ShiftedPlane::of(win), count) {
+                (Some(plane), Extent::Fixed(n)) => {
+                    plane.gather(e, cols, self.nb, (self.c_in, gi, self.icg), (first, n))
+                }
+                _ => im2col_block(e, cols, self.nb, (self.c_in, gi, self.icg), win, (first, count_v)),
+            }
             let off = e.affine(&[(plane_off, 1), (first, 1)], 0);
             let cm = Mat { buf: f.o1, off, rs: p, cs: 1 };
             let residual = f.residual.map(|r| Mat { buf: r, off, rs: p, cs: 1 });
@@ -358,6 +370,114 @@ impl PlaneGemm<'_> {
                 });
             }
         }
+    }
+}
+
+/// A unit-stride convolution over a static input whose output has the input's extents past the
+/// first spatial dim (a "same" padding): output position `pos` at kernel position `ks` reads the
+/// input at `pos + shift(ks)` in the channel's plane, one offset for every position, so a panel
+/// of a tap row is one vector load from the input, its lanes in the padding masked off.
+struct ShiftedPlane {
+    /// The output's extents, its row-major strides, and the input's extents.
+    out: Vec<usize>,
+    out_strides: Vec<usize>,
+    input: Vec<usize>,
+    /// Per spatial dim: `kernel, dilation, begin pad`.
+    taps: Vec<(usize, usize, usize)>,
+}
+
+impl ShiftedPlane {
+    fn of(win: &Window) -> Option<ShiftedPlane> {
+        let statics = |v: &[Extent]| v.iter().map(|e| e.fixed()).collect::<Option<Vec<usize>>>();
+        let (input, out) = (statics(&win.input)?, statics(&win.out)?);
+        let plane: usize = input.iter().product();
+        let unit = win.strides.iter().all(|&s| s == 1);
+        (unit && input[1..] == out[1..] && plane < i32::MAX as usize / 2).then(|| ShiftedPlane {
+            out_strides: strides_of(&out),
+            out,
+            input,
+            taps: (0..win.kernel.len()).map(|q| (win.kernel[q], win.dilations[q], win.pads[q])).collect(),
+        })
+    }
+
+    /// The im2col panels of the `count` output positions from `first` at `region` of `col`: a
+    /// parallel loop over (kernel position, panel), each computing its lanes' mask once and then
+    /// copying one vector per input channel of the group.
+    fn gather(
+        &self,
+        e: &mut Cursor,
+        (x1, col, region): (ValueId, ValueId, ValueId),
+        nb: Image,
+        (c_in, gi, icg): (usize, ValueId, usize),
+        (first, count): (ValueId, usize),
+    ) {
+        let kernel: Vec<usize> = self.taps.iter().map(|t| t.0).collect();
+        let (positions, plane) = (kernel.iter().product::<usize>(), self.input.iter().product::<usize>());
+        let rows = icg * positions;
+        e.parallel(&[positions, count.div_ceil(NR)], &mut |e, ivs| {
+            let (kp, panel) = (ivs[0], ivs[1]);
+            let ks = e.unflatten_over(kp, &super::super::builder::fixed(&kernel));
+            let pos0 = e.affine(&[(first, 1), (panel, NR as i64)], 0);
+            let lanes = e.affine(&[(panel, -(NR as i64))], count as i64);
+            let mask = self.mask(e, pos0, lanes, &ks);
+            let shift = self.shift(e, &ks);
+            let ch = e.affine(&[(gi, (icg * plane) as i64), (pos0, 1), (shift, 1)], 0);
+            let src0 = nb.offset(e, &[(ch, Extent::Fixed(1))], Extent::Fixed(c_in * plane));
+            let dst0 = e.affine(&[(region, 1), (panel, (rows * NR) as i64), (kp, NR as i64)], 0);
+            let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
+            let zeros = e.splat_const(0.0, vt.clone());
+            e.for_loop(0, icg, |e, ic| {
+                let src = e.affine(&[(src0, 1), (ic, plane as i64)], 0);
+                let v = e.value_op("vector.maskedload", &[x1, src, mask, zeros], vt.clone());
+                let dst = e.affine(&[(dst0, 1), (ic, (positions * NR) as i64)], 0);
+                e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, col, dst]));
+            });
+        });
+    }
+
+    /// `sum((ks[q] * dilation - pad) * input stride)`: where a kernel position reads, relative
+    /// to the output position.
+    fn shift(&self, e: &mut Cursor, ks: &[ValueId]) -> ValueId {
+        let in_strides = strides_of(&self.input);
+        let mut terms = Vec::new();
+        let mut constant = 0i64;
+        for (q, &(_, d, pad)) in self.taps.iter().enumerate() {
+            terms.push((ks[q], (d * in_strides[q]) as i64));
+            constant -= (pad * in_strides[q]) as i64;
+        }
+        e.affine(&terms, constant)
+    }
+
+    /// The lanes of the panel from output position `pos0` that are below `lanes` and whose tap
+    /// at `ks` is inside the input, as an i1 vector: each lane's spatial position from its flat
+    /// one (i32 lanes), then one unsigned comparison per dim.
+    fn mask(&self, e: &mut Cursor, pos0: ValueId, lanes: ValueId, ks: &[ValueId]) -> ValueId {
+        let it = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i32()) };
+        let splat = |e: &mut Cursor, v: ValueId| {
+            let v = e.value_op("arith.index_cast", &[v], Type::i32());
+            e.value_op("vector.broadcast", &[v], it.clone())
+        };
+        let numbers = Attribute::Dense { values: DenseValues::Int((0..NR as i128).collect()), ty: it.clone() };
+        let numbers = e.value_attr("arith.constant", &[], it.clone(), vec![("value", numbers)]);
+        let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
+        let mut mask = e.value_op("vector.create_mask", &[lanes], mask_t.clone());
+        let base = splat(e, pos0);
+        let pos = e.value_op("arith.addi", &[base, numbers], it.clone());
+        for (q, &(_, d, pad)) in self.taps.iter().enumerate() {
+            let stride = e.splat_const(self.out_strides[q] as f64, it.clone());
+            let mut o = e.value_op("arith.divui", &[pos, stride], it.clone());
+            if q > 0 {
+                let extent = e.splat_const(self.out[q] as f64, it.clone());
+                o = e.value_op("arith.remui", &[o, extent], it.clone());
+            }
+            let offset = e.affine(&[(ks[q], d as i64)], -(pad as i64));
+            let offset = splat(e, offset);
+            let at = e.value_op("arith.addi", &[o, offset], it.clone());
+            let size = e.splat_const(self.input[q] as f64, it.clone());
+            let inside = e.cmpi("ult", at, size);
+            mask = e.value_op("arith.andi", &[mask, inside], mask_t.clone());
+        }
+        mask
     }
 }
 
