@@ -1,12 +1,12 @@
 //! `kernel.matmul` to loops, and the register-tiled GEMM micro-kernel behind it and behind
 //! `kernel.conv`.
 //!
-//! `C[m, n] = epilogue(sum_k A[m, k] * B[k, n])`. The micro-kernel computes a tile of `MR` rows
-//! by `NR` columns held in `MR` vector accumulators (`vector<NRxf32>`) across the whole k loop:
-//! per k, one vector load of B's row segment, `MR` scalar loads of A broadcast to vectors, and
-//! `MR` FMAs (6 x 16: twelve 8-lane accumulators with AVX2, six 16-lane ones with AVX-512). On
-//! CPUs with AVX-512 the full tiles are `WIDE` vectors wide (6 x 32: twelve 16-lane accumulators,
-//! enough to keep two FMA units busy through their latency); the choice is a branch on
+//! `C[m, n] = epilogue(sum_k A[m, k] * B[k, n])`. The micro-kernel computes a tile of `mr` rows
+//! by one or more vectors of `NR` columns, held in vector accumulators (`vector<NRxf32>`) across
+//! the whole k loop: per k, one vector load of B's row segment per vector, `mr` scalar loads of A
+//! broadcast to vectors, and an FMA per accumulator. The tiling follows the CPU: 8 x 32 with
+//! AVX-512 (sixteen 16-lane accumulators, enough to keep two FMA units busy through their
+//! latency), else 6 x 16 (twelve 8-lane accumulators with AVX2); the choice is a branch on
 //! `xcc_cpu_level()` that `cpu-dispatch` folds in each CPU's copy of the code. Tiles
 //! are independent (one parallel loop over column and row tiles); the rows that do not fill a
 //! tile make one shorter tile; when the column count is not a multiple of `NR`, the last tile
@@ -23,7 +23,6 @@ use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
-pub const MR: usize = 6;
 pub const NR: usize = 16;
 
 /// A matrix inside a flat buffer: element (r, c) is at `off + r * rs + c * cs`; the row stride
@@ -144,15 +143,21 @@ impl BOperand {
 /// over.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm: BOperand, c: Mat, ep: TileEpilogue) {
-    let (m_full, n_full) = (m / MR * MR, n / NR * NR);
     let g = Gemm { k, a, bm, c, ep };
+    for_the_cpu(b, &|e, tiling| gemm_tiled(e, tiling, (m, n), &g));
+}
+
+/// [`gemm`] with the tiles of one CPU.
+fn gemm_tiled<B: LoopBuilder>(b: &mut B, tiling: Tiling, (m, n): (usize, usize), g: &Gemm) {
+    let mr = tiling.mr;
+    let (m_full, n_full) = (m / mr * mr, n / NR * NR);
     if m_full > 0 && n_full > 0 {
-        full_tiles_for_the_cpu(b, m_full, n_full, &g);
+        full_tiles_of(b, tiling, m_full, n_full, g);
     }
     if m_full > 0 && n > n_full {
-        b.parallel(&[m_full / MR], &mut |e, t| {
-            let i0 = e.affine(&[(t[0], MR as i64)], 0);
-            ragged_columns(e, i0, MR, n, &g);
+        b.parallel(&[m_full / mr], &mut |e, t| {
+            let i0 = e.affine(&[(t[0], mr as i64)], 0);
+            ragged_columns(e, i0, mr, n, g);
         });
     }
     // The rows left over make one shorter tile per column tile.
@@ -161,52 +166,74 @@ pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm:
         b.parallel(&[n_full / NR], &mut |e, t| {
             let i0 = e.idx(m_full as i64);
             let j0 = e.affine(&[(t[0], NR as i64)], 0);
-            gemm_tile(e, i0, j0, rest, NR, &g);
+            gemm_tile(e, i0, j0, rest, NR, g);
         });
     }
     if rest > 0 && n > n_full {
         let i0 = b.idx(m_full as i64);
-        ragged_columns(b, i0, rest, n, &g);
+        ragged_columns(b, i0, rest, n, g);
     }
 }
 
-/// Vectors per row in the full tiles of a GEMM on CPUs with AVX-512: `MR x WIDE` accumulators.
-const WIDE: usize = 2;
+/// A GEMM's register tile: its full tiles are `mr` rows by `vectors` vectors of `NR` lanes.
+#[derive(Clone, Copy)]
+struct Tiling {
+    mr: usize,
+    vectors: usize,
+}
 
-/// The full tiles of the first `n_full` columns: `WIDE` vectors wide where the CPU has AVX-512,
-/// which has the registers for `MR x WIDE` accumulators and needs them to keep its FMA units busy
-/// through their latency (AVX2 and SSE would spill them), else one vector wide.
-fn full_tiles_for_the_cpu<B: LoopBuilder>(b: &mut B, m_full: usize, n_full: usize, g: &Gemm) {
-    let (wide, width) = (n_full / (WIDE * NR) * (WIDE * NR), WIDE * NR);
-    let narrow = |wide: usize| (Extent::Fixed(wide), Extent::Fixed((n_full - wide) / NR));
-    if wide == 0 {
-        return full_tiles(b, m_full, narrow(0), 1, g);
-    }
+/// With AVX-512: 8 x 32, sixteen 16-lane accumulators of its thirty-two registers. Fewer would
+/// leave its two FMA units idle through their latency; eight rows load fewer values per FMA than
+/// six, and leave no rows over for the channel counts that are multiples of 8.
+const AVX512_TILES: Tiling = Tiling { mr: 8, vectors: 2 };
+
+/// Elsewhere 6 x 16: twelve 8-lane accumulators with AVX2, which more would spill.
+const BASELINE_TILES: Tiling = Tiling { mr: 6, vectors: 1 };
+
+/// `body` with the tiling for the CPU the code runs on: a branch on [`LoopBuilder::cpu_level`]
+/// that `cpu-dispatch` folds in each CPU's copy of the code.
+fn for_the_cpu<B: LoopBuilder>(b: &mut B, body: &dyn Fn(&mut B, Tiling)) {
     let avx512 = has_avx512(b);
-    let wide_tiles = |e: &mut B| {
-        full_tiles(e, m_full, (Extent::Fixed(0), Extent::Fixed(wide / width)), WIDE, g);
-        if n_full > wide {
-            full_tiles(e, m_full, narrow(wide), 1, g);
+    let on = |tiling: Tiling| {
+        move |e: &mut B| {
+            body(e, tiling);
+            vec![]
         }
-        vec![]
     };
-    b.if_else(avx512, vec![], wide_tiles, |e| {
-        full_tiles(e, m_full, narrow(0), 1, g);
-        vec![]
-    });
+    b.if_else(avx512, vec![], on(AVX512_TILES), on(BASELINE_TILES));
 }
 
-/// `count` full tiles from column `j_lo` on, each `MR` rows by `vectors * NR` columns, as one
-/// parallel loop over (column tile, row tile) with the column outer (see [`gemm`]).
-fn full_tiles<B: LoopBuilder>(b: &mut B, m_full: usize, (j_lo, count): (Extent, Extent), vectors: usize, g: &Gemm) {
+/// The full tiles of the first `m_full` rows and `n_full` columns: `tiling.vectors` wide, then
+/// one vector wide for the columns left.
+fn full_tiles_of<B: LoopBuilder>(b: &mut B, tiling: Tiling, m_full: usize, n_full: usize, g: &Gemm) {
+    let width = tiling.vectors * NR;
+    let wide = n_full / width * width;
+    if wide > 0 {
+        full_tiles(b, (tiling.mr, m_full), (Extent::Fixed(0), Extent::Fixed(wide / width)), tiling.vectors, g);
+    }
+    if n_full > wide {
+        full_tiles(b, (tiling.mr, m_full), (Extent::Fixed(wide), Extent::Fixed((n_full - wide) / NR)), 1, g);
+    }
+}
+
+/// `count` full tiles from column `j_lo` on, each `mr` rows by `vectors * NR` columns, over the
+/// first `m_full` rows, as one parallel loop over (column tile, row tile) with the column outer
+/// (see [`gemm`]).
+fn full_tiles<B: LoopBuilder>(
+    b: &mut B,
+    (mr, m_full): (usize, usize),
+    (j_lo, count): (Extent, Extent),
+    vectors: usize,
+    g: &Gemm,
+) {
     let width = (vectors * NR) as i64;
-    b.parallel_over(&[count, Extent::Fixed(m_full / MR)], &mut |e, t| {
+    b.parallel_over(&[count, Extent::Fixed(m_full / mr)], &mut |e, t| {
         let j0 = match j_lo {
             Extent::Fixed(j) => e.affine(&[(t[0], width)], j as i64),
             Extent::Value(j) => e.affine(&[(t[0], width), (j, 1)], 0),
         };
-        let i0 = e.affine(&[(t[1], MR as i64)], 0);
-        let accs = tile_vector_products(e, i0, j0, MR, vectors, g);
+        let i0 = e.affine(&[(t[1], mr as i64)], 0);
+        let accs = tile_vector_products(e, i0, j0, mr, vectors, g);
         for v in 0..vectors {
             let jv = index_of(e, j0, &[], v * NR);
             let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
@@ -223,7 +250,8 @@ fn has_avx512<B: LoopBuilder>(b: &mut B) -> ValueId {
 }
 
 /// [`gemm`] with a number of rows `m` known only at run time: the full row tiles as there,
-/// then the rows left over (fewer than MR, how many known at run time) one row at a time.
+/// then the rows left over (fewer than six, how many known at run time) one row at a time. Its
+/// tiles are 6 x 16 on every CPU.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_rows_at_run_time<B: LoopBuilder>(
     b: &mut B,
@@ -237,18 +265,19 @@ pub fn gemm_rows_at_run_time<B: LoopBuilder>(
 ) {
     let n_full = n / NR * NR;
     let g = Gemm { k, a, bm, c, ep };
-    let (tiles, m_full, rest) = row_tiles(b, Extent::Value(m), MR);
+    let mr = BASELINE_TILES.mr;
+    let (tiles, m_full, rest) = row_tiles(b, Extent::Value(m), mr);
     if n_full > 0 {
         b.parallel_over(&[Extent::Fixed(n_full / NR), tiles], &mut |e, t| {
             let j0 = e.affine(&[(t[0], NR as i64)], 0);
-            let i0 = e.affine(&[(t[1], MR as i64)], 0);
-            gemm_tile(e, i0, j0, MR, NR, &g);
+            let i0 = e.affine(&[(t[1], mr as i64)], 0);
+            gemm_tile(e, i0, j0, mr, NR, &g);
         });
     }
     if n > n_full {
         b.parallel_over(&[tiles], &mut |e, t| {
-            let i0 = e.affine(&[(t[0], MR as i64)], 0);
-            ragged_columns(e, i0, MR, n, &g);
+            let i0 = e.affine(&[(t[0], mr as i64)], 0);
+            ragged_columns(e, i0, mr, n, &g);
         });
     }
     b.parallel_over(&[rest], &mut |e, t| {
@@ -278,22 +307,28 @@ pub fn gemm_cols_at_run_time<B: LoopBuilder>(
     ep: TileEpilogue,
 ) {
     debug_assert!(matches!(panels, BOperand::Panels { .. }), "ragged columns need zero-padded panels");
-    let m_full = m / MR * MR;
     let g = Gemm { k, a, bm: panels, c, ep };
+    for_the_cpu(b, &|e, tiling| gemm_cols_tiled(e, tiling, (m, n), &g));
+}
+
+/// [`gemm_cols_at_run_time`] with the tiles of one CPU.
+fn gemm_cols_tiled<B: LoopBuilder>(b: &mut B, tiling: Tiling, (m, n): (usize, ValueId), g: &Gemm) {
+    let (mr, c, ep) = (tiling.mr, g.c, g.ep);
+    let m_full = m / mr * mr;
     let (tiles, n_full, rest) = row_tiles(b, Extent::Value(n), NR);
     if m_full > 0 {
-        full_tiles_at_run_time(b, m_full, n, &g);
+        full_tiles_at_run_time(b, tiling, m_full, n, g);
     }
     // The rows left over make one shorter tile per column tile.
     if m > m_full {
         b.parallel_over(&[tiles], &mut |e, t| {
             let j0 = e.affine(&[(t[0], NR as i64)], 0);
             let i0 = e.idx(m_full as i64);
-            gemm_tile(e, i0, j0, m - m_full, NR, &g);
+            gemm_tile(e, i0, j0, m - m_full, NR, g);
         });
     }
-    // Row tiles of MR, then one of the rows left over: (first row, rows, how many such tiles).
-    let row_groups = [(0, MR, m_full / MR), (m_full, m - m_full, usize::from(m > m_full))];
+    // Row tiles of mr, then one of the rows left over: (first row, rows, how many such tiles).
+    let row_groups = [(0, mr, m_full / mr), (m_full, m - m_full, usize::from(m > m_full))];
     let (j0, width) = (b.extent(n_full), b.extent(rest));
     let zero = b.idx(0);
     let ragged = b.cmpi("ugt", width, zero);
@@ -303,32 +338,29 @@ pub fn gemm_cols_at_run_time<B: LoopBuilder>(
         let count = b.value_op("arith.select", &[ragged, count, zero], Type::Index);
         b.parallel_over(&[Extent::Value(count)], &mut |e, t| {
             let i0 = e.affine(&[(t[0], rows as i64)], first as i64);
-            let accs = tile_products(e, i0, j0, rows, &g);
+            let accs = tile_products(e, i0, j0, rows, g);
             lane_epilogue(e, &accs, (i0, j0), Extent::Value(width), c, ep);
         });
     }
 }
 
 /// The full tiles of [`gemm_cols_at_run_time`]'s first `m_full` rows and `n / NR * NR`
-/// columns: as [`full_tiles_for_the_cpu`], the wide tiles first where the CPU has AVX-512, then
-/// at most one tile of one vector.
-fn full_tiles_at_run_time<B: LoopBuilder>(b: &mut B, m_full: usize, n: ValueId, g: &Gemm) {
+/// columns: as [`full_tiles_of`], the wide tiles first, then at most one tile of one vector.
+fn full_tiles_at_run_time<B: LoopBuilder>(b: &mut B, tiling: Tiling, m_full: usize, n: ValueId, g: &Gemm) {
     let tiles_between = |b: &mut B, (j_lo, j_hi): (ValueId, ValueId), vectors: usize| {
         let span = b.value_op("arith.subi", &[j_hi, j_lo], Type::Index);
         let width = b.idx((vectors * NR) as i64);
         let count = b.value_op("arith.divui", &[span, width], Type::Index);
-        full_tiles(b, m_full, (Extent::Value(j_lo), Extent::Value(count)), vectors, g);
+        full_tiles(b, (tiling.mr, m_full), (Extent::Value(j_lo), Extent::Value(count)), vectors, g);
     };
     let zero = b.idx(0);
-    let (_, n_wide, _) = row_tiles(b, Extent::Value(n), WIDE * NR);
-    let n_wide = b.extent(n_wide);
-    let avx512 = has_avx512(b);
-    let wide_tiles = |e: &mut B| {
-        tiles_between(e, (zero, n_wide), WIDE);
-        vec![n_wide]
-    };
-    let narrow_from = b.if_else(avx512, vec![Type::Index], wide_tiles, |_| vec![zero]);
-    tiles_between(b, (narrow_from[0], n), 1);
+    let mut narrow_from = zero;
+    if tiling.vectors > 1 {
+        let (_, n_wide, _) = row_tiles(b, Extent::Value(n), tiling.vectors * NR);
+        narrow_from = b.extent(n_wide);
+        tiles_between(b, (zero, narrow_from), tiling.vectors);
+    }
+    tiles_between(b, (narrow_from, n), 1);
 }
 
 /// `rows` split into tiles of `tile` rows: the number of full tiles, the rows they cover, and
