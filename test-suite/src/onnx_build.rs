@@ -53,6 +53,17 @@ pub fn with_ints(mut n: NodeProto, name: &str, values: &[i64]) -> NodeProto {
     n
 }
 
+/// Adds an INT attribute.
+pub fn with_int(mut n: NodeProto, name: &str, value: i64) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(value),
+        ..Default::default()
+    });
+    n
+}
+
 /// `y = Relu(x)` over `x: float[n]`, the smallest model there is.
 pub fn relu_model(n: i64) -> Vec<u8> {
     model(

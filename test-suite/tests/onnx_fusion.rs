@@ -7,7 +7,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use xcc_test_suite::onnx_build::{floats, model, node, pseudo_random, value, with_ints, FLOAT};
+use xcc_test_suite::onnx_build::{floats, model, node, pseudo_random, value, with_int, with_ints, FLOAT};
 use xcc_test_suite::{suite_dir, xcc_binary};
 
 fn run_case(
@@ -310,6 +310,20 @@ fn blocked_static_plane() -> Vec<u8> {
     )
 }
 
+/// A strided, dilated, grouped convolution whose output has its input's phase extents past the
+/// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
+/// input's phases.
+fn strided_phases() -> Vec<u8> {
+    let conv = node("conv", "Conv", &["x", "w", "b"], &["y"]);
+    let conv = with_ints(conv, "strides", &[2, 3]);
+    let conv = with_ints(conv, "dilations", &[2, 1]);
+    let conv = with_ints(conv, "pads", &[2, 1, 2, 2]);
+    let conv = with_int(conv, "group", 2);
+    let inits =
+        vec![floats("w", &[8, 3, 3, 4], &pseudo_random(8 * 3 * 12, 43)), floats("b", &[8], &pseudo_random(8, 44))];
+    model(vec![conv], vec![value("x", FLOAT, &[2, 6, 29, 31])], vec![value("y", FLOAT, &[2, 8, 15, 11])], inits)
+}
+
 /// uint8 Max and Min compare unsigned: values above 127 (which a signed compare would order
 /// below the small ones) against a broadcast uint8 initializer, reached through float casts so
 /// the harness stays float. The chain also exercises elementwise fusion across casts.
@@ -478,6 +492,18 @@ fn main() -> std::process::ExitCode {
                     &blocked_static_plane(),
                     &[("x", vec![2, 24, 63, 65]), ("r", vec![2, 13, 63, 65])],
                     &[("y", 2 * 13 * 63 * 65)],
+                )
+            }),
+        ),
+        (
+            "strided-phases",
+            Box::new(|d| {
+                run_case(
+                    d,
+                    "strided-phases",
+                    &strided_phases(),
+                    &[("x", vec![2, 6, 29, 31])],
+                    &[("y", 2 * 8 * 15 * 11)],
                 )
             }),
         ),

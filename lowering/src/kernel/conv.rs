@@ -12,7 +12,7 @@
 
 use super::matmul::{gemm, gemm_cols_at_run_time, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
-use crate::builder::{Extent, LoopBuilder};
+use crate::builder::{fixed, Extent, LoopBuilder};
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::{FloatKind, Layout, MemRefType};
@@ -153,7 +153,14 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
         Extent::Fixed(p) => Columns::Blocks(im2col_buffer(c, kk, block_slots(p, kk) * block_columns(kk))),
         _ => Columns::Blocks(im2col_buffer(c, kk, block_columns(kk))),
     };
-    let flat = FlatConv { x1, w1, o1, residual, columns };
+    let shifted = match columns {
+        Columns::InPlace => None,
+        _ => ShiftedPlane::of(win).map(|plane| {
+            let phases = plane.is_strided().then(|| plane_buffer(c, x[1] / win.group * plane.phase_elements()));
+            (plane, phases)
+        }),
+    };
+    let flat = FlatConv { x1, w1, o1, residual, columns, shifted };
     match batch {
         Extent::Fixed(n) => (0..n).for_each(|nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::At(nb))),
         // Images one after the other: each GEMM is parallel inside.
@@ -165,13 +172,21 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
     if let Columns::Plane(col) | Columns::Blocks(col) = columns {
         c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([col]));
     }
+    if let Some((_, Some(phases))) = flat.shifted {
+        c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([phases]));
+    }
 }
 
 /// A buffer for the im2col columns of `p` output positions, `kk` rows each, in panels of NR
 /// columns.
 fn im2col_buffer(c: &mut Cursor, kk: usize, p: usize) -> ValueId {
+    plane_buffer(c, kk * p.div_ceil(NR) * NR)
+}
+
+/// A 64-byte aligned f32 buffer of `elements` (placed in the workspace by `plan-workspace`).
+fn plane_buffer(c: &mut Cursor, elements: usize) -> ValueId {
     let t = MemRefType {
-        shape: vec![Some((kk * p.div_ceil(NR) * NR) as u64)],
+        shape: vec![Some(elements as u64)],
         elem: Box::new(Type::f32()),
         layout: Layout::Identity,
         memory_space: None,
@@ -216,6 +231,9 @@ struct FlatConv {
     o1: ValueId,
     residual: Option<ValueId>,
     columns: Columns,
+    /// How the columns are gathered as shifted copies of the input, when they can be, with the
+    /// buffer for the input's phases when the convolution is strided.
+    shifted: Option<(ShiftedPlane, Option<ValueId>)>,
 }
 
 /// Where a convolution's GEMM finds its columns.
@@ -250,10 +268,11 @@ fn conv_image(
     let (group_in, image_in) = (c.extent_mul(hw, Extent::Fixed(icg)), c.extent_mul(hw, Extent::Fixed(c_in)));
     let (group_out, image_out) = (c.extent_mul(p, Extent::Fixed(ocg)), c.extent_mul(p, Extent::Fixed(oc)));
     c.for_loop(0, group, |e, gi| {
+        let source = f.shifted.as_ref().map(|(plane, phases)| plane.source(e, (f.x1, *phases), nb, (c_in, gi, icg)));
         let b = match f.columns {
             Columns::Blocks(col) => {
                 let plane = PlaneGemm { f, col, nb, c_in, icg, ocg, kk, bias: ops.bias, act };
-                return plane.in_blocks(e, win, gi, (p, group_out, image_out));
+                return plane.in_blocks(e, win, (gi, source), (p, group_out, image_out));
             }
             Columns::InPlace => {
                 let off = nb.offset(e, &[(gi, group_in)], image_in);
@@ -261,11 +280,11 @@ fn conv_image(
             }
             Columns::Plane(col) => {
                 let zero = e.idx(0);
-                match ShiftedPlane::of(win) {
-                    Some(plane) => {
-                        plane.gather(e, (f.x1, col, zero), nb, (c_in, gi, icg), (zero, p.fixed().expect("static")))
+                match (&f.shifted, source) {
+                    (Some((plane, _)), Some(source)) => {
+                        plane.gather(e, source, (col, zero), (zero, p.fixed().expect("a static plane")))
                     }
-                    None => im2col(e, (f.x1, col), nb, (c_in, gi), icg, win),
+                    _ => im2col(e, (f.x1, col), nb, (c_in, gi), icg, win),
                 }
                 BOperand::Panels { buf: col, off: zero }
             }
@@ -305,7 +324,7 @@ impl PlaneGemm<'_> {
         &self,
         e: &mut Cursor,
         win: &Window,
-        gi: ValueId,
+        (gi, source): (ValueId, Option<PlaneSource>),
         (p, group_out, image_out): (Extent, Extent, Extent),
     ) {
         let (f, kk, ocg) = (self.f, self.kk, self.ocg);
@@ -323,12 +342,14 @@ impl PlaneGemm<'_> {
         let block = |e: &mut Cursor, first: ValueId, count: Extent, region: ValueId| {
             let count_v = e.extent(count);
             let panels = BOperand::Panels { buf: self.col, off: region };
-            let cols = (f.x1, self.col, region);
-            match (ShiftedPlane::of(win), count) {
-                (Some(plane), Extent::Fixed(n)) => {
-                    plane.gather(e, cols, self.nb, (self.c_in, gi, self.icg), (first, n))
+            match (&f.shifted, source, count) {
+                (Some((plane, _)), Some(source), Extent::Fixed(n)) => {
+                    plane.gather(e, source, (self.col, region), (first, n))
                 }
-                _ => im2col_block(e, cols, self.nb, (self.c_in, gi, self.icg), win, (first, count_v)),
+                _ => {
+                    let cols = (f.x1, self.col, region);
+                    im2col_block(e, cols, self.nb, (self.c_in, gi, self.icg), win, (first, count_v))
+                }
             }
             let off = e.affine(&[(plane_off, 1), (first, 1)], 0);
             let cm = Mat { buf: f.o1, off, rs: p, cs: 1 };
@@ -373,31 +394,127 @@ impl PlaneGemm<'_> {
     }
 }
 
-/// A unit-stride convolution over a static input whose output has the input's extents past the
-/// first spatial dim (a "same" padding): output position `pos` at kernel position `ks` reads the
-/// input at `pos + shift(ks)` in the channel's plane, one offset for every position, so a panel
-/// of a tap row is one vector load from the input, its lanes in the padding masked off.
+/// A convolution over a static input whose output has the extents of the input's phases past
+/// the first spatial dim (a "same" padding): the input split by the strides into phases (phase
+/// `f` of a dim holds its positions `f`, `f + stride`, ...; one phase, the input itself, without
+/// strides), output position `pos` at kernel position `ks` reads one phase at `pos + shift(ks)`,
+/// one offset for every position. So a panel of a tap row is one vector load from the input or
+/// its phases, its lanes in the padding masked off.
 struct ShiftedPlane {
-    /// The output's extents, its row-major strides, and the input's extents.
+    /// The output's extents and row-major strides; the input's extents; its phases' extents
+    /// (`ceil(input / stride)`) and row-major strides.
     out: Vec<usize>,
     out_strides: Vec<usize>,
     input: Vec<usize>,
-    /// Per spatial dim: `kernel, dilation, begin pad`.
-    taps: Vec<(usize, usize, usize)>,
+    phase: Vec<usize>,
+    phase_strides: Vec<usize>,
+    /// Per spatial dim: `kernel, dilation, begin pad, stride`.
+    taps: Vec<(usize, usize, usize, usize)>,
+}
+
+/// Where the shifted copies come from: the group's `channels` channels, the first at `base` in
+/// `buf`, each `channel` elements after the one before.
+#[derive(Clone, Copy)]
+struct PlaneSource {
+    buf: ValueId,
+    base: ValueId,
+    channel: usize,
+    channels: usize,
 }
 
 impl ShiftedPlane {
     fn of(win: &Window) -> Option<ShiftedPlane> {
         let statics = |v: &[Extent]| v.iter().map(|e| e.fixed()).collect::<Option<Vec<usize>>>();
         let (input, out) = (statics(&win.input)?, statics(&win.out)?);
-        let plane: usize = input.iter().product();
-        let unit = win.strides.iter().all(|&s| s == 1);
-        (unit && input[1..] == out[1..] && plane < i32::MAX as usize / 2).then(|| ShiftedPlane {
+        let phase: Vec<usize> = input.iter().zip(&win.strides).map(|(&n, &s)| n.div_ceil(s)).collect();
+        let elements = input.iter().product::<usize>() * win.strides.iter().product::<usize>();
+        (phase[1..] == out[1..] && elements < i32::MAX as usize / 2).then(|| ShiftedPlane {
             out_strides: strides_of(&out),
             out,
             input,
-            taps: (0..win.kernel.len()).map(|q| (win.kernel[q], win.dilations[q], win.pads[q])).collect(),
+            phase_strides: strides_of(&phase),
+            phase,
+            taps: (0..win.kernel.len())
+                .map(|q| (win.kernel[q], win.dilations[q], win.pads[q], win.strides[q]))
+                .collect(),
         })
+    }
+
+    fn is_strided(&self) -> bool {
+        self.taps.iter().any(|t| t.3 > 1)
+    }
+
+    /// The phases the strides split the input into.
+    fn phases(&self) -> usize {
+        self.taps.iter().map(|t| t.3).product()
+    }
+
+    /// The elements of one channel's phases.
+    fn phase_elements(&self) -> usize {
+        self.phases() * self.phase.iter().product::<usize>()
+    }
+
+    /// Where group `gi`'s channels are read from: the input, or (strided) its phases, split into
+    /// `phases` first.
+    fn source(
+        &self,
+        e: &mut Cursor,
+        (x1, phases): (ValueId, Option<ValueId>),
+        nb: Image,
+        (c_in, gi, icg): (usize, ValueId, usize),
+    ) -> PlaneSource {
+        let plane: usize = self.input.iter().product();
+        let first = e.affine(&[(gi, (icg * plane) as i64)], 0);
+        let base = nb.offset(e, &[(first, Extent::Fixed(1))], Extent::Fixed(c_in * plane));
+        match phases {
+            None => PlaneSource { buf: x1, base, channel: plane, channels: icg },
+            Some(buf) => {
+                self.split_phases(e, (x1, base), buf, icg);
+                let zero = e.idx(0);
+                PlaneSource { buf, base: zero, channel: self.phase_elements(), channels: icg }
+            }
+        }
+    }
+
+    /// Copies `icg` channels of the input from `base` into their phases in `buf`: channel `ic`,
+    /// phase `f` (row-major over the dims' phases), position `r` at
+    /// `ic * phase_elements + f * phase plane + r`, from input position `r * stride + f` (0 past
+    /// the input's end). A parallel loop over channels, phases and phase rows.
+    fn split_phases(&self, e: &mut Cursor, (x1, base): (ValueId, ValueId), buf: ValueId, icg: usize) {
+        let strides: Vec<usize> = self.taps.iter().map(|t| t.3).collect();
+        let (phase_plane, rows) = (self.phase.iter().product::<usize>(), self.phase[0]);
+        let plane: usize = self.input.iter().product();
+        let in_strides = strides_of(&self.input);
+        e.parallel(&[icg, self.phases(), rows], &mut |e, ivs| {
+            let (ic, f, row) = (ivs[0], ivs[1], ivs[2]);
+            let fs = e.unflatten_over(f, &fixed(&strides));
+            let rest = &self.phase[1..];
+            e.for_loop(0, phase_plane / rows, |e, t| {
+                let mut r = vec![row];
+                r.extend(e.unflatten_over(t, &fixed(rest)));
+                let mut ok = None;
+                let mut terms = vec![(base, 1), (ic, plane as i64)];
+                for q in 0..r.len() {
+                    let at = e.affine(&[(r[q], strides[q] as i64), (fs[q], 1)], 0);
+                    let at = e.clamp_tap(at, self.input[q], &mut ok);
+                    terms.push((at, in_strides[q] as i64));
+                }
+                let src = e.affine(&terms, 0);
+                let v = e.load(x1, &[src]);
+                let zero = e.const_float(0.0, Type::f32());
+                let v = e.value_op("arith.select", &[ok.expect("one dim or more"), v, zero], Type::f32());
+                let dst = e.affine(
+                    &[
+                        (ic, self.phase_elements() as i64),
+                        (f, phase_plane as i64),
+                        (row, (phase_plane / rows) as i64),
+                        (t, 1),
+                    ],
+                    0,
+                );
+                e.store(v, buf, &[dst]);
+            });
+        });
     }
 
     /// The im2col panels of the `count` output positions from `first` at `region` of `col`: a
@@ -406,46 +523,59 @@ impl ShiftedPlane {
     fn gather(
         &self,
         e: &mut Cursor,
-        (x1, col, region): (ValueId, ValueId, ValueId),
-        nb: Image,
-        (c_in, gi, icg): (usize, ValueId, usize),
+        src: PlaneSource,
+        (col, region): (ValueId, ValueId),
         (first, count): (ValueId, usize),
     ) {
         let kernel: Vec<usize> = self.taps.iter().map(|t| t.0).collect();
-        let (positions, plane) = (kernel.iter().product::<usize>(), self.input.iter().product::<usize>());
-        let rows = icg * positions;
+        let positions = kernel.iter().product::<usize>();
+        let (channels, rows) = (src.channels, src.channels * positions);
         e.parallel(&[positions, count.div_ceil(NR)], &mut |e, ivs| {
             let (kp, panel) = (ivs[0], ivs[1]);
-            let ks = e.unflatten_over(kp, &super::super::builder::fixed(&kernel));
+            let ks = e.unflatten_over(kp, &fixed(&kernel));
             let pos0 = e.affine(&[(first, 1), (panel, NR as i64)], 0);
             let lanes = e.affine(&[(panel, -(NR as i64))], count as i64);
             let mask = self.mask(e, pos0, lanes, &ks);
             let shift = self.shift(e, &ks);
-            let ch = e.affine(&[(gi, (icg * plane) as i64), (pos0, 1), (shift, 1)], 0);
-            let src0 = nb.offset(e, &[(ch, Extent::Fixed(1))], Extent::Fixed(c_in * plane));
+            let src0 = e.affine(&[(src.base, 1), (pos0, 1), (shift, 1)], 0);
             let dst0 = e.affine(&[(region, 1), (panel, (rows * NR) as i64), (kp, NR as i64)], 0);
             let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
             let zeros = e.splat_const(0.0, vt.clone());
-            e.for_loop(0, icg, |e, ic| {
-                let src = e.affine(&[(src0, 1), (ic, plane as i64)], 0);
-                let v = e.value_op("vector.maskedload", &[x1, src, mask, zeros], vt.clone());
+            e.for_loop(0, channels, |e, ic| {
+                let at = e.affine(&[(src0, 1), (ic, src.channel as i64)], 0);
+                let v = e.value_op("vector.maskedload", &[src.buf, at, mask, zeros], vt.clone());
                 let dst = e.affine(&[(dst0, 1), (ic, (positions * NR) as i64)], 0);
                 e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, col, dst]));
             });
         });
     }
 
-    /// `sum((ks[q] * dilation - pad) * input stride)`: where a kernel position reads, relative
-    /// to the output position.
+    /// The tap offset of kernel position `ks` along each dim, `k * dilation - pad`, as the phase
+    /// it falls in and the shift within that phase: `(offset mod stride, floor(offset / stride))`,
+    /// taken on the offset made non-negative by whole strides.
+    fn phase_and_shift(&self, e: &mut Cursor, q: usize, k: ValueId) -> (ValueId, ValueId) {
+        let (_, d, pad, s) = self.taps[q];
+        let lift = pad.div_ceil(s) * s;
+        let offset = e.affine(&[(k, d as i64)], (lift - pad) as i64);
+        let sv = e.idx(s as i64);
+        let phase = e.value_op("arith.remui", &[offset, sv], Type::Index);
+        let whole = e.value_op("arith.divui", &[offset, sv], Type::Index);
+        (phase, e.affine(&[(whole, 1)], -((lift / s) as i64)))
+    }
+
+    /// Where kernel position `ks` reads relative to the output position, in the source: its
+    /// phase's start plus the shifts within the phase along each dim.
     fn shift(&self, e: &mut Cursor, ks: &[ValueId]) -> ValueId {
-        let in_strides = strides_of(&self.input);
+        let phase_plane: usize = self.phase.iter().product();
         let mut terms = Vec::new();
-        let mut constant = 0i64;
-        for (q, &(_, d, pad)) in self.taps.iter().enumerate() {
-            terms.push((ks[q], (d * in_strides[q]) as i64));
-            constant -= (pad * in_strides[q]) as i64;
+        let mut phase_stride = phase_plane;
+        for q in (0..self.taps.len()).rev() {
+            let (phase, shift) = self.phase_and_shift(e, q, ks[q]);
+            terms.push((phase, phase_stride as i64));
+            terms.push((shift, self.phase_strides[q] as i64));
+            phase_stride *= self.taps[q].3;
         }
-        e.affine(&terms, constant)
+        e.affine(&terms, 0)
     }
 
     /// The lanes of the panel from output position `pos0` that are below `lanes` and whose tap
@@ -463,12 +593,16 @@ impl ShiftedPlane {
         let mut mask = e.value_op("vector.create_mask", &[lanes], mask_t.clone());
         let base = splat(e, pos0);
         let pos = e.value_op("arith.addi", &[base, numbers], it.clone());
-        for (q, &(_, d, pad)) in self.taps.iter().enumerate() {
+        for (q, &(_, d, pad, s)) in self.taps.iter().enumerate() {
             let stride = e.splat_const(self.out_strides[q] as f64, it.clone());
             let mut o = e.value_op("arith.divui", &[pos, stride], it.clone());
             if q > 0 {
                 let extent = e.splat_const(self.out[q] as f64, it.clone());
                 o = e.value_op("arith.remui", &[o, extent], it.clone());
+            }
+            if s > 1 {
+                let s = e.splat_const(s as f64, it.clone());
+                o = e.value_op("arith.muli", &[o, s], it.clone());
             }
             let offset = e.affine(&[(ks[q], d as i64)], -(pad as i64));
             let offset = splat(e, offset);
