@@ -215,9 +215,11 @@ fn block_slots(p: usize, kk: usize) -> usize {
     (p / block_columns(kk)).clamp(1, BLOCK_SLOTS)
 }
 
-/// The output positions of one block for `kk` rows: a whole number of panels, 4 to 64 of them.
+/// The output positions of one block for `kk` rows: a whole number of the widest GEMM tiles (two
+/// panels), 2 to 32 of them, so that only the plane's last block ends in a narrower tile.
 fn block_columns(kk: usize) -> usize {
-    (PLANE_BLOCK_BYTES / (4 * kk * NR)).clamp(4, 64) * NR
+    let tile = 2 * NR;
+    (PLANE_BLOCK_BYTES / (4 * kk * tile)).clamp(2, 32) * tile
 }
 
 /// A convolution's batch extent, and its input's and weights' dims (the batch and run-time
