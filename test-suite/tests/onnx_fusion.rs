@@ -226,6 +226,20 @@ fn depthwise_pair() -> Vec<u8> {
     model(nodes, vec![value("x", FLOAT, &[2, c, 11, 9])], vec![value("y", FLOAT, &[2, c, 5, 8])], vec![w1, b1, w2])
 }
 
+/// A depthwise 5x5 convolution over rows wider than a vector (37 columns: two whole vectors and
+/// five lanes), its column taps dilated by 2 and padded by 4, with a bias and a Clip to [0, 6].
+fn depthwise_wide() -> Vec<u8> {
+    let c = 5i64;
+    let w = floats("w", &[c, 1, 5, 5], &pseudo_random((c * 25) as usize, 14));
+    let b = floats("b", &[c], &pseudo_random(c as usize, 15));
+    let dw = with_ints(node("dw", "Conv", &["x", "w", "b"], &["c"]), "dilations", &[1, 2]);
+    let dw = with_int(with_ints(dw, "pads", &[2, 4, 2, 4]), "group", c);
+    let lo = floats("lo", &[], &[0.0]);
+    let hi = floats("hi", &[], &[6.0]);
+    let nodes = vec![dw, node("clip", "Clip", &["c", "lo", "hi"], &["y"])];
+    model(nodes, vec![value("x", FLOAT, &[2, c, 9, 37])], vec![value("y", FLOAT, &[2, c, 9, 37])], vec![w, b, lo, hi])
+}
+
 /// An EfficientNet-style block: 3x3 conv, SiLU (x * Sigmoid(x)), a depthwise 3x3, then
 /// squeeze-excitation (GlobalAveragePool, 1x1 conv, Relu, 1x1 conv, Sigmoid, a broadcast Mul):
 /// the depthwise kernel and the polynomial exp behind Sigmoid on a real block.
@@ -493,6 +507,12 @@ fn main() -> std::process::ExitCode {
                     &[("x", vec![2, 24, 63, 65]), ("r", vec![2, 13, 63, 65])],
                     &[("y", 2 * 13 * 63 * 65)],
                 )
+            }),
+        ),
+        (
+            "depthwise-wide",
+            Box::new(|d| {
+                run_case(d, "depthwise-wide", &depthwise_wide(), &[("x", vec![2, 5, 9, 37])], &[("y", 2 * 5 * 9 * 37)])
             }),
         ),
         (

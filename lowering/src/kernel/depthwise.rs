@@ -12,10 +12,11 @@
 //! way, the interior columns are a range computed by the run, and the few border columns test
 //! their taps.
 
+use super::matmul::NR;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
-use xcc_ir::{Type, ValueId};
+use xcc_ir::{OpSpec, Span, Type, ValueId};
 
 /// One spatial axis of the window: kernel size, stride, dilation, begin pad, input and output
 /// extents (known at compile time, or only at run time).
@@ -79,6 +80,9 @@ impl Axis {
 
 /// `out[n, c] = act(bias[c] + sum of taps + residual[n, c])` for every plane.
 pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Extent; 2], rows: Axis, cols: Axis) {
+    if cols.stride == 1 && cols.sizes().is_some() {
+        return lower_in_vectors(c, ops, ep, planes, rows, cols);
+    }
     let act = (ep.act_min, ep.act_max);
     c.parallel_over(&planes, &mut |e, nc| {
         let (n, ch) = (nc[0], nc[1]);
@@ -102,6 +106,105 @@ pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Ext
             });
         }
     });
+}
+
+/// A unit-stride row of static width in vectors of `NR` output columns: each vector sums its
+/// taps in registers (a masked load of the input row per column tap, its lanes outside the
+/// input off) from the bias, then takes the residual and the activation and is stored once,
+/// masked to the row.
+fn lower_in_vectors(
+    c: &mut Cursor,
+    ops: &EpilogueOperands,
+    ep: &Epilogue,
+    planes: [Extent; 2],
+    rows: Axis,
+    cols: Axis,
+) {
+    let act = (ep.act_min, ep.act_max);
+    let (input, width) = cols.sizes().expect("static columns");
+    let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
+    c.parallel_over(&planes, &mut |e, nc| {
+        let (n, ch) = (nc[0], nc[1]);
+        let bias = match ops.bias {
+            Some(b) => {
+                let v = e.load(b, &[ch]);
+                e.value_op("vector.broadcast", &[v], vt.clone())
+            }
+            None => e.splat_const(0.0, vt.clone()),
+        };
+        let zeros = e.splat_const(0.0, vt.clone());
+        e.for_loop_over(rows.output, |e, oh| {
+            let (lo, hi) = row_taps(e, oh, rows);
+            e.for_loop(0, width.div_ceil(NR), |e, chunk| {
+                let ow0 = e.affine(&[(chunk, NR as i64)], 0);
+                let lanes = e.affine(&[(chunk, -(NR as i64))], width as i64);
+                let masks: Vec<(ValueId, ValueId)> =
+                    (0..cols.kernel).map(|kw| column_tap(e, (ow0, lanes), kw, (input, cols))).collect();
+                let acc = e.for_accs_step(lo, hi, 1, &[bias], |e, kh, acc| {
+                    let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
+                    let zero = e.idx(0);
+                    let mut acc = acc[0];
+                    for (kw, &(iw, mask)) in masks.iter().enumerate() {
+                        let kwv = e.idx(kw as i64);
+                        let w = e.load(ops.b, &[ch, zero, kh, kwv]);
+                        let w = e.value_op("vector.broadcast", &[w], vt.clone());
+                        let x = e.value_op("vector.maskedload", &[ops.a, n, ch, ih, iw, mask, zeros], vt.clone());
+                        acc = e.fmuladd(x, w, acc);
+                    }
+                    vec![acc]
+                })[0];
+                store_row_vector(e, ops, (n, ch, oh, ow0), lanes, acc, act);
+            });
+        });
+    });
+}
+
+/// Column tap `kw` of the vector of output columns from `ow0` (`lanes` of them, or more): the
+/// input column its first lane reads, and the mask of its lanes whose input column is inside
+/// `[0, input)`, lanes `[lo, hi)` taken as the first `hi` lanes less the first `lo`.
+fn column_tap(
+    e: &mut Cursor,
+    (ow0, lanes): (ValueId, ValueId),
+    kw: usize,
+    (input, cols): (usize, Axis),
+) -> (ValueId, ValueId) {
+    let shift = (kw * cols.dilation) as i64 - cols.pad as i64;
+    let iw = e.affine(&[(ow0, 1)], shift);
+    let zero = e.idx(0);
+    // Lanes l with 0 <= iw + l < input, and l < lanes.
+    let lo = e.affine(&[(iw, -1)], 0);
+    let lo = e.value_op("arith.maxsi", &[lo, zero], Type::Index);
+    let hi = e.affine(&[(iw, -1)], input as i64);
+    let hi = e.value_op("arith.minsi", &[hi, lanes], Type::Index);
+    let hi = e.value_op("arith.maxsi", &[hi, zero], Type::Index);
+    let lo = e.value_op("arith.minsi", &[lo, hi], Type::Index);
+    let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
+    let below_hi = e.value_op("vector.create_mask", &[hi], mask_t.clone());
+    let below_lo = e.value_op("vector.create_mask", &[lo], mask_t.clone());
+    (iw, e.value_op("arith.xori", &[below_hi, below_lo], mask_t))
+}
+
+/// Stores the vector of output columns from `ow0` (its first `lanes`) after adding the residual
+/// and applying the activation.
+fn store_row_vector(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (n, ch, oh, ow0): (ValueId, ValueId, ValueId, ValueId),
+    lanes: ValueId,
+    acc: ValueId,
+    act: (Option<f64>, Option<f64>),
+) {
+    let vt = e.ty(acc);
+    let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
+    let mask = e.value_op("vector.create_mask", &[lanes], mask_t);
+    let mut v = acc;
+    if let Some(r) = ops.residual {
+        let zeros = e.splat_const(0.0, vt.clone());
+        let rv = e.value_op("vector.maskedload", &[r, n, ch, oh, ow0, mask, zeros], vt.clone());
+        v = e.value_op("arith.addf", &[v, rv], vt);
+    }
+    let v = super::matmul::apply_activation(e, v, act);
+    e.op(OpSpec::new("vector.maskedstore", Span::UNKNOWN).operands([ops.output, n, ch, oh, ow0, mask, v]));
 }
 
 /// The row taps `[lo, hi)` whose input row `oh * s + kh * d - pad` is inside `[0, input)`:
