@@ -53,3 +53,11 @@ func.func @masked_copy(%src: memref<16xf32>, %dst: memref<16xf32>, %i: index, %n
   vector.maskedstore %dst[%i], %mask, %v : memref<16xf32>, vector<8xi1>, vector<8xf32>
   return
 }
+
+// A shuffle is llvm.shufflevector with its mask in i32.
+// CHECK-LABEL: func.func @evens
+// CHECK: "llvm.shufflevector"(%arg0, %arg1) {mask = array<i32: 0, 2, 4, 6>} : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+func.func @evens(%a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32> {
+  %s = vector.shuffle %a, %b [0, 2, 4, 6] : vector<4xf32>, vector<4xf32>
+  return %s : vector<4xf32>
+}

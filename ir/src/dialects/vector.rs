@@ -81,6 +81,13 @@ pub const OPS: &[OpDef] = &[
         .traits(Traits::WRITES)
         .verify(verify_maskedstore)
         .syntax(Syntax::custom(parse_masked, None)),
+    OpDef::new("vector.shuffle", "lanes picked from two 1-D vectors by a constant mask")
+        .operands(2)
+        .results(1)
+        .attrs(&[required("mask", AttrKind::IntList)])
+        .pure()
+        .verify(verify_shuffle)
+        .syntax(Syntax::custom(parse_shuffle, None)),
     OpDef::new("vector.fma", "a * b + c per lane, fused where the target can")
         .operands(3)
         .results(1)
@@ -194,6 +201,23 @@ fn verify_load(m: &Module, op: OpId) -> Result<(), String> {
 
 fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
     verify_access(m, op, 1, operand_types(m, op)[0])
+}
+
+fn verify_shuffle(m: &Module, op: OpId) -> Result<(), String> {
+    let ins = operand_types(m, op);
+    let Some((&[n], elem)) = vector_parts(ins[0]) else { return Err(format!("needs 1-D vectors, not {}", ins[0])) };
+    if ins[1] != ins[0] {
+        return Err(format!("both vectors must have one type, not {} and {}", ins[0], ins[1]));
+    }
+    let mask = m.attr(op, "mask").and_then(Attribute::as_int_list).expect("checked by the table");
+    if let Some(bad) = mask.iter().find(|&&i| i < -1 || i >= 2 * n as i128) {
+        return Err(format!("mask entry {bad} picks none of the {} lanes (nor is -1, a poison lane)", 2 * n));
+    }
+    let want = Type::Vector { shape: vec![mask.len() as u64], elem: Box::new(elem.clone()) };
+    if result_types(m, op)[0] != &want {
+        return Err(format!("the result must be {want}"));
+    }
+    Ok(())
 }
 
 fn verify_create_mask(m: &Module, op: OpId) -> Result<(), String> {
@@ -355,6 +379,27 @@ fn parse_store(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let mut ops = vec![p.resolve(&v, &vt)?, p.resolve(&m, &mt)?];
     ops.extend(p.resolve_same(&idx, &Type::Index)?);
     Ok(spec.operands(ops))
+}
+
+/// `vector.shuffle %a, %b [0, 2, 4] : vector<4xf32>, vector<4xf32>`
+fn parse_shuffle(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let a = p.parse_operand_ref()?;
+    p.expect_punct(",")?;
+    let b = p.parse_operand_ref()?;
+    let (mask, dynamic) = parse_mixed_list(p)?;
+    if !dynamic.is_empty() {
+        return p.err_here("the shuffle mask must be constant");
+    }
+    p.expect_punct(":")?;
+    let at = p.parse_type()?;
+    p.expect_punct(",")?;
+    let bt = p.parse_type()?;
+    let elem = at.element_or_self().clone();
+    let rt = Type::Vector { shape: vec![mask.len() as u64], elem: Box::new(elem) };
+    Ok(spec
+        .operands([p.resolve(&a, &at)?, p.resolve(&b, &bt)?])
+        .results([rt])
+        .attr("mask", Attribute::DenseArray { elem: Type::i64(), values: mask }))
 }
 
 /// `vector.create_mask %n : vector<16xi1>`

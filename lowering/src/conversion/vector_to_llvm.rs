@@ -24,6 +24,7 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("vector.insert", extract_insert),
         ("vector.reduction", reduction),
         ("vector.create_mask", create_mask),
+        ("vector.shuffle", shuffle),
         ("vector.maskedload", masked),
         ("vector.maskedstore", masked),
     ],
@@ -77,6 +78,17 @@ fn create_mask(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> 
     let sgt = 4;
     let pred = vec![("predicate".into(), Attribute::i64(sgt))];
     Ok(vec![b.value_with("llvm.icmp", &[n, numbers], t, pred)])
+}
+
+/// `vector.shuffle` of 1-D vectors is `llvm.shufflevector` with the mask in i32.
+fn shuffle(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let mask = rw.old.attr(op, "mask").and_then(Attribute::as_int_list).expect("verified");
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let span = rw.old.ops[op].span;
+    let mut b = rw.builder(span);
+    let mask = vec![("mask".into(), Attribute::DenseArray { elem: Type::i32(), values: mask })];
+    Ok(vec![b.value_with("llvm.shufflevector", &[ops[0], ops[1]], t, mask)])
 }
 
 /// `vector.maskedload` / `vector.maskedstore`: LLVM's masked intrinsics at the element's address,
