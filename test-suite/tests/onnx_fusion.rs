@@ -229,15 +229,26 @@ fn depthwise_pair() -> Vec<u8> {
 /// A depthwise 5x5 convolution over rows wider than a vector (37 columns: two whole vectors and
 /// five lanes), its column taps dilated by 2 and padded by 4, with a bias and a Clip to [0, 6].
 fn depthwise_wide() -> Vec<u8> {
+    depthwise_5x5(&[1, 1], &[2, 5, 9, 37])
+}
+
+/// [`depthwise_wide`] at strides (2, 2): 19 output columns, each reading every other input
+/// column.
+fn depthwise_strided_columns() -> Vec<u8> {
+    depthwise_5x5(&[2, 2], &[2, 5, 5, 19])
+}
+
+/// A dilated, padded 5x5 depthwise convolution over `[2, 5, 9, 37]` with a bias and a Clip.
+fn depthwise_5x5(strides: &[i64], out: &[i64]) -> Vec<u8> {
     let c = 5i64;
     let w = floats("w", &[c, 1, 5, 5], &pseudo_random((c * 25) as usize, 14));
     let b = floats("b", &[c], &pseudo_random(c as usize, 15));
     let dw = with_ints(node("dw", "Conv", &["x", "w", "b"], &["c"]), "dilations", &[1, 2]);
-    let dw = with_int(with_ints(dw, "pads", &[2, 4, 2, 4]), "group", c);
+    let dw = with_int(with_ints(with_ints(dw, "pads", &[2, 4, 2, 4]), "strides", strides), "group", c);
     let lo = floats("lo", &[], &[0.0]);
     let hi = floats("hi", &[], &[6.0]);
     let nodes = vec![dw, node("clip", "Clip", &["c", "lo", "hi"], &["y"])];
-    model(nodes, vec![value("x", FLOAT, &[2, c, 9, 37])], vec![value("y", FLOAT, &[2, c, 9, 37])], vec![w, b, lo, hi])
+    model(nodes, vec![value("x", FLOAT, &[2, c, 9, 37])], vec![value("y", FLOAT, out)], vec![w, b, lo, hi])
 }
 
 /// An EfficientNet-style block: 3x3 conv, SiLU (x * Sigmoid(x)), a depthwise 3x3, then
@@ -513,6 +524,13 @@ fn main() -> std::process::ExitCode {
             "depthwise-wide",
             Box::new(|d| {
                 run_case(d, "depthwise-wide", &depthwise_wide(), &[("x", vec![2, 5, 9, 37])], &[("y", 2 * 5 * 9 * 37)])
+            }),
+        ),
+        (
+            "depthwise-strided-columns",
+            Box::new(|d| {
+                let m = depthwise_strided_columns();
+                run_case(d, "depthwise-strided-columns", &m, &[("x", vec![2, 5, 9, 37])], &[("y", 2 * 5 * 5 * 19)])
             }),
         ),
         (

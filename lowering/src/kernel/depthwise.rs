@@ -16,7 +16,7 @@ use super::matmul::NR;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
-use xcc_ir::{OpSpec, Span, Type, ValueId};
+use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
 
 /// One spatial axis of the window: kernel size, stride, dilation, begin pad, input and output
 /// extents (known at compile time, or only at run time).
@@ -80,7 +80,7 @@ impl Axis {
 
 /// `out[n, c] = act(bias[c] + sum of taps + residual[n, c])` for every plane.
 pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Extent; 2], rows: Axis, cols: Axis) {
-    if cols.stride == 1 && cols.sizes().is_some() {
+    if cols.stride <= 2 && cols.sizes().is_some() {
         return lower_in_vectors(c, ops, ep, planes, rows, cols);
     }
     let act = (ep.act_min, ep.act_max);
@@ -108,10 +108,10 @@ pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Ext
     });
 }
 
-/// A unit-stride row of static width in vectors of `NR` output columns: each vector sums its
-/// taps in registers (a masked load of the input row per column tap, its lanes outside the
-/// input off) from the bias, then takes the residual and the activation and is stored once,
-/// masked to the row.
+/// A row of static width and column stride 1 or 2 in vectors of `NR` output columns: each vector
+/// sums its taps in registers (per column tap, a masked load of the input row, its lanes outside
+/// the input off; with stride 2, two loads and their even lanes) from the bias, then takes the
+/// residual and the activation and is stored once, masked to the row.
 fn lower_in_vectors(
     c: &mut Cursor,
     ops: &EpilogueOperands,
@@ -132,23 +132,22 @@ fn lower_in_vectors(
             }
             None => e.splat_const(0.0, vt.clone()),
         };
-        let zeros = e.splat_const(0.0, vt.clone());
         e.for_loop_over(rows.output, |e, oh| {
             let (lo, hi) = row_taps(e, oh, rows);
             e.for_loop(0, width.div_ceil(NR), |e, chunk| {
                 let ow0 = e.affine(&[(chunk, NR as i64)], 0);
                 let lanes = e.affine(&[(chunk, -(NR as i64))], width as i64);
-                let masks: Vec<(ValueId, ValueId)> =
+                let masks: Vec<(ValueId, Vec<ValueId>)> =
                     (0..cols.kernel).map(|kw| column_tap(e, (ow0, lanes), kw, (input, cols))).collect();
                 let acc = e.for_accs_step(lo, hi, 1, &[bias], |e, kh, acc| {
                     let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
                     let zero = e.idx(0);
                     let mut acc = acc[0];
-                    for (kw, &(iw, mask)) in masks.iter().enumerate() {
+                    for (kw, (iw, masks)) in masks.iter().enumerate() {
                         let kwv = e.idx(kw as i64);
                         let w = e.load(ops.b, &[ch, zero, kh, kwv]);
                         let w = e.value_op("vector.broadcast", &[w], vt.clone());
-                        let x = e.value_op("vector.maskedload", &[ops.a, n, ch, ih, iw, mask, zeros], vt.clone());
+                        let x = tap_vector(e, ops, (n, ch, ih, *iw), masks);
                         acc = e.fmuladd(x, w, acc);
                     }
                     vec![acc]
@@ -160,28 +159,64 @@ fn lower_in_vectors(
 }
 
 /// Column tap `kw` of the vector of output columns from `ow0` (`lanes` of them, or more): the
-/// input column its first lane reads, and the mask of its lanes whose input column is inside
-/// `[0, input)`, lanes `[lo, hi)` taken as the first `hi` lanes less the first `lo`.
+/// input column its first lane reads, `iw`, and the masks of the `stride` vectors of the input
+/// row from there that its lanes read: elements `[lo, hi)` of that span, those inside the input
+/// and up to the last lane's, each vector's taken as its first `hi` elements less its first `lo`.
 fn column_tap(
     e: &mut Cursor,
     (ow0, lanes): (ValueId, ValueId),
     kw: usize,
     (input, cols): (usize, Axis),
-) -> (ValueId, ValueId) {
-    let shift = (kw * cols.dilation) as i64 - cols.pad as i64;
-    let iw = e.affine(&[(ow0, 1)], shift);
+) -> (ValueId, Vec<ValueId>) {
+    let s = cols.stride as i64;
+    let iw = e.affine(&[(ow0, s)], (kw * cols.dilation) as i64 - cols.pad as i64);
     let zero = e.idx(0);
-    // Lanes l with 0 <= iw + l < input, and l < lanes.
+    // Elements j with 0 <= iw + j < input and j <= s * (lanes - 1).
     let lo = e.affine(&[(iw, -1)], 0);
     let lo = e.value_op("arith.maxsi", &[lo, zero], Type::Index);
     let hi = e.affine(&[(iw, -1)], input as i64);
-    let hi = e.value_op("arith.minsi", &[hi, lanes], Type::Index);
+    let reach = e.affine(&[(lanes, s)], 1 - s);
+    let hi = e.value_op("arith.minsi", &[hi, reach], Type::Index);
     let hi = e.value_op("arith.maxsi", &[hi, zero], Type::Index);
     let lo = e.value_op("arith.minsi", &[lo, hi], Type::Index);
     let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
-    let below_hi = e.value_op("vector.create_mask", &[hi], mask_t.clone());
-    let below_lo = e.value_op("vector.create_mask", &[lo], mask_t.clone());
-    (iw, e.value_op("arith.xori", &[below_hi, below_lo], mask_t))
+    let masks = (0..cols.stride)
+        .map(|v| {
+            let (hi, lo) = (e.affine(&[(hi, 1)], -((v * NR) as i64)), e.affine(&[(lo, 1)], -((v * NR) as i64)));
+            let below_hi = e.value_op("vector.create_mask", &[hi], mask_t.clone());
+            let below_lo = e.value_op("vector.create_mask", &[lo], mask_t.clone());
+            e.value_op("arith.xori", &[below_hi, below_lo], mask_t.clone())
+        })
+        .collect();
+    (iw, masks)
+}
+
+/// The input values of a column tap's lanes, from input column `iw` on: one masked load, or with
+/// stride 2 the even elements of two.
+fn tap_vector(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (n, ch, ih, iw): (ValueId, ValueId, ValueId, ValueId),
+    masks: &[ValueId],
+) -> ValueId {
+    let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
+    let zeros = e.splat_const(0.0, vt.clone());
+    let spans: Vec<ValueId> = masks
+        .iter()
+        .enumerate()
+        .map(|(v, &mask)| {
+            let at = e.affine(&[(iw, 1)], (v * NR) as i64);
+            e.value_op("vector.maskedload", &[ops.a, n, ch, ih, at, mask, zeros], vt.clone())
+        })
+        .collect();
+    match spans[..] {
+        [x] => x,
+        [a, b] => {
+            let evens = Attribute::DenseArray { elem: Type::i64(), values: (0..NR as i128).map(|l| 2 * l).collect() };
+            e.value_attr("vector.shuffle", &[a, b], vt, vec![("mask", evens)])
+        }
+        _ => unreachable!("column strides 1 and 2"),
+    }
 }
 
 /// Stores the vector of output columns from `ow0` (its first `lanes`) after adding the residual
