@@ -742,8 +742,9 @@ enum Fill {
 
 impl Panels {
     /// Writes `fill` at the columns of `ow` in `[from, to)`, panel by panel: within a panel the
-    /// columns are consecutive lanes, written by one masked vector store, of zeros or of one
-    /// masked load for unit stride; a wider stride goes lane by lane.
+    /// columns are consecutive lanes, written by one masked vector store, of zeros, of one
+    /// masked load for unit stride, or of the even elements of two for stride 2; a wider stride
+    /// goes lane by lane.
     fn fill(&self, e: &mut Cursor, (from, to): (ValueId, ValueId), fill: Fill) {
         let nr = e.idx(NR as i64);
         let first = e.affine(&[(self.base, 1), (from, 1)], 0);
@@ -764,7 +765,7 @@ impl Panels {
                 0,
             );
             match fill {
-                Fill::Input { x1, row, shift, stride } if stride != 1 => e.for_step(lo, hi, 1, |e, ow| {
+                Fill::Input { x1, row, shift, stride } if stride > 2 => e.for_step(lo, hi, 1, |e, ow| {
                     let at = e.affine(&[(row, 1), (ow, stride), (shift, 1)], 0);
                     let v = e.load(x1, &[at]);
                     let dst = e.affine(&[(origin, 1), (ow, 1)], 0);
@@ -785,9 +786,25 @@ impl Panels {
         let zeros = e.splat_const(0.0, vt.clone());
         let v = match fill {
             Fill::Zero => zeros,
-            Fill::Input { x1, row, shift, .. } => {
+            Fill::Input { x1, row, shift, stride: 1 } => {
                 let at = e.affine(&[(row, 1), (lo, 1), (shift, 1)], 0);
                 e.value_op("vector.maskedload", &[x1, at, mask, zeros], vt)
+            }
+            // Stride 2: the even elements of the 2 x lanes - 1 from the first column's tap.
+            Fill::Input { x1, row, shift, .. } => {
+                let at = e.affine(&[(row, 1), (lo, 2), (shift, 1)], 0);
+                let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
+                let halves: Vec<ValueId> = (0..2)
+                    .map(|h| {
+                        let span = e.affine(&[(lanes, 2)], -1 - (h * NR) as i64);
+                        let mask = e.value_op("vector.create_mask", &[span], mask_t.clone());
+                        let from = e.affine(&[(at, 1)], (h * NR) as i64);
+                        e.value_op("vector.maskedload", &[x1, from, mask, zeros], vt.clone())
+                    })
+                    .collect();
+                let evens =
+                    Attribute::DenseArray { elem: Type::i64(), values: (0..NR as i128).map(|l| 2 * l).collect() };
+                e.value_attr("vector.shuffle", &halves, vt, vec![("mask", evens)])
             }
         };
         let dst = e.affine(&[(origin, 1), (lo, 1)], 0);
