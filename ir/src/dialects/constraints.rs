@@ -285,3 +285,25 @@ pub fn yields_parent_results(m: &Module, op: OpId) -> VResult {
     }
     Ok(())
 }
+
+/// A shuffle of two 1-D vectors of one type by a constant `mask` of lane numbers (-1 a poison
+/// lane): the result has the mask's length and the vectors' elements.
+pub fn shuffle(m: &Module, op: OpId) -> VResult {
+    let ins = operand_types(m, op);
+    let (n, elem) = match ins[0] {
+        Type::Vector { shape, elem } if shape.len() == 1 => (shape[0], elem),
+        t => return Err(format!("needs 1-D vectors, not {t}")),
+    };
+    if ins[1] != ins[0] {
+        return Err(format!("both vectors must have one type, not {} and {}", ins[0], ins[1]));
+    }
+    let mask = m.attr(op, "mask").and_then(Attribute::as_int_list).expect("checked by the table");
+    if let Some(bad) = mask.iter().find(|&&i| i < -1 || i >= 2 * n as i128) {
+        return Err(format!("mask entry {bad} picks none of the {} lanes (nor is -1, a poison lane)", 2 * n));
+    }
+    let want = Type::Vector { shape: vec![mask.len() as u64], elem: elem.clone() };
+    if result_types(m, op)[0] != &want {
+        return Err(format!("the result must be {want}"));
+    }
+    Ok(())
+}

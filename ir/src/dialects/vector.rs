@@ -86,7 +86,7 @@ pub const OPS: &[OpDef] = &[
         .results(1)
         .attrs(&[required("mask", AttrKind::IntList)])
         .pure()
-        .verify(verify_shuffle)
+        .verify(c::shuffle)
         .syntax(Syntax::custom(parse_shuffle, None)),
     OpDef::new("vector.fma", "a * b + c per lane, fused where the target can")
         .operands(3)
@@ -201,23 +201,6 @@ fn verify_load(m: &Module, op: OpId) -> Result<(), String> {
 
 fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
     verify_access(m, op, 1, operand_types(m, op)[0])
-}
-
-fn verify_shuffle(m: &Module, op: OpId) -> Result<(), String> {
-    let ins = operand_types(m, op);
-    let Some((&[n], elem)) = vector_parts(ins[0]) else { return Err(format!("needs 1-D vectors, not {}", ins[0])) };
-    if ins[1] != ins[0] {
-        return Err(format!("both vectors must have one type, not {} and {}", ins[0], ins[1]));
-    }
-    let mask = m.attr(op, "mask").and_then(Attribute::as_int_list).expect("checked by the table");
-    if let Some(bad) = mask.iter().find(|&&i| i < -1 || i >= 2 * n as i128) {
-        return Err(format!("mask entry {bad} picks none of the {} lanes (nor is -1, a poison lane)", 2 * n));
-    }
-    let want = Type::Vector { shape: vec![mask.len() as u64], elem: Box::new(elem.clone()) };
-    if result_types(m, op)[0] != &want {
-        return Err(format!("the result must be {want}"));
-    }
-    Ok(())
 }
 
 fn verify_create_mask(m: &Module, op: OpId) -> Result<(), String> {

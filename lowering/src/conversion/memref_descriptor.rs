@@ -163,19 +163,9 @@ impl MemRefDescriptor {
         self.address(b, mt, elem, idx, true)
     }
 
-    /// [`Self::element_address`] without `inbounds`: the address of a masked access's first lane,
-    /// which may lie outside the buffer when that lane is off.
-    pub fn lane_address(
-        &self,
-        b: &mut Builder,
-        mt: &MemRefType,
-        elem: &Type,
-        idx: &[ValueId],
-    ) -> Result<ValueId, Diagnostic> {
-        self.address(b, mt, elem, idx, false)
-    }
-
-    fn address(
+    /// [`Self::element_address`], its `getelementptr` `inbounds` or not: a masked access's first
+    /// lane may be off and outside the buffer, where an `inbounds` address would be poison.
+    pub fn address(
         &self,
         b: &mut Builder,
         mt: &MemRefType,

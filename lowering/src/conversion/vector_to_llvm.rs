@@ -111,7 +111,7 @@ fn masked(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let t = if is_load { Some(rw.result_type(op, 0)?) } else { None };
     let mut b = rw.builder(span);
     let d = MemRefDescriptor { value: ops[0], rank: mt.rank() };
-    let addr = d.lane_address(&mut b, &mt, &elem, &ops[1..ops.len() - 2])?;
+    let addr = d.address(&mut b, &mt, &elem, &ops[1..ops.len() - 2], false)?;
     let align = vec![("alignment".into(), Attribute::int(natural_align(&elem) as i128, Type::i32()))];
     match t {
         Some(t) => Ok(vec![b.value_with("llvm.intr.masked.load", &[addr, mask, value], t, align)]),

@@ -6,9 +6,14 @@
 //! (`[ceil(P / NR), K, NR]`), so the GEMM streams each panel instead of reading K rows a whole
 //! output plane apart. An output plane known only at run time, or a static one whose columns
 //! would pass 1 MiB, is gathered a block of columns at a time into a buffer of static size
-//! (which stays in L2 while its GEMM streams it). Other element types run a direct convolution:
-//! a parallel loop over the output, whose taps outside the input read a clamped index masked to zero. A depthwise f32
-//! convolution runs directly ([`super::depthwise`]).
+//! (which stays in L2 while its GEMM streams it); a static plane's blocks are dealt to slots of
+//! a parallel loop, each gathering and multiplying its own. With a "same" padding (the output
+//! has the input's extents past the first spatial dim, after splitting a strided input into its
+//! phases) a tap row is the input shifted, and a panel of it one masked vector load
+//! (`ShiftedPlane`); other gathers go row by row, a masked vector per panel. Other element
+//! types run a direct convolution: a parallel loop over the output, whose taps outside the input
+//! read a clamped index masked to zero. A depthwise f32 convolution runs directly
+//! ([`super::depthwise`]).
 
 use super::matmul::{gemm, gemm_cols_at_run_time, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;

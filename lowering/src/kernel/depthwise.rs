@@ -1,16 +1,16 @@
 //! The direct depthwise convolution: an f32 2-d `kernel.conv` with one filter per channel
 //! (`group` = input channels = output channels), which as GEMMs would be one row per group.
 //!
-//! A parallel loop over the (image, channel) planes; in each, every output row starts as the
-//! bias and takes one pass per tap, `out[oh, ow] += w[kh, kw] * x[ih, ow * s + kw * d - p]`, over
-//! the output columns whose input column is inside the image. Those column ranges, and which
-//! taps' rows fall inside for the rows near the top and bottom edges, are known at compile time:
-//! the interior rows are one loop with every tap, each border row is written out with the taps
-//! it has, and no tap is ever tested at run time. The inner loops are unit-stride over the
-//! output row (strided over the input for stride 2), which LLVM vectorizes. A last pass applies
-//! the residual and the activation. Over a plane known only at run time the rows work the same
-//! way, the interior columns are a range computed by the run, and the few border columns test
-//! their taps.
+//! A parallel loop over the (image, channel) planes. With static columns and a column stride of
+//! 1 or 2, each output row goes in vectors of 16 columns: a vector starts as the bias, adds
+//! every tap inside the image in registers (a masked load of the input row per column tap, the
+//! lanes outside the input off; with stride 2 the even elements of two loads), then takes the
+//! residual and the activation and is stored once (`lower_in_vectors`). Otherwise every output
+//! row starts as the bias and takes one pass per tap,
+//! `out[oh, ow] += w[kh, kw] * x[ih, ow * s + kw * d - p]`, over the output columns whose input
+//! column is inside the image: the interior columns in one loop, the border ones with the taps
+//! they have (or, over a plane known only at run time, testing their taps), and a last pass
+//! applies the residual and the activation.
 
 use super::matmul::NR;
 use super::Cursor;
