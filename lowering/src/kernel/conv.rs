@@ -155,8 +155,8 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
     let columns = match p {
         Extent::Fixed(_) if win.is_pointwise() => Columns::InPlace,
         Extent::Fixed(p) if 4 * kk * p <= STATIC_PLANE_BYTES => Columns::Plane(im2col_buffer(c, kk, p)),
-        Extent::Fixed(p) => Columns::Blocks(im2col_buffer(c, kk, block_slots(p, kk) * block_columns(kk))),
-        _ => Columns::Blocks(im2col_buffer(c, kk, block_columns(kk))),
+        Extent::Fixed(p) => Columns::Blocks(im2col_buffer(c, kk, block_slots(p, kk) * block_columns(kk, Some(p)))),
+        _ => Columns::Blocks(im2col_buffer(c, kk, block_columns(kk, None))),
     };
     let shifted = match columns {
         Columns::InPlace => None,
@@ -217,14 +217,20 @@ const BLOCK_SLOTS: usize = 8;
 
 /// The slots of a static plane of `p` positions (at least one, for its last block).
 fn block_slots(p: usize, kk: usize) -> usize {
-    (p / block_columns(kk)).clamp(1, BLOCK_SLOTS)
+    (p / block_columns(kk, Some(p))).clamp(1, BLOCK_SLOTS)
 }
 
 /// The output positions of one block for `kk` rows: a whole number of the widest GEMM tiles (two
-/// panels), 2 to 32 of them, so that only the plane's last block ends in a narrower tile.
-fn block_columns(kk: usize) -> usize {
+/// panels), 2 to 32 of them, so that only the plane's last block ends in a narrower tile. A
+/// static plane of `p` positions too small for [`BLOCK_SLOTS`] such blocks takes narrower ones,
+/// down to one tile, so that its blocks still spread over the cores.
+fn block_columns(kk: usize, p: Option<usize>) -> usize {
     let tile = 2 * NR;
-    (PLANE_BLOCK_BYTES / (4 * kk * tile)).clamp(2, 32) * tile
+    let width = (PLANE_BLOCK_BYTES / (4 * kk * tile)).clamp(2, 32) * tile;
+    match p {
+        Some(p) => width.min((p / BLOCK_SLOTS / tile).max(1) * tile),
+        None => width,
+    }
 }
 
 /// A convolution's batch extent, and its input's and weights' dims (the batch and run-time
@@ -335,7 +341,7 @@ impl PlaneGemm<'_> {
         (p, group_out, image_out): (Extent, Extent, Extent),
     ) {
         let (f, kk, ocg) = (self.f, self.kk, self.ocg);
-        let width = block_columns(kk);
+        let width = block_columns(kk, p.fixed());
         let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
         let a = Mat { buf: f.w1, off: a_off, rs: Extent::Fixed(kk), cs: 1 };
         let plane_off = self.nb.offset(e, &[(gi, group_out)], image_out);
