@@ -369,9 +369,14 @@ fn parse_shuffle(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let a = p.parse_operand_ref()?;
     p.expect_punct(",")?;
     let b = p.parse_operand_ref()?;
-    let (mask, dynamic) = parse_mixed_list(p)?;
-    if !dynamic.is_empty() {
-        return p.err_here("the shuffle mask must be constant");
+    // The mask: constant lane numbers, `[0, 2, ...]`.
+    p.expect_punct("[")?;
+    let mut mask = Vec::new();
+    while !p.eat_punct("]")? {
+        if !mask.is_empty() {
+            p.expect_punct(",")?;
+        }
+        mask.push(p.parse_int("a constant lane number")?.0);
     }
     p.expect_punct(":")?;
     let at = p.parse_type()?;
