@@ -15,6 +15,7 @@
 //! read a clamped index masked to zero. A depthwise f32 convolution runs directly
 //! ([`super::depthwise`]).
 
+use super::lanes;
 use super::matmul::{gemm, gemm_cols_at_run_time, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
@@ -547,16 +548,15 @@ impl ShiftedPlane {
             let (kp, panel) = (ivs[0], ivs[1]);
             let ks = e.unflatten_over(kp, &fixed(&kernel));
             let pos0 = e.affine(&[(first, 1), (panel, NR as i64)], 0);
-            let lanes = e.affine(&[(panel, -(NR as i64))], count as i64);
-            let mask = self.mask(e, pos0, lanes, &ks);
+            let left = e.affine(&[(panel, -(NR as i64))], count as i64);
+            let mask = self.mask(e, pos0, left, &ks);
             let shift = self.shift(e, &ks);
             let src0 = e.affine(&[(src.base, 1), (pos0, 1), (shift, 1)], 0);
             let dst0 = e.affine(&[(region, 1), (panel, (rows * NR) as i64), (kp, NR as i64)], 0);
-            let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
-            let zeros = e.splat_const(0.0, vt.clone());
+            let zeros = lanes::zeros(e);
             e.for_loop(0, channels, |e, ic| {
                 let at = e.affine(&[(src0, 1), (ic, src.channel as i64)], 0);
-                let v = e.value_op("vector.maskedload", &[src.buf, at, mask, zeros], vt.clone());
+                let v = lanes::load(e, src.buf, &[at], mask, zeros);
                 let dst = e.affine(&[(dst0, 1), (ic, (positions * NR) as i64)], 0);
                 e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, col, dst]));
             });
@@ -591,19 +591,18 @@ impl ShiftedPlane {
         e.affine(&terms, 0)
     }
 
-    /// The lanes of the panel from output position `pos0` that are below `lanes` and whose tap
+    /// The lanes of the panel from output position `pos0` that are below `count` and whose tap
     /// at `ks` is inside the input, as an i1 vector: each lane's spatial position from its flat
     /// one (i32 lanes), then one unsigned comparison per dim.
-    fn mask(&self, e: &mut Cursor, pos0: ValueId, lanes: ValueId, ks: &[ValueId]) -> ValueId {
-        let it = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i32()) };
+    fn mask(&self, e: &mut Cursor, pos0: ValueId, count: ValueId, ks: &[ValueId]) -> ValueId {
+        let it = lanes::of(Type::i32());
         let splat = |e: &mut Cursor, v: ValueId| {
             let v = e.value_op("arith.index_cast", &[v], Type::i32());
             e.value_op("vector.broadcast", &[v], it.clone())
         };
         let numbers = Attribute::Dense { values: DenseValues::Int((0..NR as i128).collect()), ty: it.clone() };
         let numbers = e.value_attr("arith.constant", &[], it.clone(), vec![("value", numbers)]);
-        let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
-        let mut mask = e.value_op("vector.create_mask", &[lanes], mask_t.clone());
+        let mut mask = lanes::first(e, count);
         let base = splat(e, pos0);
         let pos = e.value_op("arith.addi", &[base, numbers], it.clone());
         for (q, &(_, d, pad, s)) in self.taps.iter().enumerate() {
@@ -622,7 +621,7 @@ impl ShiftedPlane {
             let at = e.value_op("arith.addi", &[o, offset], it.clone());
             let size = e.splat_const(self.input[q] as f64, it.clone());
             let inside = e.cmpi("ult", at, size);
-            mask = e.value_op("arith.andi", &[mask, inside], mask_t.clone());
+            mask = e.value_op("arith.andi", &[mask, inside], lanes::of(Type::i1()));
         }
         mask
     }
@@ -790,36 +789,27 @@ impl Panels {
     /// Columns `[lo, hi)` of one panel (at most NR, at least one), as one masked vector: the lanes
     /// from `origin + lo` on.
     fn store_lanes(&self, e: &mut Cursor, fill: Fill, (origin, lo, hi): (ValueId, ValueId, ValueId)) {
-        let lanes = e.value_op("arith.subi", &[hi, lo], Type::Index);
-        let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
-        let mask = e.value_op("vector.create_mask", &[lanes], mask_t);
-        let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
-        let zeros = e.splat_const(0.0, vt.clone());
+        let count = e.value_op("arith.subi", &[hi, lo], Type::Index);
+        let mask = lanes::first(e, count);
+        let zeros = lanes::zeros(e);
         let v = match fill {
             Fill::Zero => zeros,
             Fill::Input { x1, row, shift, stride: 1 } => {
                 let at = e.affine(&[(row, 1), (lo, 1), (shift, 1)], 0);
-                e.value_op("vector.maskedload", &[x1, at, mask, zeros], vt)
+                lanes::load(e, x1, &[at], mask, zeros)
             }
-            // Stride 2: the even elements of the 2 x lanes - 1 from the first column's tap.
+            // Stride 2: the even elements of the 2 x count - 1 from the first column's tap.
             Fill::Input { x1, row, shift, .. } => {
                 let at = e.affine(&[(row, 1), (lo, 2), (shift, 1)], 0);
-                let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
-                let halves: Vec<ValueId> = (0..2)
-                    .map(|h| {
-                        let span = e.affine(&[(lanes, 2)], -1 - (h * NR) as i64);
-                        let mask = e.value_op("vector.create_mask", &[span], mask_t.clone());
-                        let from = e.affine(&[(at, 1)], (h * NR) as i64);
-                        e.value_op("vector.maskedload", &[x1, from, mask, zeros], vt.clone())
-                    })
-                    .collect();
-                let evens =
-                    Attribute::DenseArray { elem: Type::i64(), values: (0..NR as i128).map(|l| 2 * l).collect() };
-                e.value_attr("vector.shuffle", &halves, vt, vec![("mask", evens)])
+                let halves = [0, 1].map(|h| {
+                    let span = e.affine(&[(count, 2)], -1 - (h * NR) as i64);
+                    lanes::first(e, span)
+                });
+                lanes::evens(e, x1, &[at], halves, zeros)
             }
         };
         let dst = e.affine(&[(origin, 1), (lo, 1)], 0);
-        e.op(OpSpec::new("vector.maskedstore", Span::UNKNOWN).operands([self.col, dst, mask, v]));
+        lanes::store(e, v, self.col, &[dst], mask);
     }
 }
 

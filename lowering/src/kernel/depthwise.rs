@@ -12,11 +12,12 @@
 //! they have (or, over a plane known only at run time, testing their taps), and a last pass
 //! applies the residual and the activation.
 
+use super::lanes;
 use super::matmul::NR;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
-use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
+use xcc_ir::{Type, ValueId};
 
 /// One spatial axis of the window: kernel size, stride, dilation, begin pad, input and output
 /// extents (known at compile time, or only at run time).
@@ -122,7 +123,7 @@ fn lower_in_vectors(
 ) {
     let act = (ep.act_min, ep.act_max);
     let (input, width) = cols.sizes().expect("static columns");
-    let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
+    let vt = lanes::of(Type::f32());
     c.parallel_over(&planes, &mut |e, nc| {
         let (n, ch) = (nc[0], nc[1]);
         let bias = match ops.bias {
@@ -136,9 +137,9 @@ fn lower_in_vectors(
             let (lo, hi) = row_taps(e, oh, rows);
             e.for_loop(0, width.div_ceil(NR), |e, chunk| {
                 let ow0 = e.affine(&[(chunk, NR as i64)], 0);
-                let lanes = e.affine(&[(chunk, -(NR as i64))], width as i64);
+                let count = e.affine(&[(chunk, -(NR as i64))], width as i64);
                 let masks: Vec<(ValueId, Vec<ValueId>)> =
-                    (0..cols.kernel).map(|kw| column_tap(e, (ow0, lanes), kw, (input, cols))).collect();
+                    (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (input, cols))).collect();
                 let acc = e.for_accs_step(lo, hi, 1, &[bias], |e, kh, acc| {
                     let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
                     let zero = e.idx(0);
@@ -152,40 +153,37 @@ fn lower_in_vectors(
                     }
                     vec![acc]
                 })[0];
-                store_row_vector(e, ops, (n, ch, oh, ow0), lanes, acc, act);
+                store_row_vector(e, ops, (n, ch, oh, ow0), count, acc, act);
             });
         });
     });
 }
 
-/// Column tap `kw` of the vector of output columns from `ow0` (`lanes` of them, or more): the
+/// Column tap `kw` of the vector of output columns from `ow0` (`count` of them, or more): the
 /// input column its first lane reads, `iw`, and the masks of the `stride` vectors of the input
 /// row from there that its lanes read: elements `[lo, hi)` of that span, those inside the input
 /// and up to the last lane's, each vector's taken as its first `hi` elements less its first `lo`.
 fn column_tap(
     e: &mut Cursor,
-    (ow0, lanes): (ValueId, ValueId),
+    (ow0, count): (ValueId, ValueId),
     kw: usize,
     (input, cols): (usize, Axis),
 ) -> (ValueId, Vec<ValueId>) {
     let s = cols.stride as i64;
     let iw = e.affine(&[(ow0, s)], (kw * cols.dilation) as i64 - cols.pad as i64);
     let zero = e.idx(0);
-    // Elements j with 0 <= iw + j < input and j <= s * (lanes - 1).
+    // Elements j with 0 <= iw + j < input and j <= s * (count - 1).
     let lo = e.affine(&[(iw, -1)], 0);
     let lo = e.value_op("arith.maxsi", &[lo, zero], Type::Index);
     let hi = e.affine(&[(iw, -1)], input as i64);
-    let reach = e.affine(&[(lanes, s)], 1 - s);
+    let reach = e.affine(&[(count, s)], 1 - s);
     let hi = e.value_op("arith.minsi", &[hi, reach], Type::Index);
     let hi = e.value_op("arith.maxsi", &[hi, zero], Type::Index);
     let lo = e.value_op("arith.minsi", &[lo, hi], Type::Index);
-    let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
     let masks = (0..cols.stride)
         .map(|v| {
             let (hi, lo) = (e.affine(&[(hi, 1)], -((v * NR) as i64)), e.affine(&[(lo, 1)], -((v * NR) as i64)));
-            let below_hi = e.value_op("vector.create_mask", &[hi], mask_t.clone());
-            let below_lo = e.value_op("vector.create_mask", &[lo], mask_t.clone());
-            e.value_op("arith.xori", &[below_hi, below_lo], mask_t.clone())
+            lanes::between(e, lo, hi)
         })
         .collect();
     (iw, masks)
@@ -199,47 +197,33 @@ fn tap_vector(
     (n, ch, ih, iw): (ValueId, ValueId, ValueId, ValueId),
     masks: &[ValueId],
 ) -> ValueId {
-    let vt = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) };
-    let zeros = e.splat_const(0.0, vt.clone());
-    let spans: Vec<ValueId> = masks
-        .iter()
-        .enumerate()
-        .map(|(v, &mask)| {
-            let at = e.affine(&[(iw, 1)], (v * NR) as i64);
-            e.value_op("vector.maskedload", &[ops.a, n, ch, ih, at, mask, zeros], vt.clone())
-        })
-        .collect();
-    match spans[..] {
-        [x] => x,
-        [a, b] => {
-            let evens = Attribute::DenseArray { elem: Type::i64(), values: (0..NR as i128).map(|l| 2 * l).collect() };
-            e.value_attr("vector.shuffle", &[a, b], vt, vec![("mask", evens)])
-        }
+    let zeros = lanes::zeros(e);
+    match *masks {
+        [mask] => lanes::load(e, ops.a, &[n, ch, ih, iw], mask, zeros),
+        [a, b] => lanes::evens(e, ops.a, &[n, ch, ih, iw], [a, b], zeros),
         _ => unreachable!("column strides 1 and 2"),
     }
 }
 
-/// Stores the vector of output columns from `ow0` (its first `lanes`) after adding the residual
+/// Stores the vector of output columns from `ow0` (its first `count`) after adding the residual
 /// and applying the activation.
 fn store_row_vector(
     e: &mut Cursor,
     ops: &EpilogueOperands,
     (n, ch, oh, ow0): (ValueId, ValueId, ValueId, ValueId),
-    lanes: ValueId,
+    count: ValueId,
     acc: ValueId,
     act: (Option<f64>, Option<f64>),
 ) {
-    let vt = e.ty(acc);
-    let mask_t = Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::i1()) };
-    let mask = e.value_op("vector.create_mask", &[lanes], mask_t);
+    let mask = lanes::first(e, count);
     let mut v = acc;
     if let Some(r) = ops.residual {
-        let zeros = e.splat_const(0.0, vt.clone());
-        let rv = e.value_op("vector.maskedload", &[r, n, ch, oh, ow0, mask, zeros], vt.clone());
-        v = e.value_op("arith.addf", &[v, rv], vt);
+        let zeros = lanes::zeros(e);
+        let rv = lanes::load(e, r, &[n, ch, oh, ow0], mask, zeros);
+        v = e.value_op("arith.addf", &[v, rv], lanes::of(Type::f32()));
     }
     let v = super::matmul::apply_activation(e, v, act);
-    e.op(OpSpec::new("vector.maskedstore", Span::UNKNOWN).operands([ops.output, n, ch, oh, ow0, mask, v]));
+    lanes::store(e, v, ops.output, &[n, ch, oh, ow0], mask);
 }
 
 /// The row taps `[lo, hi)` whose input row `oh * s + kh * d - pad` is inside `[0, input)`:

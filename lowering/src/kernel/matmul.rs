@@ -54,7 +54,7 @@ pub struct TileEpilogue {
 }
 
 fn vec_ty() -> Type {
-    Type::Vector { shape: vec![NR as u64], elem: Box::new(Type::f32()) }
+    super::lanes::of(Type::f32())
 }
 
 /// Clamps to the activation's bounds (scalar or vector).

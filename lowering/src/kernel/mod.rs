@@ -18,6 +18,7 @@
 pub mod conv;
 pub mod depthwise;
 pub mod fuse;
+pub mod lanes;
 pub mod lower;
 pub mod matmul;
 pub mod pack;

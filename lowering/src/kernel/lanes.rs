@@ -1,0 +1,56 @@
+//! Vectors of [`NR`] lanes as the convolution kernels gather them: their types, masks of a run of
+//! lanes, masked loads and stores (the lanes off read as the pass-through and are left alone),
+//! and the even elements of a run two vectors long (a row read at stride 2).
+
+use super::matmul::NR;
+use super::Cursor;
+use crate::builder::LoopBuilder;
+use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
+
+/// `vector<NR x elem>`.
+pub fn of(elem: Type) -> Type {
+    Type::Vector { shape: vec![NR as u64], elem: Box::new(elem) }
+}
+
+/// The first `count` lanes (every lane from `NR` on, none at 0 or below).
+pub fn first(e: &mut Cursor, count: ValueId) -> ValueId {
+    e.value_op("vector.create_mask", &[count], of(Type::i1()))
+}
+
+/// Lanes `[lo, hi)`, for `lo <= hi`: the first `hi` less the first `lo`.
+pub fn between(e: &mut Cursor, lo: ValueId, hi: ValueId) -> ValueId {
+    let (below_hi, below_lo) = (first(e, hi), first(e, lo));
+    e.value_op("arith.xori", &[below_hi, below_lo], of(Type::i1()))
+}
+
+/// f32 zeros in every lane: the pass-through of the gathers' loads. Callers make it once, outside
+/// their loops (the work estimate of a parallel loop counts it where it stands).
+pub fn zeros(e: &mut Cursor) -> ValueId {
+    e.splat_const(0.0, of(Type::f32()))
+}
+
+/// The f32 elements from `buf[idx]` on in the lanes `mask` takes, `pass`'s in the others.
+pub fn load(e: &mut Cursor, buf: ValueId, idx: &[ValueId], mask: ValueId, pass: ValueId) -> ValueId {
+    let operands = [&[buf][..], idx, &[mask, pass]].concat();
+    e.value_op("vector.maskedload", &operands, of(Type::f32()))
+}
+
+/// Stores the lanes of `v` that `mask` takes from `buf[idx]` on.
+pub fn store(e: &mut Cursor, v: ValueId, buf: ValueId, idx: &[ValueId], mask: ValueId) {
+    let operands = [&[buf][..], idx, &[mask, v]].concat();
+    e.op(OpSpec::new("vector.maskedstore", Span::UNKNOWN).operands(operands));
+}
+
+/// The even elements of the `2 NR` from `buf[idx]` on (the last index moving), each half loaded
+/// with its mask (the elements off read as `pass`'s): lane `l` is element `2 l`.
+pub fn evens(e: &mut Cursor, buf: ValueId, idx: &[ValueId], masks: [ValueId; 2], pass: ValueId) -> ValueId {
+    let (lead, last) = idx.split_at(idx.len() - 1);
+    let halves: Vec<ValueId> = (0..2)
+        .map(|h| {
+            let at = e.affine(&[(last[0], 1)], (h * NR) as i64);
+            load(e, buf, &[lead, &[at]].concat(), masks[h], pass)
+        })
+        .collect();
+    let even = Attribute::DenseArray { elem: Type::i64(), values: (0..NR as i128).map(|l| 2 * l).collect() };
+    e.value_attr("vector.shuffle", &halves, of(Type::f32()), vec![("mask", even)])
+}
