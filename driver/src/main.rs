@@ -79,6 +79,10 @@ pub struct Cli {
     /// Print the module after every pass to standard error.
     #[arg(long)]
     pub print_after_all: bool,
+    /// Compute every convolution as an im2col GEMM: no Winograd F(2x2, 3x3) for the 3x3 ones
+    /// (about twice as fast; its sums round differently, see the README).
+    #[arg(long)]
+    pub no_winograd: bool,
     /// Skip the verifier between passes (it always runs after parsing and before translation).
     #[arg(long)]
     pub no_verify_each: bool,

@@ -211,8 +211,13 @@ fn lower(
 ) -> Result<xcc_ir::Module, Diagnostic> {
     let cpu_versions =
         spec.dispatch.iter().map(|(cpu, level)| xcc_lowering::CpuVersion { cpu: cpu.clone(), level: *level }).collect();
-    let options =
-        LoweringOptions { gpu: spec.arch == Arch::Nvptx64, index_bits: 64, cpu_versions, cpu_level: spec.level };
+    let options = LoweringOptions {
+        gpu: spec.arch == Arch::Nvptx64,
+        index_bits: 64,
+        cpu_versions,
+        cpu_level: spec.level,
+        no_winograd: cli.no_winograd,
+    };
     // Each pass's time, from the end of the previous one's verification to its own end.
     let mut times: Vec<(String, Duration)> = Vec::new();
     let mut since = Instant::now();

@@ -56,7 +56,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "a clamp, residual add or bias add after a matmul or conv joins its epilogue",
         ),
         (Box::new(kernel::fuse::FuseElementwise), "chains of elementwise kernel.generic ops become one"),
-        (Box::new(kernel::pack::PackWeights), "a matmul's constant transposed B is stored transposed at compile time"),
+        (
+            Box::new(kernel::pack::PackWeights),
+            "constant weights laid out at compile time: a matmul's B in panels, a 3x3 conv's for Winograd",
+        ),
         (
             Box::new(kernel::lower::KernelToLoops),
             "kernel ops to (parallel) loops; the GEMM micro-kernel for matmul and conv",

@@ -25,6 +25,9 @@ pub struct LoweringOptions {
     /// The level the module's own code is compiled for (`TargetSpec::level`), when known: the
     /// value `xcc_cpu_level()` folds to in it (in a copy of `cpu_versions`, that copy's level).
     pub cpu_level: Option<u32>,
+    /// Keep every convolution on the im2col GEMM (`--no-winograd`): no Winograd F(2x2, 3x3),
+    /// whose results round differently from the direct sums.
+    pub no_winograd: bool,
 }
 
 /// One CPU a dispatched library has code for: LLVM's CPU name and the level runtime-c's

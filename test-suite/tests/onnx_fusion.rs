@@ -17,14 +17,25 @@ fn run_case(
     inputs: &[(&str, Vec<i64>)],
     outputs: &[(&str, usize)],
 ) -> Result<(), String> {
-    run_case_with_files(dir, name, bytes, &[], inputs, outputs)
+    run_case_with_files(dir, name, (bytes, &[]), &[], inputs, outputs)
+}
+
+/// Like `run_case`, compiled with these extra xcc flags.
+fn run_case_with_flags(
+    dir: &Path,
+    name: &str,
+    (bytes, flags): (&[u8], &[&str]),
+    inputs: &[(&str, Vec<i64>)],
+    outputs: &[(&str, usize)],
+) -> Result<(), String> {
+    run_case_with_files(dir, name, (bytes, flags), &[], inputs, outputs)
 }
 
 /// Like `run_case`, with extra files written next to the model (external data).
 fn run_case_with_files(
     dir: &Path,
     name: &str,
-    bytes: &[u8],
+    (bytes, flags): (&[u8], &[&str]),
     files: &[(&str, Vec<u8>)],
     inputs: &[(&str, Vec<i64>)],
     outputs: &[(&str, usize)],
@@ -37,7 +48,13 @@ fn run_case_with_files(
         std::fs::write(d.join(file), data).unwrap();
     }
     std::fs::write(d.join("m.onnx"), bytes).unwrap();
-    let out = Command::new(xcc_binary()).arg(d.join("m.onnx")).args(["-o"]).arg(d.join("libm.a")).output().unwrap();
+    let out = Command::new(xcc_binary())
+        .arg(d.join("m.onnx"))
+        .args(flags)
+        .args(["-o"])
+        .arg(d.join("libm.a"))
+        .output()
+        .unwrap();
     if !out.status.success() {
         return Err(format!("{name}: xcc failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
@@ -335,6 +352,40 @@ fn blocked_static_plane() -> Vec<u8> {
     )
 }
 
+/// Winograd's F(2x2, 3x3): a 3x3 convolution with a bias, a residual Add of its input and a
+/// Relu in the epilogue, over a batch of 2 and odd planes (13 x 11: the last tile row and column
+/// are half outside the output). The plane is one block.
+fn winograd_residual_relu() -> Vec<u8> {
+    let conv = with_ints(node("conv", "Conv", &["x", "w", "b"], &["c"]), "pads", &[1, 1, 1, 1]);
+    let nodes = vec![conv, node("add", "Add", &["c", "x"], &["s"]), node("relu", "Relu", &["s"], &["y"])];
+    let inits =
+        vec![floats("w", &[16, 16, 3, 3], &pseudo_random(16 * 16 * 9, 51)), floats("b", &[16], &pseudo_random(16, 52))];
+    model(nodes, vec![value("x", FLOAT, &[2, 16, 13, 11])], vec![value("y", FLOAT, &[2, 16, 13, 11])], inits)
+}
+
+/// F(2x2, 3x3) with uneven pads (top 0, left 2, bottom 3, right 1: 77 x 9 -> 78 x 10) and a
+/// Clip: 39 tile rows of 5 tiles go in two full blocks dealt to slots and a last block of 3 tile
+/// rows, fewer tiles than a vector, whose GEMM columns run past its tiles.
+fn winograd_uneven_pads() -> Vec<u8> {
+    let conv = with_ints(node("conv", "Conv", &["x", "w"], &["c"]), "pads", &[0, 2, 3, 1]);
+    let nodes = vec![conv, node("clip", "Clip", &["c", "lo", "hi"], &["y"])];
+    let inits = vec![
+        floats("w", &[40, 48, 3, 3], &pseudo_random(40 * 48 * 9, 53)),
+        floats("lo", &[], &[-0.5]),
+        floats("hi", &[], &[0.75]),
+    ];
+    model(nodes, vec![value("x", FLOAT, &[1, 48, 77, 9])], vec![value("y", FLOAT, &[1, 40, 78, 10])], inits)
+}
+
+/// F(2x2, 3x3) over rows of 35 tiles (three vectors, the last of 3 lanes) in blocks of several
+/// tile rows, with a last, shorter block; 40 filters (a ragged GEMM row tile).
+fn winograd_wide_rows() -> Vec<u8> {
+    let conv = with_ints(node("conv", "Conv", &["x", "w", "b"], &["y"]), "pads", &[1, 1, 1, 1]);
+    let inits =
+        vec![floats("w", &[40, 24, 3, 3], &pseudo_random(40 * 24 * 9, 55)), floats("b", &[40], &pseudo_random(40, 56))];
+    model(vec![conv], vec![value("x", FLOAT, &[1, 24, 62, 70])], vec![value("y", FLOAT, &[1, 40, 62, 70])], inits)
+}
+
 /// A strided, dilated, grouped convolution whose output has its input's phase extents past the
 /// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
 /// input's phases.
@@ -415,7 +466,14 @@ fn external_data_case(dir: &Path) -> Result<(), String> {
         vec![value("y", FLOAT, &[3, 6])],
         vec![w],
     );
-    run_case_with_files(dir, "external-data", &bytes, &[("weights.bin", file)], &[("x", vec![3, 4])], &[("y", 18)])
+    run_case_with_files(
+        dir,
+        "external-data",
+        (&bytes, &[]),
+        &[("weights.bin", file)],
+        &[("x", vec![3, 4])],
+        &[("y", 18)],
+    )
 }
 
 /// One test per model, each compiled by xcc and compared with ONNX Runtime run now (ignored
@@ -511,10 +569,10 @@ fn main() -> std::process::ExitCode {
         (
             "blocked-static-plane",
             Box::new(|d| {
-                run_case(
+                run_case_with_flags(
                     d,
                     "blocked-static-plane",
-                    &blocked_static_plane(),
+                    (&blocked_static_plane(), &["--no-winograd"]),
                     &[("x", vec![2, 24, 63, 65]), ("r", vec![2, 13, 63, 65])],
                     &[("y", 2 * 13 * 63 * 65)],
                 )
@@ -548,6 +606,27 @@ fn main() -> std::process::ExitCode {
         (
             "uint8-max-min",
             Box::new(|d| run_case(d, "uint8-max-min", &uint8_max_min(), &[("x", vec![3, 4])], &[("y", 12), ("z", 12)])),
+        ),
+        (
+            "winograd-residual-relu",
+            Box::new(|d| {
+                let m = winograd_residual_relu();
+                run_case(d, "winograd-residual-relu", &m, &[("x", vec![2, 16, 13, 11])], &[("y", 2 * 16 * 13 * 11)])
+            }),
+        ),
+        (
+            "winograd-uneven-pads-blocks",
+            Box::new(|d| {
+                let m = winograd_uneven_pads();
+                run_case(d, "winograd-uneven-pads-blocks", &m, &[("x", vec![1, 48, 77, 9])], &[("y", 40 * 78 * 10)])
+            }),
+        ),
+        (
+            "winograd-wide-rows",
+            Box::new(|d| {
+                let m = winograd_wide_rows();
+                run_case(d, "winograd-wide-rows", &m, &[("x", vec![1, 24, 62, 70])], &[("y", 40 * 62 * 70)])
+            }),
         ),
         ("external-data", Box::new(external_data_case)),
     ];

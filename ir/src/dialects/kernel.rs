@@ -65,6 +65,9 @@ const CONV_ATTRS: &[AttrDef] = &[
     required("pads", AttrKind::IntList),
     required("dilations", AttrKind::IntList),
     required("group", AttrKind::Integer),
+    // Winograd's F(m x m, 3 x 3) with this output tile m (2): the weights are stored transformed,
+    // `[m + 2, m + 2, K, C]` (`kernel-pack-weights`).
+    optional("winograd", AttrKind::Integer),
     optional("act_min", AttrKind::Float),
     optional("act_max", AttrKind::Float),
 ];
@@ -582,6 +585,9 @@ fn verify_panels(
 /// weights are static. A spatial dim is static in both input and output or in neither, and
 /// the output's size is checked where it is static.
 fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
+    if let Some(tile) = m.attr(op, "winograd") {
+        return verify_winograd(m, op, tile.as_int());
+    }
     let ops = EpilogueOperands::of(m, op);
     let (xd, od) = (dims(m.ty(ops.a))?, dims(m.ty(ops.output))?);
     let w = static_dims(m.ty(ops.b), "the weight")?;
@@ -635,6 +641,50 @@ fn verify_conv(m: &Module, op: OpId) -> Result<(), String> {
             return Err(format!("the bias has one value per output channel ({})", w[0]));
         }
     }
+    verify_epilogue_operands(m, op, &od)
+}
+
+/// A convolution with `winograd = 2` is a 2-d 3x3 one with unit strides and dilations, one
+/// group and static planes, its weights `[4, 4, K, C]`.
+fn verify_winograd(m: &Module, op: OpId, tile: Option<i128>) -> Result<(), String> {
+    let ops = EpilogueOperands::of(m, op);
+    // The batch may be known only at run time; the rest is static.
+    let past_batch = |v, what: &str| -> Result<Vec<u64>, String> {
+        let d = dims(m.ty(v))?;
+        let rest: Option<Vec<u64>> = d.iter().skip(1).copied().collect();
+        rest.map(|r| [&[d[0].unwrap_or(0)], &r[..]].concat())
+            .ok_or_else(|| format!("{what} must have static dims past the batch, not {}", shape_text(&d)))
+    };
+    let (x, o) = (past_batch(ops.a, "the input")?, past_batch(ops.output, "the output")?);
+    let w = static_dims(m.ty(ops.b), "the weight")?;
+    if tile != Some(2) {
+        return Err("winograd takes the output tile 2, F(2x2, 3x3)".into());
+    }
+    let list = |k: &str| m.attr(op, k).and_then(Attribute::as_int_list).unwrap_or_default();
+    let (strides, pads, dilations) = (list("strides"), list("pads"), list("dilations"));
+    let group = m.attr(op, "group").and_then(Attribute::as_int);
+    if x.len() != 4 || o.len() != 4 || strides != [1, 1] || dilations != [1, 1] || group != Some(1) {
+        return Err("winograd needs a 2-d convolution with unit strides and dilations and one group".into());
+    }
+    if w != [4, 4, o[1], x[1]]
+        || !agree(dims(m.ty(ops.a))?[0], dims(m.ty(ops.output))?[0])
+        || pads.len() != 4
+        || pads.iter().any(|&p| p < 0)
+    {
+        return Err(format!("winograd weights are [4, 4, K, C]: input {x:?}, weight {w:?}, output {o:?}"));
+    }
+    for q in 0..2 {
+        let want = x[2 + q] as i128 + pads[q] + pads[q + 2] - 2;
+        if want != o[2 + q] as i128 {
+            return Err(format!("spatial dim {q}: the output should have {want}, not {}", o[2 + q]));
+        }
+    }
+    if let Some(bias) = ops.bias {
+        if dims(m.ty(bias))? != [Some(o[1])] {
+            return Err(format!("the bias has one value per output channel ({})", o[1]));
+        }
+    }
+    let od = dims(m.ty(ops.output))?;
     verify_epilogue_operands(m, op, &od)
 }
 

@@ -123,6 +123,11 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
     let mut c = Cursor::new(m, span);
     let batch = c.extent_of(ops.a, 0);
+    if c.m.attr(op, "winograd").is_some() {
+        super::winograd::lower(&mut c, op, batch);
+        c.finish(op);
+        return Ok(());
+    }
     let spatial = |c: &mut Cursor, v: ValueId| (2..x.len()).map(|k| c.extent_of(v, k)).collect::<Vec<_>>();
     let extents = (spatial(&mut c, ops.a), spatial(&mut c, ops.output));
     let win = window(c.m, op, &w, extents);
@@ -190,7 +195,7 @@ fn im2col_buffer(c: &mut Cursor, kk: usize, p: usize) -> ValueId {
 }
 
 /// A 64-byte aligned f32 buffer of `elements` (placed in the workspace by `plan-workspace`).
-fn plane_buffer(c: &mut Cursor, elements: usize) -> ValueId {
+pub(super) fn plane_buffer(c: &mut Cursor, elements: usize) -> ValueId {
     let t = MemRefType {
         shape: vec![Some(elements as u64)],
         elem: Box::new(Type::f32()),

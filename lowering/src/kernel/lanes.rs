@@ -1,6 +1,7 @@
 //! Vectors of [`NR`] lanes as the convolution kernels gather them: their types, masks of a run of
 //! lanes, masked loads and stores (the lanes off read as the pass-through and are left alone),
-//! and the even elements of a run two vectors long (a row read at stride 2).
+//! and shuffles: the even or odd elements of a run two vectors long (a row read at stride 2), two
+//! vectors interleaved.
 
 use super::matmul::NR;
 use super::Cursor;
@@ -51,6 +52,22 @@ pub fn evens(e: &mut Cursor, buf: ValueId, idx: &[ValueId], masks: [ValueId; 2],
             load(e, buf, &[lead, &[at]].concat(), masks[h], pass)
         })
         .collect();
-    let even = Attribute::DenseArray { elem: Type::i64(), values: (0..NR as i128).map(|l| 2 * l).collect() };
-    e.value_attr("vector.shuffle", &halves, of(Type::f32()), vec![("mask", even)])
+    even_odd(e, halves[0], halves[1], 0)
+}
+
+/// Lanes `(a, b)` shuffled by `indices` (`a`'s lanes first, then `b`'s).
+fn shuffle(e: &mut Cursor, (a, b): (ValueId, ValueId), indices: impl Iterator<Item = usize>) -> ValueId {
+    let mask = Attribute::DenseArray { elem: Type::i64(), values: indices.map(|l| l as i128).collect() };
+    e.value_attr("vector.shuffle", &[a, b], of(Type::f32()), vec![("mask", mask)])
+}
+
+/// The elements `2 l + parity` of the run of `2 NR` that `a` then `b` hold: its even elements
+/// (parity 0) or its odd ones (1).
+pub fn even_odd(e: &mut Cursor, a: ValueId, b: ValueId, parity: usize) -> ValueId {
+    shuffle(e, (a, b), (0..NR).map(|l| 2 * l + parity))
+}
+
+/// `a` and `b` interleaved (`a0, b0, a1, b1, ...`), a run of `2 NR` in two vectors.
+pub fn interleave(e: &mut Cursor, a: ValueId, b: ValueId) -> [ValueId; 2] {
+    [0, NR / 2].map(|h| shuffle(e, (a, b), (h..h + NR / 2).flat_map(|l| [l, l + NR])))
 }

@@ -5,10 +5,11 @@
 //! - `kernel-fuse-elementwise` ([`fuse`]): an elementwise `kernel.generic` whose only reader is
 //!   another one over the same iteration space is computed inside it;
 //! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
-//!   at compile time, so the micro-kernel reads its rows contiguously;
-//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`]): the kernel operations become loops,
-//!   parallel loops (`scf.parallel`) where iterations are independent, with the register-tiled
-//!   GEMM micro-kernel behind matmul and convolution;
+//!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
+//!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
+//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`]): the kernel
+//!   operations become loops, parallel loops (`scf.parallel`) where iterations are independent,
+//!   with the register-tiled GEMM micro-kernel behind matmul and convolution;
 //! - `plan-workspace` ([`plan_workspace`]): the buffers a function allocates are placed in its
 //!   caller's workspace, by liveness, so a run does no heap allocation.
 //!
@@ -23,6 +24,7 @@ pub mod lower;
 pub mod matmul;
 pub mod pack;
 pub mod plan_workspace;
+pub mod winograd;
 
 use crate::builder::LoopBuilder;
 use xcc_ir::{BlockId, Module, OpId, Span};

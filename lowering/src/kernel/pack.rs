@@ -6,8 +6,12 @@
 //! (which, for power-of-two N, all fall in the same cache sets), and the last, ragged panel is
 //! padded with zeros. The packed copy is a new global; the original goes when nothing else
 //! reads it.
+//!
+//! A convolution that Winograd's F(2x2, 3x3) applies to ([`super::winograd`]) gets its constant
+//! weights transformed, `[K, C, 3, 3]` to `[4, 4, K, C]`, and is marked `winograd`.
 
 use super::ops_named;
+use super::winograd::Plane;
 use crate::pass::{LoweringOptions, Pass};
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::types::{Layout, MemRefType};
@@ -20,13 +24,18 @@ impl Pass for PackWeights {
         "kernel-pack-weights"
     }
 
-    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+    fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
         for op in ops_named(&m, &["kernel.matmul"]) {
             if m.attr(op, "transpose_b").is_some() {
                 pack_b(&mut m, op);
             }
             if super::matmul::micro_kernel_applies(&m, op) {
                 pack_panels(&mut m, op);
+            }
+        }
+        for op in ops_named(&m, &["kernel.conv"]).into_iter().filter(|_| !options.no_winograd && !options.gpu) {
+            if let Some(plane) = Plane::of_conv(&m, op) {
+                pack_winograd(&mut m, op, &plane);
             }
         }
         Ok(m)
@@ -108,6 +117,23 @@ fn pack_panels(m: &mut Module, op: OpId) {
     }
     replace_b(m, op, (get, global), packed, &mt.elem, &[panels, k, NR], "panels");
     m.set_attr(op, "b_panels", Attribute::i64(NR as i64));
+}
+
+/// A convolution's constant `[K, C, 3, 3]` f32 weights as Winograd's `[4, 4, K, C]`
+/// ([`super::winograd`]), marked `winograd`.
+fn pack_winograd(m: &mut Module, op: OpId, plane: &Plane) {
+    let w = m.ops[op].operands[1];
+    let Some((get, global, bytes)) = constant_global(m, w) else { return };
+    let (k, c) = (plane.filters, plane.channels);
+    if bytes.len() != k * c * 9 * 4 || m.ty(w).as_memref().is_none_or(|t| t.layout != Layout::Identity) {
+        return;
+    }
+    let weights: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes"))).collect();
+    let u = super::winograd::transform_filters(&weights, k, c);
+    let bytes = u.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let side = super::winograd::TILE + 2;
+    replace_b(m, op, (get, global), bytes, &Type::f32(), &[side, side, k, c], "winograd");
+    m.set_attr(op, "winograd", Attribute::i64(super::winograd::TILE as i64));
 }
 
 /// Makes `op` read B from a new constant global `GLOBAL_suffix` of `shape` holding `bytes`; the
