@@ -386,6 +386,30 @@ fn winograd_wide_rows() -> Vec<u8> {
     model(vec![conv], vec![value("x", FLOAT, &[1, 24, 62, 70])], vec![value("y", FLOAT, &[1, 40, 62, 70])], inits)
 }
 
+/// The rows a GEMM's row tiles leave over, in tiles of several vectors: one row (a GEMV: 64
+/// columns, then 16, then 10 ragged), ten (8 + 2 with AVX-512, 6 + 4 with AVX2) and three, each
+/// times one packed weight plus a bias, then a Relu.
+fn rest_rows() -> Vec<u8> {
+    let layer = |x: &str, y: &str| {
+        let p = format!("{y}_p");
+        let s = format!("{y}_s");
+        vec![
+            node(&p, "MatMul", &[x, "w"], &[&p]),
+            node(&s, "Add", &[&p, "bias"], &[&s]),
+            node(&format!("{y}_relu"), "Relu", &[&s], &[y]),
+        ]
+    };
+    let nodes = [layer("a", "y"), layer("b", "z"), layer("c", "u")].concat();
+    let inits =
+        vec![floats("w", &[37, 90], &pseudo_random(37 * 90, 61)), floats("bias", &[90], &pseudo_random(90, 62))];
+    model(
+        nodes,
+        vec![value("a", FLOAT, &[1, 37]), value("b", FLOAT, &[10, 37]), value("c", FLOAT, &[3, 37])],
+        vec![value("y", FLOAT, &[1, 90]), value("z", FLOAT, &[10, 90]), value("u", FLOAT, &[3, 90])],
+        inits,
+    )
+}
+
 /// A strided, dilated, grouped convolution whose output has its input's phase extents past the
 /// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
 /// input's phases.
@@ -626,6 +650,13 @@ fn main() -> std::process::ExitCode {
             Box::new(|d| {
                 let m = winograd_wide_rows();
                 run_case(d, "winograd-wide-rows", &m, &[("x", vec![1, 24, 62, 70])], &[("y", 40 * 62 * 70)])
+            }),
+        ),
+        (
+            "gemv-rest-rows",
+            Box::new(|d| {
+                let inputs = [("a", vec![1, 37]), ("b", vec![10, 37]), ("c", vec![3, 37])];
+                run_case(d, "gemv-rest-rows", &rest_rows(), &inputs, &[("y", 90), ("z", 10 * 90), ("u", 3 * 90)])
             }),
         ),
         ("external-data", Box::new(external_data_case)),

@@ -160,18 +160,42 @@ fn gemm_tiled<B: LoopBuilder>(b: &mut B, tiling: Tiling, (m, n): (usize, usize),
             ragged_columns(e, i0, mr, n, g);
         });
     }
-    // The rows left over make one shorter tile per column tile.
     let rest = m - m_full;
     if rest > 0 && n_full > 0 {
-        b.parallel(&[n_full / NR], &mut |e, t| {
-            let i0 = e.idx(m_full as i64);
-            let j0 = e.affine(&[(t[0], NR as i64)], 0);
-            gemm_tile(e, i0, j0, rest, NR, g);
-        });
+        rest_rows(b, (m_full, rest), n_full, g);
     }
     if rest > 0 && n > n_full {
         let i0 = b.idx(m_full as i64);
         ragged_columns(b, i0, rest, n, g);
+    }
+}
+
+/// The `rest` rows left over from `first` (fewer than a row tile: all of a GEMV's one row) over
+/// the first `n_full` columns, in tiles `rest` rows by several vectors: each accumulator is a
+/// chain of dependent FMAs as long as k, so a tile of one row and one vector would wait out the
+/// FMA's latency at every step; `8 / rest` accumulators (at most four vectors) keep the FMA units
+/// busy. The columns past the wide tiles go one vector at a time.
+fn rest_rows<B: LoopBuilder>(b: &mut B, (first, rest): (usize, usize), n_full: usize, g: &Gemm) {
+    let vectors = (8 / rest).clamp(1, 4);
+    let width = vectors * NR;
+    let wide = n_full / width * width;
+    let tiles = |b: &mut B, j_lo: usize, count: usize, vectors: usize| {
+        b.parallel(&[count], &mut |e, t| {
+            let i0 = e.idx(first as i64);
+            let j0 = e.affine(&[(t[0], (vectors * NR) as i64)], j_lo as i64);
+            let accs = tile_vector_products(e, i0, j0, rest, vectors, g);
+            for v in 0..vectors {
+                let jv = index_of(e, j0, &[], v * NR);
+                let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
+                store_tile(e, &column, i0, jv, g.c, g.ep, vec_ty());
+            }
+        });
+    };
+    if wide > 0 {
+        tiles(b, 0, wide / width, vectors);
+    }
+    if n_full > wide {
+        tiles(b, wide, (n_full - wide) / NR, 1);
     }
 }
 
