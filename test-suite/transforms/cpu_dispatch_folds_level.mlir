@@ -5,7 +5,7 @@
 
 // CHECK-LABEL: llvm.func @tile_width() -> (i32) {
 // CHECK-NEXT: [[L:%[0-9]+]] = llvm.call @xcc_cpu_level() : () -> i32
-// CHECK-LABEL: llvm.func internal @tile_width.x86_64_v4() -> (i32) attributes {target_cpu = "x86-64-v4"}
+// CHECK-LABEL: llvm.func internal @tile_width.x86_64_v4() -> (i32) attributes {target_cpu = "x86-64-v4", target_features = "-prefer-256-bit"}
 // CHECK-NEXT: [[C4:%[0-9]+]] = llvm.mlir.constant(4 : i32) : i32
 // CHECK-NEXT: llvm.return [[C4]] : i32
 // CHECK-LABEL: llvm.func internal @tile_width.x86_64_v3() -> (i32) attributes {target_cpu = "x86-64-v3"}
