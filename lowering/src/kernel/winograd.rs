@@ -170,15 +170,15 @@ impl Blocking {
         (self.rows * across).max(NR)
     }
 
-    /// The elements from one position `ξ`'s `V` (`rows` rows) or `M` to the next: a cache line
-    /// more than the rows, so the 16 planes a tile is stored to or read from fall in different
-    /// cache sets (a power-of-two distance puts them all in one set).
-    fn plane(&self, across: usize, rows: usize) -> usize {
-        rows * self.lead(across) + NR
+    /// The elements from one position `ξ`'s `V` (`count` = C rows) or `M` (K rows) to the next:
+    /// a cache line more than the rows, so the 16 planes a tile is stored to or read from fall in
+    /// different cache sets (a power-of-two distance puts them all in one set).
+    fn plane(&self, across: usize, count: usize) -> usize {
+        count * self.lead(across) + NR
     }
 }
 
-/// The flat buffers of a convolution and where one image's planes start.
+/// The flat buffers of a convolution, and its epilogue.
 #[derive(Clone, Copy)]
 struct Operands {
     x: ValueId,

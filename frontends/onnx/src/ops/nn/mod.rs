@@ -8,6 +8,7 @@ mod global_pool;
 mod instance_norm;
 mod layer_norm;
 mod pool;
+mod rows;
 mod softmax;
 pub mod window;
 

@@ -3,17 +3,11 @@
 //! that is contiguous (the axis is the last dim) runs on vectors: each exponential is computed
 //! once, stored by the second pass and scaled in place by the third.
 
+use super::rows::{lanes, row_fold, row_map, row_store, split};
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::shapes::axis;
-use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
-
-/// Lanes of the vector loops over a contiguous f32 row (one AVX2 register).
-const LANES: usize = 8;
-
-fn lanes() -> Type {
-    Type::Vector { shape: vec![LANES as u64], elem: Box::new(Type::f32()) }
-}
+use xcc_ir::ValueId;
 
 pub struct Softmax;
 
@@ -99,15 +93,7 @@ fn contiguous_rows(e: &mut Emitter, [x, o]: [ValueId; 2], outer: Extent, row: Ex
     let vt = lanes();
     e.parallel_over(&[outer], &mut |e, ivs| {
         let r = ivs[0];
-        let n = e.extent(row);
-        let split = match row {
-            Extent::Fixed(k) => e.idx((k - k % LANES) as i64),
-            Extent::Value(v) => {
-                let lanes = e.idx(LANES as i64);
-                let tail = e.value_op("arith.remui", &[v, lanes], Type::Index);
-                e.value_op("arith.subi", &[v, tail], Type::Index)
-            }
-        };
+        let (split, n) = split(e, row);
         let ninf = e.const_of(f64::NEG_INFINITY, DType::F32);
         let mx = row_fold(e, (x2, r), (split, n), ninf, "maximumf", &mut |_, v, _| v);
         let mxv = e.value_op("vector.broadcast", &[mx], vt.clone());
@@ -132,64 +118,4 @@ fn contiguous_rows(e: &mut Emitter, [x, o]: [ValueId; 2], outer: Extent, row: Ex
             row_map(e, (o2, o2, r), (split, n), inv, "arith.mulf");
         }
     });
-}
-
-/// Folds `f(element)` over row `r` of `x2` with `kind` (`maximumf` or `add`) from `init`: lanes
-/// up to `split`, then the scalars up to `n`. `f` gets a vector or a scalar, and its index.
-fn row_fold(
-    e: &mut Emitter,
-    (x2, r): (ValueId, ValueId),
-    (split, n): (ValueId, ValueId),
-    init: ValueId,
-    kind: &str,
-    f: &mut dyn FnMut(&mut Emitter, ValueId, ValueId) -> ValueId,
-) -> ValueId {
-    let vt = lanes();
-    let combine = if kind == "add" { "arith.addf" } else { "arith.maximumf" };
-    let zero = e.idx(0);
-    let vinit = e.value_op("vector.broadcast", &[init], vt.clone());
-    let lanes = e.for_accs_step(zero, split, LANES, &[vinit], |e, q, acc| {
-        let v = e.value_op("vector.load", &[x2, r, q], vt.clone());
-        let y = f(e, v, q);
-        vec![e.fbin(combine, acc[0], y)]
-    })[0];
-    let kind_attr = Attribute::Opaque(format!("#vector.kind<{kind}>"));
-    let folded = e.value_attr("vector.reduction", &[lanes], Type::f32(), vec![("kind", kind_attr)]);
-    e.for_accs_between(split, n, &[folded], |e, q, acc| {
-        let v = e.load(x2, &[r, q]);
-        let y = f(e, v, q);
-        vec![e.fbin(combine, acc[0], y)]
-    })[0]
-}
-
-/// `dst[r, q] = src[r, q] OP s` over the row, lanes then scalars.
-fn row_map(
-    e: &mut Emitter,
-    (src, dst, r): (ValueId, ValueId, ValueId),
-    (split, n): (ValueId, ValueId),
-    s: ValueId,
-    op: &str,
-) {
-    let vt = lanes();
-    let sv = e.value_op("vector.broadcast", &[s], vt.clone());
-    let zero = e.idx(0);
-    e.for_step(zero, split, LANES, |e, q| {
-        let v = e.value_op("vector.load", &[src, r, q], vt.clone());
-        let y = e.fbin(op, v, sv);
-        row_store(e, y, dst, r, q);
-    });
-    e.for_step(split, n, 1, |e, q| {
-        let v = e.load(src, &[r, q]);
-        let y = e.fbin(op, v, s);
-        row_store(e, y, dst, r, q);
-    });
-}
-
-/// Stores a vector or a scalar at `[r, q]`.
-fn row_store(e: &mut Emitter, v: ValueId, dst: ValueId, r: ValueId, q: ValueId) {
-    if e.m.ty(v).is_float() {
-        e.store(v, dst, &[r, q]);
-    } else {
-        e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, dst, r, q]));
-    }
 }
