@@ -1,11 +1,12 @@
 //! LayerNormalization: parallel over the rows (the dims before `axis`); each row normalized by
 //! its mean and standard deviation, then scaled and shifted. The optional Mean and InvStdDev
-//! outputs are float32 (the stash type).
+//! outputs are float32 (the stash type). An f32 row runs on vectors ([`super::rows`]).
 
+use super::rows::{lanes, row_fold, row_store, split, LANES};
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::shapes::axis;
-use xcc_ir::ValueId;
+use xcc_ir::{Type, ValueId};
 
 pub struct LayerNormalization;
 
@@ -49,7 +50,11 @@ impl crate::ops::onnx_op::OnnxOp for LayerNormalization {
             super::optional_outputs(e, node, 1, 2)?.into_iter().map(|b| b.map(|b| e.flat(b))).collect();
         e.parallel_over(&[outer], &mut |e, ivs| {
             let o = ivs[0];
-            let (mean, var) = e.mean_variance(x2, &[Extent::Fixed(row)], d, &|ks| vec![o, ks[0]]);
+            let (mean, var) = if d == DType::F32 {
+                row_moments(e, x2, o, row)
+            } else {
+                e.mean_variance(x2, &[Extent::Fixed(row)], d, &|ks| vec![o, ks[0]])
+            };
             let sd = e.std_dev(var, eps, d);
             let one = e.const_of(1.0, d);
             let inv = e.fbin("arith.divf", one, sd);
@@ -59,21 +64,56 @@ impl crate::ops::onnx_op::OnnxOp for LayerNormalization {
                     e.store(v, *buf, &[o]);
                 }
             }
-            e.for_loop(0, row, |e, q| {
-                let v = e.load(x2, &[o, q]);
+            // `(x - mean) * inv * scale + bias`, on vectors of f32 then the row's last elements.
+            let normalize = |e: &mut Emitter, q: ValueId, ty: &Type, (mean, inv): (ValueId, ValueId)| {
+                let load = |e: &mut Emitter, buf: ValueId, at: &[ValueId]| match ty {
+                    Type::Vector { .. } => e.value_op("vector.load", &[&[buf][..], at].concat(), ty.clone()),
+                    _ => e.load(buf, at),
+                };
+                let v = load(e, x2, &[o, q]);
                 let c = e.fbin("arith.subf", v, mean);
                 let nrm = e.fbin("arith.mulf", c, inv);
-                let s = e.load(scale, &[q]);
+                let s = load(e, scale, &[q]);
                 let mut r = e.fbin("arith.mulf", nrm, s);
                 if let Some(b) = bias {
-                    let bv = e.load(b, &[q]);
+                    let bv = load(e, b, &[q]);
                     r = e.fbin("arith.addf", r, bv);
                 }
-                e.store(r, o2, &[o, q]);
-            });
+                row_store(e, r, o2, o, q);
+            };
+            let (first, end) = match d {
+                DType::F32 => split(e, Extent::Fixed(row)),
+                _ => (e.idx(0), e.idx(row as i64)),
+            };
+            if d == DType::F32 {
+                let vt = lanes();
+                let splat = |e: &mut Emitter, v: ValueId| e.value_op("vector.broadcast", &[v], vt.clone());
+                let stats = (splat(e, mean), splat(e, inv));
+                let zero = e.idx(0);
+                e.for_step(zero, first, LANES, |e, q| normalize(e, q, &vt, stats));
+            }
+            let ty = e.m.ty(mean).clone();
+            e.for_step(first, end, 1, |e, q| normalize(e, q, &ty, (mean, inv)));
         });
         Ok(())
     }
+}
+
+/// The mean and variance of row `o` of the f32 `[rows, row]` buffer `x2`, in two vector folds
+/// (the sum, then the squared deviations from the mean).
+fn row_moments(e: &mut Emitter, x2: ValueId, o: ValueId, row: usize) -> (ValueId, ValueId) {
+    let bounds = split(e, Extent::Fixed(row));
+    let zero = e.const_of(0.0, DType::F32);
+    let sum = row_fold(e, (x2, o), bounds, zero, "add", &mut |_, v, _| v);
+    let count = e.const_of(row as f64, DType::F32);
+    let mean = e.fbin("arith.divf", sum, count);
+    let mean_v = e.value_op("vector.broadcast", &[mean], lanes());
+    let squares = row_fold(e, (x2, o), bounds, zero, "add", &mut |e, v, _| {
+        let m = if e.m.ty(v).is_float() { mean } else { mean_v };
+        let dev = e.fbin("arith.subf", v, m);
+        e.fbin("arith.mulf", dev, dev)
+    });
+    (mean, e.fbin("arith.divf", squares, count))
 }
 
 /// Scale or bias (input `i`) as a 1-D view of `n` elements.
