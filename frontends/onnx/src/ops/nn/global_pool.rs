@@ -1,5 +1,7 @@
-//! GlobalAveragePool and GlobalMaxPool: one value per batch and channel, over all spatial dims.
+//! GlobalAveragePool and GlobalMaxPool: one value per batch and channel, over all spatial dims
+//! (an f32 plane on vectors, [`super::rows`]).
 
+use super::rows::{row_fold, split};
 use crate::emit::{compute_type, Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::shapes::image_dims;
@@ -31,12 +33,22 @@ impl crate::ops::onnx_op::OnnxOp for GlobalPool {
         let o2 = e.reshaped_over(e.buf(&node.outputs[0])?, &[nb, ch]);
         let avg = node.op == "GlobalAveragePool";
         let d = x_t.dtype;
+        // An f32 plane is folded on vectors, as one row of a [N * C, spatial] view.
+        let rows = e.extent_mul(nb, ch);
+        let x2 = (d == DType::F32).then(|| e.reshaped_over(x3, &[rows, s]));
         e.parallel_over(&[nb, ch], &mut |e, ivs| {
             let init = e.const_of(if avg { 0.0 } else { f64::NEG_INFINITY }, d);
-            let r = e.for_acc_over(s, init, |e, q, acc| {
-                let v = e.load(x3, &[ivs[0], ivs[1], q]);
-                e.fbin(if avg { "arith.addf" } else { "arith.maximumf" }, acc, v)
-            });
+            let r = match x2 {
+                Some(x2) => {
+                    let row = e.affine_over(&[(ivs[0], ch), (ivs[1], Extent::Fixed(1))], 0);
+                    let bounds = split(e, s);
+                    row_fold(e, (x2, row), bounds, init, if avg { "add" } else { "maximumf" }, &mut |_, v, _| v)
+                }
+                None => e.for_acc_over(s, init, |e, q, acc| {
+                    let v = e.load(x3, &[ivs[0], ivs[1], q]);
+                    e.fbin(if avg { "arith.addf" } else { "arith.maximumf" }, acc, v)
+                }),
+            };
             let r = if avg {
                 let n = match s {
                     Extent::Fixed(s) => e.const_of(s as f64, d),
