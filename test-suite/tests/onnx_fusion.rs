@@ -410,6 +410,21 @@ fn rest_rows() -> Vec<u8> {
     )
 }
 
+/// Two f32 MaxPools on vectors of output columns: 3x3 at stride 2 with pads of 1 and ceil_mode
+/// (the last window half outside), and 2x3 at stride 1 with pads on the columns only.
+fn max_pools() -> Vec<u8> {
+    let strided = with_ints(node("p1", "MaxPool", &["x"], &["y"]), "kernel_shape", &[3, 3]);
+    let strided = with_int(with_ints(with_ints(strided, "strides", &[2, 2]), "pads", &[1, 1, 1, 1]), "ceil_mode", 1);
+    let dense = with_ints(node("p2", "MaxPool", &["x"], &["z"]), "kernel_shape", &[2, 3]);
+    let dense = with_ints(dense, "pads", &[0, 1, 0, 1]);
+    model(
+        vec![strided, dense],
+        vec![value("x", FLOAT, &[2, 3, 37, 41])],
+        vec![value("y", FLOAT, &[2, 3, 19, 21]), value("z", FLOAT, &[2, 3, 36, 41])],
+        vec![],
+    )
+}
+
 /// A strided, dilated, grouped convolution whose output has its input's phase extents past the
 /// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
 /// input's phases.
@@ -657,6 +672,13 @@ fn main() -> std::process::ExitCode {
             Box::new(|d| {
                 let inputs = [("a", vec![1, 37]), ("b", vec![10, 37]), ("c", vec![3, 37])];
                 run_case(d, "gemv-rest-rows", &rest_rows(), &inputs, &[("y", 90), ("z", 10 * 90), ("u", 3 * 90)])
+            }),
+        ),
+        (
+            "maxpool-rows",
+            Box::new(|d| {
+                let outputs = [("y", 2 * 3 * 19 * 21), ("z", 2 * 3 * 36 * 41)];
+                run_case(d, "maxpool-rows", &max_pools(), &[("x", vec![2, 3, 37, 41])], &outputs)
             }),
         ),
         ("external-data", Box::new(external_data_case)),

@@ -290,7 +290,7 @@ impl Step<'_> {
                         .iter()
                         .map(|&d| {
                             let start = e.affine(&[(col0, 1)], d as i64);
-                            columns_inside(e, start, w, inside)
+                            lanes::within(e, start, w, inside)
                         })
                         .collect()
                 })
@@ -408,16 +408,6 @@ fn over_chunks(e: &mut Cursor, count: usize, [rows, vectors]: [usize; 2], body: 
         };
         e.for_loop(0, rows, |e, r| e.for_loop(0, vectors, |e, q| body(e, (r, q), (first, end))));
     });
-}
-
-/// The lanes whose column `start + l` is inside `[0, width)`, none when `inside` (the row) is
-/// false.
-fn columns_inside(e: &mut Cursor, start: ValueId, width: usize, inside: ValueId) -> ValueId {
-    let (zero, minus) = (e.idx(0), e.affine(&[(start, -1)], 0));
-    let lo = e.value_op("arith.maxsi", &[minus, zero], Type::Index);
-    let hi = e.affine(&[(start, -1)], width as i64);
-    let hi = e.value_op("arith.select", &[inside, hi, lo], Type::Index);
-    lanes::between(e, lo, hi)
 }
 
 /// `Bᵀ d B` of a 4x4 patch `d[row][column]` (vectors of tiles), as `V[4 a + b]`. `Bᵀ` takes rows

@@ -1,12 +1,15 @@
 //! MaxPool and AveragePool: a parallel loop over the output, each point reducing its window's
 //! taps (those in the padding skipped by a select). MaxPool can also give the flat index of
-//! each maximum.
+//! each maximum. An f32 MaxPool over static planes runs on vectors of output columns
+//! ([`MaxPoolRows`]).
 
 use super::window::{window_over, Window};
 use crate::emit::{compute_type, Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::shapes::image_dims;
 use xcc_ir::{Attribute, Type, ValueId};
+use xcc_lowering::kernel::lanes;
+use xcc_lowering::kernel::matmul::NR;
 
 pub struct Pool;
 
@@ -74,6 +77,12 @@ impl Emitter {
         };
         let column_major = node.int("storage_order", 0) == 1;
         let channels = x_t.shape[1];
+        if let Some(rows) = MaxPoolRows::of(is_max && indices.is_none() && d == DType::F32, &win, x_t, out_t) {
+            let planes = self.dim_extent(&Dim::product(&x_t.dims()[..2]));
+            let (x1, o1) = (self.flat(x), self.flat(out));
+            rows.emit(self, (x1, o1), planes);
+            return Ok(());
+        }
         let out_extents = self.dim_extents(&out_t.dims());
         self.parallel_over(&out_extents, &mut |e, ivs| {
             let lowest = match d {
@@ -208,4 +217,108 @@ fn flat_input_index(
     terms.extend(pos.iter().zip(strides).map(|(&p, s)| (p, s)));
     let flat = e.affine_over(&terms, 0);
     e.value_op("arith.index_cast", &[flat], Type::i64())
+}
+
+/// An f32 MaxPool over static 2-d planes with unit dilations and column strides of 1 or 2, run
+/// on vectors of [`NR`] output columns: each tap is a masked vector load of its input row (the
+/// even or odd elements of two at stride 2), the lanes outside the input reading -inf, and the
+/// maximum ignores NaN as the scalar loop does. A parallel loop over planes, each walking down a
+/// vector's column of output rows with the masks of its columns computed once.
+struct MaxPoolRows {
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    pads: [usize; 2],
+    input: [usize; 2],
+    out: [usize; 2],
+}
+
+impl MaxPoolRows {
+    fn of(applies: bool, win: &Window, x_t: &TensorType, out_t: &TensorType) -> Option<MaxPoolRows> {
+        let static2 = |t: &TensorType| -> Option<[usize; 2]> {
+            let d = t.dims();
+            (d.len() == 4).then_some(())?;
+            Some([d[2].as_fixed()?, d[3].as_fixed()?])
+        };
+        let (input, out) = (static2(x_t)?, static2(out_t)?);
+        // Every window overlaps the input (its first and last ones along each dim): the row
+        // clamping below relies on it, and an all-padding window has no maximum to agree on.
+        let overlaps =
+            (0..2).all(|q| win.pads[q] < win.kernel[q] && (out[q] - 1) * win.strides[q] < input[q] + win.pads[q]);
+        let plain = win.dilations.iter().all(|&d| d == 1) && matches!(win.strides[1], 1 | 2) && overlaps;
+        (applies && plain).then(|| MaxPoolRows {
+            kernel: [win.kernel[0], win.kernel[1]],
+            strides: [win.strides[0], win.strides[1]],
+            pads: [win.pads[0], win.pads[1]],
+            input,
+            out,
+        })
+    }
+
+    fn emit(&self, e: &mut Emitter, (x1, o1): (ValueId, ValueId), planes: Extent) {
+        let ([h, w], [oh, ow]) = (self.input, self.out);
+        let vt = lanes::of(Type::f32());
+        e.parallel_over(&[planes], &mut |e, plane| {
+            let ninf = e.splat_const(f64::NEG_INFINITY, vt.clone());
+            let x_at = e.affine(&[(plane[0], (h * w) as i64)], 0);
+            let o_at = e.affine(&[(plane[0], (oh * ow) as i64)], 0);
+            e.for_loop(0, ow.div_ceil(NR), |e, q| {
+                // The masks of the runs the vector's taps read, for every output row.
+                let col0 = e.affine(&[(q, (NR * self.strides[1]) as i64)], -(self.pads[1] as i64));
+                let all = e.const_int(1, Type::i1());
+                let runs: Vec<(i64, ValueId)> = self
+                    .runs()
+                    .into_iter()
+                    .map(|off| {
+                        let start = e.affine(&[(col0, 1)], off);
+                        (off, lanes::within(e, start, w, all))
+                    })
+                    .collect();
+                let left = e.affine(&[(q, -(NR as i64))], ow as i64);
+                let stored = lanes::first(e, left);
+                e.for_loop(0, oh, |e, oy| {
+                    let mut acc = ninf;
+                    for ky in 0..self.kernel[0] {
+                        let row = e.affine(&[(oy, self.strides[0] as i64)], ky as i64 - self.pads[0] as i64);
+                        let row = clamp_row(e, row, h);
+                        let at = e.affine(&[(x_at, 1), (row, w as i64), (col0, 1)], 0);
+                        let v: Vec<ValueId> = runs
+                            .iter()
+                            .map(|&(off, mask)| {
+                                let i = e.affine(&[(at, 1)], off);
+                                lanes::load(e, x1, &[i], mask, ninf)
+                            })
+                            .collect();
+                        for kx in 0..self.kernel[1] {
+                            let tap = match self.strides[1] {
+                                1 => v[kx],
+                                _ => lanes::even_odd(e, v[kx / 2 * 2], v[kx / 2 * 2 + 1], kx % 2),
+                            };
+                            acc = e.value_op("arith.maxnumf", &[acc, tap], vt.clone());
+                        }
+                    }
+                    let out = e.affine(&[(o_at, 1), (oy, ow as i64), (q, NR as i64)], 0);
+                    lanes::store(e, acc, o1, &[out], stored);
+                });
+            });
+        });
+    }
+
+    /// The offsets from a vector's first tap column of the runs its taps read: one vector per
+    /// kernel column at stride 1; at stride 2, two halves per pair of kernel columns (the even
+    /// and odd elements of `2 NR` columns from `2 * (kx / 2)`).
+    fn runs(&self) -> Vec<i64> {
+        match self.strides[1] {
+            1 => (0..self.kernel[1] as i64).collect(),
+            _ => (0..self.kernel[1].div_ceil(2) as i64).flat_map(|p| [2 * p, 2 * p + NR as i64]).collect(),
+        }
+    }
+}
+
+/// A window row clamped into `[0, rows)`: a row in the padding reads its nearest input row
+/// instead, which is in the same window (a window always overlaps the input), so the maximum is
+/// unchanged.
+fn clamp_row(e: &mut Emitter, row: ValueId, rows: usize) -> ValueId {
+    let (zero, last) = (e.idx(0), e.idx(rows as i64 - 1));
+    let row = e.value_op("arith.maxsi", &[row, zero], Type::Index);
+    e.value_op("arith.minsi", &[row, last], Type::Index)
 }
