@@ -425,6 +425,24 @@ fn max_pools() -> Vec<u8> {
     )
 }
 
+/// A 1x1 convolution over a 7x7 plane (49 columns: one wide tile, then one whose last vector
+/// is masked to a column) with a bias, a residual Add and a Relu; 40 filters (a row tile left).
+fn pointwise_residual() -> Vec<u8> {
+    let nodes = vec![
+        node("conv", "Conv", &["x", "w", "b"], &["c"]),
+        node("add", "Add", &["c", "r"], &["s"]),
+        node("relu", "Relu", &["s"], &["y"]),
+    ];
+    let inits =
+        vec![floats("w", &[40, 24, 1, 1], &pseudo_random(40 * 24, 71)), floats("b", &[40], &pseudo_random(40, 72))];
+    model(
+        nodes,
+        vec![value("x", FLOAT, &[1, 24, 7, 7]), value("r", FLOAT, &[1, 40, 7, 7])],
+        vec![value("y", FLOAT, &[1, 40, 7, 7])],
+        inits,
+    )
+}
+
 /// A strided, dilated, grouped convolution whose output has its input's phase extents past the
 /// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
 /// input's phases.
@@ -679,6 +697,13 @@ fn main() -> std::process::ExitCode {
             Box::new(|d| {
                 let outputs = [("y", 2 * 3 * 19 * 21), ("z", 2 * 3 * 36 * 41)];
                 run_case(d, "maxpool-rows", &max_pools(), &[("x", vec![2, 3, 37, 41])], &outputs)
+            }),
+        ),
+        (
+            "pointwise-masked-tile",
+            Box::new(|d| {
+                let inputs = [("x", vec![1, 24, 7, 7]), ("r", vec![1, 40, 7, 7])];
+                run_case(d, "pointwise-masked-tile", &pointwise_residual(), &inputs, &[("y", 40 * 7 * 7)])
             }),
         ),
         ("external-data", Box::new(external_data_case)),

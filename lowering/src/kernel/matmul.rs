@@ -151,10 +151,23 @@ pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm:
 fn gemm_tiled<B: LoopBuilder>(b: &mut B, tiling: Tiling, (m, n): (usize, usize), g: &Gemm) {
     let mr = tiling.mr;
     let (m_full, n_full) = (m / mr * mr, n / NR * NR);
-    if m_full > 0 && n_full > 0 {
+    let width = tiling.vectors * NR;
+    if m_full > 0 && tiling.vectors > 1 && n % width > NR {
+        // The columns past the wide tiles are more than a vector: one more wide tile, its last
+        // vector masked, instead of a narrow tile and an overlapping one.
+        let wide = n / width * width;
+        if wide > 0 {
+            full_tiles(b, (mr, m_full), (Extent::Fixed(0), Extent::Fixed(wide / width)), tiling.vectors, g);
+        }
+        b.parallel(&[m_full / mr], &mut |e, t| {
+            let i0 = e.affine(&[(t[0], mr as i64)], 0);
+            let j0 = e.idx(wide as i64);
+            masked_wide_tile(e, (i0, j0), (mr, tiling.vectors), n - wide, g);
+        });
+    } else if m_full > 0 && n_full > 0 {
         full_tiles_of(b, tiling, m_full, n_full, g);
     }
-    if m_full > 0 && n > n_full {
+    if m_full > 0 && n > n_full && !(tiling.vectors > 1 && n % width > NR) {
         b.parallel(&[m_full / mr], &mut |e, t| {
             let i0 = e.affine(&[(t[0], mr as i64)], 0);
             ragged_columns(e, i0, mr, n, g);
@@ -264,6 +277,26 @@ fn full_tiles<B: LoopBuilder>(
             store_tile(e, &column, i0, jv, g.c, g.ep, vec_ty());
         }
     });
+}
+
+/// A tile of `rows` by `vectors` vectors at (`i0`, `j0`) of which only the first `width`
+/// columns exist: the last vector's B loads, epilogue and stores are masked to them.
+fn masked_wide_tile<B: LoopBuilder>(
+    e: &mut B,
+    (i0, j0): (ValueId, ValueId),
+    (rows, vectors): (usize, usize),
+    width: usize,
+    g: &Gemm,
+) {
+    let last = e.idx((width - (vectors - 1) * NR) as i64);
+    let mask = super::lanes::first(e, last);
+    let accs = masked_vector_products(e, (i0, j0), (rows, vectors), Some(mask), g);
+    for v in 0..vectors {
+        let jv = index_of(e, j0, &[], v * NR);
+        let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
+        let lanes = (v + 1 == vectors).then_some(mask);
+        store_masked_tile(e, &column, (i0, jv), lanes, g);
+    }
 }
 
 /// Whether the CPU the code runs on has AVX-512 (see [`LoopBuilder::cpu_level`]).
@@ -518,6 +551,18 @@ fn tile_vector_products<B: LoopBuilder>(
     vectors: usize,
     g: &Gemm,
 ) -> Vec<ValueId> {
+    masked_vector_products(b, (i0, j0), (rows, vectors), None, g)
+}
+
+/// [`tile_vector_products`], the last vector's B loads masked by `last` if given (its lanes off
+/// read 0).
+fn masked_vector_products<B: LoopBuilder>(
+    b: &mut B,
+    (i0, j0): (ValueId, ValueId),
+    (rows, vectors): (usize, usize),
+    last: Option<ValueId>,
+    g: &Gemm,
+) -> Vec<ValueId> {
     let (k, a, bm) = (g.k, g.a, g.bm);
     let vt = vec_ty();
     let zero = b.splat_const(0.0, vt.clone());
@@ -537,9 +582,13 @@ fn tile_vector_products<B: LoopBuilder>(
     b.for_accs(0, k, &inits, |e, kk, accs| {
         let bvs: Vec<ValueId> = b_tiles
             .iter()
-            .map(|&(b_col, b_rs)| {
+            .enumerate()
+            .map(|(v, &(b_col, b_rs))| {
                 let bi = index_over(e, b_col, &[(kk, b_rs)], 0);
-                e.value_op("vector.load", &[bm.buf(), bi], vt.clone())
+                match last.filter(|_| v + 1 == vectors) {
+                    Some(mask) => super::lanes::load(e, bm.buf(), &[bi], mask, zero),
+                    None => e.value_op("vector.load", &[bm.buf(), bi], vt.clone()),
+                }
             })
             .collect();
         let mut next = Vec::with_capacity(accs.len());
@@ -588,6 +637,48 @@ fn store_tile<B: LoopBuilder>(
         v = apply_activation(b, v, ep.act);
         let ci = index_over(b, c.off, &[(row, c.rs), (j0, Extent::Fixed(1))], 0);
         b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
+    }
+}
+
+/// A vector column of a tile's accumulators with the epilogue applied, stored; with `mask`,
+/// only its lanes (the bias and residual read under it too).
+fn store_masked_tile<B: LoopBuilder>(
+    b: &mut B,
+    accs: &[ValueId],
+    (i0, j0): (ValueId, ValueId),
+    mask: Option<ValueId>,
+    g: &Gemm,
+) {
+    let Some(mask) = mask else {
+        return store_tile(b, accs, i0, j0, g.c, g.ep, vec_ty());
+    };
+    let (c, ep, vt) = (g.c, g.ep, vec_ty());
+    let zero = super::lanes::zeros(b);
+    for (r, &acc) in accs.iter().enumerate() {
+        let row = index_of(b, i0, &[], r);
+        let mut v = acc;
+        match ep.bias {
+            Bias::Rows(buf, off) => {
+                let bi = index_of(b, off, &[(row, 1)], 0);
+                let s = b.load(buf, &[bi]);
+                let bv = b.value_op("vector.broadcast", &[s], vt.clone());
+                v = b.value_op("arith.addf", &[v, bv], vt.clone());
+            }
+            Bias::Cols(buf, off) => {
+                let bi = index_of(b, off, &[(j0, 1)], 0);
+                let bv = super::lanes::load(b, buf, &[bi], mask, zero);
+                v = b.value_op("arith.addf", &[v, bv], vt.clone());
+            }
+            Bias::None => {}
+        }
+        if let Some(res) = ep.residual {
+            let ri = index_over(b, res.off, &[(row, res.rs), (j0, Extent::Fixed(1))], 0);
+            let rv = super::lanes::load(b, res.buf, &[ri], mask, zero);
+            v = b.value_op("arith.addf", &[v, rv], vt.clone());
+        }
+        v = apply_activation(b, v, ep.act);
+        let ci = index_over(b, c.off, &[(row, c.rs), (j0, Extent::Fixed(1))], 0);
+        super::lanes::store(b, v, c.buf, &[ci], mask);
     }
 }
 
