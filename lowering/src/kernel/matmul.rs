@@ -151,23 +151,21 @@ pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm:
 fn gemm_tiled<B: LoopBuilder>(b: &mut B, tiling: Tiling, (m, n): (usize, usize), g: &Gemm) {
     let mr = tiling.mr;
     let (m_full, n_full) = (m / mr * mr, n / NR * NR);
-    let width = tiling.vectors * NR;
-    if m_full > 0 && tiling.vectors > 1 && n % width > NR {
-        // The columns past the wide tiles are more than a vector: one more wide tile, its last
-        // vector masked, instead of a narrow tile and an overlapping one.
-        let wide = n / width * width;
-        if wide > 0 {
-            full_tiles(b, (mr, m_full), (Extent::Fixed(0), Extent::Fixed(wide / width)), tiling.vectors, g);
+    let tail = masked_tail(n, tiling).filter(|_| m_full > 0);
+    if let Some((first, vectors)) = tail {
+        let width = tiling.vectors * NR;
+        if first > 0 {
+            full_tiles(b, (mr, m_full), (Extent::Fixed(0), Extent::Fixed(first / width)), tiling.vectors, g);
         }
         b.parallel(&[m_full / mr], &mut |e, t| {
             let i0 = e.affine(&[(t[0], mr as i64)], 0);
-            let j0 = e.idx(wide as i64);
-            masked_wide_tile(e, (i0, j0), (mr, tiling.vectors), n - wide, g);
+            let j0 = e.idx(first as i64);
+            masked_wide_tile(e, (i0, j0), (mr, vectors), n - first, g);
         });
     } else if m_full > 0 && n_full > 0 {
         full_tiles_of(b, tiling, m_full, n_full, g);
     }
-    if m_full > 0 && n > n_full && !(tiling.vectors > 1 && n % width > NR) {
+    if m_full > 0 && n > n_full && tail.is_none() {
         b.parallel(&[m_full / mr], &mut |e, t| {
             let i0 = e.affine(&[(t[0], mr as i64)], 0);
             ragged_columns(e, i0, mr, n, g);
@@ -277,6 +275,24 @@ fn full_tiles<B: LoopBuilder>(
             store_tile(e, &column, i0, jv, g.c, g.ep, vec_ty());
         }
     });
+}
+
+/// Where the columns past the last wide tile go when the tiles are wider than a vector (AVX-512's
+/// 8 x 32), as (first column, vectors) of one more tile per row tile whose last vector is masked:
+/// more than a vector left over, one more wide tile from the last wide one's end; a vector or
+/// less, the last wide tile one vector wider (24 accumulators). Either replaces a one-vector tile
+/// and an overlapping one, which load a broadcast per FMA and run at half the speed. `None`: no
+/// columns left, or no wide tile to widen.
+fn masked_tail(n: usize, tiling: Tiling) -> Option<(usize, usize)> {
+    let width = tiling.vectors * NR;
+    let wide = n / width * width;
+    match n - wide {
+        _ if tiling.vectors < 2 => None,
+        0 => None,
+        left if left > NR => Some((wide, tiling.vectors)),
+        _ if wide >= width => Some((wide - width, tiling.vectors + 1)),
+        _ => None,
+    }
 }
 
 /// A tile of `rows` by `vectors` vectors at (`i0`, `j0`) of which only the first `width`
