@@ -195,11 +195,7 @@ fn rest_rows<B: LoopBuilder>(b: &mut B, (first, rest): (usize, usize), n_full: u
             let i0 = e.idx(first as i64);
             let j0 = e.affine(&[(t[0], (vectors * NR) as i64)], j_lo as i64);
             let accs = tile_vector_products(e, i0, j0, rest, vectors, g);
-            for v in 0..vectors {
-                let jv = index_of(e, j0, &[], v * NR);
-                let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
-                store_tile(e, &column, i0, jv, g.c, g.ep, vec_ty());
-            }
+            store_vectors(e, &accs, (i0, j0), vectors, None, g);
         });
     };
     if wide > 0 {
@@ -269,11 +265,7 @@ fn full_tiles<B: LoopBuilder>(
         };
         let i0 = e.affine(&[(t[1], mr as i64)], 0);
         let accs = tile_vector_products(e, i0, j0, mr, vectors, g);
-        for v in 0..vectors {
-            let jv = index_of(e, j0, &[], v * NR);
-            let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
-            store_tile(e, &column, i0, jv, g.c, g.ep, vec_ty());
-        }
+        store_vectors(e, &accs, (i0, j0), vectors, None, g);
     });
 }
 
@@ -307,10 +299,24 @@ fn masked_wide_tile<B: LoopBuilder>(
     let last = e.idx((width - (vectors - 1) * NR) as i64);
     let mask = super::lanes::first(e, last);
     let accs = masked_vector_products(e, (i0, j0), (rows, vectors), Some(mask), g);
+    store_vectors(e, &accs, (i0, j0), vectors, Some(mask), g);
+}
+
+/// A tile's accumulators (row by row, `vectors` per row) stored a vector column at a time from
+/// (`i0`, `j0`), with the epilogue; the last vector column only in the lanes of `last_mask` if
+/// given.
+fn store_vectors<B: LoopBuilder>(
+    e: &mut B,
+    accs: &[ValueId],
+    (i0, j0): (ValueId, ValueId),
+    vectors: usize,
+    last_mask: Option<ValueId>,
+    g: &Gemm,
+) {
     for v in 0..vectors {
         let jv = index_of(e, j0, &[], v * NR);
         let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
-        let lanes = (v + 1 == vectors).then_some(mask);
+        let lanes = last_mask.filter(|_| v + 1 == vectors);
         store_masked_tile(e, &column, (i0, jv), lanes, g);
     }
 }
