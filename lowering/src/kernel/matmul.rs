@@ -317,7 +317,7 @@ fn store_vectors<B: LoopBuilder>(
         let jv = index_of(e, j0, &[], v * NR);
         let column: Vec<ValueId> = accs.iter().skip(v).step_by(vectors).copied().collect();
         let lanes = last_mask.filter(|_| v + 1 == vectors);
-        store_masked_tile(e, &column, (i0, jv), lanes, g);
+        store_lanes(e, &column, (i0, jv), (g.c, g.ep), lanes);
     }
 }
 
@@ -550,11 +550,11 @@ fn store_element<B: LoopBuilder>(b: &mut B, mut v: ValueId, row: ValueId, col: V
 /// only the first `width` columns are stored (fewer than NR at a ragged edge of panels).
 fn gemm_tile<B: LoopBuilder>(b: &mut B, i0: ValueId, j0: ValueId, rows: usize, width: usize, g: &Gemm) {
     let accs = tile_products(b, i0, j0, rows, g);
-    let (c, ep, vt) = (g.c, g.ep, vec_ty());
+    let (c, ep) = (g.c, g.ep);
     if width < NR {
         return lane_epilogue(b, &accs, (i0, j0), Extent::Fixed(width), c, ep);
     }
-    store_tile(b, &accs, i0, j0, c, ep, vt);
+    store_tile(b, &accs, i0, j0, c, ep);
 }
 
 /// The `rows x NR` products of a tile of C at (`i0`, `j0`), in vector accumulators carried
@@ -625,57 +625,25 @@ fn masked_vector_products<B: LoopBuilder>(
 }
 
 /// A full tile's accumulators with the epilogue applied, stored as vectors.
-fn store_tile<B: LoopBuilder>(
-    b: &mut B,
-    accs: &[ValueId],
-    i0: ValueId,
-    j0: ValueId,
-    c: Mat,
-    ep: TileEpilogue,
-    vt: Type,
-) {
-    for (r, &acc) in accs.iter().enumerate() {
-        let row = index_of(b, i0, &[], r);
-        let mut v = acc;
-        match ep.bias {
-            Bias::Rows(buf, off) => {
-                let bi = index_of(b, off, &[(row, 1)], 0);
-                let s = b.load(buf, &[bi]);
-                let bv = b.value_op("vector.broadcast", &[s], vt.clone());
-                v = b.value_op("arith.addf", &[v, bv], vt.clone());
-            }
-            Bias::Cols(buf, off) => {
-                let bi = index_of(b, off, &[(j0, 1)], 0);
-                let bv = b.value_op("vector.load", &[buf, bi], vt.clone());
-                v = b.value_op("arith.addf", &[v, bv], vt.clone());
-            }
-            Bias::None => {}
-        }
-        if let Some(res) = ep.residual {
-            let ri = index_over(b, res.off, &[(row, res.rs), (j0, Extent::Fixed(1))], 0);
-            let rv = b.value_op("vector.load", &[res.buf, ri], vt.clone());
-            v = b.value_op("arith.addf", &[v, rv], vt.clone());
-        }
-        v = apply_activation(b, v, ep.act);
-        let ci = index_over(b, c.off, &[(row, c.rs), (j0, Extent::Fixed(1))], 0);
-        b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
-    }
+fn store_tile<B: LoopBuilder>(b: &mut B, accs: &[ValueId], i0: ValueId, j0: ValueId, c: Mat, ep: TileEpilogue) {
+    store_lanes(b, accs, (i0, j0), (c, ep), None);
 }
 
-/// A vector column of a tile's accumulators with the epilogue applied, stored; with `mask`,
-/// only its lanes (the bias and residual read under it too).
-fn store_masked_tile<B: LoopBuilder>(
+/// A vector column of a tile's accumulators (one per row, from (`i0`, `j0`)) with the epilogue
+/// applied, stored; with `mask`, only its lanes (the bias and residual read under it too).
+fn store_lanes<B: LoopBuilder>(
     b: &mut B,
     accs: &[ValueId],
     (i0, j0): (ValueId, ValueId),
+    (c, ep): (Mat, TileEpilogue),
     mask: Option<ValueId>,
-    g: &Gemm,
 ) {
-    let Some(mask) = mask else {
-        return store_tile(b, accs, i0, j0, g.c, g.ep, vec_ty());
+    let vt = vec_ty();
+    let zero = mask.map(|_| super::lanes::zeros(b));
+    let load = |b: &mut B, buf: ValueId, at: ValueId| match (mask, zero) {
+        (Some(mask), Some(zero)) => super::lanes::load(b, buf, &[at], mask, zero),
+        _ => b.value_op("vector.load", &[buf, at], vt.clone()),
     };
-    let (c, ep, vt) = (g.c, g.ep, vec_ty());
-    let zero = super::lanes::zeros(b);
     for (r, &acc) in accs.iter().enumerate() {
         let row = index_of(b, i0, &[], r);
         let mut v = acc;
@@ -688,19 +656,24 @@ fn store_masked_tile<B: LoopBuilder>(
             }
             Bias::Cols(buf, off) => {
                 let bi = index_of(b, off, &[(j0, 1)], 0);
-                let bv = super::lanes::load(b, buf, &[bi], mask, zero);
+                let bv = load(b, buf, bi);
                 v = b.value_op("arith.addf", &[v, bv], vt.clone());
             }
             Bias::None => {}
         }
         if let Some(res) = ep.residual {
             let ri = index_over(b, res.off, &[(row, res.rs), (j0, Extent::Fixed(1))], 0);
-            let rv = super::lanes::load(b, res.buf, &[ri], mask, zero);
+            let rv = load(b, res.buf, ri);
             v = b.value_op("arith.addf", &[v, rv], vt.clone());
         }
         v = apply_activation(b, v, ep.act);
         let ci = index_over(b, c.off, &[(row, c.rs), (j0, Extent::Fixed(1))], 0);
-        super::lanes::store(b, v, c.buf, &[ci], mask);
+        match mask {
+            Some(mask) => super::lanes::store(b, v, c.buf, &[ci], mask),
+            None => {
+                b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
+            }
+        }
     }
 }
 
