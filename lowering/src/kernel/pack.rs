@@ -33,7 +33,10 @@ impl Pass for PackWeights {
                 pack_panels(&mut m, op);
             }
         }
-        for op in ops_named(&m, &["kernel.conv"]).into_iter().filter(|_| !options.no_winograd && !options.gpu) {
+        if options.no_winograd || options.gpu {
+            return Ok(m);
+        }
+        for op in ops_named(&m, &["kernel.conv"]) {
             if let Some(plane) = Plane::of_conv(&m, op) {
                 pack_winograd(&mut m, op, &plane);
             }

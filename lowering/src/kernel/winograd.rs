@@ -89,8 +89,7 @@ impl Plane {
         };
         let pays = plane.channels >= MIN_CHANNELS
             && plane.filters >= MIN_CHANNELS
-            && plane.out[0] * plane.out[1] >= MIN_POSITIONS
-            && m.attr(op, "alpha").is_none();
+            && plane.out[0] * plane.out[1] >= MIN_POSITIONS;
         pays.then_some(plane)
     }
 
