@@ -443,6 +443,41 @@ fn pointwise_residual() -> Vec<u8> {
     )
 }
 
+/// Concats computed in place: two convolutions' outputs joined along the channels, that joined
+/// again with the model's input (a Concat of a Concat), the result flattened (a reshape) into a
+/// MatMul; a Concat input read again afterwards (its copy must stay); a tensor joined with
+/// itself; a Concat along an axis whose runs are not contiguous. With a batch of 2 no run is
+/// contiguous and every copy stays a loop.
+fn concat_in_place(batch: i64) -> Vec<u8> {
+    let nodes = vec![
+        node("c1", "Conv", &["x", "w1", "b1"], &["a0"]),
+        node("r1", "Relu", &["a0"], &["a"]),
+        with_ints(node("c2", "Conv", &["x", "w2", "b2"], &["b0"]), "pads", &[1, 1, 1, 1]),
+        node("s2", "Sigmoid", &["b0"], &["b"]),
+        with_int(node("j1", "Concat", &["a", "b"], &["c"]), "axis", 1),
+        with_int(node("j2", "Concat", &["c", "x"], &["e"]), "axis", 1),
+        node("fl", "Flatten", &["e"], &["f"]),
+        node("mm", "MatMul", &["f", "wm"], &["y"]),
+        node("ng", "Neg", &["b"], &["g"]),
+        with_int(node("j3", "Concat", &["g", "g"], &["h"]), "axis", 2),
+        with_int(node("j4", "Concat", &["g", "g"], &["k"]), "axis", 1),
+        node("sq", "Mul", &["k", "k"], &["z"]),
+    ];
+    let inits = vec![
+        floats("w1", &[3, 4, 1, 1], &pseudo_random(12, 81)),
+        floats("b1", &[3], &pseudo_random(3, 82)),
+        floats("w2", &[5, 4, 3, 3], &pseudo_random(180, 83)),
+        floats("b2", &[5], &pseudo_random(5, 84)),
+        floats("wm", &[360, 7], &pseudo_random(360 * 7, 85)),
+    ];
+    let outputs = vec![
+        value("y", FLOAT, &[batch, 7]),
+        value("h", FLOAT, &[batch, 5, 12, 5]),
+        value("z", FLOAT, &[batch, 10, 6, 5]),
+    ];
+    model(nodes, vec![value("x", FLOAT, &[batch, 4, 6, 5])], outputs, inits)
+}
+
 /// A strided, dilated, grouped convolution whose output has its input's phase extents past the
 /// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
 /// input's phases.
@@ -704,6 +739,20 @@ fn main() -> std::process::ExitCode {
             Box::new(|d| {
                 let inputs = [("x", vec![1, 24, 7, 7]), ("r", vec![1, 40, 7, 7])];
                 run_case(d, "pointwise-masked-tile", &pointwise_residual(), &inputs, &[("y", 40 * 7 * 7)])
+            }),
+        ),
+        (
+            "concat-in-place",
+            Box::new(|d| {
+                let outputs = [("y", 7), ("h", 5 * 12 * 5), ("z", 10 * 6 * 5)];
+                run_case(d, "concat-in-place", &concat_in_place(1), &[("x", vec![1, 4, 6, 5])], &outputs)
+            }),
+        ),
+        (
+            "concat-batch-loops",
+            Box::new(|d| {
+                let outputs = [("y", 2 * 7), ("h", 2 * 5 * 12 * 5), ("z", 2 * 10 * 6 * 5)];
+                run_case(d, "concat-batch-loops", &concat_in_place(2), &[("x", vec![2, 4, 6, 5])], &outputs)
             }),
         ),
         ("external-data", Box::new(external_data_case)),

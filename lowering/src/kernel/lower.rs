@@ -3,8 +3,10 @@
 //! A `kernel.generic` becomes one `scf.parallel` over its parallel loops; inside it the
 //! reduction loops, innermost, carry the outputs' elements as values (loaded before, stored
 //! after). Operands are read and written at their maps' indices; the body is copied in with its
-//! block arguments replaced by the elements, `kernel.index` by the loop indices. A `kernel.copy`
-//! between contiguous buffers is one flat parallel loop. `kernel.matmul` and `kernel.conv` are
+//! block arguments replaced by the elements, `kernel.index` by the loop indices. On CPUs, a
+//! `kernel.copy` between contiguous buffers, and a generic that only moves its input into one
+//! contiguous run of its output (a Concat's), are one `memref.copy`, which `plan-workspace` elides
+//! where it can place the source in the destination; on GPUs they are flat parallel loops. `kernel.matmul` and `kernel.conv` are
 //! lowered in [`super::matmul`] and [`super::conv`].
 
 use super::{ops_named, Cursor};
@@ -30,14 +32,20 @@ impl Pass for KernelToLoops {
         LOWERED.contains(&op)
     }
 
-    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+    fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
         for op in ops_named(&m, &["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv"]) {
             // An op nested in a generic being lowered was copied out and is gone.
             if m.ops[op].parent.is_none() {
                 continue;
             }
             match m.ops[op].name.as_str() {
-                "kernel.generic" => lower_generic(&mut m, op)?,
+                "kernel.generic" => match slot_of_copy(&m, op).filter(|_| !options.gpu) {
+                    Some(slot) => copy_into_slot(&mut m, op, slot),
+                    None => lower_generic(&mut m, op)?,
+                },
+                "kernel.copy" if !options.gpu && m.ops[op].operands.iter().all(|&v| is_contiguous(&m, v)) => {
+                    copy_contiguous(&mut m, op)
+                }
                 "kernel.copy" => lower_copy(&mut m, op),
                 "kernel.matmul" => super::matmul::lower(&mut m, op)?,
                 _ => super::conv::lower(&mut m, op)?,
@@ -188,6 +196,110 @@ pub(crate) fn values_used_in(m: &Module, op: OpId) -> std::collections::HashSet<
 
 fn is_contiguous(m: &Module, v: ValueId) -> bool {
     m.ty(v).as_memref().is_some_and(|mt| mt.layout == Layout::Identity)
+}
+
+/// Where a `kernel.generic` that only moves its input's elements puts them in its output, when
+/// that is one contiguous run (a Concat's input along the first axis that is not 1): the run's
+/// first element in the output, and its length. Both buffers are static and contiguous.
+#[derive(Clone, Copy)]
+struct Slot {
+    offset: u64,
+    len: u64,
+}
+
+fn slot_of_copy(m: &Module, op: OpId) -> Option<Slot> {
+    let g = Generic::of(m, op)?;
+    let ([src], [dst]) = (g.inputs.as_slice(), g.outputs.as_slice()) else { return None };
+    let entry = m.regions[g.body].blocks[0];
+    let [yield_op] = m.blocks[entry].ops.as_slice() else { return None };
+    if m.ops[*yield_op].operands != [m.blocks[entry].args[0]] || !g.parallel.iter().all(|&p| p) {
+        return None;
+    }
+    let (from, to) = (m.ty(*src).as_memref()?, m.ty(*dst).as_memref()?);
+    let static_shape = |t: &xcc_ir::types::MemRefType| t.shape.iter().copied().collect::<Option<Vec<u64>>>();
+    let (s, d) = (static_shape(from)?, static_shape(to)?);
+    if from.layout != Layout::Identity || to.layout != Layout::Identity || from.elem != to.elem || s.len() != d.len() {
+        return None;
+    }
+    let rank = s.len();
+    if g.maps[0].results != (0..rank as u32).map(AffineExpr::Dim).collect::<Vec<_>>() {
+        return None;
+    }
+    let sizes = g.loop_sizes(m).ok()?;
+    if sizes.iter().zip(&s).any(|(size, &n)| !matches!(size, LoopSize::Static(k) if *k == n)) {
+        return None;
+    }
+    let shift: Vec<u64> =
+        g.maps[1].results.iter().enumerate().map(|(i, e)| shift_of(e, i as u32)).collect::<Option<_>>()?;
+    if shift.len() != rank || (0..rank).any(|i| shift[i] + s[i] > d[i]) {
+        return None;
+    }
+    // Contiguous: ones before the first axis that is not 1, whole rows after it.
+    let first = s.iter().position(|&n| n != 1).unwrap_or(0);
+    if (first + 1..rank).any(|i| s[i] != d[i] || shift[i] != 0) {
+        return None;
+    }
+    let mut stride = 1;
+    let mut offset = 0;
+    for i in (0..rank).rev() {
+        offset += shift[i] * stride;
+        stride *= d[i];
+    }
+    Some(Slot { offset, len: s.iter().product() })
+}
+
+/// `c` for `d_i + c` (or `d_i`), the output index of loop `i` shifted by a constant.
+fn shift_of(e: &AffineExpr, i: u32) -> Option<u64> {
+    match e {
+        AffineExpr::Dim(d) if *d == i => Some(0),
+        AffineExpr::Add(x, y) => match (&**x, &**y) {
+            (AffineExpr::Dim(d), AffineExpr::Const(c)) | (AffineExpr::Const(c), AffineExpr::Dim(d)) if *d == i => {
+                u64::try_from(*c).ok()
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A contiguous copy is one `memref.copy` (a `memcpy`), which `plan-workspace` can elide by
+/// placing the source where it is copied to: a Concat's inputs are then computed in place.
+fn copy_into_slot(m: &mut Module, op: OpId, slot: Slot) {
+    let span = m.ops[op].span;
+    let (src, dst) = (m.ops[op].operands[0], m.ops[op].operands[1]);
+    let elem = (*m.ty(src).as_memref().expect("a memref").elem).clone();
+    let mut c = Cursor::new(m, span);
+    let n = Extent::Fixed(slot.len as usize);
+    let flat_src = c.reshaped_over(src, &[n]);
+    let window = xcc_ir::types::MemRefType {
+        shape: vec![Some(slot.len)],
+        elem: Box::new(elem),
+        layout: match slot.offset {
+            0 => Layout::Identity,
+            o => Layout::Strided { offset: Some(o as i64), strides: vec![Some(1)] },
+        },
+        memory_space: None,
+    };
+    let spec = xcc_ir::dialects::memref::reinterpret_spec(dst, &window, span);
+    let slot_view = c.op(spec);
+    let slot_view = c.m.result(slot_view, 0);
+    c.op(OpSpec::new("memref.copy", span).operands([flat_src, slot_view]));
+    c.finish(op);
+}
+
+/// A `kernel.copy` between contiguous buffers (a reshape) is one `memref.copy`, which
+/// `plan-workspace` can elide as in [`copy_into_slot`].
+fn copy_contiguous(m: &mut Module, op: OpId) {
+    let span = m.ops[op].span;
+    let (src, dst) = (m.ops[op].operands[0], m.ops[op].operands[1]);
+    let mut c = Cursor::new(m, span);
+    let n = {
+        let dims = c.extents(dst);
+        c.extent_product(&dims)
+    };
+    let (s, d) = (c.reshaped_over(src, &[n]), c.reshaped_over(dst, &[n]));
+    c.op(OpSpec::new("memref.copy", span).operands([s, d]));
+    c.finish(op);
 }
 
 /// Row-major element order: one flat loop between contiguous buffers, else a loop over the

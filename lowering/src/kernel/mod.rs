@@ -11,13 +11,15 @@
 //!   operations become loops, parallel loops (`scf.parallel`) where iterations are independent,
 //!   with the register-tiled GEMM micro-kernel behind matmul and convolution;
 //! - `plan-workspace` ([`plan_workspace`]): the buffers a function allocates are placed in its
-//!   caller's workspace, by liveness, so a run does no heap allocation.
+//!   caller's workspace, by liveness, so a run does no heap allocation; a buffer copied whole
+//!   into a run of another as its last use lives there, and the copy is gone ([`elide_copies`]).
 //!
 //! Tiling, blocked weight layouts and layout choices are further passes at this level; the mapping of
 //! parallel loops to threads or to a GPU grid is a pass over the loops `kernel-to-loops` marks.
 
 pub mod conv;
 pub mod depthwise;
+pub mod elide_copies;
 pub mod fuse;
 pub mod lanes;
 pub mod lower;

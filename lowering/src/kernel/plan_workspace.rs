@@ -8,6 +8,9 @@
 //! aligned to 64 bytes, among the buffers live at the same time. The total is the function's
 //! `xcc.workspace_bytes`, and the value of every `kernel.workspace_size` naming it.
 //!
+//! A buffer copied whole into a contiguous run of another as its last use is placed in that run
+//! and the copy erased ([`super::elide_copies`]): Concats and reshapes cost no copy.
+//!
 //! Buffers with sizes known only at run time (`memref.alloc(%n)`) are placed at run time: the
 //! sizes must be computed from the function's arguments by pure arithmetic, which is copied to
 //! the top of the body. The first-fit placement at [`REPRESENTATIVE_DIM`] for every dynamic dim
@@ -16,6 +19,7 @@
 //! then a value too: `kernel.workspace_size @f(%args...)` computes it from the arguments it is
 //! given, and `xcc.workspace_bytes` records the size at the representative dims.
 
+use super::elide_copies::{copies_into_slots, outermost, Placed, Slot};
 use super::ops_named;
 use crate::builder::{Builder, Extent};
 use crate::conversion::memref_descriptor::MemRefDescriptor;
@@ -84,7 +88,7 @@ impl Pass for PlanWorkspace {
 }
 
 /// Buffers derived from a value without copying it.
-const VIEWS: &[&str] = &[
+pub(crate) const VIEWS: &[&str] = &[
     "memref.reinterpret_cast",
     "memref.subview",
     "memref.cast",
@@ -95,6 +99,7 @@ const VIEWS: &[&str] = &[
 ];
 
 /// The live range of every allocation of the body, in top-level positions.
+#[derive(Clone)]
 struct Buffer {
     alloc: OpId,
     /// The bytes, at [`REPRESENTATIVE_DIM`] for dynamic dims.
@@ -194,6 +199,7 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
         }
     }
     let mut buffers = Vec::new();
+    let mut uses = Vec::new();
     let mut deallocs = Vec::new();
     for &o in &top {
         if m.ops[o].name != "memref.alloc" {
@@ -211,6 +217,7 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
         let (mut first, mut last) = (position[&o], position[&o]);
         let mut pending = vec![m.ops[o].results[0]];
         let mut seen = HashSet::new();
+        let mut direct = Vec::new();
         while let Some(v) = pending.pop() {
             if !seen.insert(v) {
                 continue;
@@ -225,14 +232,33 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
                 last = last.max(at);
                 if VIEWS.contains(&m.ops[u].name.as_str()) {
                     pending.extend(m.ops[u].results.iter().copied());
+                } else {
+                    direct.push((at, u));
                 }
             }
         }
         buffers.push(Buffer { alloc: o, bytes, first, last, dynamic });
+        uses.push(direct);
     }
-    let (offsets, total) = place(&buffers);
+    let elided = elide_copies(m, &top, &buffers, &uses);
+    let (roots, within) = nest(&buffers, &elided);
+    let (offsets, total) = place(&roots);
+    for slot in &elided {
+        erase_with_dead_views(m, slot.copy, &users);
+    }
     if buffers.iter().any(|b| b.dynamic.is_some()) {
-        let at_run_time = place_at_run_time(m, func, ws_ptr, &buffers, &offsets)?;
+        let (at_run_time, ws, starts) = place_at_run_time(m, func, ws_ptr, &roots, &offsets)?;
+        for (buf, &(root, offset)) in buffers.iter().zip(&within) {
+            let start = match offset {
+                0 => starts[root],
+                o => {
+                    let mut b = Builder::before(m, buf.alloc);
+                    let o = b.index_const(o as i64);
+                    b.value("arith.addi", &[starts[root], o], Type::Index)
+                }
+            };
+            replace_with_view(m, func, buf.alloc, ws, start);
+        }
         for d in deallocs {
             m.erase_op(d);
         }
@@ -250,22 +276,17 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
         let d = MemRefDescriptor::from_pointers(&mut b, ws_ptr, ws_ptr, &ws_type, &[]);
         b.value("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(ws_type))
     };
-    for (buf, offset) in buffers.iter().zip(offsets) {
+    for (buf, &(root, offset)) in buffers.iter().zip(&within) {
         let alloc = buf.alloc;
-        let result = m.result(alloc, 0);
-        let t = m.ty(result).clone();
         let s = m.ops[alloc].span;
         let off = m.build_before(
             alloc,
             OpSpec::new("arith.constant", s)
                 .results([Type::Index])
-                .attr("value", Attribute::int(offset as i128, Type::Index)),
+                .attr("value", Attribute::int((offsets[root] + offset) as i128, Type::Index)),
         );
         let off = m.result(off, 0);
-        let view = m.build_before(alloc, OpSpec::new("memref.view", s).operands([ws, off]).results([t]));
-        let view = m.result(view, 0);
-        m.replace_uses_in(func, result, view);
-        m.erase_op(alloc);
+        replace_with_view(m, func, alloc, ws, off);
     }
     for d in deallocs {
         m.erase_op(d);
@@ -273,15 +294,74 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
     Ok(Plan { bytes: total, at_run_time: None })
 }
 
+/// The allocation `alloc` becomes a view of the workspace `ws` at byte `start`.
+fn replace_with_view(m: &mut Module, func: OpId, alloc: OpId, ws: ValueId, start: ValueId) {
+    let result = m.result(alloc, 0);
+    let t = m.ty(result).clone();
+    let s = m.ops[alloc].span;
+    let dims = m.ops[alloc].operands.clone();
+    let view = m.build_before(alloc, OpSpec::new("memref.view", s).operands([ws, start]).operands(dims).results([t]));
+    let view = m.result(view, 0);
+    m.replace_uses_in(func, result, view);
+    m.erase_op(alloc);
+}
+
+/// The copies [`elide_copies`](super::elide_copies) finds free in this body.
+fn elide_copies(m: &Module, top: &[OpId], buffers: &[Buffer], uses: &[Vec<(usize, OpId)>]) -> Vec<Slot> {
+    let placed: Vec<Placed> = buffers
+        .iter()
+        .map(|b| {
+            let value = m.ops[b.alloc].results[0];
+            let elem_bytes = m.ty(value).as_memref().and_then(element_bytes).unwrap_or(0);
+            Placed { value, bytes: b.bytes, elem_bytes, last: b.last, is_static: b.dynamic.is_none() }
+        })
+        .collect();
+    copies_into_slots(m, top, &placed, uses)
+}
+
+/// The buffers the workspace places (those no copy was elided from), each live for its own and
+/// its nested buffers' lifetimes; and for every buffer, the one of those it lies in and its byte
+/// offset there.
+fn nest(buffers: &[Buffer], slots: &[Slot]) -> (Vec<Buffer>, Vec<(usize, u64)>) {
+    let within = outermost(buffers.len(), slots);
+    let mut index = HashMap::new();
+    let mut roots: Vec<Buffer> = Vec::new();
+    for (k, buf) in buffers.iter().enumerate() {
+        if within[k].0 == k {
+            index.insert(k, roots.len());
+            roots.push(buf.clone());
+        }
+    }
+    for (buf, &(root, _)) in buffers.iter().zip(&within) {
+        let r = &mut roots[index[&root]];
+        r.first = r.first.min(buf.first);
+        r.last = r.last.max(buf.last);
+    }
+    (roots, within.into_iter().map(|(root, offset)| (index[&root], offset)).collect())
+}
+
+/// Erases an elided copy, and the views made only for it (`users`: every value's users).
+fn erase_with_dead_views(m: &mut Module, copy: OpId, users: &HashMap<ValueId, Vec<OpId>>) {
+    let operands = m.ops[copy].operands.clone();
+    m.erase_op(copy);
+    for v in operands {
+        let Some(def) = m.defining_op(v) else { continue };
+        if VIEWS.contains(&m.ops[def].name.as_str()) && users.get(&v).is_some_and(|u| u == &[copy]) {
+            m.erase_op(def);
+        }
+    }
+}
+
 /// Places buffers some of whose sizes are known only at run time (see the module's comment):
-/// the offsets and the total are computed at the top of the body. Returns the total.
+/// the offsets and the total are computed at the top of the body. Returns the total, the
+/// workspace and each buffer's start.
 fn place_at_run_time(
     m: &mut Module,
     func: OpId,
     ws_ptr: ValueId,
     buffers: &[Buffer],
     offsets: &[u64],
-) -> Result<ValueId, Diagnostic> {
+) -> Result<(ValueId, ValueId, Vec<ValueId>), Diagnostic> {
     let anchor = m.blocks[m.ops[buffers[0].alloc].parent.expect("in the body")].ops[0];
     let mut subst: HashMap<ValueId, ValueId> = entry_args(m, func).into_iter().map(|a| (a, a)).collect();
     let mut sizes = Vec::with_capacity(buffers.len());
@@ -338,19 +418,7 @@ fn place_at_run_time(
     let n = b.value("arith.index_cast", &[total], Type::i64());
     let d = MemRefDescriptor::from_pointers(&mut b, ws_ptr, ws_ptr, &ws_type, &[n]);
     let ws = b.value("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(ws_type));
-    for (buf, &start) in buffers.iter().zip(&starts) {
-        let alloc = buf.alloc;
-        let result = m.result(alloc, 0);
-        let t = m.ty(result).clone();
-        let s = m.ops[alloc].span;
-        let dims = m.ops[alloc].operands.clone();
-        let view =
-            m.build_before(alloc, OpSpec::new("memref.view", s).operands([ws, start]).operands(dims).results([t]));
-        let view = m.result(view, 0);
-        m.replace_uses_in(func, result, view);
-        m.erase_op(alloc);
-    }
-    Ok(total)
+    Ok((total, ws, starts))
 }
 
 /// First-fit offsets for buffers in order of their first use, and the total size.
