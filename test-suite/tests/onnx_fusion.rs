@@ -246,17 +246,23 @@ fn depthwise_pair() -> Vec<u8> {
 /// A depthwise 5x5 convolution over rows wider than a vector (37 columns: two whole vectors and
 /// five lanes), its column taps dilated by 2 and padded by 4, with a bias and a Clip to [0, 6].
 fn depthwise_wide() -> Vec<u8> {
-    depthwise_5x5(&[1, 1], &[2, 5, 9, 37])
+    depthwise_5x5(&[1, 1], 37, &[2, 5, 9, 37])
+}
+
+/// [`depthwise_wide`] over rows of 100 columns (seven vectors: summed in a group of four and one
+/// of three) and of 300 (nineteen, one at a time in a loop).
+fn depthwise_rows(width: i64) -> Vec<u8> {
+    depthwise_5x5(&[1, 1], width, &[2, 5, 9, width])
 }
 
 /// [`depthwise_wide`] at strides (2, 2): 19 output columns, each reading every other input
 /// column.
 fn depthwise_strided_columns() -> Vec<u8> {
-    depthwise_5x5(&[2, 2], &[2, 5, 5, 19])
+    depthwise_5x5(&[2, 2], 37, &[2, 5, 5, 19])
 }
 
-/// A dilated, padded 5x5 depthwise convolution over `[2, 5, 9, 37]` with a bias and a Clip.
-fn depthwise_5x5(strides: &[i64], out: &[i64]) -> Vec<u8> {
+/// A dilated, padded 5x5 depthwise convolution over `[2, 5, 9, width]` with a bias and a Clip.
+fn depthwise_5x5(strides: &[i64], width: i64, out: &[i64]) -> Vec<u8> {
     let c = 5i64;
     let w = floats("w", &[c, 1, 5, 5], &pseudo_random((c * 25) as usize, 14));
     let b = floats("b", &[c], &pseudo_random(c as usize, 15));
@@ -265,7 +271,7 @@ fn depthwise_5x5(strides: &[i64], out: &[i64]) -> Vec<u8> {
     let lo = floats("lo", &[], &[0.0]);
     let hi = floats("hi", &[], &[6.0]);
     let nodes = vec![dw, node("clip", "Clip", &["c", "lo", "hi"], &["y"])];
-    model(nodes, vec![value("x", FLOAT, &[2, c, 9, 37])], vec![value("y", FLOAT, out)], vec![w, b, lo, hi])
+    model(nodes, vec![value("x", FLOAT, &[2, c, 9, width])], vec![value("y", FLOAT, out)], vec![w, b, lo, hi])
 }
 
 /// An EfficientNet-style block: 3x3 conv, SiLU (x * Sigmoid(x)), a depthwise 3x3, then
@@ -674,6 +680,20 @@ fn main() -> std::process::ExitCode {
             "depthwise-wide",
             Box::new(|d| {
                 run_case(d, "depthwise-wide", &depthwise_wide(), &[("x", vec![2, 5, 9, 37])], &[("y", 2 * 5 * 9 * 37)])
+            }),
+        ),
+        (
+            "depthwise-vector-groups",
+            Box::new(|d| {
+                let m = depthwise_rows(100);
+                run_case(d, "depthwise-vector-groups", &m, &[("x", vec![2, 5, 9, 100])], &[("y", 2 * 5 * 9 * 100)])
+            }),
+        ),
+        (
+            "depthwise-row-loop",
+            Box::new(|d| {
+                let m = depthwise_rows(300);
+                run_case(d, "depthwise-row-loop", &m, &[("x", vec![2, 5, 9, 300])], &[("y", 2 * 5 * 9 * 300)])
             }),
         ),
         (

@@ -2,7 +2,8 @@
 //! (`group` = input channels = output channels), which as GEMMs would be one row per group.
 //!
 //! A parallel loop over the (image, channel) planes. With static columns and a column stride of
-//! 1 or 2, each output row goes in vectors of 16 columns: a vector starts as the bias, adds
+//! 1 or 2, each output row goes in vectors of 16 columns, up to four at a time at constant
+//! columns (independent sums; their masks fold): a vector starts as the bias, adds
 //! every tap inside the image in registers (a masked load of the input row per column tap, the
 //! lanes outside the input off; with stride 2 the even elements of two loads), then takes the
 //! residual and the activation and is stored once (`lower_in_vectors`). Otherwise every output
@@ -135,28 +136,71 @@ fn lower_in_vectors(
         };
         e.for_loop_over(rows.output, |e, oh| {
             let (lo, hi) = row_taps(e, oh, rows);
-            e.for_loop(0, width.div_ceil(NR), |e, chunk| {
-                let ow0 = e.affine(&[(chunk, NR as i64)], 0);
-                let count = e.affine(&[(chunk, -(NR as i64))], width as i64);
-                let masks: Vec<(ValueId, Vec<ValueId>)> =
-                    (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (input, cols))).collect();
-                let acc = e.for_accs_step(lo, hi, 1, &[bias], |e, kh, acc| {
-                    let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
-                    let zero = e.idx(0);
-                    let mut acc = acc[0];
-                    for (kw, (iw, masks)) in masks.iter().enumerate() {
-                        let kwv = e.idx(kw as i64);
-                        let w = e.load(ops.b, &[ch, zero, kh, kwv]);
-                        let w = e.value_op("vector.broadcast", &[w], vt.clone());
-                        let x = tap_vector(e, ops, (n, ch, ih, *iw), masks);
-                        acc = e.fmuladd(x, w, acc);
-                    }
-                    vec![acc]
-                })[0];
-                store_row_vector(e, ops, (n, ch, oh, ow0), count, acc, act);
-            });
+            let chunks = width.div_ceil(NR);
+            if chunks > MAX_STATIC_VECTORS {
+                e.for_loop(0, chunks, |e, chunk| {
+                    let ow0 = e.affine(&[(chunk, NR as i64)], 0);
+                    row_vectors(e, ops, (n, ch, oh), (lo, hi), &[ow0], bias, (input, width, rows, cols), act);
+                });
+                return;
+            }
+            // Vectors at constant columns: their masks fold, the interior ones load unmasked,
+            // and a group's sums are independent chains.
+            for group in (0..chunks).collect::<Vec<_>>().chunks(GROUP_VECTORS) {
+                let starts: Vec<ValueId> = group.iter().map(|&j| e.idx((j * NR) as i64)).collect();
+                row_vectors(e, ops, (n, ch, oh), (lo, hi), &starts, bias, (input, width, rows, cols), act);
+            }
         });
     });
+}
+
+/// Rows whose static vectors are more than this many take them one at a time in a loop.
+const MAX_STATIC_VECTORS: usize = 16;
+
+/// Vectors of a row summed together: enough independent chains to cover the FMA's latency
+/// while their accumulators, and AVX2's pairs of registers for them, fit.
+const GROUP_VECTORS: usize = 4;
+
+/// The output vectors of row `oh` starting at columns `starts`: each starts as the bias, adds
+/// the row taps `[lo, hi)` (all column taps of each), and is stored after the epilogue.
+#[allow(clippy::too_many_arguments)]
+fn row_vectors(
+    e: &mut Cursor,
+    ops: &EpilogueOperands,
+    (n, ch, oh): (ValueId, ValueId, ValueId),
+    (lo, hi): (ValueId, ValueId),
+    starts: &[ValueId],
+    bias: ValueId,
+    (input, width, rows, cols): (usize, usize, Axis, Axis),
+    act: (Option<f64>, Option<f64>),
+) {
+    let vt = lanes::of(Type::f32());
+    let counts: Vec<ValueId> = starts.iter().map(|&ow0| e.affine(&[(ow0, -1)], width as i64)).collect();
+    let taps: Vec<Vec<(ValueId, Vec<ValueId>)>> = starts
+        .iter()
+        .zip(&counts)
+        .map(|(&ow0, &count)| (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (input, cols))).collect())
+        .collect();
+    let inits = vec![bias; starts.len()];
+    let sums = e.for_accs_step(lo, hi, 1, &inits, |e, kh, acc| {
+        let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
+        let zero = e.idx(0);
+        let mut acc = acc.to_vec();
+        for kw in 0..cols.kernel {
+            let kwv = e.idx(kw as i64);
+            let w = e.load(ops.b, &[ch, zero, kh, kwv]);
+            let w = e.value_op("vector.broadcast", &[w], vt.clone());
+            for (sum, vector_taps) in acc.iter_mut().zip(&taps) {
+                let (iw, masks) = &vector_taps[kw];
+                let x = tap_vector(e, ops, (n, ch, ih, *iw), masks);
+                *sum = e.fmuladd(x, w, *sum);
+            }
+        }
+        acc
+    });
+    for ((&ow0, &count), &sum) in starts.iter().zip(&counts).zip(&sums) {
+        store_row_vector(e, ops, (n, ch, oh, ow0), count, sum, act);
+    }
 }
 
 /// Column tap `kw` of the vector of output columns from `ow0` (`count` of them, or more): the
