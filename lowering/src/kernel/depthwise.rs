@@ -3,7 +3,8 @@
 //!
 //! A parallel loop over the (image, channel) planes. With static columns and a column stride of
 //! 1 or 2, each output row goes in vectors of 16 columns, up to four at a time at constant
-//! columns (independent sums; their masks fold): a vector starts as the bias, adds
+//! columns (independent sums; their masks fold), the rows every row tap reaches unrolled with
+//! a filter of up to 9 taps in registers: a vector starts as the bias, adds
 //! every tap inside the image in registers (a masked load of the input row per column tap, the
 //! lanes outside the input off; with stride 2 the even elements of two loads), then takes the
 //! residual and the activation and is stored once (`lower_in_vectors`). Otherwise every output
@@ -134,25 +135,42 @@ fn lower_in_vectors(
             }
             None => e.splat_const(0.0, vt.clone()),
         };
-        e.for_loop_over(rows.output, |e, oh| {
-            let (lo, hi) = row_taps(e, oh, rows);
-            let chunks = width.div_ceil(NR);
-            if chunks > MAX_STATIC_VECTORS {
-                e.for_loop(0, chunks, |e, chunk| {
-                    let ow0 = e.affine(&[(chunk, NR as i64)], 0);
-                    row_vectors(e, ops, (n, ch, oh), (lo, hi), &[ow0], bias, (input, width, rows, cols), act);
-                });
-                return;
-            }
-            // Vectors at constant columns: their masks fold, the interior ones load unmasked,
-            // and a group's sums are independent chains.
-            for group in (0..chunks).collect::<Vec<_>>().chunks(GROUP_VECTORS) {
-                let starts: Vec<ValueId> = group.iter().map(|&j| e.idx((j * NR) as i64)).collect();
-                row_vectors(e, ops, (n, ch, oh), (lo, hi), &starts, bias, (input, width, rows, cols), act);
-            }
+        let hoisted = rows.sizes().is_some() && rows.kernel * cols.kernel <= MAX_HOISTED_TAPS;
+        let weights = hoisted.then(|| {
+            let zero = e.idx(0);
+            (0..rows.kernel)
+                .map(|kh| {
+                    let khv = e.idx(kh as i64);
+                    (0..cols.kernel).map(|kw| filter_tap(e, ops, ch, zero, khv, kw)).collect()
+                })
+                .collect()
         });
+        let plane = Plane { ops, n, ch, bias, input, width, rows, cols, act, weights };
+        let Some(weights) = &plane.weights else {
+            e.for_loop_over(rows.output, |e, oh| {
+                let taps = row_taps(e, oh, rows);
+                row(e, &plane, oh, RowTaps::Range(taps));
+            });
+            return;
+        };
+        // The rows every row tap reaches take the filter from registers, unrolled.
+        let (_, output) = rows.sizes().expect("static rows");
+        let inner = rows.interior();
+        for range in [0..inner.start, inner.clone(), inner.end..output].into_iter().filter(|r| !r.is_empty()) {
+            let interior = range == inner;
+            e.for_loop(range.start, range.end, |e, oh| match interior {
+                true => row(e, &plane, oh, RowTaps::All(weights)),
+                false => {
+                    let taps = row_taps(e, oh, rows);
+                    row(e, &plane, oh, RowTaps::Range(taps));
+                }
+            });
+        }
     });
 }
+
+/// Filters of at most this many taps are read once per plane into registers.
+const MAX_HOISTED_TAPS: usize = 9;
 
 /// Rows whose static vectors are more than this many take them one at a time in a loop.
 const MAX_STATIC_VECTORS: usize = 16;
@@ -161,45 +179,95 @@ const MAX_STATIC_VECTORS: usize = 16;
 /// while their accumulators, and AVX2's pairs of registers for them, fit.
 const GROUP_VECTORS: usize = 4;
 
-/// The output vectors of row `oh` starting at columns `starts`: each starts as the bias, adds
-/// the row taps `[lo, hi)` (all column taps of each), and is stored after the epilogue.
-#[allow(clippy::too_many_arguments)]
-fn row_vectors(
-    e: &mut Cursor,
-    ops: &EpilogueOperands,
-    (n, ch, oh): (ValueId, ValueId, ValueId),
-    (lo, hi): (ValueId, ValueId),
-    starts: &[ValueId],
+/// What the rows of one plane share.
+struct Plane<'a> {
+    ops: &'a EpilogueOperands,
+    n: ValueId,
+    ch: ValueId,
     bias: ValueId,
-    (input, width, rows, cols): (usize, usize, Axis, Axis),
+    input: usize,
+    width: usize,
+    rows: Axis,
+    cols: Axis,
     act: (Option<f64>, Option<f64>),
-) {
-    let vt = lanes::of(Type::f32());
+    /// The filter's taps broadcast to vectors, by row then column, when read once per plane.
+    weights: Option<Vec<Vec<ValueId>>>,
+}
+
+/// The row taps an output row adds: those in `[lo, hi)`, the filter read as it goes; or every
+/// one, from the filter in registers (a row every tap reaches).
+enum RowTaps<'a> {
+    Range((ValueId, ValueId)),
+    All(&'a [Vec<ValueId>]),
+}
+
+/// Filter tap (`kh`, `kw`) of channel `ch` broadcast to a vector.
+fn filter_tap(e: &mut Cursor, ops: &EpilogueOperands, ch: ValueId, zero: ValueId, kh: ValueId, kw: usize) -> ValueId {
+    let kwv = e.idx(kw as i64);
+    let w = e.load(ops.b, &[ch, zero, kh, kwv]);
+    e.value_op("vector.broadcast", &[w], lanes::of(Type::f32()))
+}
+
+/// Output row `oh`: its vectors at constant columns, a group at a time (their masks fold, the
+/// interior ones load unmasked, and a group's sums are independent chains); a row of more than
+/// [`MAX_STATIC_VECTORS`] in a loop, one vector at a time.
+fn row(e: &mut Cursor, plane: &Plane, oh: ValueId, taps: RowTaps) {
+    let chunks = plane.width.div_ceil(NR);
+    if chunks > MAX_STATIC_VECTORS {
+        e.for_loop(0, chunks, |e, chunk| {
+            let ow0 = e.affine(&[(chunk, NR as i64)], 0);
+            row_vectors(e, plane, oh, &taps, &[ow0]);
+        });
+        return;
+    }
+    for group in (0..chunks).collect::<Vec<_>>().chunks(GROUP_VECTORS) {
+        let starts: Vec<ValueId> = group.iter().map(|&j| e.idx((j * NR) as i64)).collect();
+        row_vectors(e, plane, oh, &taps, &starts);
+    }
+}
+
+/// The output vectors of row `oh` starting at columns `starts`: each starts as the bias, adds
+/// its row taps (all column taps of each), and is stored after the epilogue.
+fn row_vectors(e: &mut Cursor, plane: &Plane, oh: ValueId, taps: &RowTaps, starts: &[ValueId]) {
+    let (ops, rows, cols, width) = (plane.ops, plane.rows, plane.cols, plane.width);
+    let (n, ch) = (plane.n, plane.ch);
     let counts: Vec<ValueId> = starts.iter().map(|&ow0| e.affine(&[(ow0, -1)], width as i64)).collect();
-    let taps: Vec<Vec<(ValueId, Vec<ValueId>)>> = starts
+    let columns: Vec<Vec<(ValueId, Vec<ValueId>)>> = starts
         .iter()
         .zip(&counts)
-        .map(|(&ow0, &count)| (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (input, cols))).collect())
+        .map(|(&ow0, &count)| (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (plane.input, cols))).collect())
         .collect();
-    let inits = vec![bias; starts.len()];
-    let sums = e.for_accs_step(lo, hi, 1, &inits, |e, kh, acc| {
+    // One row tap added to every vector's sum.
+    let add_row = |e: &mut Cursor, kh: ValueId, weights: &[ValueId], acc: &mut [ValueId]| {
         let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
-        let zero = e.idx(0);
-        let mut acc = acc.to_vec();
-        for kw in 0..cols.kernel {
-            let kwv = e.idx(kw as i64);
-            let w = e.load(ops.b, &[ch, zero, kh, kwv]);
-            let w = e.value_op("vector.broadcast", &[w], vt.clone());
-            for (sum, vector_taps) in acc.iter_mut().zip(&taps) {
+        for (kw, &w) in weights.iter().enumerate() {
+            for (sum, vector_taps) in acc.iter_mut().zip(&columns) {
                 let (iw, masks) = &vector_taps[kw];
                 let x = tap_vector(e, ops, (n, ch, ih, *iw), masks);
                 *sum = e.fmuladd(x, w, *sum);
             }
         }
-        acc
-    });
+    };
+    let inits = vec![plane.bias; starts.len()];
+    let sums = match taps {
+        RowTaps::Range((lo, hi)) => e.for_accs_step(*lo, *hi, 1, &inits, |e, kh, acc| {
+            let zero = e.idx(0);
+            let weights: Vec<ValueId> = (0..cols.kernel).map(|kw| filter_tap(e, ops, ch, zero, kh, kw)).collect();
+            let mut acc = acc.to_vec();
+            add_row(e, kh, &weights, &mut acc);
+            acc
+        }),
+        RowTaps::All(weights) => {
+            let mut acc = inits;
+            for (kh, row_weights) in weights.iter().enumerate() {
+                let khv = e.idx(kh as i64);
+                add_row(e, khv, row_weights, &mut acc);
+            }
+            acc
+        }
+    };
     for ((&ow0, &count), &sum) in starts.iter().zip(&counts).zip(&sums) {
-        store_row_vector(e, ops, (n, ch, oh, ow0), count, sum, act);
+        store_row_vector(e, ops, (n, ch, oh, ow0), count, sum, plane.act);
     }
 }
 
