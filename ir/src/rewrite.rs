@@ -43,6 +43,24 @@ impl Module {
         }
     }
 
+    /// [`Module::replace_uses_in`] for many values at once, in one walk: each use of a key of
+    /// `map` becomes a use of its value.
+    pub fn replace_uses_by_map_in(&mut self, root: OpId, map: &std::collections::HashMap<ValueId, ValueId>) {
+        if map.is_empty() {
+            return;
+        }
+        let mut list = Vec::new();
+        self.walk_nested(root, &mut |op| list.push(op));
+        for op in list {
+            let data = &mut self.ops[op];
+            for v in data.operands.iter_mut().chain(data.successors.iter_mut().flat_map(|s| s.args.iter_mut())) {
+                if let Some(&to) = map.get(v) {
+                    *v = to;
+                }
+            }
+        }
+    }
+
     /// The top-level operation (function) that contains `op`.
     pub fn top_level_ancestor(&self, op: OpId) -> OpId {
         let mut at = op;

@@ -134,6 +134,8 @@ fn fold_cpu_level(m: &mut Module, f: OpId, level: Option<u32>) {
             calls.push(o);
         }
     });
+    // One walk replaces every call's uses: a walk per call made this quadratic in the GEMMs.
+    let mut constants = std::collections::HashMap::new();
     for call in calls {
         let span = m.ops[call].span;
         let constant = m.build_before(
@@ -142,10 +144,10 @@ fn fold_cpu_level(m: &mut Module, f: OpId, level: Option<u32>) {
                 .results([Type::i32()])
                 .attr("value", Attribute::int(level as i128, Type::i32())),
         );
-        let (from, to) = (m.result(call, 0), m.result(constant, 0));
-        m.replace_all_uses(from, to);
+        constants.insert(m.result(call, 0), m.result(constant, 0));
         m.erase_op(call);
     }
+    m.replace_uses_by_map_in(f, &constants);
 }
 
 fn rename_calls(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String>) {
