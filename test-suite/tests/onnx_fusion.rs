@@ -484,6 +484,20 @@ fn concat_in_place(batch: i64) -> Vec<u8> {
     model(nodes, vec![value("x", FLOAT, &[batch, 4, 6, 5])], outputs, inits)
 }
 
+/// A pointwise convolution over a 5 x 7 plane (35 columns: with AVX-512 two vectors and three
+/// columns as dot products) of 37 channels (two vectors of k and five more) into 45 (five row
+/// tiles and five rows more), with a bias and a Clip.
+fn dot_columns() -> Vec<u8> {
+    let inits = vec![
+        floats("w", &[45, 37, 1, 1], &pseudo_random(45 * 37, 91)),
+        floats("b", &[45], &pseudo_random(45, 92)),
+        floats("lo", &[], &[-0.5]),
+        floats("hi", &[], &[1.5]),
+    ];
+    let nodes = vec![node("conv", "Conv", &["x", "w", "b"], &["c"]), node("clip", "Clip", &["c", "lo", "hi"], &["y"])];
+    model(nodes, vec![value("x", FLOAT, &[1, 37, 5, 7])], vec![value("y", FLOAT, &[1, 45, 5, 7])], inits)
+}
+
 /// A strided, dilated, grouped convolution whose output has its input's phase extents past the
 /// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
 /// input's phases.
@@ -760,6 +774,10 @@ fn main() -> std::process::ExitCode {
                 let inputs = [("x", vec![1, 24, 7, 7]), ("r", vec![1, 40, 7, 7])];
                 run_case(d, "pointwise-masked-tile", &pointwise_residual(), &inputs, &[("y", 40 * 7 * 7)])
             }),
+        ),
+        (
+            "dot-columns",
+            Box::new(|d| run_case(d, "dot-columns", &dot_columns(), &[("x", vec![1, 37, 5, 7])], &[("y", 45 * 35)])),
         ),
         (
             "concat-in-place",

@@ -11,8 +11,9 @@
 //! are independent (one parallel loop over column and row tiles); the rows that do not fill a
 //! tile make one shorter tile; when the column count is not a multiple of `NR`, the last tile
 //! overlaps the previous one (B in rows) or is a narrow tile of the zero-padded panel (B in
-//! panels); fewer than `NR` columns in rows use dot products. It needs f32 elements, static K
-//! and N, and B's rows contiguous or packed. Other f32 matmuls without transposes (K or N known
+//! panels); fewer than `NR` columns in rows use dot products, and so do, with AVX-512, up to
+//! three columns past a multiple of a vector (a 7 x 7 plane's 49), vectorized along k
+//! ([`dot_columns`]). It needs f32 elements, static K and N, and B's rows contiguous or packed. Other f32 matmuls without transposes (K or N known
 //! only at run time, alpha or beta, a full bias) go row by row with blocks of vector
 //! accumulators ([`lower_rows`]); the rest (other element types, a transposed operand) are a
 //! parallel loop over the output with a dot product inside.
@@ -150,6 +151,22 @@ pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm:
 /// [`gemm`] with the tiles of one CPU.
 fn gemm_tiled<B: LoopBuilder>(b: &mut B, tiling: Tiling, (m, n): (usize, usize), g: &Gemm) {
     let mr = tiling.mr;
+    if let Some(dots) = dot_tail(n, tiling, g) {
+        let first = n - dots;
+        gemm_tiled(b, tiling, (m, first), g);
+        let m_full = m / mr * mr;
+        if m_full > 0 {
+            b.parallel(&[m_full / mr], &mut |e, t| {
+                let i0 = e.affine(&[(t[0], mr as i64)], 0);
+                dot_columns(e, i0, mr, (first, dots), g);
+            });
+        }
+        if m > m_full {
+            let i0 = b.idx(m_full as i64);
+            dot_columns(b, i0, m - m_full, (first, dots), g);
+        }
+        return;
+    }
     let (m_full, n_full) = (m / mr * mr, n / NR * NR);
     let tail = masked_tail(n, tiling).filter(|_| m_full > 0);
     if let Some((first, vectors)) = tail {
@@ -179,6 +196,80 @@ fn gemm_tiled<B: LoopBuilder>(b: &mut B, tiling: Tiling, (m, n): (usize, usize),
         let i0 = b.idx(m_full as i64);
         ragged_columns(b, i0, rest, n, g);
     }
+}
+
+/// How many of the last columns go as dot products ([`dot_columns`]) rather than in a vector
+/// tile: with AVX-512's wide tiles, up to [`MAX_DOT_COLUMNS`] columns past a multiple of a vector
+/// (a 7 x 7 plane's 49 = 48 + 1), where the tile would compute 16 columns for them; B in rows
+/// and A's rows contiguous, as a convolution's.
+fn dot_tail(n: usize, tiling: Tiling, g: &Gemm) -> Option<usize> {
+    let dots = n % NR;
+    let fits = tiling.vectors >= 2 && (1..=MAX_DOT_COLUMNS).contains(&dots) && n - dots >= tiling.vectors * NR;
+    (fits && g.k >= NR && g.a.cs == 1 && matches!(g.bm, BOperand::Rows(_))).then_some(dots)
+}
+
+/// The most columns [`dot_tail`] takes as dot products: each costs a gathered vector of B and a
+/// row of A per 16 values of k, so past a few the masked vector is cheaper.
+const MAX_DOT_COLUMNS: usize = 3;
+
+/// Columns `[first, first + count)` of the `rows` rows from `i0`, as dot products along k in
+/// vectors: per `NR` values of k, each column's B values gathered into a vector and one load of
+/// each row of A, an FMA per (row, column); then the lanes summed, the k past the last whole
+/// vector added one at a time, and the epilogue.
+fn dot_columns<B: LoopBuilder>(e: &mut B, i0: ValueId, rows: usize, (first, count): (usize, usize), g: &Gemm) {
+    let (k, a, bm) = (g.k, g.a, g.bm);
+    let vt = vec_ty();
+    let k_vec = k / NR * NR;
+    let zero = e.splat_const(0.0, vt.clone());
+    let a_rows: Vec<ValueId> = (0..rows)
+        .map(|r| {
+            let row = index_of(e, i0, &[], r);
+            index_over(e, a.off, &[(row, a.rs)], 0)
+        })
+        .collect();
+    let (lo, hi) = (e.idx(0), e.idx(k_vec as i64));
+    let sums = e.for_accs_step(lo, hi, NR, &vec![zero; rows * count], |e, kk, accs| {
+        let columns: Vec<ValueId> = (0..count).map(|c| gathered_column(e, bm, kk, first + c, k)).collect();
+        let mut next = accs.to_vec();
+        for (r, &a_row) in a_rows.iter().enumerate() {
+            let ai = index_of(e, a_row, &[(kk, 1)], 0);
+            let av = e.value_op("vector.load", &[a.buf, ai], vt.clone());
+            for (c, &bv) in columns.iter().enumerate() {
+                next[r * count + c] = e.fmuladd(av, bv, next[r * count + c]);
+            }
+        }
+        next
+    });
+    for (r, &a_row) in a_rows.iter().enumerate() {
+        for c in 0..count {
+            let lanes = sums[r * count + c];
+            let kind = Attribute::Opaque("#vector.kind<add>".into());
+            let spec = OpSpec::new("vector.reduction", Span::UNKNOWN).operands([lanes]).results([Type::f32()]);
+            let folded = e.op(spec.attr("kind", kind));
+            let folded = e.module().result(folded, 0);
+            let dot = e.for_acc(k_vec, k, folded, |e, kk, acc| {
+                let ai = index_of(e, a_row, &[(kk, 1)], 0);
+                let bi = bm.element(e, kk, first + c, k);
+                let (av, bv) = (e.load(a.buf, &[ai]), e.load(bm.buf(), &[bi]));
+                e.fmuladd(av, bv, acc)
+            });
+            let (row, col) = (index_of(e, i0, &[], r), e.idx((first + c) as i64));
+            store_element(e, dot, row, col, g.c, g.ep);
+        }
+    }
+}
+
+/// Column `j` of B from row `kk` on, `NR` values gathered into a vector.
+fn gathered_column<B: LoopBuilder>(e: &mut B, bm: BOperand, kk: ValueId, j: usize, k: usize) -> ValueId {
+    let mut v = e.splat_const(0.0, vec_ty());
+    for lane in 0..NR {
+        let row = index_of(e, kk, &[], lane);
+        let bi = bm.element(e, row, j, k);
+        let x = e.load(bm.buf(), &[bi]);
+        let at = e.idx(lane as i64);
+        v = e.value_op("vector.insertelement", &[x, v, at], vec_ty());
+    }
+    v
 }
 
 /// The `rest` rows left over from `first` (fewer than a row tile: all of a GEMV's one row) over
