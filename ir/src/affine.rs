@@ -27,6 +27,48 @@ impl std::ops::Neg for AffineExpr {
 }
 
 impl AffineExpr {
+    /// Whether the expression reads dimension `d`.
+    pub fn uses_dim(&self, d: u32) -> bool {
+        match self {
+            AffineExpr::Dim(i) => *i == d,
+            AffineExpr::Symbol(_) | AffineExpr::Const(_) => false,
+            AffineExpr::Add(a, b)
+            | AffineExpr::Mul(a, b)
+            | AffineExpr::FloorDiv(a, b)
+            | AffineExpr::CeilDiv(a, b)
+            | AffineExpr::Mod(a, b) => a.uses_dim(d) || b.uses_dim(d),
+        }
+    }
+
+    /// The expression with every dimension `d` replaced by `f(d)`.
+    pub fn map_dims(&self, f: &dyn Fn(u32) -> AffineExpr) -> AffineExpr {
+        let both = |a: &AffineExpr, b: &AffineExpr| (Box::new(a.map_dims(f)), Box::new(b.map_dims(f)));
+        match self {
+            AffineExpr::Dim(i) => f(*i),
+            AffineExpr::Symbol(_) | AffineExpr::Const(_) => self.clone(),
+            AffineExpr::Add(a, b) => {
+                let (a, b) = both(a, b);
+                AffineExpr::Add(a, b)
+            }
+            AffineExpr::Mul(a, b) => {
+                let (a, b) = both(a, b);
+                AffineExpr::Mul(a, b)
+            }
+            AffineExpr::FloorDiv(a, b) => {
+                let (a, b) = both(a, b);
+                AffineExpr::FloorDiv(a, b)
+            }
+            AffineExpr::CeilDiv(a, b) => {
+                let (a, b) = both(a, b);
+                AffineExpr::CeilDiv(a, b)
+            }
+            AffineExpr::Mod(a, b) => {
+                let (a, b) = both(a, b);
+                AffineExpr::Mod(a, b)
+            }
+        }
+    }
+
     /// Evaluates with concrete dims and symbols, `None` on division by zero.
     pub fn eval(&self, dims: &[i64], syms: &[i64]) -> Option<i64> {
         Some(match self {
