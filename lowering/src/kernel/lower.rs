@@ -2,14 +2,14 @@
 //!
 //! A `kernel.generic` becomes one `scf.parallel` over its parallel loops (adjacent ones that
 //! every operand reads as adjacent whole dimensions, or not at all, merged into one first:
-//! [`collapse_loops`]); inside it the
-//! reduction loops, innermost, carry the outputs' elements as values (loaded before, stored
-//! after). Operands are read and written at their maps' indices; the body is copied in with its
-//! block arguments replaced by the elements, `kernel.index` by the loop indices. On CPUs, a
-//! `kernel.copy` between contiguous buffers, and a generic that only moves its input into one
-//! contiguous run of its output (a Concat's), are one `memref.copy`, which `plan-workspace` elides
-//! where it can place the source in the destination; on GPUs they are flat parallel loops. `kernel.matmul` and `kernel.conv` are
-//! lowered in [`super::matmul`] and [`super::conv`].
+//! [`collapse_loops`]); inside it the reduction loops, innermost, carry the outputs' elements as
+//! values (loaded before, stored after). Operands are read and written at their maps' indices;
+//! the body is copied in with its block arguments replaced by the elements, `kernel.index` by
+//! the loop indices. On CPUs, a `kernel.copy` between contiguous buffers, and a generic that only
+//! moves its input into one contiguous run of its output (a Concat's), are one `memref.copy`,
+//! which `plan-workspace` elides where it can place the source in the destination; on GPUs they
+//! are flat parallel loops. `kernel.matmul` and `kernel.conv` are lowered in [`super::matmul`]
+//! and [`super::conv`].
 
 use super::{ops_named, Cursor};
 use crate::builder::{Extent, LoopBuilder};
