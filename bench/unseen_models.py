@@ -1,0 +1,159 @@
+"""Writes models of kinds not in the shared set, with random weights and an input each, for
+scripts/bench-unseen.sh. Usage: unseen_models.py DIR. Writes DIR/NAME.onnx, DIR/NAME.input.bin and
+DIR/NAME.macs (multiply-adds of the convolutions and matmuls) for:
+
+- effnet: EfficientNet-B0-style, 224 x 224: a SiLU stem, MBConv blocks (1x1 expansion, 3x3 or
+  5x5 depthwise, squeeze-and-excitation, 1x1 projection, residual), a 1x1 head, pooling, a Gemm;
+- densenet: DenseNet-121-style, 224 x 224: a 7x7 stem, max pooling, two dense blocks of
+  BN-ReLU-1x1-BN-ReLU-3x3 layers joined by Concats (growth 32) with a transition between;
+- gpt: a GPT-style decoder over 128 positions of width 256: four layers of LayerNorm, causal
+  attention in 4 heads (the mask an Add of a constant), a tanh-GELU MLP, residual Adds.
+"""
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+
+class Graph:
+    def __init__(self, seed):
+        self.nodes, self.inits, self.count, self.macs = [], [], 0, 0
+        self.rng = np.random.default_rng(seed)
+
+    def name(self, kind):
+        self.count += 1
+        return f"{kind}{self.count}"
+
+    def const(self, array):
+        n = self.name("c")
+        array = np.asarray(array)
+        dtype = TensorProto.INT64 if array.dtype == np.int64 else TensorProto.FLOAT
+        self.inits.append(helper.make_tensor(n, dtype, array.shape, array.flatten().tolist()))
+        return n
+
+    def weight(self, *shape, scale=None):
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+        s = scale if scale is not None else 1.0 / np.sqrt(fan_in)
+        return self.const((self.rng.standard_normal(shape) * s).astype(np.float32))
+
+    def op(self, kind, inputs, **attrs):
+        out = self.name("t")
+        self.nodes.append(helper.make_node(kind, inputs, [out], **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, hw, stride=1, group=1):
+        w = self.weight(cout, cin // group, k, k)
+        b = self.const(np.zeros(cout, np.float32) + 0.01)
+        out = (hw + 2 * (k // 2) - k) // stride + 1
+        self.macs += cout * (cin // group) * k * k * out * out
+        y = self.op("Conv", [x, w, b], pads=[k // 2] * 4, strides=[stride, stride], group=group)
+        return y, out
+
+    def silu(self, x):
+        return self.op("Mul", [x, self.op("Sigmoid", [x])])
+
+    def bn_relu(self, x, c):
+        scale = self.const((1 + 0.1 * self.rng.standard_normal(c)).astype(np.float32))
+        bias = self.const((0.1 * self.rng.standard_normal(c)).astype(np.float32))
+        mean = self.const((0.1 * self.rng.standard_normal(c)).astype(np.float32))
+        var = self.const((1 + 0.1 * self.rng.random(c)).astype(np.float32))
+        return self.op("Relu", [self.op("BatchNormalization", [x, scale, bias, mean, var])])
+
+    def save(self, path, inputs, output, shape):
+        g = helper.make_graph(self.nodes, "m", inputs, [helper.make_tensor_value_info(output, TensorProto.FLOAT, shape)],
+                              self.inits)
+        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        onnx.checker.check_model(model)
+        onnx.save(model, path)
+
+
+def effnet(g):
+    x, hw = g.conv("x", 3, 32, 3, 224, stride=2)
+    x, c = g.silu(x), 32
+    # (expansion, out channels, kernel, stride) per block: B0's stages, one block each but two in
+    # the wider ones (the second with a residual).
+    blocks = [(1, 16, 3, 1), (6, 24, 3, 2), (6, 24, 3, 1), (6, 40, 5, 2), (6, 40, 5, 1), (6, 80, 3, 2),
+              (6, 80, 3, 1), (6, 112, 5, 1), (6, 192, 5, 2), (6, 192, 5, 1), (6, 320, 3, 1)]
+    for expand, cout, k, stride in blocks:
+        y, mid = x, c * expand
+        if expand > 1:
+            y, _ = g.conv(y, c, mid, 1, hw)
+            y = g.silu(y)
+        y, out_hw = g.conv(y, mid, mid, k, hw, stride=stride, group=mid)
+        y = g.silu(y)
+        squeezed = max(1, c // 4)
+        s = g.op("GlobalAveragePool", [y])
+        s, _ = g.conv(s, mid, squeezed, 1, 1)
+        s, _ = g.conv(g.silu(s), squeezed, mid, 1, 1)
+        y = g.op("Mul", [y, g.op("Sigmoid", [s])])
+        y, _ = g.conv(y, mid, cout, 1, out_hw)
+        if stride == 1 and cout == c:
+            y = g.op("Add", [y, x])
+        x, c, hw = y, cout, out_hw
+    x, _ = g.conv(x, c, 1280, 1, hw)
+    x = g.op("Flatten", [g.op("GlobalAveragePool", [g.silu(x)])])
+    g.macs += 1280 * 1000
+    return g.op("Gemm", [x, g.weight(1000, 1280), g.const(np.zeros(1000, np.float32))], transB=1), [1, 1000]
+
+
+def densenet(g):
+    x, hw = g.conv("x", 3, 64, 7, 224, stride=2)
+    x = g.op("MaxPool", [g.bn_relu(x, 64)], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    hw, c = hw // 2, 64
+    for block, layers in enumerate([6, 12]):
+        for _ in range(layers):
+            y, _ = g.conv(g.bn_relu(x, c), c, 128, 1, hw)
+            y, _ = g.conv(g.bn_relu(y, 128), 128, 32, 3, hw)
+            x, c = g.op("Concat", [x, y], axis=1), c + 32
+        if block == 0:
+            x, _ = g.conv(g.bn_relu(x, c), c, c // 2, 1, hw)
+            x = g.op("AveragePool", [x], kernel_shape=[2, 2], strides=[2, 2])
+            hw, c = hw // 2, c // 2
+    return g.op("GlobalAveragePool", [g.bn_relu(x, c)]), [1, c, 1, 1]
+
+
+def gpt(g, seq=128, width=256, heads=4, layers=4):
+    dh = width // heads
+    mask = g.const(np.triu(np.full((seq, seq), -1e9, np.float32), 1))
+    def layer_norm(x):
+        return g.op("LayerNormalization", [x, g.const(np.ones(width, np.float32)), g.const(np.zeros(width, np.float32))],
+                    axis=-1)
+    def linear(x, cin, cout):
+        g.macs += seq * cin * cout
+        return g.op("Add", [g.op("MatMul", [x, g.weight(cin, cout)]), g.const(np.zeros(cout, np.float32) + 0.01)])
+    def heads_of(x):
+        r = g.op("Reshape", [x, g.const(np.array([1, seq, heads, dh], np.int64))])
+        return g.op("Transpose", [r], perm=[0, 2, 1, 3])
+    x = "x"
+    for _ in range(layers):
+        h = layer_norm(x)
+        q, k, v = (heads_of(linear(h, width, width)) for _ in range(3))
+        s = g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])])
+        s = g.op("Add", [g.op("Mul", [s, g.const(np.float32(1 / np.sqrt(dh)))]), mask])
+        a = g.op("MatMul", [g.op("Softmax", [s], axis=-1), v])
+        g.macs += 2 * heads * seq * seq * dh
+        a = g.op("Reshape", [g.op("Transpose", [a], perm=[0, 2, 1, 3]), g.const(np.array([1, seq, width], np.int64))])
+        x = g.op("Add", [x, linear(a, width, width)])
+        h = linear(layer_norm(x), width, 4 * width)
+        cube = g.op("Mul", [g.op("Mul", [h, h]), h])
+        inner = g.op("Add", [h, g.op("Mul", [cube, g.const(np.float32(0.044715))])])
+        t = g.op("Tanh", [g.op("Mul", [inner, g.const(np.float32(np.sqrt(2 / np.pi)))])])
+        gelu = g.op("Mul", [g.op("Mul", [h, g.const(np.float32(0.5))]), g.op("Add", [t, g.const(np.float32(1))])])
+        x = g.op("Add", [x, linear(gelu, 4 * width, width)])
+    return layer_norm(x), [1, seq, width]
+
+
+def main(out):
+    rng = np.random.default_rng(1)
+    for name, build, shape in [("effnet", effnet, [1, 3, 224, 224]), ("densenet", densenet, [1, 3, 224, 224]),
+                               ("gpt", gpt, [1, 128, 256])]:
+        g = Graph(seed=len(name))
+        y, out_shape = build(g)
+        g.save(f"{out}/{name}.onnx", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)], y, out_shape)
+        rng.standard_normal(shape).astype(np.float32).tofile(f"{out}/{name}.input.bin")
+        with open(f"{out}/{name}.macs", "w") as f:
+            f.write(f"{g.macs}\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
