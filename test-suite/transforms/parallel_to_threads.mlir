@@ -135,6 +135,31 @@ func.func @heads_at_run_time(%x: memref<?x4x?xf32>) {
   return
 }
 
+// Static elementwise loops whose leading dimensions make 16 slices or more keep the innermost
+// dimension whole in each slice even below 64 (a per-channel scale of 32 planes of 784): 32
+// slices, each a row of 784, not 25088 slices each delinearizing its element's index.
+// CHECK-LABEL: func.func @planes
+// CHECK: [[N:%[0-9]+]] = arith.constant 32 : i64
+// CHECK: llvm.call @xcc_parallel_for({{%[0-9]+}}, {{%[0-9]+}}, [[N]])
+// CHECK-LABEL: func.func private @planes_parallel0
+// CHECK: scf.for [[I:%[0-9]+]] = %arg1 to %arg2 step
+// CHECK: scf.parallel ([[J:%[0-9]+]]) =
+// CHECK: memref.load {{%[0-9]+}}[[[I]], [[J]]] : memref<32x784xf32>
+func.func @planes(%x: memref<32x784xf32>, %s: memref<32xf32>, %y: memref<32x784xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c784 = arith.constant 784 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c784) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<32x784xf32>
+    %k = memref.load %s[%i] : memref<32xf32>
+    %w = arith.mulf %v, %k : f32
+    memref.store %w, %y[%i, %j] : memref<32x784xf32>
+    scf.reduce
+  }
+  return
+}
+
 // A body with a loop of its own (a pooling window) is worth an index split per point: the
 // leading dims are split until their product reaches 64 counting the run-time batch as one
 // (batch x 8 x 8 slices), and the last dim stays a loop.
@@ -166,3 +191,4 @@ func.func @windows_at_run_time(%x: memref<?x8x8x8x4xf32>, %y: memref<?x8x8x8xf32
 }
 
 // CHECK: llvm.func @xcc_parallel_for(!llvm.ptr, !llvm.ptr, i64)
+

@@ -45,6 +45,10 @@ pub const MIN_WORK: u64 = 32_768;
 /// balance the threads.
 pub const MIN_SPLIT: u64 = 64;
 
+/// The slices an elementwise loop's leading dimensions must make for its innermost dimension to
+/// stay whole in each slice (enough to share between a few threads).
+pub const MIN_ROWS: u64 = 16;
+
 const CAST: &str = "builtin.unrealized_conversion_cast";
 
 /// The trip count a dimension known only at run time is taken to have when estimating work.
@@ -248,7 +252,8 @@ fn field(b: &mut Builder, ctx: ValueId, ctx_ty: &Type, i: usize) -> ValueId {
 /// a run-time product that never reaches it splits every dimension). A loop with such a
 /// dimension whose body is straight-line code (elementwise work) also keeps its innermost
 /// dimension a loop inside the task: a row per slice keeps that loop whole (vectorizable),
-/// where splitting it would delinearize every element's index with divisions.
+/// where splitting it would delinearize every element's index with divisions. So does a static
+/// one whose other dimensions make at least [`MIN_ROWS`] slices (a channel scale's planes).
 fn split_dims(trips: &[Trips], straight_line: bool) -> usize {
     let n = trips.len();
     let mut reach = n;
@@ -264,7 +269,9 @@ fn split_dims(trips: &[Trips], straight_line: bool) -> usize {
         }
     }
     let dynamic = trips.iter().any(|t| matches!(t, Trips::Dynamic(_)));
-    if dynamic && straight_line && n > 1 {
+    let rows: u64 =
+        trips[..n.saturating_sub(1)].iter().map(|t| if let Trips::Static(s) = t { *s } else { 1 }).product();
+    if (dynamic || rows >= MIN_ROWS) && straight_line && n > 1 {
         reach.min(n - 1)
     } else {
         reach
