@@ -57,6 +57,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
         ),
         (Box::new(kernel::fuse::FuseElementwise), "chains of elementwise kernel.generic ops become one"),
         (
+            Box::new(kernel::fuse::FuseActivation),
+            "an elementwise function of a matmul's or conv's output alone (SiLU, GELU) joins its epilogue",
+        ),
+        (
             Box::new(kernel::pack::PackWeights),
             "constant weights laid out at compile time: a matmul's B in panels, a 3x3 conv's for Winograd",
         ),
@@ -128,7 +132,7 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
 /// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-scf-to-cf,
 /// convert-to-llvm, reconcile-unrealized-casts and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
-    "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-pack-weights,kernel-to-loops,plan-workspace,\
+    "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-fuse-activation,kernel-pack-weights,kernel-to-loops,plan-workspace,\
 math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {

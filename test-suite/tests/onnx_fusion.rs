@@ -498,6 +498,73 @@ fn dot_columns() -> Vec<u8> {
     model(nodes, vec![value("x", FLOAT, &[1, 37, 5, 7])], vec![value("y", FLOAT, &[1, 45, 5, 7])], inits)
 }
 
+/// Activations that join their producer's epilogue as a map, one per lowering path: SiLU after a
+/// pointwise convolution (81 columns: with AVX-512 the last as dot products), Sigmoid after a
+/// Winograd 3x3, Tanh after a depthwise 3x3, erf-GELU after a strided 3x3 (im2col GEMM), and
+/// tanh-GELU after a MatMul with a bias Add.
+fn activation_epilogues() -> Vec<u8> {
+    let half = || floats("half", &[], &[0.5]);
+    let mut nodes = vec![
+        node("c1", "Conv", &["x", "w1", "b1"], &["a0"]),
+        node("s1", "Sigmoid", &["a0"], &["a1"]),
+        node("m1", "Mul", &["a0", "a1"], &["a"]),
+        with_ints(node("c2", "Conv", &["x", "w2", "b2"], &["b0"]), "pads", &[1, 1, 1, 1]),
+        node("s2", "Sigmoid", &["b0"], &["b"]),
+        with_int(with_ints(node("c3", "Conv", &["x", "w3"], &["c0"]), "pads", &[1, 1, 1, 1]), "group", 16),
+        node("t3", "Tanh", &["c0"], &["c"]),
+        with_ints(
+            with_ints(node("c4", "Conv", &["x", "w4", "b4"], &["d0"]), "strides", &[2, 2]),
+            "pads",
+            &[1, 1, 1, 1],
+        ),
+        node("q4", "Div", &["d0", "sqrt2"], &["d1"]),
+        node("e4", "Erf", &["d1"], &["d2"]),
+        node("p4", "Add", &["d2", "one"], &["d3"]),
+        node("h4", "Mul", &["d0", "half"], &["d4"]),
+        node("d", "Mul", &["d4", "d3"], &["d"]),
+        node("r5", "Reshape", &["x", "rows"], &["x5"]),
+        node("g5", "MatMul", &["x5", "w5"], &["e0"]),
+        node("a5", "Add", &["e0", "b5"], &["e1"]),
+    ];
+    // tanh-GELU: 0.5 e (1 + tanh(sqrt(2 / pi) (e + 0.044715 e^3))).
+    nodes.extend([
+        node("k1", "Mul", &["e1", "e1"], &["k1"]),
+        node("k2", "Mul", &["k1", "e1"], &["k2"]),
+        node("k3", "Mul", &["k2", "cubic"], &["k3"]),
+        node("k4", "Add", &["e1", "k3"], &["k4"]),
+        node("k5", "Mul", &["k4", "scale"], &["k5"]),
+        node("k6", "Tanh", &["k5"], &["k6"]),
+        node("k7", "Add", &["k6", "one"], &["k7"]),
+        node("k8", "Mul", &["e1", "half"], &["k8"]),
+        node("e", "Mul", &["k8", "k7"], &["e"]),
+    ]);
+    let inits = vec![
+        floats("w1", &[24, 16, 1, 1], &pseudo_random(24 * 16, 101)),
+        floats("b1", &[24], &pseudo_random(24, 102)),
+        floats("w2", &[16, 16, 3, 3], &pseudo_random(16 * 16 * 9, 103)),
+        floats("b2", &[16], &pseudo_random(16, 104)),
+        floats("w3", &[16, 1, 3, 3], &pseudo_random(16 * 9, 105)),
+        floats("w4", &[8, 16, 3, 3], &pseudo_random(8 * 16 * 9, 106)),
+        floats("b4", &[8], &pseudo_random(8, 107)),
+        floats("w5", &[144, 40], &pseudo_random(144 * 40, 108)),
+        floats("b5", &[40], &pseudo_random(40, 109)),
+        floats("sqrt2", &[], &[std::f32::consts::SQRT_2]),
+        floats("one", &[], &[1.0]),
+        half(),
+        floats("cubic", &[], &[0.044715]),
+        floats("scale", &[], &[(2.0 / std::f32::consts::PI).sqrt()]),
+        xcc_test_suite::onnx_build::int64s("rows", &[2], &[9, 144]),
+    ];
+    let outputs = vec![
+        value("a", FLOAT, &[1, 24, 9, 9]),
+        value("b", FLOAT, &[1, 16, 9, 9]),
+        value("c", FLOAT, &[1, 16, 9, 9]),
+        value("d", FLOAT, &[1, 8, 5, 5]),
+        value("e", FLOAT, &[9, 40]),
+    ];
+    model(nodes, vec![value("x", FLOAT, &[1, 16, 9, 9])], outputs, inits)
+}
+
 /// A strided, dilated, grouped convolution whose output has its input's phase extents past the
 /// first dim (31 columns at stride 3 -> 11): its im2col columns are shifted copies of the
 /// input's phases.
@@ -773,6 +840,13 @@ fn main() -> std::process::ExitCode {
             Box::new(|d| {
                 let inputs = [("x", vec![1, 24, 7, 7]), ("r", vec![1, 40, 7, 7])];
                 run_case(d, "pointwise-masked-tile", &pointwise_residual(), &inputs, &[("y", 40 * 7 * 7)])
+            }),
+        ),
+        (
+            "activation-epilogues",
+            Box::new(|d| {
+                let outputs = [("a", 24 * 81), ("b", 16 * 81), ("c", 16 * 81), ("d", 8 * 25), ("e", 9 * 40)];
+                run_case(d, "activation-epilogues", &activation_epilogues(), &[("x", vec![1, 16, 9, 9])], &outputs)
             }),
         ),
         (

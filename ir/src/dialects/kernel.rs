@@ -59,6 +59,7 @@ const MATMUL_ATTRS: &[AttrDef] = &[
     optional("beta", AttrKind::Float),
     optional("act_min", AttrKind::Float),
     optional("act_max", AttrKind::Float),
+    optional("epilogue_map", AttrKind::Symbol),
 ];
 const CONV_ATTRS: &[AttrDef] = &[
     required("strides", AttrKind::IntList),
@@ -70,6 +71,7 @@ const CONV_ATTRS: &[AttrDef] = &[
     optional("winograd", AttrKind::Integer),
     optional("act_min", AttrKind::Float),
     optional("act_max", AttrKind::Float),
+    optional("epilogue_map", AttrKind::Symbol),
 ];
 
 const WRITES: Traits = Traits::READS.union(Traits::WRITES);
@@ -121,8 +123,10 @@ pub const OPS: &[OpDef] = &[
 ];
 
 /// What a `kernel.matmul` or `kernel.conv` applies to each result before storing it, in order:
-/// `alpha * acc + beta * bias + residual`, then a clamp to `[act_min, act_max]` (ReLU, ReLU6).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// `alpha * acc + beta * bias + residual`, then a clamp to `[act_min, act_max]` (ReLU, ReLU6),
+/// then `epilogue_map`: a function of one element (`(f32) -> f32`, arith and math only: SiLU,
+/// GELU, Sigmoid), which the kernel lowering computes in the registers the result is stored from.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Epilogue {
     pub alpha: f64,
     pub beta: f64,
@@ -130,6 +134,8 @@ pub struct Epilogue {
     pub has_residual: bool,
     pub act_min: Option<f64>,
     pub act_max: Option<f64>,
+    /// The symbol of the function applied last (`epilogue_map`).
+    pub map: Option<String>,
 }
 
 impl Epilogue {
@@ -149,6 +155,7 @@ impl Epilogue {
             has_residual: seg.get(3) == Some(&1),
             act_min: float("act_min"),
             act_max: float("act_max"),
+            map: m.attr(op, "epilogue_map").and_then(Attribute::as_symbol).map(str::to_string),
         }
     }
 
@@ -509,6 +516,9 @@ fn static_dims(t: &Type, what: &str) -> Result<Vec<u64>, String> {
 fn verify_epilogue_operands(m: &Module, op: OpId, out: &[Option<u64>]) -> Result<(), String> {
     let ops = EpilogueOperands::of(m, op);
     let elem = &memref(m.ty(ops.output))?.elem;
+    if let Some(map) = Epilogue::of(m, op).map {
+        verify_epilogue_map(m, &map, elem)?;
+    }
     for v in [Some(ops.a), Some(ops.b), ops.bias, ops.residual].into_iter().flatten() {
         if memref(m.ty(v))?.elem != *elem {
             return Err("every operand has the output's element type".into());
@@ -517,6 +527,27 @@ fn verify_epilogue_operands(m: &Module, op: OpId, out: &[Option<u64>]) -> Result
     if let Some(r) = ops.residual {
         if !agree_all(&dims(m.ty(r))?, out) {
             return Err("the residual has the output's shape".into());
+        }
+    }
+    Ok(())
+}
+
+/// `epilogue_map` names a function of one element of the output's type whose body is one block
+/// of arith and math operations (the kernel lowering copies it into its stores).
+fn verify_epilogue_map(m: &Module, name: &str, elem: &Type) -> Result<(), String> {
+    let func = m.lookup_symbol(name).filter(|&f| m.ops[f].name == "func.func");
+    let func = func.ok_or_else(|| format!("epilogue_map @{name} names no function"))?;
+    let ft = m.function_type(func).ok_or_else(|| format!("@{name} has no function type"))?;
+    if ft.inputs.as_slice() != [elem.clone()] || ft.results.as_slice() != [elem.clone()] {
+        return Err(format!("epilogue_map @{name} must take and return one {elem}"));
+    }
+    let blocks = m.ops[func].regions.first().map(|&r| m.regions[r].blocks.clone()).unwrap_or_default();
+    let [block] = blocks.as_slice() else { return Err(format!("epilogue_map @{name} must have one block")) };
+    for &o in &m.blocks[*block].ops {
+        let n = m.ops[o].name.as_str();
+        let pure = (n.starts_with("arith.") || n.starts_with("math.")) && m.ops[o].regions.is_empty();
+        if !pure && n != "func.return" {
+            return Err(format!("epilogue_map @{name} may only compute with arith and math, not {n}"));
         }
     }
     Ok(())

@@ -16,7 +16,7 @@
 //! ([`super::depthwise`]).
 
 use super::lanes;
-use super::matmul::{gemm, gemm_cols_at_run_time, BOperand, Bias, Mat, TileEpilogue, NR};
+use super::matmul::{gemm, gemm_cols_at_run_time, Activation, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
 use xcc_ir::attributes::DenseValues;
@@ -283,7 +283,7 @@ fn conv_image(
     let kk: usize = w[1..].iter().product();
     let p = win.positions(c);
     let hw = c.extent_product(&win.input);
-    let act = (ep.act_min, ep.act_max);
+    let act = Activation::of(c.m, ep);
     let (group_in, image_in) = (c.extent_mul(hw, Extent::Fixed(icg)), c.extent_mul(hw, Extent::Fixed(c_in)));
     let (group_out, image_out) = (c.extent_mul(p, Extent::Fixed(ocg)), c.extent_mul(p, Extent::Fixed(oc)));
     c.for_loop(0, group, |e, gi| {
@@ -332,7 +332,7 @@ struct PlaneGemm<'a> {
     ocg: usize,
     kk: usize,
     bias: Option<ValueId>,
-    act: (Option<f64>, Option<f64>),
+    act: Activation,
 }
 
 impl PlaneGemm<'_> {
@@ -1013,7 +1013,7 @@ fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, _, w): 
             v = e.value_op(if float { "arith.addf" } else { "arith.addi" }, &[v, rv], compute.clone());
         }
         if float {
-            v = super::matmul::apply_activation(e, v, (ep.act_min, ep.act_max));
+            v = super::matmul::apply_activation(e, v, Activation::of(e.m, ep));
         }
         e.store(v, ops.output, ivs);
     });

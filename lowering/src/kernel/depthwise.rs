@@ -15,7 +15,7 @@
 //! applies the residual and the activation.
 
 use super::lanes;
-use super::matmul::NR;
+use super::matmul::{Activation, NR};
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
@@ -86,7 +86,7 @@ pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Ext
     if cols.stride <= 2 && cols.sizes().is_some() {
         return lower_in_vectors(c, ops, ep, planes, rows, cols);
     }
-    let act = (ep.act_min, ep.act_max);
+    let act = Activation::of(c.m, ep);
     c.parallel_over(&planes, &mut |e, nc| {
         let (n, ch) = (nc[0], nc[1]);
         let init = match ops.bias {
@@ -94,7 +94,7 @@ pub fn lower(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, planes: [Ext
             None => e.const_float(0.0, Type::f32()),
         };
         e.for_loop_over(rows.output, |e, oh| output_row(e, ops, (n, ch, oh), init, rows, cols));
-        if ops.residual.is_some() || act != (None, None) {
+        if ops.residual.is_some() || !act.is_none() {
             e.for_loop_over(rows.output, |e, oh| {
                 e.for_loop_over(cols.output, |e, ow| {
                     let at = [n, ch, oh, ow];
@@ -123,7 +123,7 @@ fn lower_in_vectors(
     rows: Axis,
     cols: Axis,
 ) {
-    let act = (ep.act_min, ep.act_max);
+    let act = Activation::of(c.m, ep);
     let (input, width) = cols.sizes().expect("static columns");
     let vt = lanes::of(Type::f32());
     c.parallel_over(&planes, &mut |e, nc| {
@@ -189,7 +189,7 @@ struct Plane<'a> {
     width: usize,
     rows: Axis,
     cols: Axis,
-    act: (Option<f64>, Option<f64>),
+    act: Activation,
     /// The filter's taps broadcast to vectors, by row then column, when read once per plane.
     weights: Option<Vec<Vec<ValueId>>>,
 }
@@ -266,8 +266,14 @@ fn row_vectors(e: &mut Cursor, plane: &Plane, oh: ValueId, taps: &RowTaps, start
             acc
         }
     };
+    // A map without a residual to add first runs on the row's vectors together (its operations
+    // interleaved across them).
+    let (sums, act) = match (ops.residual, plane.act.map) {
+        (None, Some(_)) => (super::matmul::apply_activation_all(e, &sums, plane.act), Activation::default()),
+        _ => (sums, plane.act),
+    };
     for ((&ow0, &count), &sum) in starts.iter().zip(&counts).zip(&sums) {
-        store_row_vector(e, ops, (n, ch, oh, ow0), count, sum, plane.act);
+        store_row_vector(e, ops, (n, ch, oh, ow0), count, sum, act);
     }
 }
 
@@ -325,7 +331,7 @@ fn store_row_vector(
     (n, ch, oh, ow0): (ValueId, ValueId, ValueId, ValueId),
     count: ValueId,
     acc: ValueId,
-    act: (Option<f64>, Option<f64>),
+    act: Activation,
 ) {
     let mask = lanes::first(e, count);
     let mut v = acc;

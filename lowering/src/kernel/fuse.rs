@@ -6,9 +6,15 @@
 //!   its epilogue and writes the generic's output itself;
 //! - `kernel-fuse-elementwise`: an elementwise `kernel.generic` whose output buffer's one reader
 //!   is another elementwise one over the same iteration space, reading it at the identity map, is
-//!   computed inside the reader's body.
+//!   computed inside the reader's body;
+//! - `kernel-fuse-activation`: an elementwise `kernel.generic` that reads only a matmul's or
+//!   convolution's output buffer (once or more) and computes with arith and math alone (SiLU
+//!   `x * sigmoid(x)`, GELU, Sigmoid, Tanh) becomes the producer's `epilogue_map`: its body a
+//!   private function of one element, which the kernel lowering copies into its stores. It runs
+//!   after `kernel-fuse-elementwise`, which makes a chain such as SiLU's Sigmoid and Mul one
+//!   generic.
 //!
-//! Both need the intermediate to be a buffer of the function (`memref.alloc`) written once and
+//! All need the intermediate to be a buffer of the function (`memref.alloc`) written once and
 //! read once; the buffers then live at other times, which is why `plan-workspace` runs after.
 
 use super::ops_named;
@@ -20,6 +26,131 @@ use xcc_ir::{Attribute, Diagnostic, Module, OpId, Span, Type, ValueId};
 
 pub struct FuseEpilogue;
 pub struct FuseElementwise;
+pub struct FuseActivation;
+
+impl Pass for FuseActivation {
+    fn name(&self) -> &'static str {
+        "kernel-fuse-activation"
+    }
+
+    fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
+        let mut made = 0;
+        while let Some((producer, generic)) = find_activation(&m) {
+            fuse_activation(&mut m, producer, generic, &mut made);
+        }
+        Ok(m)
+    }
+}
+
+/// A matmul or convolution without a map whose f32 output's one reader is a generic that
+/// [`is_map_of`] it.
+fn find_activation(m: &Module) -> Option<(OpId, OpId)> {
+    for p in ops_named(m, &["kernel.matmul", "kernel.conv"]) {
+        let t = EpilogueOperands::of(m, p).output;
+        let f32_output = m.ty(t).as_memref().is_some_and(|mt| *mt.elem == Type::f32());
+        if Epilogue::of(m, p).map.is_some() || !f32_output || !is_alloc(m, t) {
+            continue;
+        }
+        let users = readers_and_writers(m, t);
+        let [a, b] = users[..] else { continue };
+        let reader = if a == p { b } else { a };
+        let Some(g) = Generic::of(m, reader) else { continue };
+        if is_map_of(m, &g, t) && !touched_between(m, p, reader, &[g.outputs[0]]) {
+            return Some((p, reader));
+        }
+    }
+    None
+}
+
+/// Whether generic `g` computes its one output, of `t`'s type, from `t` alone (read at the
+/// identity; other inputs may be constant scalars, as an ONNX initializer `0.5` is) with arith
+/// and math operations, not reading its output or its indices.
+fn is_map_of(m: &Module, g: &Generic, t: ValueId) -> bool {
+    let Some((args, _, body)) = body_parts(m, g) else { return false };
+    let output_at_identity = g.maps[g.inputs.len()..].iter().all(is_identity);
+    let shapes = g.outputs.len() == 1 && m.ty(g.outputs[0]) == m.ty(t) && output_at_identity;
+    let reads_t = g.inputs.iter().zip(&g.maps).any(|(&v, map)| v == t && is_identity(map))
+        && g.inputs
+            .iter()
+            .zip(&g.maps)
+            .all(|(&v, map)| (v == t && is_identity(map)) || scalar_constant(m, v).is_some());
+    let pure = body.iter().all(|&o| {
+        let n = m.ops[o].name.as_str();
+        (n.starts_with("arith.") || n.starts_with("math.")) && m.ops[o].regions.is_empty()
+    });
+    let output_arg = args[g.inputs.len()];
+    let reads_output = body.iter().any(|&o| m.ops[o].operands.contains(&output_arg));
+    is_elementwise(g) && shapes && reads_t && pure && !reads_output
+}
+
+/// The value of a constant f32 buffer of one element (a global's initializer).
+fn scalar_constant(m: &Module, v: ValueId) -> Option<f32> {
+    let mt = m.ty(v).as_memref()?;
+    if *mt.elem != Type::f32() || mt.shape.iter().any(|&d| d != Some(1)) {
+        return None;
+    }
+    let (_, _, bytes) = super::pack::constant_global(m, v)?;
+    Some(f32::from_le_bytes(bytes.get(..4)?.try_into().ok()?))
+}
+
+/// The generic's body becomes a function `(f32) -> f32` at the end of the module, named by the
+/// producer's `epilogue_map`; the producer writes the generic's output.
+fn fuse_activation(m: &mut Module, p: OpId, generic: OpId, made: &mut usize) {
+    let g = Generic::of(m, generic).expect("a generic");
+    let (args, result, body) = body_parts(m, &g).expect("checked");
+    let span = m.ops[generic].span;
+    let name = loop {
+        *made += 1;
+        let name = format!("xcc_epilogue_map{made}");
+        if m.lookup_symbol(&name).is_none() {
+            break name;
+        }
+    };
+    let f32_to_f32 = xcc_ir::types::FunctionType { inputs: vec![Type::f32()], results: vec![Type::f32()] };
+    let region = m.new_region();
+    let block = m.append_block(region, span);
+    let x = m.add_block_arg(block, Type::f32(), span);
+    // The producer's output is the function's argument; a constant scalar input, a constant.
+    let produced = EpilogueOperands::of(m, p).output;
+    let mut values: HashMap<ValueId, ValueId> = HashMap::new();
+    for (&arg, &input) in args.iter().zip(&g.inputs) {
+        let value = match scalar_constant(m, input).filter(|_| input != produced) {
+            Some(c) => {
+                let spec = xcc_ir::OpSpec::new("arith.constant", span)
+                    .results([Type::f32()])
+                    .attr("value", Attribute::Float { value: c as f64, ty: Type::f32() });
+                let op = m.build(block, spec);
+                m.result(op, 0)
+            }
+            None => x,
+        };
+        values.insert(arg, value);
+    }
+    for op in body {
+        let copy = m.clone_op(op, &mut values);
+        m.append_op(block, copy);
+    }
+    let ret = xcc_ir::OpSpec::new("func.return", span).operands([*values.get(&result).unwrap_or(&result)]);
+    m.build(block, ret);
+    let func = xcc_ir::OpSpec::new("func.func", span)
+        .attr("sym_name", Attribute::String(name.clone()))
+        .attr("function_type", Attribute::Type(Type::Function(f32_to_f32)))
+        .attr("sym_visibility", Attribute::String("private".into()))
+        .region(region);
+    let body_block = m.body_block();
+    m.build(body_block, func);
+    let z = g.outputs[0];
+    let mut ops = EpilogueOperands::of(m, p);
+    let t = ops.output;
+    ops.output = z;
+    hoist_before(m, z, p);
+    let kind = m.ops[p].name.clone();
+    let spec = ops.into_spec(&kind, m.ops[p].span);
+    m.ops[p].operands = spec.operands;
+    m.set_attr(p, "epilogue_map", Attribute::symbol(name));
+    m.erase_op(generic);
+    remove_buffer(m, t);
+}
 
 impl Pass for FuseEpilogue {
     fn name(&self) -> &'static str {

@@ -35,6 +35,12 @@ impl Pass for KernelToLoops {
     }
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
+        // The epilogue maps' functions, copied into the stores and then gone.
+        let maps: Vec<OpId> = ops_named(&m, &["kernel.matmul", "kernel.conv"])
+            .into_iter()
+            .filter_map(|op| m.attr(op, "epilogue_map").and_then(xcc_ir::Attribute::as_symbol))
+            .filter_map(|name| m.lookup_symbol(name))
+            .collect();
         for op in ops_named(&m, &["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv"]) {
             // An op nested in a generic being lowered was copied out and is gone.
             if m.ops[op].parent.is_none() {
@@ -56,6 +62,11 @@ impl Pass for KernelToLoops {
                 _ => super::conv::lower(&mut m, op)?,
             }
             m.erase_op(op);
+        }
+        for func in maps {
+            if m.ops[func].parent.is_some() {
+                m.erase_op(func);
+            }
         }
         Ok(m)
     }

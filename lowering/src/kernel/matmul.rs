@@ -51,7 +51,29 @@ pub struct TileEpilogue {
     pub bias: Bias,
     /// A tensor laid out like C, added before the activation.
     pub residual: Option<Mat>,
-    pub act: (Option<f64>, Option<f64>),
+    pub act: Activation,
+}
+
+/// What an epilogue applies last: a clamp (ReLU, ReLU6), then a function of one element (its
+/// `epilogue_map`: SiLU, GELU...) whose body is copied in, on scalars or vectors.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Activation {
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// The `func.func` of the map.
+    pub map: Option<OpId>,
+}
+
+impl Activation {
+    pub fn of(m: &Module, ep: &Epilogue) -> Activation {
+        let map = ep.map.as_deref().and_then(|name| m.lookup_symbol(name));
+        Activation { min: ep.act_min, max: ep.act_max, map }
+    }
+
+    /// None: results are stored as they are.
+    pub fn is_none(&self) -> bool {
+        self.min.is_none() && self.max.is_none() && self.map.is_none()
+    }
 }
 
 fn vec_ty() -> Type {
@@ -59,10 +81,10 @@ fn vec_ty() -> Type {
 }
 
 /// Clamps to the activation's bounds (scalar or vector).
-pub fn apply_activation<B: LoopBuilder>(b: &mut B, v: ValueId, act: (Option<f64>, Option<f64>)) -> ValueId {
+pub fn apply_activation<B: LoopBuilder>(b: &mut B, v: ValueId, act: Activation) -> ValueId {
     let t = b.ty(v);
     let mut r = v;
-    for (bound, op) in [(act.0, "arith.maximumf"), (act.1, "arith.minimumf")] {
+    for (bound, op) in [(act.min, "arith.maximumf"), (act.max, "arith.minimumf")] {
         if let Some(x) = bound {
             let c = if matches!(t, Type::Vector { .. }) {
                 b.splat_const(x, t.clone())
@@ -72,7 +94,84 @@ pub fn apply_activation<B: LoopBuilder>(b: &mut B, v: ValueId, act: (Option<f64>
             r = b.value_op(op, &[r, c], t.clone());
         }
     }
-    r
+    match act.map {
+        Some(func) => apply_map(b, r, func),
+        None => r,
+    }
+}
+
+/// The body of the one-element function `func` copied in on `v` (a scalar or a vector: each
+/// operation then works on vectors of as many lanes, its constants broadcast).
+fn apply_map<B: LoopBuilder>(b: &mut B, v: ValueId, func: OpId) -> ValueId {
+    apply_map_all(b, &[v], func)[0]
+}
+
+/// [`apply_activation`] on several values of one type, the map's operations interleaved across
+/// them (each operation for every value before the next): a tile's vectors are independent
+/// chains, which the CPU then overlaps instead of waiting out one chain's latency after another.
+pub fn apply_activation_all<B: LoopBuilder>(b: &mut B, vs: &[ValueId], act: Activation) -> Vec<ValueId> {
+    let clamp = Activation { map: None, ..act };
+    let clamped: Vec<ValueId> = vs.iter().map(|&v| apply_activation(b, v, clamp)).collect();
+    match act.map {
+        Some(func) => apply_map_all(b, &clamped, func),
+        None => clamped,
+    }
+}
+
+/// [`apply_map`] on every value of `vs` (all of one type), operation by operation.
+fn apply_map_all<B: LoopBuilder>(b: &mut B, vs: &[ValueId], func: OpId) -> Vec<ValueId> {
+    let Some(&first) = vs.first() else { return Vec::new() };
+    let lanes = match b.ty(first) {
+        Type::Vector { shape, .. } => Some(shape.clone()),
+        _ => None,
+    };
+    let widen = |t: &Type| match &lanes {
+        Some(shape) => Type::Vector { shape: shape.clone(), elem: Box::new(t.clone()) },
+        None => t.clone(),
+    };
+    let m = b.module();
+    let block = m.regions[m.ops[func].regions[0]].blocks[0];
+    let arg = m.blocks[block].args[0];
+    // Per value, what each of the function's values became.
+    let mut values: Vec<std::collections::HashMap<ValueId, ValueId>> = vs.iter().map(|&v| [(arg, v)].into()).collect();
+    for op in m.blocks[block].ops.clone() {
+        let m = b.module();
+        let (name, operands, results) = (m.ops[op].name.clone(), m.ops[op].operands.clone(), m.ops[op].results.clone());
+        let attrs = m.ops[op].attrs.clone();
+        if name == "func.return" {
+            return values.iter().map(|map| map[&operands[0]]).collect();
+        }
+        let result_types: Vec<Type> = results.iter().map(|&r| b.ty(r)).collect();
+        if name == "arith.constant" {
+            // One constant (broadcast once) serves every value.
+            let mut spec = OpSpec::new(&name, Span::UNKNOWN).results(result_types.clone());
+            for (k, a) in attrs {
+                spec = spec.attr(&k, a);
+            }
+            let c = b.op(spec);
+            let c = b.module().result(c, 0);
+            let c = match lanes {
+                Some(_) => b.value_op("vector.broadcast", &[c], widen(&result_types[0])),
+                None => c,
+            };
+            values.iter_mut().for_each(|map| {
+                map.insert(results[0], c);
+            });
+            continue;
+        }
+        for map in values.iter_mut() {
+            let mut spec = OpSpec::new(&name, Span::UNKNOWN).operands(operands.iter().map(|o| map[o]));
+            for (k, a) in attrs.clone() {
+                spec = spec.attr(&k, a);
+            }
+            let copy = b.op(spec.results(result_types.iter().map(&widen)));
+            for (i, &r) in results.iter().enumerate() {
+                let new = b.module().result(copy, i);
+                map.insert(r, new);
+            }
+        }
+    }
+    unreachable!("a verified epilogue_map ends in func.return")
 }
 
 fn index_of<B: LoopBuilder>(b: &mut B, base: ValueId, terms: &[(ValueId, usize)], constant: usize) -> ValueId {
@@ -735,6 +834,19 @@ fn store_lanes<B: LoopBuilder>(
         (Some(mask), Some(zero)) => super::lanes::load(b, buf, &[at], mask, zero),
         _ => b.value_op("vector.load", &[buf, at], vt.clone()),
     };
+    let store = |b: &mut B, r: usize, v: ValueId| {
+        let row = index_of(b, i0, &[], r);
+        let ci = index_over(b, c.off, &[(row, c.rs), (j0, Extent::Fixed(1))], 0);
+        match mask {
+            Some(mask) => super::lanes::store(b, v, c.buf, &[ci], mask),
+            None => {
+                b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
+            }
+        }
+    };
+    // With a map, the rows are stored after it has run on all of them (interleaved).
+    let clamp = Activation { map: None, ..ep.act };
+    let mut clamped = Vec::with_capacity(accs.len());
     for (r, &acc) in accs.iter().enumerate() {
         let row = index_of(b, i0, &[], r);
         let mut v = acc;
@@ -757,13 +869,15 @@ fn store_lanes<B: LoopBuilder>(
             let rv = load(b, res.buf, ri);
             v = b.value_op("arith.addf", &[v, rv], vt.clone());
         }
-        v = apply_activation(b, v, ep.act);
-        let ci = index_over(b, c.off, &[(row, c.rs), (j0, Extent::Fixed(1))], 0);
-        match mask {
-            Some(mask) => super::lanes::store(b, v, c.buf, &[ci], mask),
-            None => {
-                b.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([v, c.buf, ci]));
-            }
+        v = apply_activation(b, v, clamp);
+        match ep.act.map {
+            Some(_) => clamped.push(v),
+            None => store(b, r, v),
+        }
+    }
+    if let Some(func) = ep.act.map {
+        for (r, v) in apply_map_all(b, &clamped, func).into_iter().enumerate() {
+            store(b, r, v);
         }
     }
 }
@@ -897,7 +1011,7 @@ fn lower_on_micro_kernel(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let residual = ops.residual.map(|v| c.flat(v));
     let bias_buf = ops.bias.map(|v| c.flat(v));
     let (a_lead, b_lead) = (a_shape[..a_shape.len() - 2].to_vec(), b_shape[..b_shape.len() - 2].to_vec());
-    let act = (ep.act_min, ep.act_max);
+    let act = Activation::of(c.m, &ep);
     // B shared by every batch and A's matrices one after the other: the batches are one GEMM of
     // batch x M rows (a [B, 1, K] input is one GEMM, not B GEMMs of one row).
     let folds = !ta
@@ -1063,8 +1177,8 @@ fn row_tile<B: LoopBuilder>(
 /// Alpha, the bias, the residual and the activation over one output row, in place.
 fn row_epilogue<B: LoopBuilder>(e: &mut B, f: &FlatOperands, ep: &Epilogue, i: ValueId, row_o: ValueId) {
     let one = Extent::Fixed(1);
-    let epilogue =
-        ep.alpha != 1.0 || f.bias_buf.is_some() || f.residual.is_some() || ep.act_min.is_some() || ep.act_max.is_some();
+    let act = Activation::of(e.module(), ep);
+    let epilogue = ep.alpha != 1.0 || f.bias_buf.is_some() || f.residual.is_some() || !act.is_none();
     if !epilogue {
         return;
     }
@@ -1092,7 +1206,7 @@ fn row_epilogue<B: LoopBuilder>(e: &mut B, f: &FlatOperands, ep: &Epilogue, i: V
             let rv = e.load(res, &[oi]);
             v = e.value_op("arith.addf", &[v, rv], Type::f32());
         }
-        v = apply_activation(e, v, (ep.act_min, ep.act_max));
+        v = apply_activation(e, v, act);
         e.store(v, f.o1, &[oi]);
     });
 }
@@ -1233,7 +1347,7 @@ fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let mut c = Cursor::new(m, span);
     let FlatOperands { r, mm, nn, kk, batch, bias_shape, a1, b1, o1, residual, bias_buf, a_lead, b_lead } =
         FlatOperands::of(&mut c, &ops, ta);
-    let act = (ep.act_min, ep.act_max);
+    let act = Activation::of(c.m, &ep);
     let float = elem.is_float();
     let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
     let mut full = batch.clone();

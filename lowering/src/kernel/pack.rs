@@ -46,7 +46,7 @@ impl Pass for PackWeights {
 }
 
 /// The global a value reads, with its raw bytes, if it is a constant one.
-fn constant_global(m: &Module, v: ValueId) -> Option<(OpId, OpId, Vec<u8>)> {
+pub(crate) fn constant_global(m: &Module, v: ValueId) -> Option<(OpId, OpId, Vec<u8>)> {
     let get = m.defining_op(v).filter(|&d| m.ops[d].name == "memref.get_global")?;
     let sym = m.attr(get, "name")?.as_symbol()?;
     let global = m.lookup_symbol(sym)?;

@@ -24,7 +24,7 @@
 //! crosses the padding.
 
 use super::lanes;
-use super::matmul::{apply_activation, gemm, BOperand, Bias, Mat, TileEpilogue, NR};
+use super::matmul::{apply_activation, gemm, Activation, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
@@ -186,7 +186,7 @@ struct Operands {
     out: ValueId,
     residual: Option<ValueId>,
     bias: Option<ValueId>,
-    act: (Option<f64>, Option<f64>),
+    act: Activation,
 }
 
 /// A block's buffers: its transformed input `V` (16 planes of `[C, lead]`, `v_plane` apart) and
@@ -211,7 +211,7 @@ pub fn lower(c: &mut Cursor, op: OpId, batch: Extent) {
         out: c.flat(ops.output),
         residual: ops.residual.map(|r| c.flat(r)),
         bias: ops.bias,
-        act: (ep.act_min, ep.act_max),
+        act: Activation::of(c.m, &ep),
     };
     let blocks = Blocking::of(&p);
     let across = p.tiles()[1];
@@ -262,7 +262,7 @@ impl Step<'_> {
             let b = BOperand::Rows(Mat { buf: s.v, off: b_at, rs: Extent::Fixed(s.lead), cs: 1 });
             let c_at = e.affine(&[(xi[0], s.m_plane as i64)], 0);
             let cm = Mat { buf: s.m, off: c_at, rs: Extent::Fixed(s.lead), cs: 1 };
-            let plain = TileEpilogue { bias: Bias::None, residual: None, act: (None, None) };
+            let plain = TileEpilogue { bias: Bias::None, residual: None, act: Activation::default() };
             gemm(e, k, n, c, a, b, cm, plain);
         });
         self.transform_output(e, s, (top, rows));
