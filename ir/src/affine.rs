@@ -42,30 +42,16 @@ impl AffineExpr {
 
     /// The expression with every dimension `d` replaced by `f(d)`.
     pub fn map_dims(&self, f: &dyn Fn(u32) -> AffineExpr) -> AffineExpr {
-        let both = |a: &AffineExpr, b: &AffineExpr| (Box::new(a.map_dims(f)), Box::new(b.map_dims(f)));
+        type Make = fn(Box<AffineExpr>, Box<AffineExpr>) -> AffineExpr;
+        let both = |make: Make, a: &AffineExpr, b: &AffineExpr| make(Box::new(a.map_dims(f)), Box::new(b.map_dims(f)));
         match self {
             AffineExpr::Dim(i) => f(*i),
             AffineExpr::Symbol(_) | AffineExpr::Const(_) => self.clone(),
-            AffineExpr::Add(a, b) => {
-                let (a, b) = both(a, b);
-                AffineExpr::Add(a, b)
-            }
-            AffineExpr::Mul(a, b) => {
-                let (a, b) = both(a, b);
-                AffineExpr::Mul(a, b)
-            }
-            AffineExpr::FloorDiv(a, b) => {
-                let (a, b) = both(a, b);
-                AffineExpr::FloorDiv(a, b)
-            }
-            AffineExpr::CeilDiv(a, b) => {
-                let (a, b) = both(a, b);
-                AffineExpr::CeilDiv(a, b)
-            }
-            AffineExpr::Mod(a, b) => {
-                let (a, b) = both(a, b);
-                AffineExpr::Mod(a, b)
-            }
+            AffineExpr::Add(a, b) => both(AffineExpr::Add, a, b),
+            AffineExpr::Mul(a, b) => both(AffineExpr::Mul, a, b),
+            AffineExpr::FloorDiv(a, b) => both(AffineExpr::FloorDiv, a, b),
+            AffineExpr::CeilDiv(a, b) => both(AffineExpr::CeilDiv, a, b),
+            AffineExpr::Mod(a, b) => both(AffineExpr::Mod, a, b),
         }
     }
 
