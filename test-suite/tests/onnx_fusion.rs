@@ -418,17 +418,22 @@ fn rest_rows() -> Vec<u8> {
 
 /// Two f32 MaxPools on vectors of output columns: 3x3 at stride 2 with pads of 1 and ceil_mode
 /// (the last window half outside), and 2x3 at stride 1 with pads on the columns only.
-fn max_pools() -> Vec<u8> {
+fn max_pools(width: i64) -> Vec<u8> {
     let strided = with_ints(node("p1", "MaxPool", &["x"], &["y"]), "kernel_shape", &[3, 3]);
     let strided = with_int(with_ints(with_ints(strided, "strides", &[2, 2]), "pads", &[1, 1, 1, 1]), "ceil_mode", 1);
     let dense = with_ints(node("p2", "MaxPool", &["x"], &["z"]), "kernel_shape", &[2, 3]);
     let dense = with_ints(dense, "pads", &[0, 1, 0, 1]);
     model(
         vec![strided, dense],
-        vec![value("x", FLOAT, &[2, 3, 37, 41])],
-        vec![value("y", FLOAT, &[2, 3, 19, 21]), value("z", FLOAT, &[2, 3, 36, 41])],
+        vec![value("x", FLOAT, &[2, 3, 37, width])],
+        vec![value("y", FLOAT, &[2, 3, 19, strided_width(width)]), value("z", FLOAT, &[2, 3, 36, width])],
         vec![],
     )
+}
+
+/// [`max_pools`]'s strided output columns: ceil((width + 2 - 3) / 2) + 1, which is width / 2 + 1.
+fn strided_width(width: i64) -> i64 {
+    width / 2 + 1
 }
 
 /// A 1x1 convolution over a 7x7 plane (49 columns: one wide tile, then one whose last vector
@@ -832,7 +837,23 @@ fn main() -> std::process::ExitCode {
             "maxpool-rows",
             Box::new(|d| {
                 let outputs = [("y", 2 * 3 * 19 * 21), ("z", 2 * 3 * 36 * 41)];
-                run_case(d, "maxpool-rows", &max_pools(), &[("x", vec![2, 3, 37, 41])], &outputs)
+                run_case(d, "maxpool-rows", &max_pools(41), &[("x", vec![2, 3, 37, 41])], &outputs)
+            }),
+        ),
+        (
+            // 51 and 100 columns: vectors in groups of four and three.
+            "maxpool-vector-groups",
+            Box::new(|d| {
+                let outputs = [("y", 2 * 3 * 19 * 51), ("z", 2 * 3 * 36 * 100)];
+                run_case(d, "maxpool-vector-groups", &max_pools(100), &[("x", vec![2, 3, 37, 100])], &outputs)
+            }),
+        ),
+        (
+            // 301 and 600 columns: more vectors than a row takes at constant columns.
+            "maxpool-row-loop",
+            Box::new(|d| {
+                let outputs = [("y", 2 * 3 * 19 * 301), ("z", 2 * 3 * 36 * 600)];
+                run_case(d, "maxpool-row-loop", &max_pools(600), &[("x", vec![2, 3, 37, 600])], &outputs)
             }),
         ),
         (

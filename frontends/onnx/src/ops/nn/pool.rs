@@ -222,8 +222,10 @@ fn flat_input_index(
 /// An f32 MaxPool over static 2-d planes with unit dilations and column strides of 1 or 2, run
 /// on vectors of [`NR`] output columns: each tap is a masked vector load of its input row (the
 /// even or odd elements of two at stride 2), the lanes outside the input reading -inf, and the
-/// maximum ignores NaN as the scalar loop does. A parallel loop over planes, each walking down a
-/// vector's column of output rows with the masks of its columns computed once.
+/// maximum ignores NaN as the scalar loop does. A parallel loop over planes, each walking down
+/// its output rows with up to four column vectors at a time, at constant columns (their masks
+/// fold, and their maxima are independent chains); a row of more than 16 vectors walks down one
+/// vector's column at a time.
 struct MaxPoolRows {
     kernel: [usize; 2],
     strides: [usize; 2],
@@ -256,51 +258,89 @@ impl MaxPoolRows {
 
     fn emit(&self, e: &mut Emitter, (x1, o1): (ValueId, ValueId), planes: Extent) {
         let ([h, w], [oh, ow]) = (self.input, self.out);
-        let vt = lanes::of(Type::f32());
         e.parallel_over(&[planes], &mut |e, plane| {
-            let ninf = e.splat_const(f64::NEG_INFINITY, vt.clone());
             let x_at = e.affine(&[(plane[0], (h * w) as i64)], 0);
             let o_at = e.affine(&[(plane[0], (oh * ow) as i64)], 0);
-            e.for_loop(0, ow.div_ceil(NR), |e, q| {
-                // The masks of the runs the vector's taps read, for every output row.
-                let col0 = e.affine(&[(q, (NR * self.strides[1]) as i64)], -(self.pads[1] as i64));
-                let all = e.const_int(1, Type::i1());
-                let runs: Vec<(i64, ValueId)> = self
-                    .runs()
-                    .into_iter()
-                    .map(|off| {
-                        let start = e.affine(&[(col0, 1)], off);
-                        (off, lanes::within(e, start, w, all))
+            let vectors = ow.div_ceil(NR);
+            if vectors > MAX_STATIC_VECTORS {
+                e.for_loop(0, vectors, |e, q| {
+                    let columns = [self.column_vector(e, q)];
+                    e.for_loop(0, oh, |e, oy| self.row(e, (x1, o1), (x_at, o_at), &columns, oy));
+                });
+                return;
+            }
+            // Vectors at constant columns, a group of them per output row: their masks fold and
+            // their maxima are independent chains.
+            for group in (0..vectors).collect::<Vec<_>>().chunks(GROUP_VECTORS) {
+                let columns: Vec<ColumnVector> = group
+                    .iter()
+                    .map(|&q| {
+                        let q = e.idx(q as i64);
+                        self.column_vector(e, q)
                     })
                     .collect();
-                let left = e.affine(&[(q, -(NR as i64))], ow as i64);
-                let stored = lanes::first(e, left);
-                e.for_loop(0, oh, |e, oy| {
-                    let mut acc = ninf;
-                    for ky in 0..self.kernel[0] {
-                        let row = e.affine(&[(oy, self.strides[0] as i64)], ky as i64 - self.pads[0] as i64);
-                        let row = clamp_row(e, row, h);
-                        let at = e.affine(&[(x_at, 1), (row, w as i64), (col0, 1)], 0);
-                        let v: Vec<ValueId> = runs
-                            .iter()
-                            .map(|&(off, mask)| {
-                                let i = e.affine(&[(at, 1)], off);
-                                lanes::load(e, x1, &[i], mask, ninf)
-                            })
-                            .collect();
-                        for kx in 0..self.kernel[1] {
-                            let tap = match self.strides[1] {
-                                1 => v[kx],
-                                _ => lanes::even_odd(e, v[kx / 2 * 2], v[kx / 2 * 2 + 1], kx % 2),
-                            };
-                            acc = e.value_op("arith.maxnumf", &[acc, tap], vt.clone());
-                        }
-                    }
-                    let out = e.affine(&[(o_at, 1), (oy, ow as i64), (q, NR as i64)], 0);
-                    lanes::store(e, acc, o1, &[out], stored);
-                });
-            });
+                e.for_loop(0, oh, |e, oy| self.row(e, (x1, o1), (x_at, o_at), &columns, oy));
+            }
         });
+    }
+
+    /// Output column vector `q`: its first tap column, the masks of the runs its taps read, and
+    /// the mask of the lanes it stores.
+    fn column_vector(&self, e: &mut Emitter, q: ValueId) -> ColumnVector {
+        let w = self.input[1];
+        let col0 = e.affine(&[(q, (NR * self.strides[1]) as i64)], -(self.pads[1] as i64));
+        let all = e.const_int(1, Type::i1());
+        let runs = self
+            .runs()
+            .into_iter()
+            .map(|off| {
+                let start = e.affine(&[(col0, 1)], off);
+                (off, lanes::within(e, start, w, all))
+            })
+            .collect();
+        let left = e.affine(&[(q, -(NR as i64))], self.out[1] as i64);
+        ColumnVector { q, col0, runs, stored: lanes::first(e, left) }
+    }
+
+    /// Output row `oy` of the column vectors `columns`: each the maximum of its window's taps.
+    fn row(
+        &self,
+        e: &mut Emitter,
+        (x1, o1): (ValueId, ValueId),
+        (x_at, o_at): (ValueId, ValueId),
+        columns: &[ColumnVector],
+        oy: ValueId,
+    ) {
+        let ([h, w], ow) = (self.input, self.out[1]);
+        let vt = lanes::of(Type::f32());
+        let ninf = e.splat_const(f64::NEG_INFINITY, vt.clone());
+        let mut accs = vec![ninf; columns.len()];
+        for ky in 0..self.kernel[0] {
+            let row = e.affine(&[(oy, self.strides[0] as i64)], ky as i64 - self.pads[0] as i64);
+            let row = clamp_row(e, row, h);
+            for (acc, c) in accs.iter_mut().zip(columns) {
+                let at = e.affine(&[(x_at, 1), (row, w as i64), (c.col0, 1)], 0);
+                let v: Vec<ValueId> = c
+                    .runs
+                    .iter()
+                    .map(|&(off, mask)| {
+                        let i = e.affine(&[(at, 1)], off);
+                        lanes::load(e, x1, &[i], mask, ninf)
+                    })
+                    .collect();
+                for kx in 0..self.kernel[1] {
+                    let tap = match self.strides[1] {
+                        1 => v[kx],
+                        _ => lanes::even_odd(e, v[kx / 2 * 2], v[kx / 2 * 2 + 1], kx % 2),
+                    };
+                    *acc = e.value_op("arith.maxnumf", &[*acc, tap], vt.clone());
+                }
+            }
+        }
+        for (acc, c) in accs.into_iter().zip(columns) {
+            let out = e.affine(&[(o_at, 1), (oy, ow as i64), (c.q, NR as i64)], 0);
+            lanes::store(e, acc, o1, &[out], c.stored);
+        }
     }
 
     /// The offsets from a vector's first tap column of the runs its taps read: one vector per
@@ -312,6 +352,21 @@ impl MaxPoolRows {
             _ => (0..self.kernel[1].div_ceil(2) as i64).flat_map(|p| [2 * p, 2 * p + NR as i64]).collect(),
         }
     }
+}
+
+/// Rows of more vectors than this take them one at a time in a loop.
+const MAX_STATIC_VECTORS: usize = 16;
+
+/// The vectors of a row computed together: enough independent chains of maxima to cover their
+/// latency.
+const GROUP_VECTORS: usize = 4;
+
+/// One output column vector of [`MaxPoolRows`] (see [`MaxPoolRows::column_vector`]).
+struct ColumnVector {
+    q: ValueId,
+    col0: ValueId,
+    runs: Vec<(i64, ValueId)>,
+    stored: ValueId,
 }
 
 /// A window row clamped into `[0, rows)`: a row in the padding reads its nearest input row
