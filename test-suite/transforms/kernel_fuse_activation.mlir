@@ -58,6 +58,38 @@ func.func @read_again(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %y: memref<4x16
   return
 }
 
+// Kept: a body using a value defined outside the generic, and a constant read at a loop index
+// (which would make the generic write only one column).
+// CHECK-LABEL: func.func @outer_value
+// CHECK-NOT: epilogue_map
+// CHECK: kernel.generic
+func.func @outer_value(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %y: memref<4x16xf32>) {
+  %half = arith.constant 0.5 : f32
+  %t = memref.alloc() : memref<4x16xf32>
+  kernel.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%t : memref<4x16xf32>)
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : memref<4x16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.mulf %x, %half : f32
+    kernel.yield %r : f32
+  }
+  return
+}
+memref.global "private" constant @two : memref<1xf32> = dense<"0x00000040"> : tensor<4xi8>
+// CHECK-LABEL: func.func @indexed_constant
+// CHECK-NOT: epilogue_map
+// CHECK: kernel.generic
+func.func @indexed_constant(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %y: memref<4x16xf32>) {
+  %two = memref.get_global @two : memref<1xf32>
+  %t = memref.alloc() : memref<4x16xf32>
+  kernel.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%t : memref<4x16xf32>)
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t, %two : memref<4x16xf32>, memref<1xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %r = arith.mulf %x, %c : f32
+    kernel.yield %r : f32
+  }
+  return
+}
+
 // CHECK-LABEL: func.func private @xcc_epilogue_map1(%arg0: f32) -> (f32)
 // CHECK-NEXT: [[ONE:%[0-9]+]] = arith.constant 1.0{{.*}} : f32
 // CHECK-NEXT: [[N:%[0-9]+]] = arith.negf %arg0 : f32

@@ -70,3 +70,16 @@ func.func @indices(%y: memref<3x5xi64>) {
   }
   return
 }
+
+// A diagonal read (one loop at two adjacent positions of an operand) stays two indices while the
+// other loops merge: 4 x 5 become one loop of 20, the 8 x 8 input is read at [k, k].
+// CHECK-LABEL: func.func @diagonal
+// CHECK: scf.parallel ({{%[0-9]+}}, [[K:%[0-9]+]]) =
+// CHECK-NEXT: memref.load %arg0[[[K]], [[K]]] : memref<8x8xf32>
+func.func @diagonal(%x: memref<8x8xf32>, %y: memref<4x5x8xf32>) {
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : memref<8x8xf32>) outs(%y : memref<4x5x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    kernel.yield %a : f32
+  }
+  return
+}

@@ -66,21 +66,26 @@ fn find_activation(m: &Module) -> Option<(OpId, OpId)> {
 /// identity; other inputs may be constant scalars, as an ONNX initializer `0.5` is) with arith
 /// and math operations, not reading its output or its indices.
 fn is_map_of(m: &Module, g: &Generic, t: ValueId) -> bool {
-    let Some((args, _, body)) = body_parts(m, g) else { return false };
+    let Some((args, result, body)) = body_parts(m, g) else { return false };
     let output_at_identity = g.maps[g.inputs.len()..].iter().all(is_identity);
     let shapes = g.outputs.len() == 1 && m.ty(g.outputs[0]) == m.ty(t) && output_at_identity;
-    let reads_t = g.inputs.iter().zip(&g.maps).any(|(&v, map)| v == t && is_identity(map))
-        && g.inputs
-            .iter()
-            .zip(&g.maps)
-            .all(|(&v, map)| (v == t && is_identity(map)) || scalar_constant(m, v).is_some());
+    // A constant scalar read at no loop index (one read at an index would shrink that loop).
+    let constant = |v: ValueId, map: &AffineMap| {
+        scalar_constant(m, v).is_some() && map.results.iter().all(|e| matches!(e, AffineExpr::Const(_)))
+    };
+    let reads = |(&v, map): (&ValueId, &AffineMap)| v == t && is_identity(map);
+    let reads_t = g.inputs.iter().zip(&g.maps).any(reads)
+        && g.inputs.iter().zip(&g.maps).all(|(&v, map)| reads((&v, map)) || constant(v, map));
     let pure = body.iter().all(|&o| {
         let n = m.ops[o].name.as_str();
         (n.starts_with("arith.") || n.starts_with("math.")) && m.ops[o].regions.is_empty()
     });
-    let output_arg = args[g.inputs.len()];
-    let reads_output = body.iter().any(|&o| m.ops[o].operands.contains(&output_arg));
-    is_elementwise(g) && shapes && reads_t && pure && !reads_output
+    // Every value the body uses, and the one it yields, is an input's element or computed in
+    // the body: not the output's element, not a value from outside the generic.
+    let inputs = &args[..g.inputs.len()];
+    let local = |v: &ValueId| inputs.contains(v) || m.defining_op(*v).is_some_and(|d| body.contains(&d));
+    let self_contained = body.iter().all(|&o| m.ops[o].operands.iter().all(local)) && local(&result);
+    is_elementwise(g) && shapes && reads_t && pure && self_contained
 }
 
 /// The value of a constant f32 buffer of one element (a global's initializer).
@@ -330,7 +335,8 @@ fn find_epilogue(m: &Module) -> Option<(OpId, OpId, Step)> {
             continue;
         }
         let Some(step) = match_step(m, &g, t) else { continue };
-        let activated = ep.act_min.is_some() || ep.act_max.is_some();
+        // A map applies last: nothing may join the epilogue after it.
+        let activated = ep.act_min.is_some() || ep.act_max.is_some() || ep.map.is_some();
         let fits = match step {
             Step::Clamp(..) => !activated,
             Step::Residual(r) => !activated && !ep.has_residual && !touched_between(m, p, reader, &[r]),

@@ -298,7 +298,8 @@ fn merged_positions(
     for (pos, e) in map.results.iter().enumerate() {
         let extent = mt.shape[pos].unwrap_or(1);
         if let (AffineExpr::Dim(d), Some(AffineExpr::Dim(prev))) = (e, pos.checked_sub(1).map(|p| &map.results[p])) {
-            if group[*d as usize] == group[*prev as usize] {
+            // Consecutive loops of one group (not one loop read twice, a diagonal).
+            if *d == *prev + 1 && group[*d as usize] == group[*prev as usize] {
                 *shape.last_mut().expect("a previous position") *= extent;
                 continue;
             }
