@@ -1,6 +1,7 @@
 //! The copies `plan-workspace` makes free: a buffer copied whole into a contiguous run of
 //! another, as its last use, can live in that run from the start. The copy then has nothing left
-//! to do. This is how a Concat's inputs are computed in place and a reshape costs nothing.
+//! to do. This is how a Concat's inputs are computed in place, and how a reshape of a tensor
+//! nothing reads afterwards costs nothing.
 //!
 //! A `memref.copy` from buffer A (all of it) into elements `[o, o + n)` of buffer B is elided
 //! when:
