@@ -431,6 +431,12 @@ fn max_pools(width: i64) -> Vec<u8> {
     )
 }
 
+/// [`max_pools`] over `[2, 3, 37, width]` against ONNX Runtime.
+fn max_pools_case(dir: &Path, name: &str, width: i64) -> Result<(), String> {
+    let outputs = [("y", (2 * 3 * 19 * strided_width(width)) as usize), ("z", (2 * 3 * 36 * width) as usize)];
+    run_case(dir, name, &max_pools(width), &[("x", vec![2, 3, 37, width])], &outputs)
+}
+
 /// [`max_pools`]'s strided output columns: ceil((width + 2 - 3) / 2) + 1, which is width / 2 + 1.
 fn strided_width(width: i64) -> i64 {
     width / 2 + 1
@@ -833,29 +839,11 @@ fn main() -> std::process::ExitCode {
                 run_case(d, "gemv-rest-rows", &rest_rows(), &inputs, &[("y", 90), ("z", 10 * 90), ("u", 3 * 90)])
             }),
         ),
-        (
-            "maxpool-rows",
-            Box::new(|d| {
-                let outputs = [("y", 2 * 3 * 19 * 21), ("z", 2 * 3 * 36 * 41)];
-                run_case(d, "maxpool-rows", &max_pools(41), &[("x", vec![2, 3, 37, 41])], &outputs)
-            }),
-        ),
-        (
-            // 51 and 100 columns: vectors in groups of four and three.
-            "maxpool-vector-groups",
-            Box::new(|d| {
-                let outputs = [("y", 2 * 3 * 19 * 51), ("z", 2 * 3 * 36 * 100)];
-                run_case(d, "maxpool-vector-groups", &max_pools(100), &[("x", vec![2, 3, 37, 100])], &outputs)
-            }),
-        ),
-        (
-            // 301 and 600 columns: more vectors than a row takes at constant columns.
-            "maxpool-row-loop",
-            Box::new(|d| {
-                let outputs = [("y", 2 * 3 * 19 * 301), ("z", 2 * 3 * 36 * 600)];
-                run_case(d, "maxpool-row-loop", &max_pools(600), &[("x", vec![2, 3, 37, 600])], &outputs)
-            }),
-        ),
+        ("maxpool-rows", Box::new(|d| max_pools_case(d, "maxpool-rows", 41))),
+        // 51 and 100 columns: vectors in groups of four and three.
+        ("maxpool-vector-groups", Box::new(|d| max_pools_case(d, "maxpool-vector-groups", 100))),
+        // 301 and 600 columns: more vectors than a row takes at constant columns.
+        ("maxpool-row-loop", Box::new(|d| max_pools_case(d, "maxpool-row-loop", 600))),
         (
             "pointwise-masked-tile",
             Box::new(|d| {

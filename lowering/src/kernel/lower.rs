@@ -54,10 +54,7 @@ impl Pass for KernelToLoops {
                         lower_generic(&mut m, op)?
                     }
                 },
-                "kernel.copy" if !options.gpu && m.ops[op].operands.iter().all(|&v| is_contiguous(&m, v)) => {
-                    copy_contiguous(&mut m, op)
-                }
-                "kernel.copy" => lower_copy(&mut m, op),
+                "kernel.copy" => lower_copy(&mut m, op, options.gpu),
                 "kernel.matmul" => super::matmul::lower(&mut m, op)?,
                 _ => super::conv::lower(&mut m, op)?,
             }
@@ -399,38 +396,29 @@ fn copy_into_slot(m: &mut Module, op: OpId, slot: Slot) {
     c.finish(op);
 }
 
-/// A `kernel.copy` between contiguous buffers (a reshape) is one `memref.copy`, which
-/// `plan-workspace` can elide as in [`copy_into_slot`].
-fn copy_contiguous(m: &mut Module, op: OpId) {
-    let span = m.ops[op].span;
-    let (src, dst) = (m.ops[op].operands[0], m.ops[op].operands[1]);
-    let mut c = Cursor::new(m, span);
-    let n = {
-        let dims = c.extents(dst);
-        c.extent_product(&dims)
-    };
-    let (s, d) = (c.reshaped_over(src, &[n]), c.reshaped_over(dst, &[n]));
-    c.op(OpSpec::new("memref.copy", span).operands([s, d]));
-    c.finish(op);
-}
-
-/// Row-major element order: one flat loop between contiguous buffers, else a loop over the
-/// target's shape that recomputes the source's indices.
-pub fn lower_copy(m: &mut Module, op: OpId) {
+/// Row-major element order. Between contiguous buffers (a reshape): on CPUs one `memref.copy`
+/// of flat views, which `plan-workspace` can elide as in [`copy_into_slot`]; on GPUs one flat
+/// parallel loop. Otherwise a loop over the target's shape that recomputes the source's indices.
+fn lower_copy(m: &mut Module, op: OpId, gpu: bool) {
     let span = m.ops[op].span;
     let (src, dst) = (m.ops[op].operands[0], m.ops[op].operands[1]);
     let contiguous = is_contiguous(m, src) && is_contiguous(m, dst);
     let mut c = Cursor::new(m, span);
-    let (src_shape, dst_shape) = (c.extents(src), c.extents(dst));
     if contiguous {
+        let dst_shape = c.extents(dst);
         let n = c.extent_product(&dst_shape);
         let (s, d) = (c.reshaped_over(src, &[n]), c.reshaped_over(dst, &[n]));
-        c.parallel_over(&[n], &mut |c, ivs| {
-            let t = element_type(c.m, s);
-            let v = c.value_op("memref.load", &[s, ivs[0]], t);
-            c.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([v, d, ivs[0]]));
-        });
+        if gpu {
+            c.parallel_over(&[n], &mut |c, ivs| {
+                let t = element_type(c.m, s);
+                let v = c.value_op("memref.load", &[s, ivs[0]], t);
+                c.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([v, d, ivs[0]]));
+            });
+        } else {
+            c.op(OpSpec::new("memref.copy", span).operands([s, d]));
+        }
     } else {
+        let (src_shape, dst_shape) = (c.extents(src), c.extents(dst));
         c.parallel_over(&dst_shape, &mut |c, ivs| {
             let mut flat = c.idx(0);
             for (i, &iv) in ivs.iter().enumerate().rev() {
