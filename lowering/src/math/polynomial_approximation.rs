@@ -3,10 +3,12 @@
 //! instead of calls to the C library, so the loops around them vectorize (a libm call per
 //! element cannot). CPU targets only.
 //!
-//! - exp: `x = n ln2 + r` with `n = floor(x log2e + 1/2)` and `|r| <= ln2 / 2` (ln2 in two parts,
-//!   so `r` is exact to f32), `exp(r)` by a degree-6 polynomial, times `2^n` built in the exponent
-//!   bits (as two factors). Above 88.72 it is +inf, below -87.33 (where the result would be subnormal) 0; NaN
-//!   passes through.
+//! - exp: `x = n ln2 + r` with `n = round(x log2e)` and `|r| <= ln2 / 2` (ln2 in two parts, so
+//!   `r` is exact to f32), `exp(r)` by a degree-5 polynomial, and `2^n` added to the result's
+//!   exponent field as an integer. `n` comes from adding `1.5 * 2^23`, whose sum holds `n` in its
+//!   low mantissa bits: no float-to-integer conversion, no rounding instruction. Above 88.72 it is
+//!   +inf, below -87.33 (where the result would be subnormal) 0; NaN passes through. About 17
+//!   vector instructions; worst error 2.1 ulp.
 //! - erf: odd, so on `|x|`: below 1, `x P(x^2)` (degree 6); from 1 to 4,
 //!   `1 - exp(-x^2) Q(x)` with `Q` (degree 10) fitting the scaled complement
 //!   `exp(x^2) erfc(x)`; beyond 4 (where erf rounds to 1 in f32), 1. NaN passes through.
@@ -25,15 +27,8 @@ use xcc_ir::{Diagnostic, Module, Type, ValueId};
 
 pub struct PolynomialApproximation;
 
-const EXP_POLY: [f64; 7] = [
-    1.0000000005545855,
-    1.000000036339217,
-    0.49999992074939015,
-    0.16666420096645784,
-    0.041668226328964456,
-    0.008374822003478975,
-    0.0013836822108853003,
-];
+const EXP_POLY: [f64; 6] =
+    [1.0, 0.9999996888783216, 0.49999118055502995, 0.16667678363349833, 0.04190222805307294, 0.008289139721954563];
 const ERF_SMALL: [f64; 7] = [
     1.128379165738619,
     -0.3761262585750237,
@@ -130,40 +125,36 @@ impl F<'_, '_> {
     }
 
     fn exp(&mut self, x: ValueId) -> ValueId {
-        let (log2e, half) = (self.k(std::f64::consts::LOG2_E), self.k(0.5));
-        let scaled = self.c.fmuladd(x, log2e, half);
-        let n = self.op("math.floor", &[scaled]);
+        // n = round(x log2e), by adding 1.5 * 2^23: the sum's low mantissa bits are n, so its
+        // bit pattern shifted left by 23 is n in the exponent field (the constant's own bits
+        // shift out), and subtracting the constant back gives n as a float.
+        let (log2e, magic) = (self.k(std::f64::consts::LOG2_E), self.k(12582912.0));
+        let biased = self.c.fmuladd(x, log2e, magic);
+        let n = self.op("arith.subf", &[biased, magic]);
         // ln2 = 0.693359375 (exact in few bits) - 2.12194440e-4: n * hi is exact.
         let (hi, lo) = (self.k(-0.693359375), self.k(2.121_944_4e-4));
         let r = self.c.fmuladd(n, hi, x);
         let r = self.c.fmuladd(n, lo, r);
         let p = self.poly(&EXP_POLY, r);
+        // p * 2^n by adding n to p's exponent field: p is in [0.70, 1.42] and n in [-126, 128]
+        // between the thresholds below, where the sum stays a normal f32 (n = 128 only with
+        // r < 0, so p < 1).
         let it = self.t.with_element(Type::i32());
-        let ni = self.c.value_op("arith.fptosi", &[n], it.clone());
-        // 2^n as 2^(n >> 1) * 2^(n - (n >> 1)): each factor a normal f32 for every n in
-        // [-126, 128] (one factor alone overflows the exponent at n = 128).
-        let one = self.int(1, &it);
-        let n1 = self.c.value_op("arith.shrsi", &[ni, one], it.clone());
-        let n2 = self.c.value_op("arith.subi", &[ni, n1], it.clone());
-        let s1 = self.pow2(n1, &it);
-        let s2 = self.pow2(n2, &it);
-        let y = self.op("arith.mulf", &[p, s1]);
-        let y = self.op("arith.mulf", &[y, s2]);
+        let shift = self.int(23, &it);
+        let biased_bits = self.c.value_op("arith.bitcast", &[biased], it.clone());
+        let exponent = self.c.value_op("arith.shli", &[biased_bits, shift], it.clone());
+        let p_bits = self.c.value_op("arith.bitcast", &[p], it.clone());
+        let y_bits = self.c.value_op("arith.addi", &[p_bits, exponent], it.clone());
+        let y = self.op("arith.bitcast", &[y_bits]);
         let (top, bottom) = (self.k(88.72283), self.k(-87.33654));
-        let (inf, zero) = (self.k(f64::INFINITY), self.k(0.0));
-        let over = self.c.cmpf("ogt", x, top);
-        let y = self.select(over, inf, y);
+        let zero = self.k(0.0);
         let under = self.c.cmpf("olt", x, bottom);
         let y = self.select(under, zero, y);
-        self.keep_nan(x, y)
-    }
-
-    /// `2^n` for an i32 `n` in [-126, 127], from the exponent bits.
-    fn pow2(&mut self, n: ValueId, it: &Type) -> ValueId {
-        let (bias, shift) = (self.int(127, it), self.int(23, it));
-        let e = self.c.value_op("arith.addi", &[n, bias], it.clone());
-        let e = self.c.value_op("arith.shli", &[e, shift], it.clone());
-        self.op("arith.bitcast", &[e])
+        // Above the top and for NaN, x + inf: inf, or NaN.
+        let inf = self.k(f64::INFINITY);
+        let x_inf = self.op("arith.addf", &[x, inf]);
+        let over_or_nan = self.c.cmpf("ugt", x, top);
+        self.select(over_or_nan, x_inf, y)
     }
 
     fn int(&mut self, v: i64, t: &Type) -> ValueId {
