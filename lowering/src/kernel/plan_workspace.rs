@@ -248,6 +248,7 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
     }
     if buffers.iter().any(|b| b.dynamic.is_some()) {
         let (at_run_time, ws, starts) = place_at_run_time(m, func, ws_ptr, &roots, &offsets)?;
+        let mut views = HashMap::new();
         for (buf, &(root, offset)) in buffers.iter().zip(&within) {
             let start = match offset {
                 0 => starts[root],
@@ -257,8 +258,9 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
                     b.value("arith.addi", &[starts[root], o], Type::Index)
                 }
             };
-            replace_with_view(m, func, buf.alloc, ws, start);
+            replace_with_view(m, buf.alloc, ws, start, &mut views);
         }
+        m.replace_uses_by_map_in(func, &views);
         for d in deallocs {
             m.erase_op(d);
         }
@@ -276,6 +278,7 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
         let d = MemRefDescriptor::from_pointers(&mut b, ws_ptr, ws_ptr, &ws_type, &[]);
         b.value("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(ws_type))
     };
+    let mut views = HashMap::new();
     for (buf, &(root, offset)) in buffers.iter().zip(&within) {
         let alloc = buf.alloc;
         let s = m.ops[alloc].span;
@@ -286,23 +289,26 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
                 .attr("value", Attribute::int((offsets[root] + offset) as i128, Type::Index)),
         );
         let off = m.result(off, 0);
-        replace_with_view(m, func, alloc, ws, off);
+        replace_with_view(m, alloc, ws, off, &mut views);
     }
+    m.replace_uses_by_map_in(func, &views);
     for d in deallocs {
         m.erase_op(d);
     }
     Ok(Plan { bytes: total, at_run_time: None })
 }
 
-/// The allocation `alloc` becomes a view of the workspace `ws` at byte `start`.
-fn replace_with_view(m: &mut Module, func: OpId, alloc: OpId, ws: ValueId, start: ValueId) {
+/// The allocation `alloc` becomes a view of the workspace `ws` at byte `start`: the view is built
+/// and `alloc` erased; `views` maps its result to the view's, for the caller to replace all uses
+/// in one walk (one walk per allocation is quadratic in a long graph).
+fn replace_with_view(m: &mut Module, alloc: OpId, ws: ValueId, start: ValueId, views: &mut HashMap<ValueId, ValueId>) {
     let result = m.result(alloc, 0);
     let t = m.ty(result).clone();
     let s = m.ops[alloc].span;
     let dims = m.ops[alloc].operands.clone();
     let view = m.build_before(alloc, OpSpec::new("memref.view", s).operands([ws, start]).operands(dims).results([t]));
     let view = m.result(view, 0);
-    m.replace_uses_in(func, result, view);
+    views.insert(result, view);
     m.erase_op(alloc);
 }
 
