@@ -190,25 +190,6 @@ impl Module {
         }
     }
 
-    /// [`Module::users`] of every value at once, in one walk (each list in walk order): for a
-    /// pass that asks about many values between two changes.
-    pub fn users_by_value(&self) -> std::collections::HashMap<ValueId, Vec<OpId>> {
-        let mut out: std::collections::HashMap<ValueId, Vec<OpId>> = std::collections::HashMap::new();
-        for &top in self.top_ops() {
-            self.walk_nested(top, &mut |op| {
-                let d = &self.ops[op];
-                let used = d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter()));
-                for &v in used {
-                    let list = out.entry(v).or_default();
-                    if list.last() != Some(&op) {
-                        list.push(op);
-                    }
-                }
-            });
-        }
-        out
-    }
-
     /// The operations (anywhere in the module) using `v` as an operand or successor argument.
     pub fn users(&self, v: ValueId) -> Vec<OpId> {
         let mut out = Vec::new();

@@ -45,14 +45,13 @@ impl Pass for FuseActivation {
 /// A matmul or convolution without a map whose f32 output's one reader is a generic that
 /// [`is_map_of`] it.
 fn find_activation(m: &Module) -> Option<(OpId, OpId)> {
-    let index = m.users_by_value();
     for p in ops_named(m, &["kernel.matmul", "kernel.conv"]) {
         let t = EpilogueOperands::of(m, p).output;
         let f32_output = m.ty(t).as_memref().is_some_and(|mt| *mt.elem == Type::f32());
         if Epilogue::of(m, p).map.is_some() || !f32_output || !is_alloc(m, t) {
             continue;
         }
-        let users = readers_and_writers(m, &index, t);
+        let users = readers_and_writers(m, t);
         let [a, b] = users[..] else { continue };
         let reader = if a == p { b } else { a };
         let Some(g) = Generic::of(m, reader) else { continue };
@@ -184,12 +183,9 @@ impl Pass for FuseElementwise {
     }
 }
 
-/// The users of a buffer other than its deallocation, from `users` (the module's
-/// [`Module::users_by_value`]: the finders below ask about every candidate buffer, and a walk
-/// per buffer is quadratic in a long graph).
-fn readers_and_writers(m: &Module, users: &HashMap<ValueId, Vec<OpId>>, v: ValueId) -> Vec<OpId> {
-    let all = users.get(&v).map(Vec::as_slice).unwrap_or(&[]);
-    all.iter().copied().filter(|&u| m.ops[u].name != "memref.dealloc").collect()
+/// The users of a buffer other than its deallocation.
+fn readers_and_writers(m: &Module, v: ValueId) -> Vec<OpId> {
+    m.users(v).into_iter().filter(|&u| m.ops[u].name != "memref.dealloc").collect()
 }
 
 fn is_alloc(m: &Module, v: ValueId) -> bool {
@@ -321,7 +317,6 @@ fn match_step(m: &Module, g: &Generic, t: ValueId) -> Option<Step> {
 }
 
 fn find_epilogue(m: &Module) -> Option<(OpId, OpId, Step)> {
-    let index = m.users_by_value();
     for p in ops_named(m, &["kernel.matmul", "kernel.conv"]) {
         let ops = EpilogueOperands::of(m, p);
         let ep = Epilogue::of(m, p);
@@ -329,7 +324,7 @@ fn find_epilogue(m: &Module) -> Option<(OpId, OpId, Step)> {
         if !is_alloc(m, t) {
             continue;
         }
-        let users = readers_and_writers(m, &index, t);
+        let users = readers_and_writers(m, t);
         let [a, b] = users[..] else { continue };
         let reader = if a == p { b } else { a };
         if m.ops[reader].name != "kernel.generic" {
@@ -419,11 +414,10 @@ fn hoist_before(m: &mut Module, v: ValueId, anchor: OpId) {
 
 /// Erases an allocation nobody uses any more, with its deallocations.
 fn remove_buffer(m: &mut Module, v: ValueId) {
-    let users = m.users(v);
-    if users.iter().any(|&u| m.ops[u].name != "memref.dealloc") {
+    if !readers_and_writers(m, v).is_empty() {
         return;
     }
-    for u in users {
+    for u in m.users(v) {
         m.erase_op(u);
     }
     if let Some(d) = m.defining_op(v) {
@@ -432,7 +426,6 @@ fn remove_buffer(m: &mut Module, v: ValueId) {
 }
 
 fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
-    let index = m.users_by_value();
     for c in ops_named(m, &["kernel.generic"]) {
         let Some(gc) = Generic::of(m, c) else { continue };
         // The consumer's outputs, at the identity, keep giving every loop its size.
@@ -444,7 +437,7 @@ fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
             if !once || !is_identity(&gc.maps[k]) || !is_alloc(m, t) {
                 continue;
             }
-            let users = readers_and_writers(m, &index, t);
+            let users = readers_and_writers(m, t);
             let [a, b] = users[..] else { continue };
             let p = if a == c { b } else { a };
             if p == c || m.ops[p].name != "kernel.generic" {
