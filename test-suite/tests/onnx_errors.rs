@@ -332,6 +332,46 @@ fn index_and_parameter_cases() -> Vec<Case> {
             ),
             vec!["pad0", "'fill'", "one element"],
         ),
+        (
+            "concat-without-inputs",
+            one(
+                with_int(node("cat0", "Concat", &[], &["y"]), "axis", 0),
+                vec![value("x", FLOAT, &[2])],
+                value("y", FLOAT, &[2]),
+                vec![],
+            ),
+            vec!["cat0", "Concat (opset 17) takes 1 or more inputs, not 0"],
+        ),
+        (
+            "relu-with-an-empty-input",
+            one(node("relu9", "Relu", &[""], &["y"]), vec![value("x", FLOAT, &[2])], value("y", FLOAT, &[2]), vec![]),
+            vec!["relu9", "Relu's input 0 is required but left empty"],
+        ),
+        (
+            "add-with-one-input",
+            one(node("add9", "Add", &["x"], &["y"]), vec![value("x", FLOAT, &[2])], value("y", FLOAT, &[2]), vec![]),
+            vec!["add9", "Add (opset 17) takes 2 inputs, not 1"],
+        ),
+        (
+            "slice-without-starts-and-ends",
+            one(
+                node("slice9", "Slice", &["x"], &["y"]),
+                vec![value("x", FLOAT, &[4])],
+                value("y", FLOAT, &[4]),
+                vec![],
+            ),
+            vec!["slice9", "Slice (opset 17) takes 3 to 5 inputs, not 1"],
+        ),
+        (
+            "batch-norm-with-three-inputs",
+            one(
+                node("bn9", "BatchNormalization", &["x", "s", "b"], &["y"]),
+                vec![value("x", FLOAT, &[1, 2, 2]), value("s", FLOAT, &[2]), value("b", FLOAT, &[2])],
+                value("y", FLOAT, &[1, 2, 2]),
+                vec![],
+            ),
+            vec!["bn9", "BatchNormalization (opset 17) takes 5 inputs, not 3"],
+        ),
     ]
 }
 

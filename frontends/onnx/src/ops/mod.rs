@@ -9,6 +9,7 @@
 //! To add an operator: a file in its family's folder with a type implementing [`OnnxOp`] (or an
 //! entry in the family's table), registered in the family's `register`.
 
+pub mod arity;
 pub mod computed_data;
 pub mod elementwise;
 pub mod gemm;

@@ -59,4 +59,11 @@ impl Registry {
     pub fn get(&self, op: &str) -> Option<&'static dyn OnnxOp> {
         self.ops.get(op).copied()
     }
+
+    /// Every registered operator name, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = self.ops.keys().copied().collect();
+        names.sort_unstable();
+        names
+    }
 }

@@ -1,0 +1,220 @@
+//! How many inputs each operator takes, from the ONNX operator schemas: the fewest and the most
+//! over the opsets xcc reads (where opsets differ, the widest range: Slice took its starts and
+//! ends as attributes before opset 10, Clip its bounds before opset 11). Checked for every node
+//! before its shape rule runs, so a node with too few inputs, or with a required input left
+//! empty, is an error naming the node, not an index out of bounds in its rule.
+
+use crate::graph::{Node, OResult, OnnxError};
+
+/// The fewest inputs (all of them required: none may be empty) and the most (`usize::MAX`:
+/// variadic).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arity {
+    pub min: usize,
+    pub max: usize,
+}
+
+const ANY: usize = usize::MAX;
+
+/// (operators, fewest inputs, most inputs).
+const TABLE: &[(&[&str], usize, usize)] = &[
+    (&["Constant"], 0, 0),
+    (
+        &[
+            "Abs",
+            "Acos",
+            "Acosh",
+            "Asin",
+            "Asinh",
+            "Atan",
+            "Atanh",
+            "Ceil",
+            "Cos",
+            "Cosh",
+            "Erf",
+            "Exp",
+            "Floor",
+            "Log",
+            "Neg",
+            "Not",
+            "Reciprocal",
+            "Round",
+            "Sign",
+            "Sin",
+            "Sinh",
+            "Sqrt",
+            "Tan",
+            "Tanh",
+            "IsNaN",
+        ],
+        1,
+        1,
+    ),
+    (
+        &[
+            "Relu",
+            "Sigmoid",
+            "Softplus",
+            "Softsign",
+            "HardSigmoid",
+            "HardSwish",
+            "Selu",
+            "Elu",
+            "LeakyRelu",
+            "Gelu",
+            "Celu",
+            "Mish",
+            "IsInf",
+            "ThresholdedRelu",
+        ],
+        1,
+        1,
+    ),
+    (
+        &[
+            "Identity",
+            "Cast",
+            "Shape",
+            "Size",
+            "Flatten",
+            "Transpose",
+            "GlobalAveragePool",
+            "GlobalMaxPool",
+            "Softmax",
+            "LogSoftmax",
+            "Hardmax",
+            "ArgMax",
+            "ArgMin",
+            "MaxPool",
+            "AveragePool",
+            "ConstantOfShape",
+            "DepthToSpace",
+            "SpaceToDepth",
+            "LpNormalization",
+        ],
+        1,
+        1,
+    ),
+    (
+        &[
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Pow",
+            "Mod",
+            "PRelu",
+            "CastLike",
+            "BitShift",
+            "Equal",
+            "Less",
+            "Greater",
+            "LessOrEqual",
+            "GreaterOrEqual",
+            "And",
+            "Or",
+            "Xor",
+            "BitwiseAnd",
+            "BitwiseOr",
+            "BitwiseXor",
+            "MatMul",
+            "Expand",
+            "Reshape",
+            "Gather",
+            "GatherElements",
+            "GatherND",
+        ],
+        2,
+        2,
+    ),
+    (&["Sum", "Mean", "Max", "Min", "Concat"], 1, ANY),
+    (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
+    (&["BatchNormalization"], 5, 5),
+    (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),
+    (&["Clip", "Dropout"], 1, 3),
+    (&["Slice"], 1, 5),
+    (&["Pad", "Resize"], 1, 4),
+    (&["Squeeze", "Unsqueeze", "Split", "TopK", "Trilu", "Upsample"], 1, 2),
+    (
+        &[
+            "ReduceSum",
+            "ReduceMean",
+            "ReduceMax",
+            "ReduceMin",
+            "ReduceProd",
+            "ReduceL1",
+            "ReduceL2",
+            "ReduceLogSum",
+            "ReduceLogSumExp",
+            "ReduceSumSquare",
+        ],
+        1,
+        2,
+    ),
+];
+
+/// Inputs that became required at an opset: (operator, from opset, fewest inputs from then on).
+const REQUIRED_FROM: &[(&str, i64, usize)] =
+    &[("Slice", 10, 3), ("Pad", 11, 2), ("TopK", 10, 2), ("Upsample", 9, 2), ("Unsqueeze", 13, 2)];
+
+/// The operator's input counts at any opset, if the table has it.
+pub fn of(op: &str) -> Option<Arity> {
+    TABLE.iter().find(|(ops, _, _)| ops.contains(&op)).map(|&(_, min, max)| Arity { min, max })
+}
+
+/// The operator's input counts at `opset`.
+pub fn at_opset(op: &str, opset: i64) -> Option<Arity> {
+    let mut arity = of(op)?;
+    for &(name, since, min) in REQUIRED_FROM {
+        if name == op && opset >= since {
+            arity.min = arity.min.max(min);
+        }
+    }
+    Some(arity)
+}
+
+fn inputs(n: usize) -> &'static str {
+    if n == 1 {
+        "input"
+    } else {
+        "inputs"
+    }
+}
+
+/// An error unless the node has between the fewest and the most inputs its operator takes, and
+/// every required one named.
+pub fn check(node: &Node) -> OResult<()> {
+    let Some(Arity { min, max }) = at_opset(&node.op, node.opset) else { return Ok(()) };
+    let n = node.inputs.len();
+    let range = match (min, max) {
+        (a, b) if a == b => format!("{a} {}", inputs(a)),
+        (a, ANY) => format!("{a} or more inputs"),
+        (a, b) => format!("{a} to {b} inputs"),
+    };
+    if n < min || n > max {
+        let message = format!("{} (opset {}) takes {range}, not {n}", node.op, node.opset);
+        return Err(OnnxError::msg(message).in_node(node));
+    }
+    if let Some(k) = node.inputs[..min].iter().position(String::is_empty) {
+        return Err(OnnxError::msg(format!("{}'s input {k} is required but left empty", node.op)).in_node(node));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operator xcc registers has its input counts here (the table cannot fall behind the
+    /// registry), and none is listed twice.
+    #[test]
+    fn every_registered_operator_has_an_arity() {
+        let missing: Vec<&str> = crate::ops::registry().names().into_iter().filter(|n| of(n).is_none()).collect();
+        assert!(missing.is_empty(), "operators without an arity: {missing:?}");
+        let mut all: Vec<&str> = TABLE.iter().flat_map(|(ops, _, _)| ops.iter().copied()).collect();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "an operator is listed twice");
+    }
+}
