@@ -372,6 +372,36 @@ fn index_and_parameter_cases() -> Vec<Case> {
             ),
             vec!["bn9", "BatchNormalization (opset 17) takes 5 inputs, not 3"],
         ),
+        (
+            "constant-of-shape-too-large-to-fold",
+            one(
+                node("fill9", "ConstantOfShape", &["s"], &["y"]),
+                vec![value("x", FLOAT, &[1])],
+                value("y", FLOAT, &[1]),
+                vec![int64s("s", &[2], &[1 << 20, 1 << 20])],
+            ),
+            vec!["fill9", "'y'", "float32 [1048576, 1048576]", "4398046511104 bytes"],
+        ),
+        (
+            "range-too-large-to-fold",
+            one(
+                node("range9", "Range", &["a", "b", "c"], &["y"]),
+                vec![value("x", FLOAT, &[1])],
+                value("y", INT64, &[1]),
+                vec![int64s("a", &[], &[0]), int64s("b", &[], &[1 << 40]), int64s("c", &[], &[1])],
+            ),
+            vec!["range9", "'y'", "int64 [1099511627776]", "compile time"],
+        ),
+        (
+            "constant-integer-division-by-zero",
+            one(
+                node("div9", "Div", &["a", "b"], &["y"]),
+                vec![value("x", FLOAT, &[1])],
+                value("y", INT64, &[2]),
+                vec![int64s("a", &[2], &[7, 8]), int64s("b", &[2], &[2, 0])],
+            ),
+            vec!["div9", "Div of constant integers divides by zero (element 1 of the result)"],
+        ),
     ]
 }
 

@@ -64,6 +64,33 @@ pub fn topological_order(g: &mut Graph) -> OResult<()> {
 }
 
 /// Infers every type, folds constant nodes away, and removes nodes nothing needs.
+/// The most bytes an output computed at compile time (folded from constants) may take: it becomes
+/// data in the library, and computing it takes as much memory in the compiler.
+const MAX_FOLDED_BYTES: usize = 1 << 31;
+
+/// An error naming the output when the node's outputs, computed from constants, would pass
+/// [`MAX_FOLDED_BYTES`] (a ConstantOfShape of [2^20, 2^20], a Range to 2^40): folding them would
+/// abort the compiler on the allocation. The shape rule gives the sizes first; where it cannot,
+/// folding goes ahead as before.
+fn refuse_huge_fold(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> OResult<()> {
+    let Ok(types) = op.infer(node, g) else { return Ok(()) };
+    for (name, t) in node.outputs.iter().zip(&types) {
+        if t.is_dynamic() {
+            continue;
+        }
+        let bytes = super::import::checked_bytes(name, t.dtype, &t.shape)?;
+        if bytes > MAX_FOLDED_BYTES {
+            let message = format!(
+                "computed from constants, this output ({}) would take {bytes} bytes, more than the \
+                 {MAX_FOLDED_BYTES} that xcc computes at compile time",
+                t.describe()
+            );
+            return Err(OnnxError::tensor(name, message));
+        }
+    }
+    Ok(())
+}
+
 pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     let unsupported: Vec<String> = g
         .nodes
@@ -119,6 +146,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
             node.inputs.iter().map(|i| if i.is_empty() { None } else { g.consts.get(i) }).collect();
         let all_const = node.inputs.iter().zip(&inputs).all(|(name, t)| name.is_empty() || t.is_some());
         if all_const {
+            refuse_huge_fold(op, &node, g).map_err(|e| e.in_node(&node))?;
             if let Some(result) = op.fold(&node, &inputs) {
                 let outs = result.map_err(|e| e.in_node(&node))?;
                 for (name, t) in node.outputs.iter().zip(outs) {

@@ -33,10 +33,11 @@ pub const OPS: &[Op] = &[
 ];
 
 /// Integer division truncates (0 for a zero divisor, where the lowering's result is undefined).
+/// An integer division by zero is NaN, which folding refuses (no integer result is right).
 fn div(el: &Element, a: &[f64]) -> f64 {
     match (el.float(), a[1]) {
         (true, _) => a[0] / a[1],
-        (false, 0.0) => 0.0,
+        (false, 0.0) => f64::NAN,
         (false, b) => (a[0] / b).trunc(),
     }
 }
@@ -104,7 +105,8 @@ fn modulo_value(el: &Element, a: &[f64]) -> f64 {
         return x % y;
     }
     if y == 0.0 {
-        return 0.0;
+        // Integers: refused by folding, as Div's; floats: NaN, as fmod's.
+        return f64::NAN;
     }
     let r = x % y;
     if r != 0.0 && ((r < 0.0) != (y < 0.0)) {

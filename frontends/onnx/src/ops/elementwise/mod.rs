@@ -206,19 +206,21 @@ impl ElementwiseOp {
         let numel: usize = shape.iter().product();
         let mut args = vec![0.0; data.len()];
         let integral = !el.float() && el.dtype != DType::Bool;
-        let out: Vec<f64> = (0..numel)
-            .map(|i| {
-                for (k, t) in data.iter().enumerate() {
-                    args[k] = values[k][broadcast_index(&shape, &t.ty.shape, i)];
-                }
-                let r = (self.eval)(&el, &args);
-                if integral || !(dtype.is_float() || dtype == DType::Bool) {
-                    r.trunc()
-                } else {
-                    r
-                }
-            })
-            .collect();
+        let mut out: Vec<f64> = Vec::with_capacity(numel);
+        for i in 0..numel {
+            for (k, t) in data.iter().enumerate() {
+                args[k] = values[k][broadcast_index(&shape, &t.ty.shape, i)];
+            }
+            let r = (self.eval)(&el, &args);
+            if integral && r.is_nan() {
+                // The element functions' mark for an undefined integer result.
+                return Err(OnnxError::msg(format!(
+                    "{} of constant integers divides by zero (element {i} of the result)",
+                    node.op
+                )));
+            }
+            out.push(if integral || !(dtype.is_float() || dtype == DType::Bool) { r.trunc() } else { r });
+        }
         Ok(vec![Tensor::from_f64(dtype, shape, &out)])
     }
 
