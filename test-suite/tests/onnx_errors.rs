@@ -402,7 +402,41 @@ fn index_and_parameter_cases() -> Vec<Case> {
             ),
             vec!["div9", "Div of constant integers divides by zero (element 1 of the result)"],
         ),
+        (
+            "strides-given-as-a-string",
+            one(
+                with_string(
+                    with_ints(node("pool9", "MaxPool", &["x"], &["y"]), "kernel_shape", &[2, 2]),
+                    "strides",
+                    "two",
+                ),
+                vec![value("x", FLOAT, &[1, 1, 4, 4])],
+                value("y", FLOAT, &[1, 1, 2, 2]),
+                vec![],
+            ),
+            vec!["pool9", "attribute 'strides' must be a list of integers, not a string"],
+        ),
+        (
+            "group-given-as-a-float",
+            one(
+                with_float(node("conv9", "Conv", &["x", "w"], &["y"]), "group", 1.0),
+                vec![value("x", FLOAT, &[1, 1, 3, 3])],
+                value("y", FLOAT, &[1, 1, 3, 3]),
+                vec![floats("w", &[1, 1, 1, 1], &[1.0])],
+            ),
+            vec!["conv9", "attribute 'group' must be an integer, not a float"],
+        ),
     ]
+}
+
+fn with_float(mut n: NodeProto, name: &str, value: f32) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Float as i32),
+        f: Some(value),
+        ..Default::default()
+    });
+    n
 }
 
 /// A symbolic dim that no flag fixes stays symbolic: the run functions take it first. `--shape`

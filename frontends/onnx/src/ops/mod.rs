@@ -10,6 +10,7 @@
 //! entry in the family's table), registered in the family's `register`.
 
 pub mod arity;
+pub mod attr_types;
 pub mod computed_data;
 pub mod elementwise;
 pub mod gemm;
