@@ -365,7 +365,7 @@ fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
         }
     }
     for (k, map) in g.maps[g.inputs.len()..].iter().enumerate() {
-        let reads_reduction = map.results.iter().any(|e| (0..loops).any(|d| !g.parallel[d as usize] && uses_dim(e, d)));
+        let reads_reduction = map.results.iter().any(|e| (0..loops).any(|d| !g.parallel[d as usize] && e.uses_dim(d)));
         if reads_reduction {
             return Err(format!("output #{k}'s map uses a reduction loop"));
         }
@@ -379,7 +379,7 @@ fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
     for (i, (&v, map)) in operands.iter().zip(&g.maps).enumerate().filter(|_| !empty) {
         let shape = &memref(m.ty(v))?.shape;
         for (k, e) in map.results.iter().enumerate() {
-            if dynamic.iter().any(|&d| uses_dim(e, d)) {
+            if dynamic.iter().any(|&d| e.uses_dim(d)) {
                 continue;
             }
             let (lo, hi) =
@@ -441,18 +441,6 @@ pub fn index_range(e: &AffineExpr, sizes: &[u64]) -> Option<(i128, i128)> {
             (0, c - 1)
         }
     })
-}
-
-fn uses_dim(e: &AffineExpr, d: u32) -> bool {
-    match e {
-        AffineExpr::Dim(x) => *x == d,
-        AffineExpr::Symbol(_) | AffineExpr::Const(_) => false,
-        AffineExpr::Add(a, b)
-        | AffineExpr::Mul(a, b)
-        | AffineExpr::FloorDiv(a, b)
-        | AffineExpr::CeilDiv(a, b)
-        | AffineExpr::Mod(a, b) => uses_dim(a, d) || uses_dim(b, d),
-    }
 }
 
 fn enclosing_generic(m: &Module, op: OpId) -> Option<OpId> {
@@ -532,6 +520,13 @@ fn verify_epilogue_operands(m: &Module, op: OpId, out: &[Option<u64>]) -> Result
     Ok(())
 }
 
+/// Whether `op` may be part of an `epilogue_map`'s body: an arith or math operation without
+/// regions (a pure function of its operands).
+pub fn is_map_op(m: &Module, op: OpId) -> bool {
+    let n = m.ops[op].name.as_str();
+    (n.starts_with("arith.") || n.starts_with("math.")) && m.ops[op].regions.is_empty()
+}
+
 /// `epilogue_map` names a function of one element of the output's type whose body is one block
 /// of arith and math operations (the kernel lowering copies it into its stores).
 fn verify_epilogue_map(m: &Module, name: &str, elem: &Type) -> Result<(), String> {
@@ -545,8 +540,7 @@ fn verify_epilogue_map(m: &Module, name: &str, elem: &Type) -> Result<(), String
     let [block] = blocks.as_slice() else { return Err(format!("epilogue_map @{name} must have one block")) };
     for &o in &m.blocks[*block].ops {
         let n = m.ops[o].name.as_str();
-        let pure = (n.starts_with("arith.") || n.starts_with("math.")) && m.ops[o].regions.is_empty();
-        if !pure && n != "func.return" {
+        if !is_map_op(m, o) && n != "func.return" {
             return Err(format!("epilogue_map @{name} may only compute with arith and math, not {n}"));
         }
     }

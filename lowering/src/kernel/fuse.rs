@@ -76,10 +76,7 @@ fn is_map_of(m: &Module, g: &Generic, t: ValueId) -> bool {
     let reads = |(&v, map): (&ValueId, &AffineMap)| v == t && is_identity(map);
     let reads_t = g.inputs.iter().zip(&g.maps).any(reads)
         && g.inputs.iter().zip(&g.maps).all(|(&v, map)| reads((&v, map)) || constant(v, map));
-    let pure = body.iter().all(|&o| {
-        let n = m.ops[o].name.as_str();
-        (n.starts_with("arith.") || n.starts_with("math.")) && m.ops[o].regions.is_empty()
-    });
+    let pure = body.iter().all(|&o| xcc_ir::dialects::kernel::is_map_op(m, o));
     // Every value the body uses, and the one it yields, is an input's element or computed in
     // the body: not the output's element, not a value from outside the generic.
     let inputs = &args[..g.inputs.len()];
