@@ -133,6 +133,15 @@ impl Module {
         v
     }
 
+    /// Makes `args` the block's arguments, in this order: values that were its arguments (or
+    /// another block's) are renumbered, and those left out are no longer arguments of it.
+    pub fn set_block_args(&mut self, block: BlockId, args: Vec<ValueId>) {
+        for (i, &v) in args.iter().enumerate() {
+            self.values[v].def = ValueDef::BlockArg { block, index: i as u32 };
+        }
+        self.blocks[block].args = args;
+    }
+
     /// Creates a detached operation with results of the given types.
     pub fn create_op(&mut self, spec: OpSpec) -> OpId {
         let op = self.ops.push(OpData {

@@ -125,3 +125,60 @@ func.func @slice_into_a_concat_piece(%x: memref<2x8xf32>, %y: memref<2x8xf32>) {
   }
   return
 }
+
+// A chain fuses into one generic in order; a producer reading the same buffer twice (x * x)
+// reads it once in the fused body, both uses on the one argument.
+// CHECK-LABEL: func.func @square_exp_plus_x
+// CHECK-NEXT: kernel.generic {{.*}} ins(%arg0 : memref<4xf32>) outs(%arg1 : memref<4xf32>) {
+// CHECK-NEXT: ^bb{{[0-9]+}}([[X:%[0-9]+]]: f32, {{%[0-9]+}}: f32):
+// CHECK-NEXT: [[S:%[0-9]+]] = arith.mulf [[X]], [[X]] : f32
+// CHECK-NEXT: [[E:%[0-9]+]] = math.exp [[S]] : f32
+// CHECK-NEXT: [[A:%[0-9]+]] = arith.addf [[E]], [[X]] : f32
+// CHECK-NEXT: kernel.yield [[A]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @square_exp_plus_x(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %s = memref.alloc() : memref<4xf32>
+  kernel.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %x : memref<4xf32>, memref<4xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    kernel.yield %m : f32
+  }
+  %e = memref.alloc() : memref<4xf32>
+  kernel.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%s : memref<4xf32>) outs(%e : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    kernel.yield %r : f32
+  }
+  kernel.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%e, %x : memref<4xf32>, memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    kernel.yield %r : f32
+  }
+  memref.dealloc %s : memref<4xf32>
+  memref.dealloc %e : memref<4xf32>
+  return
+}
+
+// A producer that reads its output's elements (accumulates into the buffer) cannot be computed
+// inside its reader, which would not give it those elements: nothing fuses.
+// CHECK-LABEL: func.func @accumulating_producer
+// CHECK: memref.alloc
+// CHECK: kernel.generic
+// CHECK: arith.addf
+// CHECK: kernel.generic
+// CHECK: math.exp
+func.func @accumulating_producer(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %t = memref.alloc() : memref<4xf32>
+  kernel.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<4xf32>) outs(%t : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    kernel.yield %r : f32
+  }
+  kernel.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    kernel.yield %r : f32
+  }
+  return
+}

@@ -17,7 +17,15 @@ use crate::op_def::{is_terminator, OpDef, Traits};
 use std::collections::{HashMap, HashSet};
 
 pub fn verify(m: &Module) -> Result<(), Diagnostic> {
-    let mut v = Verifier { m, dom: HashMap::new() };
+    // Each operation's index in its block, so a use is checked against its definition's place
+    // in constant time (a linear search made a long block's verification quadratic).
+    let mut position = vec![0; m.ops.len()];
+    for b in m.blocks.keys() {
+        for (i, &op) in m.blocks[b].ops.iter().enumerate() {
+            position[op.index()] = i;
+        }
+    }
+    let mut v = Verifier { m, dom: HashMap::new(), position };
     for &op in m.top_ops() {
         v.verify_op(op)?;
     }
@@ -28,6 +36,8 @@ struct Verifier<'a> {
     m: &'a Module,
     /// Per region: reachable blocks and their immediate dominators.
     dom: HashMap<RegionId, Dominators>,
+    /// Indexed by operation: its index in its block's list.
+    position: Vec<usize>,
 }
 
 struct Dominators {
@@ -161,6 +171,10 @@ impl Verifier<'_> {
                 Some(b) => (b, Some(op)),
                 None => return Err(undefined()),
             },
+            // A value that names a block but is not (any more) among its arguments.
+            ValueDef::BlockArg { block, index } if m.blocks[block].args.get(index as usize) != Some(&v) => {
+                return Err(undefined())
+            }
             ValueDef::BlockArg { block, .. } => (block, None),
             ValueDef::Unresolved => return Err(undefined()),
         };
@@ -193,10 +207,7 @@ impl Verifier<'_> {
         };
         if at_block == def_block {
             if let Some(def_op) = def_op {
-                let ops = &m.blocks[def_block].ops;
-                let def_pos = ops.iter().position(|&o| o == def_op);
-                let use_pos = ops.iter().position(|&o| o == at);
-                if def_pos >= use_pos {
+                if self.position[def_op.index()] >= self.position[at.index()] {
                     return Err(not_dominating());
                 }
             }

@@ -19,7 +19,7 @@
 
 use super::ops_named;
 use crate::pass::{LoweringOptions, Pass};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands, Generic};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, Span, Type, ValueId};
@@ -172,11 +172,76 @@ impl Pass for FuseElementwise {
         "kernel-fuse-elementwise"
     }
 
+    /// Sweeps the generics in order, each consumer taking its producers one after another (a
+    /// chain fuses in one sweep, since every producer comes before its consumer), until a sweep
+    /// fuses nothing: a fusion can free an earlier pair by moving a use of its buffers away.
+    /// Who uses each buffer is kept up to date rather than found again by walking the module,
+    /// so a chain of N generics costs N steps, not N walks.
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
-        while let Some((producer, consumer, input)) = find_elementwise_pair(&m) {
-            fuse_generics(&mut m, producer, consumer, input);
+        let mut state = FusionState { users: BufferUsers::of(&m), output_unread: HashSet::new() };
+        loop {
+            let mut fused_any = false;
+            for c in ops_named(&m, &["kernel.generic"]) {
+                let mut consumer = c;
+                while m.ops[consumer].parent.is_some() {
+                    let Some((producer, input)) = find_producer(&m, consumer, &state) else { break };
+                    consumer = fuse_generics(&mut m, producer, consumer, input, &mut state);
+                    fused_any = true;
+                }
+            }
+            if !fused_any {
+                return Ok(m);
+            }
         }
-        Ok(m)
+    }
+}
+
+/// What kernel-fuse-elementwise keeps between fusions.
+struct FusionState {
+    users: BufferUsers,
+    /// Fused generics known not to read their outputs' elements (so not scanned again).
+    output_unread: HashSet<OpId>,
+}
+
+/// The operations that use each buffer (memref value), nested ones included, as
+/// [`Module::users`] would list them.
+struct BufferUsers(HashMap<ValueId, Vec<OpId>>);
+
+impl BufferUsers {
+    fn of(m: &Module) -> Self {
+        let mut users: HashMap<ValueId, Vec<OpId>> = HashMap::new();
+        for &top in m.top_ops() {
+            let mut record = |op: OpId| {
+                for &v in &m.ops[op].operands {
+                    let list = users.entry(v).or_default();
+                    if m.ty(v).as_memref().is_some() && list.last() != Some(&op) {
+                        list.push(op);
+                    }
+                }
+            };
+            record(top);
+            m.walk_nested(top, &mut record);
+        }
+        users.retain(|_, list| !list.is_empty());
+        BufferUsers(users)
+    }
+
+    /// The users of `v` other than its deallocations.
+    fn readers_and_writers(&self, m: &Module, v: ValueId) -> Vec<OpId> {
+        let list = self.0.get(&v).map_or(&[][..], |l| &l[..]);
+        list.iter().copied().filter(|&u| m.ops[u].name != "memref.dealloc").collect()
+    }
+
+    /// `fused` took the place of `replaced` as a user of its operands.
+    fn replace(&mut self, m: &Module, replaced: &[OpId], fused: OpId) {
+        for &v in &m.ops[fused].operands {
+            if let Some(list) = self.0.get_mut(&v) {
+                list.retain(|u| !replaced.contains(u));
+                if !list.contains(&fused) {
+                    list.push(fused);
+                }
+            }
+        }
     }
 }
 
@@ -422,31 +487,33 @@ fn remove_buffer(m: &mut Module, v: ValueId) {
     }
 }
 
-fn find_elementwise_pair(m: &Module) -> Option<(OpId, OpId, ValueId)> {
-    for c in ops_named(m, &["kernel.generic"]) {
-        let Some(gc) = Generic::of(m, c) else { continue };
-        // The consumer's outputs, at the identity, keep giving every loop its size.
-        if !is_elementwise(&gc) || !gc.maps[gc.inputs.len()..].iter().all(is_identity) {
+/// A producer generic that consumer `c` can compute inside its body, and the buffer between them.
+fn find_producer(m: &Module, c: OpId, state: &FusionState) -> Option<(OpId, ValueId)> {
+    let gc = Generic::of(m, c)?;
+    // The consumer's outputs, at the identity, keep giving every loop its size.
+    if !is_elementwise(&gc) || !gc.maps[gc.inputs.len()..].iter().all(is_identity) {
+        return None;
+    }
+    for (k, &t) in gc.inputs.iter().enumerate() {
+        let once = gc.inputs.iter().filter(|&&v| v == t).count() == 1;
+        if !once || !is_identity(&gc.maps[k]) || !is_alloc(m, t) {
             continue;
         }
-        for (k, &t) in gc.inputs.iter().enumerate() {
-            let once = gc.inputs.iter().filter(|&&v| v == t).count() == 1;
-            if !once || !is_identity(&gc.maps[k]) || !is_alloc(m, t) {
-                continue;
-            }
-            let users = readers_and_writers(m, t);
-            let [a, b] = users[..] else { continue };
-            let p = if a == c { b } else { a };
-            if p == c || m.ops[p].name != "kernel.generic" {
-                continue;
-            }
-            let Some(gp) = Generic::of(m, p) else { continue };
-            let same_space = same_sizes(m, &gp, &gc) && same_sizes(m, &fused_operands(&gp, &gc, k), &gc);
-            let single = gp.outputs == [t] && is_identity(&gp.maps[gp.inputs.len()]);
-            let before = m.op_index(p).zip(m.op_index(c)).is_some_and(|((bp, ip), (bc, ic))| bp == bc && ip < ic);
-            if is_elementwise(&gp) && same_space && single && before && !touched_between(m, p, c, &gp.inputs) {
-                return Some((p, c, t));
-            }
+        let users = state.users.readers_and_writers(m, t);
+        let [a, b] = users[..] else { continue };
+        let p = if a == c { b } else { a };
+        if p == c || m.ops[p].name != "kernel.generic" {
+            continue;
+        }
+        let Some(gp) = Generic::of(m, p) else { continue };
+        if !state.output_unread.contains(&p) && reads_output(m, &gp) {
+            continue;
+        }
+        let same_space = same_sizes(m, &gp, &gc) && same_sizes(m, &fused_operands(&gp, &gc, k), &gc);
+        let single = gp.outputs == [t] && is_identity(&gp.maps[gp.inputs.len()]);
+        let before = m.op_index(p).zip(m.op_index(c)).is_some_and(|((bp, ip), (bc, ic))| bp == bc && ip < ic);
+        if is_elementwise(&gp) && same_space && single && before && !touched_between(m, p, c, &gp.inputs) {
+            return Some((p, t));
         }
     }
     None
@@ -472,8 +539,11 @@ fn fused_operands(gp: &Generic, gc: &Generic, k: usize) -> Generic {
     Generic { inputs, outputs: gc.outputs.clone(), maps, parallel: gc.parallel.clone(), body: gc.body }
 }
 
-/// One generic computing both: the producer's body inlined for the consumer's argument `t`.
-fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId) {
+/// One generic computing both, returned: the producer's body, extended by the consumer's with
+/// the produced element for its argument `t`. The producer's block is reused (its arguments
+/// renumbered) and only the consumer's operations move, so a chain of fusions costs the length
+/// of the chain, not the sum of the growing bodies.
+fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId, state: &mut FusionState) -> OpId {
     let (gp, gc) = (Generic::of(m, p).expect("generic"), Generic::of(m, c).expect("generic"));
     let ti = gc.inputs.iter().position(|&v| v == t).expect("an input");
     // The fused operands: the consumer's other inputs, the producer's inputs not already among
@@ -498,31 +568,41 @@ fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId) {
     let producer_slots: Vec<usize> =
         gp.inputs.iter().zip(&gp.maps).map(|(&v, map)| slot_of(v, map, &mut inputs)).collect();
     let span = m.ops[c].span;
-    let region = m.new_region();
-    let block = m.append_block(region, span);
-    let args: Vec<ValueId> = inputs
-        .iter()
-        .map(|(v, _)| (*m.ty(*v).as_memref().expect("memref").elem).clone())
-        .chain(gc.outputs.iter().map(|&v| (*m.ty(v).as_memref().expect("memref").elem).clone()))
-        .collect::<Vec<Type>>()
-        .into_iter()
-        .map(|ty| m.add_block_arg(block, ty, span))
-        .collect();
-    let n = inputs.len();
-    // The producer's body, its arguments bound to the fused block's.
-    let p_entry = m.regions[gp.body].blocks[0];
-    let p_args = m.blocks[p_entry].args.clone();
-    let mut map: HashMap<ValueId, ValueId> = HashMap::new();
-    for (k, &a) in p_args[..gp.inputs.len()].iter().enumerate() {
-        map.insert(a, args[producer_slots[k]]);
+    let block = m.regions[gp.body].blocks[0];
+    let p_args = m.blocks[block].args.clone();
+    // A slot's argument is the producer's for that input where it has one (the first, if it
+    // reads the buffer twice; uses of the second are renamed), else a new one.
+    let mut slot_args: Vec<Option<ValueId>> = vec![None; inputs.len()];
+    let mut renamed: HashMap<ValueId, ValueId> = HashMap::new();
+    for (k, &slot) in producer_slots.iter().enumerate() {
+        match slot_args[slot] {
+            None => slot_args[slot] = Some(p_args[k]),
+            Some(first) => _ = renamed.insert(p_args[k], first),
+        }
     }
-    let produced = inline(m, gp.body, block, &mut map);
-    // The consumer's body, with the produced element for `t`.
+    let elem = |m: &Module, v: ValueId| (*m.ty(v).as_memref().expect("memref").elem).clone();
+    let mut args = Vec::new();
+    for (slot, arg) in slot_args.into_iter().enumerate() {
+        args.push(arg.unwrap_or_else(|| m.add_block_arg(block, elem(m, inputs[slot].0), span)));
+    }
+    for &out in &gc.outputs {
+        args.push(m.add_block_arg(block, elem(m, out), span));
+    }
+    let n = inputs.len();
+    m.set_block_args(block, args.clone());
+    if !renamed.is_empty() {
+        rename_in_block(m, block, &renamed);
+    }
+    // The producer's yield gives the element; the consumer's body follows it.
+    let p_yield = m.blocks[block].ops.pop().expect("a terminated body");
+    m.ops[p_yield].parent = None;
+    let produced = m.ops[p_yield].operands[0];
+    let produced = *renamed.get(&produced).unwrap_or(&produced);
     let c_entry = m.regions[gc.body].blocks[0];
     let c_args = m.blocks[c_entry].args.clone();
     let mut map: HashMap<ValueId, ValueId> = HashMap::new();
     for (k, &a) in c_args[..gc.inputs.len()].iter().enumerate() {
-        map.insert(a, if k == ti { produced[0] } else { args[consumer_slots[k].expect("a slot")] });
+        map.insert(a, if k == ti { produced } else { args[consumer_slots[k].expect("a slot")] });
     }
     for (j, &a) in c_args[gc.inputs.len()..].iter().enumerate() {
         map.insert(a, args[n + j]);
@@ -534,18 +614,58 @@ fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId) {
         outputs: gc.outputs.clone(),
         maps: inputs.iter().map(|(_, mp)| mp.clone()).chain(gc.maps[gc.inputs.len()..].iter().cloned()).collect(),
         parallel: gc.parallel.clone(),
-        body: region,
+        body: gp.body,
     };
-    m.build_before(c, fused.spec(span));
+    m.ops[p].regions.clear();
+    let fused = m.build_before(c, fused.spec(span));
+    if state.output_unread.contains(&c) || !reads_output(m, &gc) {
+        state.output_unread.insert(fused);
+    }
     m.erase_op(c);
     m.erase_op(p);
-    remove_buffer(m, t);
+    state.users.replace(m, &[p, c], fused);
+    let dead: Vec<OpId> = state.users.0.remove(&t).unwrap_or_default();
+    // Only deallocations are left on `t` (its one writer and one reader were `p` and `c`).
+    for u in dead.into_iter().filter(|&u| u != p && u != c) {
+        m.erase_op(u);
+    }
+    if let Some(d) = m.defining_op(t) {
+        m.erase_op(d);
+    }
+    fused
+}
+
+/// Renames operands in a block's operations (and theirs, nested).
+fn rename_in_block(m: &mut Module, block: xcc_ir::BlockId, renamed: &HashMap<ValueId, ValueId>) {
+    let mut ops = Vec::new();
+    for &op in &m.blocks[block].ops {
+        ops.push(op);
+        m.walk_nested(op, &mut |o| ops.push(o));
+    }
+    for o in ops {
+        for v in m.ops[o].operands.iter_mut() {
+            if let Some(&to) = renamed.get(v) {
+                *v = to;
+            }
+        }
+    }
+}
+
+/// Whether a generic's body uses the elements of its outputs (an accumulation), which a fusion
+/// into a consumer cannot give it.
+fn reads_output(m: &Module, g: &Generic) -> bool {
+    let entry = m.regions[g.body].blocks[0];
+    let outs = &m.blocks[entry].args[g.inputs.len()..];
+    let mut hit = false;
+    for &op in &m.blocks[entry].ops {
+        hit |= m.ops[op].operands.iter().any(|v| outs.contains(v));
+        m.walk_nested(op, &mut |o| hit |= m.ops[o].operands.iter().any(|v| outs.contains(v)));
+    }
+    hit
 }
 
 /// Moves a generic body's operations (not its yield) to the end of `block`, their operands
-/// renamed by `map`; returns the yielded values. The body's generic is erased afterwards: moving
-/// rather than copying keeps a chain of fusions linear (a copy would copy the growing fused body
-/// again at every step).
+/// renamed by `map`; returns the yielded values. The body's generic is erased afterwards.
 fn inline(
     m: &mut Module,
     body: xcc_ir::RegionId,
