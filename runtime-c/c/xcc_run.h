@@ -38,6 +38,9 @@ typedef enum xcc_status {
   /* An input holds a value ONNX allows but the compiled model does not support (Dropout's
    * training mode with a nonzero ratio, read at run time). */
   XCC_ERROR_UNSUPPORTED_INPUT = 9,
+  /* An integer Div or Mod read a divisor of 0 (found while running; the outputs are unspecified).
+   * ONNX Runtime's integer division has no such check: the process traps. */
+  XCC_ERROR_DIVISION_BY_ZERO = 10,
 } xcc_status;
 
 /* A sentence for a status code (any int32_t: unknown codes get a sentence too). */

@@ -395,6 +395,8 @@ XCC_DEF const char *xcc_status_message(int32_t status) {
   case XCC_ERROR_UNSUPPORTED_INPUT:
     return "an input holds a value the compiled model does not support (Dropout in training mode with a "
            "nonzero ratio)";
+  case XCC_ERROR_DIVISION_BY_ZERO:
+    return "an integer Div or Mod read a divisor of 0; the outputs are unspecified";
   default:
     return "unknown xcc status code";
   }

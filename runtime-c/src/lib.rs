@@ -59,6 +59,7 @@ pub mod status {
     pub const BAD_DIM: i32 = 7;
     pub const BAD_SHAPE_INPUT: i32 = 8;
     pub const UNSUPPORTED_INPUT: i32 = 9;
+    pub const DIVISION_BY_ZERO: i32 = 10;
 }
 
 /// runtime-c's check of a run's workspace against its options:
@@ -82,6 +83,7 @@ mod tests {
             ("XCC_ERROR_BAD_DIM", status::BAD_DIM),
             ("XCC_ERROR_BAD_SHAPE_INPUT", status::BAD_SHAPE_INPUT),
             ("XCC_ERROR_UNSUPPORTED_INPUT", status::UNSUPPORTED_INPUT),
+            ("XCC_ERROR_DIVISION_BY_ZERO", status::DIVISION_BY_ZERO),
         ];
         for (name, code) in codes {
             assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");

@@ -403,6 +403,16 @@ fn index_and_parameter_cases() -> Vec<Case> {
             vec!["div9", "Div of constant integers divides by zero (element 1 of the result)"],
         ),
         (
+            "run-time-integer-mod-by-a-constant-zero",
+            one(
+                node("mod9", "Mod", &["x", "b"], &["y"]),
+                vec![value("x", INT64, &[3])],
+                value("y", INT64, &[3]),
+                vec![int64s("b", &[3], &[2, 3, 0])],
+            ),
+            vec!["mod9", "Mod's divisor 'b' is a constant with a 0 (element 2): an integer division by zero"],
+        ),
+        (
             "strides-given-as-a-string",
             one(
                 with_string(

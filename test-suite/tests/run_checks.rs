@@ -14,6 +14,8 @@ use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary}
 
 /// TensorProto.DataType BOOL.
 const BOOL: i32 = 9;
+const UINT8: i32 = 2;
+const INT32: i32 = 6;
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
@@ -414,6 +416,48 @@ fn reshapes_divide_at_run_time() -> Result<(), String> {
     drive(&dir, vec![("halves", halves)], "divided")
 }
 
+/// Integer Div and Mod over divisors read at run time (model `division`: int32 `Div`, `Mod`,
+/// `Mod` with fmod=1, a Div by a broadcast scalar, a uint8 Div); `integer_division.c` checks the
+/// results against C's arithmetic with ONNX's rounding (the minimum divided by -1 wraps), and
+/// that a divisor of 0 anywhere returns `XCC_ERROR_DIVISION_BY_ZERO` instead of trapping; plain
+/// and under AddressSanitizer.
+fn integer_division_is_checked() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-integer-division");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut fmod = node("fmod0", "Mod", &["a", "b"], &["f"]);
+    fmod.attribute.push(AttributeProto {
+        name: Some("fmod".into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(1),
+        ..Default::default()
+    });
+    let division = model(
+        vec![
+            node("div0", "Div", &["a", "b"], &["q"]),
+            node("mod0", "Mod", &["a", "b"], &["r"]),
+            fmod,
+            node("div1", "Div", &["a", "k"], &["s"]),
+            node("div2", "Div", &["c", "d"], &["u"]),
+        ],
+        vec![
+            value("a", INT32, &[8]),
+            value("b", INT32, &[8]),
+            value("k", INT32, &[]),
+            value("c", UINT8, &[4]),
+            value("d", UINT8, &[4]),
+        ],
+        vec![
+            value("q", INT32, &[8]),
+            value("r", INT32, &[8]),
+            value("f", INT32, &[8]),
+            value("s", INT32, &[8]),
+            value("u", UINT8, &[4]),
+        ],
+        vec![],
+    );
+    drive(&dir, vec![("division", division)], "integer_division")
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
@@ -421,6 +465,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/shape-inputs-are-checked", || Ok(shape_inputs_are_checked()?)),
         Trial::test("run-checks/window-inputs-are-checked", || Ok(window_inputs_are_checked()?)),
         Trial::test("run-checks/computed-inputs-are-checked", || Ok(computed_inputs_are_checked()?)),
+        Trial::test("run-checks/integer-division-is-checked", || Ok(integer_division_is_checked()?)),
         Trial::test("run-checks/dims-computed-from-dims", || Ok(dims_computed_from_dims()?)),
         Trial::test("run-checks/reshapes-divide-at-run-time", || Ok(reshapes_divide_at_run_time()?)),
         Trial::test(

@@ -767,6 +767,17 @@ impl Emitter {
         self.checked_index(raw, dim, status, status::INDEX_OUT_OF_RANGE)
     }
 
+    /// Makes the run return `code` when `cond` (an i1) holds; the code after it runs on (as an
+    /// index out of range does), so it must not need `cond` to be false to be safe.
+    pub fn fail_run_if(&mut self, cond: ValueId, code: i32) {
+        let status = self.status();
+        self.if_then(cond, |e| {
+            let code = e.const_int(code as i128, Type::i32());
+            let at = e.idx(0);
+            e.store(code, status, &[at]);
+        });
+    }
+
     /// A stack `memref<1xi32>` holding 0: allocated once in the entry block, so the parallel
     /// tasks outlined later capture it like any buffer.
     fn status_buffer(&mut self) -> ValueId {

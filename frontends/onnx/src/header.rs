@@ -142,8 +142,9 @@ pub fn header(iface: &ModelInterface, source: &str, link_with: &str, run_decls: 
          dims below 1 or outside their range, or making a tensor over 2^44 bytes (XCC_ERROR_BAD_DIM), NULL\n * \
          tensors,{}\n * \
          and a NULL or misaligned workspace are refused before anything runs; an index\n * \
-         input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) is found while running, without reading\n * \
-         or writing outside any buffer, and leaves the outputs unspecified.\n * \
+         input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) or an integer divisor of 0\n * \
+         (XCC_ERROR_DIVISION_BY_ZERO) is found while running, without reading or writing outside\n * \
+         any buffer or trapping, and leaves the outputs unspecified.\n * \
          Re-entrant: concurrent calls need separate workspaces. Parallel loops run on the process-wide\n * \
          thread pool (XCC_NUM_THREADS threads, else one per core). */",
         if !iface.reads_shape_inputs {

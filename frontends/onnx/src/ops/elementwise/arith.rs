@@ -2,7 +2,7 @@
 //! and Min (folded over their inputs from the left).
 
 use super::{arith, c, op, Element, ElementwiseOp as Op, Emit};
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::{Type, ValueId};
 
@@ -11,14 +11,9 @@ pub const OPS: &[Op] = &[
     Op::new("Sum", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()),
     Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1]).on_dims(|a| Some(a[0].sub(a[1]))),
     Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]).on_dims(|a| Some(a[0].mul(a[1]))),
-    Op::new(
-        "Div",
-        Emit::Fold { float: Some("arith.divf"), signed: Some("arith.divsi"), unsigned: Some("arith.divui") },
-        div,
-    )
-    .on_dims(div_dims),
+    Op::new("Div", Emit::Custom(divide), div).on_dims(div_dims).divides_by(1),
     Op::new("Pow", Emit::Custom(pow), |_, a| a[0].powf(a[1])).mixed_types(),
-    Op::new("Mod", Emit::Custom(modulo), modulo_value),
+    Op::new("Mod", Emit::Custom(modulo), modulo_value).divides_by(1),
     Op::new("Mean", Emit::Custom(mean), |_, a| a.iter().sum::<f64>() / a.len() as f64),
     Op::new(
         "Max",
@@ -40,6 +35,41 @@ fn div(el: &Element, a: &[f64]) -> f64 {
         (false, 0.0) => f64::NAN,
         (false, b) => (a[0] / b).trunc(),
     }
+}
+
+/// Integer division truncates. The divisor is made safe first ([`safe_divisor`]).
+fn divide(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    if el.float() {
+        return Ok(op(e, el, "arith.divf", a));
+    }
+    let b = safe_divisor(e, el, a[0], a[1]);
+    let name = if unsigned(el.dtype) { "arith.divui" } else { "arith.divsi" };
+    Ok(op(e, el, name, &[a[0], b]))
+}
+
+fn unsigned(d: DType) -> bool {
+    matches!(d, DType::U8 | DType::Bool)
+}
+
+/// An integer divisor that cannot trap: 1 where it is 0 (the run has already failed with
+/// `XCC_ERROR_DIVISION_BY_ZERO`, see `check_divisor`) and where the dividend is the type's
+/// minimum and the divisor -1, whose quotient wraps to the minimum (as in two's complement
+/// arithmetic, numpy's), which is the dividend divided by 1; the remainder is 0 either way.
+fn safe_divisor(e: &mut Emitter, el: &Element, x: ValueId, b: ValueId) -> ValueId {
+    let (zero, one) = (c(e, el, 0.0), c(e, el, 1.0));
+    let mut bad = e.cmpi("eq", b, zero);
+    if !unsigned(el.dtype) {
+        let width = match compute_type(el.dtype) {
+            Type::Integer { width, .. } => width,
+            t => unreachable!("an integer type, not {t}"),
+        };
+        let min = e.const_int(-(1i128 << (width - 1)), compute_type(el.dtype));
+        let minus_one = c(e, el, -1.0);
+        let (by_minus_one, from_min) = (e.cmpi("eq", b, minus_one), e.cmpi("eq", x, min));
+        let wraps = e.value_op("arith.andi", &[by_minus_one, from_min], Type::i1());
+        bad = e.value_op("arith.ori", &[bad, wraps], Type::i1());
+    }
+    op(e, el, "arith.select", &[bad, one, b])
 }
 
 /// Dims divide when the quotient is exact for every value of the symbols; numbers truncate.
@@ -83,7 +113,8 @@ fn dtype_of(t: &Type) -> DType {
 fn modulo(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
     let float = el.float();
     let (rem, add) = if float { ("arith.remf", "arith.addf") } else { ("arith.remsi", "arith.addi") };
-    let r = op(e, el, rem, a);
+    let divisor = if float { a[1] } else { safe_divisor(e, el, a[0], a[1]) };
+    let r = op(e, el, rem, &[a[0], divisor]);
     if el.node.int("fmod", 0) == 1 {
         return Ok(r);
     }

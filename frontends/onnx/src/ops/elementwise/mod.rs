@@ -103,6 +103,8 @@ pub struct ElementwiseOp {
     /// The element function on dims, for integer shape arithmetic ([`ShapeValue`]); `None`
     /// where it is not expressible (a division that is not exact).
     on_dims: Option<DimFn>,
+    /// The data input that divides (Div, Mod): with integers, a zero there fails the run.
+    divisor: Option<usize>,
 }
 
 /// An element function on dims (`None`: not expressible as a dim).
@@ -119,7 +121,14 @@ impl ElementwiseOp {
             emit,
             eval,
             on_dims: None,
+            divisor: None,
         }
+    }
+
+    /// Data input `i` divides: an integer zero in it is an error (at compile time where it is
+    /// a constant, else the run returns `XCC_ERROR_DIVISION_BY_ZERO`).
+    pub const fn divides_by(self, i: usize) -> Self {
+        ElementwiseOp { divisor: Some(i), ..self }
     }
 
     /// The operator also computes on shapes with run-time dims.
@@ -242,6 +251,10 @@ impl ElementwiseOp {
             outputs.push((e.buf(&node.outputs[1])?, identity(shape.len())));
         }
         let (n_data, n_in) = (data.len(), inputs.len());
+        let dtype = in_types[self.operand].dtype;
+        if let Some(k) = self.divisor.filter(|_| !dtype.is_float() && dtype != DType::Bool) {
+            check_divisor(node, g, e, data[k])?;
+        }
         e.generic(&inputs, &outputs, vec![true; shape.len()], |e, args| {
             // Float16 elements compute in float32.
             let widened: Vec<ValueId> = args[..n_in].iter().map(|&a| e.widen_f16(a)).collect();
@@ -324,6 +337,35 @@ impl OnnxOp for ElementwiseOp {
     fn takes_run_time_dims(&self) -> bool {
         true
     }
+}
+
+/// An integer divisor has no zero: a constant one is checked now; one read at run time is read
+/// once before the division, a zero making the run return `XCC_ERROR_DIVISION_BY_ZERO` (the
+/// division itself divides by 1 there, so it never traps; the check stays out of the element
+/// function, which must stay pure for fusion).
+fn check_divisor(node: &Node, g: &Graph, e: &mut Emitter, name: &str) -> OResult<()> {
+    if let Some(t) = g.consts.get(name) {
+        return match t.to_f64().iter().position(|&v| v == 0.0) {
+            Some(i) => err(format!(
+                "{}'s divisor '{name}' is a constant with a 0 (element {i}): an integer division by zero",
+                node.op
+            )),
+            None => Ok(()),
+        };
+    }
+    let divisor = e.buf(name)?;
+    let flat = e.flat(divisor);
+    let n = e.extent_of(flat, 0);
+    let elem = (*e.ty(flat).as_memref().expect("a memref").elem).clone();
+    let zero = e.const_int(0, elem);
+    let none = e.const_int(0, Type::i1());
+    let any_zero = e.for_acc_over(n, none, |e, i, acc| {
+        let v = e.load(flat, &[i]);
+        let is_zero = e.cmpi("eq", v, zero);
+        e.value_op("arith.ori", &[acc, is_zero], Type::i1())
+    });
+    e.fail_run_if(any_zero, xcc_runtime_c::status::DIVISION_BY_ZERO);
+    Ok(())
 }
 
 /// An operator's parameters: the compile-time values, and the ones an input gives at run time
