@@ -39,6 +39,7 @@ struct Names {
 /// dimensions are the distinct values in order of appearance.
 pub(crate) fn parse_ssa_affine_list(p: &mut Parser) -> PResult<(AffineMap, Vec<super::OperandRef>)> {
     let names = Names { dims: Vec::new(), syms: Vec::new(), ssa: Some(Default::default()) };
+    p.affine_ops = 0;
     p.expect_punct("[")?;
     let mut results = Vec::new();
     if !p.is_punct("]") {
@@ -55,6 +56,7 @@ pub(crate) fn parse_ssa_affine_list(p: &mut Parser) -> PResult<(AffineMap, Vec<s
 }
 
 pub(crate) fn parse_affine_map_or_set(p: &mut Parser) -> PResult<MapOrSet> {
+    p.affine_ops = 0;
     let dims = parse_name_list(p, "(", ")")?;
     let syms = if p.is_punct("[") { parse_name_list(p, "[", "]")? } else { Vec::new() };
     let names = Names { dims, syms, ssa: None };
@@ -130,9 +132,11 @@ fn parse_expr(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
     let mut lhs = parse_term(p, names)?;
     loop {
         if p.eat_punct("+")? {
+            count_op(p)?;
             let rhs = parse_term(p, names)?;
             lhs = AffineExpr::Add(Box::new(lhs), Box::new(rhs));
         } else if p.is_punct("-") {
+            count_op(p)?;
             p.next()?;
             let rhs = parse_term(p, names)?;
             lhs = AffineExpr::Add(Box::new(lhs), Box::new(-rhs));
@@ -156,9 +160,19 @@ fn parse_term(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
         } else {
             return Ok(lhs);
         };
+        count_op(p)?;
         let rhs = parse_factor(p, names)?;
         lhs = combine(op, lhs, rhs);
     }
+}
+
+/// One more binary operation in the map being parsed: an error past [`MAX_AFFINE_OPS`].
+fn count_op(p: &mut Parser) -> PResult<()> {
+    p.affine_ops += 1;
+    if p.affine_ops > super::MAX_AFFINE_OPS {
+        return p.err_here(format!("an affine map with more than {} operations", super::MAX_AFFINE_OPS));
+    }
+    Ok(())
 }
 
 fn combine(op: &str, a: AffineExpr, b: AffineExpr) -> AffineExpr {
@@ -176,11 +190,11 @@ fn parse_factor(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
     match tok {
         Tok::Punct("-") => {
             p.next()?;
-            Ok(-parse_factor(p, names)?)
+            Ok(-p.nested(|p| parse_factor(p, names))?)
         }
         Tok::Punct("(") => {
             p.next()?;
-            let e = parse_expr(p, names)?;
+            let e = p.nested(|p| parse_expr(p, names))?;
             p.expect_punct(")")?;
             Ok(e)
         }

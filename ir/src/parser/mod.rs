@@ -79,7 +79,21 @@ pub struct Parser<'a> {
     block_scopes: Vec<HashMap<String, BlockEntry>>,
     /// The type of the function being parsed, for checking `return` in custom forms.
     pub(crate) func_results: Vec<Vec<Type>>,
+    /// How many regions, types, attributes and parenthesized expressions enclose the one being
+    /// parsed; bounded by [`MAX_NESTING`].
+    depth: usize,
+    /// Binary operations in the affine map or set being parsed; bounded by [`MAX_AFFINE_OPS`].
+    pub(crate) affine_ops: usize,
 }
+
+/// The deepest nesting the parser accepts. The parser and the passes after it recurse on
+/// nesting (a type in a type, a region in a region), so hostile input such as 100,000 `(` would
+/// overflow the stack; real programs nest a few levels.
+pub const MAX_NESTING: usize = 200;
+
+/// The most binary operations in one affine map or set: its expressions are trees that later
+/// code walks recursively, and a chain of 100,000 `+` would be 100,000 levels deep.
+pub const MAX_AFFINE_OPS: usize = 1000;
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> Parser<'a> {
@@ -92,7 +106,20 @@ impl<'a> Parser<'a> {
             scopes: vec![Scope { isolated: true, ..Default::default() }],
             block_scopes: Vec::new(),
             func_results: Vec::new(),
+            depth: 0,
+            affine_ops: 0,
         }
+    }
+
+    /// Runs `f` one nesting level deeper: an error at the current token past [`MAX_NESTING`].
+    pub(crate) fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return self.err_here(format!("nesting deeper than {MAX_NESTING} levels"));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
     }
 
     // ---- token plumbing -------------------------------------------------------------------
@@ -752,6 +779,10 @@ impl<'a> Parser<'a> {
         entry_args: &[(String, Type, Span)],
         _implicit_terminator: bool,
     ) -> PResult<RegionId> {
+        self.nested(|p| p.parse_region_unbounded(entry_args))
+    }
+
+    fn parse_region_unbounded(&mut self, entry_args: &[(String, Type, Span)]) -> PResult<RegionId> {
         self.expect_punct("{")?;
         let region = self.m.new_region();
         self.block_scopes.push(HashMap::new());
@@ -849,6 +880,10 @@ impl<'a> Parser<'a> {
     // ---- types ----------------------------------------------------------------------------
 
     pub(crate) fn parse_type(&mut self) -> PResult<Type> {
+        self.nested(Self::parse_type_unbounded)
+    }
+
+    fn parse_type_unbounded(&mut self) -> PResult<Type> {
         let (tok, span) = self.peek()?;
         match tok {
             Tok::Punct("(") => {
@@ -1232,6 +1267,10 @@ impl<'a> Parser<'a> {
     }
 
     pub(crate) fn parse_attribute(&mut self) -> PResult<Attribute> {
+        self.nested(Self::parse_attribute_unbounded)
+    }
+
+    fn parse_attribute_unbounded(&mut self) -> PResult<Attribute> {
         let (tok, span) = self.peek()?;
         match tok {
             Tok::Ident(w) => match w.as_str() {
@@ -1471,7 +1510,7 @@ impl<'a> Parser<'a> {
             let mut n = 0;
             if !self.is_punct("]") {
                 loop {
-                    self.parse_dense_elems(out, shape, depth + 1)?;
+                    self.nested(|p| p.parse_dense_elems(out, shape, depth + 1))?;
                     n += 1;
                     if !self.eat_punct(",")? {
                         break;
