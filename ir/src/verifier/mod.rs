@@ -26,8 +26,25 @@ pub fn verify(m: &Module) -> Result<(), Diagnostic> {
         }
     }
     let mut v = Verifier { m, dom: HashMap::new(), position };
+    unique_symbols(m, m.top_ops())?;
     for &op in m.top_ops() {
         v.verify_op(op)?;
+    }
+    Ok(())
+}
+
+/// The symbols a module defines have distinct names, as upstream requires: a call or
+/// `addressof` must name one definition.
+fn unique_symbols(m: &Module, ops: &[OpId]) -> Result<(), Diagnostic> {
+    let mut seen: HashMap<&str, OpId> = HashMap::new();
+    for &op in ops {
+        if let Some(crate::Attribute::String(name)) = m.attr(op, "sym_name") {
+            if let Some(&first) = seen.get(name.as_str()) {
+                return Err(Diagnostic::new(op_span(m, op), format!("redefinition of symbol named '{name}'"))
+                    .with_note(op_span(m, first), "the first definition is here"));
+            }
+            seen.insert(name, op);
+        }
     }
     Ok(())
 }
