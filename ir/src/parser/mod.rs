@@ -91,6 +91,9 @@ pub struct Parser<'a> {
 /// overflow the stack; real programs nest a few levels.
 pub const MAX_NESTING: usize = 200;
 
+/// The most elements a vector type may have (all dimensions together).
+pub const MAX_VECTOR_ELEMENTS: u64 = 16384;
+
 /// The most binary operations in one affine map or set: its expressions are trees that later
 /// code walks recursively, and a chain of 100,000 `+` would be 100,000 levels deep.
 pub const MAX_AFFINE_OPS: usize = 1000;
@@ -964,8 +967,16 @@ impl<'a> Parser<'a> {
                     .into_iter()
                     .map(|d| d.ok_or_else(|| Diagnostic::new(span, "vector dimensions must be static")))
                     .collect::<PResult<Vec<u64>>>()?;
-                if shape.is_empty() {
-                    // `vector<f32>` is a 0-d vector upstream; xcc treats it as rank 0.
+                let lanes = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+                if lanes.is_none_or(|n| n > MAX_VECTOR_ELEMENTS) {
+                    return Err(Diagnostic::new(
+                        span,
+                        format!(
+                            "a vector of {} elements; xcc takes at most {MAX_VECTOR_ELEMENTS} (LLVM's code \
+                             generator aborts at 65,536 and slows down long before)",
+                            lanes.map_or("more than 2^64".to_string(), |n| n.to_string())
+                        ),
+                    ));
                 }
                 if !(elem.is_integer() || elem.is_float() || elem.is_index()) {
                     return Err(Diagnostic::new(
