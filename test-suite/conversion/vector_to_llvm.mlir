@@ -9,11 +9,11 @@
 // CHECK-NEXT: [[X:%[0-9]+]] = llvm.load [[ADDR]] {alignment = 4} : !llvm.ptr -> vector<4xf32>
 // CHECK-NEXT: [[POISON:%[0-9]+]] = llvm.mlir.poison : vector<4xf32>
 // CHECK-NEXT: [[LANE0:%[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT: [[ONE:%[0-9]+]] = "llvm.insertelement"([[POISON]], %arg2, [[LANE0]])
-// CHECK-NEXT: [[SPLAT:%[0-9]+]] = "llvm.shufflevector"([[ONE]], [[ONE]]) {mask = array<i32: 0, 0, 0, 0>}
+// CHECK-NEXT: [[ONE:%[0-9]+]] = llvm.insertelement %arg2, [[POISON]][[[LANE0]] : i32] : vector<4xf32>
+// CHECK-NEXT: [[SPLAT:%[0-9]+]] = llvm.shufflevector [[ONE]], [[ONE]] [0, 0, 0, 0] : vector<4xf32>
 // CHECK-NEXT: [[Y:%[0-9]+]] = "llvm.intr.fmuladd"([[SPLAT]], [[X]], [[X]]) : (vector<4xf32>, vector<4xf32>, vector<4xf32>) -> vector<4xf32>
 // CHECK: llvm.store [[Y]], {{%[0-9]+}} {alignment = 4} : vector<4xf32>, !llvm.ptr
-// CHECK: [[E:%[0-9]+]] = "llvm.extractelement"([[Y]], {{%[0-9]+}}) : (vector<4xf32>, i64) -> f32
+// CHECK: [[E:%[0-9]+]] = llvm.extractelement [[Y]][{{%[0-9]+}} : i64] : vector<4xf32>
 // CHECK-NEXT: [[START:%[0-9]+]] = llvm.mlir.constant(-0.0 : f32) : f32
 // CHECK-NEXT: [[T:%[0-9]+]] = "llvm.intr.vector.reduce.fadd"([[START]], [[Y]]) {reassoc} : (f32, vector<4xf32>) -> f32
 // The scalar add is arith's, which this pass leaves alone.
@@ -39,7 +39,7 @@ func.func @axpy(%m: memref<16xf32>, %i: index, %a: f32) -> f32 {
 // CHECK-NEXT: [[CLAMPED:%[0-9]+]] = "llvm.intr.smax"([[LOW]], [[ZERO]]) : (i64, i64) -> i64
 // CHECK-NEXT: [[N32:%[0-9]+]] = llvm.trunc [[CLAMPED]] : i64 to i32
 // CHECK-NEXT: [[NUMBERS:%[0-9]+]] = llvm.mlir.constant(dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xi32>) : vector<8xi32>
-// CHECK: [[SPLAT:%[0-9]+]] = "llvm.shufflevector"
+// CHECK: [[SPLAT:%[0-9]+]] = llvm.shufflevector
 // CHECK-NEXT: [[MASK:%[0-9]+]] = llvm.icmp "sgt" [[SPLAT]], [[NUMBERS]] : vector<8xi32>
 // The first lane's address is not inbounds: that lane may be off and outside the buffer.
 // CHECK: [[FROM:%[0-9]+]] = "llvm.getelementptr"({{%[0-9]+}}, {{%[0-9]+}}) {elem_type = f32, rawConstantIndices
@@ -56,7 +56,7 @@ func.func @masked_copy(%src: memref<16xf32>, %dst: memref<16xf32>, %i: index, %n
 
 // A shuffle is llvm.shufflevector with its mask in i32.
 // CHECK-LABEL: func.func @evens
-// CHECK: "llvm.shufflevector"(%arg0, %arg1) {mask = array<i32: 0, 2, 4, 6>} : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+// CHECK: llvm.shufflevector %arg0, %arg1 [0, 2, 4, 6] : vector<4xf32>
 func.func @evens(%a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32> {
   %s = vector.shuffle %a, %b [0, 2, 4, 6] : vector<4xf32>, vector<4xf32>
   return %s : vector<4xf32>

@@ -758,6 +758,23 @@ pub fn upstream_tools() -> Option<(PathBuf, PathBuf, PathBuf)> {
 }
 
 /// Compiles `input` to an object with upstream MLIR and LLVM 22, in `dir`.
+/// `input` lowered to the llvm dialect by mlir-opt-22 ([`UPSTREAM_PASSES`]), written to `dir`
+/// in the custom form or, with `generic`, in the generic form.
+pub fn upstream_lowered(input: &Path, dir: &Path, generic: bool) -> Result<PathBuf, String> {
+    let (opt, _, _) = upstream_tools().ok_or("mlir-opt-22, mlir-translate-22 or llc-22 is missing")?;
+    let lowered = dir.join(if generic { "upstream.generic.mlir" } else { "upstream.custom.mlir" });
+    let mut cmd = Command::new(opt);
+    cmd.args(UPSTREAM_PASSES).arg(input).arg("-o").arg(&lowered);
+    if generic {
+        cmd.arg("-mlir-print-op-generic");
+    }
+    let o = run_command(&mut cmd, compile_timeout());
+    if !o.success() {
+        return Err(format!("mlir-opt-22 failed: {}", o.summary()));
+    }
+    Ok(lowered)
+}
+
 pub fn upstream_object(input: &Path, dir: &Path) -> Result<PathBuf, String> {
     let (opt, translate, llc) = upstream_tools().ok_or("mlir-opt-22, mlir-translate-22 or llc-22 is missing")?;
     let lowered = dir.join("upstream.llvm.mlir");

@@ -64,6 +64,10 @@ enum Variant {
     Aarch64,
     /// Compiled by upstream MLIR 22 as well: both programs must print the same.
     Differential,
+    /// Lowered to the llvm dialect by mlir-opt-22, printed in its custom form (or generic form),
+    /// and that text compiled by xcc: upstream's spelling of every llvm op it produces must be
+    /// accepted and mean the same.
+    ViaMlirOpt { generic: bool },
 }
 
 impl Variant {
@@ -72,6 +76,8 @@ impl Variant {
             Variant::Native => "",
             Variant::Aarch64 => "/aarch64",
             Variant::Differential => "/differential",
+            Variant::ViaMlirOpt { generic: false } => "/via-mlir-opt",
+            Variant::ViaMlirOpt { generic: true } => "/via-mlir-opt-generic",
         }
     }
 }
@@ -137,6 +143,25 @@ fn differential(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir
     Ok(())
 }
 
+/// xcc compiles mlir-opt-22's llvm-dialect output of the file; the program must meet the file's
+/// expectations.
+fn via_mlir_opt(
+    tools: &Tools,
+    path: &Path,
+    harness: &Path,
+    expect: &Expect,
+    dir: &Path,
+    generic: bool,
+) -> Result<(), String> {
+    let lowered = upstream_lowered(path, dir, generic)?;
+    let lib = dir.join("lib_via_mlir_opt.a");
+    xcc_compile(tools, &lowered, &lib, &[])?;
+    let prog = dir.join("prog_via_mlir_opt");
+    link_c("cc", harness, &[&lib], &prog)?;
+    let out = run_program(&mut Command::new(&prog), "via mlir-opt-22")?;
+    expect.check(&out).map_err(|e| format!("xcc on mlir-opt-22's output: {e}"))
+}
+
 fn check_file(tools: &Tools, path: &Path, variant: Variant) -> Result<(), String> {
     let name = file_name(path);
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
@@ -148,12 +173,15 @@ fn check_file(tools: &Tools, path: &Path, variant: Variant) -> Result<(), String
         Variant::Native => native(tools, path, &harness, &expect, &dir).map(|_| ()),
         Variant::Aarch64 => aarch64(tools, path, &harness, &expect, &dir),
         Variant::Differential => differential(tools, path, &harness, &expect, &dir),
+        Variant::ViaMlirOpt { generic } => via_mlir_opt(tools, path, &harness, &expect, &dir, generic),
     }
 }
 
 /// One test per file (`run/NAME.mlir`), one more under qemu (`run/NAME.mlir/aarch64`, ignored
 /// without the cross tools) and, for `// differential` files, one against upstream MLIR
-/// (`run/NAME.mlir/differential`, ignored without mlir-opt-22, mlir-translate-22 and llc-22).
+/// (`run/NAME.mlir/differential`) and two on mlir-opt-22's llvm-dialect output in its custom
+/// and generic forms (`/via-mlir-opt`, `/via-mlir-opt-generic`), ignored without mlir-opt-22,
+/// mlir-translate-22 and llc-22.
 fn main() -> std::process::ExitCode {
     let tools = Tools {
         xcc: xcc_binary(),
@@ -177,6 +205,8 @@ fn main() -> std::process::ExitCode {
             (Variant::Native, true, true),
             (Variant::Aarch64, true, tools.aarch64.is_some()),
             (Variant::Differential, differential, tools.upstream),
+            (Variant::ViaMlirOpt { generic: false }, differential, tools.upstream),
+            (Variant::ViaMlirOpt { generic: true }, differential, tools.upstream),
         ] {
             if !wanted {
                 continue;

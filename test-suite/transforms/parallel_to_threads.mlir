@@ -10,7 +10,7 @@
 // CHECK: "builtin.unrealized_conversion_cast"(%arg0) : (memref<64x256xf32>) -> !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>
 // CHECK: "llvm.getelementptr"([[CTX]]) {{.*}}rawConstantIndices = array<i32: 0, 0>
 // CHECK: "llvm.getelementptr"([[CTX]]) {{.*}}rawConstantIndices = array<i32: 0, 1>
-// CHECK: [[TASK:%[0-9]+]] = "llvm.mlir.addressof"() {global_name = @scale_parallel0}
+// CHECK: [[TASK:%[0-9]+]] = llvm.mlir.addressof @scale_parallel0 : !llvm.ptr
 // CHECK: [[N:%[0-9]+]] = arith.constant 64 : i64
 // CHECK: llvm.call @xcc_parallel_for([[TASK]], [[CTX]], [[N]])
 // CHECK-NOT: scf.parallel
@@ -78,7 +78,7 @@ func.func @batch_of_one(%x: memref<1x64x256xf32>) {
 // per element).
 // CHECK-LABEL: func.func @rows_at_run_time
 // CHECK: [[D:%[0-9]+]] = "memref.dim"(%arg0, {{%[0-9]+}}) : (memref<?x256xf32>, index) -> index
-// CHECK: [[TASK:%[0-9]+]] = "llvm.mlir.addressof"() {global_name = @rows_at_run_time_parallel0}
+// CHECK: [[TASK:%[0-9]+]] = llvm.mlir.addressof @rows_at_run_time_parallel0 : !llvm.ptr
 // CHECK: [[FIXED:%[0-9]+]] = arith.constant 1 : i64
 // CHECK: [[D64:%[0-9]+]] = arith.index_cast [[D]] : index to i64
 // CHECK: [[N:%[0-9]+]] = arith.muli [[FIXED]], [[D64]] : i64

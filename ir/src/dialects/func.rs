@@ -133,6 +133,9 @@ fn print_call(p: &mut OpPrinter, op: OpId) -> Option<()> {
 }
 
 fn parse_call(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    if spec.name == "llvm.call" && matches!(p.peek()?.0, Tok::Percent(_)) {
+        return parse_indirect_llvm_call(p, spec);
+    }
     let (callee, _) = p.expect_symbol()?;
     p.expect_punct("(")?;
     let refs = p.parse_operand_refs()?;
@@ -144,6 +147,30 @@ fn parse_call(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let ops = p.resolve_all(&refs, &ft.inputs)?;
     let results: Vec<Type> = ft.results.into_iter().filter(|t| *t != Type::LlvmVoid).collect();
     Ok(with_attrs(spec.operands(ops).results(results).attr("callee", Attribute::symbol(callee)), attrs))
+}
+
+/// `llvm.call %f(%a) : !llvm.ptr, (i32) -> i32`: a call through a function pointer.
+fn parse_indirect_llvm_call(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let callee = p.parse_operand_ref()?;
+    p.expect_punct("(")?;
+    let refs = p.parse_operand_refs()?;
+    p.expect_punct(")")?;
+    let attrs = parse_flags_and_attrs(p)?;
+    p.expect_punct(":")?;
+    let pointer = p.parse_type()?;
+    p.expect_punct(",")?;
+    let ft = parse_fn_type(p)?;
+    expect_types(&refs, &ft.inputs, spec.span)?;
+    let f = p.resolve(&callee, &pointer)?;
+    let ops = p.resolve_all(&refs, &ft.inputs)?;
+    let results: Vec<Type> = ft.results.iter().filter(|t| **t != Type::LlvmVoid).cloned().collect();
+    let callee_type = FunctionType { inputs: ft.inputs, results: results.clone() };
+    let spec = spec
+        .operands([f])
+        .operands(ops)
+        .results(results)
+        .attr("callee_type", Attribute::Type(Type::Function(callee_type)));
+    Ok(with_attrs(spec, attrs))
 }
 
 /// `func.call_indirect %f(%a) : (i32) -> i32`

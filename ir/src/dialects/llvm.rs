@@ -8,14 +8,14 @@ use super::cf::{BRANCH, COND_BRANCH};
 use super::constraints::{self as c, operand_types, result_types};
 use crate::attributes::Attribute;
 use crate::diagnostics::Diagnostic;
-use crate::entity::OpId;
+use crate::entity::{OpId, ValueId};
 use crate::module::{Module, OpSpec};
 use crate::op_def::{optional, required, AttrDef, AttrKind, Count, OpDef, Syntax, Traits, VerifyFn};
 use crate::parser::forms::{expect_types, parse_fn_type, parse_opt_attr_dict, with_attrs, BINARY, CAST, RETURN, UNARY};
 use crate::parser::lexer::Tok;
 use crate::parser::{PResult, Parser};
 use crate::printer::OpPrinter;
-use crate::types::Type;
+use crate::types::{FunctionType, Type};
 
 const fn binary(name: &'static str, summary: &'static str, rule: VerifyFn) -> OpDef {
     OpDef::new(name, summary).operands(2).results(1).pure().verify(rule).syntax(BINARY).translated()
@@ -113,6 +113,7 @@ pub const OPS: &[OpDef] = &[
         .attrs(&[required("global_name", AttrKind::Symbol)])
         .pure()
         .verify(verify_addressof)
+        .syntax(Syntax::custom(parse_addressof, Some(print_addressof)))
         .translated(),
     OpDef::new("llvm.mlir.global", "a global variable")
         .regions(Count::Between(0, 1))
@@ -125,6 +126,7 @@ pub const OPS: &[OpDef] = &[
             optional("linkage", AttrKind::Any),
         ])
         .traits(Traits::SYMBOL)
+        .syntax(Syntax::custom(parse_global, Some(print_global)))
         .translated(),
     OpDef::new("llvm.load", "reads a value through a pointer")
         .operands(1)
@@ -182,12 +184,14 @@ pub const OPS: &[OpDef] = &[
         .results(1)
         .pure()
         .verify(verify_extractelement)
+        .syntax(Syntax::custom(parse_extractelement, Some(print_extractelement)))
         .translated(),
     OpDef::new("llvm.insertelement", "a vector with one lane replaced")
         .operands(3)
         .results(1)
         .pure()
         .verify(verify_insertelement)
+        .syntax(Syntax::custom(parse_insertelement, Some(print_insertelement)))
         .translated(),
     OpDef::new("llvm.shufflevector", "lanes picked from two vectors by a constant mask")
         .operands(2)
@@ -195,6 +199,7 @@ pub const OPS: &[OpDef] = &[
         .attrs(&[required("mask", AttrKind::IntList)])
         .pure()
         .verify(c::shuffle)
+        .syntax(Syntax::custom(parse_shufflevector, Some(print_shufflevector)))
         .translated(),
     OpDef::new("llvm.call", "calls a function by symbol, or through a pointer with `callee_type`")
         .operand_count(Count::AtLeast(0))
@@ -501,6 +506,221 @@ fn print_typed_value(p: &mut OpPrinter, op: OpId) -> Option<()> {
 }
 
 /// `llvm.load %p {alignment = 4} : !llvm.ptr -> f32`
+/// `[%position : type] : vector-type` after the vector of `llvm.extractelement` and
+/// `llvm.insertelement`.
+fn parse_lane_position(p: &mut Parser) -> PResult<(crate::parser::OperandRef, Type, Type)> {
+    p.expect_punct("[")?;
+    let position = p.parse_operand_ref()?;
+    p.expect_punct(":")?;
+    let position_type = p.parse_type()?;
+    p.expect_punct("]")?;
+    p.expect_punct(":")?;
+    Ok((position, position_type, p.parse_type()?))
+}
+
+fn vector_element(t: &Type, p: &Parser) -> PResult<Type> {
+    match t {
+        Type::Vector { elem, .. } => Ok((**elem).clone()),
+        _ => p.err_here(format!("expected a vector type, not {t}")),
+    }
+}
+
+/// `llvm.extractelement %v[%i : i64] : vector<4xf32>`
+fn parse_extractelement(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let v = p.parse_operand_ref()?;
+    let (i, it, vt) = parse_lane_position(p)?;
+    let elem = vector_element(&vt, p)?;
+    Ok(spec.operands([p.resolve(&v, &vt)?, p.resolve(&i, &it)?]).results([elem]))
+}
+
+/// `llvm.insertelement %x, %v[%i : i64] : vector<4xf32>`
+fn parse_insertelement(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let x = p.parse_operand_ref()?;
+    p.expect_punct(",")?;
+    let v = p.parse_operand_ref()?;
+    let (i, it, vt) = parse_lane_position(p)?;
+    let elem = vector_element(&vt, p)?;
+    let ops = [p.resolve(&v, &vt)?, p.resolve(&x, &elem)?, p.resolve(&i, &it)?];
+    Ok(spec.operands(ops).results([vt]))
+}
+
+fn print_lane_position(p: &mut OpPrinter, vector: ValueId, position: ValueId) {
+    let m = p.module();
+    p.value(vector);
+    p.word("[");
+    p.value(position);
+    p.word(" : ");
+    p.ty(m.ty(position));
+    p.word("] : ");
+    p.ty(m.ty(vector));
+}
+
+fn print_extractelement(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let ops = p.module().ops[op].operands.clone();
+    if p.has_other_attrs(op, &[]) || !matches!(p.module().ty(ops[0]), Type::Vector { .. }) {
+        return None;
+    }
+    print_lane_position(p, ops[0], ops[1]);
+    Some(())
+}
+
+fn print_insertelement(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let ops = p.module().ops[op].operands.clone();
+    if p.has_other_attrs(op, &[]) || !matches!(p.module().ty(ops[0]), Type::Vector { .. }) {
+        return None;
+    }
+    p.value(ops[1]);
+    p.word(", ");
+    print_lane_position(p, ops[0], ops[2]);
+    Some(())
+}
+
+/// `llvm.shufflevector %a, %b [0, 4, 1, 5] : vector<4xf32>`: the type is the operands'; the
+/// result has one lane per mask entry.
+fn parse_shufflevector(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let a = p.parse_operand_ref()?;
+    p.expect_punct(",")?;
+    let b = p.parse_operand_ref()?;
+    p.expect_punct("[")?;
+    let mut mask = Vec::new();
+    if !p.is_punct("]") {
+        loop {
+            mask.push(p.parse_int("a mask index")?.0);
+            if !p.eat_punct(",")? {
+                break;
+            }
+        }
+    }
+    p.expect_punct("]")?;
+    let attrs = parse_opt_attr_dict(p)?;
+    p.expect_punct(":")?;
+    let vt = p.parse_type()?;
+    let elem = vector_element(&vt, p)?;
+    let result = Type::Vector { shape: vec![mask.len() as u64], elem: Box::new(elem) };
+    let ops = [p.resolve(&a, &vt)?, p.resolve(&b, &vt)?];
+    let mask = Attribute::DenseArray { elem: Type::i32(), values: mask };
+    Ok(with_attrs(spec.operands(ops).results([result]).attr("mask", mask), attrs))
+}
+
+fn print_shufflevector(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let ops = &m.ops[op].operands;
+    let mask = m.attr(op, "mask")?.as_int_list()?;
+    p.values(ops);
+    let lanes: Vec<String> = mask.iter().map(|i| i.to_string()).collect();
+    p.word(&format!(" [{}]", lanes.join(", ")));
+    p.attr_dict_except(op, &["mask"]);
+    p.word(" : ");
+    p.ty(m.ty(ops[0]));
+    Some(())
+}
+
+/// `llvm.mlir.addressof @name : !llvm.ptr`
+fn parse_addressof(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let (name, _) = p.expect_symbol()?;
+    let attrs = parse_opt_attr_dict(p)?;
+    p.expect_punct(":")?;
+    let t = p.parse_type()?;
+    Ok(with_attrs(spec.attr("global_name", Attribute::symbol(name)).results([t]), attrs))
+}
+
+fn print_addressof(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    p.attr(m.attr(op, "global_name")?);
+    p.attr_dict_except(op, &["global_name"]);
+    p.word(" : ");
+    p.ty(m.ty(m.ops[op].results[0]));
+    Some(())
+}
+
+/// The linkage words of `llvm.mlir.global` and `llvm.func` (LLVM's linkage types).
+pub const LINKAGES: &[&str] = &[
+    "private",
+    "internal",
+    "available_externally",
+    "linkonce",
+    "weak",
+    "common",
+    "appending",
+    "extern_weak",
+    "linkonce_odr",
+    "weak_odr",
+    "external",
+];
+
+/// `llvm.mlir.global [linkage] [hidden|protected] [thread_local] [unnamed_addr |
+/// local_unnamed_addr] [constant] @name([value]) [{attrs}] [: type] [initializer region]`, as
+/// upstream writes it; the type may be left out after a string value (an i8 array).
+fn parse_global(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let mut spec = spec;
+    while let (Tok::Ident(w), _) = p.peek()? {
+        let attr = match w.as_str() {
+            w if LINKAGES.contains(&w) => ("linkage", Attribute::String(w.to_string())),
+            "hidden" | "protected" | "default" => ("visibility", Attribute::String(w.clone())),
+            "thread_local" => ("thread_local_", Attribute::Unit),
+            "unnamed_addr" | "local_unnamed_addr" => ("unnamed_addr", Attribute::String(w.clone())),
+            "constant" => ("constant", Attribute::Unit),
+            _ => break,
+        };
+        p.next()?;
+        spec = spec.attr(attr.0, attr.1);
+    }
+    let (name, _) = p.expect_symbol()?;
+    p.expect_punct("(")?;
+    let value = if p.is_punct(")") { None } else { Some(p.parse_attribute()?) };
+    p.expect_punct(")")?;
+    let attrs = parse_opt_attr_dict(p)?;
+    let ty = if p.eat_punct(":")? {
+        p.parse_type()?
+    } else if let Some(Attribute::String(s)) = &value {
+        Type::LlvmArray { len: s.len() as u64, elem: Box::new(Type::i8()) }
+    } else {
+        return p.err_here("expected ':' and the global's type");
+    };
+    spec = spec.attr("sym_name", Attribute::String(name)).attr("global_type", Attribute::Type(ty));
+    if let Some(v) = value {
+        spec = spec.attr("value", v);
+    }
+    if p.is_punct("{") {
+        spec = spec.region(p.parse_region(&[], false)?);
+    }
+    Ok(with_attrs(spec, attrs))
+}
+
+fn print_global(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let words = ["linkage", "visibility", "unnamed_addr"];
+    for w in words {
+        if let Some(v) = m.attr(op, w).and_then(Attribute::as_str) {
+            p.word(&format!("{v} "));
+        }
+    }
+    if m.attr(op, "thread_local_").is_some() {
+        p.word("thread_local ");
+    }
+    if m.attr(op, "constant").is_some() {
+        p.word("constant ");
+    }
+    p.word(&crate::attributes::format_symbol(m.sym_name(op)?));
+    p.word("(");
+    if let Some(v) = m.attr(op, "value") {
+        p.attr(v);
+    }
+    p.word(")");
+    let known = ["sym_name", "global_type", "value", "constant", "thread_local_"];
+    let skip: Vec<&str> = known.iter().chain(&words).copied().collect();
+    p.attr_dict_except(op, &skip);
+    p.word(" : ");
+    p.ty(m.attr(op, "global_type")?.as_type()?);
+    if let Some(&r) = m.ops[op].regions.first() {
+        if !m.regions[r].blocks.is_empty() {
+            p.word(" ");
+            p.region_without_entry_args(r, false);
+        }
+    }
+    Some(())
+}
+
 fn parse_load(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let r = p.parse_operand_ref()?;
     let attrs = parse_opt_attr_dict(p)?;
@@ -623,8 +843,21 @@ fn parse_aggregate_access(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 }
 
 /// `llvm.getelementptr [inbounds] %base[%i, 2] : (!llvm.ptr, i64) -> !llvm.ptr, f32`
+/// `llvm.getelementptr [flags] %base[indices] : (types) -> !llvm.ptr, elem`, the flags
+/// `inbounds`, `nusw` and `nuw` joined by `|` (MLIR 22); only `inbounds` is kept (dropping a
+/// no-wrap flag promises less, which is always correct).
 fn parse_gep(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
-    let inbounds = p.eat_ident("inbounds")?;
+    let mut inbounds = false;
+    while let (Tok::Ident(w), _) = p.peek()? {
+        if !matches!(w.as_str(), "inbounds" | "nusw" | "nuw") {
+            break;
+        }
+        p.next()?;
+        inbounds |= w == "inbounds";
+        if !p.eat_punct("|")? {
+            break;
+        }
+    }
     let base = p.parse_operand_ref()?;
     p.expect_punct("[")?;
     let mut raw = Vec::new();
@@ -662,10 +895,15 @@ fn parse_gep(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 }
 
 /// `llvm.intr.NAME(%a, %b) : (T, T) -> R` for any intrinsic (not a table entry: the set is LLVM's).
+/// Upstream also writes some without parentheses: `llvm.intr.masked.load %p, %m, %x {...} :
+/// (types) -> T` and `llvm.intr.masked.store %v, %p, %m {...} : V, M into !llvm.ptr`.
 pub(crate) fn parse_intrinsic(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
-    p.expect_punct("(")?;
-    let refs = p.parse_operand_refs()?;
-    p.expect_punct(")")?;
+    let parenthesized = p.eat_punct("(")?;
+    let refs =
+        if parenthesized || matches!(p.peek()?.0, Tok::Percent(_)) { p.parse_operand_refs()? } else { Vec::new() };
+    if parenthesized {
+        p.expect_punct(")")?;
+    }
     let mut attrs = Vec::new();
     if p.is_punct("<") {
         p.next()?;
@@ -674,7 +912,14 @@ pub(crate) fn parse_intrinsic(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     }
     attrs.extend(parse_opt_attr_dict(p)?);
     p.expect_punct(":")?;
-    let ft = parse_fn_type(p)?;
+    let ft = if spec.name == "llvm.intr.masked.store" && !p.is_punct("(") {
+        let (value, _) = (p.parse_type()?, p.expect_punct(",")?);
+        let mask = p.parse_type()?;
+        p.expect_ident_word("into")?;
+        FunctionType { inputs: vec![value, p.parse_type()?, mask], results: Vec::new() }
+    } else {
+        parse_fn_type(p)?
+    };
     expect_types(&refs, &ft.inputs, spec.span)?;
     let ops = p.resolve_all(&refs, &ft.inputs)?;
     let results: Vec<Type> = ft.results.into_iter().filter(|t| *t != Type::LlvmVoid).collect();

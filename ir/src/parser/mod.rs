@@ -357,12 +357,39 @@ impl<'a> Parser<'a> {
                     self.expect_punct("}")?;
                     self.skip_loc()?;
                 }
-                _ => {
-                    self.parse_operation(body)?;
+                (_, span) => {
+                    let op = self.parse_operation(body)?;
+                    if self.m.ops[op].name == "builtin.module" {
+                        if saw_module || self.m.top_ops().len() > 1 {
+                            return Err(Diagnostic::new(
+                                span,
+                                "xcc compiles one module per file; found a second module",
+                            ));
+                        }
+                        saw_module = true;
+                        self.unwrap_generic_module(op);
+                    }
                 }
             }
         }
         self.finish_isolated_scope_check()
+    }
+
+    /// The generic form `"builtin.module"() ({ ... }) : () -> ()` (what `mlir-opt
+    /// -mlir-print-op-generic` writes) is the module itself: its operations become the top level.
+    fn unwrap_generic_module(&mut self, op: OpId) {
+        let body = self.m.body_block();
+        if let Some(crate::Attribute::String(name)) = self.m.attr(op, "sym_name") {
+            self.m.name = Some(name.clone());
+        }
+        self.m.erase_op(op);
+        let blocks: Vec<BlockId> =
+            self.m.ops[op].regions.iter().flat_map(|&r| self.m.regions[r].blocks.clone()).collect();
+        for b in blocks {
+            for inner in std::mem::take(&mut self.m.blocks[b].ops) {
+                self.m.append_op(body, inner);
+            }
+        }
     }
 
     fn finish_isolated_scope_check(&mut self) -> PResult<()> {
@@ -689,6 +716,13 @@ impl<'a> Parser<'a> {
             ("vector.extractelement", Some(Type::Tensor { .. })) => "tensor.extract".to_string(),
             _ => name,
         };
+        let indirect_call = name == "llvm.call" && !attrs.iter().any(|(k, _)| k == "callee" || k == "callee_type");
+        if indirect_call && !ft.inputs.is_empty() {
+            // Upstream's generic indirect call names no callee: the pointer is the first
+            // operand, and the callee's type is what the call passes and returns.
+            let callee_type = FunctionType { inputs: ft.inputs[1..].to_vec(), results: ft.results.clone() };
+            attrs.push(("callee_type".into(), Attribute::Type(Type::Function(callee_type))));
+        }
         let mut spec = OpSpec::new(name, name_span).operands(operands).results(ft.results);
         spec.attrs = attrs;
         spec.regions = regions;
@@ -699,6 +733,7 @@ impl<'a> Parser<'a> {
             spec.property_names = property_names;
         }
         normalize_generic_successors(&mut spec);
+        normalize_generic_llvm_symbol(&mut spec);
         Ok(spec)
     }
 
@@ -1167,6 +1202,20 @@ impl<'a> Parser<'a> {
         Ok(Layout::Strided { offset, strides })
     }
 
+    /// A type inside an llvm dialect type (a struct's field, an array's element, a function
+    /// type's result or parameter), where upstream writes llvm types without their prefix:
+    /// `!llvm.struct<(ptr, array<2 x i64>)>`.
+    fn parse_llvm_member_type(&mut self) -> PResult<Type> {
+        let (tok, span) = self.peek()?;
+        match tok {
+            Tok::Ident(w) if matches!(w.as_str(), "ptr" | "struct" | "array" | "func" | "void") => {
+                self.next()?;
+                self.nested(|p| p.parse_dialect_type(&format!("llvm.{w}"), span))
+            }
+            _ => self.parse_type(),
+        }
+    }
+
     fn parse_dialect_type(&mut self, name: &str, span: Span) -> PResult<Type> {
         if let Some(t) = self.type_aliases.get(name) {
             return Ok(t.clone());
@@ -1185,7 +1234,15 @@ impl<'a> Parser<'a> {
                 self.expect_punct("<")?;
                 let packed = self.eat_ident("packed")?;
                 self.expect_punct("(")?;
-                let fields = if self.is_punct(")") { Vec::new() } else { self.parse_type_list_no_parens()? };
+                let mut fields = Vec::new();
+                if !self.is_punct(")") {
+                    loop {
+                        fields.push(self.parse_llvm_member_type()?);
+                        if !self.eat_punct(",")? {
+                            break;
+                        }
+                    }
+                }
                 self.expect_punct(")")?;
                 self.expect_punct(">")?;
                 Ok(Type::LlvmStruct { packed, fields })
@@ -1194,13 +1251,13 @@ impl<'a> Parser<'a> {
                 self.expect_punct("<")?;
                 let (n, _) = self.parse_int("an array length")?;
                 self.expect_ident_word("x")?;
-                let elem = self.parse_type()?;
+                let elem = self.parse_llvm_member_type()?;
                 self.expect_punct(">")?;
                 Ok(Type::LlvmArray { len: n as u64, elem: Box::new(elem) })
             }
             "llvm.func" => {
                 self.expect_punct("<")?;
-                let result = self.parse_type()?;
+                let result = self.parse_llvm_member_type()?;
                 self.expect_punct("(")?;
                 let mut params = Vec::new();
                 let mut vararg = false;
@@ -1210,7 +1267,7 @@ impl<'a> Parser<'a> {
                             vararg = true;
                             break;
                         }
-                        params.push(self.parse_type()?);
+                        params.push(self.parse_llvm_member_type()?);
                         if !self.eat_punct(",")? {
                             break;
                         }
@@ -1629,6 +1686,36 @@ fn llvm_type_from_string(text: &str) -> Option<Type> {
         "half" => Some(Type::Float(FloatKind::F16)),
         "void" => Some(Type::LlvmVoid),
         _ => t.strip_prefix('i').and_then(|w| w.parse().ok()).map(Type::int),
+    }
+}
+
+/// Upstream's generic `llvm.func` and `llvm.mlir.global` spell the function type as an llvm
+/// function type (`!llvm.func<f32 (i64)>`) and the linkage as `#llvm.linkage<private>`; xcc
+/// keeps a builtin function type (with `vararg`) and the linkage's name, as the custom forms
+/// give them.
+fn normalize_generic_llvm_symbol(spec: &mut OpSpec) {
+    if !matches!(spec.name.as_str(), "llvm.func" | "llvm.mlir.global") {
+        return;
+    }
+    let mut vararg = false;
+    for (k, v) in spec.attrs.iter_mut() {
+        match (k.as_str(), &*v) {
+            ("function_type", Attribute::Type(Type::LlvmFunc { result, params, vararg: va })) => {
+                vararg = *va;
+                let results = if **result == Type::LlvmVoid { Vec::new() } else { vec![(**result).clone()] };
+                *v = Attribute::Type(Type::Function(FunctionType { inputs: params.clone(), results }));
+            }
+            ("linkage", Attribute::Opaque(text)) => {
+                let name = text.trim_start_matches('#').strip_prefix("llvm.linkage<").and_then(|t| t.strip_suffix('>'));
+                if let Some(name) = name {
+                    *v = Attribute::String(name.trim().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    if vararg {
+        spec.attrs.push(("vararg".into(), Attribute::Unit));
     }
 }
 

@@ -5,7 +5,33 @@
 use super::{cstr, unsupported, CChar, TranslateError, Translator, EMPTY};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use xcc_ir::OpId;
+use xcc_ir::{Attribute, OpId};
+
+/// An `immarg` parameter's LLVM type.
+#[derive(Clone, Copy)]
+enum Imm {
+    I1,
+    I32,
+    I64,
+    F64,
+}
+
+/// Intrinsics whose trailing `immarg` parameters upstream's llvm dialect writes as properties
+/// (`"llvm.intr.ctlz"(%x) <{is_zero_poison = false}>`), in parameter order; the call passes
+/// them as constants after the operands.
+const IMMARG_PROPERTIES: &[(&str, &[(&str, Imm)])] = &[
+    ("llvm.ctlz", &[("is_zero_poison", Imm::I1)]),
+    ("llvm.cttz", &[("is_zero_poison", Imm::I1)]),
+    ("llvm.abs", &[("is_int_min_poison", Imm::I1)]),
+    ("llvm.memcpy", &[("isVolatile", Imm::I1)]),
+    ("llvm.memmove", &[("isVolatile", Imm::I1)]),
+    ("llvm.memset", &[("isVolatile", Imm::I1)]),
+    ("llvm.is.fpclass", &[("bit", Imm::I32)]),
+    ("llvm.prefetch", &[("rw", Imm::I32), ("hint", Imm::I32), ("cache", Imm::I32)]),
+    ("llvm.vector.insert", &[("pos", Imm::I64)]),
+    ("llvm.vector.extract", &[("pos", Imm::I64)]),
+    ("llvm.expect.with.probability", &[("prob", Imm::F64)]),
+];
 
 impl Translator<'_> {
     /// Calls the LLVM intrinsic named by the op (`llvm.intr.X` or `llvm.X`), picking the
@@ -37,6 +63,9 @@ impl Translator<'_> {
                 format!("unknown operation '{}' (no LLVM intrinsic named '{full}')", d.name),
             ));
         }
+        let mut ops = ops.to_vec();
+        ops.extend(self.immarg_properties(op, &full));
+        let ops = &ops[..];
         let operand_types: Vec<LLVMTypeRef> = ops.iter().map(|&v| LLVMTypeOf(v)).collect();
         let result_types = d.results.iter().map(|&r| self.ty(m.ty(r), span)).collect::<Result<Vec<_>, _>>()?;
         let want_ret = match result_types.len() {
@@ -124,6 +153,30 @@ impl Translator<'_> {
             }
         }
         Ok(call)
+    }
+
+    /// The constants for the intrinsic's `immarg` properties that the op carries.
+    unsafe fn immarg_properties(&self, op: OpId, full: &str) -> Vec<LLVMValueRef> {
+        let Some((_, props)) = IMMARG_PROPERTIES.iter().find(|(name, _)| *name == full) else { return Vec::new() };
+        let mut out = Vec::new();
+        for &(name, imm) in *props {
+            let Some(a) = self.m.attr(op, name) else { break };
+            let int = match a {
+                Attribute::Bool(b) => *b as i128,
+                Attribute::Integer { value, .. } => *value,
+                _ => 0,
+            };
+            out.push(match imm {
+                Imm::I1 => LLVMConstInt(LLVMInt1TypeInContext(self.ctx), int as u64, 0),
+                Imm::I32 => LLVMConstInt(LLVMInt32TypeInContext(self.ctx), int as u64, 1),
+                Imm::I64 => LLVMConstInt(LLVMInt64TypeInContext(self.ctx), int as u64, 1),
+                Imm::F64 => {
+                    let f = if let Attribute::Float { value, .. } = a { *value } else { int as f64 };
+                    LLVMConstReal(LLVMDoubleTypeInContext(self.ctx), f)
+                }
+            });
+        }
+        out
     }
 
     /// The mangled name for overload types `tys` if a call with these operand and result types

@@ -15,6 +15,7 @@ use xcc_ir::attributes::DenseValues;
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, BlockId, Module, OpId, Span, Type, ValueId};
 
+mod globals;
 mod intrinsics;
 mod rules;
 
@@ -209,41 +210,6 @@ impl Translator<'_> {
             }
         }
         self.functions.insert(name, (f, fty));
-        Ok(())
-    }
-
-    /// A global holding raw bytes (`dense<"0x...">`) or zeroes, stored in `functions` so that
-    /// `llvm.mlir.addressof` finds it by name like a function.
-    fn define_global(&mut self, op: OpId) -> Result<(), TranslateError> {
-        let m = self.m;
-        let span = m.ops[op].span;
-        let name = m.sym_name(op).unwrap_or_default().to_string();
-        let ty = m
-            .attr(op, "global_type")
-            .and_then(Attribute::as_type)
-            .ok_or_else(|| unsupported(span, "llvm.mlir.global needs global_type"))?;
-        let t = self.ty(ty, span)?;
-        unsafe {
-            let g = LLVMAddGlobal(self.module, t, cstr(&name).as_ptr());
-            let init = match m.attr(op, "value") {
-                Some(Attribute::Dense { values: DenseValues::Hex(bytes), .. }) => {
-                    LLVMConstStringInContext2(self.ctx, bytes.as_ptr() as *const CChar, bytes.len(), 1)
-                }
-                None => LLVMConstNull(t),
-                Some(v) => return Err(unsupported(span, format!("global initializer {v}"))),
-            };
-            LLVMSetInitializer(g, init);
-            if m.attr(op, "constant").is_some() {
-                LLVMSetGlobalConstant(g, 1);
-            }
-            if let Some(a) = m.attr(op, "alignment").and_then(Attribute::as_int) {
-                LLVMSetAlignment(g, a as u32);
-            }
-            if m.attr(op, "linkage").and_then(Attribute::as_str) == Some("internal") {
-                LLVMSetLinkage(g, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-            }
-            self.functions.insert(name, (g, t));
-        }
         Ok(())
     }
 

@@ -226,7 +226,10 @@ unsafe fn getelementptr(t: &mut Translator, i: &Inst) -> Translated {
         }
     }
     let (b, n) = (t.builder, idx.len() as u32);
-    Ok(Some(if t.m.attr(i.op, "inbounds").is_some() {
+    // Upstream's generic form: `noWrapFlags = #llvm.gep_no_wrap_flags<inbounds|nuw>`.
+    let flags = t.m.attr(i.op, "noWrapFlags").map(|a| a.to_string()).unwrap_or_default();
+    let inbounds = t.m.attr(i.op, "inbounds").is_some() || flags.contains("inbounds");
+    Ok(Some(if inbounds {
         LLVMBuildInBoundsGEP2(b, et, ops[0], idx.as_mut_ptr(), n, EMPTY)
     } else {
         LLVMBuildGEP2(b, et, ops[0], idx.as_mut_ptr(), n, EMPTY)
