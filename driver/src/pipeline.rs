@@ -31,6 +31,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     }
     let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
         .map_err(|e| format!("xcc: error: {e}"))?;
+    check_emit_for_target(emit, &spec).map_err(|e| format!("xcc: error: {e}"))?;
     let passes = match &cli.passes {
         Some(spec) => xcc_lowering::parse_pipeline(spec).map_err(|e| format!("xcc: error: --passes: {e}"))?,
         None => xcc_lowering::default_pipeline(),
@@ -58,6 +59,24 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     }
     stages.done("write");
     Ok(())
+}
+
+/// What the target cannot produce is refused before anything is compiled.
+fn check_emit_for_target(emit: Emit, spec: &xcc_targets::TargetSpec) -> Result<(), String> {
+    let gpu = spec.arch == Arch::Nvptx64;
+    match emit {
+        Emit::Ptx if !gpu => Err("--emit=ptx needs --target=nvptx64".into()),
+        Emit::Obj | Emit::Lib if gpu => Err(format!(
+            "--emit={} is not available for nvptx64, whose code is PTX text (use -o NAME.ptx or --emit=ptx)",
+            if emit == Emit::Obj { "obj" } else { "lib" }
+        )),
+        Emit::Lib if !spec.links_with_runtime() => Err(format!(
+            "a static library for '{}' is not supported: runtime-c is built for Linux (ELF) only; \
+             emit an object (-o NAME.o) for this target instead",
+            spec.triple
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `-v`: each stage's name and time on standard error as it ends.

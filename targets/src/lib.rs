@@ -17,6 +17,10 @@ pub enum TargetError {
     Unsupported { triple: String, message: String },
     #[error("could not create a target machine for '{triple}' with CPU '{cpu}'")]
     NoMachine { triple: String, cpu: String },
+    #[error("unknown CPU '{cpu}' for {arch} (--mcpu; `llc-22 -march={arch} -mcpu=help` lists them)")]
+    UnknownCpu { cpu: String, arch: &'static str },
+    #[error("unknown target feature '{feature}' for {arch} (--mattr; `llc-22 -march={arch} -mattr=help` lists them)")]
+    UnknownFeature { feature: String, arch: &'static str },
     #[error("LLVM optimization failed: {0}")]
     Passes(String),
     #[error("LLVM code generation failed: {0}")]
@@ -55,6 +59,15 @@ pub struct TargetSpec {
     /// v4; 0 on other architectures), when the compiler knows it: not for a CPU named by LLVM's
     /// name alone (`--mcpu=znver4`), whose features only LLVM knows.
     pub level: Option<u32>,
+}
+
+impl TargetSpec {
+    /// Whether runtime-c's objects (built for Linux, ELF) link with code for this triple: an
+    /// archive for another operating system (Darwin's Mach-O, Windows' COFF) would mix formats.
+    pub fn links_with_runtime(&self) -> bool {
+        target_lexicon::Triple::from_str(&self.triple)
+            .is_ok_and(|t| t.operating_system == target_lexicon::OperatingSystem::Linux)
+    }
 }
 
 /// Resolves `--target`, `-mcpu` and `-mattr`. Short names map to Linux (CPUs) or CUDA (PTX)
@@ -150,9 +163,51 @@ pub fn create_machine(spec: &TargetSpec, opt: u8) -> Result<TargetMachine, Targe
         2 => OptimizationLevel::Default,
         _ => OptimizationLevel::Aggressive,
     };
-    target
-        .create_target_machine(&triple, &spec.cpu, &spec.features, level, RelocMode::PIC, CodeModel::Default)
-        .ok_or_else(|| TargetError::NoMachine { triple: spec.triple.clone(), cpu: spec.cpu.clone() })
+    // LLVM only warns about a CPU or feature it does not know (on standard error, then again for
+    // every function) and goes on without it, which can end in an abort ("64-bit code requested
+    // on a subtarget that doesn't support it"): its warnings are caught and made errors.
+    let (machine, warnings) = capturing_stderr(|| {
+        target.create_target_machine(&triple, &spec.cpu, &spec.features, level, RelocMode::PIC, CodeModel::Default)
+    });
+    let arch = match spec.arch {
+        Arch::X86_64 => "x86-64",
+        a => a.name(),
+    };
+    for line in warnings.lines() {
+        let quoted = || line.split('\'').nth(1).unwrap_or_default().to_string();
+        if line.contains("is not a recognized processor") {
+            return Err(TargetError::UnknownCpu { cpu: quoted(), arch });
+        }
+        if line.contains("is not a recognized feature") {
+            return Err(TargetError::UnknownFeature { feature: quoted(), arch });
+        }
+    }
+    eprint!("{warnings}");
+    machine.ok_or_else(|| TargetError::NoMachine { triple: spec.triple.clone(), cpu: spec.cpu.clone() })
+}
+
+/// Runs `f` with the process's standard error sent to a temporary file; returns `f`'s result
+/// and what was written. (Without a temporary file, `f` runs as it is.)
+fn capturing_stderr<T>(f: impl FnOnce() -> T) -> (T, String) {
+    use std::io::{Read, Seek};
+    use std::os::fd::AsRawFd;
+    let Ok(mut file) = tempfile::tempfile() else { return (f(), String::new()) };
+    // SAFETY: dup/dup2 on the process's own standard error and a file it owns; the saved
+    // descriptor is put back and closed before returning.
+    let saved = unsafe { libc::dup(2) };
+    if saved < 0 || unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
+        return (f(), String::new());
+    }
+    let result = f();
+    unsafe {
+        libc::dup2(saved, 2);
+        libc::close(saved);
+    }
+    let mut text = String::new();
+    if file.rewind().is_ok() {
+        let _ = file.read_to_string(&mut text);
+    }
+    (result, text)
 }
 
 /// Sets the module's triple and data layout, then runs LLVM's `default<On>` pipeline.

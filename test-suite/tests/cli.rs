@@ -123,6 +123,39 @@ fn subcommand_errors() -> Result<(), String> {
     Ok(())
 }
 
+/// Targets, CPUs, features and emit modes LLVM would only warn about or fail on late are refused
+/// up front: exit 1, one line naming what is wrong, none of LLVM's own warnings, no output.
+fn target_errors() -> Result<(), String> {
+    let dir = fresh_dir(&work_root("cli").join("target-errors"));
+    let input = dir.join("k.mlir");
+    std::fs::write(&input, "func.func @f(%a: i32) -> i32 {\n  return %a : i32\n}\n").map_err(|e| e.to_string())?;
+    let cases: [(&[&str], &str, &str); 7] = [
+        (&["--mcpu=notacpu"], "k.a", "unknown CPU 'notacpu' for x86-64"),
+        (&["--target=aarch64", "--mcpu=notacpu"], "k.a", "unknown CPU 'notacpu' for aarch64"),
+        (&["--mattr=+nosuchfeature"], "k.o", "unknown target feature '+nosuchfeature' for x86-64"),
+        (&["--target=nvptx64", "--mcpu=sm_99x"], "k.ptx", "unknown CPU 'sm_99x' for nvptx64"),
+        (&["--target=nvptx64", "--emit=obj"], "k.o", "--emit=obj is not available for nvptx64"),
+        (&["--target=x86_64-apple-darwin"], "k.a", "a static library for 'x86_64-apple-darwin' is not supported"),
+        (&[], "k.ptx", "--emit=ptx needs --target=nvptx64"),
+    ];
+    for (args, output, want) in cases {
+        let out_path = dir.join(output);
+        let out = Command::new(xcc_binary()).arg(&input).args(args).arg("-o").arg(&out_path).output();
+        let out = out.map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let one_line = stderr.trim_end().lines().count() == 1;
+        if out.status.code() != Some(1) || !stderr.contains(want) || !one_line || out_path.exists() {
+            return Err(format!(
+                "xcc {args:?} -o {output}: expected exit 1, one line with '{want}' and no output, got {:?}, \
+                 output written: {}:\n{stderr}",
+                out.status.code(),
+                out_path.exists()
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn time_passes() -> Result<(), String> {
     let stderr = reports()?;
     // An unknown pass is refused with the list of every pass: the default pipeline's are among them.
@@ -233,6 +266,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("cli/verbose-stages", || Ok(verbose_stages()?)),
         Trial::test("cli/verbose-progress", || Ok(verbose_progress()?)),
         Trial::test("cli/subcommand-errors", || Ok(subcommand_errors()?)),
+        Trial::test("cli/target-errors", || Ok(target_errors()?)),
         Trial::test("cli/time-passes", || Ok(time_passes()?)),
         Trial::test("cli/help", || Ok(help()?)),
     ])
