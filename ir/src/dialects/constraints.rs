@@ -277,10 +277,16 @@ pub fn returns_function_results(m: &Module, op: OpId) -> VResult {
 pub fn yields_parent_results(m: &Module, op: OpId) -> VResult {
     let parent = m.ops[op].parent.and_then(|b| m.parent_op_of_block(b));
     if let Some(p) = parent {
-        let want: Vec<&Type> = m.ops[p].results.iter().map(|&v| m.ty(v)).collect();
+        // scf.while's body yields the next iteration's values, of its operands' types.
+        let (carried, what) = if m.ops[p].name == "scf.while" {
+            (&m.ops[p].operands, "carries")
+        } else {
+            (&m.ops[p].results, "has results")
+        };
+        let want: Vec<&Type> = carried.iter().map(|&v| m.ty(v)).collect();
         let have = operand_types(m, op);
         if want != have {
-            return Err(format!("yields ({}) but '{}' has results ({})", list(&have), m.ops[p].name, list(&want)));
+            return Err(format!("yields ({}) but '{}' {what} ({})", list(&have), m.ops[p].name, list(&want)));
         }
     }
     Ok(())

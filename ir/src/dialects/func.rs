@@ -116,6 +116,9 @@ pub const CALL: Syntax = Syntax::custom(parse_call, Some(print_call));
 fn print_call(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
     let d = &m.ops[op];
+    if d.name == "llvm.call" && m.attr(op, "callee").is_none() {
+        return print_indirect_llvm_call(p, op);
+    }
     let callee = m.attr(op, "callee").and_then(Attribute::as_symbol)?;
     if p.has_other_attrs(op, &["callee"]) {
         return None;
@@ -147,6 +150,23 @@ fn parse_call(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let ops = p.resolve_all(&refs, &ft.inputs)?;
     let results: Vec<Type> = ft.results.into_iter().filter(|t| *t != Type::LlvmVoid).collect();
     Ok(with_attrs(spec.operands(ops).results(results).attr("callee", Attribute::symbol(callee)), attrs))
+}
+
+fn print_indirect_llvm_call(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    let Some(Attribute::Type(callee_type)) = m.attr(op, "callee_type") else { return None };
+    if p.has_other_attrs(op, &["callee_type"]) || d.operands.is_empty() {
+        return None;
+    }
+    p.value(d.operands[0]);
+    p.word("(");
+    p.values(&d.operands[1..]);
+    p.word(") : ");
+    p.ty(m.ty(d.operands[0]));
+    p.word(", ");
+    p.ty(callee_type);
+    Some(())
 }
 
 /// `llvm.call %f(%a) : !llvm.ptr, (i32) -> i32`: a call through a function pointer.

@@ -42,10 +42,23 @@ pub const OPS: &[OpDef] = &[
         .traits(LOOP.union(Traits::PARALLEL_LOOP))
         .verify(verify_parallel)
         .syntax(Syntax::custom(parse_parallel, Some(print_parallel))),
-    OpDef::new("scf.yield", "ends a region of scf.for or scf.if, giving the parent's results")
+    OpDef::new("scf.while", "a loop that tests a condition before each iteration, carrying values")
+        .operand_count(Count::AtLeast(0))
+        .result_count(Count::AtLeast(0))
+        .regions(Count::Exactly(2))
+        .traits(Traits::RECURSIVE_EFFECTS)
+        .verify(verify_while)
+        .syntax(Syntax::custom(parse_while, Some(print_while))),
+    OpDef::new("scf.condition", "ends scf.while's test: continue with these values, or leave with them")
+        .operand_count(Count::AtLeast(1))
+        .traits(Traits::TERMINATOR.union(Traits::PURE))
+        .parents(&["scf.while"])
+        .verify(verify_condition)
+        .syntax(Syntax::custom(parse_condition, Some(print_condition))),
+    OpDef::new("scf.yield", "ends a region of scf.for or scf.if (the parent's results) or scf.while's body")
         .operand_count(Count::AtLeast(0))
         .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE))
-        .parents(&["scf.for", "scf.if"])
+        .parents(&["scf.for", "scf.if", "scf.while"])
         .verify(yields_parent_results)
         .syntax(RETURN),
     OpDef::new("scf.reduce", "ends the body of scf.parallel (a loop without reductions)")
@@ -82,6 +95,33 @@ fn verify_if(m: &Module, op: OpId) -> Result<(), String> {
     let else_empty = m.regions[m.ops[op].regions[1]].blocks.is_empty();
     if else_empty && !m.ops[op].results.is_empty() {
         return Err("an scf.if with results needs an else region".into());
+    }
+    Ok(())
+}
+
+/// The test region takes the operands' types and the body region the results' types.
+fn verify_while(m: &Module, op: OpId) -> Result<(), String> {
+    let d = &m.ops[op];
+    let ins = operand_types(m, op);
+    let results: Vec<&Type> = d.results.iter().map(|&v| m.ty(v)).collect();
+    if body_args(m, d.regions[0]) != ins {
+        return Err("the test region's arguments must have the initial values' types".into());
+    }
+    if body_args(m, d.regions[1]) != results {
+        return Err("the body region's arguments must have the results' types".into());
+    }
+    Ok(())
+}
+
+fn verify_condition(m: &Module, op: OpId) -> Result<(), String> {
+    let ins = operand_types(m, op);
+    if *ins[0] != Type::i1() {
+        return Err("the condition must be i1".into());
+    }
+    let Some(parent) = m.ops[op].parent.and_then(|b| m.parent_op_of_block(b)) else { return Ok(()) };
+    let results: Vec<&Type> = m.ops[parent].results.iter().map(|&v| m.ty(v)).collect();
+    if ins[1..] != results[..] {
+        return Err("the values passed on must have the scf.while's result types".into());
     }
     Ok(())
 }
@@ -239,6 +279,98 @@ fn print_if(p: &mut OpPrinter, op: OpId) -> Option<()> {
     if !m.regions[d.regions[1]].blocks.is_empty() {
         p.word(" else ");
         p.region_without_entry_args(d.regions[1], true);
+    }
+    Some(())
+}
+
+/// `scf.while (%a = %init, ...) : (T, ...) -> (R, ...) { test } do { ^bb0(%r: R, ...): body }`
+fn parse_while(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    p.expect_punct("(")?;
+    let mut names = Vec::new();
+    let mut inits = Vec::new();
+    if !p.is_punct(")") {
+        loop {
+            let r = p.parse_operand_ref()?;
+            p.expect_punct("=")?;
+            inits.push(p.parse_operand_ref()?);
+            names.push((r.name, r.span));
+            if !p.eat_punct(",")? {
+                break;
+            }
+        }
+    }
+    p.expect_punct(")")?;
+    p.expect_punct(":")?;
+    let ft = crate::parser::forms::parse_fn_type(p)?;
+    if ft.inputs.len() != inits.len() {
+        return p.err_here(format!("scf.while has {} initial value(s) but {} type(s)", inits.len(), ft.inputs.len()));
+    }
+    let ops = p.resolve_all(&inits, &ft.inputs)?;
+    let entry: Vec<_> = names.iter().zip(&ft.inputs).map(|((n, s), t)| (n.clone(), t.clone(), *s)).collect();
+    let test = p.parse_region(&entry, false)?;
+    p.expect_ident_word("do")?;
+    let body = p.parse_region(&[], false)?;
+    Ok(spec.operands(ops).results(ft.results).region(test).region(body))
+}
+
+fn print_while(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    let entry = *m.regions[d.regions[0]].blocks.first()?;
+    let args = m.blocks[entry].args.clone();
+    p.word("(");
+    for (i, (&a, &init)) in args.iter().zip(&d.operands).enumerate() {
+        if i > 0 {
+            p.word(", ");
+        }
+        let n = p.name_value(a);
+        p.word(&format!("{n} = "));
+        p.value(init);
+    }
+    p.word(") : ");
+    let ft = crate::types::FunctionType {
+        inputs: d.operands.iter().map(|&v| m.ty(v).clone()).collect(),
+        results: d.results.iter().map(|&v| m.ty(v).clone()).collect(),
+    };
+    p.ty(&Type::Function(ft));
+    p.word(" ");
+    p.region_without_entry_args(d.regions[0], false);
+    p.word(" do ");
+    p.region_with_entry_args(d.regions[1]);
+    Some(())
+}
+
+/// `scf.condition(%c) %a, %b : T, U`
+fn parse_condition(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    p.expect_punct("(")?;
+    let c = p.parse_operand_ref()?;
+    p.expect_punct(")")?;
+    let refs =
+        if matches!(p.peek()?.0, crate::parser::lexer::Tok::Percent(_)) { p.parse_operand_refs()? } else { Vec::new() };
+    let types = if p.eat_punct(":")? { p.parse_type_list_no_parens()? } else { Vec::new() };
+    if types.len() != refs.len() {
+        return p.err_here(format!("scf.condition passes {} value(s) but lists {} type(s)", refs.len(), types.len()));
+    }
+    let mut ops = vec![p.resolve(&c, &Type::i1())?];
+    ops.extend(p.resolve_all(&refs, &types)?);
+    Ok(spec.operands(ops))
+}
+
+fn print_condition(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let ops = m.ops[op].operands.clone();
+    p.word("(");
+    p.value(ops[0]);
+    p.word(")");
+    if ops.len() > 1 {
+        p.word(" ");
+        p.values(&ops[1..]);
+        p.word(" : ");
+        let types: Vec<&Type> = ops[1..].iter().map(|&v| m.ty(v)).collect();
+        p.types(&types);
     }
     Some(())
 }

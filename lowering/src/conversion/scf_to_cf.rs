@@ -1,4 +1,5 @@
-//! `convert-scf-to-cf`: `scf.for`, `scf.if` and `scf.parallel` become blocks and branches. A
+//! `convert-scf-to-cf`: `scf.for`, `scf.if`, `scf.while` and `scf.parallel` become blocks and
+//! branches. A
 //! parallel loop runs serially here, as a nest of `scf.for` (the CPU thread and GPU grid
 //! lowerings of the same loops come before this pass when they are wanted).
 //!
@@ -24,7 +25,7 @@ impl Pass for ScfToCf {
     }
 
     fn lowers(&self, op: &str) -> bool {
-        matches!(op, "scf.for" | "scf.if" | "scf.parallel" | "scf.yield" | "scf.reduce")
+        matches!(op, "scf.for" | "scf.if" | "scf.while" | "scf.condition" | "scf.parallel" | "scf.yield" | "scf.reduce")
     }
 
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
@@ -34,11 +35,11 @@ impl Pass for ScfToCf {
         for op in ops_named(&m, &["scf.parallel"]) {
             parallel_to_nested_for(&mut m, op);
         }
-        for op in ops_named(&m, &["scf.for", "scf.if"]) {
-            if m.ops[op].name == "scf.for" {
-                lower_for(&mut m, op);
-            } else {
-                lower_if(&mut m, op);
+        for op in ops_named(&m, &["scf.for", "scf.if", "scf.while"]) {
+            match m.ops[op].name.as_str() {
+                "scf.for" => lower_for(&mut m, op),
+                "scf.if" => lower_if(&mut m, op),
+                _ => lower_while(&mut m, op),
             }
         }
         Ok(m)
@@ -138,6 +139,39 @@ fn lower_if(m: &mut Module, op: OpId) {
     );
     yields_to_branch(m, &then_blocks, after, |m, y| m.ops[y].operands.clone());
     yields_to_branch(m, &else_blocks, after, |m, y| m.ops[y].operands.clone());
+}
+
+/// `scf.while`: the test's blocks, entered with the initial values, end in a conditional branch
+/// to the body (`scf.condition`'s values) or out of the loop with the same values; the body's
+/// yield branches back to the test.
+fn lower_while(m: &mut Module, op: OpId) {
+    let span = m.ops[op].span;
+    let (pre, _) = m.op_index(op).expect("op in a block");
+    let exit = split_for_results(m, op);
+    let inits = m.ops[op].operands.clone();
+    let regions = m.ops[op].regions.clone();
+    m.erase_op(op);
+    let test_blocks = m.inline_region_after(regions[0], pre);
+    let last_test = *test_blocks.last().expect("a test block");
+    let body_blocks = m.inline_region_after(regions[1], last_test);
+    let (test_entry, body_entry) = (test_blocks[0], body_blocks[0]);
+    m.build(pre, OpSpec::new("cf.br", span).successor(test_entry, inits));
+    for &b in &test_blocks {
+        let Some(t) = m.terminator(b) else { continue };
+        if m.ops[t].name != "scf.condition" {
+            continue;
+        }
+        let operands = m.ops[t].operands.clone();
+        let span = m.ops[t].span;
+        m.erase_op(t);
+        let (cond, values) = (operands[0], operands[1..].to_vec());
+        let spec = OpSpec::new("cf.cond_br", span)
+            .operands([cond])
+            .successor(body_entry, values.clone())
+            .successor(exit, values);
+        m.build(b, spec);
+    }
+    yields_to_branch(m, &body_blocks, test_entry, |m, y| m.ops[y].operands.clone());
 }
 
 /// `scf.parallel (i, j) = (l0, l1) to (u0, u1) step (s0, s1) { body }` becomes

@@ -1,0 +1,35 @@
+// upstream
+// scf.while with its condition, and the llvm ops in the custom forms upstream prints: a global
+// with a dense value, addressof, getelementptr, insertelement, extractelement and
+// shufflevector, an indirect call.
+llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
+
+func.func @count_to(%n: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.while (%i = %c0) : (i32) -> i32 {
+    %more = arith.cmpi slt, %i, %n : i32
+    scf.condition(%more) %i : i32
+  } do {
+  ^bb0(%j: i32):
+    %next = arith.addi %j, %c1 : i32
+    scf.yield %next : i32
+  }
+  return %r : i32
+}
+
+llvm.func @lanes(%v: vector<4xf32>, %x: f32, %i: i64) -> vector<4xf32> {
+  %w = llvm.insertelement %x, %v[%i : i64] : vector<4xf32>
+  %s = llvm.shufflevector %w, %v [0, 4, 1, 5] : vector<4xf32>
+  %e = llvm.extractelement %s[%i : i64] : vector<4xf32>
+  %r = llvm.insertelement %e, %s[%i : i64] : vector<4xf32>
+  llvm.return %r : vector<4xf32>
+}
+
+llvm.func @second(%f: !llvm.ptr) -> i32 {
+  %p = llvm.mlir.addressof @table : !llvm.ptr
+  %q = llvm.getelementptr %p[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<4 x i32>
+  %v = llvm.load %q : !llvm.ptr -> i32
+  %r = llvm.call %f(%v) : !llvm.ptr, (i32) -> i32
+  llvm.return %r : i32
+}
