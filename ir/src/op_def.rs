@@ -322,6 +322,10 @@ impl OpDef {
         self.successors = Count::Exactly(n);
         self
     }
+    pub const fn successor_count(mut self, c: Count) -> Self {
+        self.successors = c;
+        self
+    }
     pub const fn attrs(mut self, attrs: &'static [AttrDef]) -> Self {
         self.attrs = attrs;
         self

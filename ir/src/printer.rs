@@ -50,6 +50,12 @@ impl<'a> OpPrinter<'_, 'a> {
         self.p.out.push_str(s);
     }
 
+    /// A line break, the next line indented as the operation's own.
+    pub fn newline(&mut self) {
+        self.p.out.push('\n');
+        self.p.pad();
+    }
+
     pub fn value(&mut self, v: ValueId) {
         let n = self.p.value_name(v);
         self.p.out.push_str(&n);

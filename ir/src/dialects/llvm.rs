@@ -209,6 +209,14 @@ pub const OPS: &[OpDef] = &[
         .syntax(super::func::CALL)
         .translated(),
     OpDef::new("llvm.br", "jumps to a block").successors(1).traits(TERMINATOR).syntax(BRANCH).translated(),
+    OpDef::new("llvm.switch", "jumps to the block of the case equal to an integer, else to the default")
+        .operands(1)
+        .successor_count(Count::AtLeast(1))
+        .attrs(&[optional("case_values", AttrKind::IntList)])
+        .traits(TERMINATOR)
+        .verify(super::cf::verify_switch)
+        .syntax(super::cf::SWITCH)
+        .translated(),
     OpDef::new("llvm.cond_br", "jumps to one of two blocks on an i1")
         .operands(1)
         .successors(2)

@@ -5,7 +5,7 @@
 use super::constraints::{operand_types, yields_parent_results};
 use crate::entity::{OpId, RegionId};
 use crate::module::{Module, OpSpec};
-use crate::op_def::{Count, OpDef, Segment, Syntax, Traits};
+use crate::op_def::{required, AttrKind, Count, OpDef, Segment, Syntax, Traits};
 use crate::parser::forms::{ensure_terminator, segment_sizes, RETURN};
 use crate::parser::{OperandRef, PResult, Parser};
 use crate::printer::OpPrinter;
@@ -49,6 +49,14 @@ pub const OPS: &[OpDef] = &[
         .traits(Traits::RECURSIVE_EFFECTS)
         .verify(verify_while)
         .syntax(Syntax::custom(parse_while, Some(print_while))),
+    OpDef::new("scf.index_switch", "runs the region of the case equal to an index, else the default region")
+        .operands(1)
+        .result_count(Count::AtLeast(0))
+        .regions(Count::AtLeast(1))
+        .attrs(&[required("cases", AttrKind::IntList)])
+        .traits(LOOP)
+        .verify(verify_index_switch)
+        .syntax(Syntax::custom(parse_index_switch, Some(print_index_switch))),
     OpDef::new("scf.condition", "ends scf.while's test: continue with these values, or leave with them")
         .operand_count(Count::AtLeast(1))
         .traits(Traits::TERMINATOR.union(Traits::PURE))
@@ -58,7 +66,7 @@ pub const OPS: &[OpDef] = &[
     OpDef::new("scf.yield", "ends a region of scf.for or scf.if (the parent's results) or scf.while's body")
         .operand_count(Count::AtLeast(0))
         .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE))
-        .parents(&["scf.for", "scf.if", "scf.while"])
+        .parents(&["scf.for", "scf.if", "scf.while", "scf.index_switch"])
         .verify(yields_parent_results)
         .syntax(RETURN),
     OpDef::new("scf.reduce", "ends the body of scf.parallel (a loop without reductions)")
@@ -109,6 +117,23 @@ fn verify_while(m: &Module, op: OpId) -> Result<(), String> {
     }
     if body_args(m, d.regions[1]) != results {
         return Err("the body region's arguments must have the results' types".into());
+    }
+    Ok(())
+}
+
+/// The default region first, then one region per case value, the values distinct.
+fn verify_index_switch(m: &Module, op: OpId) -> Result<(), String> {
+    if !operand_types(m, op)[0].is_index() {
+        return Err("switches on an index".into());
+    }
+    let cases = m.attr(op, "cases").and_then(crate::Attribute::as_int_list).unwrap_or_default();
+    if cases.len() + 1 != m.ops[op].regions.len() {
+        return Err(format!("{} case value(s) for {} case region(s)", cases.len(), m.ops[op].regions.len() - 1));
+    }
+    for (i, v) in cases.iter().enumerate() {
+        if cases[..i].contains(v) {
+            return Err(format!("case {v} appears twice"));
+        }
     }
     Ok(())
 }
@@ -340,6 +365,54 @@ fn print_while(p: &mut OpPrinter, op: OpId) -> Option<()> {
     p.region_without_entry_args(d.regions[0], false);
     p.word(" do ");
     p.region_with_entry_args(d.regions[1]);
+    Some(())
+}
+
+/// `scf.index_switch %i [-> T, ...] case 2 { ... } ... default { ... }`
+fn parse_index_switch(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let i = p.parse_operand_ref()?;
+    let types = if p.eat_punct("->")? { p.parse_type_list_no_parens()? } else { Vec::new() };
+    let flag = p.resolve(&i, &Type::Index)?;
+    let mut cases = Vec::new();
+    let mut case_regions = Vec::new();
+    while p.eat_ident("case")? {
+        cases.push(p.parse_int("a case value")?.0);
+        let r = p.parse_region(&[], true)?;
+        ensure_terminator(p, r, "scf.yield", spec.span);
+        case_regions.push(r);
+    }
+    p.expect_ident_word("default")?;
+    let default = p.parse_region(&[], true)?;
+    ensure_terminator(p, default, "scf.yield", spec.span);
+    let mut spec = spec.operands([flag]).results(types).region(default);
+    for r in case_regions {
+        spec = spec.region(r);
+    }
+    Ok(spec.attr("cases", crate::Attribute::DenseArray { elem: Type::i64(), values: cases }))
+}
+
+fn print_index_switch(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    let cases = m.attr(op, "cases")?.as_int_list()?;
+    if p.has_other_attrs(op, &["cases"]) || cases.len() + 1 != d.regions.len() {
+        return None;
+    }
+    p.value(d.operands[0]);
+    if !d.results.is_empty() {
+        p.word(" -> ");
+        let types: Vec<&Type> = d.results.iter().map(|&r| m.ty(r)).collect();
+        p.types(&types);
+    }
+    for (v, &r) in cases.iter().zip(&d.regions[1..]) {
+        p.newline();
+        p.word(&format!("case {v} "));
+        // Upstream requires each region's yield written.
+        p.region_without_entry_args(r, false);
+    }
+    p.newline();
+    p.word("default ");
+    p.region_without_entry_args(d.regions[0], false);
     Some(())
 }
 

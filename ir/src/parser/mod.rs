@@ -733,6 +733,7 @@ impl<'a> Parser<'a> {
             spec.property_names = property_names;
         }
         normalize_generic_successors(&mut spec);
+        normalize_generic_switch(&mut spec);
         normalize_generic_llvm_symbol(&mut spec);
         Ok(spec)
     }
@@ -1686,6 +1687,42 @@ fn llvm_type_from_string(text: &str) -> Option<Type> {
         "half" => Some(Type::Float(FloatKind::F16)),
         "void" => Some(Type::LlvmVoid),
         _ => t.strip_prefix('i').and_then(|w| w.parse().ok()).map(Type::int),
+    }
+}
+
+/// Upstream's generic `cf.switch`/`llvm.switch` list the flag, the default's operands and the
+/// cases' operands in one operand list (`operandSegmentSizes`, `case_operand_segments`) and the
+/// case values as a dense vector; xcc keeps the operands on the successors and the values as a
+/// list. Segments that do not add up leave the op as written, for the verifier to refuse.
+fn normalize_generic_switch(spec: &mut OpSpec) {
+    if !matches!(spec.name.as_str(), "cf.switch" | "llvm.switch") || spec.successors.iter().any(|s| !s.args.is_empty())
+    {
+        return;
+    }
+    let get = |spec: &OpSpec, k: &str| spec.attrs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let segments = get(spec, "operandSegmentSizes").and_then(|a| a.as_int_list());
+    let cases = get(spec, "case_operand_segments").and_then(|a| a.as_int_list()).unwrap_or_default();
+    if let Some(seg) = segments {
+        let fits = seg.len() == 3
+            && seg[0] == 1
+            && cases.len() + 1 == spec.successors.len()
+            && seg.iter().chain(&cases).all(|&n| n >= 0)
+            && cases.iter().sum::<i128>() == seg[2]
+            && (seg.iter().sum::<i128>()) as usize == spec.operands.len();
+        if !fits {
+            return;
+        }
+        let mut rest = spec.operands.split_off(1).into_iter();
+        let counts = std::iter::once(seg[1]).chain(cases.iter().copied());
+        for (s, n) in spec.successors.iter_mut().zip(counts) {
+            s.args = rest.by_ref().take(n as usize).collect();
+        }
+        spec.attrs.retain(|(k, _)| k != "operandSegmentSizes" && k != "case_operand_segments");
+    }
+    for (k, v) in spec.attrs.iter_mut() {
+        if let (true, Attribute::Dense { values: DenseValues::Int(values), .. }) = (k == "case_values", &*v) {
+            *v = Attribute::DenseArray { elem: Type::i64(), values: values.clone() };
+        }
     }
 }
 

@@ -107,6 +107,7 @@ const RULES: &[(&str, Rule)] = &[
     ("llvm.call", Rule::Own(call)),
     ("llvm.br", Rule::Own(br)),
     ("llvm.cond_br", Rule::Own(cond_br)),
+    ("llvm.switch", Rule::Own(switch)),
     ("llvm.return", Rule::Own(ret)),
     ("llvm.unreachable", Rule::Own(unreachable)),
 ];
@@ -315,6 +316,37 @@ unsafe fn cond_br(t: &mut Translator, i: &Inst) -> Translated {
     LLVMBuildCondBr(b, i.operands[0], t1, t2);
     t.add_incoming(s1.block, &s1.args, from)?;
     t.add_incoming(s2.block, &s2.args, second_from)?;
+    Ok(None)
+}
+
+/// Every edge to a block with arguments goes through a forwarding block of its own, since two
+/// cases may reach one block with different values and a phi tells edges apart only by their
+/// predecessor.
+unsafe fn switch(t: &mut Translator, i: &Inst) -> Translated {
+    let b = t.builder;
+    let from = LLVMGetInsertBlock(b);
+    let flag = i.operands[0];
+    let values = xcc_ir::dialects::cf::case_values(t.m, i.op);
+    let mut edges = Vec::new();
+    for s in &i.data.successors {
+        let target = t.blocks[&s.block];
+        if t.m.blocks[s.block].args.is_empty() {
+            edges.push(target);
+            continue;
+        }
+        let forward = LLVMAppendBasicBlockInContext(t.ctx, i.function, EMPTY);
+        LLVMPositionBuilderAtEnd(b, forward);
+        LLVMBuildBr(b, target);
+        t.add_incoming(s.block, &s.args, forward)?;
+        edges.push(forward);
+    }
+    LLVMPositionBuilderAtEnd(b, from);
+    let sw = LLVMBuildSwitch(b, flag, edges[0], values.len() as u32);
+    let flag_type = LLVMTypeOf(flag);
+    for (&v, &dest) in values.iter().zip(&edges[1..]) {
+        let words = [v as u64, (v >> 64) as u64];
+        LLVMAddCase(sw, LLVMConstIntOfArbitraryPrecision(flag_type, 2, words.as_ptr()), dest);
+    }
     Ok(None)
 }
 

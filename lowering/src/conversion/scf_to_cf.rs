@@ -25,7 +25,17 @@ impl Pass for ScfToCf {
     }
 
     fn lowers(&self, op: &str) -> bool {
-        matches!(op, "scf.for" | "scf.if" | "scf.while" | "scf.condition" | "scf.parallel" | "scf.yield" | "scf.reduce")
+        matches!(
+            op,
+            "scf.for"
+                | "scf.if"
+                | "scf.while"
+                | "scf.condition"
+                | "scf.index_switch"
+                | "scf.parallel"
+                | "scf.yield"
+                | "scf.reduce"
+        )
     }
 
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
@@ -35,11 +45,12 @@ impl Pass for ScfToCf {
         for op in ops_named(&m, &["scf.parallel"]) {
             parallel_to_nested_for(&mut m, op);
         }
-        for op in ops_named(&m, &["scf.for", "scf.if", "scf.while"]) {
+        for op in ops_named(&m, &["scf.for", "scf.if", "scf.while", "scf.index_switch"]) {
             match m.ops[op].name.as_str() {
                 "scf.for" => lower_for(&mut m, op),
                 "scf.if" => lower_if(&mut m, op),
-                _ => lower_while(&mut m, op),
+                "scf.while" => lower_while(&mut m, op),
+                _ => lower_index_switch(&mut m, op),
             }
         }
         Ok(m)
@@ -172,6 +183,36 @@ fn lower_while(m: &mut Module, op: OpId) {
         m.build(b, spec);
     }
     yields_to_branch(m, &body_blocks, test_entry, |m, y| m.ops[y].operands.clone());
+}
+
+/// `scf.index_switch`: a `cf.switch` on the index (as an i64) to the inlined case regions and
+/// the default region, each of which branches to the rest of the block with its yielded values.
+fn lower_index_switch(m: &mut Module, op: OpId) {
+    let span = m.ops[op].span;
+    let (pre, _) = m.op_index(op).expect("op in a block");
+    let after = split_for_results(m, op);
+    let index = m.ops[op].operands[0];
+    let cases = m.attr(op, "cases").and_then(Attribute::as_int_list).unwrap_or_default();
+    let regions = m.ops[op].regions.clone();
+    m.erase_op(op);
+    let mut last = pre;
+    let mut entries = Vec::new();
+    for &r in &regions {
+        let blocks = m.inline_region_after(r, last);
+        last = *blocks.last().expect("a region block");
+        entries.push(blocks[0]);
+        yields_to_branch(m, &blocks, after, |m, y| m.ops[y].operands.clone());
+    }
+    let mut b = Builder::at_end(m, pre, span);
+    let flag = b.value("arith.index_cast", &[index], Type::i64());
+    let mut spec = b
+        .spec("cf.switch")
+        .operands([flag])
+        .attr("case_values", Attribute::DenseArray { elem: Type::i64(), values: cases });
+    for &e in &entries {
+        spec = spec.successor(e, vec![]);
+    }
+    b.insert(spec);
 }
 
 /// `scf.parallel (i, j) = (l0, l1) to (u0, u1) step (s0, s1) { body }` becomes

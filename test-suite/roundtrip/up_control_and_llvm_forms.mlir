@@ -1,7 +1,7 @@
 // upstream
-// scf.while with its condition, and the llvm ops in the custom forms upstream prints: a global
-// with a dense value, addressof, getelementptr, insertelement, extractelement and
-// shufflevector, an indirect call.
+// scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, and the llvm ops
+// in the custom forms upstream prints: a global with a dense value, addressof, getelementptr,
+// insertelement, extractelement and shufflevector, an indirect call.
 llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
 
 func.func @count_to(%n: i32) -> i32 {
@@ -32,4 +32,38 @@ llvm.func @second(%f: !llvm.ptr) -> i32 {
   %v = llvm.load %q : !llvm.ptr -> i32
   %r = llvm.call %f(%v) : !llvm.ptr, (i32) -> i32
   llvm.return %r : i32
+}
+
+func.func @switches(%x: i32, %i: index) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %r = scf.index_switch %i -> i32
+  case 0 {
+    scf.yield %c1 : i32
+  }
+  case 4 {
+    scf.yield %x : i32
+  }
+  default {
+    scf.yield %c1 : i32
+  }
+  cf.switch %x : i32, [
+    default: ^bb1(%r : i32),
+    -2: ^bb1(%c1 : i32),
+    7: ^bb2
+  ]
+^bb1(%v: i32):
+  return %v : i32
+^bb2:
+  return %x : i32
+}
+
+llvm.func @llvm_switch(%x: i64) -> i64 {
+  llvm.switch %x : i64, ^bb1 [
+    3: ^bb2(%x : i64)
+  ]
+^bb1:
+  %z = llvm.mlir.constant(0 : i64) : i64
+  llvm.return %z : i64
+^bb2(%y: i64):
+  llvm.return %y : i64
 }
