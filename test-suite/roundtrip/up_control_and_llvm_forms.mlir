@@ -1,7 +1,7 @@
 // upstream
-// scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, and the llvm ops
-// in the custom forms upstream prints: a global with a dense value, addressof, getelementptr,
-// insertelement, extractelement and shufflevector, an indirect call.
+// scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, the index
+// dialect, and the llvm ops in the custom forms upstream prints: a global with a dense value,
+// addressof, getelementptr, insertelement, extractelement and shufflevector, an indirect call.
 llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
 
 func.func @count_to(%n: i32) -> i32 {
@@ -66,4 +66,19 @@ llvm.func @llvm_switch(%x: i64) -> i64 {
   llvm.return %z : i64
 ^bb2(%y: i64):
   llvm.return %y : i64
+}
+
+func.func @index_ops(%a: index, %b: index, %x: i32) -> (index, i1, i64) {
+  %c = index.constant 7
+  %s = index.add %a, %c
+  %f = index.floordivs %s, %b
+  %m = index.maxu %f, %a
+  %lt = index.cmp sle(%m, %b)
+  %t = index.bool.constant false
+  %o = arith.ori %lt, %t : i1
+  %i = index.casts %x : i32 to index
+  %w = index.castu %i : index to i64
+  %z = index.sizeof
+  %r = index.mul %m, %z
+  return %r, %o, %w : index, i1, i64
 }

@@ -747,6 +747,7 @@ pub const UPSTREAM_PASSES: &[&str] = &[
     "--convert-vector-to-llvm",
     "--convert-arith-to-llvm",
     "--convert-math-to-llvm",
+    "--convert-index-to-llvm",
     "--convert-cf-to-llvm",
     "--convert-func-to-llvm",
     "--reconcile-unrealized-casts",

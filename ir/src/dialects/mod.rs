@@ -12,6 +12,7 @@ pub mod cf;
 pub mod constraints;
 pub mod func;
 pub mod gpu;
+pub mod index;
 pub mod kernel;
 pub mod llvm;
 pub mod math;
@@ -30,6 +31,7 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("builtin", builtin::OPS),
     ("func", func::OPS),
     ("arith", arith::OPS),
+    ("index", index::OPS),
     ("math", math::OPS),
     ("cf", cf::OPS),
     ("memref", memref::OPS),

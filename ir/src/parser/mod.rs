@@ -734,6 +734,7 @@ impl<'a> Parser<'a> {
         }
         normalize_generic_successors(&mut spec);
         normalize_generic_switch(&mut spec);
+        normalize_generic_index_cmp(&mut spec);
         normalize_generic_llvm_symbol(&mut spec);
         Ok(spec)
     }
@@ -1687,6 +1688,23 @@ fn llvm_type_from_string(text: &str) -> Option<Type> {
         "half" => Some(Type::Float(FloatKind::F16)),
         "void" => Some(Type::LlvmVoid),
         _ => t.strip_prefix('i').and_then(|w| w.parse().ok()).map(Type::int),
+    }
+}
+
+/// Upstream's generic `index.cmp` names its predicate `pred = #index<cmp_predicate slt>`; xcc
+/// keeps arith's `predicate` number.
+fn normalize_generic_index_cmp(spec: &mut OpSpec) {
+    if spec.name != "index.cmp" {
+        return;
+    }
+    for (k, v) in spec.attrs.iter_mut() {
+        let Attribute::Opaque(text) = &*v else { continue };
+        let word = text.trim_start_matches('#').strip_prefix("index<cmp_predicate").and_then(|t| t.strip_suffix('>'));
+        let number = word.and_then(|w| crate::dialects::arith::CMPI_PREDICATES.iter().position(|p| *p == w.trim()));
+        if let (true, Some(n)) = (k == "pred", number) {
+            *k = "predicate".into();
+            *v = Attribute::i64(n as i64);
+        }
     }
 }
 

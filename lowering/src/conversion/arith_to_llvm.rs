@@ -59,7 +59,7 @@ pub const CONVERSION: ConversionSet = ConversionSet {
     ],
 };
 
-fn constant(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+pub(super) fn constant(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let t = rw.result_type(op, 0)?;
     let value = match rw.old.attr(op, "value").cloned().expect("verified") {
         Attribute::Integer { value, .. } => Attribute::Integer { value, ty: t.clone() },
@@ -71,10 +71,10 @@ fn constant(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
 }
 
 /// Between index (an integer of the pointer width) and an integer: extend or truncate.
-fn index_cast(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+pub(super) fn index_cast(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let ops = rw.operands(op)?;
     let t = rw.result_type(op, 0)?;
-    let signed = rw.old.ops[op].name == "arith.index_cast";
+    let signed = matches!(rw.old.ops[op].name.as_str(), "arith.index_cast" | "index.casts");
     let span = rw.old.ops[op].span;
     let mut b = rw.builder(span);
     let from = b.m.ty(ops[0]).element_or_self().int_width().unwrap_or(64);
@@ -86,10 +86,16 @@ fn index_cast(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     }])
 }
 
-fn rounded_division(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+pub(super) fn rounded_division(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let ops = rw.operands(op)?;
     let t = rw.result_type(op, 0)?;
-    let name = rw.old.ops[op].name.clone();
+    // The index dialect's divisions round as arith's of the same kind.
+    let name = match rw.old.ops[op].name.as_str() {
+        "index.ceildivs" => "arith.ceildivsi".to_string(),
+        "index.ceildivu" => "arith.ceildivui".to_string(),
+        "index.floordivs" => "arith.floordivsi".to_string(),
+        n => n.to_string(),
+    };
     let span = rw.old.ops[op].span;
     Ok(vec![div_round(&mut rw.builder(span), &name, ops[0], ops[1], t)])
 }

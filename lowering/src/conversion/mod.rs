@@ -15,6 +15,7 @@ pub mod arith_to_llvm;
 pub mod cf_to_llvm;
 pub mod func_to_llvm;
 pub mod gpu_to_nvvm;
+pub mod index_to_llvm;
 pub mod math_to_llvm;
 pub mod memref_descriptor;
 pub mod memref_to_llvm;
@@ -52,6 +53,7 @@ impl ConversionSet {
 pub const TO_LLVM: &[&ConversionSet] = &[
     &func_to_llvm::CONVERSION,
     &arith_to_llvm::CONVERSION,
+    &index_to_llvm::CONVERSION,
     &math_to_llvm::CONVERSION,
     &cf_to_llvm::CONVERSION,
     &memref_to_llvm::CONVERSION,
