@@ -1,7 +1,8 @@
 // upstream
 // scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, the index
-// dialect, and the llvm ops in the custom forms upstream prints: a global with a dense value,
-// addressof, getelementptr, insertelement, extractelement and shufflevector, an indirect call.
+// dialect, the memref reshapes, and the llvm ops in the custom forms upstream prints: a global
+// with a dense value, addressof, getelementptr, insertelement, extractelement and
+// shufflevector, an indirect call.
 llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
 
 func.func @count_to(%n: i32) -> i32 {
@@ -81,4 +82,16 @@ func.func @index_ops(%a: index, %b: index, %x: i32) -> (index, i1, i64) {
   %z = index.sizeof
   %r = index.mul %m, %z
   return %r, %o, %w : index, i1, i64
+}
+
+func.func @reshapes(%m: memref<2x3x4xf32>, %n: index) -> (memref<6x4xf32>, memref<?x4x2xf32>, index, index) {
+  %c = memref.collapse_shape %m [[0, 1], [2]] : memref<2x3x4xf32> into memref<6x4xf32>
+  %f = memref.collapse_shape %m [[0, 1, 2]] : memref<2x3x4xf32> into memref<24xf32>
+  %d = memref.cast %f : memref<24xf32> to memref<?xf32>
+  %e = memref.expand_shape %d [[0, 1, 2]] output_shape [%n, 4, 2] : memref<?xf32> into memref<?x4x2xf32>
+  %t = memref.transpose %m (d0, d1, d2) -> (d2, d1, d0) : memref<2x3x4xf32> to memref<4x3x2xf32, strided<[1, 4, 12]>>
+  %w = memref.reinterpret_cast %f to offset: [4], sizes: [2, 2], strides: [4, 1] : memref<24xf32> to memref<2x2xf32, strided<[4, 1], offset: 4>>
+  %r = memref.rank %m : memref<2x3x4xf32>
+  %base, %off, %sizes:3, %strides:3 = memref.extract_strided_metadata %m : memref<2x3x4xf32> -> memref<f32>, index, index, index, index, index, index, index
+  return %c, %e, %r, %off : memref<6x4xf32>, memref<?x4x2xf32>, index, index
 }

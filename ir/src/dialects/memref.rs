@@ -94,7 +94,8 @@ pub const OPS: &[OpDef] = &[
         .results(1)
         .attrs(STATIC_LISTS)
         .pure()
-        .verify(verify_reinterpret_cast),
+        .verify(verify_reinterpret_cast)
+        .syntax(Syntax::custom(parse_reinterpret_cast, None)),
     OpDef::new("memref.copy", "copies every element of one buffer into another of the same shape")
         .operands(2)
         .traits(Traits::READS.union(Traits::WRITES))
@@ -549,6 +550,35 @@ fn parse_subview(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let src = p.parse_operand_ref()?;
     let mut lists = Vec::new();
     for _ in 0..3 {
+        lists.push(parse_mixed_list(p)?);
+    }
+    let attrs = parse_opt_attr_dict(p)?;
+    p.expect_punct(":")?;
+    let from = p.parse_type()?;
+    p.expect_ident_word("to")?;
+    let to = p.parse_type()?;
+    let mut ops = vec![p.resolve(&src, &from)?];
+    let mut seg = vec![1];
+    let mut spec = spec;
+    for (key, (statics, dyns)) in ["static_offsets", "static_sizes", "static_strides"].iter().zip(lists) {
+        seg.push(dyns.len());
+        ops.extend(p.resolve_same(&dyns, &Type::Index)?);
+        spec = spec.attr(*key, Attribute::DenseArray { elem: Type::i64(), values: statics });
+    }
+    Ok(with_attrs(spec.operands(ops).results([to]).attr("operandSegmentSizes", segment_sizes(&seg)), attrs))
+}
+
+/// `memref.reinterpret_cast %src to offset: [0], sizes: [2, %n], strides: [%n, 1] : T to U`
+fn parse_reinterpret_cast(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let src = p.parse_operand_ref()?;
+    p.expect_ident_word("to")?;
+    let mut lists = Vec::new();
+    for (i, word) in ["offset", "sizes", "strides"].iter().enumerate() {
+        if i > 0 {
+            p.expect_punct(",")?;
+        }
+        p.expect_ident_word(word)?;
+        p.expect_punct(":")?;
         lists.push(parse_mixed_list(p)?);
     }
     let attrs = parse_opt_attr_dict(p)?;

@@ -17,6 +17,7 @@ pub mod kernel;
 pub mod llvm;
 pub mod math;
 pub mod memref;
+pub mod memref_reshapes;
 pub mod original;
 pub mod scf;
 pub mod tensor;
@@ -35,6 +36,8 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("math", math::OPS),
     ("cf", cf::OPS),
     ("memref", memref::OPS),
+    // The memref dialect's reshaping views, a second table (see the module).
+    ("memref", memref_reshapes::OPS),
     ("scf", scf::OPS),
     ("affine", affine::OPS),
     ("vector", vector::OPS),

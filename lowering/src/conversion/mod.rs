@@ -18,6 +18,7 @@ pub mod gpu_to_nvvm;
 pub mod index_to_llvm;
 pub mod math_to_llvm;
 pub mod memref_descriptor;
+pub mod memref_reshapes_to_llvm;
 pub mod memref_to_llvm;
 pub mod parallel_to_threads;
 pub mod reconcile_casts;
@@ -57,6 +58,7 @@ pub const TO_LLVM: &[&ConversionSet] = &[
     &math_to_llvm::CONVERSION,
     &cf_to_llvm::CONVERSION,
     &memref_to_llvm::CONVERSION,
+    &memref_reshapes_to_llvm::CONVERSION,
     &vector_to_llvm::CONVERSION,
     &gpu_to_nvvm::CONVERSION,
 ];
