@@ -43,27 +43,64 @@ XCC_DEF void *xcc_alloc(int64_t bytes, int64_t alignment) {
 XCC_DEF void xcc_free(void *p) { free(p); }
 
 /* ---- DMA ----------------------------------------------------------------
- * Each DMA runs on its own detached thread: DMAs are few and large in the
- * code xcc emits, so a pool would buy little and add shutdown problems.
- * One global mutex/condvar pair serves all tags; waiters recheck their own
- * tag, so sharing it costs only spurious wake-ups. */
+ * A tag names a group of transfers by its address. xcc_dma_start counts a transfer in flight
+ * for the tag; xcc_dma_wait returns once none started on the tag are in flight. The counts live
+ * here, in a small table keyed by the tag's address, never in the tag's memory: what the tag
+ * held before (an alloc never initialized, memory recycled from an earlier buffer) cannot make a
+ * wait hang or return early, and the tag's memory is never written. A tag may carry any number
+ * of transfers, from any threads, across calls.
+ *
+ * Each DMA runs on its own detached thread: DMAs are few and large in the code xcc emits, so a
+ * pool would buy little and add shutdown problems. One mutex guards the table and one condvar
+ * serves all tags; waiters recheck their own tag, so sharing it costs only spurious wake-ups. */
 
 static pthread_mutex_t dma_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t dma_done = PTHREAD_COND_INITIALIZER;
+
+struct dma_count {
+  const void *tag;
+  int64_t in_flight;
+};
+
+/* The tags with transfers in flight (an entry leaves when its count reaches zero). */
+static struct dma_count *dma_counts;
+static size_t dma_counts_len, dma_counts_cap;
+
+/* The tag's entry, or NULL; with `create`, a new zero entry (NULL if memory runs out). Called
+ * with dma_lock held. */
+static struct dma_count *dma_entry(const void *tag, int create) {
+  for (size_t i = 0; i < dma_counts_len; i++)
+    if (dma_counts[i].tag == tag)
+      return &dma_counts[i];
+  if (!create)
+    return NULL;
+  if (dma_counts_len == dma_counts_cap) {
+    size_t cap = dma_counts_cap ? 2 * dma_counts_cap : 16;
+    struct dma_count *grown = realloc(dma_counts, cap * sizeof *grown);
+    if (!grown)
+      return NULL;
+    dma_counts = grown;
+    dma_counts_cap = cap;
+  }
+  dma_counts[dma_counts_len] = (struct dma_count){tag, 0};
+  return &dma_counts[dma_counts_len++];
+}
 
 struct dma_job {
   void *dst;
   const void *src;
   size_t bytes;
-  int32_t *tag;
+  const void *tag;
 };
 
-static void dma_signal(int32_t *tag) {
-  /* Decrement under the lock: a waiter that saw a non-zero tag is then
-   * guaranteed to be inside pthread_cond_wait before we broadcast, so the
-   * wake-up cannot be lost. Release orders the copied bytes before it. */
+/* One transfer on `tag` is complete. The lock orders the copied bytes before any waiter that
+ * then sees the count at zero, and a waiter that saw it non-zero is inside pthread_cond_wait
+ * before the broadcast, so the wake-up cannot be lost. */
+static void dma_signal(const void *tag) {
   pthread_mutex_lock(&dma_lock);
-  __atomic_fetch_sub(tag, 1, __ATOMIC_RELEASE);
+  struct dma_count *e = dma_entry(tag, 0);
+  if (e && --e->in_flight == 0)
+    *e = dma_counts[--dma_counts_len];
   pthread_cond_broadcast(&dma_done);
   pthread_mutex_unlock(&dma_lock);
 }
@@ -79,15 +116,23 @@ static void *dma_worker(void *arg) {
 XCC_DEF void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *tag) {
   if (bytes <= 0)
     return;
-  if (!tag) {
-    /* Nobody can wait for it, so completion must be immediate. */
+  /* Count the DMA before the worker can possibly finish it, so a wait issued right after the
+   * start sees it in flight. Without a tag (nobody can wait) or without memory for the count,
+   * the copy is done now, which still keeps the contract. */
+  int counted = 0;
+  if (tag) {
+    pthread_mutex_lock(&dma_lock);
+    struct dma_count *e = dma_entry(tag, 1);
+    if (e) {
+      e->in_flight++;
+      counted = 1;
+    }
+    pthread_mutex_unlock(&dma_lock);
+  }
+  if (!counted) {
     memcpy(dst, src, (size_t)bytes);
     return;
   }
-  /* Count the DMA before the worker can possibly finish it, so *tag never
-   * goes negative and a wait issued right after start sees it in flight. */
-  __atomic_fetch_add(tag, 1, __ATOMIC_SEQ_CST);
-
   struct dma_job *job = malloc(sizeof *job);
   if (job) {
     *job = (struct dma_job){dst, src, (size_t)bytes, tag};
@@ -113,14 +158,14 @@ XCC_DEF void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *t
   dma_signal(tag);
 }
 
+/* Waits for every transfer started on `tag` so far; `num_elements` (the original
+ * specification's size of the transfer waited on) is not needed for that. */
 XCC_DEF void xcc_dma_wait(int32_t *tag, int64_t num_elements) {
   (void)num_elements;
   if (!tag)
     return;
   pthread_mutex_lock(&dma_lock);
-  /* Acquire pairs with the worker's release so the copied bytes are
-   * visible once the count reaches zero. */
-  while (__atomic_load_n(tag, __ATOMIC_ACQUIRE) != 0)
+  while (dma_entry(tag, 0))
     pthread_cond_wait(&dma_done, &dma_lock);
   pthread_mutex_unlock(&dma_lock);
 }

@@ -19,11 +19,11 @@ extern "C" {
 XCC_API void *xcc_alloc(int64_t bytes, int64_t alignment);
 XCC_API void xcc_free(void *p);
 
-/* Asynchronous copy. *tag counts the DMAs in flight on it: it is incremented
- * before xcc_dma_start returns and decremented when the copy has landed. */
+/* Asynchronous copy of `bytes` bytes. The tag names a group of copies by its address only: its
+ * memory is never read or written, so it may hold anything. NULL copies at once. */
 XCC_API void xcc_dma_start(void *dst, const void *src, int64_t bytes, int32_t *tag);
-/* Blocks until every DMA started on tag has completed (*tag == 0).
- * num_elements is informational only. */
+/* Blocks until every copy started on tag (from any thread) has landed; returns at once for a
+ * tag with none in flight. num_elements is informational only. */
 XCC_API void xcc_dma_wait(int32_t *tag, int64_t num_elements);
 
 /* Called by generated code for each parallel loop it hands to threads (the loops marked
