@@ -1,8 +1,8 @@
 // upstream
 // scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, the index
-// dialect, the memref reshapes, and the llvm ops in the custom forms upstream prints: a global
-// with a dense value, addressof, getelementptr, insertelement, extractelement and
-// shufflevector, an indirect call.
+// dialect, the memref and vector reshapes, and the llvm ops in the custom forms upstream
+// prints: a global with a dense value, addressof, getelementptr, insertelement,
+// extractelement and shufflevector, an indirect call.
 llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
 
 func.func @count_to(%n: i32) -> i32 {
@@ -94,4 +94,12 @@ func.func @reshapes(%m: memref<2x3x4xf32>, %n: index) -> (memref<6x4xf32>, memre
   %r = memref.rank %m : memref<2x3x4xf32>
   %base, %off, %sizes:3, %strides:3 = memref.extract_strided_metadata %m : memref<2x3x4xf32> -> memref<f32>, index, index, index, index, index, index, index
   return %c, %e, %r, %off : memref<6x4xf32>, memref<?x4x2xf32>, index, index
+}
+
+func.func @vector_reshapes(%v: vector<4x4xf32>, %w: vector<2x2xf32>) -> (vector<16xf32>, vector<4x4xi32>, vector<2x2xf32>, vector<4x4xf32>) {
+  %f = vector.shape_cast %v : vector<4x4xf32> to vector<16xf32>
+  %b = vector.bitcast %v : vector<4x4xf32> to vector<4x4xi32>
+  %s = vector.extract_strided_slice %v {offsets = [1, 2], sizes = [2, 2], strides = [1, 1]} : vector<4x4xf32> to vector<2x2xf32>
+  %i = vector.insert_strided_slice %w, %v {offsets = [2, 0], strides = [1, 1]} : vector<2x2xf32> into vector<4x4xf32>
+  return %f, %b, %s, %i : vector<16xf32>, vector<4x4xi32>, vector<2x2xf32>, vector<4x4xf32>
 }

@@ -22,6 +22,7 @@ pub mod original;
 pub mod scf;
 pub mod tensor;
 pub mod vector;
+pub mod vector_reshapes;
 
 use crate::op_def::OpDef;
 use std::collections::HashMap;
@@ -41,6 +42,8 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("scf", scf::OPS),
     ("affine", affine::OPS),
     ("vector", vector::OPS),
+    // The vector dialect's reshaping operations, a second table (see the module).
+    ("vector", vector_reshapes::OPS),
     ("gpu", gpu::OPS),
     ("llvm", llvm::OPS),
     ("std", original::OPS),

@@ -24,6 +24,7 @@ pub mod parallel_to_threads;
 pub mod reconcile_casts;
 pub mod scf_to_cf;
 pub mod type_converter;
+pub mod vector_reshapes_to_llvm;
 pub mod vector_to_llvm;
 
 use crate::builder::Builder;
@@ -60,6 +61,7 @@ pub const TO_LLVM: &[&ConversionSet] = &[
     &memref_to_llvm::CONVERSION,
     &memref_reshapes_to_llvm::CONVERSION,
     &vector_to_llvm::CONVERSION,
+    &vector_reshapes_to_llvm::CONVERSION,
     &gpu_to_nvvm::CONVERSION,
 ];
 
