@@ -64,9 +64,9 @@ for m in ${BENCH_MODELS:-encoder decoder exported cached cnn images}; do
       -lm -lpthread -o "$work/spec_${m}_$l"
     ss=""; ps=""; os=""
     for _ in $(seq "$repeat"); do
-      read -r s _ < <(XCC_NUM_THREADS=1 "$work/sym_${m}_$l" "$budget" "${ins[@]}")
-      read -r p _ < <(XCC_NUM_THREADS=1 "$work/spec_${m}_$l" "$budget" "${ins[@]}")
-      read -r o _ < <("$py" bench/ort_dynamic.py "$work/$m.onnx" "$work/$m.$l" "$budget")
+      read -r s _ <<< "$(XCC_NUM_THREADS=1 "$work/sym_${m}_$l" "$budget" "${ins[@]}")"
+      read -r p _ <<< "$(XCC_NUM_THREADS=1 "$work/spec_${m}_$l" "$budget" "${ins[@]}")"
+      read -r o _ <<< "$("$py" bench/ort_dynamic.py "$work/$m.onnx" "$work/$m.$l" "$budget")"
       ss+="$s,"; ps+="$p,"; os+="$o,"
     done
     s=$(echo "$ss" | median); p=$(echo "$ps" | median); o=$(echo "$os" | median)

@@ -64,8 +64,8 @@ bench_one() {
   sed "s/@NAME@/$name/g; s/@UP@/$up/g" bench/driver.c.in > "$work/bench_$name.c"
   cc -O2 -I "$work" "$work/bench_$name.c" "$work/lib$name.a" -lm -lpthread -o "$work/bench_$name"
   for _ in 1 2 3; do
-    read -r x _ < <(XCC_NUM_THREADS=1 "$work/bench_$name" "$work/$name.input.bin" "$budget")
-    read -r o _ < <("$py" bench/ort.py "$work/$name.onnx" "$work/$name.input.bin" "$budget" 1)
+    read -r x _ <<< "$(XCC_NUM_THREADS=1 "$work/bench_$name" "$work/$name.input.bin" "$budget")"
+    read -r o _ <<< "$("$py" bench/ort.py "$work/$name.onnx" "$work/$name.input.bin" "$budget" 1)"
     xs+="$x,"; os+="$o,"
   done
   "$py" -c "

@@ -36,8 +36,8 @@ print(f'{np.abs(got - ref).max() / np.abs(ref).max():.1e}')")
   for threads in 1 "$cores"; do
     xs=""; os=""
     for _ in $(seq "$repeat"); do
-      read -r x _ < <(XCC_NUM_THREADS=$threads "$work/bench_$m" "$work/$m.input.bin" "$budget")
-      read -r o _ < <("$py" bench/ort.py "$work/$m.onnx" "$work/$m.input.bin" "$budget" "$threads")
+      read -r x _ <<< "$(XCC_NUM_THREADS=$threads "$work/bench_$m" "$work/$m.input.bin" "$budget")"
+      read -r o _ <<< "$("$py" bench/ort.py "$work/$m.onnx" "$work/$m.input.bin" "$budget" "$threads")"
       xs+="$x,"; os+="$o,"
     done
     "$py" -c "

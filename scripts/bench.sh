@@ -32,9 +32,12 @@ for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
   for threads in 1 "$cores"; do
     ds=""; ns=""; os=""
     for _ in $(seq "$repeat"); do
-      read -r d _ < <(XCC_NUM_THREADS=$threads "$work/default/bench_$m" "$models/$m.input.bin" "$budget")
-      read -r n _ < <(XCC_NUM_THREADS=$threads "$work/native/bench_$m" "$models/$m.input.bin" "$budget")
-      read -r o _ < <("$py" bench/ort.py "$models/$m.onnx" "$models/$m.input.bin" "$budget" "$threads")
+      # "$(...)" waits for each process to exit: with `< <(...)` the next measurement began while
+      # the last one's process (ONNX Runtime's teardown) still held a core, which slowed the
+      # two-thread runs that followed it.
+      read -r d _ <<< "$(XCC_NUM_THREADS=$threads "$work/default/bench_$m" "$models/$m.input.bin" "$budget")"
+      read -r n _ <<< "$(XCC_NUM_THREADS=$threads "$work/native/bench_$m" "$models/$m.input.bin" "$budget")"
+      read -r o _ <<< "$("$py" bench/ort.py "$models/$m.onnx" "$models/$m.input.bin" "$budget" "$threads")"
       ds+="$d,"; ns+="$n,"; os+="$o,"
     done
     macs=$("$py" -c "import json;print(json.load(open('$models/manifest.json'))['$m']['macs'])")
