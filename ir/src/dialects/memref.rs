@@ -8,12 +8,13 @@ use crate::diagnostics::Diagnostic;
 use crate::entity::OpId;
 use crate::module::{Module, OpSpec};
 use crate::op_def::{optional, required, AttrKind, Count, OpDef, Segment, Syntax, Traits};
+use crate::parser::forms::MixedList;
 use crate::parser::forms::{
     i64_array, parse_fn_type, parse_index_list, parse_mixed_list, parse_opt_attr_dict, segment_sizes, with_attrs, CAST,
     DYNAMIC,
 };
 use crate::parser::lexer::Tok;
-use crate::parser::{PResult, Parser};
+use crate::parser::{OperandRef, PResult, Parser};
 use crate::printer::OpPrinter;
 use crate::types::{Layout, MemRefType, Type};
 
@@ -552,20 +553,7 @@ fn parse_subview(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     for _ in 0..3 {
         lists.push(parse_mixed_list(p)?);
     }
-    let attrs = parse_opt_attr_dict(p)?;
-    p.expect_punct(":")?;
-    let from = p.parse_type()?;
-    p.expect_ident_word("to")?;
-    let to = p.parse_type()?;
-    let mut ops = vec![p.resolve(&src, &from)?];
-    let mut seg = vec![1];
-    let mut spec = spec;
-    for (key, (statics, dyns)) in ["static_offsets", "static_sizes", "static_strides"].iter().zip(lists) {
-        seg.push(dyns.len());
-        ops.extend(p.resolve_same(&dyns, &Type::Index)?);
-        spec = spec.attr(*key, Attribute::DenseArray { elem: Type::i64(), values: statics });
-    }
-    Ok(with_attrs(spec.operands(ops).results([to]).attr("operandSegmentSizes", segment_sizes(&seg)), attrs))
+    strided_view_rest(p, spec, src, lists)
 }
 
 /// `memref.reinterpret_cast %src to offset: [0], sizes: [2, %n], strides: [%n, 1] : T to U`
@@ -581,6 +569,12 @@ fn parse_reinterpret_cast(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
         p.expect_punct(":")?;
         lists.push(parse_mixed_list(p)?);
     }
+    strided_view_rest(p, spec, src, lists)
+}
+
+/// What follows the offsets, sizes and strides of `subview` and `reinterpret_cast`:
+/// `{attrs} : T to U`; builds the operands, the three static lists and their segment sizes.
+fn strided_view_rest(p: &mut Parser, spec: OpSpec, src: OperandRef, lists: Vec<MixedList>) -> PResult<OpSpec> {
     let attrs = parse_opt_attr_dict(p)?;
     p.expect_punct(":")?;
     let from = p.parse_type()?;

@@ -186,7 +186,10 @@ pub(crate) fn parse_index_list(p: &mut Parser) -> PResult<Vec<OperandRef>> {
 pub const DYNAMIC: i128 = i64::MIN as i128;
 
 /// `[%a, 4, %b]`: static entries are integers, dynamic ones [`DYNAMIC`] with an operand.
-pub(crate) fn parse_mixed_list(p: &mut Parser) -> PResult<(Vec<i128>, Vec<OperandRef>)> {
+/// A list of integers and SSA values: the integers (`DYNAMIC` where a value stands) and the values.
+pub(crate) type MixedList = (Vec<i128>, Vec<OperandRef>);
+
+pub(crate) fn parse_mixed_list(p: &mut Parser) -> PResult<MixedList> {
     p.expect_punct("[")?;
     let mut statics = Vec::new();
     let mut dyns = Vec::new();

@@ -170,7 +170,9 @@ impl Scalars<'_> {
     }
 }
 
-unsafe fn scalar(ty: &Type, t: LLVMTypeRef, int: Option<i128>, float: Option<f64>) -> LLVMValueRef {
+/// The LLVM constant of scalar type `ty` (`t`) from an integer or a float (whichever is given,
+/// converted to the type).
+pub(super) unsafe fn scalar(ty: &Type, t: LLVMTypeRef, int: Option<i128>, float: Option<f64>) -> LLVMValueRef {
     if ty.is_float() {
         LLVMConstReal(t, float.unwrap_or(int.unwrap_or(0) as f64))
     } else {

@@ -304,15 +304,7 @@ impl Translator<'_> {
         let m = self.m;
         let span = m.ops[op].span;
         let value = m.attr(op, "value").ok_or_else(|| unsupported(span, "llvm.mlir.constant without a value"))?;
-        let scalar = |elem: &Type, et: LLVMTypeRef, int: Option<i128>, float: Option<f64>| -> LLVMValueRef {
-            if elem.is_float() {
-                LLVMConstReal(et, float.unwrap_or(int.unwrap_or(0) as f64))
-            } else {
-                let v = int.unwrap_or(float.unwrap_or(0.0) as i128);
-                let words = [v as u64, (v >> 64) as u64];
-                LLVMConstIntOfArbitraryPrecision(et, 2, words.as_ptr())
-            }
-        };
+        let scalar = |elem: &Type, et, int, float| globals::scalar(elem, et, int, float);
         Ok(match (value, ty) {
             (Attribute::Integer { value, .. }, _) => scalar(ty, t, Some(*value), None),
             (Attribute::Bool(v), _) => scalar(ty, t, Some(*v as i128), None),
