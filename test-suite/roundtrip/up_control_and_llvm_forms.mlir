@@ -1,7 +1,7 @@
 // upstream
 // scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, the index
-// dialect, the memref and vector reshapes, and the llvm ops in the custom forms upstream
-// prints: a global with a dense value, addressof, getelementptr, insertelement,
+// dialect, the memref and vector reshapes, vector transfers, and the llvm ops in the custom
+// forms upstream prints: a global with a dense value, addressof, getelementptr, insertelement,
 // extractelement and shufflevector, an indirect call.
 llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
 
@@ -102,4 +102,13 @@ func.func @vector_reshapes(%v: vector<4x4xf32>, %w: vector<2x2xf32>) -> (vector<
   %s = vector.extract_strided_slice %v {offsets = [1, 2], sizes = [2, 2], strides = [1, 1]} : vector<4x4xf32> to vector<2x2xf32>
   %i = vector.insert_strided_slice %w, %v {offsets = [2, 0], strides = [1, 1]} : vector<2x2xf32> into vector<4x4xf32>
   return %f, %b, %s, %i : vector<16xf32>, vector<4x4xi32>, vector<2x2xf32>, vector<4x4xf32>
+}
+
+func.func @transfers(%m: memref<4x8xf32>, %i: index, %k: vector<4xi1>) -> vector<4xf32> {
+  %p = arith.constant 0.0 : f32
+  %a = vector.transfer_read %m[%i, %i], %p : memref<4x8xf32>, vector<4xf32>
+  %b = vector.transfer_read %m[%i, %i], %p, %k {in_bounds = [true]} : memref<4x8xf32>, vector<4xf32>
+  vector.transfer_write %a, %m[%i, %i] : vector<4xf32>, memref<4x8xf32>
+  vector.transfer_write %b, %m[%i, %i], %k : vector<4xf32>, memref<4x8xf32>
+  return %b : vector<4xf32>
 }

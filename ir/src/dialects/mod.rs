@@ -23,6 +23,7 @@ pub mod scf;
 pub mod tensor;
 pub mod vector;
 pub mod vector_reshapes;
+pub mod vector_transfers;
 
 use crate::op_def::OpDef;
 use std::collections::HashMap;
@@ -44,6 +45,7 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("vector", vector::OPS),
     // The vector dialect's reshaping operations, a second table (see the module).
     ("vector", vector_reshapes::OPS),
+    ("vector", vector_transfers::OPS),
     ("gpu", gpu::OPS),
     ("llvm", llvm::OPS),
     ("std", original::OPS),

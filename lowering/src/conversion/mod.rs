@@ -26,6 +26,7 @@ pub mod scf_to_cf;
 pub mod type_converter;
 pub mod vector_reshapes_to_llvm;
 pub mod vector_to_llvm;
+pub mod vector_transfers_to_llvm;
 
 use crate::builder::Builder;
 use crate::pass::{LoweringOptions, Pass};
@@ -62,6 +63,7 @@ pub const TO_LLVM: &[&ConversionSet] = &[
     &memref_reshapes_to_llvm::CONVERSION,
     &vector_to_llvm::CONVERSION,
     &vector_reshapes_to_llvm::CONVERSION,
+    &vector_transfers_to_llvm::CONVERSION,
     &gpu_to_nvvm::CONVERSION,
 ];
 

@@ -63,21 +63,26 @@ fn create_mask(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> 
     if vector_shape(&source).len() != 1 {
         return Err(unsupported(span, format!("vector.create_mask of {source} (only 1-D masks lower)")));
     }
-    let shape = vector_shape(&t);
     let ops = rw.operands(op)?;
     let mut b = rw.builder(span);
+    Ok(vec![lanes_below(&mut b, ops[0], t)])
+}
+
+/// The mask of type `t` (1-D i1) whose lanes below `n` (an i64) are set.
+pub(super) fn lanes_below(b: &mut Builder, n: ValueId, t: Type) -> ValueId {
+    let shape = vector_shape(&t);
     let lanes = shape[0] as i64;
     let (top, zero) = (b.llvm_const(lanes, Type::i64()), b.llvm_const(0, Type::i64()));
-    let n = b.value("llvm.intr.smin", &[ops[0], top], Type::i64());
+    let n = b.value("llvm.intr.smin", &[n, top], Type::i64());
     let n = b.value("llvm.intr.smax", &[n, zero], Type::i64());
     let n = b.value("llvm.trunc", &[n], Type::i32());
     let lane_t = Type::Vector { shape: shape.clone(), elem: Box::new(Type::i32()) };
     let numbers = Attribute::Dense { values: DenseValues::Int((0..lanes as i128).collect()), ty: lane_t.clone() };
     let numbers = b.value_with("llvm.mlir.constant", &[], lane_t.clone(), vec![("value".into(), numbers)]);
-    let n = splat(&mut b, n, &lane_t);
+    let n = splat(b, n, &lane_t);
     let sgt = 4;
     let pred = vec![("predicate".into(), Attribute::i64(sgt))];
-    Ok(vec![b.value_with("llvm.icmp", &[n, numbers], t, pred)])
+    b.value_with("llvm.icmp", &[n, numbers], t, pred)
 }
 
 /// `vector.shuffle` of 1-D vectors is `llvm.shufflevector` with the mask in i32.
