@@ -1,7 +1,7 @@
 // upstream
 // scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, the index
-// dialect, the memref and vector reshapes, vector transfers, and the llvm ops in the custom
-// forms upstream prints: a global with a dense value, addressof, getelementptr, insertelement,
+// dialect, the memref and vector reshapes, vector transfers and contract, and the llvm ops in
+// the custom forms upstream prints: a global with a dense value, addressof, getelementptr, insertelement,
 // extractelement and shufflevector, an indirect call.
 llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
 
@@ -111,4 +111,9 @@ func.func @transfers(%m: memref<4x8xf32>, %i: index, %k: vector<4xi1>) -> vector
   vector.transfer_write %a, %m[%i, %i] : vector<4xf32>, memref<4x8xf32>
   vector.transfer_write %b, %m[%i, %i], %k : vector<4xf32>, memref<4x8xf32>
   return %b : vector<4xf32>
+}
+
+func.func @contract(%a: vector<2x3xf32>, %b: vector<3x4xf32>, %c: vector<2x4xf32>) -> vector<2x4xf32> {
+  %r = vector.contract {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<2x3xf32>, vector<3x4xf32> into vector<2x4xf32>
+  return %r : vector<2x4xf32>
 }

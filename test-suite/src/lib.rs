@@ -748,6 +748,7 @@ pub const UPSTREAM_PASSES: &[&str] = &[
     "--convert-arith-to-llvm",
     "--convert-math-to-llvm",
     "--convert-index-to-llvm",
+    "--convert-ub-to-llvm",
     "--convert-cf-to-llvm",
     "--convert-func-to-llvm",
     "--reconcile-unrealized-casts",

@@ -318,13 +318,29 @@ fn verify_constant(m: &Module, op: OpId) -> Result<(), String> {
     let ok = match v {
         Attribute::Integer { .. } | Attribute::Bool(_) => t.is_integer() || t.is_float(),
         Attribute::Float { .. } => t.is_float(),
-        Attribute::Dense { ty, .. } => matches!(t, Type::Vector { .. }) && ty.container_shape() == t.container_shape(),
+        // An n-D vector lowers to arrays of 1-D vectors, upstream's constants of them included.
+        Attribute::Dense { ty, .. } => {
+            matches!(t, Type::Vector { .. } | Type::LlvmArray { .. }) && ty.container_shape() == nested_shape(t)
+        }
         _ => false,
     };
     if !ok {
         return Err(format!("cannot make a constant of type {t} from {v}"));
     }
     Ok(())
+}
+
+/// The dims of nested llvm arrays and a vector inside them: `!llvm.array<2 x vector<4xf32>>` is
+/// `[2, 4]`.
+fn nested_shape(t: &Type) -> Option<Vec<Option<u64>>> {
+    match t {
+        Type::LlvmArray { len, elem } => {
+            let mut dims = vec![Some(*len)];
+            dims.extend(nested_shape(elem).unwrap_or_default());
+            Some(dims)
+        }
+        _ => t.container_shape(),
+    }
 }
 
 fn verify_addressof(m: &Module, op: OpId) -> Result<(), String> {

@@ -22,6 +22,7 @@ pub mod original;
 pub mod scf;
 pub mod tensor;
 pub mod vector;
+pub mod vector_contract;
 pub mod vector_reshapes;
 pub mod vector_transfers;
 
@@ -46,6 +47,7 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     // The vector dialect's reshaping operations, a second table (see the module).
     ("vector", vector_reshapes::OPS),
     ("vector", vector_transfers::OPS),
+    ("vector", vector_contract::OPS),
     ("gpu", gpu::OPS),
     ("llvm", llvm::OPS),
     ("std", original::OPS),

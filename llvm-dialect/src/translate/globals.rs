@@ -74,7 +74,12 @@ impl Translator<'_> {
     }
 
     /// The constant of type `ty` that `value` gives.
-    unsafe fn initializer(&self, value: &Attribute, ty: &Type, span: Span) -> Result<LLVMValueRef, TranslateError> {
+    pub(super) unsafe fn initializer(
+        &self,
+        value: &Attribute,
+        ty: &Type,
+        span: Span,
+    ) -> Result<LLVMValueRef, TranslateError> {
         let bytes_of_i8_array = matches!(ty, Type::LlvmArray { elem, .. } if **elem == Type::i8());
         match value {
             // Raw bytes of an i8 array (xcc's own globals, strings): one LLVM data array.

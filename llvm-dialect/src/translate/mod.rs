@@ -11,7 +11,6 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::module::Module as LlvmModule;
 use std::collections::HashMap;
 use std::ffi::CString;
-use xcc_ir::attributes::DenseValues;
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, BlockId, Module, OpId, Span, Type, ValueId};
 
@@ -309,20 +308,9 @@ impl Translator<'_> {
             (Attribute::Integer { value, .. }, _) => scalar(ty, t, Some(*value), None),
             (Attribute::Bool(v), _) => scalar(ty, t, Some(*v as i128), None),
             (Attribute::Float { value, .. }, _) => scalar(ty, t, None, Some(*value)),
-            (Attribute::Dense { values, .. }, Type::Vector { shape, elem }) => {
-                let et = self.ty(elem, span)?;
-                let n = shape.iter().product::<u64>() as usize;
-                let get = |i: usize| -> Result<LLVMValueRef, TranslateError> {
-                    let j = if values.len() == 1 { 0 } else { i };
-                    Ok(match values {
-                        DenseValues::Int(v) => scalar(elem, et, Some(v[j]), None),
-                        DenseValues::Float(v) => scalar(elem, et, None, Some(v[j])),
-                        DenseValues::Bool(v) => scalar(elem, et, Some(v[j] as i128), None),
-                        DenseValues::Hex(_) => return Err(unsupported(span, "hex dense constants")),
-                    })
-                };
-                let mut elems = (0..n).map(get).collect::<Result<Vec<_>, _>>()?;
-                LLVMConstVector(elems.as_mut_ptr(), n as u32)
+            // Laid out over vectors and arrays of them, as a global's initializer.
+            (Attribute::Dense { .. }, Type::Vector { .. } | Type::LlvmArray { .. }) => {
+                self.initializer(value, ty, span)?
             }
             (v, _) => return Err(unsupported(span, format!("constant {v}"))),
         })

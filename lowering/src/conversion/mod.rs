@@ -24,6 +24,7 @@ pub mod parallel_to_threads;
 pub mod reconcile_casts;
 pub mod scf_to_cf;
 pub mod type_converter;
+pub mod vector_contract_to_llvm;
 pub mod vector_reshapes_to_llvm;
 pub mod vector_to_llvm;
 pub mod vector_transfers_to_llvm;
@@ -64,6 +65,7 @@ pub const TO_LLVM: &[&ConversionSet] = &[
     &vector_to_llvm::CONVERSION,
     &vector_reshapes_to_llvm::CONVERSION,
     &vector_transfers_to_llvm::CONVERSION,
+    &vector_contract_to_llvm::CONVERSION,
     &gpu_to_nvvm::CONVERSION,
 ];
 
