@@ -487,13 +487,19 @@ pub trait LoopBuilder: Sized {
         // Unsigned: a still-negative index is huge, so one comparison covers both ends.
         let inside = self.cmpi("ult", fixed, dimv);
         let outside = self.cmpi("uge", fixed, dimv);
-        self.if_then(outside, |e| {
+        self.fail_if(outside, status, code);
+        let safe = self.value_op("arith.select", &[inside, fixed, zero], it);
+        self.value_op("arith.index_cast", &[safe], Type::Index)
+    }
+
+    /// Stores `code` into `status` (a `memref<1xi32>`, the run's result) when `cond` (an i1)
+    /// holds; the code after it runs on.
+    fn fail_if(&mut self, cond: ValueId, status: ValueId, code: i32) {
+        self.if_then(cond, |e| {
             let code = e.const_int(code as i128, Type::i32());
             let at = e.idx(0);
             e.store(code, status, &[at]);
         });
-        let safe = self.value_op("arith.select", &[inside, fixed, zero], it);
-        self.value_op("arith.index_cast", &[safe], Type::Index)
     }
 
     /// The x86-64 level of the CPU the code runs on, as runtime-c's `xcc_cpu_level()` reports it

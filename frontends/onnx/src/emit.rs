@@ -771,11 +771,7 @@ impl Emitter {
     /// index out of range does), so it must not need `cond` to be false to be safe.
     pub fn fail_run_if(&mut self, cond: ValueId, code: i32) {
         let status = self.status();
-        self.if_then(cond, |e| {
-            let code = e.const_int(code as i128, Type::i32());
-            let at = e.idx(0);
-            e.store(code, status, &[at]);
-        });
+        self.fail_if(cond, status, code);
     }
 
     /// A stack `memref<1xi32>` holding 0: allocated once in the entry block, so the parallel

@@ -100,12 +100,16 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
-fn parse_binary(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+/// `%a, %b`, both index.
+fn index_pair(p: &mut Parser) -> PResult<[crate::ValueId; 2]> {
     let a = p.parse_operand_ref()?;
     p.expect_punct(",")?;
     let b = p.parse_operand_ref()?;
-    let ops = [p.resolve(&a, &Type::Index)?, p.resolve(&b, &Type::Index)?];
-    Ok(spec.operands(ops).results([Type::Index]))
+    Ok([p.resolve(&a, &Type::Index)?, p.resolve(&b, &Type::Index)?])
+}
+
+fn parse_binary(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    Ok(spec.operands(index_pair(p)?).results([Type::Index]))
 }
 
 fn print_binary(p: &mut OpPrinter, op: OpId) -> Option<()> {
@@ -127,11 +131,8 @@ fn parse_cmp(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
         return Err(crate::Diagnostic::new(span, format!("unknown predicate '{word}'")));
     };
     p.expect_punct("(")?;
-    let a = p.parse_operand_ref()?;
-    p.expect_punct(",")?;
-    let b = p.parse_operand_ref()?;
+    let ops = index_pair(p)?;
     p.expect_punct(")")?;
-    let ops = [p.resolve(&a, &Type::Index)?, p.resolve(&b, &Type::Index)?];
     Ok(spec.operands(ops).results([Type::i1()]).attr("predicate", Attribute::i64(pred as i64)))
 }
 

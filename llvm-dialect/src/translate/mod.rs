@@ -303,11 +303,10 @@ impl Translator<'_> {
         let m = self.m;
         let span = m.ops[op].span;
         let value = m.attr(op, "value").ok_or_else(|| unsupported(span, "llvm.mlir.constant without a value"))?;
-        let scalar = |elem: &Type, et, int, float| globals::scalar(elem, et, int, float);
         Ok(match (value, ty) {
-            (Attribute::Integer { value, .. }, _) => scalar(ty, t, Some(*value), None),
-            (Attribute::Bool(v), _) => scalar(ty, t, Some(*v as i128), None),
-            (Attribute::Float { value, .. }, _) => scalar(ty, t, None, Some(*value)),
+            (Attribute::Integer { value, .. }, _) => globals::scalar(ty, t, Some(*value), None),
+            (Attribute::Bool(v), _) => globals::scalar(ty, t, Some(*v as i128), None),
+            (Attribute::Float { value, .. }, _) => globals::scalar(ty, t, None, Some(*value)),
             // Laid out over vectors and arrays of them, as a global's initializer.
             (Attribute::Dense { .. }, Type::Vector { .. } | Type::LlvmArray { .. }) => {
                 self.initializer(value, ty, span)?

@@ -44,18 +44,19 @@ fn shape_cast(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     Ok(vec![rw.operands(op)?[0]])
 }
 
-fn shuffle(rw: &mut Rewriter, op: OpId, a: ValueId, b: ValueId, mask: Vec<u64>) -> Result<Vec<ValueId>, Diagnostic> {
-    let t = rw.result_type(op, 0)?;
+/// `llvm.shufflevector` of `a` and `b` into `t`, lane k taking lane `mask[k]` of the two.
+fn shuffle(rw: &mut Rewriter, op: OpId, a: ValueId, b: ValueId, t: Type, mask: Vec<u64>) -> ValueId {
     let span = rw.old.ops[op].span;
     let mask = Attribute::DenseArray { elem: Type::i32(), values: mask.into_iter().map(|x| x as i128).collect() };
-    Ok(vec![rw.builder(span).value_with("llvm.shufflevector", &[a, b], t, vec![("mask".into(), mask)])])
+    rw.builder(span).value_with("llvm.shufflevector", &[a, b], t, vec![("mask".into(), mask)])
 }
 
 fn extract_slice(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let shape = shape_of(rw.old.ty(rw.old.ops[op].operands[0]));
     let (offsets, sizes) = slice_parts(rw.old, op, &shape).expect("verified");
     let v = rw.operands(op)?[0];
-    shuffle(rw, op, v, v, block_positions(&shape, &offsets, &sizes))
+    let t = rw.result_type(op, 0)?;
+    Ok(vec![shuffle(rw, op, v, v, t, block_positions(&shape, &offsets, &sizes))])
 }
 
 /// Lane k of the result is the destination's, or the source's (numbered after the
@@ -74,14 +75,12 @@ fn insert_slice(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic>
     // A shuffle takes two vectors of one type: the source is widened to the destination's
     // lane count first (its extra lanes are never picked).
     let (source, dest) = (ops[0], ops[1]);
+    let t = rw.result_type(op, 0)?;
     let widened = if src_lanes == lanes {
         source
     } else {
-        let pad: Vec<u64> = (0..lanes).map(|k| k.min(src_lanes - 1)).collect();
-        let t = rw.builder(rw.old.ops[op].span).m.ty(dest).clone();
-        let span = rw.old.ops[op].span;
-        let pad = Attribute::DenseArray { elem: Type::i32(), values: pad.into_iter().map(|x| x as i128).collect() };
-        rw.builder(span).value_with("llvm.shufflevector", &[source, source], t, vec![("mask".into(), pad)])
+        let pad = (0..lanes).map(|k| k.min(src_lanes - 1)).collect();
+        shuffle(rw, op, source, source, t.clone(), pad)
     };
-    shuffle(rw, op, dest, widened, mask)
+    Ok(vec![shuffle(rw, op, dest, widened, t, mask)])
 }

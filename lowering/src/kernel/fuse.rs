@@ -212,9 +212,9 @@ impl BufferUsers {
         let mut users: HashMap<ValueId, Vec<OpId>> = HashMap::new();
         for &top in m.top_ops() {
             let mut record = |op: OpId| {
-                for &v in &m.ops[op].operands {
+                for &v in m.ops[op].operands.iter().filter(|&&v| m.ty(v).as_memref().is_some()) {
                     let list = users.entry(v).or_default();
-                    if m.ty(v).as_memref().is_some() && list.last() != Some(&op) {
+                    if list.last() != Some(&op) {
                         list.push(op);
                     }
                 }
@@ -222,7 +222,6 @@ impl BufferUsers {
             record(top);
             m.walk_nested(top, &mut record);
         }
-        users.retain(|_, list| !list.is_empty());
         BufferUsers(users)
     }
 
