@@ -2,6 +2,7 @@
 # Installs everything xcc's build and tests need, idempotently:
 #  - LLVM 22 (static libraries for inkwell, clang-22 for C harnesses, mlir-22-tools as the differential oracle),
 #  - the aarch64 cross toolchain and qemu-user (aarch64 run tests), cmake and pkg-config (the CMake package's example, the runtime's .pc file),
+#  - cargo-fuzz (the fuzz targets in fuzz/),
 #  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +31,11 @@ for c in rustfmt clippy; do
     rustup component add "$c" >/dev/null 2>&1 || echo "setup: could not install $c"
   fi
 done
+
+# cargo-fuzz for the fuzz targets in fuzz/ (scripts/fuzz.sh; a short run is part of the tests).
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install -q cargo-fuzz --locked || echo "setup: could not install cargo-fuzz (the fuzz tests will say skipped)"
+fi
 
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs xcc's fuzz targets (fuzz/: cargo-fuzz and libFuzzer) from seed corpora:
+#  - mlir_text:  every .mlir file of the test suite;
+#  - onnx_model: fuzz/seeds/onnx_seeds.py's small models, plus the ONNX node-test models when the
+#                test suite has generated them (target/xcc-tests/onnx-node/data).
+# Usage: scripts/fuzz.sh [--runs N | --time SECONDS] [--seed N] [TARGET...]
+# (default: --time 60, a random seed, both targets)
+# A crash, a timeout (10 s for one input) or an allocation over 2 GiB stops a target with a
+# reproducer in fuzz/artifacts/TARGET/; the script then exits non-zero. The run counts go to
+# standard output ("fuzz: TARGET: N runs, ok").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+limit=(-max_total_time=60)
+seed_flag=()
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) limit=(-runs="$2"); shift 2 ;;
+    --time) limit=(-max_total_time="$2"); shift 2 ;;
+    --seed) seed_flag=(-seed="$2"); shift 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[ ${#targets[@]} -eq 0 ] && targets=(mlir_text onnx_model)
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install -q cargo-fuzz --locked
+fi
+python=python3
+[ -x .venv/bin/python ] && python=.venv/bin/python
+
+seed() {
+  local target=$1 dir=fuzz/corpus/$1
+  mkdir -p "$dir"
+  case "$target" in
+    mlir_text)
+      find test-suite -name '*.mlir' -size -64k -print0 | while IFS= read -r -d '' f; do
+        cp "$f" "$dir/seed-$(sha1sum < "$f" | cut -c1-16)"
+      done ;;
+    onnx_model)
+      "$python" fuzz/seeds/onnx_seeds.py "$dir"
+      if [ -d target/xcc-tests/onnx-node/data ]; then
+        find target/xcc-tests/onnx-node/data -name model.onnx -size -16k -print0 | while IFS= read -r -d '' f; do
+          cp "$f" "$dir/node-$(sha1sum < "$f" | cut -c1-16)"
+        done
+      fi ;;
+  esac
+}
+
+# Stable Rust: no sanitizer instrumentation (safe Rust's memory errors are panics already), but
+# debug assertions and overflow checks on (-a), optimized (-O).
+flags=(-O -a --sanitizer=none)
+cd fuzz
+cargo fuzz build "${flags[@]}"
+cd ..
+status=0
+for t in "${targets[@]}"; do
+  seed "$t"
+  log=$(mktemp)
+  set +e
+  (cd fuzz && cargo fuzz run "${flags[@]}" "$t" "corpus/$t" -- \
+     "${limit[@]}" "${seed_flag[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1) > "$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
+  if [ $rc -eq 0 ]; then
+    echo "fuzz: $t: ${runs:-?} runs, ok"
+  else
+    echo "fuzz: $t: FAILED after ${runs:-?} runs (reproducer in fuzz/artifacts/$t/):"
+    grep -E "panicked at|^thread|ERROR: libFuzzer|SUMMARY" -A2 "$log" | head -20
+    status=1
+  fi
+  rm -f "$log"
+done
+exit $status
