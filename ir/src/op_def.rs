@@ -383,9 +383,13 @@ impl OpDef {
                 _ => {}
             }
         }
+        let parent = d.parent.and_then(|b| m.parent_op_of_block(b)).map(|p| m.ops[p].name.as_str());
+        if self.traits.contains(Traits::SYMBOL) && parent.is_some_and(|p| p != "builtin.module") {
+            return Err(format!("a symbol must be at a module's top level, not inside '{}'", parent.unwrap_or("")));
+        }
         if !self.parents.is_empty() {
-            let parent = d.parent.and_then(|b| m.parent_op_of_block(b)).map(|p| m.ops[p].name.as_str());
-            if !parent.is_some_and(|p| self.parents.contains(&p)) {
+            // The module's top level is a 'builtin.module' too.
+            if !self.parents.contains(&parent.unwrap_or("builtin.module")) {
                 return Err(format!(
                     "must be directly inside {}, not {}",
                     self.parents.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(" or "),

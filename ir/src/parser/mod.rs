@@ -1287,6 +1287,10 @@ impl<'a> Parser<'a> {
                 llvm_type_from_string(&text)
                     .ok_or_else(|| Diagnostic::new(s, format!("unsupported LLVM type \"{text}\"")))
             }
+            _ if name.starts_with("llvm.") => Err(Diagnostic::new(
+                span,
+                format!("unknown llvm dialect type '!{name}' (xcc knows ptr, void, struct, array and func)"),
+            )),
             _ if name.contains('.') || self.is_punct("<") => {
                 let body = if self.is_punct("<") { self.skip_balanced()? } else { String::new() };
                 let (dialect, rest) = match name.split_once('.') {

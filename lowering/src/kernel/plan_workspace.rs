@@ -182,6 +182,12 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
     let Some(entry) = body else { return Err(Diagnostic::new(span, "xcc.workspace on a function without a body")) };
     let ws_ptr =
         *m.blocks[entry].args.get(ws_arg).ok_or_else(|| Diagnostic::new(span, "xcc.workspace names no argument"))?;
+    if *m.ty(ws_ptr) != Type::ptr() {
+        return Err(Diagnostic::new(
+            span,
+            format!("xcc.workspace names argument {ws_arg}, of type {}, not the workspace's !llvm.ptr", m.ty(ws_ptr)),
+        ));
+    }
     let top: Vec<OpId> = m.blocks[entry].ops.clone();
     let position: HashMap<OpId, usize> = top.iter().enumerate().map(|(i, &o)| (o, i)).collect();
     // The top-level operation each nested operation belongs to.
