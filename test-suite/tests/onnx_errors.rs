@@ -14,6 +14,8 @@ use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType INT32.
 const INT32: i32 = 6;
+/// TensorProto.DataType BOOL.
+const BOOL: i32 = 9;
 
 /// A valid one-node model: y = x + w.
 fn add_model() -> Vec<u8> {
@@ -435,6 +437,99 @@ fn index_and_parameter_cases() -> Vec<Case> {
                 vec![floats("w", &[1, 1, 1, 1], &[1.0])],
             ),
             vec!["conv9", "attribute 'group' must be an integer, not a float"],
+        ),
+    ]
+    .into_iter()
+    .chain(fuzz_regressions())
+    .collect()
+}
+
+/// What the onnx_model fuzz target found (`scripts/fuzz.sh`), each a panic or a module that did
+/// not verify before its fix.
+fn fuzz_regressions() -> Vec<Case> {
+    let one =
+        |n: NodeProto, inputs: Vec<ValueInfoProto>, out: ValueInfoProto| model(vec![n], inputs, vec![out], vec![]);
+    let x4 = || value("x", FLOAT, &[1, 1, 5, 5]);
+    vec![
+        (
+            "conv-weights-of-another-type",
+            one(node("conv_t", "Conv", &["x", "w"], &["y"]), vec![x4(), value("w", INT64, &[1, 1, 3, 3])], x4()),
+            vec!["conv_t", "Conv's inputs 'x' (float32) and 'w' (int64) must have one element type"],
+        ),
+        (
+            "batchnorm-statistics-of-another-type",
+            one(
+                node("bn_t", "BatchNormalization", &["x", "s", "b", "m", "v"], &["y"]),
+                vec![
+                    x4(),
+                    value("s", FLOAT, &[1]),
+                    value("b", FLOAT, &[1]),
+                    value("m", FLOAT, &[1]),
+                    value("v", BOOL, &[1]),
+                ],
+                x4(),
+            ),
+            vec!["bn_t", "'x' (float32) and 'v' (bool) must have one element type"],
+        ),
+        (
+            "add-of-two-types",
+            one(
+                node("add_t", "Add", &["a", "b"], &["y"]),
+                vec![value("a", FLOAT, &[2]), value("b", INT64, &[2])],
+                value("y", FLOAT, &[2]),
+            ),
+            vec!["add_t", "'a' (float32) and 'b' (int64) must have one element type"],
+        ),
+        (
+            "expand-shape-of-floats",
+            one(
+                node("ex_t", "Expand", &["x", "s"], &["y"]),
+                vec![value("x", FLOAT, &[3]), value("s", FLOAT, &[2])],
+                value("y", FLOAT, &[3]),
+            ),
+            vec!["ex_t", "Expand's input 's' must be int64, not float32"],
+        ),
+        (
+            "node-without-outputs",
+            model(
+                vec![node("ex_o", "Expand", &["x", "s"], &[]), node("relu_o", "Relu", &["x"], &["y"])],
+                vec![value("x", FLOAT, &[3]), value("s", INT64, &[1])],
+                vec![value("y", FLOAT, &[3])],
+                vec![],
+            ),
+            vec!["ex_o", "Expand needs its first output named"],
+        ),
+        (
+            "gather-from-a-scalar",
+            one(
+                node("ga_s", "Gather", &["x", "i"], &["y"]),
+                vec![value("x", FLOAT, &[]), value("i", INT64, &[3])],
+                value("y", FLOAT, &[3]),
+            ),
+            vec!["ga_s", "Gather's data must have rank 1 or more"],
+        ),
+        (
+            "split-of-a-scalar",
+            one(node("sp_s", "Split", &["x"], &["y"]), vec![value("x", FLOAT, &[])], value("y", FLOAT, &[])),
+            vec!["sp_s", "Split's input must have rank 1 or more"],
+        ),
+        (
+            "maxpool-kernel-of-zero",
+            one(with_ints(node("mp_k", "MaxPool", &["x"], &["y"]), "kernel_shape", &[0, 2]), vec![x4()], x4()),
+            vec!["mp_k", "a kernel size of 0 is out of range"],
+        ),
+        (
+            "maxpool-negative-stride",
+            one(
+                with_ints(
+                    with_ints(node("mp_s", "MaxPool", &["x"], &["y"]), "kernel_shape", &[2, 2]),
+                    "strides",
+                    &[1, -1],
+                ),
+                vec![x4()],
+                x4(),
+            ),
+            vec!["mp_s", "strides value -1 is out of range"],
         ),
     ]
 }

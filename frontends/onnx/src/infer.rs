@@ -116,6 +116,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let op = ops::registry().get(&node.op).expect("checked above");
         ops::arity::check(&node)?;
         ops::attr_types::check(&node)?;
+        ops::type_constraints::check(&node, g)?;
         if let Some(result) = fold_shape_values(op, &node, g) {
             let values = result.map_err(|e| e.in_node(&node))?;
             for (name, v) in node.outputs.iter().zip(values) {

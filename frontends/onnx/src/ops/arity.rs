@@ -195,6 +195,10 @@ pub fn check(node: &Node) -> OResult<()> {
         let message = format!("{} (opset {}) takes {range}, not {n}", node.op, node.opset);
         return Err(OnnxError::msg(message).in_node(node));
     }
+    // Every operator xcc has defines its first output (later ones may be optional).
+    if node.outputs.first().is_none_or(String::is_empty) {
+        return Err(OnnxError::msg(format!("{} needs its first output named", node.op)).in_node(node));
+    }
     if let Some(k) = node.inputs[..min].iter().position(String::is_empty) {
         return Err(OnnxError::msg(format!("{}'s input {k} is required but left empty", node.op)).in_node(node));
     }

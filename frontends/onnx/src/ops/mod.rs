@@ -18,6 +18,7 @@ pub mod nn;
 pub mod reduce;
 pub mod resize;
 pub mod tensor;
+pub mod type_constraints;
 
 pub mod onnx_op;
 pub mod shapes;

@@ -59,15 +59,35 @@ pub fn window_over(node: &Node, g: &Graph, spatial_in: &[Dim], kernel: Vec<usize
     Ok((win, out))
 }
 
+/// The largest kernel size, stride, dilation or pad: the window arithmetic stays far from
+/// overflow, and no real model comes near it.
+const WINDOW_LIMIT: usize = 1 << 24;
+
+/// A list attribute of a window (`strides`, `dilations`, `pads`), each value between `min` and
+/// [`WINDOW_LIMIT`], or `default` where the node has none.
+fn window_ints(node: &Node, name: &str, default: Vec<usize>, min: i64) -> OResult<Vec<usize>> {
+    let Some(values) = node.ints(name) else { return Ok(default) };
+    values
+        .iter()
+        .map(|&v| {
+            if (min..=WINDOW_LIMIT as i64).contains(&v) {
+                Ok(v as usize)
+            } else {
+                err(format!("{name} value {v} is out of range ({min} to {WINDOW_LIMIT})"))
+            }
+        })
+        .collect()
+}
+
 /// The window over spatial sizes, `None` where known only at run time (its `out` then 0).
 fn window_of(node: &Node, spatial_in: &[Option<usize>], kernel: Vec<usize>) -> OResult<Window> {
     let n = spatial_in.len();
-    let strides: Vec<usize> =
-        node.ints("strides").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
-    let dilations: Vec<usize> =
-        node.ints("dilations").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![1; n]);
-    let mut pads: Vec<usize> =
-        node.ints("pads").map(|v| v.iter().map(|&x| x as usize).collect()).unwrap_or(vec![0; 2 * n]);
+    let strides = window_ints(node, "strides", vec![1; n], 1)?;
+    let dilations = window_ints(node, "dilations", vec![1; n], 1)?;
+    let mut pads = window_ints(node, "pads", vec![0; 2 * n], 0)?;
+    if let Some(k) = kernel.iter().find(|&&k| k == 0 || k > WINDOW_LIMIT) {
+        return err(format!("a kernel size of {k} is out of range (1 to {WINDOW_LIMIT})"));
+    }
     if strides.len() != n
         || dilations.len() != n
         || pads.len() != 2 * n

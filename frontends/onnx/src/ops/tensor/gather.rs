@@ -14,6 +14,9 @@ impl OnnxOp for Gather {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
         let idx = g.ty(&node.inputs[1])?;
+        if t.shape.is_empty() {
+            return err("Gather's data must have rank 1 or more, not a scalar");
+        }
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
         let (data, indices) = (t.dims(), idx.dims());
         if data[a].is_fixed() {

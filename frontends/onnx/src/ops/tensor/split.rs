@@ -52,6 +52,9 @@ fn split_sizes(node: &Node, g: &Graph, dim: &Dim) -> OResult<Vec<DataExpr>> {
 impl Movement for Split {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
+        if t.shape.is_empty() {
+            return err("Split's input must have rank 1 or more, not a scalar");
+        }
         let a = axis(node, node.int("axis", 0), t.shape.len())?;
         let pieces = split_sizes(node, g, &t.dims()[a])?.into_iter().zip(&node.outputs).map(|(s, name)| {
             let mut dims = t.dims();

@@ -1,0 +1,149 @@
+//! The element types the ONNX operator schemas tie together: inputs that share one type
+//! variable (`T` of Add's A and B, of Conv's X, W and B) must have one element type, and the
+//! inputs that carry indices, shapes or axes must be integers. Checked for every node once its
+//! inputs' types are known, so a mismatch is an error naming the node and the tensors, never a
+//! kernel that mixes types. Where xcc is stricter than the schema it says so: BatchNormalization
+//! allows its scale and statistics in another float type than X, xcc computes in X's type.
+
+use crate::graph::{DType, Graph, Node, OResult, OnnxError};
+
+/// Which inputs share the element type of the first of them.
+#[derive(Clone, Copy)]
+enum Group {
+    /// Every input.
+    All,
+    /// These inputs (by position; absent or empty ones are skipped).
+    Inputs(&'static [usize]),
+}
+
+/// (operators, the group of inputs of one type).
+const SAME_TYPE: &[(&[&str], Group)] = &[
+    (
+        &[
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Mod",
+            "Max",
+            "Min",
+            "Mean",
+            "Sum",
+            "Equal",
+            "Less",
+            "LessOrEqual",
+            "Greater",
+            "GreaterOrEqual",
+            "And",
+            "Or",
+            "Xor",
+            "Concat",
+            "MatMul",
+            "Gemm",
+            "PRelu",
+            "Clip",
+            "Conv",
+            "ConvTranspose",
+            "InstanceNormalization",
+            "LayerNormalization",
+            "BatchNormalization",
+            "Range",
+        ],
+        Group::All,
+    ),
+    (&["Where"], Group::Inputs(&[1, 2])),
+    (&["Scatter", "ScatterElements", "ScatterND"], Group::Inputs(&[0, 2])),
+    (&["Pad"], Group::Inputs(&[0, 2])),
+];
+
+/// (operators, inputs that must be int64: shapes, axes, counts, pads).
+const INT64: &[(&[&str], &[usize])] = &[
+    (&["Expand", "Reshape", "Tile", "Squeeze", "Unsqueeze", "Split", "Pad", "TopK"], &[1]),
+    (&["ConstantOfShape"], &[0]),
+    (&["GatherND", "ScatterND"], &[1]),
+    (
+        &[
+            "ReduceL1",
+            "ReduceL2",
+            "ReduceLogSum",
+            "ReduceLogSumExp",
+            "ReduceMax",
+            "ReduceMean",
+            "ReduceMin",
+            "ReduceProd",
+            "ReduceSum",
+            "ReduceSumSquare",
+        ],
+        &[1],
+    ),
+];
+
+/// (operators, inputs that must be int32 or int64: indices, slice bounds).
+const INDEX: &[(&[&str], &[usize])] =
+    &[(&["Gather", "GatherElements", "Scatter", "ScatterElements"], &[1]), (&["Slice"], &[1, 2, 3, 4])];
+
+fn entries<'a, T>(table: &'a [(&[&str], T)], op: &'a str) -> impl Iterator<Item = &'a T> {
+    table.iter().filter(move |(ops, _)| ops.contains(&op)).map(|(_, t)| t)
+}
+
+/// The node's present inputs at `positions` with their element types.
+fn typed<'a>(node: &'a Node, g: &Graph, positions: &[usize]) -> OResult<Vec<(&'a str, DType)>> {
+    let mut out = Vec::new();
+    for &i in positions {
+        match node.inputs.get(i) {
+            Some(name) if !name.is_empty() => out.push((name.as_str(), g.ty(name)?.dtype)),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// An error unless the node's inputs have the element types its operator ties together.
+pub fn check(node: &Node, g: &Graph) -> OResult<()> {
+    let fail = |message: String| Err(OnnxError::msg(message).in_node(node));
+    for group in entries(SAME_TYPE, &node.op) {
+        let positions: Vec<usize> = match group {
+            Group::All => (0..node.inputs.len()).collect(),
+            Group::Inputs(p) => p.to_vec(),
+        };
+        let inputs = typed(node, g, &positions)?;
+        if let Some(((first, t0), (other, t))) =
+            inputs.first().and_then(|a| inputs.iter().find(|b| b.1 != a.1).map(|b| (a, b)))
+        {
+            return fail(format!(
+                "{}'s inputs '{first}' ({}) and '{other}' ({}) must have one element type",
+                node.op,
+                t0.name(),
+                t.name()
+            ));
+        }
+    }
+    for (positions, allowed, what) in entries(INT64, &node.op)
+        .map(|p| (*p, &[DType::I64][..], "int64"))
+        .chain(entries(INDEX, &node.op).map(|p| (*p, &[DType::I32, DType::I64][..], "int32 or int64")))
+    {
+        if let Some((name, t)) = typed(node, g, positions)?.into_iter().find(|(_, t)| !allowed.contains(t)) {
+            return fail(format!("{}'s input '{name}' must be {what}, not {}", node.op, t.name()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operator named here is one xcc registers (a misspelt name would check nothing).
+    #[test]
+    fn every_operator_named_is_registered() {
+        let registered = crate::ops::registry().names();
+        let named = SAME_TYPE
+            .iter()
+            .flat_map(|(ops, _)| ops.iter())
+            .chain(INT64.iter().flat_map(|(ops, _)| ops.iter()))
+            .chain(INDEX.iter().flat_map(|(ops, _)| ops.iter()));
+        for op in named {
+            assert!(registered.contains(op), "{op} is not a registered operator");
+        }
+    }
+}
