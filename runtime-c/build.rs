@@ -29,22 +29,31 @@ fn main() {
     let host = std::env::var("HOST").expect("HOST not set");
     for &(arch, triple) in TARGETS {
         for source in SOURCES {
-            let obj = compile(source, arch, triple, &host, &out_dir);
-            let dest = out_dir.join(format!("{source}_{arch}.o"));
-            std::fs::copy(&obj, &dest)
-                .unwrap_or_else(|e| panic!("copying {} to {}: {e}", obj.display(), dest.display()));
+            let obj = compile(source, arch, triple, &host, &out_dir, &[]);
+            copy(&obj, &out_dir.join(format!("{source}_{arch}.o")));
         }
     }
+    // The runtime of `xcc --sanitize=address` libraries: instrumented like the model's code, for
+    // programs linked with -fsanitize=address.
+    let obj = compile("xcc_runtime", "x86_64", "x86_64-unknown-linux-gnu", &host, &out_dir, ASAN);
+    copy(&obj, &out_dir.join("xcc_runtime_x86_64_asan.o"));
 }
 
-fn compile(source: &str, arch: &str, triple: &str, host: &str, out_dir: &Path) -> PathBuf {
+const ASAN: &[&str] = &["-fsanitize=address", "-fno-omit-frame-pointer"];
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap_or_else(|e| panic!("copying {} to {}: {e}", from.display(), to.display()));
+}
+
+fn compile(source: &str, arch: &str, triple: &str, host: &str, out_dir: &Path, extra: &[&str]) -> PathBuf {
+    let variant = if extra.is_empty() { String::new() } else { "-sanitized".to_string() };
     let mut build = cc::Build::new();
     build
         .compiler(CLANG)
         .target(triple)
         .host(host)
         // Each target and source in its own directory: the object names would collide.
-        .out_dir(out_dir.join(format!("obj-{source}-{arch}")))
+        .out_dir(out_dir.join(format!("obj-{source}-{arch}{variant}")))
         .file(format!("c/{source}.c"))
         .include("c")
         .std("c11")
@@ -65,6 +74,9 @@ fn compile(source: &str, arch: &str, triple: &str, host: &str, out_dir: &Path) -
     let cross_include = Path::new("/usr").join(format!("{arch}-linux-gnu/include"));
     if !host.starts_with(arch) && cross_include.is_dir() {
         build.flag("-isystem").flag(cross_include.to_str().unwrap());
+    }
+    for flag in extra {
+        build.flag(flag);
     }
     if arch == "aarch64" {
         // Inline LL/SC atomics instead of calls to __aarch64_ldadd4_* helpers,

@@ -30,6 +30,14 @@ pub enum Emit {
     Ptx,
 }
 
+/// A sanitizer for the compiled code (`--sanitize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Sanitizer {
+    /// AddressSanitizer: every memory access of the model's or kernel's code is checked, and a
+    /// library carries runtime-c built with it; link the program with -fsanitize=address.
+    Address,
+}
+
 /// The input's language (`-x`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Language {
@@ -83,6 +91,11 @@ pub struct Cli {
     /// (about twice as fast; its sums round differently, see the README).
     #[arg(long)]
     pub no_winograd: bool,
+    /// Instrument the compiled code for a sanitizer (x86_64 CPU targets): `address` checks
+    /// every load and store against AddressSanitizer's shadow memory; link the program with
+    /// -fsanitize=address.
+    #[arg(long, value_enum)]
+    pub sanitize: Option<Sanitizer>,
     /// Skip the verifier between passes (it always runs after parsing and before translation).
     #[arg(long)]
     pub no_verify_each: bool,

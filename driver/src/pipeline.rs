@@ -1,7 +1,7 @@
 //! The compilation pipeline: parse -> verify -> lower (verifying after each pass) -> translate
 //! to LLVM IR -> optimize -> emit, and the atomic write of the output.
 
-use crate::{Cli, Emit, Language};
+use crate::{Cli, Emit, Language, Sanitizer};
 use inkwell::context::Context;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -32,6 +32,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
         .map_err(|e| format!("xcc: error: {e}"))?;
     check_emit_for_target(emit, &spec).map_err(|e| format!("xcc: error: {e}"))?;
+    check_sanitizer_for_target(cli.sanitize, &spec).map_err(|e| format!("xcc: error: {e}"))?;
     let passes = match &cli.passes {
         Some(spec) => xcc_lowering::parse_pipeline(spec).map_err(|e| format!("xcc: error: --passes: {e}"))?,
         None => xcc_lowering::default_pipeline(),
@@ -59,6 +60,16 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     }
     stages.done("write");
     Ok(())
+}
+
+/// AddressSanitizer's shadow layout and the instrumented runtime are x86_64 Linux's.
+fn check_sanitizer_for_target(sanitize: Option<Sanitizer>, spec: &xcc_targets::TargetSpec) -> Result<(), String> {
+    match sanitize {
+        Some(Sanitizer::Address) if spec.arch != Arch::X86_64 || !spec.links_with_runtime() => {
+            Err(format!("--sanitize=address is available for x86_64 Linux only, not '{}'", spec.triple))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// What the target cannot produce is refused before anything is compiled.
@@ -282,7 +293,8 @@ fn translate_and_emit(
         })?;
     let error = |e: String| format!("xcc: error: {e}");
     let tm = xcc_targets::create_machine(spec, cli.opt).map_err(|e| error(e.to_string()))?;
-    xcc_targets::optimize(&llvm, &tm, cli.opt).map_err(|e| error(e.to_string()))?;
+    let asan = cli.sanitize == Some(Sanitizer::Address);
+    xcc_targets::optimize(&llvm, &tm, cli.opt, asan).map_err(|e| error(e.to_string()))?;
     Ok(match emit {
         Emit::Llvm => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Bc => llvm.write_bitcode_to_memory().as_slice().to_vec(),
@@ -297,8 +309,9 @@ fn translate_and_emit(
                 ))
             })?;
             let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?;
+            let runtime_object = if asan { xcc_runtime_c::RUNTIME_X86_64_ASAN } else { runtime.runtime };
             let mut members =
-                vec![(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime.runtime.to_vec())];
+                vec![(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime_object.to_vec())];
             if calls_cuda_shim(&llvm) {
                 members.push(("xcc_cuda.o".into(), runtime.cuda.to_vec()));
             }

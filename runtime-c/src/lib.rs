@@ -33,6 +33,9 @@ pub fn objects_for_arch(arch: &str) -> Option<RuntimeObjects> {
     }
 }
 
+/// The x86_64 runtime built with `-fsanitize=address`, for `xcc --sanitize=address` libraries.
+pub const RUNTIME_X86_64_ASAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_x86_64_asan.o"));
+
 /// The C source, for users who build the runtime themselves.
 pub const SOURCE: &str = include_str!("../c/xcc_runtime.c");
 

@@ -231,6 +231,54 @@ fn build(arch: &str, cc: &str) -> PathBuf {
     dir
 }
 
+/// The sanitizer flags of the sanitized runs: AddressSanitizer and UndefinedBehaviorSanitizer,
+/// every report fatal.
+const SANITIZE: &[&str] =
+    &["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"];
+
+/// The program built with the sanitizers, and the runtime with it: from its C source (ASan and
+/// UBSan), or the object `xcc --sanitize=address` libraries carry (clang-22, ASan).
+fn build_sanitized(runtime_from_source: bool) -> PathBuf {
+    let dir = scratch_dir(if runtime_from_source { "sanitized-source" } else { "sanitized-object" });
+    std::fs::write(dir.join("main.c"), MAIN_C).unwrap();
+    std::fs::write(dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
+    std::fs::write(dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER).unwrap();
+    let runtime = if runtime_from_source {
+        std::fs::write(dir.join("xcc_runtime.c"), xcc_runtime_c::SOURCE).unwrap();
+        "xcc_runtime.c"
+    } else {
+        std::fs::write(dir.join("xcc_runtime_asan.o"), xcc_runtime_c::RUNTIME_X86_64_ASAN).unwrap();
+        "xcc_runtime_asan.o"
+    };
+    run(Command::new("cc").current_dir(&dir).args(["-std=c11", "-D_GNU_SOURCE", "-O1", "-g"]).args(SANITIZE).args([
+        "main.c",
+        runtime,
+        "-lpthread",
+        "-o",
+        "t",
+    ]));
+    dir
+}
+
+/// Whether `cc` builds and runs sanitized programs here.
+fn sanitizers_available() -> bool {
+    let dir = scratch_dir("sanitizer-probe");
+    std::fs::write(dir.join("p.c"), "int main(void) { return 0; }\n").unwrap();
+    let built = Command::new("cc").current_dir(&dir).args(SANITIZE).args(["p.c", "-o", "p"]).status();
+    let ok = built.is_ok_and(|s| s.success()) && Command::new(dir.join("p")).status().is_ok_and(|s| s.success());
+    cleanup(&dir);
+    ok
+}
+
+/// The DMA and allocation program under AddressSanitizer (leaks included) and
+/// UndefinedBehaviorSanitizer, on one thread and with the pool.
+fn dma_and_alloc_sanitized(runtime_from_source: bool) {
+    let dir = build_sanitized(runtime_from_source);
+    let stdout = run(Command::new(dir.join("t")).current_dir(&dir).env("ASAN_OPTIONS", "detect_leaks=1"));
+    assert!(stdout.ends_with("xcc runtime ok\n"), "{stdout}");
+    cleanup(&dir);
+}
+
 fn cleanup(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -291,7 +339,21 @@ fn main() -> std::process::ExitCode {
     if !cross {
         println!("skipped: the aarch64 run (qemu-aarch64 or aarch64-linux-gnu-gcc not on PATH; scripts/setup.sh installs them)");
     }
+    let sanitizers = native && sanitizers_available();
+    if native && !sanitizers {
+        println!("skipped: the sanitized runs (cc cannot build and run -fsanitize=address,undefined programs here)");
+    }
     let trials = vec![
+        Trial::test("dma_and_alloc_x86_64_sanitized", || {
+            dma_and_alloc_sanitized(true);
+            Ok(())
+        })
+        .with_ignored_flag(!sanitizers),
+        Trial::test("dma_and_alloc_x86_64_with_the_asan_runtime_object", || {
+            dma_and_alloc_sanitized(false);
+            Ok(())
+        })
+        .with_ignored_flag(!sanitizers),
         Trial::test("dma_and_alloc_x86_64", || {
             dma_and_alloc_x86_64();
             Ok(())

@@ -210,11 +210,23 @@ fn capturing_stderr<T>(f: impl FnOnce() -> T) -> (T, String) {
     (result, text)
 }
 
-/// Sets the module's triple and data layout, then runs LLVM's `default<On>` pipeline.
-pub fn optimize(module: &Module, tm: &TargetMachine, opt: u8) -> Result<(), TargetError> {
+/// Sets the module's triple and data layout, then runs LLVM's `default<On>` pipeline; with
+/// `address_sanitizer`, every function defined is marked `sanitize_address` and LLVM's
+/// AddressSanitizer pass runs last (as clang's -fsanitize=address places it), so each memory
+/// access of the compiled code is checked against the shadow memory of a program linked with
+/// -fsanitize=address.
+pub fn optimize(module: &Module, tm: &TargetMachine, opt: u8, address_sanitizer: bool) -> Result<(), TargetError> {
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let pipeline = format!("default<O{}>", opt.min(3));
+    let mut pipeline = format!("default<O{}>", opt.min(3));
+    if address_sanitizer {
+        let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("sanitize_address");
+        let attribute = module.get_context().create_enum_attribute(kind, 0);
+        for f in module.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+            f.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
+        }
+        pipeline.push_str(",asan");
+    }
     module.run_passes(&pipeline, tm, PassBuilderOptions::create()).map_err(|e| TargetError::Passes(e.to_string()))
 }
 

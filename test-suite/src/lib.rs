@@ -822,6 +822,73 @@ pub fn link_c(compiler: &str, harness: &Path, inputs: &[&Path], out: &Path) -> R
     }
 }
 
+/// The `cc` flags of sanitized builds: AddressSanitizer and UndefinedBehaviorSanitizer, every
+/// report fatal.
+pub const SANITIZE_FLAGS: &[&str] =
+    &["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"];
+
+/// runtime-c compiled from its source with [`SANITIZE_FLAGS`], built once per test process;
+/// `Err` says why a sanitized build cannot be made here (the sanitized tests are then skipped
+/// with that reason). Linked before a library, it takes the place of the library's own runtime
+/// member, which the linker then does not pull in.
+pub fn sanitized_runtime() -> Result<&'static Path, String> {
+    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = work_root("sanitized-runtime").join(std::process::id().to_string());
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let probe = dir.join("probe.c");
+            std::fs::write(&probe, "int main(void) { return 0; }\n").map_err(|e| e.to_string())?;
+            let exe = dir.join("probe");
+            let probed =
+                run_command(Command::new("cc").args(SANITIZE_FLAGS).arg(&probe).arg("-o").arg(&exe), compile_timeout());
+            if !probed.success() || !run_command(&mut Command::new(&exe), run_timeout()).success() {
+                return Err("cc cannot build and run -fsanitize=address,undefined programs here".into());
+            }
+            let c = suite_dir().join("../runtime-c/c");
+            let obj = dir.join("xcc_runtime.o");
+            let o = run_command(
+                Command::new("cc")
+                    .args(["-std=c11", "-D_GNU_SOURCE", "-O1", "-g", "-c", "-I"])
+                    .arg(&c)
+                    .args(SANITIZE_FLAGS)
+                    .arg(c.join("xcc_runtime.c"))
+                    .arg("-o")
+                    .arg(&obj),
+                compile_timeout(),
+            );
+            if o.success() {
+                Ok(obj)
+            } else {
+                Err(format!("runtime-c does not build with the sanitizers: {}", o.summary()))
+            }
+        })
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
+/// `cc` with [`SANITIZE_FLAGS`] and the sanitized runtime-c as its first input: the C files,
+/// libraries and `-o` follow.
+pub fn sanitized_cc() -> Result<Command, String> {
+    let runtime = sanitized_runtime()?;
+    let mut cc = Command::new("cc");
+    cc.args(["-std=gnu11", "-O1", "-g", "-w", "-fno-builtin"]).args(SANITIZE_FLAGS).arg(runtime);
+    Ok(cc)
+}
+
+/// [`link_c`] with [`sanitized_cc`].
+pub fn link_c_sanitized(harness: &Path, inputs: &[&Path], out: &Path) -> Result<(), String> {
+    let o = run_command(
+        sanitized_cc()?.arg(harness).args(inputs).args(["-lm", "-lpthread", "-o"]).arg(out),
+        compile_timeout(),
+    );
+    if o.success() {
+        Ok(())
+    } else {
+        Err(format!("linking with the sanitizers failed: {}", o.summary()))
+    }
+}
+
 // ---- checks of the test files themselves ----------------------------------------------------
 
 /// Parses and verifies a file with xcc-ir, rendering the diagnostic on failure.

@@ -105,7 +105,45 @@ fn check_model(name: &str, work: &Path) -> Result<String, String> {
             notes.push(format!("{what}: worst error {w1:.2} (reference), {w2:.2} (live onnxruntime) of the tolerance"));
         }
     }
+    notes.push(sanitized_run(name, &dir, &harness, &input, &want)?);
     Ok(notes.join("; "))
+}
+
+/// The model compiled with `--sanitize=address` and its C program built with AddressSanitizer
+/// and UndefinedBehaviorSanitizer (runtime-c too): the run must be clean, leaks included, and
+/// give the reference output.
+fn sanitized_run(name: &str, dir: &Path, harness: &str, input: &Path, want: &[f32]) -> Result<String, String> {
+    let runtime_ok = xcc_test_suite::sanitized_runtime();
+    if let Err(why) = runtime_ok {
+        return Ok(format!("sanitized run skipped ({why})"));
+    }
+    let dir = dir.join("sanitized");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join(format!("lib{name}.a"));
+    run(
+        Command::new(xcc_binary())
+            .arg(repo().join(format!("../shared/models/{name}.onnx")))
+            .args(["-O3", "--sanitize=address", "-o"])
+            .arg(&lib),
+        "xcc --sanitize=address",
+    )?;
+    let source = dir.join("harness.c");
+    std::fs::write(&source, harness).unwrap();
+    let exe = dir.join("run_sanitized");
+    run(
+        xcc_test_suite::sanitized_cc()?
+            .arg("-I")
+            .arg(&dir)
+            .arg(&source)
+            .arg(&lib)
+            .args(["-lm", "-lpthread", "-o"])
+            .arg(&exe),
+        "the sanitized link",
+    )?;
+    let out = dir.join("out.bin");
+    run(Command::new(&exe).arg(input).arg(&out), "the sanitized program")?;
+    let w = compare_f32("sanitized vs the reference", &read_f32(&out)?, want, 1e-5)?;
+    Ok(format!("sanitized (ASan, UBSan): clean, worst error {w:.2} of the tolerance"))
 }
 
 fn two_models_in_one_program_and_concurrent_runs() -> Result<(), String> {

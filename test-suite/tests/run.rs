@@ -68,6 +68,10 @@ enum Variant {
     /// and that text compiled by xcc: upstream's spelling of every llvm op it produces must be
     /// accepted and mean the same.
     ViaMlirOpt { generic: bool },
+    /// Compiled with `--sanitize=address` and linked with the harness and runtime-c built with
+    /// AddressSanitizer and UndefinedBehaviorSanitizer: every access of the compiled code and
+    /// the runtime is checked.
+    Sanitized,
 }
 
 impl Variant {
@@ -78,6 +82,7 @@ impl Variant {
             Variant::Differential => "/differential",
             Variant::ViaMlirOpt { generic: false } => "/via-mlir-opt",
             Variant::ViaMlirOpt { generic: true } => "/via-mlir-opt-generic",
+            Variant::Sanitized => "/sanitized",
         }
     }
 }
@@ -113,6 +118,16 @@ fn native(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &Pat
     let out = run_program(&mut Command::new(&prog), "native")?;
     expect.check(&out).map_err(|e| format!("native: {e}"))?;
     Ok(out)
+}
+
+fn sanitized(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &Path) -> Result<(), String> {
+    let lib = dir.join("lib_sanitized.a");
+    xcc_compile(tools, path, &lib, &["--sanitize=address"])?;
+    let prog = dir.join("prog_sanitized");
+    link_c_sanitized(harness, &[&lib], &prog)?;
+    // Leaks are not errors here: a kernel may allocate without freeing, as upstream's tests do.
+    let out = run_program(Command::new(&prog).env("ASAN_OPTIONS", "detect_leaks=0"), "sanitized")?;
+    expect.check(&out).map_err(|e| format!("sanitized: {e}"))
 }
 
 fn aarch64(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &Path) -> Result<(), String> {
@@ -174,6 +189,7 @@ fn check_file(tools: &Tools, path: &Path, variant: Variant) -> Result<(), String
         Variant::Aarch64 => aarch64(tools, path, &harness, &expect, &dir),
         Variant::Differential => differential(tools, path, &harness, &expect, &dir),
         Variant::ViaMlirOpt { generic } => via_mlir_opt(tools, path, &harness, &expect, &dir, generic),
+        Variant::Sanitized => sanitized(tools, path, &harness, &expect, &dir),
     }
 }
 
@@ -181,7 +197,8 @@ fn check_file(tools: &Tools, path: &Path, variant: Variant) -> Result<(), String
 /// without the cross tools) and, for `// differential` files, one against upstream MLIR
 /// (`run/NAME.mlir/differential`) and two on mlir-opt-22's llvm-dialect output in its custom
 /// and generic forms (`/via-mlir-opt`, `/via-mlir-opt-generic`), ignored without mlir-opt-22,
-/// mlir-translate-22 and llc-22.
+/// mlir-translate-22 and llc-22; and on x86_64 one under AddressSanitizer and
+/// UndefinedBehaviorSanitizer (`/sanitized`, ignored where `cc` cannot build with them).
 fn main() -> std::process::ExitCode {
     let tools = Tools {
         xcc: xcc_binary(),
@@ -197,6 +214,7 @@ fn main() -> std::process::ExitCode {
     if !tools.upstream {
         println!("skipped: the differential runs (mlir-opt-22, mlir-translate-22 or llc-22 not found)");
     }
+    let sanitizers = sanitized_runtime().map_err(|why| println!("skipped: the sanitized runs ({why})")).is_ok();
     let tools = std::sync::Arc::new(tools);
     let mut trials = Vec::new();
     for path in files_in("run", "mlir") {
@@ -207,6 +225,7 @@ fn main() -> std::process::ExitCode {
             (Variant::Differential, differential, tools.upstream),
             (Variant::ViaMlirOpt { generic: false }, differential, tools.upstream),
             (Variant::ViaMlirOpt { generic: true }, differential, tools.upstream),
+            (Variant::Sanitized, cfg!(target_arch = "x86_64"), sanitizers),
         ] {
             if !wanted {
                 continue;

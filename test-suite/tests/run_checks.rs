@@ -458,8 +458,74 @@ fn integer_division_is_checked() -> Result<(), String> {
     drive(&dir, vec![("division", division)], "integer_division")
 }
 
+/// `xcc --sanitize=address` instruments the model's own code: a program that hands `y = Relu(x)`
+/// an input one float short gets AddressSanitizer's report of the read past it, from inside the
+/// model's run function, while the plain build of the same program exits normally (the
+/// overflow goes unseen there).
+fn sanitize_address_checks_the_models_code() -> Result<(), String> {
+    if let Err(why) = xcc_test_suite::sanitized_runtime() {
+        println!("skipped: {why}");
+        return Ok(());
+    }
+    let dir = repo().join("target/xcc-tests/run-checks-sanitize");
+    std::fs::create_dir_all(&dir).unwrap();
+    let onnx = dir.join("relu.onnx");
+    std::fs::write(&onnx, relu_model(64)).unwrap();
+    let source = dir.join("main.c");
+    std::fs::write(
+        &source,
+        r#"#include "relu.h"
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  float *x = malloc(63 * sizeof(float)), *y = malloc(64 * sizeof(float));
+  for (int i = 0; i < 63; i++) x[i] = (float)i - 30.0f;
+  int32_t rc = relu_run_alloc(x, y);
+  printf("rc %d\n", rc);
+  free(x);
+  free(y);
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let mut stderr = String::new();
+    for sanitized in [false, true] {
+        let lib = dir.join(if sanitized { "sanitized/librelu.a" } else { "librelu.a" });
+        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+        let mut xcc = Command::new(xcc_binary());
+        xcc.arg(&onnx).args(["--name", "relu", "-o"]).arg(&lib);
+        if sanitized {
+            xcc.arg("--sanitize=address");
+        }
+        run(&mut xcc, "xcc")?;
+        let exe = dir.join(if sanitized { "main_sanitized" } else { "main" });
+        let mut cc = if sanitized { xcc_test_suite::sanitized_cc()? } else { Command::new("cc") };
+        run(
+            cc.arg("-I").arg(lib.parent().unwrap()).arg(&source).arg(&lib).args(["-lm", "-lpthread", "-o"]).arg(&exe),
+            "cc",
+        )?;
+        let o = xcc_test_suite::run_command(&mut Command::new(&exe), compile_timeout());
+        match (sanitized, o.success()) {
+            (false, true) => {}
+            (false, false) => return Err(format!("the plain build failed: {}", o.summary())),
+            (true, true) => return Err("the sanitized build ran the short input without a report".into()),
+            (true, false) => stderr = o.stderr,
+        }
+    }
+    for want in ["AddressSanitizer: heap-buffer-overflow", "READ of size", "relu_run"] {
+        if !stderr.contains(want) {
+            return Err(format!("the sanitized run's report lacks '{want}':\n{stderr}"));
+        }
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     run_trials(vec![
+        Trial::test("run-checks/sanitize-address-checks-the-models-code", || {
+            Ok(sanitize_address_checks_the_models_code()?)
+        }),
         Trial::test("run-checks/every-check-returns-its-status", || Ok(checked_runs()?)),
         Trial::test("run-checks/run-alloc-without-a-workspace", || Ok(run_alloc_without_a_workspace()?)),
         Trial::test("run-checks/shape-inputs-are-checked", || Ok(shape_inputs_are_checked()?)),
