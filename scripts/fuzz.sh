@@ -5,7 +5,8 @@
 #                test suite has generated them (target/xcc-tests/onnx-node/data).
 # Usage: scripts/fuzz.sh [--runs N | --time SECONDS] [--seed N] [TARGET...]
 # (default: --time 60, a random seed, both targets)
-# A crash, a timeout (10 s for one input) or an allocation over 2 GiB stops a target with a
+# Each target first replays its regression inputs (fuzz/regressions/TARGET/: what earlier
+# campaigns found, kept once fixed). A crash, a timeout (10 s for one input) or an allocation over 2 GiB stops a target with a
 # reproducer in fuzz/artifacts/TARGET/; the script then exits non-zero. The run counts go to
 # standard output ("fuzz: TARGET: N runs, ok").
 set -euo pipefail
@@ -51,10 +52,20 @@ seed() {
 # debug assertions and overflow checks on (-a), optimized (-O).
 flags=(-O -a --sanitizer=none)
 cd fuzz
-cargo fuzz build "${flags[@]}"
+cargo fuzz build "${flags[@]}" >&2
 cd ..
+host=$(rustc -vV | sed -n 's/^host: //p')
 status=0
 for t in "${targets[@]}"; do
+  # Every input a campaign found to crash, once fixed, replays first (fuzz/regressions/TARGET/).
+  if compgen -G "fuzz/regressions/$t/*" >/dev/null; then
+    if fuzz/target/$host/release/"$t" -timeout=10 -rss_limit_mb=2048 fuzz/regressions/"$t"/* >/dev/null 2>&1; then
+      echo "fuzz: $t: $(ls fuzz/regressions/"$t" | wc -l) regression inputs, ok"
+    else
+      echo "fuzz: $t: a regression input fails again (run fuzz/target/$host/release/$t on fuzz/regressions/$t/*)"
+      status=1
+    fi
+  fi
   seed "$t"
   log=$(mktemp)
   set +e
