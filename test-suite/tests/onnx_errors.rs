@@ -531,6 +531,66 @@ fn fuzz_regressions() -> Vec<Case> {
             ),
             vec!["mp_s", "strides value -1 is out of range"],
         ),
+        (
+            "batchnorm-scale-not-per-channel",
+            one(
+                node("bn_c", "BatchNormalization", &["x", "s", "b", "m", "v"], &["y"]),
+                vec![
+                    x4(),
+                    value("s", FLOAT, &[]),
+                    value("b", FLOAT, &[1]),
+                    value("m", FLOAT, &[1]),
+                    value("v", FLOAT, &[1]),
+                ],
+                x4(),
+            ),
+            vec!["bn_c", "'s'", "one value per channel here, dims [1]"],
+        ),
+        (
+            "where-condition-of-floats",
+            one(
+                node("wh_f", "Where", &["c", "a", "b"], &["y"]),
+                vec![value("c", FLOAT, &[2]), value("a", FLOAT, &[2]), value("b", FLOAT, &[2])],
+                value("y", FLOAT, &[2]),
+            ),
+            vec!["wh_f", "Where's input 'c' must be bool, not float32"],
+        ),
+        (
+            "split-num-outputs-disagrees",
+            one(
+                with_int(node("sp_n", "Split", &["x"], &["y"]), "num_outputs", 1 << 31),
+                vec![value("x", FLOAT, &[4])],
+                value("y", FLOAT, &[4]),
+            ),
+            vec!["sp_n", "num_outputs is 2147483648, but the node has 1 outputs"],
+        ),
+        (
+            "input-dims-too-large",
+            one(
+                node("relu_big", "Relu", &["x"], &["y"]),
+                vec![value("x", FLOAT, &[0, 3, i64::MAX])],
+                value("y", FLOAT, &[0, 3, i64::MAX]),
+            ),
+            vec!["'x'", "are too large"],
+        ),
+        (
+            "concat-of-scalars",
+            one(
+                node("cat_s", "Concat", &["a", "b"], &["y"]),
+                vec![value("a", FLOAT, &[]), value("b", FLOAT, &[])],
+                value("y", FLOAT, &[2]),
+            ),
+            vec!["cat_s", "names no dim of a scalar"],
+        ),
+        (
+            "squeeze-run-time-axes-of-no-unit-dim",
+            one(
+                node("sq_r", "Squeeze", &["x", "axes"], &["y"]),
+                vec![value("x", FLOAT, &[3]), value("axes", INT64, &[1])],
+                value("y", FLOAT, &[]),
+            ),
+            vec!["sq_r", "cannot all name dims of size 1"],
+        ),
     ]
 }
 

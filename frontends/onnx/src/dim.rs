@@ -136,6 +136,12 @@ impl Dim {
         dims.into_iter().fold(Dim::fixed(1), |acc, d| acc.mul(d))
     }
 
+    /// The product of `dims`, `None` where a coefficient overflows (dims read from a model's
+    /// data, not yet bounded by a tensor's size).
+    pub fn checked_product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Option<Dim> {
+        dims.into_iter().try_fold(Dim::fixed(1), |acc, d| acc.checked_mul(d))
+    }
+
     /// The least and the greatest value the dim takes when each symbol `s` is within
     /// `range(s)` (inclusive, saturating far past any size).
     pub fn interval(&self, range: &dyn Fn(&str) -> (i128, i128)) -> (i128, i128) {

@@ -322,9 +322,7 @@ fn value_type(
         });
     }
     let ty = TensorType::with_dims(dtype, dims);
-    if !ty.is_dynamic() {
-        checked_bytes(&name, dtype, &ty.shape)?;
-    }
+    checked_fixed_bytes(&name, &ty)?;
     Ok(ty)
 }
 
@@ -358,14 +356,23 @@ fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, 
 }
 
 /// Rejects shapes whose byte size overflows 64-bit arithmetic.
+/// [`checked_bytes`] of the dims known at compile time (all of them for a static type): the
+/// arithmetic on a type's dims then stays within 64 bits whatever the run-time dims are.
+pub fn checked_fixed_bytes(name: &str, t: &TensorType) -> OResult<usize> {
+    let fixed: Vec<usize> = t.dims().iter().filter_map(Dim::as_fixed).collect();
+    checked_bytes(name, t.dtype, &fixed)
+}
+
 pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize> {
-    let mut n: usize = dtype.size();
+    // A zero dim makes the tensor empty but not the other dims' products small: the bound
+    // counts it as 1.
+    let mut bound: usize = dtype.size();
     for &d in shape {
-        n = n.checked_mul(d).filter(|&n| n <= 1 << 62).ok_or_else(|| {
+        bound = bound.checked_mul(d.max(1)).filter(|&n| n <= 1 << 62).ok_or_else(|| {
             OnnxError::tensor(name, format!("dims {shape:?} are too large: the size overflows 64-bit arithmetic"))
         })?;
     }
-    Ok(n)
+    Ok(if shape.contains(&0) { 0 } else { bound })
 }
 
 pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {

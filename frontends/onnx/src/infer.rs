@@ -161,9 +161,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let types = op.infer(&node, g).map_err(|e| e.in_node(&node))?;
         for (name, t) in node.outputs.iter().zip(types) {
             if !name.is_empty() {
-                if !t.is_dynamic() {
-                    super::import::checked_bytes(name, t.dtype, &t.shape)?;
-                }
+                super::import::checked_fixed_bytes(name, &t)?;
                 g.types.insert(name.clone(), t);
             }
         }

@@ -76,7 +76,10 @@ pub fn image_dims(name: &str, t: &TensorType) -> OResult<Vec<Dim>> {
 pub fn axis(node: &Node, a: i64, rank: usize) -> OResult<usize> {
     let r = rank as i64;
     let v = if a < 0 { a + r } else { a };
-    if v < 0 || v >= r.max(1) {
+    if rank == 0 {
+        return err(format!("axis {a} names no dim of a scalar ({})", node.describe()));
+    }
+    if v < 0 || v >= r {
         return err(format!("axis {a} is out of range for rank {rank} ({})", node.describe()));
     }
     Ok(v as usize)
@@ -113,6 +116,10 @@ pub fn data_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
 }
 
 /// The elements of graph input `name` ([`data_input`]).
+/// The most elements of a graph input read as run-time values (a shape, axes, pads, scales: a
+/// handful; a longer one is not such an input, and would only make every expression long).
+const MAX_INPUT_ELEMENTS: usize = 256;
+
 pub fn input_elements(g: &Graph, name: &str) -> Option<Vec<DataExpr>> {
     if !g.inputs.iter().any(|x| x == name) || g.consts.contains_key(name) {
         return None;
@@ -120,7 +127,7 @@ pub fn input_elements(g: &Graph, name: &str) -> Option<Vec<DataExpr>> {
     let t = g.types.get(name)?;
     // A bool reads as 0 or -1 (sign-extended): compare it with 0.
     let int = matches!(t.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8 | DType::Bool);
-    if !int || t.is_dynamic() || t.shape.len() > 1 {
+    if !int || t.is_dynamic() || t.shape.len() > 1 || t.numel() > MAX_INPUT_ELEMENTS {
         return None;
     }
     Some((0..t.numel()).map(|k| DataExpr::element(name, k)).collect())
@@ -134,7 +141,7 @@ pub fn real_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
         return None;
     }
     let t = g.types.get(name)?;
-    if !t.dtype.is_float() || t.is_dynamic() || t.shape.len() > 1 {
+    if !t.dtype.is_float() || t.is_dynamic() || t.shape.len() > 1 || t.numel() > MAX_INPUT_ELEMENTS {
         return None;
     }
     Some((0..t.numel()).map(|k| DataExpr::real_element(name, k)).collect())
@@ -162,6 +169,11 @@ pub fn shape_data(g: &Graph, node: &Node, i: usize, what: &str) -> OResult<Optio
 /// negative ones counted from the end; every run checks that the axes are in range and
 /// distinct.
 pub fn data_axis_hits(g: &Graph, axes: &[DataExpr], rank: usize) -> OResult<Vec<DataExpr>> {
+    // Each dim's expression grows with the axes (Unsqueeze's with their square): a bound keeps
+    // compile time in seconds. Constant axes have no such limit.
+    if axes.len() > MAX_RUN_TIME_AXES {
+        return err(format!("{} axes read at run time; xcc takes at most {MAX_RUN_TIME_AXES}", axes.len()));
+    }
     for a in axes {
         g.require(a.axis(rank).in_range(0, rank as i64), format!("an axis is out of range for rank {rank}"))?;
     }
@@ -171,6 +183,9 @@ pub fn data_axis_hits(g: &Graph, axes: &[DataExpr], rank: usize) -> OResult<Vec<
     }
     Ok(hits)
 }
+
+/// The most axes an operator reads at run time.
+const MAX_RUN_TIME_AXES: usize = 8;
 
 /// [`data_axis_hits`] without the checks (a lowering's view of what inference checked).
 pub fn axis_hits(axes: &[DataExpr], rank: usize) -> Vec<DataExpr> {

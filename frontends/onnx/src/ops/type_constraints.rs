@@ -1,6 +1,6 @@
 //! The element types the ONNX operator schemas tie together: inputs that share one type
 //! variable (`T` of Add's A and B, of Conv's X, W and B) must have one element type, and the
-//! inputs that carry indices, shapes or axes must be integers. Checked for every node once its
+//! inputs that carry indices, shapes or axes must be integers, conditions bools. Checked for every node once its
 //! inputs' types are known, so a mismatch is an error naming the node and the tensors, never a
 //! kernel that mixes types. Where xcc is stricter than the schema it says so: BatchNormalization
 //! allows its scale and statistics in another float type than X, xcc computes in X's type.
@@ -58,7 +58,7 @@ const SAME_TYPE: &[(&[&str], Group)] = &[
 
 /// (operators, inputs that must be int64: shapes, axes, counts, pads).
 const INT64: &[(&[&str], &[usize])] = &[
-    (&["Expand", "Reshape", "Tile", "Squeeze", "Unsqueeze", "Split", "Pad", "TopK"], &[1]),
+    (&["Expand", "Reshape", "Tile", "Squeeze", "Unsqueeze", "Split", "Pad", "TopK", "Trilu"], &[1]),
     (&["ConstantOfShape"], &[0]),
     (&["GatherND", "ScatterND"], &[1]),
     (
@@ -77,6 +77,9 @@ const INT64: &[(&[&str], &[usize])] = &[
         &[1],
     ),
 ];
+
+/// (operators, inputs that must be bool: conditions and logic).
+const BOOL: &[(&[&str], &[usize])] = &[(&["Where", "Not"], &[0]), (&["And", "Or", "Xor"], &[0, 1])];
 
 /// (operators, inputs that must be int32 or int64: indices, slice bounds).
 const INDEX: &[(&[&str], &[usize])] =
@@ -121,6 +124,7 @@ pub fn check(node: &Node, g: &Graph) -> OResult<()> {
     for (positions, allowed, what) in entries(INT64, &node.op)
         .map(|p| (*p, &[DType::I64][..], "int64"))
         .chain(entries(INDEX, &node.op).map(|p| (*p, &[DType::I32, DType::I64][..], "int32 or int64")))
+        .chain(entries(BOOL, &node.op).map(|p| (*p, &[DType::Bool][..], "bool")))
     {
         if let Some((name, t)) = typed(node, g, positions)?.into_iter().find(|(_, t)| !allowed.contains(t)) {
             return fail(format!("{}'s input '{name}' must be {what}, not {}", node.op, t.name()));
@@ -141,7 +145,8 @@ mod tests {
             .iter()
             .flat_map(|(ops, _)| ops.iter())
             .chain(INT64.iter().flat_map(|(ops, _)| ops.iter()))
-            .chain(INDEX.iter().flat_map(|(ops, _)| ops.iter()));
+            .chain(INDEX.iter().flat_map(|(ops, _)| ops.iter()))
+            .chain(BOOL.iter().flat_map(|(ops, _)| ops.iter()));
         for op in named {
             assert!(registered.contains(op), "{op} is not a registered operator");
         }

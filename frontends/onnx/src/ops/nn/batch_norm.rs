@@ -17,6 +17,7 @@ impl crate::ops::onnx_op::OnnxOp for BatchNormalization {
             return err(format!("training mode takes static dims, not {}", x.describe()));
         }
         image_dims(&node.inputs[0], x)?;
+        super::per_channel(node, g, &[1, 2, 3, 4], x.shape.get(1).copied().unwrap_or(1))?;
         // Training mode also gives the running mean and variance, one value per channel.
         let stat = TensorType::new(x.dtype, vec![x.shape.get(1).copied().unwrap_or(1)]);
         let mut out = vec![x.clone()];

@@ -14,7 +14,11 @@ impl crate::ops::onnx_op::OnnxOp for ConvTranspose {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = super::float_input(node, g)?;
         let w = g.ty(&node.inputs[1])?;
-        let group = node.int("group", 1).max(1) as usize;
+        let group = node.int("group", 1);
+        if !(1..=x.shape.get(1).copied().unwrap_or(1).max(1) as i64).contains(&group) {
+            return err(format!("group must be between 1 and the input channels, not {group}"));
+        }
+        let group = group as usize;
         if x.shape.len() < 3 || w.shape.len() != x.shape.len() || w.shape[0] != x.shape[1] {
             return err(format!(
                 "ConvTranspose needs N x C x spatial input and C x M/group x kernel weights, got {:?} and {:?}",
@@ -27,6 +31,10 @@ impl crate::ops::onnx_op::OnnxOp for ConvTranspose {
                 format!("the weights' dims must be static, not {}", w.describe()),
             ));
         }
+        if x.shape[1] % group != 0 {
+            return err(format!("the input channels ({}) do not divide into {group} groups", x.shape[1]));
+        }
+        super::per_channel(node, g, &[2], w.shape[1] * group)?;
         let x_dims = image_dims(&node.inputs[0], x)?;
         let geo = transpose_geometry(node, &x_dims[2..], &w.shape[2..])?;
         for (q, out) in geo.out.iter().enumerate() {

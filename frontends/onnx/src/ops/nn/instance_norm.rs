@@ -15,6 +15,7 @@ impl crate::ops::onnx_op::OnnxOp for InstanceNormalization {
             return err(format!("the input needs a batch and a channel dim, not {}", x.describe()));
         }
         image_dims(&node.inputs[0], x)?;
+        super::per_channel(node, g, &[1, 2], x.shape[1])?;
         Ok(vec![x.clone()])
     }
 

@@ -35,6 +35,21 @@ pub(super) fn float_input<'g>(node: &Node, g: &'g Graph) -> OResult<&'g TensorTy
     Ok(x)
 }
 
+/// An error unless each of the node's inputs at `positions` (those present) holds one value per
+/// channel: dims `[channels]`, as the kernels index them.
+pub(super) fn per_channel(node: &Node, g: &Graph, positions: &[usize], channels: usize) -> OResult<()> {
+    for &i in positions {
+        let Some(name) = node.input(i) else { continue };
+        let t = g.ty(name)?;
+        if t.is_dynamic() || t.shape != [channels] {
+            let message =
+                format!("{} needs one value per channel here, dims [{channels}], not {}", node.op, t.describe());
+            return Err(OnnxError::tensor(name, message));
+        }
+    }
+    Ok(())
+}
+
 /// The buffers of the optional outputs `first..first + count` (`None` where absent or unnamed).
 fn optional_outputs(e: &Emitter, node: &Node, first: usize, count: usize) -> OResult<Vec<Option<ValueId>>> {
     (first..first + count)

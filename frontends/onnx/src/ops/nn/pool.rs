@@ -244,8 +244,9 @@ impl MaxPoolRows {
         let (input, out) = (static2(x_t)?, static2(out_t)?);
         // Every window overlaps the input (its first and last ones along each dim): the row
         // clamping below relies on it, and an all-padding window has no maximum to agree on.
-        let overlaps =
-            (0..2).all(|q| win.pads[q] < win.kernel[q] && (out[q] - 1) * win.strides[q] < input[q] + win.pads[q]);
+        let overlaps = (0..2).all(|q| {
+            out[q] > 0 && win.pads[q] < win.kernel[q] && (out[q] - 1) * win.strides[q] < input[q] + win.pads[q]
+        });
         let plain = win.dilations.iter().all(|&d| d == 1) && matches!(win.strides[1], 1 | 2) && overlaps;
         (applies && plain).then(|| MaxPoolRows {
             kernel: [win.kernel[0], win.kernel[1]],

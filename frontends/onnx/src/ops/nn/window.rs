@@ -125,7 +125,7 @@ fn window_of(node: &Node, spatial_in: &[Option<usize>], kernel: Vec<usize>) -> O
         match auto_pad {
             "SAME_UPPER" | "SAME_LOWER" => {
                 out[i] = size.div_ceil(strides[i]);
-                let total = ((out[i] - 1) * strides[i] + eff).saturating_sub(size);
+                let total = (out[i].saturating_sub(1) * strides[i] + eff).saturating_sub(size);
                 let (small, big) = (total / 2, total - total / 2);
                 if auto_pad == "SAME_UPPER" {
                     pads[i] = small;

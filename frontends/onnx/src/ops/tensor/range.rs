@@ -96,6 +96,9 @@ impl OnnxOp for Range {
     }
 
     fn fold(&self, _: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        if inputs.iter().flatten().any(|t| t.ty.numel() != 1) {
+            return Some(err("Range's start, limit and delta must be scalars"));
+        }
         let v: Vec<f64> = inputs.iter().map(|t| t.map(|t| t.to_f64()[0])).collect::<Option<_>>()?;
         let (start, limit, delta) = (v[0], v[1], v[2]);
         if delta == 0.0 {

@@ -98,8 +98,9 @@ fn reshape_target(node: &Node, g: &Graph, input: &[Dim], spec: &[Dim]) -> OResul
         }
     }
     let at_run_time = if total.is_fixed() { "" } else { " for every value of the run-time dims" };
+    let too_large = || OnnxError::msg(format!("the Reshape target {} is too large", dims_text(spec)));
     if let Some(i) = infer_at {
-        let known = Dim::product(&out);
+        let known = Dim::checked_product(&out).ok_or_else(too_large)?;
         match total.div_exact(&known) {
             Some(rest) => out[i] = rest,
             None if !at_run_time.is_empty() && known.as_const() != Some(0) => {
@@ -114,7 +115,7 @@ fn reshape_target(node: &Node, g: &Graph, input: &[Dim], spec: &[Dim]) -> OResul
             None => return err(format!("cannot reshape {} into {}", dims_text(input), dims_text(spec))),
         }
     }
-    if Dim::product(&out) != total {
+    if Dim::checked_product(&out).ok_or_else(too_large)? != total {
         return err(format!(
             "cannot reshape {} ({total} elements) into {}{at_run_time}",
             dims_text(input),
@@ -186,6 +187,16 @@ impl OnnxOp for Squeeze {
                 g.require(squeezable, "Squeeze names a dim whose size is not 1")?;
             }
             let kept = dims.len().checked_sub(axes.len()).ok_or_else(|| OnnxError::msg("more axes than dims"))?;
+            // Only a dim of 1 or a run-time dim may be named: with fewer such dims than axes,
+            // every run would fail, and the result's type would not hold the input's elements.
+            let candidates = dims.iter().filter(|d| d.as_fixed().is_none_or(|n| n == 1)).count();
+            if candidates < axes.len() {
+                return err(format!(
+                    "Squeeze's {} axes cannot all name dims of size 1 in {}",
+                    axes.len(),
+                    t.describe()
+                ));
+            }
             return Ok(vec![TensorType::with_dims(
                 t.dtype,
                 data_dims_without(g, &node.outputs[0], &dims, &hits, kept),
@@ -226,6 +237,9 @@ impl OnnxOp for Unsqueeze {
         let rank = t.shape.len() + axes.len();
         let mut axes: Vec<usize> = axes.iter().map(|&x| axis(node, x, rank)).collect::<OResult<_>>()?;
         axes.sort();
+        if axes.windows(2).any(|w| w[0] == w[1]) {
+            return err("Unsqueeze names an axis twice");
+        }
         let mut dims = t.dims();
         for a in axes {
             dims.insert(a, Dim::fixed(1));

@@ -21,7 +21,10 @@ fn split_sizes(node: &Node, g: &Graph, dim: &Dim) -> OResult<Vec<DataExpr>> {
     let sizes: Vec<DataExpr> = match explicit {
         Some(s) => s,
         None => {
-            let n = node.int("num_outputs", node.outputs.len() as i64).max(1);
+            let n = node.int("num_outputs", node.outputs.len() as i64);
+            if n != node.outputs.len() as i64 {
+                return err(format!("num_outputs is {n}, but the node has {} outputs", node.outputs.len()));
+            }
             let whole = DataExpr::Dim(dim.clone());
             let chunk = g.simplify(&whole.add(&DataExpr::num(n - 1)).floor_div(&DataExpr::num(n)));
             let last = g.simplify(&whole.sub(&chunk.mul(&DataExpr::num(n - 1))));
