@@ -1,6 +1,7 @@
 // upstream
 // scf.while with its condition, scf.index_switch, cf.switch and llvm.switch, the index
-// dialect, the memref and vector reshapes, vector transfers and contract, and the llvm ops in
+// dialect, the memref and vector reshapes, vector transfers and contract, atomics (memref.atomic_rmw,
+// llvm.cmpxchg, fence, atomicrmw, atomic loads and stores), and the llvm ops in
 // the custom forms upstream prints: a global with a dense value, addressof, getelementptr, insertelement,
 // extractelement and shufflevector, an indirect call.
 llvm.mlir.global internal constant @table(dense<[1, 2, 3, 4]> : tensor<4xi32>) {addr_space = 0 : i32} : !llvm.array<4 x i32>
@@ -116,4 +117,14 @@ func.func @transfers(%m: memref<4x8xf32>, %i: index, %k: vector<4xi1>) -> vector
 func.func @contract(%a: vector<2x3xf32>, %b: vector<3x4xf32>, %c: vector<2x4xf32>) -> vector<2x4xf32> {
   %r = vector.contract {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<2x3xf32>, vector<3x4xf32> into vector<2x4xf32>
   return %r : vector<2x4xf32>
+}
+
+func.func @atomics(%m: memref<4xf32>, %v: f32, %i: index, %p: !llvm.ptr, %c: i32, %n: i32) -> f32 {
+  %a = memref.atomic_rmw maximumf %v, %m[%i] : (f32, memref<4xf32>) -> f32
+  %r = llvm.cmpxchg weak volatile %p, %c, %n syncscope("agent") acq_rel monotonic {alignment = 4 : i64} : !llvm.ptr, i32
+  llvm.fence syncscope("singlethread") release
+  %x = llvm.atomicrmw volatile _xor %p, %c seq_cst : !llvm.ptr, i32
+  %l = llvm.load volatile %p atomic syncscope("agent") acquire {alignment = 4 : i64} : !llvm.ptr -> i32
+  llvm.store %l, %p atomic release {alignment = 4 : i64} : i32, !llvm.ptr
+  return %a : f32
 }

@@ -6,6 +6,7 @@
 use super::arith::{COMPARISON, CONSTANT, SELECT};
 use super::cf::{BRANCH, COND_BRANCH};
 use super::constraints::{self as c, operand_types, result_types};
+use super::llvm_atomics;
 use crate::attributes::Attribute;
 use crate::diagnostics::Diagnostic;
 use crate::entity::{OpId, ValueId};
@@ -131,14 +132,14 @@ pub const OPS: &[OpDef] = &[
     OpDef::new("llvm.load", "reads a value through a pointer")
         .operands(1)
         .results(1)
-        .attrs(&[optional("alignment", AttrKind::Integer)])
+        .attrs(ACCESS_ATTRS)
         .traits(Traits::READS)
         .verify(verify_load)
         .syntax(Syntax::custom(parse_load, Some(print_load)))
         .translated(),
     OpDef::new("llvm.store", "writes a value through a pointer")
         .operands(2)
-        .attrs(&[optional("alignment", AttrKind::Integer)])
+        .attrs(ACCESS_ATTRS)
         .traits(Traits::WRITES)
         .verify(verify_store)
         .syntax(Syntax::custom(parse_store, Some(print_store)))
@@ -350,6 +351,15 @@ fn verify_addressof(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
+/// The attributes of `llvm.load` and `llvm.store`: alignment, and the atomic ordering,
+/// volatility and synchronization scope (`llvm_atomics.rs`).
+const ACCESS_ATTRS: &[AttrDef] = &[
+    optional("alignment", AttrKind::Integer),
+    optional("ordering", AttrKind::Integer),
+    optional("volatile_", AttrKind::Unit),
+    optional("syncscope", AttrKind::String),
+];
+
 fn verify_load(m: &Module, op: OpId) -> Result<(), String> {
     let (p, t) = (operand_types(m, op)[0], result_types(m, op)[0]);
     if !matches!(p, Type::LlvmPtr { .. }) {
@@ -358,7 +368,7 @@ fn verify_load(m: &Module, op: OpId) -> Result<(), String> {
     if !is_llvm_value_type(t) {
         return Err(format!("cannot load a value of type {t}"));
     }
-    Ok(())
+    llvm_atomics::verify_access_ordering(m, op, t, true)
 }
 
 fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
@@ -369,7 +379,7 @@ fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
     if !is_llvm_value_type(ins[0]) {
         return Err(format!("cannot store a value of type {}", ins[0]));
     }
-    Ok(())
+    llvm_atomics::verify_access_ordering(m, op, ins[0], false)
 }
 
 fn verify_alloca(m: &Module, op: OpId) -> Result<(), String> {
@@ -746,7 +756,9 @@ fn print_global(p: &mut OpPrinter, op: OpId) -> Option<()> {
 }
 
 fn parse_load(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let spec = llvm_atomics::parse_volatile(p, spec)?;
     let r = p.parse_operand_ref()?;
+    let spec = llvm_atomics::parse_atomic_suffix(p, spec)?;
     let attrs = parse_opt_attr_dict(p)?;
     p.expect_punct(":")?;
     let pt = p.parse_type()?;
@@ -758,11 +770,15 @@ fn parse_load(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
     let d = &m.ops[op];
-    if p.has_other_attrs(op, &["alignment"]) {
+    if p.has_other_attrs(op, &["alignment", "ordering", "volatile_", "syncscope"]) {
         return None;
     }
+    if m.attr(op, "volatile_").is_some() {
+        p.word("volatile ");
+    }
     p.value(d.operands[0]);
-    p.attr_dict_except(op, &[]);
+    llvm_atomics::print_atomic_suffix(p, op)?;
+    p.attr_dict_except(op, llvm_atomics::ACCESS_KEYWORDS);
     p.word(" : ");
     p.ty(m.ty(d.operands[0]));
     p.word(" -> ");
@@ -773,11 +789,15 @@ fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
 fn print_store(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
     let d = &m.ops[op];
-    if p.has_other_attrs(op, &["alignment"]) {
+    if p.has_other_attrs(op, &["alignment", "ordering", "volatile_", "syncscope"]) {
         return None;
     }
+    if m.attr(op, "volatile_").is_some() {
+        p.word("volatile ");
+    }
     p.values(&d.operands);
-    p.attr_dict_except(op, &[]);
+    llvm_atomics::print_atomic_suffix(p, op)?;
+    p.attr_dict_except(op, llvm_atomics::ACCESS_KEYWORDS);
     p.word(" : ");
     p.ty(m.ty(d.operands[0]));
     p.word(", ");
@@ -804,9 +824,11 @@ fn print_aggregate_access(p: &mut OpPrinter, op: OpId) -> Option<()> {
 
 /// `llvm.store %v, %p : f32, !llvm.ptr`
 fn parse_store(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let spec = llvm_atomics::parse_volatile(p, spec)?;
     let v = p.parse_operand_ref()?;
     p.expect_punct(",")?;
     let ptr = p.parse_operand_ref()?;
+    let spec = llvm_atomics::parse_atomic_suffix(p, spec)?;
     let attrs = parse_opt_attr_dict(p)?;
     p.expect_punct(":")?;
     let vt = p.parse_type()?;

@@ -129,12 +129,64 @@ pub const OPS: &[OpDef] = &[
         .traits(Traits::READS.union(Traits::WRITES))
         .verify(verify_dma_start)
         .syntax(Syntax::custom(parse_dma_start, None)),
+    OpDef::new("memref.atomic_rmw", "combines a value into one element atomically; gives the old element")
+        .operand_count(Count::AtLeast(2))
+        .results(1)
+        .attrs(&[required("kind", AttrKind::Integer)])
+        .traits(Traits::READS.union(Traits::WRITES))
+        .verify(verify_atomic_rmw)
+        .syntax(Syntax::custom(parse_atomic_rmw, Some(print_atomic_rmw))),
     OpDef::new("memref.dma_wait", "waits until a tag's copies are complete")
         .operand_count(Count::AtLeast(2))
         .traits(Traits::READS.union(Traits::WRITES))
         .verify(verify_dma_wait)
         .syntax(Syntax::custom(parse_dma_wait, None)),
 ];
+
+/// `memref.atomic_rmw`'s kinds, numbered as upstream's `arith::AtomicRMWKind`, with whether each
+/// takes floats.
+pub const ATOMIC_RMW_KINDS: &[(&str, bool)] = &[
+    ("addf", true),
+    ("addi", false),
+    ("andi", false),
+    ("assign", false),
+    ("maximumf", true),
+    ("maxnumf", true),
+    ("maxs", false),
+    ("maxu", false),
+    ("minimumf", true),
+    ("minnumf", true),
+    ("mins", false),
+    ("minu", false),
+    ("mulf", true),
+    ("muli", false),
+    ("ori", false),
+    ("xori", false),
+];
+
+fn verify_atomic_rmw(m: &Module, op: OpId) -> Result<(), String> {
+    let mt = memref_operand(m, op, 1)?;
+    check_indices(m, op, mt, 2)?;
+    let (v, r) = (operand_types(m, op)[0], result_types(m, op)[0]);
+    if v != &*mt.elem || r != &*mt.elem {
+        return Err(format!("the value and the result must be the element type {}", mt.elem));
+    }
+    let kind = m.attr(op, "kind").and_then(Attribute::as_int).expect("checked by the table");
+    let Some(&(name, float)) = usize::try_from(kind).ok().and_then(|k| ATOMIC_RMW_KINDS.get(k)) else {
+        return Err(format!("kind {kind} is not an atomic_rmw kind (0 to {})", ATOMIC_RMW_KINDS.len() - 1));
+    };
+    let fits = if name == "assign" {
+        v.is_integer() || v.is_float()
+    } else if float {
+        v.is_float()
+    } else {
+        v.is_integer()
+    };
+    if !fits {
+        return Err(format!("atomic_rmw {name} cannot combine {v}"));
+    }
+    Ok(())
+}
 
 fn memref_operand(m: &Module, op: OpId, i: usize) -> Result<&MemRefType, String> {
     operand_types(m, op).get(i).and_then(|t| t.as_memref()).ok_or_else(|| "needs a ranked memref operand".into())
@@ -474,6 +526,47 @@ pub(crate) fn parse_load(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
 
 fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
     print_access(p, op, false, false)
+}
+
+/// `memref.atomic_rmw addf %v, %m[%i] : (f32, memref<10xf32>) -> f32`
+fn parse_atomic_rmw(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let (word, span) = p.expect_ident("an atomic_rmw kind")?;
+    let Some(kind) = ATOMIC_RMW_KINDS.iter().position(|(k, _)| *k == word) else {
+        return Err(Diagnostic::new(span, format!("unknown atomic_rmw kind '{word}'")));
+    };
+    let v = p.parse_operand_ref()?;
+    p.expect_punct(",")?;
+    let m = p.parse_operand_ref()?;
+    let idx = parse_index_list(p)?;
+    let attrs = parse_opt_attr_dict(p)?;
+    p.expect_punct(":")?;
+    let ft = parse_fn_type(p)?;
+    if ft.inputs.len() != 2 || ft.results.len() != 1 {
+        return Err(Diagnostic::new(spec.span, "memref.atomic_rmw's type is (value type, memref type) -> value type"));
+    }
+    let operands = [p.resolve(&v, &ft.inputs[0])?, p.resolve(&m, &ft.inputs[1])?];
+    let idx = p.resolve_same(&idx, &Type::Index)?;
+    let spec = spec.operands(operands).operands(idx).results(ft.results).attr("kind", Attribute::i64(kind as i64));
+    Ok(with_attrs(spec, attrs))
+}
+
+fn print_atomic_rmw(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    let (name, _) = ATOMIC_RMW_KINDS.get(usize::try_from(m.attr(op, "kind").and_then(Attribute::as_int)?).ok()?)?;
+    p.word(&format!("{name} "));
+    p.value(d.operands[0]);
+    p.word(", ");
+    p.value(d.operands[1]);
+    p.word("[");
+    p.values(&d.operands[2..]);
+    p.word("]");
+    p.attr_dict_except(op, &["kind"]);
+    p.word(" : (");
+    p.types(&[m.ty(d.operands[0]), m.ty(d.operands[1])]);
+    p.word(") -> ");
+    p.ty(m.ty(d.results[0]));
+    Some(())
 }
 
 /// `memref.store %v, %m[%i] : memref<4xf32>`

@@ -15,6 +15,7 @@ pub mod gpu;
 pub mod index;
 pub mod kernel;
 pub mod llvm;
+pub mod llvm_atomics;
 pub mod math;
 pub mod memref;
 pub mod memref_reshapes;
@@ -50,6 +51,8 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("vector", vector_contract::OPS),
     ("gpu", gpu::OPS),
     ("llvm", llvm::OPS),
+    // The llvm dialect's atomic operations, a second table (see the module).
+    ("llvm", llvm_atomics::OPS),
     ("std", original::OPS),
     ("tensor", tensor::OPS),
     ("kernel", kernel::OPS),

@@ -14,6 +14,7 @@ use std::ffi::CString;
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, BlockId, Module, OpId, Span, Type, ValueId};
 
+mod atomics;
 mod globals;
 mod intrinsics;
 mod rules;

@@ -2,6 +2,7 @@
 //! binary instruction, a cast, or a function of its own. Every other `llvm.*` name is an
 //! intrinsic call (`intrinsics.rs`).
 
+use super::atomics;
 use super::{unsupported, TranslateError, Translator, EMPTY};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -21,16 +22,16 @@ pub(super) struct Inst<'a> {
 }
 
 impl Inst<'_> {
-    fn result_type(&self) -> LLVMTypeRef {
+    pub(super) fn result_type(&self) -> LLVMTypeRef {
         self.result_type.expect("the verifier checked the result count")
     }
 
-    fn int_attr(&self, t: &Translator, name: &str) -> Option<i128> {
+    pub(super) fn int_attr(&self, t: &Translator, name: &str) -> Option<i128> {
         t.m.attr(self.op, name).and_then(Attribute::as_int)
     }
 }
 
-type Translated = Result<Option<LLVMValueRef>, TranslateError>;
+pub(super) type Translated = Result<Option<LLVMValueRef>, TranslateError>;
 
 #[derive(Clone, Copy)]
 pub(super) enum Rule {
@@ -95,8 +96,11 @@ const RULES: &[(&str, Rule)] = &[
     ("llvm.mlir.poison", Rule::Own(|_, i| Ok(Some(unsafe { LLVMGetPoison(i.result_type()) })))),
     ("llvm.mlir.zero", Rule::Own(|_, i| Ok(Some(unsafe { LLVMConstNull(i.result_type()) })))),
     ("llvm.mlir.addressof", Rule::Own(addressof)),
-    ("llvm.load", Rule::Own(load)),
-    ("llvm.store", Rule::Own(store)),
+    ("llvm.load", Rule::Own(atomics::load)),
+    ("llvm.store", Rule::Own(atomics::store)),
+    ("llvm.atomicrmw", Rule::Own(atomics::atomicrmw)),
+    ("llvm.cmpxchg", Rule::Own(atomics::cmpxchg)),
+    ("llvm.fence", Rule::Own(atomics::fence)),
     ("llvm.alloca", Rule::Own(alloca)),
     ("llvm.getelementptr", Rule::Own(getelementptr)),
     ("llvm.extractvalue", Rule::Own(extractvalue)),
@@ -186,15 +190,6 @@ unsafe fn aligned(t: &Translator, i: &Inst, v: LLVMValueRef) -> LLVMValueRef {
         LLVMSetAlignment(v, a as u32);
     }
     v
-}
-
-unsafe fn load(t: &mut Translator, i: &Inst) -> Translated {
-    Ok(Some(aligned(t, i, LLVMBuildLoad2(t.builder, i.result_type(), i.operands[0], EMPTY))))
-}
-
-unsafe fn store(t: &mut Translator, i: &Inst) -> Translated {
-    aligned(t, i, LLVMBuildStore(t.builder, i.operands[0], i.operands[1]));
-    Ok(None)
 }
 
 /// The `elem_type` attribute of an alloca or a getelementptr, as an LLVM type.

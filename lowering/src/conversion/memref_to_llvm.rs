@@ -24,6 +24,7 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("memref.dealloc", dealloc),
         ("memref.load", load_store),
         ("memref.store", load_store),
+        ("memref.atomic_rmw", atomic_rmw),
         ("memref.dim", dim),
         ("memref.cast", cast),
         ("memref.subview", subview),
@@ -168,6 +169,40 @@ fn load_store(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     spec.attrs = align;
     b.insert(spec);
     Ok(vec![])
+}
+
+/// `llvm.atomicrmw` on the element's address, acq_rel as upstream's lowering; mulf and muli have
+/// no LLVM operation (upstream leaves them to a compare-and-swap loop that xcc does not build).
+fn atomic_rmw(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let old = rw.old;
+    let span = old.ops[op].span;
+    let mt = memref_of(rw, old.ops[op].operands[1]);
+    let kind = old.attr(op, "kind").and_then(Attribute::as_int).unwrap_or(0) as usize;
+    let (name, _) = xcc_ir::dialects::memref::ATOMIC_RMW_KINDS[kind];
+    // The llvm dialect's atomicrmw operation for each kind, by number (llvm_atomics::BIN_OPS).
+    let bin_op = match name {
+        "assign" => 0,
+        "addi" => 1,
+        "andi" => 3,
+        "ori" => 5,
+        "xori" => 6,
+        "maxs" => 7,
+        "mins" => 8,
+        "maxu" => 9,
+        "minu" => 10,
+        "addf" => 11,
+        "maxnumf" => 13,
+        "minnumf" => 14,
+        "maximumf" => 19,
+        "minimumf" => 20,
+        _ => return Err(unsupported(span, format!("memref.atomic_rmw {name} (LLVM has no atomic {name})"))),
+    };
+    let elem = rw.types.convert(&mt.elem, span)?;
+    let ops = rw.operands(op)?;
+    let mut b = rw.builder(span);
+    let addr = desc(ops[1], &mt).element_address(&mut b, &mt, &elem, &ops[2..])?;
+    let attrs = vec![("bin_op".into(), Attribute::i64(bin_op)), ("ordering".into(), Attribute::i64(6))];
+    Ok(vec![b.value_with("llvm.atomicrmw", &[addr, ops[0]], elem, attrs)])
 }
 
 fn dim(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
