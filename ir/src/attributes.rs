@@ -125,17 +125,26 @@ impl Attribute {
     }
 }
 
-/// Formats a float so that parsing it back gives the same bits.
-pub fn format_float(value: f64) -> String {
+/// Formats a float of type `ty` (or of `ty`'s elements) so that parsing it back gives the same
+/// bits: a NaN or an infinity as its bit pattern in `ty`'s width, as upstream prints them.
+pub fn format_float(value: f64, ty: &Type) -> String {
+    use crate::types::FloatKind;
     if value.is_finite() {
         let s = format!("{value:?}");
-        if s.contains(['.', 'e', 'E']) {
-            s
-        } else {
-            format!("{s}.0")
+        return if s.contains(['.', 'e', 'E']) { s } else { format!("{s}.0") };
+    }
+    let negative = value.is_sign_negative();
+    match ty.element_or_self() {
+        Type::Float(FloatKind::F32) => format!("0x{:08X}", (value as f32).to_bits()),
+        Type::Float(FloatKind::F16) => {
+            let bits: u16 = if value.is_nan() { 0x7E00 } else { 0x7C00 };
+            format!("0x{:04X}", bits | if negative { 0x8000 } else { 0 })
         }
-    } else {
-        format!("0x{:016X}", value.to_bits())
+        Type::Float(FloatKind::BF16) => {
+            let bits: u16 = if value.is_nan() { 0x7FC0 } else { 0x7F80 };
+            format!("0x{:04X}", bits | if negative { 0x8000 } else { 0 })
+        }
+        _ => format!("0x{:016X}", value.to_bits()),
     }
 }
 
@@ -176,11 +185,11 @@ fn dense_shape(ty: &Type) -> Vec<u64> {
     }
 }
 
-fn fmt_dense(f: &mut fmt::Formatter<'_>, values: &DenseValues, shape: &[u64]) -> fmt::Result {
+fn fmt_dense(f: &mut fmt::Formatter<'_>, values: &DenseValues, shape: &[u64], elem: &Type) -> fmt::Result {
     let fmt_one = |f: &mut fmt::Formatter<'_>, i: usize| -> fmt::Result {
         match values {
             DenseValues::Int(v) => write!(f, "{}", v[i]),
-            DenseValues::Float(v) => write!(f, "{}", format_float(v[i])),
+            DenseValues::Float(v) => write!(f, "{}", format_float(v[i], elem)),
             DenseValues::Bool(v) => write!(f, "{}", v[i]),
             DenseValues::Hex(_) => unreachable!("hex dense values print as a string"),
         }
@@ -226,9 +235,9 @@ impl fmt::Display for Attribute {
             }
             Attribute::Float { value, ty } => {
                 if *ty == Type::Float(crate::types::FloatKind::F64) {
-                    write!(f, "{}", format_float(*value))
+                    write!(f, "{}", format_float(*value, ty))
                 } else {
-                    write!(f, "{} : {ty}", format_float(*value))
+                    write!(f, "{} : {ty}", format_float(*value, ty))
                 }
             }
             Attribute::String(s) => f.write_str(&quote_string(s)),
@@ -250,7 +259,7 @@ impl fmt::Display for Attribute {
             }
             Attribute::Dense { values, ty } => {
                 write!(f, "dense<")?;
-                fmt_dense(f, values, &dense_shape(ty))?;
+                fmt_dense(f, values, &dense_shape(ty), ty)?;
                 write!(f, "> : {ty}")
             }
             Attribute::DenseArray { elem, values } => {

@@ -254,7 +254,7 @@ fn print_constant(p: &mut OpPrinter, op: OpId) -> Option<()> {
         // `llvm.mlir.constant(42 : i32) : i32`
         let value = match m.attr(op, "value")? {
             Attribute::Integer { value, ty: vt } => format!("{value} : {vt}"),
-            Attribute::Float { value, ty: vt } => format!("{} : {vt}", crate::attributes::format_float(*value)),
+            Attribute::Float { value, ty: vt } => format!("{} : {vt}", crate::attributes::format_float(*value, vt)),
             a @ Attribute::Dense { .. } => a.to_string(),
             _ => return None,
         };
@@ -267,7 +267,7 @@ fn print_constant(p: &mut OpPrinter, op: OpId) -> Option<()> {
         }
         Attribute::Integer { value, ty: vt } if *vt == ty => p.word(&format!("{value} : {ty}")),
         Attribute::Float { value, ty: vt } if *vt == ty => {
-            p.word(&format!("{} : {ty}", crate::attributes::format_float(*value)))
+            p.word(&format!("{} : {ty}", crate::attributes::format_float(*value, &ty)))
         }
         a @ Attribute::Dense { ty: vt, .. } if *vt == ty => p.attr(a),
         _ => return None,

@@ -1488,7 +1488,8 @@ impl<'a> Parser<'a> {
         let body_span = self.peek_span();
         enum Raw {
             Hex(Vec<u8>),
-            Elems(Vec<(f64, i128, bool, u8)>), // value as float, as int, is_float, kind(0 num,1 bool)
+            // value as float, as int, is_float, kind (0 a number, 1 a bool, 2 an integer in hex)
+            Elems(Vec<(f64, i128, bool, u8)>),
         }
         let mut shape_seen: Vec<usize> = Vec::new();
         let raw = if let (Tok::Str(s), sp) = self.peek()? {
@@ -1552,7 +1553,14 @@ impl<'a> Parser<'a> {
                 }
                 match &elem {
                     Type::Float(_) => DenseValues::Float(
-                        elems.iter().map(|e| round_to(if e.2 { e.0 } else { e.1 as f64 }, &elem)).collect(),
+                        elems
+                            .iter()
+                            .map(|e| match e {
+                                (_, bits, _, 2) => float_from_bits(*bits as u128, &elem),
+                                (f, _, true, _) => round_to(*f, &elem),
+                                (_, i, _, _) => round_to(*i as f64, &elem),
+                            })
+                            .collect(),
                     ),
                     Type::Integer { width: 1, .. } => DenseValues::Bool(elems.iter().map(|e| e.1 != 0).collect()),
                     Type::Integer { .. } | Type::Index => {
@@ -1616,7 +1624,9 @@ impl<'a> Parser<'a> {
                     Tok::Int(v) => {
                         let v = i128::try_from(v).map_err(|_| Diagnostic::new(s, "integer literal is too large"))?;
                         let v = if neg { -v } else { v };
-                        out.push((v as f64, v, false, 0));
+                        // In hex, a float element is its bit pattern, as upstream reads it.
+                        let hex = self.src[s.start as usize..s.end as usize].starts_with("0x") && !neg;
+                        out.push((v as f64, v, false, if hex { 2 } else { 0 }));
                     }
                     Tok::Float(f) => {
                         let f = if neg { -f } else { f };
@@ -1672,7 +1682,21 @@ fn float_from_bits(bits: u128, ty: &Type) -> f64 {
     match ty {
         Type::Float(FloatKind::F32) => f32::from_bits(bits as u32) as f64,
         Type::Float(FloatKind::F64) => f64::from_bits(bits as u64),
+        Type::Float(FloatKind::BF16) => f32::from_bits((bits as u32 & 0xFFFF) << 16) as f64,
+        Type::Float(FloatKind::F16) => half_to_f64(bits as u16),
         _ => bits as f64,
+    }
+}
+
+/// An IEEE half-precision bit pattern's value.
+fn half_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (exp, mant) = (i32::from((h >> 10) & 0x1F), f64::from(h & 0x3FF));
+    sign * match exp {
+        0 => mant * 2f64.powi(-24),
+        31 if mant == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1.0 + mant / 1024.0) * 2f64.powi(e - 15),
     }
 }
 
