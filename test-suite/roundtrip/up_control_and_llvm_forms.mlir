@@ -128,3 +128,15 @@ func.func @atomics(%m: memref<4xf32>, %v: f32, %i: index, %p: !llvm.ptr, %c: i32
   llvm.store %l, %p atomic release {alignment = 4 : i64} : i32, !llvm.ptr
   return %a : f32
 }
+
+func.func @math_more(%x: f32, %v: vector<4xf64>, %n: i32, %k: i64) -> (f32, vector<4xi1>, i64) {
+  %e = math.erfc %x : f32
+  %p = math.fpowi %x, %n : f32, i32
+  %q = math.ipowi %k, %k : i64
+  %s, %c = math.sincos %e : f32
+  %nan = math.isnan %v : vector<4xf64>
+  %inf = math.isinf %x : f32
+  %fin = math.isfinite %x : f32
+  %nor = math.isnormal %v : vector<4xf64>
+  return %s, %nor, %q : f32, vector<4xi1>, i64
+}

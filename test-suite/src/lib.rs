@@ -739,6 +739,8 @@ pub fn check_stdout_lines(expected: &[(usize, &str)], stdout: &str) -> Result<()
 
 /// The passes that lower our upstream-spelled files to the llvm dialect with `mlir-opt-22`.
 pub const UPSTREAM_PASSES: &[&str] = &[
+    // math.ipowi and math.fpowi to functions (upstream has no LLVM intrinsic for ipowi).
+    "--convert-math-to-funcs",
     "--convert-scf-to-cf",
     "--lower-affine",
     "--convert-scf-to-cf",
@@ -747,6 +749,8 @@ pub const UPSTREAM_PASSES: &[&str] = &[
     "--convert-vector-to-llvm",
     "--convert-arith-to-llvm",
     "--convert-math-to-llvm",
+    // What has no LLVM intrinsic (erfc) becomes a C library call.
+    "--convert-math-to-libm",
     "--convert-index-to-llvm",
     "--convert-ub-to-llvm",
     "--convert-cf-to-llvm",

@@ -171,9 +171,11 @@ impl Translator<'_> {
         let ft = m.function_type(op).ok_or_else(|| unsupported(span, "llvm.func without a function type"))?;
         let fty = self.fn_type(ft, m.attr(op, "vararg").is_some(), span)?;
         let f = unsafe { LLVMAddFunction(self.module, cstr(&name).as_ptr(), fty) };
+        // A declaration stays external whatever its symbol visibility: the generic form gives it
+        // an empty region, which is no body.
+        let has_body = m.ops[op].regions.first().is_some_and(|&r| !m.regions[r].blocks.is_empty());
         let internal = matches!(m.attr(op, "linkage").and_then(Attribute::as_str), Some("internal" | "private"))
-            || (m.attr(op, "sym_visibility").and_then(Attribute::as_str) == Some("private")
-                && !m.ops[op].regions.is_empty());
+            || (m.attr(op, "sym_visibility").and_then(Attribute::as_str) == Some("private") && has_body);
         if internal {
             unsafe { LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage) };
         }

@@ -34,10 +34,18 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("math.copysign", "llvm.intr.copysign"),
         ("math.fma", "llvm.intr.fma"),
         ("math.ctpop", "llvm.intr.ctpop"),
+        ("math.fpowi", "llvm.intr.powi"),
     ],
     patterns: &[
         ("math.rsqrt", rsqrt),
         ("math.erf", libm_call),
+        ("math.erfc", libm_call),
+        ("math.isnan", classify),
+        ("math.isinf", classify),
+        ("math.isfinite", classify),
+        ("math.isnormal", classify),
+        ("math.sincos", sincos),
+        ("math.ipowi", ipowi),
         ("math.cbrt", libm_call),
         ("math.expm1", libm_call),
         ("math.log1p", libm_call),
@@ -92,4 +100,66 @@ fn with_false_flag(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnost
     let mut b = rw.builder(span);
     let no = b.llvm_const(0, Type::i1());
     Ok(vec![b.value(intrinsic, &[ops[0], no], t)])
+}
+
+/// `llvm.is.fpclass` with the test's classes (LLVM's bits: 0-1 NaNs, 2 -inf, 3 -normal,
+/// 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf).
+fn classify(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let mask = match rw.old.ops[op].name.as_str() {
+        "math.isnan" => 0b11,
+        "math.isinf" => 0b10_0000_0100,
+        "math.isfinite" => 0b01_1111_1000,
+        _ => 0b01_0000_1000,
+    };
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let span = rw.old.ops[op].span;
+    let bit = vec![("bit".into(), Attribute::int(mask, Type::int(32)))];
+    Ok(vec![rw.builder(span).value_with("llvm.intr.is.fpclass", &ops, t, bit)])
+}
+
+fn sincos(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let mut b = rw.builder(rw.old.ops[op].span);
+    Ok(vec![b.value("llvm.intr.sin", &ops, t.clone()), b.value("llvm.intr.cos", &ops, t)])
+}
+
+/// `x^n` by squaring, without branches: for each bit k of n, the result is multiplied by
+/// x^(2^k) where the bit is set. A negative n gives 1 for x = 1, ±1 for x = -1 (by n's parity)
+/// and 0 otherwise (upstream's convert-math-to-funcs has x = 0 divide by zero there; 0 here).
+fn ipowi(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let span = rw.old.ops[op].span;
+    let Type::Integer { width, .. } = t else {
+        return Err(unsupported(span, format!("math.ipowi on {t} (scalars only)")));
+    };
+    let (x, n) = (ops[0], ops[1]);
+    let mut b = rw.builder(span);
+    let cmp = |b: &mut crate::builder::Builder, pred: i64, l: ValueId, r: ValueId| {
+        b.value_with("llvm.icmp", &[l, r], Type::i1(), vec![("predicate".into(), Attribute::i64(pred))])
+    };
+    let (zero, one) = (b.llvm_const(0, t.clone()), b.llvm_const(1, t.clone()));
+    let (mut result, mut base) = (one, x);
+    for k in 0..width {
+        let shift = b.llvm_const(i64::from(k), t.clone());
+        let shifted = b.value("llvm.lshr", &[n, shift], t.clone());
+        let bit = b.value("llvm.and", &[shifted, one], t.clone());
+        let set = cmp(&mut b, 1, bit, zero);
+        let times = b.value("llvm.mul", &[result, base], t.clone());
+        result = b.value("llvm.select", &[set, times, result], t.clone());
+        base = b.value("llvm.mul", &[base, base], t.clone());
+    }
+    // n < 0: 1 for x = 1; for x = -1, -1 where n is odd; else 0.
+    let minus_one = b.llvm_const(-1, t.clone());
+    let odd = b.value("llvm.and", &[n, one], t.clone());
+    let is_odd = cmp(&mut b, 1, odd, zero);
+    let sign = b.value("llvm.select", &[is_odd, minus_one, one], t.clone());
+    let x_is_one = cmp(&mut b, 0, x, one);
+    let x_is_minus_one = cmp(&mut b, 0, x, minus_one);
+    let small = b.value("llvm.select", &[x_is_minus_one, sign, zero], t.clone());
+    let negative_power = b.value("llvm.select", &[x_is_one, one, small], t.clone());
+    let negative = cmp(&mut b, 2, n, zero);
+    Ok(vec![b.value("llvm.select", &[negative, negative_power, result], t)])
 }
