@@ -591,6 +591,15 @@ fn fuzz_regressions() -> Vec<Case> {
             ),
             vec!["sq_r", "cannot all name dims of size 1"],
         ),
+        (
+            "convtranspose-pads-out-of-range",
+            one(
+                with_ints(node("ct_p", "ConvTranspose", &["x", "w"], &["y"]), "pads", &[1, i64::MIN, 1, 1]),
+                vec![x4(), value("w", FLOAT, &[1, 1, 3, 3])],
+                x4(),
+            ),
+            vec!["ct_p", "pads value -9223372036854775808 is out of range"],
+        ),
     ]
 }
 

@@ -61,6 +61,7 @@ const INT64: &[(&[&str], &[usize])] = &[
     (&["Expand", "Reshape", "Tile", "Squeeze", "Unsqueeze", "Split", "Pad", "TopK", "Trilu"], &[1]),
     (&["ConstantOfShape"], &[0]),
     (&["GatherND", "ScatterND"], &[1]),
+    (&["Resize"], &[3]),
     (
         &[
             "ReduceL1",

@@ -71,11 +71,12 @@ pub struct TransposeGeometry {
 
 pub fn transpose_geometry(node: &Node, input: &[Dim], kernel: &[usize]) -> OResult<TransposeGeometry> {
     let n = input.len();
-    let get = |name: &str, d: i64| -> Vec<i64> { node.ints(name).unwrap_or(vec![d; n]) };
-    let strides: Vec<usize> = get("strides", 1).iter().map(|&v| v.max(1) as usize).collect();
-    let dilations: Vec<usize> = get("dilations", 1).iter().map(|&v| v.max(1) as usize).collect();
-    let out_pad = get("output_padding", 0);
-    let mut pads = node.ints("pads").unwrap_or(vec![0; 2 * n]);
+    use super::window::window_ints;
+    let signed = |v: Vec<usize>| -> Vec<i64> { v.into_iter().map(|x| x as i64).collect() };
+    let strides = window_ints(node, "strides", vec![1; n], 1)?;
+    let dilations = window_ints(node, "dilations", vec![1; n], 1)?;
+    let out_pad = signed(window_ints(node, "output_padding", vec![0; n], 0)?);
+    let mut pads = signed(window_ints(node, "pads", vec![0; 2 * n], 0)?);
     if strides.len() != n || dilations.len() != n || out_pad.len() != n || pads.len() != 2 * n {
         return err("strides, dilations, output_padding and pads do not match the spatial rank");
     }
@@ -93,8 +94,12 @@ pub fn transpose_geometry(node: &Node, input: &[Dim], kernel: &[usize]) -> OResu
             OnnxError::msg(format!("{what} over spatial dims known only at run time (fix them with --dim)"))
         })
     };
-    let out: Vec<Dim> = if let Some(shape) = node.ints("output_shape") {
-        let shape = shape[shape.len() - n..].to_vec();
+    let out: Vec<Dim> = if node.ints("output_shape").is_some() {
+        let shape = window_ints(node, "output_shape", vec![], 1)?;
+        if shape.len() < n {
+            return err(format!("output_shape has {} values for {n} spatial dims", shape.len()));
+        }
+        let shape = signed(shape[shape.len() - n..].to_vec());
         for i in 0..n {
             let full = constant(full[i].clone(), "output_shape")?;
             // Floor division, as the spec's reference: a negative total extends the end.

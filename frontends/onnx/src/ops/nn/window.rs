@@ -65,7 +65,7 @@ const WINDOW_LIMIT: usize = 1 << 24;
 
 /// A list attribute of a window (`strides`, `dilations`, `pads`), each value between `min` and
 /// [`WINDOW_LIMIT`], or `default` where the node has none.
-fn window_ints(node: &Node, name: &str, default: Vec<usize>, min: i64) -> OResult<Vec<usize>> {
+pub(super) fn window_ints(node: &Node, name: &str, default: Vec<usize>, min: i64) -> OResult<Vec<usize>> {
     let Some(values) = node.ints(name) else { return Ok(default) };
     values
         .iter()

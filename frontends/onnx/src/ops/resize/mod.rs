@@ -114,12 +114,28 @@ fn const_f64(g: &Graph, node: &Node, i: usize) -> OResult<Option<Vec<f64>>> {
     }
 }
 
+/// The most output positions along a resized axis.
+const MAX_RESIZED_DIM: usize = 1 << 24;
+/// The smallest antialiased downscale, as its reciprocal.
+const MAX_ANTIALIAS_TAPS: f64 = 4096.0;
+
 fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
     let x = g.ty(&node.inputs[0])?;
     let rank = x.shape.len();
     let geo = Geometry::of(node, g)?;
     let axes = &geo.axes;
     let (out, scales) = output_size(node, g, &x.shape, axes)?;
+    // The tables below hold an entry per output position (and per tap, which antialiasing
+    // multiplies by 1 / scale): bounded so that compiling cannot exhaust memory.
+    for &a in axes {
+        if out[a] > MAX_RESIZED_DIM || (geo.antialias && scales[a] < 1.0 / MAX_ANTIALIAS_TAPS) {
+            return err(format!(
+                "Resize to {} along axis {a} (scale {}) is beyond xcc's limits ({MAX_RESIZED_DIM} positions, \
+                 antialiasing down to 1/{MAX_ANTIALIAS_TAPS})",
+                out[a], scales[a]
+            ));
+        }
+    }
     let mode = geo.mode.as_str();
     // tf_crop_and_resize samples the box given by roi (starts then ends, normalized).
     let mut roi: Vec<(f64, f64)> = vec![(0.0, 1.0); rank];
