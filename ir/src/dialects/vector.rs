@@ -4,10 +4,11 @@
 
 use super::constraints::{self as c, operand_types, result_types};
 use crate::attributes::Attribute;
+use crate::diagnostics::Diagnostic;
 use crate::entity::OpId;
 use crate::module::{Module, OpSpec};
 use crate::op_def::{optional, required, AttrKind, Count, OpDef, Syntax, Traits};
-use crate::parser::forms::{parse_index_list, parse_mixed_list, DYNAMIC, TERNARY};
+use crate::parser::forms::{parse_index_list, parse_mixed_list, parse_opt_attr_dict, with_attrs, DYNAMIC, TERNARY};
 use crate::parser::{PResult, Parser};
 use crate::printer::OpPrinter;
 use crate::types::Type;
@@ -24,6 +25,12 @@ pub const OPS: &[OpDef] = &[
         .pure()
         .verify(verify_broadcast)
         .syntax(crate::parser::forms::CAST),
+    OpDef::new("vector.splat", "a scalar repeated to fill a vector (MLIR 21's spelling; read as vector.broadcast)")
+        .operands(1)
+        .results(1)
+        .pure()
+        .verify(verify_splat)
+        .syntax(Syntax::custom(parse_splat, Some(print_splat))),
     OpDef::new("vector.extract", "an element at a static or dynamic position")
         .operand_count(Count::AtLeast(1))
         .results(1)
@@ -440,4 +447,38 @@ fn parse_reduction(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
         .operands([p.resolve(&v, &vt)?])
         .results([rt])
         .attr("kind", Attribute::Opaque(format!("#vector.kind<{kind}>"))))
+}
+
+fn verify_splat(m: &Module, op: OpId) -> Result<(), String> {
+    let (x, r) = (operand_types(m, op)[0], result_types(m, op)[0]);
+    match r {
+        Type::Vector { elem, .. } if **elem == *x => Ok(()),
+        _ => Err(format!("fills a vector of {x}, not {r}")),
+    }
+}
+
+/// `vector.splat %x : vector<4xf32>`, read as `vector.broadcast %x : f32 to vector<4xf32>`.
+fn parse_splat(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let x = p.parse_operand_ref()?;
+    let attrs = parse_opt_attr_dict(p)?;
+    p.expect_punct(":")?;
+    let span = p.peek_span();
+    let t = p.parse_type()?;
+    let Type::Vector { elem, .. } = &t else {
+        return Err(Diagnostic::new(span, format!("vector.splat gives a vector, not {t}")));
+    };
+    // MLIR 22 spells it vector.broadcast (and no longer reads vector.splat): read as that.
+    let spec = OpSpec { name: "vector.broadcast".into(), ..spec };
+    let spec = spec.operands([p.resolve(&x, elem)?]).results([t.clone()]);
+    Ok(with_attrs(spec, attrs))
+}
+
+fn print_splat(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    let m = p.module();
+    let d = &m.ops[op];
+    p.value(d.operands[0]);
+    p.attr_dict_except(op, &[]);
+    p.word(" : ");
+    p.ty(m.ty(d.results[0]));
+    Some(())
 }

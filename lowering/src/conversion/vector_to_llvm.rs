@@ -18,6 +18,7 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("vector.load", load_store),
         ("vector.store", load_store),
         ("vector.broadcast", broadcast),
+        ("vector.splat", broadcast),
         ("vector.extractelement", extract_element),
         ("vector.insertelement", insert_element),
         ("vector.extract", extract_insert),
