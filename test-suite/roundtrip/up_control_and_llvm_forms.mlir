@@ -140,3 +140,10 @@ func.func @math_more(%x: f32, %v: vector<4xf64>, %n: i32, %k: i64) -> (f32, vect
   %nor = math.isnormal %v : vector<4xf64>
   return %s, %nor, %q : f32, vector<4xi1>, i64
 }
+
+func.func @arith_extended(%a: i32, %b: vector<2xi16>) -> (i32, i1, i32, vector<2xi16>) {
+  %s, %c = arith.addui_extended %a, %a : i32, i1
+  %l, %h = arith.mului_extended %a, %a : i32
+  %vl, %vh = arith.mulsi_extended %b, %b : vector<2xi16>
+  return %s, %c, %h, %vh : i32, i1, i32, vector<2xi16>
+}

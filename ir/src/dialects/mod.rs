@@ -7,6 +7,7 @@
 
 pub mod affine;
 pub mod arith;
+pub mod arith_extended;
 pub mod builtin;
 pub mod cf;
 pub mod constraints;
@@ -36,6 +37,8 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("builtin", builtin::OPS),
     ("func", func::OPS),
     ("arith", arith::OPS),
+    // The extended-precision operations, a second table (see the module).
+    ("arith", arith_extended::OPS),
     ("index", index::OPS),
     ("math", math::OPS),
     ("cf", cf::OPS),

@@ -56,6 +56,9 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("arith.floordivsi", rounded_division),
         ("arith.ceildivsi", rounded_division),
         ("arith.ceildivui", rounded_division),
+        ("arith.addui_extended", add_extended),
+        ("arith.mulsi_extended", mul_extended),
+        ("arith.mului_extended", mul_extended),
     ],
 };
 
@@ -137,4 +140,39 @@ pub fn div_round(b: &mut Builder, name: &str, a: ValueId, d: ValueId, t: Type) -
         let q1 = b.value("llvm.add", &[q, one], t.clone());
         b.value("llvm.select", &[adjust, q1, q], t)
     }
+}
+
+/// LLVM's `uadd.with.overflow`, its struct taken apart.
+fn add_extended(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let ops = rw.operands(op)?;
+    let (t, carry) = (rw.result_type(op, 0)?, rw.result_type(op, 1)?);
+    let pair = Type::LlvmStruct { packed: false, fields: vec![t.clone(), carry.clone()] };
+    let mut b = rw.builder(rw.old.ops[op].span);
+    let r = b.value("llvm.intr.uadd.with.overflow", &ops, pair);
+    use super::memref_descriptor::position;
+    let sum = b.value_with("llvm.extractvalue", &[r], t, position(&[0]));
+    Ok(vec![sum, b.value_with("llvm.extractvalue", &[r], carry, position(&[1]))])
+}
+
+/// The product in twice the width (sign- or zero-extended operands): its low half, and its high
+/// half shifted down.
+fn mul_extended(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let span = rw.old.ops[op].span;
+    let Type::Integer { width, .. } = *t.element_or_self() else {
+        return Err(super::unsupported(span, format!("an extended multiplication of {t}")));
+    };
+    let wide = t.with_element(Type::int(2 * width));
+    let ext = if rw.old.ops[op].name == "arith.mulsi_extended" { "llvm.sext" } else { "llvm.zext" };
+    let mut b = rw.builder(span);
+    let (x, y) = (b.value(ext, &[ops[0]], wide.clone()), b.value(ext, &[ops[1]], wide.clone()));
+    let product = b.value("llvm.mul", &[x, y], wide.clone());
+    let low = b.value("llvm.trunc", &[product], t.clone());
+    let mut shift = b.llvm_const(i64::from(width), Type::int(2 * width));
+    if wide != Type::int(2 * width) {
+        shift = super::vector_to_llvm::splat(&mut b, shift, &wide);
+    }
+    let high = b.value("llvm.lshr", &[product, shift], wide);
+    Ok(vec![low, b.value("llvm.trunc", &[high], t)])
 }
