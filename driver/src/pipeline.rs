@@ -24,7 +24,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     let (source, module, header) = read_input(cli)?;
     stages.done(if header.is_some() { "import the ONNX model" } else { "parse" });
     let render = |d: Diagnostic| source.render(&d);
-    xcc_ir::verifier::verify(&module).map_err(render)?;
+    verify_input(&module, header.is_some(), &render)?;
     stages.done("verify");
     if emit == Emit::Mlir && cli.passes.is_none() {
         return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
@@ -70,6 +70,22 @@ fn check_sanitizer_for_target(sanitize: Option<Sanitizer>, spec: &xcc_targets::T
         }
         _ => Ok(()),
     }
+}
+
+/// The verifier on the module read or built from the input: MLIR text's diagnostic is rendered
+/// at its place; a module the ONNX frontend built that does not verify is xcc's bug, not the
+/// model's, and is said to be one.
+fn verify_input(module: &xcc_ir::Module, from_onnx: bool, render: &dyn Fn(Diagnostic) -> String) -> Result<(), String> {
+    xcc_ir::verifier::verify(module).map_err(|d| {
+        if from_onnx {
+            format!(
+                "xcc: internal error: the module built from the ONNX model does not verify ({}); please report it",
+                d.message
+            )
+        } else {
+            render(d)
+        }
+    })
 }
 
 /// What the target cannot produce is refused before anything is compiled.
@@ -194,7 +210,7 @@ fn report_progress(done: usize, total: usize) {
 pub(crate) fn compile_for_inspection(cli: &Cli) -> Result<Option<u64>, String> {
     let (source, module, header) = read_input(cli)?;
     let render = |d: Diagnostic| source.render(&d);
-    xcc_ir::verifier::verify(&module).map_err(render)?;
+    verify_input(&module, header.is_some(), &render)?;
     let spec = xcc_targets::resolve_target(&cli.target, None, None).map_err(|e| format!("xcc: error: {e}"))?;
     let lowered = lower(cli, module, &xcc_lowering::default_pipeline(), &spec).map_err(render)?;
     xcc_ir::verifier::verify(&lowered).map_err(render)?;

@@ -600,6 +600,16 @@ fn fuzz_regressions() -> Vec<Case> {
             ),
             vec!["ct_p", "pads value -9223372036854775808 is out of range"],
         ),
+        (
+            "resize-linear-of-integers",
+            model(
+                vec![with_string(node("rs_i", "Resize", &["x", "", "sc"], &["y"]), "mode", "linear")],
+                vec![value("x", INT64, &[1, 1, 2, 3])],
+                vec![value("y", INT64, &[1, 1, 4, 6])],
+                vec![floats("sc", &[4], &[1.0, 1.0, 2.0, 2.0])],
+            ),
+            vec!["rs_i", "Resize's linear mode takes floating point here, not int64"],
+        ),
     ]
 }
 

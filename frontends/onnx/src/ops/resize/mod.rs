@@ -269,6 +269,9 @@ pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     if !matches!(mode, "nearest" | "linear" | "bilinear") {
         return err(format!("Resize mode '{mode}' is not supported"));
     }
+    if mode != "nearest" && !x.dtype.is_float() {
+        return err(format!("Resize's {mode} mode takes floating point here, not {}", x.dtype.name()));
+    }
     if node.int("antialias", 0) == 1 && mode == "nearest" {
         return err("antialias applies to linear and cubic modes, not nearest");
     }
