@@ -147,3 +147,9 @@ func.func @arith_extended(%a: i32, %b: vector<2xi16>) -> (i32, i1, i32, vector<2
   %vl, %vh = arith.mulsi_extended %b, %b : vector<2xi16>
   return %s, %c, %h, %vh : i32, i1, i32, vector<2xi16>
 }
+
+func.func @affine_min_max(%i: index, %n: index) -> (index, index) {
+  %a = affine.min affine_map<(d0)[s0] -> (d0 + 4, s0)>(%i)[%n]
+  %b = affine.max affine_map<(d0, d1) -> (d0, d1 - 2)>(%i, %n)
+  return %a, %b : index, index
+}

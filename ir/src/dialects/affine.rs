@@ -26,6 +26,20 @@ pub const OPS: &[OpDef] = &[
         .pure()
         .verify(verify_apply)
         .syntax(Syntax::custom(parse_apply, None)),
+    OpDef::new("affine.min", "the least of an affine map's results")
+        .operand_count(Count::AtLeast(0))
+        .results(1)
+        .attrs(&[required("map", AttrKind::AffineMap)])
+        .pure()
+        .verify(verify_min_max)
+        .syntax(Syntax::custom(parse_min_max, None)),
+    OpDef::new("affine.max", "the greatest of an affine map's results")
+        .operand_count(Count::AtLeast(0))
+        .results(1)
+        .attrs(&[required("map", AttrKind::AffineMap)])
+        .pure()
+        .verify(verify_min_max)
+        .syntax(Syntax::custom(parse_min_max, None)),
     OpDef::new("affine.for", "a loop with affine bounds (max of lower, min of upper bound results)")
         .operand_count(Count::Segments(FOR_SEGMENTS))
         .result_count(Count::AtLeast(0))
@@ -90,6 +104,15 @@ fn verify_apply(m: &Module, op: OpId) -> Result<(), String> {
     let map = map_attr(m, op, "map");
     if map.results.len() != 1 {
         return Err("needs a map with exactly one result".into());
+    }
+    check_map_inputs(map, m.ops[op].operands.len(), "the")?;
+    verify_index_operands(m, op, 0)
+}
+
+fn verify_min_max(m: &Module, op: OpId) -> Result<(), String> {
+    let map = map_attr(m, op, "map");
+    if map.results.is_empty() {
+        return Err("needs a map with at least one result".into());
     }
     check_map_inputs(map, m.ops[op].operands.len(), "the")?;
     verify_index_operands(m, op, 0)
@@ -189,6 +212,16 @@ fn parse_apply(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     if map.results.len() != 1 {
         return Err(Diagnostic::new(spec.span, "affine.apply needs a map with exactly one result"));
     }
+    Ok(spec.operands(ops).results([Type::Index]).attr("map", Attribute::AffineMap(map)))
+}
+
+/// `affine.min #map(%d)[%s]` and `affine.max`, over all the map's results.
+fn parse_min_max(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let map = parse_map_operand(p)?;
+    let (dims, syms) = parse_dims_and_symbols(p)?;
+    check_map_arity(&map, dims.len(), syms.len(), spec.span)?;
+    let mut ops = p.resolve_same(&dims, &Type::Index)?;
+    ops.extend(p.resolve_same(&syms, &Type::Index)?);
     Ok(spec.operands(ops).results([Type::Index]).attr("map", Attribute::AffineMap(map)))
 }
 

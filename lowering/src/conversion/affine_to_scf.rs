@@ -1,4 +1,5 @@
-//! `lower-affine`: `affine.apply` becomes arith on `index`, `affine.for` becomes `scf.for` with
+//! `lower-affine`: `affine.apply`, `affine.min` and `affine.max` become arith on `index`,
+//! `affine.for` becomes `scf.for` with
 //! its bounds computed (`max` of lower-bound results, `min` of upper-bound results), and
 //! `affine.if` becomes `scf.if` on the conjunction of its constraints.
 
@@ -10,7 +11,16 @@ use xcc_ir::{Attribute, Diagnostic, Module, Type, ValueId};
 
 pub struct LowerAffine;
 
-const LOWERED: &[&str] = &["affine.apply", "affine.for", "affine.if", "affine.yield", "affine.load", "affine.store"];
+const LOWERED: &[&str] = &[
+    "affine.apply",
+    "affine.min",
+    "affine.max",
+    "affine.for",
+    "affine.if",
+    "affine.yield",
+    "affine.load",
+    "affine.store",
+];
 
 impl Pass for LowerAffine {
     fn name(&self) -> &'static str {
@@ -30,6 +40,16 @@ impl Pass for LowerAffine {
                     let map = m.attr(op, "map").and_then(Attribute::as_affine_map).cloned().expect("verified map");
                     let mut b = Builder::before(&mut m, op);
                     let v = expand_expr(&mut b, &map.results[0], &operands, map.num_dims as usize);
+                    let old = m.result(op, 0);
+                    let root = m.top_level_ancestor(op);
+                    m.replace_uses_in(root, old, v);
+                    m.erase_op(op);
+                }
+                "affine.min" | "affine.max" => {
+                    let map = m.attr(op, "map").and_then(Attribute::as_affine_map).cloned().expect("verified map");
+                    let pick = if name == "affine.min" { "arith.minsi" } else { "arith.maxsi" };
+                    let mut b = Builder::before(&mut m, op);
+                    let v = expand_bound(&mut b, &map, &operands, pick);
                     let old = m.result(op, 0);
                     let root = m.top_level_ancestor(op);
                     m.replace_uses_in(root, old, v);
