@@ -9,7 +9,7 @@ use crate::attributes::Attribute;
 use crate::diagnostics::{Diagnostic, Span};
 use crate::entity::OpId;
 use crate::module::{Module, OpSpec};
-use crate::op_def::{required, AttrKind, Count, OpDef, Segment, Syntax, Traits};
+use crate::op_def::{required, AttrKind, Count, OpDef, ParseFn, Segment, Syntax, Traits, VerifyFn};
 use crate::parser::forms::{ensure_terminator, parse_dims_and_symbols, segment_sizes, RETURN};
 use crate::parser::lexer::Tok;
 use crate::parser::{OperandRef, PResult, Parser};
@@ -18,28 +18,23 @@ use crate::types::Type;
 const FOR_SEGMENTS: &[Segment] =
     &[Segment::Variadic("lowerBoundOperands"), Segment::Variadic("upperBoundOperands"), Segment::Variadic("inits")];
 
+/// An op that evaluates its `map` on index operands and gives one index.
+const fn map_op(name: &'static str, summary: &'static str, rule: VerifyFn, parse: ParseFn) -> OpDef {
+    OpDef::new(name, summary)
+        .operand_count(Count::AtLeast(0))
+        .results(1)
+        .attrs(MAP)
+        .pure()
+        .verify(rule)
+        .syntax(Syntax::custom(parse, None))
+}
+
+const MAP: &[crate::op_def::AttrDef] = &[required("map", AttrKind::AffineMap)];
+
 pub const OPS: &[OpDef] = &[
-    OpDef::new("affine.apply", "evaluates a one-result affine map")
-        .operand_count(Count::AtLeast(0))
-        .results(1)
-        .attrs(&[required("map", AttrKind::AffineMap)])
-        .pure()
-        .verify(verify_apply)
-        .syntax(Syntax::custom(parse_apply, None)),
-    OpDef::new("affine.min", "the least of an affine map's results")
-        .operand_count(Count::AtLeast(0))
-        .results(1)
-        .attrs(&[required("map", AttrKind::AffineMap)])
-        .pure()
-        .verify(verify_min_max)
-        .syntax(Syntax::custom(parse_min_max, None)),
-    OpDef::new("affine.max", "the greatest of an affine map's results")
-        .operand_count(Count::AtLeast(0))
-        .results(1)
-        .attrs(&[required("map", AttrKind::AffineMap)])
-        .pure()
-        .verify(verify_min_max)
-        .syntax(Syntax::custom(parse_min_max, None)),
+    map_op("affine.apply", "evaluates a one-result affine map", verify_apply, parse_apply),
+    map_op("affine.min", "the least of an affine map's results", verify_min_max, parse_min_max),
+    map_op("affine.max", "the greatest of an affine map's results", verify_min_max, parse_min_max),
     OpDef::new("affine.for", "a loop with affine bounds (max of lower, min of upper bound results)")
         .operand_count(Count::Segments(FOR_SEGMENTS))
         .result_count(Count::AtLeast(0))
@@ -204,18 +199,16 @@ fn check_arity(what: &str, (num_dims, num_symbols): (u32, u32), dims: usize, sym
 
 /// `affine.apply #map(%d)[%s]`
 fn parse_apply(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
-    let map = parse_map_operand(p)?;
-    let (dims, syms) = parse_dims_and_symbols(p)?;
-    check_map_arity(&map, dims.len(), syms.len(), spec.span)?;
-    let mut ops = p.resolve_same(&dims, &Type::Index)?;
-    ops.extend(p.resolve_same(&syms, &Type::Index)?);
-    if map.results.len() != 1 {
-        return Err(Diagnostic::new(spec.span, "affine.apply needs a map with exactly one result"));
+    let span = spec.span;
+    let spec = parse_min_max(p, spec)?;
+    if spec.attrs.iter().any(|(k, v)| k == "map" && v.as_affine_map().is_some_and(|m| m.results.len() != 1)) {
+        return Err(Diagnostic::new(span, "affine.apply needs a map with exactly one result"));
     }
-    Ok(spec.operands(ops).results([Type::Index]).attr("map", Attribute::AffineMap(map)))
+    Ok(spec)
 }
 
-/// `affine.min #map(%d)[%s]` and `affine.max`, over all the map's results.
+/// `affine.min #map(%d)[%s]` and `affine.max`, over all the map's results (and `affine.apply`,
+/// whose map has one).
 fn parse_min_max(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let map = parse_map_operand(p)?;
     let (dims, syms) = parse_dims_and_symbols(p)?;
