@@ -355,7 +355,6 @@ fn check_shape_override(name: &str, declared: Option<&proto::TensorShapeProto>, 
     Ok(())
 }
 
-/// Rejects shapes whose byte size overflows 64-bit arithmetic.
 /// [`checked_bytes`] of the dims known at compile time (all of them for a static type): the
 /// arithmetic on a type's dims then stays within 64 bits whatever the run-time dims are.
 pub fn checked_fixed_bytes(name: &str, t: &TensorType) -> OResult<usize> {
@@ -363,13 +362,22 @@ pub fn checked_fixed_bytes(name: &str, t: &TensorType) -> OResult<usize> {
     checked_bytes(name, t.dtype, &fixed)
 }
 
+/// The most bytes of one tensor (256 TiB): far past any model, and far enough from 2^63 that
+/// the arithmetic on dims (products of a tensor's dims, their sums in a Concat, coefficients of
+/// run-time dims) cannot overflow.
+pub const MAX_TENSOR_BYTES: usize = 1 << 48;
+
+/// A tensor's size in bytes, or an error naming it where it passes [`MAX_TENSOR_BYTES`].
 pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize> {
     // A zero dim makes the tensor empty but not the other dims' products small: the bound
     // counts it as 1.
     let mut bound: usize = dtype.size();
     for &d in shape {
-        bound = bound.checked_mul(d.max(1)).filter(|&n| n <= 1 << 62).ok_or_else(|| {
-            OnnxError::tensor(name, format!("dims {shape:?} are too large: the size overflows 64-bit arithmetic"))
+        bound = bound.checked_mul(d.max(1)).filter(|&n| n <= MAX_TENSOR_BYTES).ok_or_else(|| {
+            OnnxError::tensor(
+                name,
+                format!("dims {shape:?} are too large: more than {MAX_TENSOR_BYTES} bytes (256 TiB), xcc's limit"),
+            )
         })?;
     }
     Ok(if shape.contains(&0) { 0 } else { bound })
