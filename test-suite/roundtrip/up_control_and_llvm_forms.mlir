@@ -111,6 +111,8 @@ func.func @transfers(%m: memref<4x8xf32>, %i: index, %k: vector<4xi1>) -> vector
   %b = vector.transfer_read %m[%i, %i], %p, %k {in_bounds = [true]} : memref<4x8xf32>, vector<4xf32>
   vector.transfer_write %a, %m[%i, %i] : vector<4xf32>, memref<4x8xf32>
   vector.transfer_write %b, %m[%i, %i], %k : vector<4xf32>, memref<4x8xf32>
+  %c = vector.transfer_read %m[%i, %i], %p {in_bounds = [false, true]} : memref<4x8xf32>, vector<2x4xf32>
+  vector.transfer_write %c, %m[%i, %i] : vector<2x4xf32>, memref<4x8xf32>
   return %b : vector<4xf32>
 }
 

@@ -741,6 +741,8 @@ pub fn check_stdout_lines(expected: &[(usize, &str)], stdout: &str) -> Result<()
 pub const UPSTREAM_PASSES: &[&str] = &[
     // math.ipowi and math.fpowi to functions (upstream has no LLVM intrinsic for ipowi).
     "--convert-math-to-funcs",
+    // Transfers of more than one dim to loops of 1-D ones (which convert-vector-to-llvm lowers).
+    "--convert-vector-to-scf=full-unroll=true",
     "--convert-scf-to-cf",
     "--lower-affine",
     "--convert-scf-to-cf",

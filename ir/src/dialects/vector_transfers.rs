@@ -1,8 +1,9 @@
-//! `vector.transfer_read` and `vector.transfer_write`: a 1-D vector read from or written to the
-//! innermost dimension of a memref at given indices, as upstream spells them. Lanes past the
-//! dimension's end (unless `in_bounds` promises there are none) and lanes off in the optional
-//! mask read the padding value and are not written. Only the minor identity permutation map is
-//! supported (the vector runs along the last dimension). (A third table of the vector dialect.)
+//! `vector.transfer_read` and `vector.transfer_write`: a vector of k dims read from or written to
+//! the k innermost dimensions of a memref at given indices, as upstream spells them. Lanes past a
+//! dimension's end (unless that dim's `in_bounds` flag promises there are none) and lanes off in
+//! the optional mask read the padding value and are not written. Only the minor identity
+//! permutation map is supported (the vector's dims run along the memref's last ones, in order).
+//! (A third table of the vector dialect.)
 
 use super::constraints::{operand_types, result_types};
 use crate::affine::{AffineExpr, AffineMap};
@@ -42,8 +43,8 @@ pub struct Transfer {
     pub padding: Option<crate::ValueId>,
     pub vector: Option<crate::ValueId>,
     pub mask: Option<crate::ValueId>,
-    /// Whether the vector surely stays inside the dimension.
-    pub in_bounds: bool,
+    /// Per vector dim, whether it surely stays inside its memref dimension.
+    pub in_bounds: Vec<bool>,
 }
 
 impl Transfer {
@@ -64,17 +65,24 @@ impl Transfer {
             (false, [k]) => (None, Some(*k)),
             _ => return None,
         };
-        let in_bounds = match m.attr(op, "in_bounds") {
-            Some(Attribute::Array(flags)) => flags.iter().all(|f| matches!(f, Attribute::Bool(true))),
-            _ => false,
-        };
         let vector = (!read).then(|| d.operands[0]);
+        let vt = if read { m.ty(*d.results.first()?) } else { m.ty(d.operands[0]) };
+        let dims = match vt {
+            Type::Vector { shape, .. } => shape.len(),
+            _ => 1,
+        };
+        let in_bounds = match m.attr(op, "in_bounds") {
+            Some(Attribute::Array(flags)) => flags.iter().map(|f| matches!(f, Attribute::Bool(true))).collect(),
+            _ => vec![false; dims],
+        };
         Some(Transfer { read, memref, indices, padding, vector, mask, in_bounds })
     }
 }
 
-fn minor_identity(rank: usize) -> AffineMap {
-    AffineMap { num_dims: rank as u32, num_symbols: 0, results: vec![AffineExpr::Dim(rank as u32 - 1)] }
+/// `(d0, .., d{rank-1}) -> (d{rank-k}, .., d{rank-1})`: the vector's k dims along the memref's last.
+fn minor_identity(rank: usize, k: usize) -> AffineMap {
+    let results = (rank - k..rank).map(|d| AffineExpr::Dim(d as u32)).collect();
+    AffineMap { num_dims: rank as u32, num_symbols: 0, results }
 }
 
 fn verify_transfer(m: &Module, op: OpId) -> Result<(), String> {
@@ -82,10 +90,14 @@ fn verify_transfer(m: &Module, op: OpId) -> Result<(), String> {
     let Type::MemRef(mt) = m.ty(t.memref) else { return Err("transfers to or from a memref".into()) };
     let vt = if t.read { result_types(m, op)[0] } else { operand_types(m, op)[0] };
     let Type::Vector { shape, elem } = vt else { return Err("transfers a vector".into()) };
-    if shape.len() != 1 || mt.rank() == 0 || *elem != mt.elem {
-        return Err(
-            "transfers a 1-D vector of the memref's element type (vectors of more dims are not supported)".into()
-        );
+    if shape.is_empty() || shape.len() > mt.rank() || *elem != mt.elem {
+        return Err(format!(
+            "transfers a vector of the memref's element type with at most its {} dims, not {vt}",
+            mt.rank()
+        ));
+    }
+    if t.in_bounds.len() != shape.len() {
+        return Err(format!("in_bounds needs one flag per vector dim ({})", shape.len()));
     }
     if t.indices.iter().any(|&i| !m.ty(i).is_index()) {
         return Err("the indices must be index values".into());
@@ -98,7 +110,7 @@ fn verify_transfer(m: &Module, op: OpId) -> Result<(), String> {
         return Err(format!("the mask must be a {mask_t}"));
     }
     match m.attr(op, "permutation_map") {
-        Some(Attribute::AffineMap(map)) if *map != minor_identity(mt.rank()) => {
+        Some(Attribute::AffineMap(map)) if *map != minor_identity(mt.rank(), shape.len()) => {
             Err(format!("only the minor identity permutation map is supported, not {map}"))
         }
         _ => Ok(()),
@@ -150,7 +162,9 @@ fn print_transfer(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
     let t = Transfer::of(m, op)?;
     let rank = m.ty(t.memref).as_memref()?.rank();
-    if matches!(m.attr(op, "permutation_map"), Some(Attribute::AffineMap(map)) if *map != minor_identity(rank)) {
+    let k = t.in_bounds.len();
+    if matches!(m.attr(op, "permutation_map"), Some(Attribute::AffineMap(map)) if k > rank || *map != minor_identity(rank, k))
+    {
         return None;
     }
     if let Some(v) = t.vector {
@@ -169,8 +183,9 @@ fn print_transfer(p: &mut OpPrinter, op: OpId) -> Option<()> {
         p.word(", ");
         p.value(k);
     }
-    if t.in_bounds {
-        p.word(" {in_bounds = [true]}");
+    if t.in_bounds.iter().any(|&f| f) {
+        let flags: Vec<&str> = t.in_bounds.iter().map(|&f| if f { "true" } else { "false" }).collect();
+        p.word(&format!(" {{in_bounds = [{}]}}", flags.join(", ")));
     }
     p.word(" : ");
     let vt = if t.read { m.ty(m.ops[op].results[0]) } else { m.ty(t.vector?) };
