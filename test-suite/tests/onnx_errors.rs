@@ -610,6 +610,15 @@ fn fuzz_regressions() -> Vec<Case> {
             ),
             vec!["rs_i", "Resize's linear mode takes floating point here, not int64"],
         ),
+        (
+            "clip-bound-of-many-values",
+            one(
+                node("clip_b", "Clip", &["x", "lo"], &["y"]),
+                vec![value("x", FLOAT, &[3]), value("lo", FLOAT, &[3])],
+                value("y", FLOAT, &[3]),
+            ),
+            vec!["clip_b", "Clip's parameter 'lo' must be a single value"],
+        ),
     ]
 }
 

@@ -194,6 +194,13 @@ impl ElementwiseOp {
                 ));
             }
         }
+        // The inputs after the data are parameters (Clip's bounds): one value each.
+        for name in node.inputs.iter().skip(data.len()).filter(|s| !s.is_empty()) {
+            let t = g.ty(name)?;
+            if t.is_dynamic() || t.numel() != 1 {
+                return err(format!("{}'s parameter '{name}' must be a single value, not {}", node.op, t.describe()));
+            }
+        }
         let dtype = self.output_dtype(node, |i| Ok(g.ty(&node.inputs[i])?.dtype))?;
         Ok(TensorType::with_dims(dtype, dims))
     }
