@@ -128,6 +128,9 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
     // The tables below hold an entry per output position (and per tap, which antialiasing
     // multiplies by 1 / scale): bounded so that compiling cannot exhaust memory.
     for &a in axes {
+        if x.shape[a] == 0 && out[a] > 0 {
+            return err(format!("Resize cannot fill {} positions along axis {a} from an empty dim", out[a]));
+        }
         if out[a] > MAX_RESIZED_DIM || (geo.antialias && scales[a] < 1.0 / MAX_ANTIALIAS_TAPS) {
             return err(format!(
                 "Resize to {} along axis {a} (scale {}) is beyond xcc's limits ({MAX_RESIZED_DIM} positions, \
