@@ -194,8 +194,10 @@ impl ElementwiseOp {
                 ));
             }
         }
-        // The inputs after the data are parameters (Clip's bounds): one value each.
-        for name in node.inputs.iter().skip(data.len()).filter(|s| !s.is_empty()) {
+        // Clip's bounds, read by `params` below, are one value each (CastLike's second input, the
+        // other operator with inputs past its data, only gives a type).
+        let bounds = if node.op == "Clip" { &node.inputs[data.len().min(node.inputs.len())..] } else { &[] };
+        for name in bounds.iter().filter(|s| !s.is_empty()) {
             let t = g.ty(name)?;
             if t.is_dynamic() || t.numel() != 1 {
                 return err(format!("{}'s parameter '{name}' must be a single value, not {}", node.op, t.describe()));
