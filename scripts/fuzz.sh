@@ -6,9 +6,9 @@
 # Usage: scripts/fuzz.sh [--runs N | --time SECONDS] [--seed N] [TARGET...]
 # (default: --time 60, a random seed, both targets)
 # Each target first replays its regression inputs (fuzz/regressions/TARGET/: what earlier
-# campaigns found, kept once fixed). A crash, a timeout (10 s for one input) or an allocation over 2 GiB stops a target with a
-# reproducer in fuzz/artifacts/TARGET/; the script then exits non-zero. The run counts go to
-# standard output ("fuzz: TARGET: N runs, ok").
+# campaigns found, kept once fixed). A crash, a timeout (10 s for one input) or an allocation
+# over 2 GiB stops a target with a reproducer in fuzz/artifacts/TARGET/; the script then exits
+# non-zero. The run counts go to standard output ("fuzz: TARGET: N runs, ok").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 limit=(-max_total_time=60)
