@@ -534,12 +534,7 @@ fn parse_atomic_rmw(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let Some(kind) = ATOMIC_RMW_KINDS.iter().position(|(k, _)| *k == word) else {
         return Err(Diagnostic::new(span, format!("unknown atomic_rmw kind '{word}'")));
     };
-    let v = p.parse_operand_ref()?;
-    p.expect_punct(",")?;
-    let m = p.parse_operand_ref()?;
-    let idx = parse_index_list(p)?;
-    let attrs = parse_opt_attr_dict(p)?;
-    p.expect_punct(":")?;
+    let (v, m, idx, attrs) = parse_value_into_element(p)?;
     let ft = parse_fn_type(p)?;
     if ft.inputs.len() != 2 || ft.results.len() != 1 {
         return Err(Diagnostic::new(spec.span, "memref.atomic_rmw's type is (value type, memref type) -> value type"));
@@ -569,14 +564,22 @@ fn print_atomic_rmw(p: &mut OpPrinter, op: OpId) -> Option<()> {
     Some(())
 }
 
-/// `memref.store %v, %m[%i] : memref<4xf32>`
-fn parse_store(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+/// `%v, %m[%i, ...] {attrs} :`, as stores and atomic updates begin.
+type ValueIntoElement = (OperandRef, OperandRef, Vec<OperandRef>, Vec<(String, Attribute)>);
+
+fn parse_value_into_element(p: &mut Parser) -> PResult<ValueIntoElement> {
     let v = p.parse_operand_ref()?;
     p.expect_punct(",")?;
     let m = p.parse_operand_ref()?;
     let idx = parse_index_list(p)?;
     let attrs = parse_opt_attr_dict(p)?;
     p.expect_punct(":")?;
+    Ok((v, m, idx, attrs))
+}
+
+/// `memref.store %v, %m[%i] : memref<4xf32>`
+fn parse_store(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    let (v, m, idx, attrs) = parse_value_into_element(p)?;
     let ty_span = p.peek_span();
     let ty = p.parse_type()?;
     let Type::MemRef(mt) = &ty else {
