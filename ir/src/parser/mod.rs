@@ -1497,6 +1497,10 @@ impl<'a> Parser<'a> {
             let hex = s
                 .strip_prefix("0x")
                 .ok_or_else(|| Diagnostic::new(sp, "a dense string must be hexadecimal ('0x...')"))?;
+            // Checked before slicing it in pairs: a non-ASCII character would split.
+            if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+                return Err(Diagnostic::new(sp, "invalid hex digit in dense literal"));
+            }
             if hex.len() % 2 != 0 {
                 return Err(Diagnostic::new(sp, "odd number of hex digits in dense literal"));
             }
