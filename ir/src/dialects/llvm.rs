@@ -773,9 +773,7 @@ fn print_load(p: &mut OpPrinter, op: OpId) -> Option<()> {
     if p.has_other_attrs(op, &["alignment", "ordering", "volatile_", "syncscope"]) {
         return None;
     }
-    if m.attr(op, "volatile_").is_some() {
-        p.word("volatile ");
-    }
+    llvm_atomics::print_volatile(p, op);
     p.value(d.operands[0]);
     llvm_atomics::print_atomic_suffix(p, op)?;
     p.attr_dict_except(op, llvm_atomics::ACCESS_KEYWORDS);
@@ -792,9 +790,7 @@ fn print_store(p: &mut OpPrinter, op: OpId) -> Option<()> {
     if p.has_other_attrs(op, &["alignment", "ordering", "volatile_", "syncscope"]) {
         return None;
     }
-    if m.attr(op, "volatile_").is_some() {
-        p.word("volatile ");
-    }
+    llvm_atomics::print_volatile(p, op);
     p.values(&d.operands);
     llvm_atomics::print_atomic_suffix(p, op)?;
     p.attr_dict_except(op, llvm_atomics::ACCESS_KEYWORDS);

@@ -220,6 +220,11 @@ fn print_flag(p: &mut OpPrinter, op: OpId, attr: &str, word: &str) {
     }
 }
 
+/// `volatile `, before a load's or store's operands.
+pub fn print_volatile(p: &mut OpPrinter, op: OpId) {
+    print_flag(p, op, "volatile_", "volatile ");
+}
+
 fn print_syncscope(p: &mut OpPrinter, op: OpId) {
     if let Some(Attribute::String(s)) = p.module().attr(op, "syncscope").cloned() {
         p.word(&format!(" syncscope({})", Attribute::String(s)));

@@ -2,9 +2,10 @@
 //! the vector itself, a bitcast LLVM's, and a slice a shuffle whose mask lists the row-major
 //! positions of the block (see `xcc_ir::dialects::vector_reshapes`).
 
+use super::vector_to_llvm::shufflevector;
 use super::{ConversionSet, Rewriter};
 use xcc_ir::dialects::vector_reshapes::slice_parts;
-use xcc_ir::{Attribute, Diagnostic, OpId, Type, ValueId};
+use xcc_ir::{Diagnostic, OpId, Type, ValueId};
 
 pub const CONVERSION: ConversionSet = ConversionSet {
     name: "vector-reshapes",
@@ -44,11 +45,10 @@ fn shape_cast(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     Ok(vec![rw.operands(op)?[0]])
 }
 
-/// `llvm.shufflevector` of `a` and `b` into `t`, lane k taking lane `mask[k]` of the two.
+/// [`shufflevector`] at the op's place.
 fn shuffle(rw: &mut Rewriter, op: OpId, a: ValueId, b: ValueId, t: Type, mask: Vec<u64>) -> ValueId {
     let span = rw.old.ops[op].span;
-    let mask = Attribute::DenseArray { elem: Type::i32(), values: mask.into_iter().map(|x| x as i128).collect() };
-    rw.builder(span).value_with("llvm.shufflevector", &[a, b], t, vec![("mask".into(), mask)])
+    shufflevector(&mut rw.builder(span), a, b, t, mask)
 }
 
 fn extract_slice(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {

@@ -260,10 +260,18 @@ pub fn splat(b: &mut Builder, scalar: ValueId, vt: &Type) -> ValueId {
         Type::Vector { shape, .. } => shape[0],
         _ => 1,
     };
-    b.value_with(
-        "llvm.shufflevector",
-        &[ins, ins],
-        vt.clone(),
-        vec![("mask".into(), Attribute::DenseArray { elem: Type::i32(), values: vec![0; n as usize] })],
-    )
+    shufflevector(b, ins, ins, vt.clone(), std::iter::repeat_n(0, n as usize))
+}
+
+/// `llvm.shufflevector` of `a` and `c` into `t`, lane k taking lane `picks[k]` of the two (`c`'s
+/// lanes numbered after `a`'s).
+pub(super) fn shufflevector(
+    b: &mut Builder,
+    a: ValueId,
+    c: ValueId,
+    t: Type,
+    picks: impl IntoIterator<Item = u64>,
+) -> ValueId {
+    let mask = Attribute::DenseArray { elem: Type::i32(), values: picks.into_iter().map(i128::from).collect() };
+    b.value_with("llvm.shufflevector", &[a, c], t, vec![("mask".into(), mask)])
 }

@@ -7,7 +7,7 @@
 
 use super::memref_descriptor::MemRefDescriptor;
 use super::memref_to_llvm::natural_align;
-use super::vector_to_llvm::{lanes_below, splat};
+use super::vector_to_llvm::{lanes_below, shufflevector, splat};
 use super::{ConversionSet, Rewriter};
 use crate::builder::Builder;
 use xcc_ir::dialects::vector_transfers::Transfer;
@@ -85,8 +85,7 @@ fn transfer(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
 
 /// `count` lanes of `v` from `first` on, as a vector of type `t`.
 fn lanes(b: &mut Builder, v: ValueId, first: u64, count: u64, t: &Type) -> ValueId {
-    let mask = Attribute::DenseArray { elem: Type::i32(), values: (first..first + count).map(i128::from).collect() };
-    b.value_with("llvm.shufflevector", &[v, v], t.clone(), vec![("mask".into(), mask)])
+    shufflevector(b, v, v, t.clone(), first..first + count)
 }
 
 /// The rows one after another: each appended to what came before, widened to its lane count
@@ -96,23 +95,20 @@ fn concatenate(b: &mut Builder, parts: &[ValueId], row: u64, elem: &Type, full: 
     for (k, &part) in parts.iter().enumerate().skip(1) {
         let have = row * k as u64;
         let wide_t = Type::Vector { shape: vec![have], elem: Box::new(elem.clone()) };
-        let widened = if have == row { part } else { lanes_padded(b, part, row, have, &wide_t) };
+        // Copies of the row's first lane fill the widened part's lanes past the row; never picked.
+        let widened = if have == row {
+            part
+        } else {
+            shufflevector(b, part, part, wide_t, (0..have).map(|i| if i < row { i } else { 0 }))
+        };
         let t = if k + 1 == parts.len() {
             full.clone()
         } else {
             Type::Vector { shape: vec![have + row], elem: Box::new(elem.clone()) }
         };
-        let mask = Attribute::DenseArray { elem: Type::i32(), values: (0..have + row).map(i128::from).collect() };
-        acc = b.value_with("llvm.shufflevector", &[acc, widened], t, vec![("mask".into(), mask)]);
+        acc = shufflevector(b, acc, widened, t, 0..have + row);
     }
     acc
-}
-
-/// `v`'s `count` lanes followed by copies of its first to make `width` lanes.
-fn lanes_padded(b: &mut Builder, v: ValueId, count: u64, width: u64, t: &Type) -> ValueId {
-    let picks = (0..width).map(|i| i128::from(if i < count { i } else { 0 })).collect();
-    let mask = Attribute::DenseArray { elem: Type::i32(), values: picks };
-    b.value_with("llvm.shufflevector", &[v, v], t.clone(), vec![("mask".into(), mask)])
 }
 
 /// Row r's indices: the transfer's, with r's coordinates added to the dims before the last.
