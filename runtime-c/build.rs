@@ -1,4 +1,5 @@
-//! Compiles each runtime source (`c/xcc_runtime.c`, `c/xcc_cuda.c`) once per supported CPU
+//! Compiles each runtime source (`c/xcc_runtime.c`, `c/xcc_cuda.c`, `c/xcc_gpu.c`, its emulator
+//! `c/xcc_gpu_emu.c`) once per supported CPU
 //! target with clang-22, and leaves the objects in OUT_DIR as `<source>_<arch>.o` for
 //! `include_bytes!`.
 //! clang rather than the host `cc` because one clang cross-compiles to every
@@ -9,13 +10,18 @@ use std::process::Command;
 
 const CLANG: &str = "clang-22";
 /// The CPU runtime, and the CUDA launch shim that only libraries launching kernels carry.
-const SOURCES: &[&str] = &["xcc_runtime", "xcc_cuda"];
+/// The GPU models' host runtime (`xcc_gpu`) and its emulator (`xcc_gpu_emu`), for libraries
+/// built with `--target=nvptx64`.
+const SOURCES: &[&str] = &["xcc_runtime", "xcc_cuda", "xcc_gpu", "xcc_gpu_emu"];
 const TARGETS: &[(&str, &str)] = &[("x86_64", "x86_64-unknown-linux-gnu"), ("aarch64", "aarch64-unknown-linux-gnu")];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=c/xcc_runtime.c");
     println!("cargo:rerun-if-changed=c/xcc_cuda.c");
+    println!("cargo:rerun-if-changed=c/xcc_gpu.c");
+    println!("cargo:rerun-if-changed=c/xcc_gpu_emu.c");
+    println!("cargo:rerun-if-changed=c/xcc_gpu.h");
     println!("cargo:rerun-if-changed=c/xcc_runtime.h");
     println!("cargo:rerun-if-changed=c/xcc_run.h");
 

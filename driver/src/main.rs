@@ -1,6 +1,7 @@
 //! The `xcc` command: an ONNX model or MLIR text in; MLIR, LLVM IR, bitcode, assembly, objects,
 //! PTX or a self-contained static library (with a C header for a model) out.
 
+mod gpu;
 mod inspect;
 mod manual;
 mod pipeline;
@@ -96,6 +97,11 @@ pub struct Cli {
     /// -fsanitize=address.
     #[arg(long, value_enum)]
     pub sanitize: Option<Sanitizer>,
+    /// With --target=nvptx64: compile the kernels for this host CPU instead, and put runtime-c's
+    /// GPU emulator in the library, which runs each kernel's grid thread by thread (the GPU code
+    /// tested without a GPU).
+    #[arg(long)]
+    pub emulate_gpu: bool,
     /// Skip the verifier between passes (it always runs after parsing and before translation).
     #[arg(long)]
     pub no_verify_each: bool,

@@ -31,7 +31,8 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     }
     let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
         .map_err(|e| format!("xcc: error: {e}"))?;
-    check_emit_for_target(emit, &spec).map_err(|e| format!("xcc: error: {e}"))?;
+    check_emit_for_target(emit, &spec, header.is_some()).map_err(|e| format!("xcc: error: {e}"))?;
+    check_gpu_model(cli, &spec, header.as_ref().map(|(_, iface)| iface)).map_err(|e| format!("xcc: error: {e}"))?;
     check_sanitizer_for_target(cli.sanitize, &spec).map_err(|e| format!("xcc: error: {e}"))?;
     let passes = match &cli.passes {
         Some(spec) => xcc_lowering::parse_pipeline(spec).map_err(|e| format!("xcc: error: --passes: {e}"))?,
@@ -52,11 +53,20 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     // the operands and types its definition asks for.
     xcc_ir::verifier::verify(&lowered).map_err(render)?;
     stages.done("verify");
+    if spec.arch == Arch::Nvptx64 && header.is_some() {
+        let bytes = crate::gpu::model_output(cli, &lowered, &spec, emit, &render)?;
+        stages.done("LLVM: kernels and host code");
+        write_output(&cli.output, &bytes)?;
+        if let (Some((name, iface)), Emit::Lib) = (header, emit) {
+            write_header(cli, emit, &lowered, &name, iface, true)?;
+        }
+        return Ok(());
+    }
     let bytes = translate_and_emit(cli, &lowered, &spec, emit, &render)?;
     stages.done("LLVM: translate, optimize, emit");
     write_output(&cli.output, &bytes)?;
     if let Some((name, iface)) = header {
-        write_header(cli, emit, &lowered, &name, iface)?;
+        write_header(cli, emit, &lowered, &name, iface, false)?;
     }
     stages.done("write");
     Ok(())
@@ -88,11 +98,37 @@ fn verify_input(module: &xcc_ir::Module, from_onnx: bool, render: &dyn Fn(Diagno
     })
 }
 
-/// What the target cannot produce is refused before anything is compiled.
-fn check_emit_for_target(emit: Emit, spec: &xcc_targets::TargetSpec) -> Result<(), String> {
+/// `--emulate-gpu` is for GPU models; their dims must be known at compile time (for now).
+fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&ModelInterface>) -> Result<(), String> {
+    let gpu = spec.arch == Arch::Nvptx64;
+    if cli.emulate_gpu && !(gpu && model.is_some()) {
+        return Err("--emulate-gpu is for ONNX models compiled with --target=nvptx64".into());
+    }
+    match model {
+        Some(iface) if gpu && !iface.symbols.is_empty() => Err(format!(
+            "dims known only at run time ({}) are not supported on GPUs yet: fix them with --dim NAME=N",
+            iface.symbols.join(", ")
+        )),
+        Some(iface) if gpu && (iface.reads_shape_inputs || iface.computes_dims) => {
+            Err("shapes read from inputs at run time are not supported on GPUs yet: freeze those inputs with \
+             --bind NAME=VALUES"
+                .into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What the target cannot produce is refused before anything is compiled. A model for nvptx64
+/// is a library (host code launching the kernels) or its kernels' PTX.
+fn check_emit_for_target(emit: Emit, spec: &xcc_targets::TargetSpec, model: bool) -> Result<(), String> {
     let gpu = spec.arch == Arch::Nvptx64;
     match emit {
         Emit::Ptx if !gpu => Err("--emit=ptx needs --target=nvptx64".into()),
+        Emit::Lib if gpu && model => Ok(()),
+        Emit::Obj | Emit::Asm | Emit::Llvm | Emit::Bc if gpu && model => Err(format!(
+            "a model for nvptx64 is written as a library (-o libNAME.a) or its kernels' PTX (--emit=ptx), not --emit={}",
+            format!("{emit:?}").to_lowercase()
+        )),
         Emit::Obj | Emit::Lib if gpu => Err(format!(
             "--emit={} is not available for nvptx64, whose code is PTX text (use -o NAME.ptx or --emit=ptx)",
             if emit == Emit::Obj { "obj" } else { "lib" }
@@ -259,6 +295,7 @@ fn lower(
         spec.dispatch.iter().map(|(cpu, level)| xcc_lowering::CpuVersion { cpu: cpu.clone(), level: *level }).collect();
     let options = LoweringOptions {
         gpu: spec.arch == Arch::Nvptx64,
+        gpu_emulation: cli.emulate_gpu,
         index_bits: 64,
         cpu_versions,
         cpu_level: spec.level,
@@ -298,19 +335,10 @@ fn translate_and_emit(
     render: &dyn Fn(Diagnostic) -> String,
 ) -> Result<Vec<u8>, String> {
     let ctx = Context::create();
-    let module_name =
-        cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into());
-    let options =
-        xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() };
-    let llvm =
-        xcc_llvm_dialect::translate_module(&ctx, lowered, &module_name, &options).map_err(|e| match e.span() {
-            s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
-            _ => format!("xcc: error: {e}"),
-        })?;
+    let module_name = module_name(cli);
+    let (llvm, tm) = translate_optimized(&ctx, cli, lowered, spec, &module_name, render)?;
     let error = |e: String| format!("xcc: error: {e}");
-    let tm = xcc_targets::create_machine(spec, cli.opt).map_err(|e| error(e.to_string()))?;
     let asan = cli.sanitize == Some(Sanitizer::Address);
-    xcc_targets::optimize(&llvm, &tm, cli.opt, asan).map_err(|e| error(e.to_string()))?;
     Ok(match emit {
         Emit::Llvm => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Bc => llvm.write_bitcode_to_memory().as_slice().to_vec(),
@@ -337,24 +365,55 @@ fn translate_and_emit(
     })
 }
 
+/// The input's stem, which names the LLVM module and the library's object.
+pub(crate) fn module_name(cli: &Cli) -> String {
+    cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into())
+}
+
+/// The llvm-dialect module translated to LLVM IR and optimized for `spec`, with its target
+/// machine.
+pub(crate) fn translate_optimized<'c>(
+    ctx: &'c Context,
+    cli: &Cli,
+    lowered: &xcc_ir::Module,
+    spec: &xcc_targets::TargetSpec,
+    module_name: &str,
+    render: &dyn Fn(Diagnostic) -> String,
+) -> Result<(inkwell::module::Module<'c>, inkwell::targets::TargetMachine), String> {
+    let options =
+        xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() };
+    let llvm = xcc_llvm_dialect::translate_module(ctx, lowered, module_name, &options).map_err(|e| match e.span() {
+        s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
+        _ => format!("xcc: error: {e}"),
+    })?;
+    let error = |e: String| format!("xcc: error: {e}");
+    let tm = xcc_targets::create_machine(spec, cli.opt).map_err(|e| error(e.to_string()))?;
+    let asan = cli.sanitize == Some(Sanitizer::Address);
+    xcc_targets::optimize(&llvm, &tm, cli.opt, asan).map_err(|e| error(e.to_string()))?;
+    Ok((llvm, tm))
+}
+
 /// Whether the module calls runtime-c's CUDA launch shim, which only then goes into its archive.
 fn calls_cuda_shim(llvm: &inkwell::module::Module) -> bool {
     llvm.get_functions().any(|f| f.get_name().to_bytes().starts_with(xcc_runtime_c::CUDA_SYMBOL_PREFIX.as_bytes()))
 }
 
-/// `NAME.h` next to the library, with the workspace size that plan-workspace computed.
+/// `NAME.h` next to the library, with the workspace size that plan-workspace computed; for a
+/// GPU model (`gpu`), with its context and run functions.
 fn write_header(
     cli: &Cli,
     emit: Emit,
     lowered: &xcc_ir::Module,
     name: &str,
     mut iface: ModelInterface,
+    gpu: bool,
 ) -> Result<(), String> {
     let run = lowered.lookup_symbol(&xcc_frontend_onnx::emit::compute_symbol(name));
     let bytes = run.and_then(|f| lowered.attr(f, "xcc.workspace_bytes")).and_then(xcc_ir::Attribute::as_int);
     iface.workspace_bytes = bytes.unwrap_or(0) as usize;
     let input = cli.input.display().to_string();
-    let text = xcc_frontend_onnx::header::header(&iface, &input, &link_with(cli, emit), xcc_runtime_c::RUN_HEADER);
+    let gpu = gpu.then_some(xcc_runtime_c::GPU_HEADER);
+    let text = xcc_frontend_onnx::header::header(&iface, &input, &link_with(cli, emit), xcc_runtime_c::RUN_HEADER, gpu);
     // A stream has no directory beside it to hold the header.
     if !is_stream(&cli.output) {
         write_output(&directory_of(&cli.output).join(format!("{name}.h")), text.as_bytes())?;

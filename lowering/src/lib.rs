@@ -7,6 +7,8 @@
 //! 1. `lower-affine` ([`conversion::affine_to_scf`]): `affine.apply/for/if/load/store` to arith and `scf`;
 //! 2. `convert-parallel-to-threads` ([`conversion::parallel_to_threads`]): on CPUs, the outermost
 //!    parallel loops worth it become calls to runtime-c's parallel-for over outlined bodies;
+//!    `convert-parallel-to-gpu` ([`conversion::parallel_to_gpu`]): on GPUs, a model's work becomes
+//!    kernels over a grid, launched by host code;
 //! 3. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (the remaining parallel
 //!    ones serially) and conditionals to blocks;
 //! 4. `convert-to-llvm`: every `*-to-llvm` conversion of [`conversion`] at once (func, arith,
@@ -85,6 +87,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "outermost parallel loops with enough work to runtime-c's thread pool (CPU targets)",
         ),
         (
+            Box::new(conversion::parallel_to_gpu::ParallelToGpu),
+            "the work of a model's compute function to kernels over a grid, launched by host code (GPU targets)",
+        ),
+        (
             Box::new(conversion::scf_to_cf::ScfToCf),
             "scf.for/if/parallel to blocks and branches (parallel loops run serially)",
         ),
@@ -129,11 +135,12 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
     Ok(out)
 }
 
-/// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-scf-to-cf,
+/// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-parallel-to-gpu,
+/// convert-scf-to-cf,
 /// convert-to-llvm, reconcile-unrealized-casts and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
     "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-fuse-activation,kernel-pack-weights,kernel-to-loops,plan-workspace,\
-math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
+math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
     parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")

@@ -17,6 +17,9 @@ pub trait Pass {
 pub struct LoweringOptions {
     /// Lowering for a GPU (nvptx64): kernels keep their attributes, runtime calls are not emitted.
     pub gpu: bool,
+    /// GPU code whose kernels run on the host CPU, their grid emulated by runtime-c
+    /// (`--emulate-gpu`): thread and block coordinates come from the emulator.
+    pub gpu_emulation: bool,
     /// Pointer width of the target in bits (index lowers to an integer of this width).
     pub index_bits: u32,
     /// Extra CPUs to compile every function for, chosen at run time (`cpu-dispatch`); empty for

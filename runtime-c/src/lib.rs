@@ -10,6 +10,10 @@ pub struct RuntimeObjects {
     pub runtime: &'static [u8],
     /// The CUDA launch shim (`xcc_cuda_*`), which loads libcuda with `dlopen`.
     pub cuda: &'static [u8],
+    /// The host side of GPU models (`xcc_gpu_*`: contexts, weights, launches), on CUDA.
+    pub gpu: &'static [u8],
+    /// The same calls emulated on the CPU, for libraries built with `--emulate-gpu`.
+    pub gpu_emulated: &'static [u8],
 }
 
 /// The prefix of the CUDA shim's functions: a library whose code calls one carries the shim.
@@ -20,6 +24,8 @@ macro_rules! objects {
         RuntimeObjects {
             runtime: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_", $arch, ".o")),
             cuda: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_cuda_", $arch, ".o")),
+            gpu: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_gpu_", $arch, ".o")),
+            gpu_emulated: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_gpu_emu_", $arch, ".o")),
         }
     };
 }
@@ -48,6 +54,9 @@ pub const HEADER: &str = include_str!("../c/xcc_runtime.h");
 /// The declarations of runs (status codes, thread pools, run options, a caller's parallel-for),
 /// which `xcc_runtime.h` includes and every model header repeats.
 pub const RUN_HEADER: &str = include_str!("../c/xcc_run.h");
+
+/// The GPU context's declarations (`xcc_gpu.h`), repeated in every GPU model's header.
+pub const GPU_HEADER: &str = include_str!("../c/xcc_gpu.h");
 
 /// The status codes a run returns (`xcc_status` in `xcc_run.h`, which is the contract: a test
 /// below reads the header and compares).

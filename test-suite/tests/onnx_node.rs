@@ -12,6 +12,11 @@
 //! Every graph input is passed at run time, as ONNX Runtime's runner does; `XCC_NODE_BIND=1` binds
 //! the inputs that decide shapes at compile time instead (see [`SHAPE_PARAMETERS`]).
 //! Skipped, with a message, where `../shared` or `.venv/bin/python` is absent.
+//!
+//! The same file is the test `onnx_node_gpu` (see [`gpu`]): every case compiled for a GPU with
+//! `--target=nvptx64 --emulate-gpu` (the kernels xcc writes for the GPU, run by runtime-c's grid
+//! emulator) and run through the header's GPU functions, with its own table
+//! (`onnx-node-tests-gpu.md`) and expected list (`onnx-node-expected-pass-gpu.txt`).
 
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,14 +40,27 @@ const TABLE: &str = "onnx-node-tests.md";
 /// The table of a run with `XCC_NODE_BIND=1`.
 const TABLE_BOUND: &str = "onnx-node-tests-bound.md";
 
+/// Whether this is the `onnx_node_gpu` test (this file, built as a second test target).
+fn gpu() -> bool {
+    env!("CARGO_CRATE_NAME") == "onnx_node_gpu"
+}
+
 fn table_file() -> &'static str {
-    if binding() {
+    if gpu() {
+        "onnx-node-tests-gpu.md"
+    } else if binding() {
         TABLE_BOUND
     } else {
         TABLE
     }
 }
-const EXPECTED: &str = "onnx-node-expected-pass.txt";
+fn expected_file() -> &'static str {
+    if gpu() {
+        "onnx-node-expected-pass-gpu.txt"
+    } else {
+        "onnx-node-expected-pass.txt"
+    }
+}
 
 fn repo() -> PathBuf {
     suite_dir().parent().expect("test-suite/ has a parent").to_path_buf()
@@ -329,10 +347,27 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: boo
         for (j, (n, t)) in outputs.iter().enumerate() {
             let _ = writeln!(c, "    size_t n{j} = {n};\n    void *out{j} = buffer(n{j} * {});", t.size());
         }
-        c.push_str("    void *ws = buffer(m_workspace_size());\n");
+        let size = if gpu() { "64" } else { "m_workspace_size()" };
+        let _ = writeln!(c, "    void *ws = buffer({size});");
     }
     let args: Vec<String> =
         (0..inputs.len()).map(|j| format!("in{j}")).chain((0..outputs.len()).map(|j| format!("out{j}"))).collect();
+    if gpu() {
+        c.push_str(
+            "    (void)ws;\n    m_context *ctx = 0;\n    int32_t rc = m_create(&ctx, 0);\n    \
+             if (rc != 0) { fprintf(stderr, \"m_create returned %d: %s\\n\", (int)rc, m_last_error()); return 4; }\n",
+        );
+        let _ = writeln!(c, "    rc = m_run(ctx, {});", args.join(", "));
+        c.push_str(
+            "    if (rc != 0) { fprintf(stderr, \"m_run returned %d: %s %s\\n\", (int)rc, xcc_status_message(rc), \
+             m_last_error()); return 4; }\n    m_destroy(&ctx);\n",
+        );
+        for (j, (_, t)) in outputs.iter().enumerate() {
+            let _ = writeln!(c, "    save(dir, \"out_{j}.bin\", out{j}, n{j} * {});", t.size());
+        }
+        c.push_str("    return 0;\n}\n");
+        return c;
+    }
     let _ = writeln!(c, "    int32_t rc = m_run({}ws);", args.iter().map(|a| format!("{a}, ")).collect::<String>());
     c.push_str(
         "    if (rc != 0) { fprintf(stderr, \"m_run returned %d: %s\\n\", (int)rc, xcc_status_message(rc)); return 4; }\n",
@@ -587,6 +622,7 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
             .args(["--name", "m", "-O1", "-o"])
             .arg(&lib)
             .args(&binds)
+            .args(if gpu() { &["--target=nvptx64", "--emulate-gpu"][..] } else { &[] })
             .current_dir(case),
         XCC_TIMEOUT,
     );
@@ -757,7 +793,14 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
     t.push_str("(see `test-suite/README.md`);\n");
     t.push_str("each case compiled with `xcc model.onnx --name m -O1`, run through `m.h`, and compared with the reference outputs\n");
     t.push_str("(floating: `|a-b| <= 1e-7 + 1e-3*|b|`; others exact). The op is the model's first node's.\n");
-    if binding() {
+    if gpu() {
+        t.push_str(
+            "This is the GPU run (`cargo test -p xcc-test-suite --test onnx_node_gpu`): each case compiled with\n\
+             `--target=nvptx64 --emulate-gpu` (the GPU kernels, run by runtime-c's grid emulator) and run through the\n\
+             header's GPU functions (`m_create`, `m_run`). Models whose shapes are read from inputs at run time are\n\
+             refused on GPUs for now.\n\n",
+        );
+    } else if binding() {
         t.push_str(
             "Graph inputs that feed shape parameters (Reshape's shape, Slice's starts, Reduce axes, Pad's pads,\n",
         );
@@ -784,7 +827,7 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
 }
 
 fn read_expected() -> Vec<String> {
-    std::fs::read_to_string(suite_dir().join(EXPECTED))
+    std::fs::read_to_string(suite_dir().join(expected_file()))
         .unwrap_or_default()
         .lines()
         .map(str::trim)
@@ -815,7 +858,7 @@ fn summarize(results: &[CaseResult], all_cases: usize, expected: &[String]) {
         results.iter().filter(|r| r.status == Status::Pass).map(|r| r.name.as_str()).collect();
     let newly: Vec<&str> = passing.iter().copied().filter(|n| !expected_set.contains(n)).collect();
     if !newly.is_empty() {
-        println!("\n{} test(s) pass that are not in {EXPECTED} (XCC_BLESS=1 adds them):", newly.len());
+        println!("\n{} test(s) pass that are not in {} (XCC_BLESS=1 adds them):", newly.len(), expected_file());
         for n in &newly {
             println!("    {n}");
         }
@@ -827,8 +870,8 @@ fn summarize(results: &[CaseResult], all_cases: usize, expected: &[String]) {
         println!("wrote {}", suite_dir().join(table_file()).display());
         if std::env::var("XCC_BLESS").is_ok_and(|v| v == "1") {
             let text: String = passing.iter().map(|n| format!("{n}\n")).collect();
-            std::fs::write(suite_dir().join(EXPECTED), text).unwrap();
-            println!("blessed: {} test(s) in {EXPECTED}", passing.len());
+            std::fs::write(suite_dir().join(expected_file()), text).unwrap();
+            println!("blessed: {} test(s) in {}", passing.len(), expected_file());
         }
     }
 }
@@ -837,7 +880,7 @@ fn summarize(results: &[CaseResult], all_cases: usize, expected: &[String]) {
 /// (operators, types or modes xcc does not support yet) are ignored by default and run with
 /// `-- --include-ignored`, which also rewrites `onnx-node-tests.md`. Without `../shared` or the
 /// venv there is one ignored test, saying why.
-fn main() -> std::process::ExitCode {
+pub fn main() -> std::process::ExitCode {
     let Some(data) = data_dir() else {
         let t = libtest_mimic::Trial::test("onnx-node (skipped: ../shared or the venv is missing)", || Ok(()));
         return run_trials(vec![t.with_ignored_flag(true)]);
@@ -845,7 +888,7 @@ fn main() -> std::process::ExitCode {
     let cases = list_cases(&data, filter().as_deref());
     let expected = read_expected();
     let expected_set: BTreeSet<String> = expected.iter().cloned().collect();
-    let work = work_root("onnx-node").join("work");
+    let work = work_root(if gpu() { "onnx-node-gpu" } else { "onnx-node" }).join("work");
     std::fs::create_dir_all(&work).unwrap();
     let results: Arc<Mutex<Vec<CaseResult>>> = Arc::default();
     let trials: Vec<libtest_mimic::Trial> = cases
@@ -871,7 +914,7 @@ fn main() -> std::process::ExitCode {
     summarize(&results, all, &expected);
     let missing: Vec<&String> = expected.iter().filter(|n| !cases.contains(n) && filter().is_none()).collect();
     if !missing.is_empty() {
-        println!("{} test(s) in {EXPECTED} are not among the generated cases: {missing:?}", missing.len());
+        println!("{} test(s) in {} are not among the generated cases: {missing:?}", missing.len(), expected_file());
         return std::process::ExitCode::FAILURE;
     }
     code

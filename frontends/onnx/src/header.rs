@@ -7,7 +7,16 @@ use std::fmt::Write;
 /// The header text; `link_with` says what a program links beside the header (the library, or an
 /// object and the runtime); `run_decls` is runtime-c's `xcc_run.h` (status codes, run options,
 /// thread pools), repeated in every model header under its own guard so that one include suffices.
-pub fn header(iface: &ModelInterface, source: &str, link_with: &str, run_decls: &str) -> String {
+///
+/// With `gpu_decls` (runtime-c's `xcc_gpu.h`), the model was compiled for a GPU: the header
+/// declares its context and run functions ([`gpu_functions`]) instead of the CPU's.
+pub fn header(
+    iface: &ModelInterface,
+    source: &str,
+    link_with: &str,
+    run_decls: &str,
+    gpu_decls: Option<&str>,
+) -> String {
     let n = &iface.name;
     let up = n.to_uppercase();
     let mut h = String::new();
@@ -20,6 +29,9 @@ pub fn header(iface: &ModelInterface, source: &str, link_with: &str, run_decls: 
     let _ = writeln!(h, "#ifndef XCC_MODEL_{up}_H\n#define XCC_MODEL_{up}_H\n");
     let _ = writeln!(h, "#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n");
     let _ = writeln!(h, "{}", run_decls.trim_end());
+    if let Some(gpu) = gpu_decls {
+        let _ = writeln!(h, "\n{}", gpu.trim_end());
+    }
     let _ = writeln!(h, "\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(
         h,
@@ -91,6 +103,11 @@ pub fn header(iface: &ModelInterface, source: &str, link_with: &str, run_decls: 
         }
     }
     let names = ParameterNames::of(iface);
+    if gpu_decls.is_some() {
+        gpu_functions(&mut h, iface, &names);
+        let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif");
+        return h;
+    }
     let input_params: Vec<String> = iface
         .inputs
         .iter()
@@ -170,6 +187,158 @@ pub fn header(iface: &ModelInterface, source: &str, link_with: &str, run_decls: 
     let _ = writeln!(h, "int32_t {n}_run_alloc({});\n", params.join(", "));
     let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif");
     h
+}
+
+/// A GPU model's functions: its context (created once per device: kernels loaded, weights
+/// uploaded), a run from host memory, a run on device memory on the caller's stream, the last
+/// error's text, and destruction. Defined here, over runtime-c's GPU calls and the library's
+/// `NAME_compute` (which launches the kernels) and `NAME_compute_gpu_setup`.
+fn gpu_functions(h: &mut String, iface: &ModelInterface, names: &ParameterNames) {
+    let n = &iface.name;
+    let compute = crate::emit::compute_symbol(n);
+    let bytes = |t: &crate::graph::TensorType| t.numel() as u64 * t.dtype.size() as u64;
+    let ins: Vec<(String, String, u64)> = iface
+        .inputs
+        .iter()
+        .zip(&names.inputs)
+        .map(|((_, t), id)| (id.clone(), t.dtype.c_type().to_string(), bytes(t)))
+        .collect();
+    let outs: Vec<(String, String, u64)> = iface
+        .outputs
+        .iter()
+        .zip(&names.outputs)
+        .map(|((_, t), id)| (id.clone(), t.dtype.c_type().to_string(), bytes(t)))
+        .collect();
+    let pointer_params = |suffix: &str| -> Vec<String> {
+        let mut p: Vec<String> = ins.iter().map(|(id, c, _)| format!("const {c} *{id}{suffix}")).collect();
+        p.extend(outs.iter().map(|(id, c, _)| format!("{c} *{id}{suffix}")));
+        p
+    };
+    let voids = vec!["const void *"; ins.len()].into_iter().chain(vec!["void *"; outs.len()]).collect::<Vec<_>>();
+    let _ = writeln!(h, "/* The library's own entry points, which the functions below call. */");
+    let _ = writeln!(
+        h,
+        "int32_t {compute}({}void *workspace, xcc_gpu_context *context);",
+        voids.iter().map(|v| format!("{v}, ")).collect::<String>()
+    );
+    let _ = writeln!(
+        h,
+        "int32_t {compute}_gpu_setup(xcc_gpu_context *context);
+"
+    );
+    let _ = writeln!(
+        h,
+        "/* {n} on a GPU: one context per device and concurrent stream (a context runs one run at a time). */"
+    );
+    let _ = writeln!(
+        h,
+        "typedef xcc_gpu_context {n}_context;
+"
+    );
+    let _ = writeln!(
+        h,
+        "/* Opens device `device` (0 is the first), loads the kernels and uploads the weights. Returns XCC_OK,\n * \
+         XCC_ERROR_GPU_UNAVAILABLE (no driver or no such device), XCC_ERROR_OUT_OF_MEMORY or XCC_ERROR_GPU;\n * \
+         {n}_last_error() says why. */"
+    );
+    let _ = writeln!(
+        h,
+        "static inline int32_t {n}_create({n}_context **context, int32_t device) {{\n  \
+         int32_t rc = xcc_gpu_context_create(context, device);\n  \
+         if (rc == XCC_OK) rc = {compute}_gpu_setup(*context);\n  \
+         if (rc != XCC_OK) xcc_gpu_context_destroy(context);\n  \
+         return rc;
+}}
+"
+    );
+    let any_null = |suffix: &str| {
+        ins.iter().chain(&outs).map(|(id, _, _)| format!("!{id}{suffix}")).collect::<Vec<_>>().join(" || ")
+    };
+    let args = |suffix: &str| ins.iter().chain(&outs).map(|(id, _, _)| format!("{id}{suffix}, ")).collect::<String>();
+    let _ = writeln!(
+        h,
+        "/* Runs on device memory (pointers from cuMemAlloc or cudaMalloc), on the caller's CUstream or\n * \
+         cudaStream_t (NULL: the default stream), without waiting: the outputs are ready once the stream\n * \
+         is. Returns XCC_OK or why the work could not be queued. */"
+    );
+    let _ = writeln!(
+        h,
+        "static inline int32_t {n}_run_device({n}_context *context, {}, void *stream) {{\n  \
+         int32_t rc = xcc_gpu_begin(context, stream);\n  \
+         if (rc != XCC_OK) return rc;\n  \
+         if ({}) return XCC_ERROR_NULL_TENSOR;\n  \
+         rc = {compute}({}xcc_gpu_workspace_pointer(context), context);\n  \
+         return rc != XCC_OK ? rc : xcc_gpu_status(context);
+}}
+",
+        pointer_params("").join(", "),
+        any_null(""),
+        args("")
+    );
+    let mut body = String::new();
+    for (i, (id, _, b)) in ins.iter().enumerate() {
+        let _ = writeln!(
+            body,
+            "  void *{id}_device = 0;
+  if (rc == XCC_OK) rc = xcc_gpu_stage_input(context, {i}, {id}, {b}, &{id}_device);"
+        );
+    }
+    for (i, (id, _, b)) in outs.iter().enumerate() {
+        let _ = writeln!(
+            body,
+            "  void *{id}_device = 0;
+  if (rc == XCC_OK) rc = xcc_gpu_stage_output(context, {}, {b}, &{id}_device);",
+            ins.len() + i
+        );
+    }
+    let _ = writeln!(
+        body,
+        "  if (rc == XCC_OK) rc = {compute}({}xcc_gpu_workspace_pointer(context), context);",
+        args("_device")
+    );
+    let _ = writeln!(body, "  if (rc == XCC_OK) rc = xcc_gpu_status(context);");
+    for (id, _, b) in &outs {
+        let _ = writeln!(body, "  if (rc == XCC_OK) rc = xcc_gpu_fetch(context, {id}, {id}_device, {b});");
+    }
+    let _ = writeln!(body, "  if (rc == XCC_OK) rc = xcc_gpu_read_status(context);");
+    let _ = writeln!(h, "/* Runs on host memory: copies the inputs in, runs, copies the outputs back and waits. */");
+    let _ = writeln!(
+        h,
+        "static inline int32_t {n}_run({n}_context *context, {}) {{\n  \
+         int32_t rc = xcc_gpu_begin(context, 0);\n  \
+         if (rc != XCC_OK) return rc;\n  \
+         if ({}) return XCC_ERROR_NULL_TENSOR;
+{body}  return rc;
+}}
+",
+        pointer_params("").join(", "),
+        any_null("")
+    );
+    let _ = writeln!(
+        h,
+        "/* After {n}_run_device: waits for the stream, then returns XCC_OK, or XCC_ERROR_INDEX_OUT_OF_RANGE when an\n * \
+         index input was out of range (the outputs are then unspecified), or the context's error. */"
+    );
+    let _ = writeln!(
+        h,
+        "static inline int32_t {n}_run_device_status({n}_context *context) {{ return xcc_gpu_read_status(context); }}\n"
+    );
+    let _ = writeln!(h, "/* The last failure on this thread, as a sentence (\"\" when none). */");
+    let _ = writeln!(
+        h,
+        "static inline const char *{n}_last_error(void) {{ return xcc_gpu_last_error(); }}
+"
+    );
+    let _ = writeln!(
+        h,
+        "/* Frees the context's device memory and sets *context to NULL; later runs with it return
+ * XCC_ERROR_BAD_CONTEXT. */"
+    );
+    let _ = writeln!(
+        h,
+        "static inline void {n}_destroy({n}_context **context) {{ xcc_gpu_context_destroy(context); }}
+"
+    );
 }
 
 /// Distinct C identifiers for the run functions' parameters: each tensor's [`c_identifier`],

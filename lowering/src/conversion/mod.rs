@@ -20,6 +20,7 @@ pub mod math_to_llvm;
 pub mod memref_descriptor;
 pub mod memref_reshapes_to_llvm;
 pub mod memref_to_llvm;
+pub mod parallel_to_gpu;
 pub mod parallel_to_threads;
 pub mod reconcile_casts;
 pub mod scf_to_cf;

@@ -56,7 +56,7 @@ pub const REPRESENTATIVE_TRIPS: u64 = 256;
 
 /// A parallel dimension's iteration count.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Trips {
+pub(super) enum Trips {
     Static(u64),
     /// From 0 to this value, step 1.
     Dynamic(ValueId),
@@ -145,7 +145,7 @@ fn encloses(m: &Module, outer: OpId, op: OpId) -> bool {
     false
 }
 
-fn const_int(m: &Module, v: ValueId) -> Option<i64> {
+pub(super) fn const_int(m: &Module, v: ValueId) -> Option<i64> {
     let d = m.defining_op(v)?;
     if m.ops[d].name != "arith.constant" {
         return None;
@@ -154,7 +154,7 @@ fn const_int(m: &Module, v: ValueId) -> Option<i64> {
 }
 
 /// Each dimension's iteration count, when every bound and step is a constant.
-fn static_trip_counts(m: &Module, op: OpId) -> Option<Vec<u64>> {
+pub(super) fn static_trip_counts(m: &Module, op: OpId) -> Option<Vec<u64>> {
     let operands = &m.ops[op].operands;
     let n = m.blocks[m.regions[m.ops[op].regions[0]].blocks[0]].args.len();
     (0..n)
@@ -420,7 +420,7 @@ fn slice_loop(m: &mut Module, block: BlockId, begin: ValueId, end: ValueId, span
 
 /// Moves `op`'s body under the slice loop: the first `split` induction variables come from the
 /// slice index; the others stay a (serial from here on) parallel loop around the body.
-fn move_body(m: &mut Module, op: OpId, (body, slice): (BlockId, ValueId), trips: &[Trips], split: usize) {
+pub(super) fn move_body(m: &mut Module, op: OpId, (body, slice): (BlockId, ValueId), trips: &[Trips], split: usize) {
     let span = m.ops[op].span;
     let operands = m.ops[op].operands.clone();
     let n = trips.len();

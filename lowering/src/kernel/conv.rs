@@ -108,7 +108,12 @@ impl Window {
     }
 }
 
-pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+/// On GPUs every convolution is direct: a parallel loop over the output, one element a thread
+/// once the loop is mapped to the grid.
+/// Output channels one GPU thread computes, where a group's channel count allows.
+pub const GPU_CHANNEL_TILE: usize = 4;
+
+pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
@@ -131,7 +136,11 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let spatial = |c: &mut Cursor, v: ValueId| (2..x.len()).map(|k| c.extent_of(v, k)).collect::<Vec<_>>();
     let extents = (spatial(&mut c, ops.a), spatial(&mut c, ops.output));
     let win = window(c.m, op, &w, extents);
-    if elem == Type::f32() && win.is_depthwise(&x, &w) {
+    if gpu {
+        let ocg = w[0] / win.group;
+        let tile = [GPU_CHANNEL_TILE, 2, 1].into_iter().find(|t| ocg.is_multiple_of(*t)).unwrap_or(1);
+        direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, tile);
+    } else if elem == Type::f32() && win.is_depthwise(&x, &w) {
         let axis = |q: usize| super::depthwise::Axis {
             kernel: win.kernel[q],
             stride: win.strides[q],
@@ -144,7 +153,7 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     } else if elem == Type::f32() {
         conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win);
     } else {
-        direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem);
+        direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, 1);
     }
     c.finish(op);
     Ok(())
@@ -952,9 +961,19 @@ fn store_in_panels(
     e.store(v, col, &[dst]);
 }
 
-/// A direct convolution (any element type; f16 computes in f32).
+/// A direct convolution (any element type; f16 computes in f32). Each iteration of its parallel
+/// loop computes `tile` output channels of one position (one a thread on GPUs, where `tile` is
+/// [`GPU_CHANNEL_TILE`] when the group's channels allow): each input element read serves them all.
 #[allow(clippy::too_many_arguments)]
-fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, _, w): Dims, win: &Window, elem: &Type) {
+fn direct(
+    c: &mut Cursor,
+    ops: &EpilogueOperands,
+    ep: &Epilogue,
+    (batch, _, w): Dims,
+    win: &Window,
+    elem: &Type,
+    tile: usize,
+) {
     let (oc_n, icg) = (w[0], w[1]);
     let ocg = oc_n / win.group;
     let padded = win.pads.iter().any(|&p| p > 0);
@@ -962,22 +981,31 @@ fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, _, w): 
     let float = elem.is_float();
     let compute = if *elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
     let in_spatial = win.input.clone();
-    let mut outer = vec![batch, Extent::Fixed(oc_n)];
+    let mut outer = vec![batch, Extent::Fixed(oc_n / tile)];
     outer.extend(&win.out);
     let zero_of =
         |e: &mut Cursor| if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
     c.parallel_over(&outer, &mut |e, ivs| {
-        let (n, oc) = (ivs[0], ivs[1]);
+        let n = ivs[0];
         let osp = ivs[2..].to_vec();
-        let init = match ops.bias {
-            Some(b) => e.load(b, &[oc]),
-            None => zero_of(e),
+        let ocs: Vec<ValueId> = if tile == 1 {
+            vec![ivs[1]]
+        } else {
+            (0..tile).map(|t| e.affine(&[(ivs[1], tile as i64)], t as i64)).collect()
         };
+        let inits: Vec<ValueId> = ocs
+            .iter()
+            .map(|&oc| match ops.bias {
+                Some(b) => e.load(b, &[oc]),
+                None => zero_of(e),
+            })
+            .collect();
         let ocg_v = e.idx(ocg as i64);
-        let gi = e.value_op("arith.divui", &[oc, ocg_v], Type::Index);
+        let gi = e.value_op("arith.divui", &[ocs[0], ocg_v], Type::Index);
         let icg_v = e.idx(icg as i64);
         let ic0 = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
-        let acc = e.for_acc(0, icg, init, |e, ic, acc| {
+        let (lo, hi) = (e.idx(0), e.idx(icg as i64));
+        let accs = e.for_accs_between(lo, hi, &inits, |e, ic, accs| {
             let ic_abs = e.value_op("arith.addi", &[ic0, ic], Type::Index);
             let mut tap = |e: &mut Cursor, kidx: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
                 let mut inb: Option<ValueId> = None;
@@ -990,7 +1018,6 @@ fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, _, w): 
                     pos.push(if padded { e.clamp_tap(p, in_spatial[q], &mut inb) } else { p });
                 }
                 let xv = e.load(ops.a, &[&[n, ic_abs][..], &pos].concat());
-                let wv = e.load(ops.b, &[&[oc, ic][..], kidx].concat());
                 let xv = match inb {
                     Some(ok) => {
                         let z = zero_of(e);
@@ -998,23 +1025,32 @@ fn direct(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, _, w): 
                     }
                     None => xv,
                 };
-                vec![if float {
-                    e.fmuladd(xv, wv, st[0])
-                } else {
-                    let p = e.value_op("arith.muli", &[xv, wv], compute.clone());
-                    e.value_op("arith.addi", &[p, st[0]], compute.clone())
-                }]
+                ocs.iter()
+                    .zip(st)
+                    .map(|(&oc, &acc)| {
+                        let wv = e.load(ops.b, &[&[oc, ic][..], kidx].concat());
+                        if float {
+                            e.fmuladd(xv, wv, acc)
+                        } else {
+                            let p = e.value_op("arith.muli", &[xv, wv], compute.clone());
+                            e.value_op("arith.addi", &[p, acc], compute.clone())
+                        }
+                    })
+                    .collect()
             };
-            e.nest_accs(&win.kernel, &[acc], &mut tap)[0]
+            e.nest_accs(&win.kernel, accs, &mut tap)
         });
-        let mut v = acc;
-        if let Some(r) = ops.residual {
-            let rv = e.load(r, ivs);
-            v = e.value_op(if float { "arith.addf" } else { "arith.addi" }, &[v, rv], compute.clone());
+        for (&oc, &acc) in ocs.iter().zip(&accs) {
+            let at: Vec<ValueId> = [&[n, oc][..], &osp].concat();
+            let mut v = acc;
+            if let Some(r) = ops.residual {
+                let rv = e.load(r, &at);
+                v = e.value_op(if float { "arith.addf" } else { "arith.addi" }, &[v, rv], compute.clone());
+            }
+            if float {
+                v = super::matmul::apply_activation(e, v, Activation::of(e.m, ep));
+            }
+            e.store(v, ops.output, &at);
         }
-        if float {
-            v = super::matmul::apply_activation(e, v, Activation::of(e.m, ep));
-        }
-        e.store(v, ops.output, ivs);
     });
 }

@@ -55,8 +55,8 @@ impl Pass for KernelToLoops {
                     }
                 },
                 "kernel.copy" => lower_copy(&mut m, op, options.gpu),
-                "kernel.matmul" => super::matmul::lower(&mut m, op)?,
-                _ => super::conv::lower(&mut m, op)?,
+                "kernel.matmul" => super::matmul::lower(&mut m, op, options.gpu)?,
+                _ => super::conv::lower(&mut m, op, options.gpu)?,
             }
             m.erase_op(op);
         }

@@ -975,13 +975,17 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
         && kind.is_some()
 }
 
-pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
-    if micro_kernel_applies(m, op) {
+/// On GPUs every matmul is the parallel loop over the output with a dot product per element
+/// (one thread each, once the loop is mapped to the grid).
+pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
+    if gpu && m.attr(op, "b_panels").is_none() {
+        lower_general(m, op, true)
+    } else if micro_kernel_applies(m, op) {
         lower_on_micro_kernel(m, op)
     } else if rows_apply(m, op) {
         lower_rows(m, op)
     } else if m.attr(op, "b_panels").is_none() {
-        lower_general(m, op)
+        lower_general(m, op, false)
     } else {
         Err(Diagnostic::new(
             m.ops[op].span,
@@ -1338,7 +1342,11 @@ fn row_column<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j: ValueId) {
     }
 }
 
-fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+/// Rows of the output one GPU thread computes in [`lower_general`], where M allows: each element
+/// of B read serves them all.
+pub const GPU_ROW_TILE: usize = 4;
+
+fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
@@ -1350,33 +1358,47 @@ fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let act = Activation::of(c.m, &ep);
     let float = elem.is_float();
     let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
+    let tile = match mm {
+        Extent::Fixed(rows) if gpu && rows.is_multiple_of(GPU_ROW_TILE) => GPU_ROW_TILE,
+        _ => 1,
+    };
     let mut full = batch.clone();
-    full.extend([mm, nn]);
+    full.extend([if tile == 1 { mm } else { Extent::Fixed(fixed_dim(mm) / tile) }, nn]);
     let (a_matrix, b_matrix, o_matrix) = (c.extent_mul(mm, kk), c.extent_mul(kk, nn), c.extent_mul(mm, nn));
     let (a_cols, b_cols) = (if ta { mm } else { kk }, if tb { kk } else { nn });
     let one = Extent::Fixed(1);
     c.parallel_over(&full, &mut |e, ivs| {
-        let (bivs, i, j) = (&ivs[..r], ivs[r], ivs[r + 1]);
+        let (bivs, j) = (&ivs[..r], ivs[r + 1]);
+        let rows: Vec<ValueId> = if tile == 1 {
+            vec![ivs[r]]
+        } else {
+            (0..tile).map(|t| e.affine(&[(ivs[r], tile as i64)], t as i64)).collect()
+        };
         let ao = batch_offset(e, &a_lead, &batch, bivs, a_matrix);
         let bo = batch_offset(e, &b_lead, &batch, bivs, b_matrix);
         let zero = if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
         let (l, u) = (e.idx(0), e.extent(kk));
-        let dot = e.for_accs_between(l, u, &[zero], |e, k, acc| {
-            let acc = acc[0];
-            let (ar, ac) = if ta { (k, i) } else { (i, k) };
+        let dots = e.for_accs_between(l, u, &vec![zero; tile], |e, k, accs| {
             let (br, bc) = if tb { (j, k) } else { (k, j) };
-            let ai = e.affine_over(&[(ar, a_cols), (ac, one)], 0);
-            let ai = e.value_op("arith.addi", &[ao, ai], Type::Index);
             let bi = e.affine_over(&[(br, b_cols), (bc, one)], 0);
             let bi = e.value_op("arith.addi", &[bo, bi], Type::Index);
-            let (av, bv) = (e.load(a1, &[ai]), e.load(b1, &[bi]));
-            vec![if float {
-                e.fmuladd(av, bv, acc)
-            } else {
-                let p = e.value_op("arith.muli", &[av, bv], compute.clone());
-                e.value_op("arith.addi", &[p, acc], compute.clone())
-            }]
-        })[0];
+            let bv = e.load(b1, &[bi]);
+            rows.iter()
+                .zip(accs)
+                .map(|(&i, &acc)| {
+                    let (ar, ac) = if ta { (k, i) } else { (i, k) };
+                    let ai = e.affine_over(&[(ar, a_cols), (ac, one)], 0);
+                    let ai = e.value_op("arith.addi", &[ao, ai], Type::Index);
+                    let av = e.load(a1, &[ai]);
+                    if float {
+                        e.fmuladd(av, bv, acc)
+                    } else {
+                        let p = e.value_op("arith.muli", &[av, bv], compute.clone());
+                        e.value_op("arith.addi", &[p, acc], compute.clone())
+                    }
+                })
+                .collect()
+        });
         let (add, mul) = if float { ("arith.addf", "arith.mulf") } else { ("arith.addi", "arith.muli") };
         let scale = |e: &mut Cursor, v: ValueId, s: f64| {
             if s == 1.0 {
@@ -1385,30 +1407,32 @@ fn lower_general(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
             let sv = if float { e.const_float(s, compute.clone()) } else { e.const_int(s as i128, compute.clone()) };
             e.value_op(mul, &[v, sv], compute.clone())
         };
-        let mut v = scale(e, dot, ep.alpha);
-        if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
-            // A bias dim of 1 broadcasts: its index does not move.
-            let zero = Extent::Fixed(0);
-            let row_stride = if bs[0] == one { zero } else { bs[1] };
-            let col_stride = if bs[1] == one { zero } else { one };
-            let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
-            let bv = e.load(buf, &[bi]);
-            let bv = scale(e, bv, ep.beta);
-            v = e.value_op(add, &[v, bv], compute.clone());
+        for (&i, &dot) in rows.iter().zip(&dots) {
+            let mut v = scale(e, dot, ep.alpha);
+            if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
+                // A bias dim of 1 broadcasts: its index does not move.
+                let zero = Extent::Fixed(0);
+                let row_stride = if bs[0] == one { zero } else { bs[1] };
+                let col_stride = if bs[1] == one { zero } else { one };
+                let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
+                let bv = e.load(buf, &[bi]);
+                let bv = scale(e, bv, ep.beta);
+                v = e.value_op(add, &[v, bv], compute.clone());
+            }
+            let flat_out = {
+                let co = batch_offset(e, &batch, &batch, bivs, o_matrix);
+                let ij = e.affine_over(&[(i, nn), (j, one)], 0);
+                e.value_op("arith.addi", &[co, ij], Type::Index)
+            };
+            if let Some(res) = residual {
+                let rv = e.load(res, &[flat_out]);
+                v = e.value_op(add, &[v, rv], compute.clone());
+            }
+            if float {
+                v = apply_activation(e, v, act);
+            }
+            e.store(v, o1, &[flat_out]);
         }
-        let flat_out = {
-            let co = batch_offset(e, &batch, &batch, bivs, o_matrix);
-            let ij = e.affine_over(&[(i, nn), (j, one)], 0);
-            e.value_op("arith.addi", &[co, ij], Type::Index)
-        };
-        if let Some(res) = residual {
-            let rv = e.load(res, &[flat_out]);
-            v = e.value_op(add, &[v, rv], compute.clone());
-        }
-        if float {
-            v = apply_activation(e, v, act);
-        }
-        e.store(v, o1, &[flat_out]);
     });
     c.finish(op);
     Ok(())

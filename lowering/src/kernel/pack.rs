@@ -29,7 +29,7 @@ impl Pass for PackWeights {
             if m.attr(op, "transpose_b").is_some() {
                 pack_b(&mut m, op);
             }
-            if super::matmul::micro_kernel_applies(&m, op) {
+            if !options.gpu && super::matmul::micro_kernel_applies(&m, op) {
                 pack_panels(&mut m, op);
             }
         }

@@ -66,6 +66,17 @@ impl OnnxOp for Gather {
         // then the block of inner elements it selects is copied.
         let out_extents = e.dim_extents(&out_dims);
         let (outer, inner) = out_extents.split_at(a + r);
+        if outer.is_empty() {
+            // One index (a scalar, on axis 0): read and checked once; the block it selects is
+            // copied in parallel.
+            let raw = e.load(indices, &[]);
+            let i = e.run_time_index_over(raw, dim);
+            e.parallel_over(inner, &mut |e, rest| {
+                let v = e.load(x, &[&[i][..], rest].concat());
+                e.store(v, out, rest);
+            });
+            return Ok(());
+        }
         e.parallel_over(outer, &mut |e, ivs| {
             let raw = e.load(indices, &ivs[a..a + r]);
             let i = e.run_time_index_over(raw, dim);

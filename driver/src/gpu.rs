@@ -1,0 +1,115 @@
+//! A model for `--target=nvptx64`: the lowered module holds host code (the compute function
+//! that launches kernels, and its setup) and the kernels (functions marked `nvvm.kernel`). The
+//! kernels go through LLVM for the GPU (PTX, embedded in the host code as text the driver
+//! JIT-compiles) or, with `--emulate-gpu`, for the host CPU; the host code for x86_64. The
+//! library holds the host object, the emulated kernels' object if any, runtime-c and its GPU
+//! part (on CUDA, or the emulator).
+
+use crate::pipeline::{module_name, translate_optimized};
+use crate::{Cli, Emit};
+use inkwell::context::Context;
+use std::collections::HashSet;
+use xcc_ir::{Attribute, Diagnostic, Module, OpId};
+use xcc_lowering::conversion::parallel_to_gpu::PTX_GLOBAL_ATTR;
+
+/// The host CPU a GPU model's library runs its host code on.
+const HOST_TARGET: &str = "x86_64";
+
+/// The output for a model compiled for nvptx64: the kernels' PTX (`--emit=ptx`) or the library.
+pub fn model_output(
+    cli: &Cli,
+    lowered: &Module,
+    spec: &xcc_targets::TargetSpec,
+    emit: Emit,
+    render: &dyn Fn(Diagnostic) -> String,
+) -> Result<Vec<u8>, String> {
+    let error = |e: String| format!("xcc: error: {e}");
+    let (device, mut host) = split(lowered);
+    let name = module_name(cli);
+    let host_spec = xcc_targets::resolve_target(HOST_TARGET, None, None).map_err(|e| error(e.to_string()))?;
+    let ctx = Context::create();
+    let mut members = Vec::new();
+    if cli.emulate_gpu {
+        let (llvm, tm) = translate_optimized(&ctx, cli, &device, &host_spec, &format!("{name}_kernels"), render)?;
+        members.push((
+            format!("{name}_kernels.o"),
+            xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
+        ));
+    } else {
+        let (llvm, tm) = translate_optimized(&ctx, cli, &device, spec, &format!("{name}_kernels"), render)?;
+        let ptx = xcc_targets::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?;
+        if emit == Emit::Ptx {
+            return Ok(ptx);
+        }
+        set_ptx(&mut host, &ptx)?;
+    }
+    if emit != Emit::Lib {
+        return Err(error(
+            "a model for nvptx64 is written as a library (-o libNAME.a) or its kernels' PTX (--emit=ptx)".into(),
+        ));
+    }
+    let (llvm, tm) = translate_optimized(&ctx, cli, &host, &host_spec, &name, render)?;
+    members.insert(0, (format!("{name}.o"), xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?));
+    let runtime = xcc_runtime_c::objects_for_arch(HOST_TARGET).expect("runtime-c is built for x86_64");
+    members.push(("xcc_runtime.o".into(), runtime.runtime.to_vec()));
+    let gpu = if cli.emulate_gpu { runtime.gpu_emulated } else { runtime.gpu };
+    members.push(("xcc_gpu.o".into(), gpu.to_vec()));
+    xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))
+}
+
+/// The kernels (and the declarations they call) apart from the host code: two modules, each
+/// with what the other holds removed. The host keeps a kernel's declaration, which the emulated
+/// library's setup takes the address of.
+fn split(lowered: &Module) -> (Module, Module) {
+    let is_kernel = |m: &Module, op: OpId| m.attr(op, "nvvm.kernel").is_some();
+    let mut device = lowered.clone();
+    let called = symbols_used_by_kernels(&device);
+    for op in device.top_ops().to_vec() {
+        let keep = is_kernel(&device, op) || device.sym_name(op).is_some_and(|s| called.contains(s));
+        if !keep {
+            device.erase_op(op);
+        }
+    }
+    let mut host = lowered.clone();
+    for op in host.top_ops().to_vec() {
+        if is_kernel(&host, op) {
+            let region = host.ops[op].regions[0];
+            host.regions[region].blocks.clear();
+            host.remove_attr(op, "nvvm.kernel");
+        }
+    }
+    (device, host)
+}
+
+/// The symbols the kernels refer to (functions they call, globals they read).
+fn symbols_used_by_kernels(m: &Module) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for &op in m.top_ops() {
+        if m.attr(op, "nvvm.kernel").is_none() {
+            continue;
+        }
+        m.walk_nested(op, &mut |inner| {
+            for (_, a) in &m.ops[inner].attrs {
+                if let Some(s) = a.as_symbol() {
+                    out.insert(s.to_string());
+                }
+            }
+        });
+    }
+    out
+}
+
+/// The PTX text in the global the lowering left for it.
+fn set_ptx(host: &mut Module, ptx: &[u8]) -> Result<(), String> {
+    let text = String::from_utf8(ptx.to_vec()).map_err(|_| "xcc: internal error: PTX that is not text".to_string())?;
+    let global = host.top_ops().iter().copied().find(|&op| host.attr(op, PTX_GLOBAL_ATTR).is_some());
+    let Some(global) = global else { return Err("xcc: internal error: no global for the kernels' PTX".into()) };
+    let len = text.len() as u64 + 1;
+    host.set_attr(global, "value", Attribute::String(format!("{text}\0")));
+    host.set_attr(
+        global,
+        "global_type",
+        Attribute::Type(xcc_ir::Type::LlvmArray { len, elem: Box::new(xcc_ir::Type::i8()) }),
+    );
+    Ok(())
+}

@@ -1,0 +1,550 @@
+/* The host side of models compiled with --target=nvptx64: contexts, weights, staging buffers
+ * and kernel launches through the CUDA driver API, which is loaded with dlopen so that a library
+ * links and reports XCC_ERROR_GPU_UNAVAILABLE on machines without CUDA.
+ *
+ * Compiled a second time with XCC_GPU_EMULATE (xcc_gpu_emu.c) for libraries built with
+ * --emulate-gpu: the same calls, with "device" memory in host memory and each launch running
+ * the kernels, compiled for the CPU, over the whole grid on the calling thread, thread by
+ * thread (the kernels xcc writes today use no barriers or shared memory, so any order of
+ * threads is a valid schedule). Definitions are weak, as the rest of runtime-c's. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "xcc_gpu.h"
+#include "xcc_runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define XCC_DEF XCC_API __attribute__((weak))
+
+/* The most staged inputs and outputs of one model. */
+#define MAX_SLOTS 64
+/* The most pointer parameters a kernel takes (the lowering's MAX_KERNEL_BUFFERS). */
+#define MAX_PARAMS 16
+#define CONTEXT_MAGIC 0x78636367707521ull
+
+struct buffer {
+  void *device;
+  int64_t bytes;
+};
+
+struct xcc_gpu_context {
+  uint64_t magic;
+  int32_t status;
+  void *stream;
+  void *cu_context;
+  int32_t device;
+  void *module;
+  char prefix[128];
+  int32_t kernel_count, global_count;
+  void **kernels;
+  struct buffer *globals;
+  struct buffer workspace;
+  /* The run's status word, which kernels set when an index input is out of range. */
+  struct buffer status_word;
+  struct buffer slots[MAX_SLOTS];
+  /* XCC_GPU_PROFILE set: each launch waited for and timed, a table printed at destroy. */
+  struct kernel_time *times;
+};
+
+struct kernel_time {
+  double ms;
+  int64_t calls, blocks;
+  int32_t threads;
+};
+
+static __thread char last_error[512];
+
+static int32_t fail(xcc_gpu_context *ctx, int32_t status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(last_error, sizeof last_error, format, args);
+  va_end(args);
+  if (ctx && ctx->status == XCC_OK) ctx->status = status;
+  return status;
+}
+
+XCC_DEF const char *xcc_gpu_last_error(void) { return last_error; }
+
+static int valid(const xcc_gpu_context *ctx) { return ctx && ctx->magic == CONTEXT_MAGIC; }
+
+#ifndef XCC_GPU_EMULATE
+/* ---- the CUDA driver, loaded at run time ---------------------------------------------------- */
+#include <dlfcn.h>
+#include <pthread.h>
+
+typedef int cu_result;
+typedef unsigned long long cu_deviceptr;
+
+static struct {
+  pthread_once_t once;
+  int loaded;
+  char why[256];
+  cu_result (*init)(unsigned);
+  cu_result (*device_get_count)(int *);
+  cu_result (*device_get)(int *, int);
+  cu_result (*primary_retain)(void **, int);
+  cu_result (*primary_release)(int);
+  cu_result (*ctx_set_current)(void *);
+  cu_result (*module_load_data)(void **, const void *);
+  cu_result (*module_unload)(void *);
+  cu_result (*module_get_function)(void **, void *, const char *);
+  cu_result (*launch_kernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                             void **, void **);
+  cu_result (*mem_alloc)(cu_deviceptr *, size_t);
+  cu_result (*mem_free)(cu_deviceptr);
+  cu_result (*memcpy_htod_async)(cu_deviceptr, const void *, size_t, void *);
+  cu_result (*memcpy_dtoh_async)(void *, cu_deviceptr, size_t, void *);
+  cu_result (*stream_synchronize)(void *);
+  cu_result (*memset_d32_async)(cu_deviceptr, unsigned, size_t, void *);
+  cu_result (*get_error_name)(cu_result, const char **);
+} cu = {.once = PTHREAD_ONCE_INIT};
+
+#define CU_ERROR_OUT_OF_MEMORY 2
+
+static void cu_open(void) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *why = dlerror();
+    snprintf(cu.why, sizeof cu.why, "the CUDA driver (libcuda.so.1) could not be loaded: %s", why ? why : "not found");
+    return;
+  }
+#define SYM(field, name)                                                                                            \
+  if (!(*(void **)&cu.field = dlsym(lib, name))) {                                                                  \
+    snprintf(cu.why, sizeof cu.why, "the CUDA driver has no %s", name);                                             \
+    return;                                                                                                         \
+  }
+  SYM(init, "cuInit")
+  SYM(device_get_count, "cuDeviceGetCount")
+  SYM(device_get, "cuDeviceGet")
+  SYM(primary_retain, "cuDevicePrimaryCtxRetain")
+  SYM(primary_release, "cuDevicePrimaryCtxRelease_v2")
+  SYM(ctx_set_current, "cuCtxSetCurrent")
+  SYM(module_load_data, "cuModuleLoadData")
+  SYM(module_unload, "cuModuleUnload")
+  SYM(module_get_function, "cuModuleGetFunction")
+  SYM(launch_kernel, "cuLaunchKernel")
+  SYM(mem_alloc, "cuMemAlloc_v2")
+  SYM(mem_free, "cuMemFree_v2")
+  SYM(memcpy_htod_async, "cuMemcpyHtoDAsync_v2")
+  SYM(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2")
+  SYM(stream_synchronize, "cuStreamSynchronize")
+  SYM(memset_d32_async, "cuMemsetD32Async")
+  SYM(get_error_name, "cuGetErrorName")
+#undef SYM
+  cu_result rc = cu.init(0);
+  if (rc != 0) {
+    snprintf(cu.why, sizeof cu.why, "cuInit failed (CUDA error %d): no usable GPU or driver", rc);
+    return;
+  }
+  cu.loaded = 1;
+}
+
+static const char *cu_name(cu_result rc) {
+  const char *name = NULL;
+  if (cu.get_error_name && cu.get_error_name(rc, &name) == 0 && name) return name;
+  return "an unknown CUDA error";
+}
+
+/* A failed driver call: out of memory keeps its own code, the rest are XCC_ERROR_GPU. */
+static int32_t cu_fail(xcc_gpu_context *ctx, cu_result rc, const char *what) {
+  int32_t status = rc == CU_ERROR_OUT_OF_MEMORY ? XCC_ERROR_OUT_OF_MEMORY : XCC_ERROR_GPU;
+  return fail(ctx, status, "%s: %s (CUDA error %d)", what, cu_name(rc), rc);
+}
+
+static int32_t device_open(xcc_gpu_context *ctx, int32_t device) {
+  pthread_once(&cu.once, cu_open);
+  if (!cu.loaded) return fail(NULL, XCC_ERROR_GPU_UNAVAILABLE, "%s", cu.why);
+  int count = 0;
+  cu_result rc = cu.device_get_count(&count);
+  if (rc != 0) return cu_fail(NULL, rc, "cuDeviceGetCount");
+  if (device < 0 || device >= count)
+    return fail(NULL, XCC_ERROR_GPU_UNAVAILABLE, "there is no CUDA device %d (this machine has %d)", device, count);
+  int handle = 0;
+  if ((rc = cu.device_get(&handle, device)) != 0) return cu_fail(NULL, rc, "cuDeviceGet");
+  if ((rc = cu.primary_retain(&ctx->cu_context, handle)) != 0) return cu_fail(NULL, rc, "cuDevicePrimaryCtxRetain");
+  ctx->device = handle;
+  if ((rc = cu.ctx_set_current(ctx->cu_context)) != 0) return cu_fail(NULL, rc, "cuCtxSetCurrent");
+  return XCC_OK;
+}
+
+static void device_close(xcc_gpu_context *ctx) {
+  if (!ctx->cu_context) return;
+  cu.ctx_set_current(ctx->cu_context);
+  if (ctx->module) cu.module_unload(ctx->module);
+  cu.primary_release(ctx->device);
+}
+
+static int32_t device_current(xcc_gpu_context *ctx) {
+  cu_result rc = cu.ctx_set_current(ctx->cu_context);
+  return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "cuCtxSetCurrent");
+}
+
+static int32_t device_alloc(xcc_gpu_context *ctx, void **out, int64_t bytes, const char *what) {
+  cu_deviceptr p = 0;
+  cu_result rc = cu.mem_alloc(&p, (size_t)(bytes > 0 ? bytes : 1));
+  if (rc != 0) {
+    char text[160];
+    snprintf(text, sizeof text, "allocating %lld bytes of device memory for %s", (long long)bytes, what);
+    return cu_fail(ctx, rc, text);
+  }
+  *out = (void *)(uintptr_t)p;
+  return XCC_OK;
+}
+
+static void device_free(void *p) {
+  if (p) cu.mem_free((cu_deviceptr)(uintptr_t)p);
+}
+
+static int32_t device_upload(xcc_gpu_context *ctx, void *device, const void *host, int64_t bytes) {
+  if (bytes <= 0) return XCC_OK;
+  cu_result rc = cu.memcpy_htod_async((cu_deviceptr)(uintptr_t)device, host, (size_t)bytes, ctx->stream);
+  return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "copying to the device");
+}
+
+static int32_t device_download(xcc_gpu_context *ctx, void *host, const void *device, int64_t bytes) {
+  if (bytes <= 0) return XCC_OK;
+  cu_result rc = cu.memcpy_dtoh_async(host, (cu_deviceptr)(uintptr_t)device, (size_t)bytes, ctx->stream);
+  return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "copying from the device");
+}
+
+static int32_t device_zero_word(xcc_gpu_context *ctx, void *device) {
+  cu_result rc = cu.memset_d32_async((cu_deviceptr)(uintptr_t)device, 0, 1, ctx->stream);
+  return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "clearing the run's status");
+}
+
+static int32_t device_synchronize(xcc_gpu_context *ctx) {
+  cu_result rc = cu.stream_synchronize(ctx->stream);
+  return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "waiting for the stream (a kernel failed, or the stream is invalid)");
+}
+
+static int32_t device_load(xcc_gpu_context *ctx, const char *ptx) {
+  cu_result rc = cu.module_load_data(&ctx->module, ptx);
+  if (rc != 0) return cu_fail(ctx, rc, "loading the kernels' PTX (cuModuleLoadData)");
+  for (int32_t k = 0; k < ctx->kernel_count; k++) {
+    char name[160];
+    snprintf(name, sizeof name, "%s%d", ctx->prefix, (int)k);
+    if ((rc = cu.module_get_function(&ctx->kernels[k], ctx->module, name)) != 0) {
+      char text[200];
+      snprintf(text, sizeof text, "finding kernel %s", name);
+      return cu_fail(ctx, rc, text);
+    }
+  }
+  return XCC_OK;
+}
+
+static int32_t device_launch(xcc_gpu_context *ctx, int32_t k, int64_t blocks, int32_t threads, void **pointers,
+                             int32_t count) {
+  void *params[MAX_PARAMS];
+  for (int32_t i = 0; i < count; i++) params[i] = &pointers[i];
+  cu_result rc = cu.launch_kernel(ctx->kernels[k], (unsigned)blocks, 1, 1, (unsigned)threads, 1, 1, 0, ctx->stream,
+                                  params, NULL);
+  if (rc != 0) {
+    char text[200];
+    snprintf(text, sizeof text, "launching kernel %s%d", ctx->prefix, (int)k);
+    return cu_fail(ctx, rc, text);
+  }
+  return XCC_OK;
+}
+
+XCC_DEF int32_t xcc_gpu_is_emulated(void) { return 0; }
+
+#else
+/* ---- the emulator: host memory, and the grid run on the calling thread ---------------------- */
+
+static __thread uint32_t coordinates[12];
+
+/* Thread id, block id, block size, grid size, each x, y, z (the lowering's code order). */
+XCC_DEF uint32_t xcc_gpu_emulated_coordinate(int32_t code) { return code >= 0 && code < 12 ? coordinates[code] : 0; }
+
+static int32_t device_open(xcc_gpu_context *ctx, int32_t device) {
+  (void)ctx;
+  if (device != 0) return fail(NULL, XCC_ERROR_GPU_UNAVAILABLE, "the emulated GPU is device 0, not %d", device);
+  return XCC_OK;
+}
+
+static void device_close(xcc_gpu_context *ctx) { (void)ctx; }
+
+static int32_t device_current(xcc_gpu_context *ctx) {
+  (void)ctx;
+  return XCC_OK;
+}
+
+static int32_t device_alloc(xcc_gpu_context *ctx, void **out, int64_t bytes, const char *what) {
+  *out = xcc_alloc(bytes > 0 ? bytes : 1, 256);
+  if (!*out) return fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "allocating %lld bytes for %s", (long long)bytes, what);
+  return XCC_OK;
+}
+
+static void device_free(void *p) { xcc_free(p); }
+
+static int32_t device_upload(xcc_gpu_context *ctx, void *device, const void *host, int64_t bytes) {
+  (void)ctx;
+  if (bytes > 0) memcpy(device, host, (size_t)bytes);
+  return XCC_OK;
+}
+
+static int32_t device_download(xcc_gpu_context *ctx, void *host, const void *device, int64_t bytes) {
+  (void)ctx;
+  if (bytes > 0) memcpy(host, device, (size_t)bytes);
+  return XCC_OK;
+}
+
+static int32_t device_zero_word(xcc_gpu_context *ctx, void *device) {
+  (void)ctx;
+  memset(device, 0, 4);
+  return XCC_OK;
+}
+
+static int32_t device_synchronize(xcc_gpu_context *ctx) {
+  (void)ctx;
+  return XCC_OK;
+}
+
+static int32_t device_load(xcc_gpu_context *ctx, const char *ptx) {
+  (void)ptx;
+  (void)ctx;
+  return XCC_OK;
+}
+
+typedef void *p;
+static void call_kernel(void *f, void **a, int32_t n) {
+  switch (n) {
+  case 0: ((void (*)(void))f)(); break;
+  case 1: ((void (*)(p))f)(a[0]); break;
+  case 2: ((void (*)(p, p))f)(a[0], a[1]); break;
+  case 3: ((void (*)(p, p, p))f)(a[0], a[1], a[2]); break;
+  case 4: ((void (*)(p, p, p, p))f)(a[0], a[1], a[2], a[3]); break;
+  case 5: ((void (*)(p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4]); break;
+  case 6: ((void (*)(p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5]); break;
+  case 7: ((void (*)(p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
+  case 8: ((void (*)(p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
+  case 9: ((void (*)(p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]); break;
+  case 10: ((void (*)(p, p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]); break;
+  case 11: ((void (*)(p, p, p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]); break;
+  case 12: ((void (*)(p, p, p, p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]); break;
+  case 13: ((void (*)(p, p, p, p, p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]); break;
+  case 14: ((void (*)(p, p, p, p, p, p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13]); break;
+  case 15: ((void (*)(p, p, p, p, p, p, p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]); break;
+  case 16: ((void (*)(p, p, p, p, p, p, p, p, p, p, p, p, p, p, p, p))f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]); break;
+  }
+}
+
+static int32_t device_launch(xcc_gpu_context *ctx, int32_t k, int64_t blocks, int32_t threads, void **pointers,
+                             int32_t count) {
+  if (!ctx->kernels[k]) return fail(ctx, XCC_ERROR_GPU, "kernel %s%d has no emulated function", ctx->prefix, (int)k);
+  memset(coordinates, 0, sizeof coordinates);
+  coordinates[6] = (uint32_t)threads;
+  coordinates[7] = coordinates[8] = 1;
+  coordinates[9] = (uint32_t)blocks;
+  coordinates[10] = coordinates[11] = 1;
+  for (int64_t b = 0; b < blocks; b++) {
+    coordinates[3] = (uint32_t)b;
+    for (int32_t t = 0; t < threads; t++) {
+      coordinates[0] = (uint32_t)t;
+      call_kernel(ctx->kernels[k], pointers, count);
+    }
+  }
+  return XCC_OK;
+}
+
+XCC_DEF int32_t xcc_gpu_is_emulated(void) { return 1; }
+#endif
+
+/* ---- XCC_GPU_PROFILE --------------------------------------------------------------------------- */
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int by_time(const void *a, const void *b) {
+  const struct kernel_time *x = *(const struct kernel_time *const *)a, *y = *(const struct kernel_time *const *)b;
+  return (x->ms < y->ms) - (x->ms > y->ms);
+}
+
+/* The kernels by time taken, launch and wait included, on standard error. */
+static void print_profile(const xcc_gpu_context *ctx) {
+  const struct kernel_time **order = malloc(sizeof *order * (size_t)ctx->kernel_count);
+  if (!order) return;
+  double total = 0;
+  for (int32_t k = 0; k < ctx->kernel_count; k++) {
+    order[k] = &ctx->times[k];
+    total += ctx->times[k].ms;
+  }
+  qsort(order, (size_t)ctx->kernel_count, sizeof *order, by_time);
+  fprintf(stderr, "xcc GPU profile (%s*): %.3f ms in %d kernels\n  %-28s %8s %10s %10s %16s\n", ctx->prefix, total,
+          (int)ctx->kernel_count, "kernel", "calls", "total ms", "mean us", "blocks x threads");
+  for (int32_t i = 0; i < ctx->kernel_count; i++) {
+    const struct kernel_time *t = order[i];
+    if (!t->calls) continue;
+    fprintf(stderr, "  %s%-*d %8lld %10.3f %10.1f %9lld x %-5d\n", ctx->prefix, (int)(28 - strlen(ctx->prefix)),
+            (int)(t - ctx->times), (long long)t->calls, t->ms, 1e3 * t->ms / (double)t->calls, (long long)t->blocks,
+            (int)t->threads);
+  }
+  free(order);
+}
+
+/* ---- contexts --------------------------------------------------------------------------------- */
+
+XCC_DEF int32_t xcc_gpu_context_create(xcc_gpu_context **context, int32_t device) {
+  last_error[0] = 0;
+  if (!context) return fail(NULL, XCC_ERROR_BAD_CONTEXT, "the context pointer is NULL");
+  *context = NULL;
+  xcc_gpu_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return fail(NULL, XCC_ERROR_OUT_OF_MEMORY, "allocating a GPU context");
+  int32_t rc = device_open(ctx, device);
+  if (rc != XCC_OK) {
+    free(ctx);
+    return rc;
+  }
+  ctx->magic = CONTEXT_MAGIC;
+  *context = ctx;
+  return XCC_OK;
+}
+
+XCC_DEF void xcc_gpu_context_destroy(xcc_gpu_context **context) {
+  if (!context || !valid(*context)) return;
+  xcc_gpu_context *ctx = *context;
+  if (device_current(ctx) == XCC_OK) {
+    for (int32_t g = 0; g < ctx->global_count; g++) device_free(ctx->globals[g].device);
+    for (int i = 0; i < MAX_SLOTS; i++) device_free(ctx->slots[i].device);
+    device_free(ctx->workspace.device);
+    device_free(ctx->status_word.device);
+  }
+  if (ctx->times) print_profile(ctx);
+  device_close(ctx);
+  free(ctx->times);
+  free(ctx->kernels);
+  free(ctx->globals);
+  ctx->magic = 0;
+  free(ctx);
+  *context = NULL;
+}
+
+XCC_DEF int32_t xcc_gpu_begin(xcc_gpu_context *ctx, void *stream) {
+  last_error[0] = 0;
+  if (!valid(ctx)) return fail(NULL, XCC_ERROR_BAD_CONTEXT, "the GPU context is NULL or was destroyed");
+  ctx->status = XCC_OK;
+  ctx->stream = stream;
+  int32_t rc = device_current(ctx);
+  if (rc == XCC_OK && ctx->status_word.device) rc = device_zero_word(ctx, ctx->status_word.device);
+  return rc;
+}
+
+XCC_DEF int32_t xcc_gpu_read_status(xcc_gpu_context *ctx) {
+  if (!valid(ctx)) return fail(NULL, XCC_ERROR_BAD_CONTEXT, "the GPU context is NULL or was destroyed");
+  if (ctx->status != XCC_OK || !ctx->status_word.device) return ctx->status;
+  int32_t word = 0;
+  int32_t rc = xcc_gpu_fetch(ctx, &word, ctx->status_word.device, 4);
+  return rc != XCC_OK ? rc : word;
+}
+
+XCC_DEF void *xcc_gpu_status_word(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->status_word.device : NULL; }
+
+XCC_DEF int32_t xcc_gpu_status(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->status : XCC_ERROR_BAD_CONTEXT; }
+
+XCC_DEF void *xcc_gpu_workspace_pointer(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->workspace.device : NULL; }
+
+/* Slot `slot`'s buffer, grown to at least `bytes`. */
+static int32_t slot_buffer(xcc_gpu_context *ctx, int32_t slot, int64_t bytes, void **device) {
+  if (slot < 0 || slot >= MAX_SLOTS) return fail(ctx, XCC_ERROR_GPU, "staging slot %d is out of range", (int)slot);
+  struct buffer *b = &ctx->slots[slot];
+  if (!b->device || b->bytes < bytes) {
+    device_free(b->device);
+    b->device = NULL;
+    int32_t rc = device_alloc(ctx, &b->device, bytes, "an input or output");
+    if (rc != XCC_OK) return rc;
+    b->bytes = bytes;
+  }
+  *device = b->device;
+  return XCC_OK;
+}
+
+XCC_DEF int32_t xcc_gpu_stage_input(xcc_gpu_context *ctx, int32_t slot, const void *host, int64_t bytes,
+                                    void **device) {
+  int32_t rc = slot_buffer(ctx, slot, bytes, device);
+  return rc != XCC_OK ? rc : device_upload(ctx, *device, host, bytes);
+}
+
+XCC_DEF int32_t xcc_gpu_stage_output(xcc_gpu_context *ctx, int32_t slot, int64_t bytes, void **device) {
+  return slot_buffer(ctx, slot, bytes, device);
+}
+
+XCC_DEF int32_t xcc_gpu_fetch(xcc_gpu_context *ctx, void *host, const void *device, int64_t bytes) {
+  int32_t rc = device_download(ctx, host, device, bytes);
+  return rc != XCC_OK ? rc : device_synchronize(ctx);
+}
+
+XCC_DEF int32_t xcc_gpu_synchronize(xcc_gpu_context *ctx) {
+  if (!valid(ctx)) return fail(NULL, XCC_ERROR_BAD_CONTEXT, "the GPU context is NULL or was destroyed");
+  return device_synchronize(ctx);
+}
+
+/* ---- what the generated host code calls --------------------------------------------------------- */
+
+XCC_DEF int32_t xcc_gpu_load(xcc_gpu_context *ctx, const char *ptx, const char *prefix, int32_t kernels,
+                             int32_t globals) {
+  if (!valid(ctx)) return fail(NULL, XCC_ERROR_BAD_CONTEXT, "the GPU context is NULL or was destroyed");
+  if (ctx->kernels) return fail(ctx, XCC_ERROR_GPU, "the context already holds a model");
+  snprintf(ctx->prefix, sizeof ctx->prefix, "%s", prefix);
+  ctx->kernels = calloc((size_t)(kernels > 0 ? kernels : 1), sizeof *ctx->kernels);
+  ctx->globals = calloc((size_t)(globals > 0 ? globals : 1), sizeof *ctx->globals);
+  if (!ctx->kernels || !ctx->globals) return fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "allocating the kernel tables");
+  ctx->kernel_count = kernels;
+  ctx->global_count = globals;
+  if (getenv("XCC_GPU_PROFILE") && !(ctx->times = calloc((size_t)(kernels > 0 ? kernels : 1), sizeof *ctx->times)))
+    return fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "allocating the profile");
+  int32_t rc = device_alloc(ctx, &ctx->status_word.device, 4, "the run's status");
+  if (rc == XCC_OK) rc = device_zero_word(ctx, ctx->status_word.device);
+  return rc != XCC_OK ? rc : device_load(ctx, ptx);
+}
+
+XCC_DEF int32_t xcc_gpu_kernel_function(xcc_gpu_context *ctx, int32_t kernel, void *function) {
+  if (!valid(ctx) || kernel < 0 || kernel >= ctx->kernel_count) return XCC_ERROR_BAD_CONTEXT;
+  ctx->kernels[kernel] = function;
+  return XCC_OK;
+}
+
+XCC_DEF int32_t xcc_gpu_upload(xcc_gpu_context *ctx, int32_t global, const void *host, int64_t bytes) {
+  if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
+  if (global < 0 || global >= ctx->global_count) return fail(ctx, XCC_ERROR_GPU, "weight %d is out of range", (int)global);
+  struct buffer *b = &ctx->globals[global];
+  int32_t rc = device_alloc(ctx, &b->device, bytes, "the weights");
+  if (rc != XCC_OK) return rc;
+  b->bytes = bytes;
+  rc = device_upload(ctx, b->device, host, bytes);
+  return rc != XCC_OK ? rc : device_synchronize(ctx);
+}
+
+XCC_DEF int32_t xcc_gpu_workspace(xcc_gpu_context *ctx, int64_t bytes) {
+  if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
+  int32_t rc = device_alloc(ctx, &ctx->workspace.device, bytes, "the workspace");
+  if (rc == XCC_OK) ctx->workspace.bytes = bytes;
+  return rc;
+}
+
+XCC_DEF void *xcc_gpu_global(xcc_gpu_context *ctx, int32_t global) {
+  return valid(ctx) && global >= 0 && global < ctx->global_count ? ctx->globals[global].device : NULL;
+}
+
+XCC_DEF int32_t xcc_gpu_launch(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_t threads, void **pointers,
+                               int32_t count) {
+  if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
+  if (kernel < 0 || kernel >= ctx->kernel_count || count < 0 || count > MAX_PARAMS || blocks < 1 || threads < 1)
+    return fail(ctx, XCC_ERROR_GPU, "launch of kernel %d with a bad grid or parameters", (int)kernel);
+  if (!ctx->times) return device_launch(ctx, kernel, blocks, threads, pointers, count);
+  int32_t rc = device_synchronize(ctx);
+  double start = now_ms();
+  if (rc == XCC_OK) rc = device_launch(ctx, kernel, blocks, threads, pointers, count);
+  if (rc == XCC_OK) rc = device_synchronize(ctx);
+  struct kernel_time *t = &ctx->times[kernel];
+  t->ms += now_ms() - start;
+  t->calls++;
+  t->blocks = blocks;
+  t->threads = threads;
+  return rc;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The GPU benchmark, in two halves, since the machine with the GPU has no xcc:
+#   scripts/bench-gpu.sh prepare DIR [MODEL...]   here: compiles each shared model for nvptx64
+#       (sm_90, -O3) into DIR/MODEL/ (library, header, benchmark program source, input and
+#       expected output) and copies bench/torch_gpu.py and make_models.py beside them;
+#   scripts/bench-gpu.sh run DIR                   on the GPU machine: builds each benchmark program,
+#       checks NAME_run against the expected output, times NAME_run and NAME_run_device, times
+#       PyTorch eager on CUDA for the same model, and prints a table (ms per inference, medians).
+# BUDGET_MS (default 1500) is the time one measurement may take.
+set -euo pipefail
+mode=${1:?usage: bench-gpu.sh prepare DIR [MODEL...] | run DIR}
+dir=${2:?usage: bench-gpu.sh prepare DIR [MODEL...] | run DIR}
+budget="${BUDGET_MS:-1500}"
+if [ "$mode" = prepare ]; then
+  cd "$(dirname "$0")/.."
+  shift 2
+  models=../shared/models
+  [ -d "$models" ] || { echo "bench-gpu: ../shared/models is absent"; exit 1; }
+  mkdir -p "$dir"
+  cp bench/torch_gpu.py "$models/make_models.py" "$dir/"
+  for m in "${@:-mlp squeezenet1_1 mobilenet_v2 resnet18 encoder}"; do
+    for one in $m; do
+      up=$(echo "$one" | tr a-z A-Z)
+      mkdir -p "$dir/$one"
+      ./target/release/xcc "$models/$one.onnx" --target=nvptx64 --mcpu=sm_90 -O3 -o "$dir/$one/lib$one.a"
+      sed "s/@NAME@/$one/g; s/@UP@/$up/g" bench/gpu_driver.c.in > "$dir/$one/bench.c"
+      cp "$models/$one.input.bin" "$dir/$one/input.bin"
+      cp "$models/$one.output.bin" "$dir/$one/expected.bin"
+    done
+  done
+  exit 0
+fi
+[ "$mode" = run ] || { echo "bench-gpu: unknown mode $mode"; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+printf '| model | xcc run ms (host memory) | xcc run_device ms | PyTorch eager ms | xcc / PyTorch | kernels | check |\n'
+printf '| --- | --- | --- | --- | --- | --- | --- |\n'
+for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
+  [ -d "$dir/$m" ] || continue
+  cc -O2 -I "$dir/$m" "$dir/$m/bench.c" "$dir/$m/lib$m.a" -lm -lpthread -ldl -o "$dir/$m/bench"
+  line=$("$dir/$m/bench" "$dir/$m/input.bin" "$dir/$m/expected.bin" "$budget" | tail -1) || true
+  read -r status worst run dev _ <<< "$line"
+  torch=$(python3 "$dir/torch_gpu.py" "$dir/make_models.py" "$m" 1 "$budget" 2>/dev/null | tail -1) || torch=nan
+  kernels=$(grep -c '^\.visible \.entry\|^\.entry' <(strings "$dir/$m/lib$m.a") || true)
+  ratio=$(python3 -c "print(f'{$dev/$torch:.2f}')" 2>/dev/null || echo "?")
+  if [ "$status" = ok ]; then check="ok (worst $worst of tolerance)"; else check="FAILED: $line"; run=-; dev=-; fi
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$run" "$dev" "$torch" "$ratio" "$kernels" "$check"
+done

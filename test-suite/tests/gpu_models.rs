@@ -1,0 +1,311 @@
+//! ONNX models compiled for GPUs (`--target=nvptx64`):
+//! - `emulated`: the library built with `--emulate-gpu` (the kernels xcc writes for the GPU,
+//!   compiled for this CPU and run by runtime-c's grid emulator), linked from C and C++ through
+//!   the model's header (`gpu/model_harness.c.in`: run from host memory, run on device buffers,
+//!   refusals), compared with the reference output and with ONNX Runtime run now (1e-4 relative
+//!   plus 1e-5 absolute);
+//! - `ptx-sm_80`, `ptx-sm_90`: the kernels' PTX accepted by `ptxas -v` in whole-program mode,
+//!   every `.entry` compiled and nothing left external;
+//! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
+//! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
+//!   a message, nothing crashes (ignored where a driver is present);
+//! - kernel edge cases built here (one element, sizes that are not multiples of a block,
+//!   broadcasting, more elements than one grid covers), against values computed here.
+//!
+//! The shared models are skipped where `../shared` is absent; `examples/tiny_cnn` always runs
+//! (it needs the venv, which `scripts/setup.sh` makes).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xcc_test_suite::onnx_build::{model, node, pseudo_random, value};
+use xcc_test_suite::{compare_f32, read_f32, run_trials, suite_dir, xcc_binary};
+
+const SHARED: [&str; 5] = ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18", "encoder"];
+
+fn repo() -> PathBuf {
+    suite_dir().parent().unwrap().to_path_buf()
+}
+
+fn work() -> PathBuf {
+    repo().join("target/xcc-tests/gpu-models")
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        return Err(format!("{what} failed ({}):\n{text}", out.status));
+    }
+    Ok(text)
+}
+
+/// A model's files: the ONNX file, an input, and the expected output (None: ONNX Runtime's,
+/// computed when needed).
+struct Case {
+    name: String,
+    onnx: PathBuf,
+    input: PathBuf,
+    expected: Option<PathBuf>,
+}
+
+fn shared(name: &str) -> Case {
+    let models = repo().join("../shared/models");
+    Case {
+        name: name.to_string(),
+        onnx: models.join(format!("{name}.onnx")),
+        input: models.join(format!("{name}.input.bin")),
+        expected: Some(models.join(format!("{name}.output.bin"))),
+    }
+}
+
+/// `examples/tiny_cnn`, written by its script (with ONNX Runtime's output) once per test run.
+fn tiny_cnn() -> Result<Case, String> {
+    let dir = work().join("tiny_cnn_model");
+    if !dir.join("expected.bin").exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        run(
+            Command::new(repo().join(".venv/bin/python")).arg(repo().join("examples/tiny_cnn/make_model.py")).arg(&dir),
+            "examples/tiny_cnn/make_model.py",
+        )?;
+    }
+    Ok(Case {
+        name: "tiny_cnn".into(),
+        onnx: dir.join("tiny_cnn.onnx"),
+        input: dir.join("input.bin"),
+        expected: Some(dir.join("expected.bin")),
+    })
+}
+
+/// ONNX Runtime's output for the case's input, computed now.
+fn onnxruntime(case: &Case, out: &Path) -> Result<Vec<f32>, String> {
+    let script = format!(
+        "import numpy as np, onnxruntime as ort\n\
+         s = ort.InferenceSession('{}', providers=['CPUExecutionProvider'])\n\
+         i = s.get_inputs()[0]\n\
+         x = np.fromfile('{}', dtype=np.float32).reshape(i.shape)\n\
+         s.run(None, {{i.name: x}})[0].astype(np.float32).tofile('{}')\n",
+        case.onnx.display(),
+        case.input.display(),
+        out.display()
+    );
+    run(Command::new(repo().join(".venv/bin/python")).arg("-c").arg(script), "onnxruntime")?;
+    read_f32(out)
+}
+
+/// Compiles the case for nvptx64 (`extra` flags), links the harness from C and C++, runs both;
+/// returns the C program's output.
+fn build_and_run(case: &Case, dir: &Path, extra: &[&str]) -> Result<Vec<f32>, String> {
+    std::fs::create_dir_all(dir).unwrap();
+    let n = &case.name;
+    let lib = dir.join(format!("lib{n}.a"));
+    run(
+        Command::new(xcc_binary()).arg(&case.onnx).args(["--target=nvptx64", "-O2"]).args(extra).arg("-o").arg(&lib),
+        "xcc",
+    )?;
+    let template = std::fs::read_to_string(suite_dir().join("gpu/model_harness.c.in")).unwrap();
+    let harness = template.replace("@NAME@", n).replace("@UP@", &n.to_uppercase());
+    let mut outputs = Vec::new();
+    for (compiler, file) in [("cc", "harness.c"), ("c++", "harness.cpp")] {
+        std::fs::write(dir.join(file), &harness).unwrap();
+        let exe = dir.join(format!("run_{compiler}").replace('+', "x"));
+        run(
+            Command::new(compiler)
+                .args(["-O1", "-I"])
+                .arg(dir)
+                .arg(dir.join(file))
+                .arg(&lib)
+                .args(["-lm", "-lpthread", "-ldl", "-o"])
+                .arg(&exe),
+            &format!("{compiler} link"),
+        )?;
+        let out = dir.join(format!("out_{compiler}.bin").replace('+', "x"));
+        run(Command::new(&exe).arg(&case.input).arg(&out), &format!("the {compiler} program"))?;
+        outputs.push(read_f32(&out)?);
+    }
+    if outputs[0] != outputs[1] {
+        return Err("the C and C++ programs' outputs differ".into());
+    }
+    Ok(outputs.swap_remove(0))
+}
+
+/// The run compared with the expected output and with ONNX Runtime now.
+fn check(case: &Case, dir: &Path, got: &[f32]) -> Result<String, String> {
+    let ort = onnxruntime(case, &dir.join("ort.bin"))?;
+    let w2 = compare_f32("vs onnxruntime", got, &ort, 1e-5)?;
+    let w1 = match &case.expected {
+        Some(p) => compare_f32("vs the reference output", got, &read_f32(p)?, 1e-5)?,
+        None => w2,
+    };
+    Ok(format!("{}: worst error {w1:.2} (reference), {w2:.2} (live onnxruntime) of the tolerance", case.name))
+}
+
+fn emulated(case: &Case) -> Result<(), String> {
+    let dir = work().join(&case.name).join("emulated");
+    let got = build_and_run(case, &dir, &["--emulate-gpu"])?;
+    println!("{} (emulated GPU)", check(case, &dir, &got)?);
+    Ok(())
+}
+
+fn on_gpu(case: &Case) -> Result<(), String> {
+    let dir = work().join(&case.name).join("gpu");
+    let got = build_and_run(case, &dir, &["--mcpu=sm_80"])?;
+    println!("{} (GPU)", check(case, &dir, &got)?);
+    Ok(())
+}
+
+/// The PTX for `arch` through `ptxas -v` (whole program: an external symbol is an error).
+fn ptx(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
+    let dir = work().join(&case.name).join(arch);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{}.ptx", case.name));
+    run(
+        Command::new(xcc_binary())
+            .arg(&case.onnx)
+            .args(["--target=nvptx64", "--emit=ptx", "--mcpu", arch, "-o"])
+            .arg(&file),
+        "xcc --emit=ptx",
+    )?;
+    let text = std::fs::read_to_string(&file).unwrap();
+    if text.contains(".extern") {
+        return Err("the PTX has external symbols".into());
+    }
+    let entries = text.lines().filter(|l| l.contains(".entry")).count();
+    let log =
+        run(Command::new(ptxas).args(["-v", "-arch", arch]).arg(&file).arg("-o").arg(dir.join("k.cubin")), "ptxas")?;
+    let compiled = log.lines().filter(|l| l.contains("Compiling entry function")).count();
+    if entries == 0 || compiled != entries {
+        return Err(format!("{entries} kernels in the PTX, ptxas compiled {compiled}:\n{log}"));
+    }
+    println!("{} {arch}: {entries} kernels, all accepted by ptxas", case.name);
+    Ok(())
+}
+
+/// The CUDA library where libcuda cannot be loaded: create refuses with a sentence.
+fn no_driver(case: &Case) -> Result<(), String> {
+    let dir = work().join(&case.name).join("no-driver");
+    match build_and_run(case, &dir, &[]) {
+        Err(e) if e.contains("create returned 11") && e.contains("libcuda") => Ok(()),
+        Err(e) => Err(format!("expected XCC_ERROR_GPU_UNAVAILABLE naming libcuda, got:\n{e}")),
+        Ok(_) => Err("ran without a driver".into()),
+    }
+}
+
+/// A one-node model with values computed here: name, model bytes, input, expected output.
+type EdgeCase = (String, Vec<u8>, Vec<f32>, Vec<f32>);
+
+fn edge_cases() -> Vec<EdgeCase> {
+    let mut out = Vec::new();
+    let relu = |name: &str, dims: &[i64]| {
+        let n: i64 = dims.iter().product();
+        let x = pseudo_random(n as usize, 7);
+        let y = x.iter().map(|v| v.max(0.0)).collect();
+        let bytes = model(
+            vec![node("relu", "Relu", &["x"], &["y"])],
+            vec![value("x", 1, dims)],
+            vec![value("y", 1, dims)],
+            vec![],
+        );
+        (name.to_string(), bytes, x, y)
+    };
+    out.push(relu("one_element", &[1]));
+    out.push(relu("not_a_multiple_of_a_block", &[3, 7, 13]));
+    // 16,777,216 + 1 elements: one more than 65,535 blocks of 256 threads cover in one pass.
+    out.push(relu("more_than_one_grid", &[65_535 * 256 + 1]));
+    let (a, b) = (pseudo_random(3 * 5, 1), pseudo_random(4 * 5, 2));
+    let mut sum = Vec::new();
+    for i in 0..3 {
+        for j in 0..4 {
+            for k in 0..5 {
+                sum.push(a[i * 5 + k] + b[j * 5 + k]);
+            }
+        }
+    }
+    let bytes = model(
+        vec![node("add", "Add", &["a", "b"], &["y"])],
+        vec![value("a", 1, &[3, 1, 5])],
+        vec![value("y", 1, &[3, 4, 5])],
+        vec![xcc_test_suite::onnx_build::floats("b", &[1, 4, 5], &b)],
+    );
+    out.push(("broadcasting".to_string(), bytes, a, sum));
+    out
+}
+
+fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32]) -> Result<(), String> {
+    let dir = work().join("edge").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let onnx = dir.join("m.onnx");
+    std::fs::write(&onnx, bytes).unwrap();
+    let input_file = dir.join("input.bin");
+    std::fs::write(&input_file, input.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let case = Case { name: "m".into(), onnx, input: input_file, expected: None };
+    let got = build_and_run(&case, &dir, &["--emulate-gpu"])?;
+    compare_f32(name, &got, want, 0.0)?;
+    Ok(())
+}
+
+fn ptxas() -> Option<PathBuf> {
+    let venv = repo().join(".venv/lib");
+    let found = std::fs::read_dir(&venv).ok()?.filter_map(|e| e.ok()).find_map(|e| {
+        let p = e.path().join("site-packages/nvidia/cu13/bin/ptxas");
+        p.exists().then_some(p)
+    });
+    found.or_else(|| xcc_test_suite::find_tool("ptxas"))
+}
+
+fn gpu_present() -> bool {
+    Command::new("nvidia-smi").arg("-L").output().is_ok_and(|o| o.status.success())
+}
+
+fn main() -> std::process::ExitCode {
+    let has_shared = repo().join("../shared/models/manifest.json").exists();
+    let has_venv = repo().join(".venv/bin/python").exists();
+    let (ptxas, gpu) = (ptxas(), gpu_present());
+    if !has_shared {
+        println!("skipped: the shared models (../shared/models is absent: a user's clone has no shared/)");
+    }
+    if !gpu {
+        println!("skipped: the runs on a GPU (nvidia-smi finds none here); the emulated runs and ptxas stand in");
+    }
+    if ptxas.is_none() {
+        println!("skipped: the PTX checks (no ptxas: scripts/setup.sh installs it into .venv)");
+    }
+    let mut trials = Vec::new();
+    let cases: Vec<(String, bool)> = std::iter::once(("tiny_cnn".to_string(), has_venv))
+        .chain(SHARED.iter().map(|n| (n.to_string(), has_shared && has_venv)))
+        .collect();
+    for (name, available) in cases {
+        let load = {
+            let name = name.clone();
+            move || if name == "tiny_cnn" { tiny_cnn() } else { Ok(shared(&name)) }
+        };
+        let l = load.clone();
+        trials.push(
+            libtest_mimic::Trial::test(format!("gpu-models/{name}/emulated"), move || Ok(emulated(&l()?)?))
+                .with_ignored_flag(!available),
+        );
+        for arch in ["sm_80", "sm_90"] {
+            let (l, p) = (load.clone(), ptxas.clone());
+            trials.push(
+                libtest_mimic::Trial::test(format!("gpu-models/{name}/ptx-{arch}"), move || {
+                    Ok(ptx(&l()?, arch, p.as_deref().expect("ptxas"))?)
+                })
+                .with_ignored_flag(!available || ptxas.is_none()),
+            );
+        }
+        let l = load.clone();
+        trials.push(
+            libtest_mimic::Trial::test(format!("gpu-models/{name}/gpu"), move || Ok(on_gpu(&l()?)?))
+                .with_ignored_flag(!available || !gpu),
+        );
+    }
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/no-driver", move || Ok(no_driver(&tiny_cnn()?)?))
+            .with_ignored_flag(!has_venv || gpu),
+    );
+    for (name, bytes, input, want) in edge_cases() {
+        trials.push(libtest_mimic::Trial::test(format!("gpu-models/edge/{name}"), move || {
+            Ok(edge_case(&name, &bytes, &input, &want)?)
+        }));
+    }
+    run_trials(trials)
+}
