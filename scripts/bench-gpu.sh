@@ -6,6 +6,8 @@
 #   scripts/bench-gpu.sh run DIR                   on the GPU machine: builds each benchmark program,
 #       checks NAME_run against the expected output, times NAME_run and NAME_run_device, times
 #       PyTorch eager on CUDA for the same model, and prints a table (ms per inference, medians).
+#   scripts/bench-gpu.sh profile DIR               on the GPU machine: each model's kernels by time
+#       (runtime-c's XCC_GPU_PROFILE: every launch waited for and timed).
 # BUDGET_MS (default 1500) is the time one measurement may take.
 set -euo pipefail
 mode=${1:?usage: bench-gpu.sh prepare DIR [MODEL...] | run DIR}
@@ -27,6 +29,15 @@ if [ "$mode" = prepare ]; then
       cp "$models/$one.input.bin" "$dir/$one/input.bin"
       cp "$models/$one.output.bin" "$dir/$one/expected.bin"
     done
+  done
+  exit 0
+fi
+if [ "$mode" = profile ]; then
+  # Each kernel's time (launch and wait included) from runtime-c's XCC_GPU_PROFILE, per model.
+  for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
+    [ -d "$dir/$m" ] || continue
+    [ -x "$dir/$m/bench" ] || cc -O2 -I "$dir/$m" "$dir/$m/bench.c" "$dir/$m/lib$m.a" -lm -lpthread -ldl -o "$dir/$m/bench"
+    XCC_GPU_PROFILE=1 "$dir/$m/bench" "$dir/$m/input.bin" "$dir/$m/expected.bin" 300 2>&1 >/dev/null | head -14
   done
   exit 0
 fi

@@ -227,7 +227,90 @@ fn edge_cases() -> Vec<EdgeCase> {
         vec![xcc_test_suite::onnx_build::floats("b", &[1, 4, 5], &b)],
     );
     out.push(("broadcasting".to_string(), bytes, a, sum));
+    out.push(chunked_rows("softmax_rows_in_chunks", "Softmax"));
+    out.push(chunked_rows("layer_norm_rows_in_chunks", "LayerNormalization"));
+    out.push(split_conv("conv_split_over_channels", 1));
+    out.push(split_conv("grouped_conv_split_over_channels", 2));
     out
+}
+
+/// Softmax or LayerNormalization (scale and bias) over rows of 37 elements, which GPU code
+/// reduces in chunks of 16 (the last one short), with a row of large values, whose exponentials
+/// need the row's max. Expected values computed here in f64.
+fn chunked_rows(name: &str, op: &str) -> EdgeCase {
+    let (rows, row) = (4usize, 37usize);
+    let mut x = pseudo_random(rows * row, 11);
+    for v in &mut x[row..2 * row] {
+        *v = *v * 50.0 + 300.0;
+    }
+    let (scale, bias) = (pseudo_random(row, 12), pseudo_random(row, 13));
+    let mut y = Vec::new();
+    for r in x.chunks(row) {
+        let r: Vec<f64> = r.iter().map(|&v| v as f64).collect();
+        if op == "Softmax" {
+            let mx = r.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let sum: f64 = r.iter().map(|v| (v - mx).exp()).sum();
+            y.extend(r.iter().map(|v| ((v - mx).exp() / sum) as f32));
+        } else {
+            let mean = r.iter().sum::<f64>() / row as f64;
+            let var = r.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / row as f64;
+            let inv = 1.0 / (var + 1e-5).sqrt();
+            y.extend(r.iter().enumerate().map(|(q, v)| ((v - mean) * inv * scale[q] as f64 + bias[q] as f64) as f32));
+        }
+    }
+    let (inputs, inits) = if op == "Softmax" {
+        (vec!["x"], vec![])
+    } else {
+        let t = |n: &str, v: &[f32]| xcc_test_suite::onnx_build::floats(n, &[row as i64], v);
+        (vec!["x", "scale", "bias"], vec![t("scale", &scale), t("bias", &bias)])
+    };
+    let n = xcc_test_suite::onnx_build::with_int(node("n", op, &inputs, &["y"]), "axis", -1);
+    let dims = [rows as i64, row as i64];
+    let bytes = model(vec![n], vec![value("x", 1, &dims)], vec![value("y", 1, &dims)], inits);
+    (name.to_string(), bytes, x, y)
+}
+
+/// A 3x3 convolution (padding 1, bias) of 64 input channels onto a 5x5 plane: few outputs and
+/// many channels, so the GPU code splits its sums over runs of channels. Expected values summed
+/// here in f64.
+fn split_conv(name: &str, group: usize) -> EdgeCase {
+    let (ic, oc, hw) = (64usize, 8usize, 5usize);
+    let icg = ic / group;
+    let x = pseudo_random(ic * hw * hw, 3);
+    let w = pseudo_random(oc * icg * 9, 4);
+    let bias = pseudo_random(oc, 5);
+    let mut y = Vec::new();
+    for o in 0..oc {
+        let g = o / (oc / group);
+        for i in 0..hw {
+            for j in 0..hw {
+                let mut acc = bias[o] as f64;
+                for c in 0..icg {
+                    for (ki, kj) in (0..9).map(|k| (k / 3, k % 3)) {
+                        let (r, q) = (i as i64 + ki as i64 - 1, j as i64 + kj as i64 - 1);
+                        if (0..hw as i64).contains(&r) && (0..hw as i64).contains(&q) {
+                            let xv = x[((g * icg + c) * hw + r as usize) * hw + q as usize] as f64;
+                            acc += xv * w[((o * icg + c) * 3 + ki) * 3 + kj] as f64;
+                        }
+                    }
+                }
+                y.push(acc as f32);
+            }
+        }
+    }
+    let conv = node("conv", "Conv", &["x", "w", "b"], &["y"]);
+    let conv = xcc_test_suite::onnx_build::with_ints(conv, "pads", &[1, 1, 1, 1]);
+    let conv = xcc_test_suite::onnx_build::with_int(conv, "group", group as i64);
+    let bytes = model(
+        vec![conv],
+        vec![value("x", 1, &[1, ic as i64, hw as i64, hw as i64])],
+        vec![value("y", 1, &[1, oc as i64, hw as i64, hw as i64])],
+        vec![
+            xcc_test_suite::onnx_build::floats("w", &[oc as i64, icg as i64, 3, 3], &w),
+            xcc_test_suite::onnx_build::floats("b", &[oc as i64], &bias),
+        ],
+    );
+    (name.to_string(), bytes, x, y)
 }
 
 fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32]) -> Result<(), String> {
@@ -239,7 +322,7 @@ fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32]) -> Result<()
     std::fs::write(&input_file, input.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
     let case = Case { name: "m".into(), onnx, input: input_file, expected: None };
     let got = build_and_run(&case, &dir, &["--emulate-gpu"])?;
-    compare_f32(name, &got, want, 0.0)?;
+    compare_f32(name, &got, want, 1e-5)?;
     Ok(())
 }
 

@@ -58,6 +58,8 @@ pub struct Emitter {
     status: Option<ValueId>,
     /// The value (an index) of each dim symbol, from the function's leading arguments.
     symbols: HashMap<String, ValueId>,
+    /// [`crate::OnnxOptions::vector_rows`].
+    pub vector_rows: bool,
 }
 
 /// The buffer type of a tensor type: `?` for each dim known only at run time.
@@ -102,6 +104,7 @@ fn function(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -
 pub fn generate(
     g: &Graph,
     name: &str,
+    vector_rows: bool,
     lower: impl Fn(&Node, &Graph, &mut Emitter) -> OResult<()>,
 ) -> OResult<(Module, ModelInterface)> {
     let inputs: Vec<(String, TensorType)> = g.inputs.iter().map(|i| (i.clone(), g.types[i].clone())).collect();
@@ -125,6 +128,7 @@ pub fn generate(
         prefix: name.to_string(),
         status: None,
         symbols: HashMap::new(),
+        vector_rows,
     };
     let all_symbols: Vec<String> = g.symbols.iter().cloned().chain(data.dims.iter().map(|(n, _)| n.clone())).collect();
     for (s, &a) in all_symbols.iter().zip(&sym_args) {

@@ -33,6 +33,10 @@ pub struct OnnxOptions<'a> {
     pub dims: HashMap<String, dim::DimSize>,
     /// Told after each node is lowered: how many are done, of how many (`-v`'s progress line).
     pub progress: Option<&'a dyn Fn(usize, usize)>,
+    /// Whether the target computes rows as vectors (CPUs). GPU threads are scalar: there, a
+    /// MaxPool over rows of vectors would run a plane per thread, so every pool is a loop over
+    /// its outputs.
+    pub vector_rows: bool,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
@@ -49,7 +53,7 @@ pub fn compile(
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
     let (total, done) = (g.nodes.len(), std::cell::Cell::new(0));
-    emit::generate(&g, options.name, |node, g, e| {
+    emit::generate(&g, options.name, options.vector_rows, |node, g, e| {
         let lowered = match ops::registry().get(&node.op) {
             Some(op) => op.lower(node, g, e),
             None => Err(OnnxError::msg("internal: an unregistered operator")),

@@ -110,8 +110,26 @@ impl Window {
 
 /// On GPUs every convolution is direct: a parallel loop over the output, one element a thread
 /// once the loop is mapped to the grid.
-/// Output channels one GPU thread computes, where a group's channel count allows.
+/// Output channels one GPU thread computes, where a group's channel count allows and there are
+/// at least [`GPU_TILE_MIN_OUTPUTS`] outputs: below that (a batch of one image) a thread per
+/// output keeps more of the GPU busy, which was measured to pay more than the reuse (resnet18 at
+/// batch 1 on an H200: 4.2 ms with 4 channels a thread, 2.7 ms with one).
 pub const GPU_CHANNEL_TILE: usize = 4;
+
+/// The outputs from which GPU convolutions and matmuls give a thread several outputs.
+pub const GPU_TILE_MIN_OUTPUTS: usize = 1 << 21;
+
+/// The threads a GPU convolution aims for: one with fewer outputs splits its sums over input
+/// channels ([`direct_split`]) until it has about this many.
+pub const GPU_SPLIT_THREADS: usize = 1 << 17;
+
+/// How many runs of input channels a GPU convolution of `outputs` outputs and `icg` input
+/// channels per group splits its sums into: a divisor of `icg`, 1 when the outputs are enough
+/// or a run would be shorter than 16 channels.
+pub fn gpu_splits(outputs: usize, icg: usize) -> usize {
+    let want = GPU_SPLIT_THREADS.div_ceil(outputs.max(1));
+    (1..=want.min(icg / 16).max(1)).rev().find(|s| icg.is_multiple_of(*s)).unwrap_or(1)
+}
 
 pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
@@ -138,8 +156,22 @@ pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
     let win = window(c.m, op, &w, extents);
     if gpu {
         let ocg = w[0] / win.group;
-        let tile = [GPU_CHANNEL_TILE, 2, 1].into_iter().find(|t| ocg.is_multiple_of(*t)).unwrap_or(1);
-        direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, tile);
+        let mut outs = vec![batch];
+        outs.extend([Extent::Fixed(w[0])]);
+        outs.extend(&win.out);
+        let outs: Option<Vec<usize>> = outs.iter().map(|e| e.fixed()).collect();
+        let outputs = outs.as_ref().map_or(usize::MAX, |o| o.iter().product());
+        let splits = gpu_splits(outputs, w[1]);
+        if let (Some(outs), true) = (&outs, splits > 1 && elem == Type::f32()) {
+            direct_split(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, splits);
+        } else {
+            let tile = if outputs >= GPU_TILE_MIN_OUTPUTS {
+                [GPU_CHANNEL_TILE, 2, 1].into_iter().find(|t| ocg.is_multiple_of(*t)).unwrap_or(1)
+            } else {
+                1
+            };
+            direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, tile);
+        }
     } else if elem == Type::f32() && win.is_depthwise(&x, &w) {
         let axis = |q: usize| super::depthwise::Axis {
             kernel: win.kernel[q],
@@ -961,6 +993,99 @@ fn store_in_panels(
     e.store(v, col, &[dst]);
 }
 
+/// What a direct convolution's sums need: the operands, the window, the element type.
+struct DirectSums<'a> {
+    ops: &'a EpilogueOperands,
+    win: &'a Window,
+    compute: Type,
+    float: bool,
+}
+
+impl DirectSums<'_> {
+    fn zero(&self, e: &mut Cursor) -> ValueId {
+        if self.float {
+            e.const_float(0.0, self.compute.clone())
+        } else {
+            e.const_int(0, self.compute.clone())
+        }
+    }
+
+    /// The sums over input channels `[first, first + count)` of the group (`group_ic0`, the
+    /// group's first input channel) and the window, for the output channels `ocs` at image `n` and
+    /// position `osp`, added to `inits`.
+    #[allow(clippy::too_many_arguments)]
+    fn window_sums(
+        &self,
+        e: &mut Cursor,
+        (n, group_ic0): (ValueId, ValueId),
+        (first, count): (ValueId, usize),
+        ocs: &[ValueId],
+        osp: &[ValueId],
+        inits: &[ValueId],
+    ) -> Vec<ValueId> {
+        let win = self.win;
+        let padded = win.pads.iter().any(|&p| p > 0);
+        let (lo, hi) = (e.idx(0), e.idx(count as i64));
+        e.for_accs_between(lo, hi, inits, |e, i, accs| {
+            let ic = e.value_op("arith.addi", &[first, i], Type::Index);
+            let ic_abs = e.value_op("arith.addi", &[group_ic0, ic], Type::Index);
+            let mut tap = |e: &mut Cursor, kidx: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
+                let mut inb: Option<ValueId> = None;
+                let mut pos = Vec::new();
+                for q in 0..win.kernel.len() {
+                    let p = e.affine(
+                        &[(osp[q], win.strides[q] as i64), (kidx[q], win.dilations[q] as i64)],
+                        -(win.pads[q] as i64),
+                    );
+                    pos.push(if padded { e.clamp_tap(p, win.input[q], &mut inb) } else { p });
+                }
+                let xv = e.load(self.ops.a, &[&[n, ic_abs][..], &pos].concat());
+                let xv = match inb {
+                    Some(ok) => {
+                        let z = self.zero(e);
+                        e.value_op("arith.select", &[ok, xv, z], self.compute.clone())
+                    }
+                    None => xv,
+                };
+                ocs.iter()
+                    .zip(st)
+                    .map(|(&oc, &acc)| {
+                        let wv = e.load(self.ops.b, &[&[oc, ic][..], kidx].concat());
+                        if self.float {
+                            e.fmuladd(xv, wv, acc)
+                        } else {
+                            let p = e.value_op("arith.muli", &[xv, wv], self.compute.clone());
+                            e.value_op("arith.addi", &[p, acc], self.compute.clone())
+                        }
+                    })
+                    .collect()
+            };
+            e.nest_accs(&win.kernel, accs, &mut tap)
+        })
+    }
+
+    /// The first input channel of output channel `oc`'s group.
+    fn group_ic0(&self, e: &mut Cursor, oc: ValueId, (oc_n, icg): (usize, usize)) -> ValueId {
+        let ocg_v = e.idx((oc_n / self.win.group) as i64);
+        let gi = e.value_op("arith.divui", &[oc, ocg_v], Type::Index);
+        let icg_v = e.idx(icg as i64);
+        e.value_op("arith.muli", &[gi, icg_v], Type::Index)
+    }
+
+    /// The residual, the activation and the store of a finished sum at `at`.
+    fn finish(&self, e: &mut Cursor, ep: &Epilogue, sum: ValueId, at: &[ValueId]) {
+        let mut v = sum;
+        if let Some(r) = self.ops.residual {
+            let rv = e.load(r, at);
+            v = e.value_op(if self.float { "arith.addf" } else { "arith.addi" }, &[v, rv], self.compute.clone());
+        }
+        if self.float {
+            v = super::matmul::apply_activation(e, v, Activation::of(e.m, ep));
+        }
+        e.store(v, self.ops.output, at);
+    }
+}
+
 /// A direct convolution (any element type; f16 computes in f32). Each iteration of its parallel
 /// loop computes `tile` output channels of one position (one a thread on GPUs, where `tile` is
 /// [`GPU_CHANNEL_TILE`] when the group's channels allow): each input element read serves them all.
@@ -975,16 +1100,10 @@ fn direct(
     tile: usize,
 ) {
     let (oc_n, icg) = (w[0], w[1]);
-    let ocg = oc_n / win.group;
-    let padded = win.pads.iter().any(|&p| p > 0);
-    let ns = win.kernel.len();
-    let float = elem.is_float();
     let compute = if *elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
-    let in_spatial = win.input.clone();
+    let sums = DirectSums { ops, win, compute, float: elem.is_float() };
     let mut outer = vec![batch, Extent::Fixed(oc_n / tile)];
     outer.extend(&win.out);
-    let zero_of =
-        |e: &mut Cursor| if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
     c.parallel_over(&outer, &mut |e, ivs| {
         let n = ivs[0];
         let osp = ivs[2..].to_vec();
@@ -997,60 +1116,63 @@ fn direct(
             .iter()
             .map(|&oc| match ops.bias {
                 Some(b) => e.load(b, &[oc]),
-                None => zero_of(e),
+                None => sums.zero(e),
             })
             .collect();
-        let ocg_v = e.idx(ocg as i64);
-        let gi = e.value_op("arith.divui", &[ocs[0], ocg_v], Type::Index);
-        let icg_v = e.idx(icg as i64);
-        let ic0 = e.value_op("arith.muli", &[gi, icg_v], Type::Index);
-        let (lo, hi) = (e.idx(0), e.idx(icg as i64));
-        let accs = e.for_accs_between(lo, hi, &inits, |e, ic, accs| {
-            let ic_abs = e.value_op("arith.addi", &[ic0, ic], Type::Index);
-            let mut tap = |e: &mut Cursor, kidx: &[ValueId], st: &[ValueId]| -> Vec<ValueId> {
-                let mut inb: Option<ValueId> = None;
-                let mut pos = Vec::new();
-                for q in 0..ns {
-                    let p = e.affine(
-                        &[(osp[q], win.strides[q] as i64), (kidx[q], win.dilations[q] as i64)],
-                        -(win.pads[q] as i64),
-                    );
-                    pos.push(if padded { e.clamp_tap(p, in_spatial[q], &mut inb) } else { p });
-                }
-                let xv = e.load(ops.a, &[&[n, ic_abs][..], &pos].concat());
-                let xv = match inb {
-                    Some(ok) => {
-                        let z = zero_of(e);
-                        e.value_op("arith.select", &[ok, xv, z], compute.clone())
-                    }
-                    None => xv,
-                };
-                ocs.iter()
-                    .zip(st)
-                    .map(|(&oc, &acc)| {
-                        let wv = e.load(ops.b, &[&[oc, ic][..], kidx].concat());
-                        if float {
-                            e.fmuladd(xv, wv, acc)
-                        } else {
-                            let p = e.value_op("arith.muli", &[xv, wv], compute.clone());
-                            e.value_op("arith.addi", &[p, acc], compute.clone())
-                        }
-                    })
-                    .collect()
-            };
-            e.nest_accs(&win.kernel, accs, &mut tap)
-        });
+        let ic0 = sums.group_ic0(e, ocs[0], (oc_n, icg));
+        let zero = e.idx(0);
+        let accs = sums.window_sums(e, (n, ic0), (zero, icg), &ocs, &osp, &inits);
         for (&oc, &acc) in ocs.iter().zip(&accs) {
-            let at: Vec<ValueId> = [&[n, oc][..], &osp].concat();
-            let mut v = acc;
-            if let Some(r) = ops.residual {
-                let rv = e.load(r, &at);
-                v = e.value_op(if float { "arith.addf" } else { "arith.addi" }, &[v, rv], compute.clone());
-            }
-            if float {
-                v = super::matmul::apply_activation(e, v, Activation::of(e.m, ep));
-            }
-            e.store(v, ops.output, &at);
+            sums.finish(e, ep, acc, &[&[n, oc][..], &osp].concat());
         }
+    });
+}
+
+/// A direct f32 convolution of static shape whose outputs are too few to fill a GPU, its sum
+/// split over `splits` runs of input channels: one parallel loop writes each run's partial sums
+/// to a buffer of their own (`splits` times the outputs, in the workspace), a second adds them up
+/// with the bias and finishes each output. More threads, each a `splits`-th of the sum.
+fn direct_split(
+    c: &mut Cursor,
+    ops: &EpilogueOperands,
+    ep: &Epilogue,
+    (oc_n, icg): (usize, usize),
+    win: &Window,
+    outs: &[usize],
+    splits: usize,
+) {
+    let sums = DirectSums { ops, win, compute: Type::f32(), float: true };
+    let total: usize = outs.iter().product();
+    let partial = plane_buffer(c, splits * total);
+    let chunk = icg / splits;
+    // Row-major strides of [splits, outs...], for the partials' flat index.
+    let mut dims = vec![splits];
+    dims.extend(outs);
+    let strides: Vec<i64> = (0..dims.len()).map(|d| dims[d + 1..].iter().product::<usize>() as i64).collect();
+    let flat = |e: &mut Cursor, ivs: &[ValueId], skip: usize| {
+        let terms: Vec<(ValueId, i64)> = ivs.iter().zip(&strides[skip..]).map(|(&v, &s)| (v, s)).collect();
+        e.affine(&terms, 0)
+    };
+    c.parallel_over(&dims.iter().map(|&d| Extent::Fixed(d)).collect::<Vec<_>>(), &mut |e, ivs| {
+        let (s, n, oc) = (ivs[0], ivs[1], ivs[2]);
+        let ic0 = sums.group_ic0(e, oc, (oc_n, icg));
+        let first = e.affine(&[(s, chunk as i64)], 0);
+        let zero = sums.zero(e);
+        let sum = sums.window_sums(e, (n, ic0), (first, chunk), &[oc], &ivs[3..], &[zero])[0];
+        let at = flat(e, ivs, 0);
+        e.store(sum, partial, &[at]);
+    });
+    c.parallel_over(&outs.iter().map(|&d| Extent::Fixed(d)).collect::<Vec<_>>(), &mut |e, ivs| {
+        let init = match ops.bias {
+            Some(b) => e.load(b, &[ivs[1]]),
+            None => sums.zero(e),
+        };
+        let at = flat(e, ivs, 1);
+        let sum = e.for_acc(0, splits, init, |e, s, acc| {
+            let i = e.affine(&[(s, total as i64), (at, 1)], 0);
+            let p = e.load(partial, &[i]);
+            e.value_op("arith.addf", &[acc, p], Type::f32())
+        });
+        sums.finish(e, ep, sum, ivs);
     });
 }

@@ -1342,8 +1342,8 @@ fn row_column<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j: ValueId) {
     }
 }
 
-/// Rows of the output one GPU thread computes in [`lower_general`], where M allows: each element
-/// of B read serves them all.
+/// Rows of the output one GPU thread computes in [`lower_general`], where M allows and the output
+/// is large (see [`super::conv::GPU_CHANNEL_TILE`]): each element of B read serves them all.
 pub const GPU_ROW_TILE: usize = 4;
 
 fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
@@ -1358,8 +1358,13 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
     let act = Activation::of(c.m, &ep);
     let float = elem.is_float();
     let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
+    let outputs = [mm, nn].iter().chain(&batch).map(|e| e.fixed().unwrap_or(1)).product::<usize>();
     let tile = match mm {
-        Extent::Fixed(rows) if gpu && rows.is_multiple_of(GPU_ROW_TILE) => GPU_ROW_TILE,
+        Extent::Fixed(rows)
+            if gpu && rows.is_multiple_of(GPU_ROW_TILE) && outputs >= super::conv::GPU_TILE_MIN_OUTPUTS =>
+        {
+            GPU_ROW_TILE
+        }
         _ => 1,
     };
     let mut full = batch.clone();

@@ -48,6 +48,11 @@ impl crate::ops::onnx_op::OnnxOp for LayerNormalization {
         let d = x_t.dtype;
         let stats: Vec<Option<ValueId>> =
             super::optional_outputs(e, node, 1, 2)?.into_iter().map(|b| b.map(|b| e.flat(b))).collect();
+        if let (false, DType::F32, Extent::Fixed(rows)) = (e.vector_rows, d, outer) {
+            let stats = [stats[0], stats[1]];
+            super::chunked_rows::layer_norm(e, (x2, o2), (rows, row), (scale, bias), eps, stats);
+            return Ok(());
+        }
         e.parallel_over(&[outer], &mut |e, ivs| {
             let o = ivs[0];
             let (mean, var) = if d == DType::F32 {

@@ -3,6 +3,7 @@
 //! outputs (rows, channels, output points) with its reductions serial inside.
 
 mod batch_norm;
+mod chunked_rows;
 mod conv_transpose;
 mod global_pool;
 mod instance_norm;

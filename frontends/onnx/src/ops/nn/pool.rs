@@ -77,7 +77,8 @@ impl Emitter {
         };
         let column_major = node.int("storage_order", 0) == 1;
         let channels = x_t.shape[1];
-        if let Some(rows) = MaxPoolRows::of(is_max && indices.is_none() && d == DType::F32, &win, x_t, out_t) {
+        let vectors = self.vector_rows && is_max && indices.is_none() && d == DType::F32;
+        if let Some(rows) = MaxPoolRows::of(vectors, &win, x_t, out_t) {
             let planes = self.dim_extent(&Dim::product(&x_t.dims()[..2]));
             let (x1, o1) = (self.flat(x), self.flat(out));
             rows.emit(self, (x1, o1), planes);

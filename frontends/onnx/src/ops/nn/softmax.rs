@@ -41,6 +41,11 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
         let d = x_t.dtype;
         let (x, o) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         if d == DType::F32 && inner == Extent::Fixed(1) {
+            if let (false, Extent::Fixed(rows), Extent::Fixed(n)) = (e.vector_rows, outer, row) {
+                let (x2, o2) = (e.reshaped_over(x, &[outer, row]), e.reshaped_over(o, &[outer, row]));
+                super::chunked_rows::softmax(e, (x2, o2), rows, n, log);
+                return Ok(());
+            }
             contiguous_rows(e, [x, o], outer, row, log);
             return Ok(());
         }
