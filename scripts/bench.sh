@@ -5,7 +5,8 @@
 # Needs ../shared/models and scripts/setup.sh. BENCH_REPEAT=N (default 3) measures each
 # configuration N times, all of a model's configurations in turn, and reports the medians;
 # BUDGET_MS (default 2000) is the time one measurement may take.
-# Everything in BENCHMARKS.md from the line "## Earlier measurements" on is kept.
+# Everything in BENCHMARKS.md from the line "## GPU ..." (scripts/bench-gpu.sh's table) or "## Earlier
+# measurements" on is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 models=../shared/models
@@ -52,7 +53,7 @@ print(f'| $m | $threads | {d:.3f} | {n:.3f} | {o:.3f} | **{d/o:.2f}** | {n/o:.2f
 done
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 history=""
-[ -f BENCHMARKS.md ] && history=$(sed -n '/^## Earlier measurements/,$p' BENCHMARKS.md)
+[ -f BENCHMARKS.md ] && history=$(sed -n '/^## \(GPU\|Earlier measurements\)/,$p' BENCHMARKS.md)
 {
   echo "# Benchmarks"
   echo

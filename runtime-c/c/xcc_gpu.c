@@ -45,6 +45,8 @@ struct xcc_gpu_context {
   /* The run's status word, which kernels set when an index input is out of range. */
   struct buffer status_word;
   struct buffer slots[MAX_SLOTS];
+  /* Device memory the context holds (weights, workspace, staging buffers). */
+  int64_t device_bytes;
   /* XCC_GPU_PROFILE set: each launch waited for and timed, a table printed at destroy. */
   struct kernel_time *times;
 };
@@ -445,6 +447,8 @@ XCC_DEF int32_t xcc_gpu_read_status(xcc_gpu_context *ctx) {
 
 XCC_DEF void *xcc_gpu_status_word(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->status_word.device : NULL; }
 
+XCC_DEF int64_t xcc_gpu_device_bytes(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->device_bytes : 0; }
+
 XCC_DEF int32_t xcc_gpu_status(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->status : XCC_ERROR_BAD_CONTEXT; }
 
 XCC_DEF void *xcc_gpu_workspace_pointer(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->workspace.device : NULL; }
@@ -455,10 +459,13 @@ static int32_t slot_buffer(xcc_gpu_context *ctx, int32_t slot, int64_t bytes, vo
   struct buffer *b = &ctx->slots[slot];
   if (!b->device || b->bytes < bytes) {
     device_free(b->device);
+    ctx->device_bytes -= b->bytes;
     b->device = NULL;
+    b->bytes = 0;
     int32_t rc = device_alloc(ctx, &b->device, bytes, "an input or output");
     if (rc != XCC_OK) return rc;
     b->bytes = bytes;
+    ctx->device_bytes += bytes;
   }
   *device = b->device;
   return XCC_OK;
@@ -516,6 +523,7 @@ XCC_DEF int32_t xcc_gpu_upload(xcc_gpu_context *ctx, int32_t global, const void 
   int32_t rc = device_alloc(ctx, &b->device, bytes, "the weights");
   if (rc != XCC_OK) return rc;
   b->bytes = bytes;
+  ctx->device_bytes += bytes;
   rc = device_upload(ctx, b->device, host, bytes);
   return rc != XCC_OK ? rc : device_synchronize(ctx);
 }
@@ -524,6 +532,7 @@ XCC_DEF int32_t xcc_gpu_workspace(xcc_gpu_context *ctx, int64_t bytes) {
   if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
   int32_t rc = device_alloc(ctx, &ctx->workspace.device, bytes, "the workspace");
   if (rc == XCC_OK) ctx->workspace.bytes = bytes;
+  if (rc == XCC_OK) ctx->device_bytes += bytes;
   return rc;
 }
 

@@ -31,6 +31,8 @@ int32_t xcc_gpu_context_create(xcc_gpu_context **context, int32_t device);
 void xcc_gpu_context_destroy(xcc_gpu_context **context);
 /* The last failure on the calling thread, as a sentence ("" when none). */
 const char *xcc_gpu_last_error(void);
+/* Bytes of device memory the context holds: weights, workspace, staging buffers. */
+int64_t xcc_gpu_device_bytes(xcc_gpu_context *context);
 /* Whether this library runs its kernels on the CPU (built with --emulate-gpu). */
 int32_t xcc_gpu_is_emulated(void);
 

@@ -229,6 +229,7 @@ fn edge_cases() -> Vec<EdgeCase> {
     out.push(("broadcasting".to_string(), bytes, a, sum));
     out.push(chunked_rows("softmax_rows_in_chunks", "Softmax"));
     out.push(chunked_rows("layer_norm_rows_in_chunks", "LayerNormalization"));
+    out.push(split_gemm());
     out.push(split_conv("conv_split_over_channels", 1));
     out.push(split_conv("grouped_conv_split_over_channels", 2));
     out
@@ -268,6 +269,31 @@ fn chunked_rows(name: &str, op: &str) -> EdgeCase {
     let dims = [rows as i64, row as i64];
     let bytes = model(vec![n], vec![value("x", 1, &dims)], vec![value("y", 1, &dims)], inits);
     (name.to_string(), bytes, x, y)
+}
+
+/// Gemm (B transposed, a bias) of 15 outputs over K = 256: few outputs, so GPU code splits the
+/// sums over runs of K. Expected values summed here in f64.
+fn split_gemm() -> EdgeCase {
+    let (m, n, k) = (3usize, 5usize, 256usize);
+    let (x, w, bias) = (pseudo_random(m * k, 21), pseudo_random(n * k, 22), pseudo_random(n, 23));
+    let mut y = Vec::new();
+    for i in 0..m {
+        for j in 0..n {
+            let dot: f64 = (0..k).map(|q| x[i * k + q] as f64 * w[j * k + q] as f64).sum();
+            y.push((dot + bias[j] as f64) as f32);
+        }
+    }
+    let gemm = xcc_test_suite::onnx_build::with_int(node("gemm", "Gemm", &["x", "w", "b"], &["y"]), "transB", 1);
+    let bytes = model(
+        vec![gemm],
+        vec![value("x", 1, &[m as i64, k as i64])],
+        vec![value("y", 1, &[m as i64, n as i64])],
+        vec![
+            xcc_test_suite::onnx_build::floats("w", &[n as i64, k as i64], &w),
+            xcc_test_suite::onnx_build::floats("b", &[n as i64], &bias),
+        ],
+    );
+    ("gemm_split_over_k".to_string(), bytes, x, y)
 }
 
 /// A 3x3 convolution (padding 1, bias) of 64 input channels onto a 5x5 plane: few outputs and

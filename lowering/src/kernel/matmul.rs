@@ -1367,12 +1367,61 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
         }
         _ => 1,
     };
+    // A GPU matmul with few outputs splits its sums over runs of K (as convolutions do): partial
+    // sums to a buffer of the workspace, then a second loop adds them and finishes each output.
+    let all_fixed = [mm, nn, kk].iter().chain(&batch).all(|e| e.fixed().is_some());
+    let splits = match kk {
+        Extent::Fixed(k) if gpu && tile == 1 && all_fixed && elem == Type::f32() => super::conv::gpu_splits(outputs, k),
+        _ => 1,
+    };
+    let partial = (splits > 1).then(|| super::conv::plane_buffer(&mut c, splits * outputs));
+    let chunk = kk.fixed().unwrap_or(0) / splits;
     let mut full = batch.clone();
     full.extend([if tile == 1 { mm } else { Extent::Fixed(fixed_dim(mm) / tile) }, nn]);
+    if splits > 1 {
+        full.insert(0, Extent::Fixed(splits));
+    }
     let (a_matrix, b_matrix, o_matrix) = (c.extent_mul(mm, kk), c.extent_mul(kk, nn), c.extent_mul(mm, nn));
     let (a_cols, b_cols) = (if ta { mm } else { kk }, if tb { kk } else { nn });
     let one = Extent::Fixed(1);
+    let flat_out = |e: &mut Cursor, bivs: &[ValueId], i: ValueId, j: ValueId| {
+        let co = batch_offset(e, &batch, &batch, bivs, o_matrix);
+        let ij = e.affine_over(&[(i, nn), (j, one)], 0);
+        e.value_op("arith.addi", &[co, ij], Type::Index)
+    };
+    let (add, mul) = if float { ("arith.addf", "arith.mulf") } else { ("arith.addi", "arith.muli") };
+    // alpha, the bias (times beta), the residual and the activation; then the store.
+    let finish = |e: &mut Cursor, bivs: &[ValueId], (i, j): (ValueId, ValueId), dot: ValueId| {
+        let scale = |e: &mut Cursor, v: ValueId, s: f64| {
+            if s == 1.0 {
+                return v;
+            }
+            let sv = if float { e.const_float(s, compute.clone()) } else { e.const_int(s as i128, compute.clone()) };
+            e.value_op(mul, &[v, sv], compute.clone())
+        };
+        let mut v = scale(e, dot, ep.alpha);
+        if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
+            // A bias dim of 1 broadcasts: its index does not move.
+            let zero = Extent::Fixed(0);
+            let row_stride = if bs[0] == one { zero } else { bs[1] };
+            let col_stride = if bs[1] == one { zero } else { one };
+            let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
+            let bv = e.load(buf, &[bi]);
+            let bv = scale(e, bv, ep.beta);
+            v = e.value_op(add, &[v, bv], compute.clone());
+        }
+        let at = flat_out(e, bivs, i, j);
+        if let Some(res) = residual {
+            let rv = e.load(res, &[at]);
+            v = e.value_op(add, &[v, rv], compute.clone());
+        }
+        if float {
+            v = apply_activation(e, v, act);
+        }
+        e.store(v, o1, &[at]);
+    };
     c.parallel_over(&full, &mut |e, ivs| {
+        let (split, ivs) = if splits > 1 { (Some(ivs[0]), &ivs[1..]) } else { (None, ivs) };
         let (bivs, j) = (&ivs[..r], ivs[r + 1]);
         let rows: Vec<ValueId> = if tile == 1 {
             vec![ivs[r]]
@@ -1382,7 +1431,10 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
         let ao = batch_offset(e, &a_lead, &batch, bivs, a_matrix);
         let bo = batch_offset(e, &b_lead, &batch, bivs, b_matrix);
         let zero = if float { e.const_float(0.0, compute.clone()) } else { e.const_int(0, compute.clone()) };
-        let (l, u) = (e.idx(0), e.extent(kk));
+        let (l, u) = match split {
+            Some(s) => (e.affine(&[(s, chunk as i64)], 0), e.affine(&[(s, chunk as i64)], chunk as i64)),
+            None => (e.idx(0), e.extent(kk)),
+        };
         let dots = e.for_accs_between(l, u, &vec![zero; tile], |e, k, accs| {
             let (br, bc) = if tb { (j, k) } else { (k, j) };
             let bi = e.affine_over(&[(br, b_cols), (bc, one)], 0);
@@ -1404,41 +1456,34 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
                 })
                 .collect()
         });
-        let (add, mul) = if float { ("arith.addf", "arith.mulf") } else { ("arith.addi", "arith.muli") };
-        let scale = |e: &mut Cursor, v: ValueId, s: f64| {
-            if s == 1.0 {
-                return v;
+        match (split, partial) {
+            (Some(s), Some(p)) => {
+                let at = flat_out(e, bivs, rows[0], j);
+                let at = e.affine(&[(s, outputs as i64), (at, 1)], 0);
+                e.store(dots[0], p, &[at]);
             }
-            let sv = if float { e.const_float(s, compute.clone()) } else { e.const_int(s as i128, compute.clone()) };
-            e.value_op(mul, &[v, sv], compute.clone())
-        };
-        for (&i, &dot) in rows.iter().zip(&dots) {
-            let mut v = scale(e, dot, ep.alpha);
-            if let (Some(buf), Some(bs)) = (bias_buf, &bias_shape) {
-                // A bias dim of 1 broadcasts: its index does not move.
-                let zero = Extent::Fixed(0);
-                let row_stride = if bs[0] == one { zero } else { bs[1] };
-                let col_stride = if bs[1] == one { zero } else { one };
-                let bi = e.affine_over(&[(i, row_stride), (j, col_stride)], 0);
-                let bv = e.load(buf, &[bi]);
-                let bv = scale(e, bv, ep.beta);
-                v = e.value_op(add, &[v, bv], compute.clone());
+            _ => {
+                for (&i, &dot) in rows.iter().zip(&dots) {
+                    finish(e, bivs, (i, j), dot);
+                }
             }
-            let flat_out = {
-                let co = batch_offset(e, &batch, &batch, bivs, o_matrix);
-                let ij = e.affine_over(&[(i, nn), (j, one)], 0);
-                e.value_op("arith.addi", &[co, ij], Type::Index)
-            };
-            if let Some(res) = residual {
-                let rv = e.load(res, &[flat_out]);
-                v = e.value_op(add, &[v, rv], compute.clone());
-            }
-            if float {
-                v = apply_activation(e, v, act);
-            }
-            e.store(v, o1, &[flat_out]);
         }
     });
+    if let Some(p) = partial {
+        let mut outs = batch.clone();
+        outs.extend([mm, nn]);
+        c.parallel_over(&outs, &mut |e, ivs| {
+            let (bivs, i, j) = (&ivs[..r], ivs[r], ivs[r + 1]);
+            let at = flat_out(e, bivs, i, j);
+            let zero = e.const_float(0.0, Type::f32());
+            let dot = e.for_acc(0, splits, zero, |e, s, acc| {
+                let k = e.affine(&[(s, outputs as i64), (at, 1)], 0);
+                let v = e.load(p, &[k]);
+                e.value_op("arith.addf", &[acc, v], Type::f32())
+            });
+            finish(e, bivs, (i, j), dot);
+        });
+    }
     c.finish(op);
     Ok(())
 }
