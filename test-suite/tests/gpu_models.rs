@@ -122,7 +122,8 @@ fn build_and_run(case: &Case, dir: &Path, extra: &[&str]) -> Result<Vec<f32>, St
         run(Command::new(&exe).arg(&case.input).arg(&out), &format!("the {compiler} program"))?;
         outputs.push(read_f32(&out)?);
     }
-    if outputs[0] != outputs[1] {
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    if bits(&outputs[0]) != bits(&outputs[1]) {
         return Err("the C and C++ programs' outputs differ".into());
     }
     Ok(outputs.swap_remove(0))
@@ -229,6 +230,7 @@ fn edge_cases() -> Vec<EdgeCase> {
     out.push(("broadcasting".to_string(), bytes, a, sum));
     out.push(chunked_rows("softmax_rows_in_chunks", "Softmax"));
     out.push(chunked_rows("layer_norm_rows_in_chunks", "LayerNormalization"));
+    out.extend(device_math());
     out.push(split_gemm());
     out.push(split_conv("conv_split_over_channels", 1));
     out.push(split_conv("grouped_conv_split_over_channels", 2));
@@ -269,6 +271,47 @@ fn chunked_rows(name: &str, op: &str) -> EdgeCase {
     let dims = [rows as i64, row as i64];
     let bytes = model(vec![n], vec![value("x", 1, &dims)], vec![value("y", 1, &dims)], inits);
     (name.to_string(), bytes, x, y)
+}
+
+/// Log, Sin, Cos and Pow, which GPU code computes with xcc's own polynomials, over sweeps of
+/// 20,001 inputs (Log from subnormals to 1e30 and its special values, Sin and Cos over
+/// [-100, 100], Pow of bases over [-8, 8] to the exponents -3 .. 3 in steps of 0.5, so negative
+/// bases meet integer and non-integer exponents); expected values from Rust's f64 functions.
+fn device_math() -> Vec<EdgeCase> {
+    let n = 20_001usize;
+    let unary = |name: &str, op: &str, x: Vec<f32>, f: fn(f64) -> f64| {
+        let y = x.iter().map(|&v| f(v as f64) as f32).collect();
+        let dims = [x.len() as i64];
+        let bytes =
+            model(vec![node("f", op, &["x"], &["y"])], vec![value("x", 1, &dims)], vec![value("y", 1, &dims)], vec![]);
+        (name.to_string(), bytes, x, y)
+    };
+    let mut logs: Vec<f32> = (0..n).map(|i| 10f64.powf(-40.0 + 70.0 * i as f64 / (n - 1) as f64) as f32).collect();
+    logs.extend([0.0, -0.0, -1.0, f32::INFINITY, f32::NAN, 1.0, f32::MIN_POSITIVE, 1e-45]);
+    let angles: Vec<f32> = (0..n).map(|i| (-100.0 + 200.0 * i as f64 / (n - 1) as f64) as f32).collect();
+    let mut out = vec![
+        unary("log_sweep", "Log", logs, f64::ln),
+        unary("sin_sweep", "Sin", angles.clone(), f64::sin),
+        unary("cos_sweep", "Cos", angles, f64::cos),
+    ];
+    let base: Vec<f32> = (0..n).map(|i| (-8.0 + 16.0 * i as f64 / (n - 1) as f64) as f32).collect();
+    let exponents: Vec<f32> = (0..13).map(|k| -3.0 + 0.5 * k as f32).collect();
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for &e in &exponents {
+        for &b in &base {
+            xs.push(b);
+            ys.push((b as f64).powf(e as f64) as f32);
+        }
+    }
+    let (rows, cols) = (exponents.len() as i64, base.len() as i64);
+    let bytes = model(
+        vec![node("pow", "Pow", &["x", "e"], &["y"])],
+        vec![value("x", 1, &[rows, cols])],
+        vec![value("y", 1, &[rows, cols])],
+        vec![xcc_test_suite::onnx_build::floats("e", &[rows, 1], &exponents)],
+    );
+    out.push(("pow_sweep".to_string(), bytes, xs, ys));
+    out
 }
 
 /// Gemm (B transposed, a bias) of 15 outputs over K = 256: few outputs, so GPU code splits the
@@ -348,7 +391,16 @@ fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32]) -> Result<()
     std::fs::write(&input_file, input.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
     let case = Case { name: "m".into(), onnx, input: input_file, expected: None };
     let got = build_and_run(&case, &dir, &["--emulate-gpu"])?;
-    compare_f32(name, &got, want, 1e-5)?;
+    // Infinities and NaN must match exactly (compare_f32 takes equal infinities as a NaN gap).
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        if (w.is_nan() || w.is_infinite()) && !(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())) {
+            return Err(format!("{name}: element {i} is {g}, expected {w}"));
+        }
+    }
+    let finite: Vec<(f32, f32)> = got.iter().zip(want).filter(|(_, w)| w.is_finite()).map(|(&g, &w)| (g, w)).collect();
+    let (g, w): (Vec<f32>, Vec<f32>) = finite.into_iter().unzip();
+    let worst = compare_f32(name, &g, &w, 1e-5)?;
+    println!("{name}: worst error {worst:.3} of the tolerance");
     Ok(())
 }
 

@@ -728,7 +728,52 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
             compare(&format!("{set}output {j}"), want.dtype, &got, want).map_err(|e| (Status::Wrong, e))?;
         }
     }
+    if gpu() {
+        check_ptx(case, &work, &binds)?;
+    }
     Ok(())
+}
+
+/// For the GPU run: the same kernels as PTX for sm_80, with nothing left external (whole-program
+/// `ptxas` would refuse it) and accepted by `ptxas` where it is installed.
+fn check_ptx(case: &Path, work: &Path, binds: &[String]) -> Outcome {
+    let ptx = work.join("m.ptx");
+    let o = run_command(
+        Command::new(xcc_binary())
+            .arg("model.onnx")
+            .args(["--name", "m", "-O1", "--target=nvptx64", "--mcpu=sm_80", "--emit=ptx", "-o"])
+            .arg(&ptx)
+            .args(binds)
+            .current_dir(case),
+        XCC_TIMEOUT,
+    );
+    if !o.success() {
+        return fail(Status::CompileError, format!("PTX: {}", first_error(&format!("{}\n{}", o.stderr, o.stdout))));
+    }
+    let text = std::fs::read_to_string(&ptx).map_err(|e| (Status::CompileError, format!("PTX: {e}")))?;
+    if let Some(line) = text.lines().find(|l| l.contains(".extern")) {
+        return fail(Status::CompileError, format!("PTX: an external symbol: {}", line.trim()));
+    }
+    if let Some(ptxas) = ptxas() {
+        let o = run_command(
+            Command::new(ptxas).args(["-arch", "sm_80"]).arg(&ptx).arg("-o").arg(work.join("m.cubin")),
+            compile_timeout(),
+        );
+        if !o.success() {
+            return fail(Status::CompileError, format!("ptxas: {}", first_error(&o.stderr)));
+        }
+    }
+    Ok(())
+}
+
+/// `ptxas` from the venv (scripts/setup.sh), or on the PATH.
+fn ptxas() -> Option<PathBuf> {
+    let lib = repo().join(".venv/lib");
+    let found = std::fs::read_dir(lib).ok()?.filter_map(|e| e.ok()).find_map(|e| {
+        let p = e.path().join("site-packages/nvidia/cu13/bin/ptxas");
+        p.exists().then_some(p)
+    });
+    found.or_else(|| xcc_test_suite::find_tool("ptxas"))
 }
 
 // ---- report, table and gate -----------------------------------------------------------------
@@ -797,8 +842,9 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
         t.push_str(
             "This is the GPU run (`cargo test -p xcc-test-suite --test onnx_node_gpu`): each case compiled with\n\
              `--target=nvptx64 --emulate-gpu` (the GPU kernels, run by runtime-c's grid emulator) and run through the\n\
-             header's GPU functions (`m_create`, `m_run`). Models whose shapes are read from inputs at run time are\n\
-             refused on GPUs for now.\n\n",
+             header's GPU functions (`m_create`, `m_run`); a case that passes is also compiled to PTX for sm_80, which\n\
+             must have no external symbol and pass `ptxas`. Models whose shapes are read from inputs at run time are\n\
+             refused on GPUs for now, and so are functions without GPU code yet (f64 exp, log, pow; atan, ...).\n\n",
         );
     } else if binding() {
         t.push_str(

@@ -5,6 +5,36 @@ use super::{unsupported, ConversionSet, Rewriter};
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, OpId, Type, ValueId};
 
+/// Whether LLVM's NVPTX backend has code for math op `name` on elements of type `elem` without a
+/// library (it has no libdevice here): rounding, roots, absolute values, fused multiply-adds,
+/// bit counts, classification, and `exp2` of f32. Others (log, sin, pow, f64 exp, ...) would stop
+/// LLVM with "cannot select" or an unresolved call; `math-polynomial-approximation` turns f32
+/// exp, erf and tanh into arithmetic before this is asked.
+pub fn gpu_supports(name: &str, elem: &Type) -> bool {
+    let always = [
+        "math.sqrt",
+        "math.rsqrt",
+        "math.absf",
+        "math.absi",
+        "math.floor",
+        "math.ceil",
+        "math.trunc",
+        "math.round",
+        "math.roundeven",
+        "math.fma",
+        "math.copysign",
+        "math.ctpop",
+        "math.ctlz",
+        "math.cttz",
+        "math.isnan",
+        "math.isinf",
+        "math.isfinite",
+        "math.isnormal",
+        "math.ipowi",
+    ];
+    always.contains(&name) || (name == "math.exp2" && *elem == Type::f32())
+}
+
 pub const CONVERSION: ConversionSet = ConversionSet {
     name: "math",
     one_to_one: &[

@@ -228,6 +228,16 @@ impl<'a> Rewriter<'a> {
     /// Converts `op`: by a pattern of an active conversion, or by copying it.
     fn convert_op(&mut self, op: OpId) -> Result<(), Diagnostic> {
         let name = self.old.ops[op].name.as_str();
+        if self.options.gpu && name.starts_with("math.") {
+            let elem = self.old.ops[op].results.first().map(|&r| self.old.ty(r).element_or_self().clone());
+            if !math_to_llvm::gpu_supports(name, elem.as_ref().unwrap_or(&Type::i1())) && self.is_active("math") {
+                let ty = elem.map_or(String::new(), |t| format!(" on {t}"));
+                return Err(unsupported(
+                    self.old.ops[op].span,
+                    format!("'{name}'{ty} in GPU code (no GPU code for it yet)"),
+                ));
+            }
+        }
         if name == "builtin.unrealized_conversion_cast" && self.fold_cast(op)? {
             return Ok(());
         }
@@ -256,6 +266,11 @@ impl<'a> Rewriter<'a> {
         }
         self.values.insert(d.results[0], input);
         Ok(true)
+    }
+
+    /// Whether the conversion set `name` is among this run's.
+    fn is_active(&self, name: &str) -> bool {
+        self.sets.iter().any(|s| s.name == name)
     }
 
     fn rewrite_for(&self, name: &str) -> Option<Rewrite> {

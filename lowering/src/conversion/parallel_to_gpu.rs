@@ -105,6 +105,7 @@ struct Plan {
 fn convert_function(m: &mut Module, f: OpId, options: &LoweringOptions) -> Result<(), Diagnostic> {
     let span = m.ops[f].span;
     let name = m.sym_name(f).unwrap_or_default().to_string();
+    check_device_math(m, f)?;
     let region = m.ops[f].regions[0];
     if m.regions[region].blocks.len() != 1 {
         return Err(Diagnostic::new(span, format!("GPU code for '{name}' needs a function of one block")));
@@ -130,6 +131,30 @@ fn convert_function(m: &mut Module, f: OpId, options: &LoweringOptions) -> Resul
     erase_unused_views(m, entry, workspace);
     setup_function(m, f, &plan, options);
     Ok(())
+}
+
+/// Every math function the function computes must have GPU code
+/// ([`super::math_to_llvm::gpu_supports`]): those that do not are listed in one error, with
+/// counts, before anything is outlined (the emulated GPU refuses them too, being the same code).
+fn check_device_math(m: &Module, f: OpId) -> Result<(), Diagnostic> {
+    let mut missing: std::collections::BTreeMap<String, usize> = Default::default();
+    m.walk_nested(f, &mut |op| {
+        let d = &m.ops[op];
+        if d.name.starts_with("math.") {
+            let elem = d.results.first().map_or(Type::i1(), |&r| m.ty(r).element_or_self().clone());
+            if !super::math_to_llvm::gpu_supports(&d.name, &elem) {
+                *missing.entry(format!("{} on {elem}", d.name)).or_default() += 1;
+            }
+        }
+    });
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = missing.iter().map(|(what, n)| format!("{what} ({n})")).collect();
+    Err(Diagnostic::new(
+        m.ops[f].span,
+        format!("functions not supported on GPUs yet (no GPU code for them): {}", list.join(", ")),
+    ))
 }
 
 /// The CPU entry points (functions calling `name`, and their callers): the header declares the

@@ -1,3 +1,4 @@
 //! Transforms within the math dialect.
 
+pub mod device_math;
 pub mod polynomial_approximation;

@@ -1,7 +1,8 @@
 //! `math-polynomial-approximation`: `math.exp`, `math.erf` and `math.tanh` on f32 (scalars or
 //! vectors) become arithmetic — polynomials, a floor, integer exponent arithmetic and selects —
 //! instead of calls to the C library, so the loops around them vectorize (a libm call per
-//! element cannot). CPU targets only.
+//! element cannot). On GPUs too, where NVPTX has no code of its own for them, with log, log2,
+//! log10, pow, sin and cos besides ([`super::device_math`]).
 //!
 //! - exp: `x = n ln2 + r` with `n = round(x log2e)` and `|r| <= ln2 / 2` (ln2 in two parts, so
 //!   `r` is exact to f32), `exp(r)` by a degree-5 polynomial, and `2^n` added to the result's
@@ -68,8 +69,11 @@ impl Pass for PolynomialApproximation {
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
         // On GPUs too: NVPTX has no exp, erf or tanh of its own (LLVM would need libdevice),
         // so these are device code without a library.
-        let _ = options;
-        for op in crate::kernel::ops_named(&m, &["math.exp", "math.erf", "math.tanh"]) {
+        let mut names = vec!["math.exp", "math.erf", "math.tanh"];
+        if options.gpu {
+            names.extend(super::device_math::NAMES);
+        }
+        for op in crate::kernel::ops_named(&m, &names) {
             let t = m.ty(m.ops[op].results[0]).clone();
             if *t.element_or_self() != Type::Float(FloatKind::F32) {
                 continue;
@@ -78,10 +82,13 @@ impl Pass for PolynomialApproximation {
             let span = m.ops[op].span;
             let mut c = Cursor::new(&mut m, span);
             let mut f = F { c: &mut c, t: t.clone() };
-            let y = match f.c.m.ops[op].name.as_str() {
+            let operands = f.c.m.ops[op].operands.clone();
+            let name = f.c.m.ops[op].name.clone();
+            let y = match name.as_str() {
                 "math.exp" => f.exp(x),
                 "math.erf" => f.erf(x),
-                _ => f.tanh(x),
+                "math.tanh" => f.tanh(x),
+                name => f.device_math(name, &operands),
             };
             c.finish(op);
             let r = m.ops[op].results[0];
@@ -93,25 +100,25 @@ impl Pass for PolynomialApproximation {
 }
 
 /// Builds f32 arithmetic of one type (a scalar or a vector of f32).
-struct F<'a, 'm> {
-    c: &'a mut Cursor<'m>,
-    t: Type,
+pub(super) struct F<'a, 'm> {
+    pub(super) c: &'a mut Cursor<'m>,
+    pub(super) t: Type,
 }
 
 impl F<'_, '_> {
-    fn k(&mut self, v: f64) -> ValueId {
+    pub(super) fn k(&mut self, v: f64) -> ValueId {
         match self.t {
             Type::Vector { .. } => self.c.splat_const(v as f32 as f64, self.t.clone()),
             _ => self.c.const_float(v, self.t.clone()),
         }
     }
 
-    fn op(&mut self, name: &str, args: &[ValueId]) -> ValueId {
+    pub(super) fn op(&mut self, name: &str, args: &[ValueId]) -> ValueId {
         let t = self.t.clone();
         self.c.value_op(name, args, t)
     }
 
-    fn poly(&mut self, coefficients: &[f64], u: ValueId) -> ValueId {
+    pub(super) fn poly(&mut self, coefficients: &[f64], u: ValueId) -> ValueId {
         let mut r = self.k(coefficients[coefficients.len() - 1]);
         for &c in coefficients[..coefficients.len() - 1].iter().rev() {
             let ck = self.k(c);
@@ -120,11 +127,11 @@ impl F<'_, '_> {
         r
     }
 
-    fn select(&mut self, cond: ValueId, a: ValueId, b: ValueId) -> ValueId {
+    pub(super) fn select(&mut self, cond: ValueId, a: ValueId, b: ValueId) -> ValueId {
         self.op("arith.select", &[cond, a, b])
     }
 
-    fn exp(&mut self, x: ValueId) -> ValueId {
+    pub(super) fn exp(&mut self, x: ValueId) -> ValueId {
         // n = round(x log2e), by adding 1.5 * 2^23: the sum's low mantissa bits are n, so its
         // bit pattern shifted left by 23 is n in the exponent field (the constant's own bits
         // shift out), and subtracting the constant back gives n as a float.
@@ -157,7 +164,7 @@ impl F<'_, '_> {
         self.select(over_or_nan, x_inf, y)
     }
 
-    fn int(&mut self, v: i64, t: &Type) -> ValueId {
+    pub(super) fn int(&mut self, v: i64, t: &Type) -> ValueId {
         match t {
             Type::Vector { .. } => self.c.splat_const(v as f64, t.clone()),
             _ => self.c.const_int(v as i128, t.clone()),
@@ -165,7 +172,7 @@ impl F<'_, '_> {
     }
 
     /// `y`, or `x` where `x` is NaN.
-    fn keep_nan(&mut self, x: ValueId, y: ValueId) -> ValueId {
+    pub(super) fn keep_nan(&mut self, x: ValueId, y: ValueId) -> ValueId {
         let nan = self.c.cmpf("uno", x, x);
         self.select(nan, x, y)
     }
