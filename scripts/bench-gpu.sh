@@ -49,7 +49,7 @@ if [ "$mode" = profile ]; then
     [ -d "$dir/$m" ] || continue
     [ -x "$dir/$m/bench" ] || cc -O2 -I "$dir/$m" "$dir/$m/bench.c" "$dir/$m/lib$m.a" -lm -lpthread -ldl -o "$dir/$m/bench"
     input="$dir/$m/input.bin"; [ -f "$input" ] || input=lcg
-    XCC_GPU_PROFILE=1 "$dir/$m/bench" "$input" "$dir/$m/expected.bin" 300 2>&1 >/dev/null | head -14
+    XCC_GPU_PROFILE=1 "$dir/$m/bench" "$input" "$dir/$m/expected.bin" 300 2>&1 >/dev/null | sed -n 1,14p
   done
   exit 0
 fi

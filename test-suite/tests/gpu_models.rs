@@ -9,6 +9,8 @@
 //! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
 //! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
 //!   a message, nothing crashes (ignored where a driver is present);
+//! - `two-models-concurrent`: two models in one program, three contexts run from three threads
+//!   at once (`gpu/two_models.c`), emulated and, where there is one, on the GPU;
 //! - kernel edge cases built here (one element, sizes that are not multiples of a block,
 //!   broadcasting, more elements than one grid covers), against values computed here.
 //!
@@ -178,6 +180,41 @@ fn ptx(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
         return Err(format!("{entries} kernels in the PTX, ptxas compiled {compiled}:\n{log}"));
     }
     println!("{} {arch}: {entries} kernels, all accepted by ptxas", case.name);
+    Ok(())
+}
+
+/// `gpu/two_models.c`: tiny_cnn compiled twice (`a`, `b`) into one program, three contexts run
+/// concurrently from three threads, one destroyed while the others go on.
+fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String> {
+    let dir = work().join(&case.name).join(dir_name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in ["a", "b"] {
+        run(
+            Command::new(xcc_binary())
+                .arg(&case.onnx)
+                .args(["--target=nvptx64", "-O2", "--name", n])
+                .args(extra)
+                .arg("-o")
+                .arg(dir.join(format!("lib{n}.a"))),
+            "xcc",
+        )?;
+    }
+    let exe = dir.join("two_models");
+    run(
+        Command::new("cc")
+            .args(["-O1", "-I"])
+            .arg(&dir)
+            .arg(suite_dir().join("gpu/two_models.c"))
+            .arg(dir.join("liba.a"))
+            .arg(dir.join("libb.a"))
+            .args(["-lm", "-lpthread", "-ldl", "-o"])
+            .arg(&exe),
+        "link",
+    )?;
+    let out = run(Command::new(&exe).arg(&case.input), "the program")?;
+    if !out.contains("ok") {
+        return Err(out);
+    }
     Ok(())
 }
 
@@ -459,6 +496,18 @@ fn main() -> std::process::ExitCode {
                 .with_ignored_flag(!available || !gpu),
         );
     }
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/two-models-concurrent/emulated", move || {
+            Ok(two_models(&tiny_cnn()?, "two-emulated", &["--emulate-gpu"])?)
+        })
+        .with_ignored_flag(!has_venv),
+    );
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/two-models-concurrent/gpu", move || {
+            Ok(two_models(&tiny_cnn()?, "two-gpu", &[])?)
+        })
+        .with_ignored_flag(!has_venv || !gpu),
+    );
     trials.push(
         libtest_mimic::Trial::test("gpu-models/tiny_cnn/no-driver", move || Ok(no_driver(&tiny_cnn()?)?))
             .with_ignored_flag(!has_venv || gpu),
