@@ -1,7 +1,8 @@
 //! A model for `--target=nvptx64`: the lowered module holds host code (the compute function
 //! that launches kernels, and its setup) and the kernels (functions marked `nvvm.kernel`). The
 //! kernels go through LLVM for the GPU (PTX, embedded in the host code as text the driver
-//! JIT-compiles) or, with `--emulate-gpu`, for the host CPU; the host code for x86_64. The
+//! JIT-compiles) or, with `--emulate-gpu`, for the host CPU; the host code for `--gpu-host`
+//! (x86_64 unless told aarch64). The
 //! library holds the host object, the emulated kernels' object if any, runtime-c and its GPU
 //! part (on CUDA, or the emulator).
 
@@ -11,9 +12,6 @@ use inkwell::context::Context;
 use std::collections::HashSet;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId};
 use xcc_lowering::conversion::parallel_to_gpu::PTX_GLOBAL_ATTR;
-
-/// The host CPU a GPU model's library runs its host code on.
-const HOST_TARGET: &str = "x86_64";
 
 /// The output for a model compiled for nvptx64: the kernels' PTX (`--emit=ptx`) or the library.
 pub fn model_output(
@@ -26,7 +24,10 @@ pub fn model_output(
     let error = |e: String| format!("xcc: error: {e}");
     let (device, mut host) = split(lowered);
     let name = module_name(cli);
-    let host_spec = xcc_targets::resolve_target(HOST_TARGET, None, None).map_err(|e| error(e.to_string()))?;
+    let host_spec = xcc_targets::resolve_target(&cli.gpu_host, None, None).map_err(|e| error(e.to_string()))?;
+    let runtime = xcc_runtime_c::objects_for_arch(host_spec.arch.name())
+        .filter(|_| host_spec.links_with_runtime())
+        .ok_or_else(|| error(format!("--gpu-host must be x86_64 or aarch64 Linux, not '{}'", cli.gpu_host)))?;
     let ctx = Context::create();
     let mut members = Vec::new();
     if cli.emulate_gpu {
@@ -50,7 +51,6 @@ pub fn model_output(
     }
     let (llvm, tm) = translate_optimized(&ctx, cli, &host, &host_spec, &name, render)?;
     members.insert(0, (format!("{name}.o"), xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?));
-    let runtime = xcc_runtime_c::objects_for_arch(HOST_TARGET).expect("runtime-c is built for x86_64");
     members.push(("xcc_runtime.o".into(), runtime.runtime.to_vec()));
     let gpu = if cli.emulate_gpu { runtime.gpu_emulated } else { runtime.gpu };
     members.push(("xcc_gpu.o".into(), gpu.to_vec()));

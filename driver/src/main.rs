@@ -102,6 +102,10 @@ pub struct Cli {
     /// tested without a GPU).
     #[arg(long)]
     pub emulate_gpu: bool,
+    /// With --target=nvptx64: the CPU the library's host code runs on, `x86_64` (default) or
+    /// `aarch64` (a Grace or Jetson host); emulated kernels run there too.
+    #[arg(long, value_name = "ARCH", default_value = "x86_64")]
+    pub gpu_host: String,
     /// Skip the verifier between passes (it always runs after parsing and before translation).
     #[arg(long)]
     pub no_verify_each: bool,

@@ -104,6 +104,9 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
     if cli.emulate_gpu && !(gpu && model.is_some()) {
         return Err("--emulate-gpu is for ONNX models compiled with --target=nvptx64".into());
     }
+    if cli.gpu_host != "x86_64" && !(gpu && model.is_some()) {
+        return Err("--gpu-host is for ONNX models compiled with --target=nvptx64".into());
+    }
     match model {
         Some(iface) if gpu && !iface.symbols.is_empty() => Err(format!(
             "dims known only at run time ({}) are not supported on GPUs yet: fix them with --dim NAME=N",

@@ -156,6 +156,45 @@ fn target_errors() -> Result<(), String> {
     Ok(())
 }
 
+/// What a model for nvptx64 cannot be, refused up front with one line and no output: options
+/// for other targets, outputs other than the library and PTX, dims known only at run time, and
+/// math without GPU code (listed).
+fn gpu_model_errors() -> Result<(), String> {
+    use xcc_test_suite::onnx_build::{model, node, relu_model, symbolic, value};
+    let dir = fresh_dir(&work_root("cli").join("gpu-model-errors"));
+    let (fixed, open, double_log) = (dir.join("relu.onnx"), dir.join("open.onnx"), dir.join("log.onnx"));
+    std::fs::write(&fixed, relu_model(8)).map_err(|e| e.to_string())?;
+    let relu = vec![node("relu", "Relu", &["x"], &["y"])];
+    std::fs::write(&open, model(relu, vec![symbolic("x", 1, &["n"])], vec![symbolic("y", 1, &["n"])], vec![]))
+        .map_err(|e| e.to_string())?;
+    let log = vec![node("log", "Log", &["x"], &["y"])];
+    std::fs::write(&double_log, model(log, vec![value("x", 11, &[4])], vec![value("y", 11, &[4])], vec![]))
+        .map_err(|e| e.to_string())?;
+    let cases: [(&std::path::Path, &[&str], &str, &str); 6] = [
+        (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),
+        (&fixed, &["--gpu-host=aarch64"], "m.a", "--gpu-host is for ONNX models compiled with --target=nvptx64"),
+        (&fixed, &["--target=nvptx64", "--emit=obj"], "m.o", "a model for nvptx64 is written as a library"),
+        (&fixed, &["--target=nvptx64", "--gpu-host=riscv64"], "m.a", "unknown target 'riscv64'"),
+        (&open, &["--target=nvptx64"], "m.a", "dims known only at run time (n) are not supported on GPUs yet"),
+        (&double_log, &["--target=nvptx64"], "m.a", "no GPU code for them): math.log on f64 (1)"),
+    ];
+    for (input, args, output, want) in cases {
+        let out_path = dir.join(output);
+        let out = Command::new(xcc_binary()).arg(input).args(args).arg("-o").arg(&out_path).output();
+        let out = out.map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let one_line = stderr.trim_end().lines().count() == 1;
+        let header = dir.join("m.h");
+        if out.status.code() != Some(1) || !stderr.contains(want) || !one_line || out_path.exists() || header.exists() {
+            return Err(format!(
+                "xcc {args:?} -o {output}: expected exit 1, one line with '{want}' and no output, got {:?}:\n{stderr}",
+                out.status.code()
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn time_passes() -> Result<(), String> {
     let stderr = reports()?;
     // An unknown pass is refused with the list of every pass: the default pipeline's are among them.
@@ -267,6 +306,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("cli/verbose-progress", || Ok(verbose_progress()?)),
         Trial::test("cli/subcommand-errors", || Ok(subcommand_errors()?)),
         Trial::test("cli/target-errors", || Ok(target_errors()?)),
+        Trial::test("cli/gpu-model-errors", || Ok(gpu_model_errors()?)),
         Trial::test("cli/time-passes", || Ok(time_passes()?)),
         Trial::test("cli/help", || Ok(help()?)),
     ])

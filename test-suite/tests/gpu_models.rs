@@ -9,6 +9,7 @@
 //! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
 //! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
 //!   a message, nothing crashes (ignored where a driver is present);
+//! - `aarch64-host`: the host code (and emulated kernels) for aarch64, run under qemu;
 //! - `two-models-concurrent`: two models in one program, three contexts run from three threads
 //!   at once (`gpu/two_models.c`), emulated and, where there is one, on the GPU;
 //! - kernel edge cases built here (one element, sizes that are not multiples of a block,
@@ -215,6 +216,43 @@ fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String>
     if !out.contains("ok") {
         return Err(out);
     }
+    Ok(())
+}
+
+/// The library with its host code for aarch64 (`--gpu-host=aarch64 --emulate-gpu`: the emulated
+/// kernels run there too), linked with the cross compiler and run under qemu, against ONNX
+/// Runtime's output.
+fn aarch64_host(case: &Case) -> Result<(), String> {
+    let dir = work().join(&case.name).join("aarch64-host");
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = &case.name;
+    let lib = dir.join(format!("lib{n}.a"));
+    run(
+        Command::new(xcc_binary())
+            .arg(&case.onnx)
+            .args(["--target=nvptx64", "--emulate-gpu", "--gpu-host=aarch64", "-O2", "-o"])
+            .arg(&lib),
+        "xcc --gpu-host=aarch64",
+    )?;
+    let template = std::fs::read_to_string(suite_dir().join("gpu/model_harness.c.in")).unwrap();
+    std::fs::write(dir.join("harness.c"), template.replace("@NAME@", n).replace("@UP@", &n.to_uppercase())).unwrap();
+    let exe = dir.join("harness");
+    run(
+        Command::new("aarch64-linux-gnu-gcc")
+            .args(["-O1", "-I"])
+            .arg(&dir)
+            .arg(dir.join("harness.c"))
+            .arg(&lib)
+            .args(["-lm", "-lpthread", "-ldl", "-o"])
+            .arg(&exe),
+        "aarch64 link",
+    )?;
+    let out = dir.join("out.bin");
+    run(
+        Command::new("qemu-aarch64").args(["-L", "/usr/aarch64-linux-gnu"]).arg(&exe).arg(&case.input).arg(&out),
+        "qemu",
+    )?;
+    println!("{} (aarch64 host, emulated GPU)", check(case, &dir, &read_f32(&out)?)?);
     Ok(())
 }
 
@@ -507,6 +545,17 @@ fn main() -> std::process::ExitCode {
             Ok(two_models(&tiny_cnn()?, "two-gpu", &[])?)
         })
         .with_ignored_flag(!has_venv || !gpu),
+    );
+    let cross = xcc_test_suite::find_tool("aarch64-linux-gnu-gcc").is_some()
+        && xcc_test_suite::find_tool("qemu-aarch64").is_some();
+    if !cross {
+        println!("skipped: gpu-models/tiny_cnn/aarch64-host (aarch64-linux-gnu-gcc or qemu-aarch64 is missing)");
+    }
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/aarch64-host/emulated", move || {
+            Ok(aarch64_host(&tiny_cnn()?)?)
+        })
+        .with_ignored_flag(!has_venv || !cross),
     );
     trials.push(
         libtest_mimic::Trial::test("gpu-models/tiny_cnn/no-driver", move || Ok(no_driver(&tiny_cnn()?)?))
