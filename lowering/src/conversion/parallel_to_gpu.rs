@@ -32,7 +32,7 @@
 //! ones. Bounds known only at run time are not supported on GPUs yet (an error names the op).
 
 use super::memref_descriptor::MemRefDescriptor;
-use super::parallel_to_threads::{move_body, static_trip_counts, Trips};
+use super::parallel_to_threads::{move_body, outlined_function, static_trip_counts, Trips};
 use crate::builder::{declare_function, Builder};
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -615,27 +615,7 @@ fn grid_trips(m: &Module, op: OpId) -> Option<Vec<u64>> {
 /// kernels already outlined from it.
 fn kernel_function(m: &mut Module, f: OpId, name: &str, params: usize, span: Span) -> OpId {
     let inputs = vec![Type::ptr(); params];
-    let region = m.new_region();
-    let entry = m.append_block(region, span);
-    for t in &inputs {
-        m.add_block_arg(entry, t.clone(), span);
-    }
-    let kernel = m.create_op(
-        OpSpec::new("func.func", span)
-            .attr("sym_name", Attribute::String(name.to_string()))
-            .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs, results: vec![] })))
-            .attr("gpu.kernel", Attribute::Unit)
-            .region(region),
-    );
-    let top = m.body_block();
-    let at = m.blocks[top].ops.iter().position(|&o| o == f).expect("a top-level function");
-    let prefix = format!("{}_kernel", m.sym_name(f).unwrap_or_default());
-    let before =
-        m.blocks[top].ops[at + 1..].iter().take_while(|&&o| m.sym_name(o).is_some_and(|s| s.starts_with(&prefix)));
-    let pos = at + 1 + before.count();
-    m.ops[kernel].parent = Some(top);
-    m.blocks[top].ops.insert(pos, kernel);
-    kernel
+    outlined_function(m, f, (name, "_kernel"), inputs, ("gpu.kernel", Attribute::Unit), span)
 }
 
 /// Before `op` in the host function: the kernel's pointers stored in the slot array, and the

@@ -383,6 +383,21 @@ fn call_site(m: &mut Module, op: OpId, func: OpId, task: &str, captured: &[Value
 /// `func.func private @name(%ctx: !llvm.ptr, %begin: index, %end: index)`, right after `func`.
 fn task_function(m: &mut Module, func: OpId, name: &str, span: Span) -> OpId {
     let inputs = vec![Type::ptr(), Type::Index, Type::Index];
+    let visibility = ("sym_visibility", Attribute::String("private".into()));
+    outlined_function(m, func, (name, "_parallel"), inputs, visibility, span)
+}
+
+/// An empty `func.func @name(inputs) attributes {attr}` outlined from `func`: placed right after
+/// it and the functions already outlined from it (named `FUNC{infix}...`), so that they print
+/// in program order.
+pub(super) fn outlined_function(
+    m: &mut Module,
+    func: OpId,
+    (name, infix): (&str, &str),
+    inputs: Vec<Type>,
+    (attr, value): (&str, Attribute),
+    span: Span,
+) -> OpId {
     let region = m.new_region();
     let entry = m.append_block(region, span);
     for t in &inputs {
@@ -392,18 +407,17 @@ fn task_function(m: &mut Module, func: OpId, name: &str, span: Span) -> OpId {
         OpSpec::new("func.func", span)
             .attr("sym_name", Attribute::String(name.to_string()))
             .attr("function_type", Attribute::Type(Type::Function(FunctionType { inputs, results: vec![] })))
-            .attr("sym_visibility", Attribute::String("private".into()))
+            .attr(attr, value)
             .region(region),
     );
-    // After `func` and the tasks already outlined from it, so they print in program order.
     let top = m.body_block();
     let at = m.blocks[top].ops.iter().position(|&o| o == func).expect("a top-level function");
-    let prefix = format!("{}_parallel", m.sym_name(func).unwrap_or_default());
-    let tasks =
+    let prefix = format!("{}{infix}", m.sym_name(func).unwrap_or_default());
+    let earlier =
         m.blocks[top].ops[at + 1..].iter().take_while(|&&o| m.sym_name(o).is_some_and(|s| s.starts_with(&prefix)));
-    let pos = at + tasks.count();
+    let pos = at + 1 + earlier.count();
     m.ops[f].parent = Some(top);
-    m.blocks[top].ops.insert(pos + 1, f);
+    m.blocks[top].ops.insert(pos, f);
     f
 }
 
