@@ -55,8 +55,8 @@ if [ "$mode" = profile ]; then
 fi
 [ "$mode" = run ] || { echo "bench-gpu: unknown mode $mode"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-printf '| model | batch | xcc run ms (host memory) | xcc run_device ms | PyTorch eager ms | xcc / PyTorch | kernels | device MiB | check |\n'
-printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
+printf '| model | batch | xcc run ms (host memory) | xcc run_device ms | without graphs | PyTorch eager ms | xcc / PyTorch | kernels | device MiB | check |\n'
+printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
   [ -d "$dir/$m" ] || continue
   cc -O2 -I "$dir/$m" "$dir/$m/bench.c" "$dir/$m/lib$m.a" -lm -lpthread -ldl -o "$dir/$m/bench"
@@ -64,9 +64,11 @@ for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
   input="$dir/$m/input.bin"; [ -f "$input" ] || input=lcg
   line=$("$dir/$m/bench" "$input" "$dir/$m/expected.bin" "$budget" | tail -1) || true
   read -r status worst run dev _ mib <<< "$line"
+  # The same without CUDA graphs (every launch on its own).
+  plain=$(XCC_GPU_GRAPHS=0 "$dir/$m/bench" "$input" "$dir/$m/expected.bin" "$budget" | tail -1 | awk '$1 == "ok" {print $4}')
   torch=$(python3 "$dir/torch_gpu.py" "$dir/make_models.py" "$m" "$batch" "$budget" 2>/dev/null | tail -1) || torch=nan
   kernels=$(grep -c '^\.visible \.entry\|^\.entry' <(strings "$dir/$m/lib$m.a") || true)
   ratio=$(python3 -c "print(f'{$dev/$torch:.2f}')" 2>/dev/null || echo "?")
   if [ "$status" = ok ]; then check="ok (worst $worst of tolerance)"; else check="FAILED: $line"; run=-; dev=-; fi
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$batch" "$run" "$dev" "$torch" "$ratio" "$kernels" "${mib:-?}" "$check"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$batch" "$run" "$dev" "${plain:-?}" "$torch" "$ratio" "$kernels" "${mib:-?}" "$check"
 done

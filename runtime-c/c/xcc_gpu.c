@@ -30,6 +30,17 @@ struct buffer {
   int64_t bytes;
 };
 
+struct launch {
+  int32_t kernel, threads, count;
+  int64_t blocks;
+  void *pointers[MAX_PARAMS];
+};
+
+struct launch_list {
+  struct launch *items;
+  int32_t count, capacity;
+};
+
 struct xcc_gpu_context {
   uint64_t magic;
   int32_t status;
@@ -49,6 +60,13 @@ struct xcc_gpu_context {
   int64_t device_bytes;
   /* XCC_GPU_PROFILE set: each launch waited for and timed, a table printed at destroy. */
   struct kernel_time *times;
+  /* CUDA graphs (see xcc_gpu_end): this run's launches, held until the run's end; the launches
+     the graph was made from, or that the last run made; the graph, and the stream it was
+     captured on. */
+  int graphs;
+  struct launch_list pending, recorded;
+  int recorded_once;
+  void *graph, *graph_exec, *capture_stream;
 };
 
 struct kernel_time {
@@ -101,6 +119,16 @@ static struct {
   cu_result (*memcpy_dtoh_async)(void *, cu_deviceptr, size_t, void *);
   cu_result (*stream_synchronize)(void *);
   cu_result (*memset_d32_async)(cu_deviceptr, unsigned, size_t, void *);
+  /* CUDA graphs, optional: without them every launch goes on its own. */
+  cu_result (*stream_create)(void **, unsigned);
+  cu_result (*stream_destroy)(void *);
+  cu_result (*begin_capture)(void *, int);
+  cu_result (*end_capture)(void *, void **);
+  cu_result (*graph_instantiate)(void **, void *, unsigned long long);
+  cu_result (*graph_launch)(void *, void *);
+  cu_result (*graph_exec_destroy)(void *);
+  cu_result (*graph_destroy)(void *);
+  int has_graphs;
   cu_result (*get_error_name)(cu_result, const char **);
 } cu = {.once = PTHREAD_ONCE_INIT};
 
@@ -136,6 +164,16 @@ static void cu_open(void) {
   SYM(memset_d32_async, "cuMemsetD32Async")
   SYM(get_error_name, "cuGetErrorName")
 #undef SYM
+  *(void **)&cu.stream_create = dlsym(lib, "cuStreamCreate");
+  *(void **)&cu.stream_destroy = dlsym(lib, "cuStreamDestroy_v2");
+  *(void **)&cu.begin_capture = dlsym(lib, "cuStreamBeginCapture_v2");
+  *(void **)&cu.end_capture = dlsym(lib, "cuStreamEndCapture");
+  *(void **)&cu.graph_instantiate = dlsym(lib, "cuGraphInstantiateWithFlags");
+  *(void **)&cu.graph_launch = dlsym(lib, "cuGraphLaunch");
+  *(void **)&cu.graph_exec_destroy = dlsym(lib, "cuGraphExecDestroy");
+  *(void **)&cu.graph_destroy = dlsym(lib, "cuGraphDestroy");
+  cu.has_graphs = cu.stream_create && cu.stream_destroy && cu.begin_capture && cu.end_capture &&
+                  cu.graph_instantiate && cu.graph_launch && cu.graph_exec_destroy && cu.graph_destroy;
   cu_result rc = cu.init(0);
   if (rc != 0) {
     snprintf(cu.why, sizeof cu.why, "cuInit failed (CUDA error %d): no usable GPU or driver", rc);
@@ -172,9 +210,17 @@ static int32_t device_open(xcc_gpu_context *ctx, int32_t device) {
   return XCC_OK;
 }
 
+static void drop_graph(xcc_gpu_context *ctx) {
+  if (ctx->graph_exec) cu.graph_exec_destroy(ctx->graph_exec);
+  if (ctx->graph) cu.graph_destroy(ctx->graph);
+  ctx->graph_exec = ctx->graph = NULL;
+}
+
 static void device_close(xcc_gpu_context *ctx) {
   if (!ctx->cu_context) return;
   cu.ctx_set_current(ctx->cu_context);
+  drop_graph(ctx);
+  if (ctx->capture_stream) cu.stream_destroy(ctx->capture_stream);
   if (ctx->module) cu.module_unload(ctx->module);
   cu.primary_release(ctx->device);
 }
@@ -237,19 +283,79 @@ static int32_t device_load(xcc_gpu_context *ctx, const char *ptx) {
   return XCC_OK;
 }
 
-static int32_t device_launch(xcc_gpu_context *ctx, int32_t k, int64_t blocks, int32_t threads, void **pointers,
-                             int32_t count) {
+static int32_t launch_on(xcc_gpu_context *ctx, void *stream, const struct launch *l) {
   void *params[MAX_PARAMS];
-  for (int32_t i = 0; i < count; i++) params[i] = &pointers[i];
-  cu_result rc = cu.launch_kernel(ctx->kernels[k], (unsigned)blocks, 1, 1, (unsigned)threads, 1, 1, 0, ctx->stream,
-                                  params, NULL);
+  void *values[MAX_PARAMS];
+  for (int32_t i = 0; i < l->count; i++) {
+    values[i] = l->pointers[i];
+    params[i] = &values[i];
+  }
+  cu_result rc = cu.launch_kernel(ctx->kernels[l->kernel], (unsigned)l->blocks, 1, 1, (unsigned)l->threads, 1, 1, 0,
+                                  stream, params, NULL);
   if (rc != 0) {
     char text[200];
-    snprintf(text, sizeof text, "launching kernel %s%d", ctx->prefix, (int)k);
+    snprintf(text, sizeof text, "launching kernel %s%d", ctx->prefix, (int)l->kernel);
     return cu_fail(ctx, rc, text);
   }
   return XCC_OK;
 }
+
+static int32_t device_launch(xcc_gpu_context *ctx, int32_t k, int64_t blocks, int32_t threads, void **pointers,
+                             int32_t count) {
+  struct launch l = {.kernel = k, .threads = threads, .count = count, .blocks = blocks};
+  memcpy(l.pointers, pointers, sizeof(void *) * (size_t)count);
+  return launch_on(ctx, ctx->stream, &l);
+}
+
+/* The pending launches captured into a graph on the context's own stream (capture records, it
+   does not run) and instantiated; 0 if the driver refuses, which turns graphs off. */
+static int capture(xcc_gpu_context *ctx) {
+  drop_graph(ctx);
+  if (!ctx->capture_stream && cu.stream_create(&ctx->capture_stream, 1 /* non-blocking */) != 0) return 0;
+  if (cu.begin_capture(ctx->capture_stream, 1 /* thread-local */) != 0) return 0;
+  int ok = 1;
+  for (int32_t i = 0; i < ctx->pending.count && ok; i++) ok = launch_on(ctx, ctx->capture_stream, &ctx->pending.items[i]) == XCC_OK;
+  void *graph = NULL;
+  if (cu.end_capture(ctx->capture_stream, &graph) != 0 || !ok) {
+    if (graph) cu.graph_destroy(graph);
+    ctx->status = XCC_OK;
+    return 0;
+  }
+  ctx->graph = graph;
+  if (cu.graph_instantiate(&ctx->graph_exec, graph, 0) != 0) {
+    drop_graph(ctx);
+    return 0;
+  }
+  return 1;
+}
+
+/* Runs the launches held since the run began. The same launches as the run before (the same
+   kernels, grids and buffers: a model run again on the same memory) are captured into a CUDA
+   graph once, and from then on replayed with one call, which saves most of the launches' cost
+   on the host; other launches go one by one. */
+static int32_t device_flush(xcc_gpu_context *ctx) {
+  struct launch_list *p = &ctx->pending, *r = &ctx->recorded;
+  int same = p->count == r->count && memcmp(p->items, r->items, sizeof *p->items * (size_t)p->count) == 0;
+  if (same && !ctx->graph_exec && ctx->recorded_once && ctx->graphs && !capture(ctx)) ctx->graphs = 0;
+  if (same && ctx->graph_exec) {
+    cu_result rc = cu.graph_launch(ctx->graph_exec, ctx->stream);
+    return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "launching the model's graph");
+  }
+  for (int32_t i = 0; i < p->count; i++) {
+    int32_t rc = launch_on(ctx, ctx->stream, &p->items[i]);
+    if (rc != XCC_OK) return rc;
+  }
+  if (!same) {
+    drop_graph(ctx);
+    struct launch_list swap = *r;
+    *r = *p;
+    *p = swap;
+    ctx->recorded_once = 1;
+  }
+  return XCC_OK;
+}
+
+static int graphs_available(void) { return cu.has_graphs; }
 
 XCC_DEF int32_t xcc_gpu_is_emulated(void) { return 0; }
 
@@ -352,6 +458,13 @@ static int32_t device_launch(xcc_gpu_context *ctx, int32_t k, int64_t blocks, in
   return XCC_OK;
 }
 
+static int32_t device_flush(xcc_gpu_context *ctx) {
+  (void)ctx;
+  return XCC_OK;
+}
+
+static int graphs_available(void) { return 0; }
+
 XCC_DEF int32_t xcc_gpu_is_emulated(void) { return 1; }
 #endif
 
@@ -420,6 +533,8 @@ XCC_DEF void xcc_gpu_context_destroy(xcc_gpu_context **context) {
   if (ctx->times) print_profile(ctx);
   device_close(ctx);
   free(ctx->times);
+  free(ctx->pending.items);
+  free(ctx->recorded.items);
   free(ctx->kernels);
   free(ctx->globals);
   ctx->magic = 0;
@@ -505,6 +620,8 @@ XCC_DEF int32_t xcc_gpu_load(xcc_gpu_context *ctx, const char *ptx, const char *
   ctx->global_count = globals;
   if (getenv("XCC_GPU_PROFILE") && !(ctx->times = calloc((size_t)(kernels > 0 ? kernels : 1), sizeof *ctx->times)))
     return fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "allocating the profile");
+  const char *graphs = getenv("XCC_GPU_GRAPHS");
+  ctx->graphs = graphs_available() && !ctx->times && !(graphs && strcmp(graphs, "0") == 0);
   int32_t rc = device_alloc(ctx, &ctx->status_word.device, 4, "the run's status");
   if (rc == XCC_OK) rc = device_zero_word(ctx, ctx->status_word.device);
   return rc != XCC_OK ? rc : device_load(ctx, ptx);
@@ -540,11 +657,42 @@ XCC_DEF void *xcc_gpu_global(xcc_gpu_context *ctx, int32_t global) {
   return valid(ctx) && global >= 0 && global < ctx->global_count ? ctx->globals[global].device : NULL;
 }
 
+/* A launch held until the run's end (xcc_gpu_end). */
+static int32_t hold(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_t threads, void **pointers,
+                    int32_t count) {
+  struct launch_list *p = &ctx->pending;
+  if (p->count == p->capacity) {
+    int32_t capacity = p->capacity ? 2 * p->capacity : 64;
+    struct launch *items = realloc(p->items, sizeof *items * (size_t)capacity);
+    if (!items) return fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "holding the run's launches");
+    p->items = items;
+    p->capacity = capacity;
+  }
+  struct launch *l = &p->items[p->count++];
+  memset(l, 0, sizeof *l);
+  l->kernel = kernel;
+  l->blocks = blocks;
+  l->threads = threads;
+  l->count = count;
+  memcpy(l->pointers, pointers, sizeof(void *) * (size_t)count);
+  return XCC_OK;
+}
+
+/* The end of a run's launches (the compute function calls it last): the held launches go to the
+   stream, through a CUDA graph when the run repeats the last one. */
+XCC_DEF int32_t xcc_gpu_end(xcc_gpu_context *ctx) {
+  if (!valid(ctx)) return XCC_ERROR_BAD_CONTEXT;
+  int32_t rc = ctx->status == XCC_OK && ctx->pending.count ? device_flush(ctx) : ctx->status;
+  ctx->pending.count = 0;
+  return rc;
+}
+
 XCC_DEF int32_t xcc_gpu_launch(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_t threads, void **pointers,
                                int32_t count) {
   if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
   if (kernel < 0 || kernel >= ctx->kernel_count || count < 0 || count > MAX_PARAMS || blocks < 1 || threads < 1)
     return fail(ctx, XCC_ERROR_GPU, "launch of kernel %d with a bad grid or parameters", (int)kernel);
+  if (ctx->graphs) return hold(ctx, kernel, blocks, threads, pointers, count);
   if (!ctx->times) return device_launch(ctx, kernel, blocks, threads, pointers, count);
   int32_t rc = device_synchronize(ctx);
   double start = now_ms();

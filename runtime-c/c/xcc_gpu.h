@@ -58,6 +58,10 @@ void *xcc_gpu_global(xcc_gpu_context *context, int32_t global);
 void *xcc_gpu_status_word(xcc_gpu_context *context);
 int32_t xcc_gpu_launch(xcc_gpu_context *context, int32_t kernel, int64_t blocks, int32_t threads, void **pointers,
                        int32_t count);
+/* The end of a run's launches: on CUDA they are held until here, and a run that repeats the last
+   one's launches (same kernels, grids and buffers) replays them as a CUDA graph (XCC_GPU_GRAPHS=0
+   turns that off). */
+int32_t xcc_gpu_end(xcc_gpu_context *context);
 
 #ifdef __cplusplus
 }

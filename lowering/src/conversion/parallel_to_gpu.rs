@@ -60,6 +60,7 @@ pub const GPU_WORKSPACE: &str = "xcc_gpu_workspace";
 pub const GPU_GLOBAL: &str = "xcc_gpu_global";
 pub const GPU_LAUNCH: &str = "xcc_gpu_launch";
 pub const GPU_STATUS: &str = "xcc_gpu_status";
+pub const GPU_END: &str = "xcc_gpu_end";
 pub const GPU_STATUS_WORD: &str = "xcc_gpu_status_word";
 
 /// Marks the load of a scalar that one kernel computed and later ones read (see
@@ -129,6 +130,7 @@ fn convert_function(m: &mut Module, f: OpId, options: &LoweringOptions) -> Resul
         outline(m, f, &group, &mut plan, (slots, workspace))?;
     }
     erase_unused_views(m, entry, workspace);
+    end_of_launches(m, entry, ctx);
     setup_function(m, f, &plan, options);
     Ok(())
 }
@@ -271,6 +273,16 @@ fn device_status(m: &mut Module, entry: BlockId, ctx: ValueId) {
         m.replace_all_uses(result, view);
         m.erase_op(slot);
     }
+}
+
+/// `xcc_gpu_end(ctx)` before the function returns: runtime-c sends the launches it held (as a
+/// CUDA graph when the run repeats the last one's).
+fn end_of_launches(m: &mut Module, entry: BlockId, ctx: ValueId) {
+    declare_function(m, GPU_END, vec![Type::ptr()], vec![Type::i32()]);
+    let ret = *m.blocks[entry].ops.last().expect("a terminated function");
+    let mut b = Builder::before(m, ret);
+    let spec = b.spec("llvm.call").operands([ctx]).results([Type::i32()]).attr("callee", Attribute::symbol(GPU_END));
+    b.insert(spec);
 }
 
 /// The views, constants and element reads that only the kernels used (each has its own copy):
