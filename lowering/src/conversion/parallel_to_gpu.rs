@@ -28,8 +28,13 @@
 //! The function gains a last argument, runtime-c's GPU context; the weights (`memref.global`s)
 //! stay host data, uploaded once by `FUNC_gpu_setup(ctx)`, which this pass writes too, with the
 //! kernels' module (`FUNC_ptx`, PTX text the driver fills in after compiling the kernels). The
-//! CPU entry points that called the function are removed: the model's header declares the GPU
-//! ones. Bounds known only at run time are not supported on GPUs yet (an error names the op).
+//! run's status (set by kernels that find an index out of range) becomes a word of device
+//! memory; a scalar one kernel computes and a later one reads goes through an 8-byte slot past
+//! the workspace ([`spill_scalars`]); the function ends with `xcc_gpu_end(ctx)`, where runtime-c
+//! sends the launches it held (as a CUDA graph when the run repeats the last one's). The CPU entry
+//! points that called the function are removed: the model's header declares the GPU ones. Math
+//! without GPU code is refused in one error ([`check_device_math`]); bounds known only at run
+//! time are not supported on GPUs yet (an error names the op).
 
 use super::memref_descriptor::MemRefDescriptor;
 use super::parallel_to_threads::{move_body, outlined_function, static_trip_counts, Trips};
