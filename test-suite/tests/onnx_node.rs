@@ -46,7 +46,9 @@ fn gpu() -> bool {
 }
 
 fn table_file() -> &'static str {
-    if gpu() {
+    if gpu() && binding() {
+        "onnx-node-tests-gpu-bound.md"
+    } else if gpu() {
         "onnx-node-tests-gpu.md"
     } else if binding() {
         TABLE_BOUND
