@@ -848,6 +848,12 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
              must have no external symbol and pass `ptxas`. Models whose shapes are read from inputs at run time are\n\
              refused on GPUs for now, and so are functions without GPU code yet (f64 exp, log, pow; atan, ...).\n\n",
         );
+        if binding() {
+            t.push_str(
+                "Graph inputs that feed shape parameters are frozen with `--bind NAME=@input_k.pb` from the first data\n\
+                 set (`XCC_NODE_BIND=1`); `onnx-node-tests-gpu.md` has the run that passes every input at run time.\n\n",
+            );
+        }
     } else if binding() {
         t.push_str(
             "Graph inputs that feed shape parameters (Reshape's shape, Slice's starts, Reduce axes, Pad's pads,\n",
