@@ -222,8 +222,7 @@ pub(crate) fn onnx_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_
     let dims = parse_dims(&cli.dims)?;
     let progress: Option<&dyn Fn(usize, usize)> = if cli.verbose { Some(&report_progress) } else { None };
     let gpu = xcc_targets::resolve_target(&cli.target, None, None).is_ok_and(|t| t.arch == Arch::Nvptx64);
-    let vector_rows = !gpu;
-    Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims, progress, vector_rows })
+    Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims, progress, gpu })
 }
 
 /// Models with fewer nodes than this compile too quickly to need a progress line.

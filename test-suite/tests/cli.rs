@@ -176,7 +176,12 @@ fn gpu_model_errors() -> Result<(), String> {
         (&fixed, &["--target=nvptx64", "--emit=obj"], "m.o", "a model for nvptx64 is written as a library"),
         (&fixed, &["--target=nvptx64", "--gpu-host=riscv64"], "m.a", "unknown target 'riscv64'"),
         (&open, &["--target=nvptx64"], "m.a", "dims known only at run time (n) are not supported on GPUs yet"),
-        (&double_log, &["--target=nvptx64"], "m.a", "no GPU code for them): math.log on f64 (1)"),
+        (
+            &double_log,
+            &["--target=nvptx64"],
+            "m.a",
+            "1 node(s) use math not supported on GPUs yet: Log 'log' (math.log on f64)",
+        ),
     ];
     for (input, args, output, want) in cases {
         let out_path = dir.join(output);

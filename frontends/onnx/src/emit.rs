@@ -58,7 +58,7 @@ pub struct Emitter {
     status: Option<ValueId>,
     /// The value (an index) of each dim symbol, from the function's leading arguments.
     symbols: HashMap<String, ValueId>,
-    /// [`crate::OnnxOptions::vector_rows`].
+    /// Whether the target computes rows as vectors (CPUs; not [`crate::OnnxOptions::gpu`]).
     pub vector_rows: bool,
 }
 

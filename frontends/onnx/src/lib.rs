@@ -33,10 +33,10 @@ pub struct OnnxOptions<'a> {
     pub dims: HashMap<String, dim::DimSize>,
     /// Told after each node is lowered: how many are done, of how many (`-v`'s progress line).
     pub progress: Option<&'a dyn Fn(usize, usize)>,
-    /// Whether the target computes rows as vectors (CPUs). GPU threads are scalar: there, a
-    /// MaxPool over rows of vectors would run a plane per thread, so every pool is a loop over
-    /// its outputs.
-    pub vector_rows: bool,
+    /// Whether the target is a GPU. Its threads are scalar: the CPU's rows of vectors (a MaxPool
+    /// over rows would run a plane per thread) give way to loops over the outputs, and a node
+    /// whose math has no GPU code is refused, named.
+    pub gpu: bool,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
@@ -53,16 +53,46 @@ pub fn compile(
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
     let (total, done) = (g.nodes.len(), std::cell::Cell::new(0));
-    emit::generate(&g, options.name, options.vector_rows, |node, g, e| {
+    let no_gpu_code = std::cell::RefCell::new(Vec::new());
+    let compiled = emit::generate(&g, options.name, !options.gpu, |node, g, e| {
+        let first = e.m.ops.len();
         let lowered = match ops::registry().get(&node.op) {
             Some(op) => op.lower(node, g, e),
             None => Err(OnnxError::msg("internal: an unregistered operator")),
         };
+        if options.gpu {
+            no_gpu_code.borrow_mut().extend(math_without_gpu_code(&e.m, first).map(|what| {
+                let name = if node.name.is_empty() { "<unnamed>" } else { &node.name };
+                format!("{} '{name}' ({what})", node.op)
+            }));
+        }
         done.set(done.get() + 1);
         if let Some(report) = options.progress {
             report(done.get(), total);
         }
         lowered
+    })?;
+    let missing = no_gpu_code.into_inner();
+    if !missing.is_empty() {
+        const SHOWN: usize = 10;
+        let more = if missing.len() > SHOWN { format!(", and {} more", missing.len() - SHOWN) } else { String::new() };
+        return Err(OnnxError::msg(format!(
+            "{} node(s) use math not supported on GPUs yet: {}{more}",
+            missing.len(),
+            missing[..missing.len().min(SHOWN)].join(", ")
+        )));
+    }
+    Ok(compiled)
+}
+
+/// The math functions without GPU code among the ops created from op `first` on, as
+/// `math.log on f64` (the first such one per node).
+fn math_without_gpu_code(m: &xcc_ir::Module, first: usize) -> Option<String> {
+    (first..m.ops.len()).map(xcc_ir::OpId::from_index).find_map(|op| {
+        let d = &m.ops[op];
+        let elem = d.results.first().map(|&r| m.ty(r).element_or_self().clone())?;
+        (d.name.starts_with("math.") && !xcc_lowering::math::gpu_has_code(&d.name, &elem))
+            .then(|| format!("{} on {elem}", d.name))
     })
 }
 
