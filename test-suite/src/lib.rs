@@ -109,6 +109,16 @@ pub fn file_stem(p: &Path) -> String {
     p.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
+/// `ptxas`: the one `scripts/setup.sh` installs into the venv (nvidia-cuda-nvcc), else one on
+/// `PATH`.
+pub fn ptxas() -> Option<PathBuf> {
+    let lib = suite_dir().parent()?.join(".venv/lib");
+    let in_venv = std::fs::read_dir(lib).ok().and_then(|entries| {
+        entries.flatten().map(|e| e.path().join("site-packages/nvidia/cu13/bin/ptxas")).find(|p| p.exists())
+    });
+    in_venv.or_else(|| find_tool("ptxas"))
+}
+
 /// Finds an executable on `PATH`.
 pub fn find_tool(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;

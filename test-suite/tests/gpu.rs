@@ -5,21 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xcc_test_suite::{file_trials, run_trials, suite_dir, xcc_binary};
-
-fn ptxas() -> Option<PathBuf> {
-    let root = suite_dir().parent().expect("repo root").to_path_buf();
-    if let Ok(entries) = std::fs::read_dir(root.join(".venv/lib")) {
-        for e in entries.flatten() {
-            let p = e.path().join("site-packages/nvidia/cu13/bin/ptxas");
-            if p.exists() {
-                return Some(p);
-            }
-        }
-    }
-    let on_path = Command::new("ptxas").arg("--version").output().ok()?;
-    on_path.status.success().then(|| PathBuf::from("ptxas"))
-}
+use xcc_test_suite::{file_trials, ptxas, run_trials, suite_dir, xcc_binary};
 
 fn kernels(text: &str) -> Vec<String> {
     let m = xcc_ir::parser::parse_module(text).expect("test file parses");

@@ -756,7 +756,7 @@ fn check_ptx(case: &Path, work: &Path, binds: &[String]) -> Outcome {
     if let Some(line) = text.lines().find(|l| l.contains(".extern")) {
         return fail(Status::CompileError, format!("PTX: an external symbol: {}", line.trim()));
     }
-    if let Some(ptxas) = ptxas() {
+    if let Some(ptxas) = xcc_test_suite::ptxas() {
         let o = run_command(
             Command::new(ptxas).args(["-arch", "sm_80"]).arg(&ptx).arg("-o").arg(work.join("m.cubin")),
             compile_timeout(),
@@ -766,16 +766,6 @@ fn check_ptx(case: &Path, work: &Path, binds: &[String]) -> Outcome {
         }
     }
     Ok(())
-}
-
-/// `ptxas` from the venv (scripts/setup.sh), or on the PATH.
-fn ptxas() -> Option<PathBuf> {
-    let lib = repo().join(".venv/lib");
-    let found = std::fs::read_dir(lib).ok()?.filter_map(|e| e.ok()).find_map(|e| {
-        let p = e.path().join("site-packages/nvidia/cu13/bin/ptxas");
-        p.exists().then_some(p)
-    });
-    found.or_else(|| xcc_test_suite::find_tool("ptxas"))
 }
 
 // ---- report, table and gate -----------------------------------------------------------------
@@ -939,6 +929,9 @@ pub fn main() -> std::process::ExitCode {
         let t = libtest_mimic::Trial::test("onnx-node (skipped: ../shared or the venv is missing)", || Ok(()));
         return run_trials(vec![t.with_ignored_flag(true)]);
     };
+    if gpu() && xcc_test_suite::ptxas().is_none() {
+        println!("skipped: ptxas on each case's PTX (no ptxas: scripts/setup.sh installs it); the PTX is still checked for external symbols");
+    }
     let cases = list_cases(&data, filter().as_deref());
     let expected = read_expected();
     let expected_set: BTreeSet<String> = expected.iter().cloned().collect();
