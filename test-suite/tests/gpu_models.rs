@@ -9,6 +9,7 @@
 //! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
 //! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
 //!   a message, nothing crashes (ignored where a driver is present);
+//! - `profile`: `XCC_GPU_PROFILE=1` lists every kernel of the PTX, each called;
 //! - `aarch64-host`: the host code (and emulated kernels) for aarch64, run under qemu;
 //! - `two-models-concurrent`: two models in one program, three contexts run from three threads
 //!   at once (`gpu/two_models.c`), emulated and, where there is one, on the GPU;
@@ -256,6 +257,37 @@ fn aarch64_host(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
+/// `XCC_GPU_PROFILE=1`: the emulated run prints a table with one line per kernel the model's PTX
+/// has, each called at least once.
+fn profile(case: &Case) -> Result<(), String> {
+    let dir = work().join(&case.name).join("profile");
+    build_and_run(case, &dir, &["--emulate-gpu"])?;
+    let ptx = dir.join("k.ptx");
+    run(Command::new(xcc_binary()).arg(&case.onnx).args(["--target=nvptx64", "--emit=ptx", "-o"]).arg(&ptx), "xcc")?;
+    let entries = std::fs::read_to_string(&ptx).unwrap().lines().filter(|l| l.contains(".entry")).count();
+    let out = Command::new(dir.join("run_cc"))
+        .env("XCC_GPU_PROFILE", "1")
+        .arg(&case.input)
+        .arg(dir.join("profiled.bin"))
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let prefix = format!("{}_compute_kernel", case.name);
+    let header = format!("xcc GPU profile ({prefix}*):");
+    let rows: Vec<&str> = stderr.lines().filter(|l| l.trim_start().starts_with(&prefix)).collect();
+    let called =
+        rows.iter().all(|r| r.split_whitespace().nth(1).and_then(|c| c.parse::<u64>().ok()).is_some_and(|c| c > 0));
+    if !out.status.success()
+        || !stderr.contains(&header)
+        || !stderr.contains(&format!("in {entries} kernels"))
+        || rows.len() != entries
+        || !called
+    {
+        return Err(format!("expected a profile of {entries} kernels, each called:\n{stderr}"));
+    }
+    Ok(())
+}
+
 /// The CUDA library where libcuda cannot be loaded: create refuses with a sentence.
 fn no_driver(case: &Case) -> Result<(), String> {
     let dir = work().join(&case.name).join("no-driver");
@@ -479,15 +511,6 @@ fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32]) -> Result<()
     Ok(())
 }
 
-fn ptxas() -> Option<PathBuf> {
-    let venv = repo().join(".venv/lib");
-    let found = std::fs::read_dir(&venv).ok()?.filter_map(|e| e.ok()).find_map(|e| {
-        let p = e.path().join("site-packages/nvidia/cu13/bin/ptxas");
-        p.exists().then_some(p)
-    });
-    found.or_else(|| xcc_test_suite::find_tool("ptxas"))
-}
-
 fn gpu_present() -> bool {
     Command::new("nvidia-smi").arg("-L").output().is_ok_and(|o| o.status.success())
 }
@@ -495,7 +518,7 @@ fn gpu_present() -> bool {
 fn main() -> std::process::ExitCode {
     let has_shared = repo().join("../shared/models/manifest.json").exists();
     let has_venv = repo().join(".venv/bin/python").exists();
-    let (ptxas, gpu) = (ptxas(), gpu_present());
+    let (ptxas, gpu) = (xcc_test_suite::ptxas(), gpu_present());
     if !has_shared {
         println!("skipped: the shared models (../shared/models is absent: a user's clone has no shared/)");
     }
@@ -556,6 +579,10 @@ fn main() -> std::process::ExitCode {
             Ok(aarch64_host(&tiny_cnn()?)?)
         })
         .with_ignored_flag(!has_venv || !cross),
+    );
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/profile/emulated", move || Ok(profile(&tiny_cnn()?)?))
+            .with_ignored_flag(!has_venv),
     );
     trials.push(
         libtest_mimic::Trial::test("gpu-models/tiny_cnn/no-driver", move || Ok(no_driver(&tiny_cnn()?)?))

@@ -244,7 +244,7 @@ fn device_status(m: &mut Module, entry: BlockId, ctx: ValueId) {
         .ops
         .iter()
         .copied()
-        .filter(|&op| m.ops[op].name == "memref.alloca" && m.ty(m.ops[op].results[0]).to_string() == "memref<1xi32>")
+        .filter(|&op| m.ops[op].name == "memref.alloca" && is_status_type(m.ty(m.ops[op].results[0])))
         .collect();
     if slots.is_empty() {
         return;
@@ -314,13 +314,20 @@ fn erase_unused_views(m: &mut Module, entry: BlockId, workspace: Option<ValueId>
     }
 }
 
+/// `memref<1xi32>`: the frontend's status slot.
+fn is_status_type(t: &Type) -> bool {
+    t.as_memref()
+        .is_some_and(|t| t.shape == [Some(1)] && *t.elem == Type::i32() && t.layout == xcc_ir::types::Layout::Identity)
+}
+
 /// Whether a top-level operation of the function is work for a kernel, rather than host code:
-/// views, constants and reads of single elements are defined again where used; the runtime
-/// calls that the pass adds and the return stay on the host.
+/// views, constants and reads of single elements are defined again where used; buffers on the
+/// stack (which a kernel cannot read: [`kernel_inputs`] refuses that), the runtime calls that
+/// the pass adds and the return stay on the host.
 fn does_work(m: &Module, op: OpId, workspace: Option<ValueId>) -> bool {
     let d = &m.ops[op];
     !(rematerializable(m, op, workspace)
-        || matches!(d.name.as_str(), "func.return" | "llvm.call" | "llvm.alloca" | "llvm.store"))
+        || matches!(d.name.as_str(), "func.return" | "llvm.call" | "llvm.alloca" | "llvm.store" | "memref.alloca"))
 }
 
 /// Views, constants, and reads of an element of a buffer no kernel writes (weights, inputs: not
@@ -516,6 +523,11 @@ fn spill_scalars(m: &mut Module, f: OpId, entry: BlockId, work: &[OpId]) -> Resu
                 gep_bytes(&mut b, ws, offset)
             });
             let ty = m.ty(r).clone();
+            if !(ty.is_index() || ty.is_integer() || ty.is_float()) {
+                let what =
+                    format!("'{}' gives a {ty} that later GPU code reads, which GPU code cannot yet", m.ops[op].name);
+                return Err(Diagnostic::new(m.ops[op].span, what));
+            }
             let stored = if ty.is_index() { Type::i64() } else { ty.clone() };
             let (b_at, at) = m.op_index(op).expect("a top-level op");
             let next = m.blocks[b_at].ops[at + 1];
