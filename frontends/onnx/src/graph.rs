@@ -41,6 +41,21 @@ impl DType {
         })
     }
 
+    /// `TensorProto.DataType` (the inverse of [`DType::from_onnx`]).
+    pub fn onnx_code(self) -> i32 {
+        match self {
+            DType::F32 => 1,
+            DType::U8 => 2,
+            DType::I8 => 3,
+            DType::I16 => 5,
+            DType::I32 => 6,
+            DType::I64 => 7,
+            DType::Bool => 9,
+            DType::F16 => 10,
+            DType::F64 => 11,
+        }
+    }
+
     pub fn onnx_name(code: i32) -> &'static str {
         match code {
             0 => "UNDEFINED",

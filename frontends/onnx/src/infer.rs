@@ -8,7 +8,7 @@
 
 use super::graph::*;
 use super::ops;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Orders nodes so each comes after its producers; reports cycles and undefined inputs.
 pub fn topological_order(g: &mut Graph) -> OResult<()> {
@@ -111,12 +111,22 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     }
     // The nodes kept so far stay in the graph, so that a shape rule can follow an input back
     // to the nodes that compute it (ops::computed_data).
-    let nodes = std::mem::take(&mut g.nodes);
-    for node in nodes {
-        let op = ops::registry().get(&node.op).expect("checked above");
+    // A node an operator expands into others gives way to them, in order, at the front.
+    let mut pending: VecDeque<Node> = std::mem::take(&mut g.nodes).into();
+    while let Some(node) = pending.pop_front() {
+        let Some(op) = ops::registry().get(&node.op) else {
+            return Err(OnnxError::msg(format!("internal: an expansion wrote the unknown operator {}", node.op)));
+        };
         ops::arity::check(&node)?;
         ops::attr_types::check(&node)?;
         ops::type_constraints::check(&node, g)?;
+        if let Some(expansion) = op.expand(&node, g) {
+            let nodes = expansion.map_err(|e| e.in_node(&node))?;
+            for n in nodes.into_iter().rev() {
+                pending.push_front(n);
+            }
+            continue;
+        }
         if let Some(result) = fold_shape_values(op, &node, g) {
             let values = result.map_err(|e| e.in_node(&node))?;
             for (name, v) in node.outputs.iter().zip(values) {

@@ -130,6 +130,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["Sum", "Mean", "Max", "Min", "Concat"], 1, ANY),
     (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
     (&["BatchNormalization"], 5, 5),
+    (&["Attention"], 3, 7),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),
     (&["Clip", "Dropout"], 1, 3),
     (&["Slice"], 1, 5),

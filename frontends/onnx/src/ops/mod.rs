@@ -13,6 +13,7 @@ pub mod arity;
 pub mod attr_types;
 pub mod computed_data;
 pub mod elementwise;
+pub mod expansion;
 pub mod gemm;
 pub mod nn;
 pub mod reduce;

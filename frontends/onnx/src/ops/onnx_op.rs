@@ -37,6 +37,13 @@ pub trait OnnxOp: Sync {
         false
     }
 
+    /// The nodes that compute this one, for an operator defined by other operators (Attention,
+    /// the losses: [`crate::ops::expansion`]), written once its input types are known;
+    /// inference goes on with them in its place. `None` for an operator lowered itself.
+    fn expand(&self, _node: &Node, _g: &Graph) -> Option<OResult<Vec<Node>>> {
+        None
+    }
+
     /// Writes the outputs into their buffers: kernel operations (`kernel.generic`,
     /// `kernel.matmul`, ...) or, for operators that are loops of their own, parallel loops.
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()>;

@@ -2,6 +2,7 @@
 //! normalizations and transposed convolution. Each is an `scf.parallel` over its independent
 //! outputs (rows, channels, output points) with its reductions serial inside.
 
+mod attention;
 mod batch_norm;
 mod chunked_rows;
 mod conv_transpose;
@@ -25,6 +26,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["BatchNormalization"], &batch_norm::BatchNormalization);
     r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
+    r.register(&["Attention"], &attention::Attention);
 }
 
 /// The type of the node's first input, which must be floating point.

@@ -1,0 +1,110 @@
+//! Operators that are other operators: ONNX defines Attention, the losses and RMSNormalization
+//! by function bodies, and xcc does the same, in Rust, once the node's input types are known
+//! ([`OnnxOp::expand`](super::OnnxOp::expand)). Inference then infers, folds and lowers the new
+//! nodes like any others, so the pieces that are constant for the model's dims (a causal mask,
+//! a window) fold to data, and the rest becomes the usual kernels.
+//!
+//! An [`Expansion`] writes the nodes: fresh tensor names derived from the node's first output,
+//! node names derived from its name (so an error inside points at the node the model has), and
+//! one opset for all of them ([`OPSET`]), whatever the model imports, as the expansion is
+//! written against that opset's operators.
+
+use crate::graph::*;
+use std::collections::BTreeMap;
+
+/// The opset of every node an expansion writes (Reduce* take their axes as an input, Pad its
+/// axes too).
+pub const OPSET: i64 = 21;
+
+/// The nodes that compute one node, in order.
+pub struct Expansion<'n> {
+    node: &'n Node,
+    nodes: Vec<Node>,
+}
+
+impl<'n> Expansion<'n> {
+    pub fn new(node: &'n Node) -> Expansion<'n> {
+        Expansion { node, nodes: Vec::new() }
+    }
+
+    /// A node of `op` writing one new tensor, whose name it returns.
+    pub fn op(&mut self, op: &str, inputs: &[&str], attrs: &[(&str, Attr)]) -> String {
+        let name = format!("{}#{}.{}", self.node.outputs[0], self.node.op, self.nodes.len());
+        self.op_to(op, inputs, attrs, &[&name]);
+        name
+    }
+
+    /// A node of `op` writing `outputs` (the expanded node's own, or empty ones).
+    pub fn op_to(&mut self, op: &str, inputs: &[&str], attrs: &[(&str, Attr)], outputs: &[&str]) {
+        let base = if self.node.name.is_empty() { &self.node.outputs[0] } else { &self.node.name };
+        self.nodes.push(Node {
+            name: format!("{base}/{op}.{}", self.nodes.len()),
+            op: op.to_string(),
+            domain: String::new(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            outputs: outputs.iter().map(|s| s.to_string()).collect(),
+            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
+            opset: OPSET,
+        });
+    }
+
+    /// `value` as a new constant tensor.
+    pub fn constant(&mut self, value: Tensor) -> String {
+        self.op("Constant", &[], &[("value", Attr::Tensor(value))])
+    }
+
+    /// A vector of int64s (shapes, axes, pads).
+    pub fn ints(&mut self, values: &[i64]) -> String {
+        self.constant(Tensor::from_i64(vec![values.len()], values))
+    }
+
+    /// A scalar of element type `dtype`.
+    pub fn scalar(&mut self, value: f64, dtype: DType) -> String {
+        self.constant(Tensor::from_f64(dtype, vec![], &[value]))
+    }
+
+    /// Dim `axis` of `x`, as an int64 scalar (a constant where the dim is known at compile time).
+    pub fn dim(&mut self, x: &str, axis: i64) -> String {
+        let mut range = vec![("start", Attr::Int(axis))];
+        if axis != -1 {
+            range.push(("end", Attr::Int(axis + 1)));
+        }
+        let dims = self.op("Shape", &[x], &range);
+        let zero = self.ints(&[0]);
+        self.op("Squeeze", &[&dims, &zero], &[])
+    }
+
+    /// `x` with dims of size 1 inserted at `axes`.
+    pub fn unsqueeze(&mut self, x: &str, axes: &[i64]) -> String {
+        let axes = self.ints(axes);
+        self.op("Unsqueeze", &[x, &axes], &[])
+    }
+
+    pub fn transpose(&mut self, x: &str, perm: &[i64]) -> String {
+        self.op("Transpose", &[x], &[("perm", Attr::Ints(perm.to_vec()))])
+    }
+
+    pub fn reshape(&mut self, x: &str, shape: &[i64]) -> String {
+        let shape = self.ints(shape);
+        self.op("Reshape", &[x, &shape], &[])
+    }
+
+    /// `x` converted to `dtype` (`x` itself where it has that type already).
+    pub fn cast(&mut self, x: &str, from: DType, to: DType) -> String {
+        if from == to {
+            return x.to_string();
+        }
+        self.op("Cast", &[x], &[("to", Attr::Int(to.onnx_code() as i64))])
+    }
+
+    /// Writes `x` into the expanded node's output `name` (nothing when the output is unnamed).
+    pub fn output(&mut self, x: &str, name: Option<&str>) {
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            self.op_to("Identity", &[x], &[], &[name]);
+        }
+    }
+
+    pub fn finish(self) -> Vec<Node> {
+        self.nodes
+    }
+}
