@@ -131,6 +131,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
     (&["BatchNormalization"], 5, 5),
     (&["Attention"], 3, 7),
+    (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),
     (&["Clip", "Dropout"], 1, 3),
     (&["Slice"], 1, 5),

@@ -9,6 +9,7 @@ mod conv_transpose;
 mod global_pool;
 mod instance_norm;
 mod layer_norm;
+mod loss;
 mod pool;
 mod rows;
 mod softmax;
@@ -27,6 +28,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
     r.register(&["Attention"], &attention::Attention);
+    r.register(&["NegativeLogLikelihoodLoss"], &loss::NegativeLogLikelihoodLoss);
+    r.register(&["SoftmaxCrossEntropyLoss"], &loss::SoftmaxCrossEntropyLoss);
 }
 
 /// The type of the node's first input, which must be floating point.
