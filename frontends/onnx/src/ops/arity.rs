@@ -130,6 +130,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["Sum", "Mean", "Max", "Min", "Concat"], 1, ANY),
     (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
     (&["BatchNormalization"], 5, 5),
+    (&["RMSNormalization"], 2, 2),
     (&["Attention"], 3, 7),
     (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),

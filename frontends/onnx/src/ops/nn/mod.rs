@@ -11,6 +11,7 @@ mod instance_norm;
 mod layer_norm;
 mod loss;
 mod pool;
+mod rms_norm;
 mod rows;
 mod softmax;
 pub mod window;
@@ -28,6 +29,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
     r.register(&["Attention"], &attention::Attention);
+    r.register(&["RMSNormalization"], &rms_norm::RmsNormalization);
     r.register(&["NegativeLogLikelihoodLoss"], &loss::NegativeLogLikelihoodLoss);
     r.register(&["SoftmaxCrossEntropyLoss"], &loss::SoftmaxCrossEntropyLoss);
 }
