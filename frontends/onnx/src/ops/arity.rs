@@ -131,6 +131,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
     (&["BatchNormalization"], 5, 5),
     (&["RMSNormalization"], 2, 2),
+    (&["RotaryEmbedding"], 3, 4),
     (&["Attention"], 3, 7),
     (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),

@@ -12,6 +12,7 @@ mod layer_norm;
 mod loss;
 mod pool;
 mod rms_norm;
+mod rotary;
 mod rows;
 mod softmax;
 pub mod window;
@@ -30,6 +31,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
     r.register(&["Attention"], &attention::Attention);
     r.register(&["RMSNormalization"], &rms_norm::RmsNormalization);
+    r.register(&["RotaryEmbedding"], &rotary::RotaryEmbedding);
     r.register(&["NegativeLogLikelihoodLoss"], &loss::NegativeLogLikelihoodLoss);
     r.register(&["SoftmaxCrossEntropyLoss"], &loss::SoftmaxCrossEntropyLoss);
 }
