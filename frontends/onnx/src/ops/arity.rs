@@ -66,6 +66,8 @@ const TABLE: &[(&[&str], usize, usize)] = &[
             "Mish",
             "IsInf",
             "ThresholdedRelu",
+            "Swish",
+            "Shrink",
         ],
         1,
         1,

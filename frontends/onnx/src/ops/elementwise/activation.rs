@@ -1,4 +1,5 @@
 //! Activations: Sigmoid, Relu, LeakyRelu, Elu, Selu, HardSigmoid, HardSwish, Softplus, Gelu,
+//! Softsign, ThresholdedRelu, Celu, Mish, Swish, Shrink,
 //! Clip (bounds from attributes, constant inputs or inputs read at run time) and PRelu (a broadcast slope).
 
 use super::math::erf;
@@ -12,43 +13,68 @@ use xcc_ir::ValueId;
 const SELU_ALPHA: f32 = 1.673_263_2;
 const SELU_GAMMA: f32 = 1.050_701;
 
-pub const OPS: &[Op] = &[
-    Op::new("Sigmoid", Emit::Custom(sigmoid), |_, a| 1.0 / (1.0 + (-a[0]).exp())),
-    Op::new("Relu", Emit::Custom(relu), |_, a| a[0].max(0.0)),
-    Op::new(
-        "LeakyRelu",
-        Emit::Custom(leaky_relu),
-        |el, a| if a[0] < 0.0 { el.attr("alpha", 0.01) * a[0] } else { a[0] },
-    ),
-    Op::new(
-        "Elu",
-        Emit::Custom(elu),
-        |el, a| if a[0] < 0.0 { el.attr("alpha", 1.0) * (a[0].exp() - 1.0) } else { a[0] },
-    ),
-    Op::new("Selu", Emit::Custom(selu), |el, a| {
-        let (alpha, gamma) = (el.attr("alpha", SELU_ALPHA), el.attr("gamma", SELU_GAMMA));
-        if a[0] <= 0.0 {
-            gamma * (alpha * a[0].exp() - alpha)
-        } else {
-            gamma * a[0]
-        }
-    }),
-    Op::new("HardSigmoid", Emit::Custom(hard_sigmoid), |el, a| {
-        (el.attr("alpha", 0.2) * a[0] + el.attr("beta", 0.5)).clamp(0.0, 1.0)
-    }),
-    Op::new("HardSwish", Emit::Custom(hard_swish), |_, a| a[0] * (a[0] / 6.0 + 0.5).clamp(0.0, 1.0)),
-    Op::new("Softplus", Emit::Custom(softplus), |_, a| (1.0 + a[0].exp()).ln()),
-    Op::new("Gelu", Emit::Custom(gelu), |el, a| {
-        let x = a[0];
-        if el.node.string("approximate") == Some("tanh") {
-            0.5 * x * (1.0 + ((2.0 / PI).sqrt() * (x + 0.044715 * x * x * x)).tanh())
-        } else {
-            0.5 * x * (1.0 + erf(x / SQRT_2))
-        }
-    }),
-    Op::new("Clip", Emit::Custom(clip), |el, a| a[0].max(el.params[0]).min(el.params[1])).one_data_input(),
-    Op::new("PRelu", Emit::Custom(prelu), |_, a| if a[0] < 0.0 { a[0] * a[1] } else { a[0] }),
-];
+pub const OPS: &[Op] =
+    &[
+        Op::new("Sigmoid", Emit::Custom(sigmoid), |_, a| 1.0 / (1.0 + (-a[0]).exp())),
+        Op::new("Relu", Emit::Custom(relu), |_, a| a[0].max(0.0)),
+        Op::new(
+            "LeakyRelu",
+            Emit::Custom(leaky_relu),
+            |el, a| if a[0] < 0.0 { el.attr("alpha", 0.01) * a[0] } else { a[0] },
+        ),
+        Op::new(
+            "Elu",
+            Emit::Custom(elu),
+            |el, a| if a[0] < 0.0 { el.attr("alpha", 1.0) * (a[0].exp() - 1.0) } else { a[0] },
+        ),
+        Op::new("Selu", Emit::Custom(selu), |el, a| {
+            let (alpha, gamma) = (el.attr("alpha", SELU_ALPHA), el.attr("gamma", SELU_GAMMA));
+            if a[0] <= 0.0 {
+                gamma * (alpha * a[0].exp() - alpha)
+            } else {
+                gamma * a[0]
+            }
+        }),
+        Op::new("HardSigmoid", Emit::Custom(hard_sigmoid), |el, a| {
+            (el.attr("alpha", 0.2) * a[0] + el.attr("beta", 0.5)).clamp(0.0, 1.0)
+        }),
+        Op::new("HardSwish", Emit::Custom(hard_swish), |_, a| a[0] * (a[0] / 6.0 + 0.5).clamp(0.0, 1.0)),
+        Op::new("Softplus", Emit::Custom(softplus), |_, a| (1.0 + a[0].exp()).ln()),
+        Op::new("Gelu", Emit::Custom(gelu), |el, a| {
+            let x = a[0];
+            if el.node.string("approximate") == Some("tanh") {
+                0.5 * x * (1.0 + ((2.0 / PI).sqrt() * (x + 0.044715 * x * x * x)).tanh())
+            } else {
+                0.5 * x * (1.0 + erf(x / SQRT_2))
+            }
+        }),
+        Op::new("Softsign", Emit::Custom(softsign), |_, a| a[0] / (1.0 + a[0].abs())),
+        Op::new("ThresholdedRelu", Emit::Custom(thresholded_relu), |el, a| {
+            if a[0] > el.attr("alpha", 1.0) {
+                a[0]
+            } else {
+                0.0
+            }
+        }),
+        Op::new("Celu", Emit::Custom(celu), |el, a| {
+            let alpha = el.attr("alpha", 1.0);
+            a[0].max(0.0) + (alpha * ((a[0] / alpha).exp() - 1.0)).min(0.0)
+        }),
+        Op::new("Mish", Emit::Custom(mish), |_, a| a[0] * (1.0 + a[0].exp()).ln().tanh()),
+        Op::new("Swish", Emit::Custom(swish), |el, a| a[0] / (1.0 + (-el.attr("alpha", 1.0) * a[0]).exp())),
+        Op::new("Shrink", Emit::Custom(shrink), |el, a| {
+            let (lambd, bias) = (el.attr("lambd", 0.5), el.attr("bias", 0.0));
+            if a[0] < -lambd {
+                a[0] + bias
+            } else if a[0] > lambd {
+                a[0] - bias
+            } else {
+                0.0
+            }
+        }),
+        Op::new("Clip", Emit::Custom(clip), |el, a| a[0].max(el.params[0]).min(el.params[1])).one_data_input(),
+        Op::new("PRelu", Emit::Custom(prelu), |_, a| if a[0] < 0.0 { a[0] * a[1] } else { a[0] }),
+    ];
 
 fn float_only(el: &Element) -> OResult<()> {
     if el.float() {
@@ -182,4 +208,63 @@ fn prelu(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
     let lt = e.cmpf("olt", a[0], z);
     let m = op(e, el, "arith.mulf", &[a[0], a[1]]);
     Ok(op(e, el, "arith.select", &[lt, m, a[0]]))
+}
+
+/// `x / (1 + |x|)`.
+fn softsign(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    float_only(el)?;
+    let abs = op(e, el, "math.absf", a);
+    let one = c(e, el, 1.0);
+    let d = op(e, el, "arith.addf", &[one, abs]);
+    Ok(op(e, el, "arith.divf", &[a[0], d]))
+}
+
+/// `x` above alpha, else 0.
+fn thresholded_relu(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    float_only(el)?;
+    let (alpha, z) = (c(e, el, el.attr("alpha", 1.0)), c(e, el, 0.0));
+    let gt = e.cmpf("ogt", a[0], alpha);
+    Ok(op(e, el, "arith.select", &[gt, a[0], z]))
+}
+
+/// `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`.
+fn celu(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    float_only(el)?;
+    let alpha = el.attr("alpha", 1.0);
+    let inv = c(e, el, 1.0 / alpha);
+    let scaled = op(e, el, "arith.mulf", &[a[0], inv]);
+    let neg = exp_minus_one(e, el, scaled, alpha);
+    let z = c(e, el, 0.0);
+    let pos = op(e, el, "arith.maximumf", &[a[0], z]);
+    let neg = op(e, el, "arith.minimumf", &[neg, z]);
+    Ok(op(e, el, "arith.addf", &[pos, neg]))
+}
+
+/// `x * tanh(softplus(x))`.
+fn mish(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    let sp = softplus(e, el, a)?;
+    let t = op(e, el, "math.tanh", &[sp]);
+    Ok(op(e, el, "arith.mulf", &[a[0], t]))
+}
+
+/// `x * sigmoid(alpha * x)`.
+fn swish(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    float_only(el)?;
+    let alpha = c(e, el, el.attr("alpha", 1.0));
+    let ax = op(e, el, "arith.mulf", &[alpha, a[0]]);
+    let s = sigmoid(e, el, &[ax])?;
+    Ok(op(e, el, "arith.mulf", &[a[0], s]))
+}
+
+/// `x + bias` below `-lambd`, `x - bias` above `lambd`, 0 between.
+fn shrink(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    float_only(el)?;
+    let (lambd, bias) = (el.attr("lambd", 0.5), el.attr("bias", 0.0));
+    let (lo, hi, b, z) = (c(e, el, -lambd), c(e, el, lambd), c(e, el, bias), c(e, el, 0.0));
+    let below = e.cmpf("olt", a[0], lo);
+    let above = e.cmpf("ogt", a[0], hi);
+    let up = op(e, el, "arith.addf", &[a[0], b]);
+    let down = op(e, el, "arith.subf", &[a[0], b]);
+    let r = op(e, el, "arith.select", &[above, down, z]);
+    Ok(op(e, el, "arith.select", &[below, up, r]))
 }

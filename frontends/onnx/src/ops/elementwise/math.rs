@@ -1,9 +1,10 @@
-//! Unary math: Neg, Abs, Sqrt, Reciprocal, Exp, Log, Sin, Cos, Erf, Tanh, Floor, Ceil, Round, Sign.
+//! Unary math: Neg, Abs, Sqrt, Reciprocal, Exp, Log, the trigonometric and hyperbolic functions
+//! and their inverses, Erf, Tanh, Floor, Ceil, Round, Sign, IsNaN and IsInf.
 
-use super::{c, op, Element, ElementwiseOp as Op, Emit};
+use super::{c, op, Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use xcc_ir::ValueId;
+use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[Op] = &[
     Op::new("Neg", Emit::Custom(neg), |_, a| -a[0]),
@@ -14,6 +15,15 @@ pub const OPS: &[Op] = &[
     Op::new("Log", Emit::Unary("math.log"), |_, a| a[0].ln()),
     Op::new("Sin", Emit::Unary("math.sin"), |_, a| a[0].sin()),
     Op::new("Cos", Emit::Unary("math.cos"), |_, a| a[0].cos()),
+    Op::new("Tan", Emit::Unary("math.tan"), |_, a| a[0].tan()),
+    Op::new("Asin", Emit::Unary("math.asin"), |_, a| a[0].asin()),
+    Op::new("Acos", Emit::Unary("math.acos"), |_, a| a[0].acos()),
+    Op::new("Atan", Emit::Unary("math.atan"), |_, a| a[0].atan()),
+    Op::new("Sinh", Emit::Unary("math.sinh"), |_, a| a[0].sinh()),
+    Op::new("Cosh", Emit::Unary("math.cosh"), |_, a| a[0].cosh()),
+    Op::new("Asinh", Emit::Unary("math.asinh"), |_, a| a[0].asinh()),
+    Op::new("Acosh", Emit::Unary("math.acosh"), |_, a| a[0].acosh()),
+    Op::new("Atanh", Emit::Unary("math.atanh"), |_, a| a[0].atanh()),
     Op::new("Erf", Emit::Unary("math.erf"), |_, a| erf(a[0])),
     Op::new("Tanh", Emit::Unary("math.tanh"), |_, a| a[0].tanh()),
     Op::new("Floor", Emit::Unary("math.floor"), |_, a| a[0].floor()),
@@ -28,7 +38,40 @@ pub const OPS: &[Op] = &[
             0.0
         }
     }),
+    Op::new("IsNaN", Emit::Custom(is_nan), |_, a| a[0].is_nan() as i32 as f64).output(Output::Bool),
+    Op::new("IsInf", Emit::Custom(is_inf), |el, a| {
+        let (neg, pos) = (el.attr("detect_negative", 1.0) != 0.0, el.attr("detect_positive", 1.0) != 0.0);
+        ((a[0] == f64::INFINITY && pos) || (a[0] == f64::NEG_INFINITY && neg)) as i32 as f64
+    })
+    .output(Output::Bool),
 ];
+
+fn is_nan(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    if !el.float() {
+        return el.unsupported();
+    }
+    Ok(e.cmpf("uno", a[0], a[0]))
+}
+
+/// Equal to +inf or -inf, as detect_positive and detect_negative ask.
+fn is_inf(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    if !el.float() {
+        return el.unsupported();
+    }
+    let mut hits = Vec::new();
+    for (attr, inf) in [("detect_positive", f64::INFINITY), ("detect_negative", f64::NEG_INFINITY)] {
+        if el.attr(attr, 1.0) != 0.0 {
+            let v = c(e, el, inf);
+            hits.push(e.cmpf("oeq", a[0], v));
+        }
+    }
+    Ok(match hits[..] {
+        [] => e.const_int(0, Type::i1()),
+        [one] => one,
+        [a, b] => e.value_op("arith.ori", &[a, b], Type::i1()),
+        _ => unreachable!("two attributes"),
+    })
+}
 
 fn neg(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
     if el.float() {
