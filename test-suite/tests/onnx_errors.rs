@@ -472,6 +472,55 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["bn_t", "'x' (float32) and 'v' (bool) must have one element type"],
         ),
         (
+            "bitcast-between-sizes",
+            one(
+                with_int(node("bc", "BitCast", &["a"], &["y"]), "to", 7),
+                vec![value("a", FLOAT, &[2])],
+                value("y", INT64, &[2]),
+            ),
+            vec!["bc", "BitCast needs element types of one size, not float32 (4 bytes) and int64 (8)"],
+        ),
+        (
+            "attention-heads-not-grouping",
+            one(
+                node("attn", "Attention", &["q", "k", "v"], &["y"]),
+                vec![
+                    value("q", FLOAT, &[1, 3, 4, 8]),
+                    value("k", FLOAT, &[1, 2, 4, 8]),
+                    value("v", FLOAT, &[1, 2, 4, 8]),
+                ],
+                value("y", FLOAT, &[1, 3, 4, 8]),
+            ),
+            vec!["attn", "Q's 3 heads are not a multiple of K's and V's 2"],
+        ),
+        (
+            "attention-3d-without-head-counts",
+            one(
+                node("attn3", "Attention", &["q", "k", "v"], &["y"]),
+                vec![value("q", FLOAT, &[1, 4, 8]), value("k", FLOAT, &[1, 4, 8]), value("v", FLOAT, &[1, 4, 8])],
+                value("y", FLOAT, &[1, 4, 8]),
+            ),
+            vec!["attn3", "3-D Q, K and V need the q_num_heads and kv_num_heads attributes"],
+        ),
+        (
+            "nll-loss-with-float-targets",
+            one(
+                node("nll", "NegativeLogLikelihoodLoss", &["x", "t"], &["y"]),
+                vec![value("x", FLOAT, &[2, 3]), value("t", FLOAT, &[2])],
+                value("y", FLOAT, &[]),
+            ),
+            vec!["nll", "the targets must be int32 or int64, not float32"],
+        ),
+        (
+            "rms-norm-of-integers",
+            one(
+                node("rms", "RMSNormalization", &["x", "s"], &["y"]),
+                vec![value("x", INT64, &[2, 3]), value("s", INT64, &[3])],
+                value("y", INT64, &[2, 3]),
+            ),
+            vec!["rms", "input 'x' must be floating point, not int64"],
+        ),
+        (
             "add-of-two-types",
             one(
                 node("add_t", "Add", &["a", "b"], &["y"]),

@@ -821,7 +821,7 @@ impl Emitter {
         if ft == tt {
             return v;
         }
-        let unsigned = |d: DType| matches!(d, DType::U8 | DType::Bool);
+        let unsigned = DType::is_unsigned;
         match (from.is_float(), to.is_float()) {
             (true, true) => {
                 let wider = tt.element_or_self().clone();

@@ -21,6 +21,9 @@ pub enum DType {
     I32,
     I64,
     U8,
+    U16,
+    U32,
+    U64,
     Bool,
 }
 
@@ -31,12 +34,15 @@ impl DType {
             1 => DType::F32,
             2 => DType::U8,
             3 => DType::I8,
+            4 => DType::U16,
             5 => DType::I16,
             6 => DType::I32,
             7 => DType::I64,
             9 => DType::Bool,
             10 => DType::F16,
             11 => DType::F64,
+            12 => DType::U32,
+            13 => DType::U64,
             _ => return None,
         })
     }
@@ -53,6 +59,9 @@ impl DType {
             DType::Bool => 9,
             DType::F16 => 10,
             DType::F64 => 11,
+            DType::U16 => 4,
+            DType::U32 => 12,
+            DType::U64 => 13,
         }
     }
 
@@ -85,15 +94,21 @@ impl DType {
 
     pub fn size(self) -> usize {
         match self {
-            DType::F64 | DType::I64 => 8,
-            DType::F32 | DType::I32 => 4,
-            DType::F16 | DType::I16 => 2,
+            DType::F64 | DType::I64 | DType::U64 => 8,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F16 | DType::I16 | DType::U16 => 2,
             DType::I8 | DType::U8 | DType::Bool => 1,
         }
     }
 
     pub fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64 | DType::F16)
+    }
+
+    /// Whether integer operations on it are unsigned (division, comparison, widening, min and
+    /// max): the uint types, and bool.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::Bool)
     }
 
     /// The element type in xcc's IR. float16 is stored as f16 but computed in f32.
@@ -103,9 +118,9 @@ impl DType {
             DType::F64 => Type::Float(xcc_ir::types::FloatKind::F64),
             DType::F16 => Type::Float(xcc_ir::types::FloatKind::F16),
             DType::I8 | DType::U8 => Type::i8(),
-            DType::I16 => Type::int(16),
-            DType::I32 => Type::i32(),
-            DType::I64 => Type::i64(),
+            DType::I16 | DType::U16 => Type::int(16),
+            DType::I32 | DType::U32 => Type::i32(),
+            DType::I64 | DType::U64 => Type::i64(),
             DType::Bool => Type::i1(),
         }
     }
@@ -117,6 +132,9 @@ impl DType {
             DType::F16 => "uint16_t",
             DType::I8 => "int8_t",
             DType::U8 => "uint8_t",
+            DType::U16 => "uint16_t",
+            DType::U32 => "uint32_t",
+            DType::U64 => "uint64_t",
             DType::I16 => "int16_t",
             DType::I32 => "int32_t",
             DType::I64 => "int64_t",
@@ -131,6 +149,9 @@ impl DType {
             DType::F16 => "float16",
             DType::I8 => "int8",
             DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
             DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
@@ -213,6 +234,9 @@ impl Tensor {
                 DType::F16 => data.extend(f32_to_f16_bits(v as f32).to_le_bytes()),
                 DType::I8 => data.push(v as i8 as u8),
                 DType::U8 => data.push(v as u8),
+                DType::U16 => data.extend((v as u16).to_le_bytes()),
+                DType::U32 => data.extend((v as u32).to_le_bytes()),
+                DType::U64 => data.extend((v as u64).to_le_bytes()),
                 DType::Bool => data.push((v != 0.0) as u8),
                 DType::I16 => data.extend((v as i16).to_le_bytes()),
                 DType::I32 => data.extend((v as i32).to_le_bytes()),
@@ -233,6 +257,9 @@ impl Tensor {
                 DType::F16 => f16_bits_to_f32(u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap())) as f64,
                 DType::I8 => d[i] as i8 as f64,
                 DType::U8 | DType::Bool => d[i] as f64,
+                DType::U16 => u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as f64,
+                DType::U32 => u32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().unwrap()) as f64,
+                DType::U64 => u64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()) as f64,
                 DType::I16 => i16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as f64,
                 DType::I32 => i32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().unwrap()) as f64,
                 DType::I64 => i64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()) as f64,

@@ -46,6 +46,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
             "Tan",
             "Tanh",
             "IsNaN",
+            "BitwiseNot",
         ],
         1,
         1,
@@ -76,6 +77,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
         &[
             "Identity",
             "Cast",
+            "BitCast",
             "Shape",
             "Size",
             "Flatten",

@@ -126,7 +126,7 @@ pub fn input_elements(g: &Graph, name: &str) -> Option<Vec<DataExpr>> {
     }
     let t = g.types.get(name)?;
     // A bool reads as 0 or -1 (sign-extended): compare it with 0.
-    let int = matches!(t.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8 | DType::Bool);
+    let int = !t.dtype.is_float();
     if !int || t.is_dynamic() || t.shape.len() > 1 || t.numel() > MAX_INPUT_ELEMENTS {
         return None;
     }

@@ -131,6 +131,18 @@ pub fn check(node: &Node, g: &Graph) -> OResult<()> {
             return fail(format!("{}'s input '{name}' must be {what}, not {}", node.op, t.name()));
         }
     }
+    if node.op == "BitCast" {
+        let (from, to) = (g.ty(&node.inputs[0])?.dtype, DType::from_onnx(node.int("to", 0) as i32));
+        if let Some(to) = to.filter(|to| to.size() != from.size()) {
+            return fail(format!(
+                "BitCast needs element types of one size, not {} ({} bytes) and {} ({})",
+                from.name(),
+                from.size(),
+                to.name(),
+                to.size()
+            ));
+        }
+    }
     Ok(())
 }
 

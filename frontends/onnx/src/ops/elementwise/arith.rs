@@ -48,7 +48,7 @@ fn divide(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
 }
 
 fn unsigned(d: DType) -> bool {
-    matches!(d, DType::U8 | DType::Bool)
+    d.is_unsigned()
 }
 
 /// An integer divisor that cannot trap: 1 where it is 0 (the run has already failed with

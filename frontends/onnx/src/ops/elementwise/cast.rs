@@ -1,12 +1,13 @@
-//! Cast (with ONNX's conversion semantics), CastLike, Identity, and Dropout at inference (the
+//! Cast (with ONNX's conversion semantics), CastLike, Identity, BitCast, and Dropout at inference (the
 //! input, and an all-true mask).
 
-use super::{ElementwiseOp as Op, Emit, Output};
+use super::{Element, ElementwiseOp as Op, Emit, Output};
 use crate::data_dim::DataOp;
-use crate::emit::Emitter;
+use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{data_input, real_input};
+use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[Op] = &[
     Op::new("Cast", Emit::Custom(|e, el, a| Ok(e.convert(a[0], el.dtype, el.out))), |_, a| a[0])
@@ -18,7 +19,27 @@ pub const OPS: &[Op] = &[
         .one_data_input()
         .mixed_types(),
     IDENTITY,
+    Op::new("BitCast", Emit::Custom(bit_cast), bit_cast_value).output(Output::CastTo).mixed_types(),
 ];
+
+/// BitCast: the element's bits read as the target type, of the same size (checked before,
+/// with the other type constraints).
+fn bit_cast(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    let (from, to) = (el.dtype, el.out);
+    if from == DType::Bool || to == DType::Bool {
+        // A bool is one byte holding 0 or 1.
+        return Ok(e.convert(a[0], from, to));
+    }
+    // float16 computes in f32: back to its 16 bits first, and from them after.
+    let stored = if from == DType::F16 { e.value_op("arith.truncf", a, from.ir_type()) } else { a[0] };
+    let bits = e.value_op("arith.bitcast", &[stored], to.ir_type());
+    Ok(if to == DType::F16 { e.value_op("arith.extf", &[bits], Type::f32()) } else { bits })
+}
+
+fn bit_cast_value(el: &Element, a: &[f64]) -> f64 {
+    let bits = Tensor::from_f64(el.dtype, vec![1], &[a[0]]).data;
+    Tensor { ty: TensorType::new(el.out, vec![1]), data: bits }.to_f64()[0]
+}
 
 const IDENTITY: Op =
     Op::new("Identity", Emit::Custom(|_, _, a| Ok(a[0])), |_, a| a[0]).one_data_input().on_dims(|a| Some(a[0].clone()));

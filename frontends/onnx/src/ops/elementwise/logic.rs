@@ -40,12 +40,12 @@ pub const OPS: &[Op] = &[
         .computes_on(1),
 ];
 
-/// `cmpf` for floats, `cmpi` with the signed or unsigned predicate for integers (uint8 and
-/// bool are unsigned).
+/// `cmpf` for floats, `cmpi` with the signed or unsigned predicate for integers (the uint
+/// types and bool are unsigned).
 fn compare(e: &mut Emitter, el: &Element, a: &[ValueId], float: &str, signed: &str, unsigned: &str) -> ValueId {
     match el.dtype {
         d if d.is_float() => e.cmpf(float, a[0], a[1]),
-        DType::U8 | DType::Bool => e.cmpi(unsigned, a[0], a[1]),
+        d if d.is_unsigned() => e.cmpi(unsigned, a[0], a[1]),
         _ => e.cmpi(signed, a[0], a[1]),
     }
 }

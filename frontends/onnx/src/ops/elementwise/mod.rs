@@ -1,11 +1,12 @@
 //! Elementwise operators, as data. Each [`ElementwiseOp`] states its element function twice,
 //! side by side: as IR for the lowering (one `kernel.generic` over the output, every data input
 //! read at its broadcast map) and on f64 for constant folding. The families: `math.rs` (unary
-//! math), `activation.rs`, `arith.rs` (binary and variadic arithmetic), `logic.rs`
+//! math), `activation.rs`, `arith.rs` (binary and variadic arithmetic), `bitwise.rs`, `logic.rs`
 //! (comparisons, boolean ops, Where) and `cast.rs` (Cast, CastLike, Identity, Dropout).
 
 mod activation;
 mod arith;
+mod bitwise;
 mod cast;
 mod logic;
 mod math;
@@ -18,7 +19,7 @@ use xcc_ir::affine::AffineMap;
 use xcc_ir::{Type, ValueId};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    for op in [math::OPS, activation::OPS, arith::OPS, logic::OPS, cast::OPS].into_iter().flatten() {
+    for op in [math::OPS, activation::OPS, arith::OPS, bitwise::OPS, logic::OPS, cast::OPS].into_iter().flatten() {
         r.register(std::slice::from_ref(&op.name), op);
     }
     r.register(&["Dropout"], &cast::Dropout);
@@ -291,7 +292,7 @@ impl ElementwiseOp {
             Emit::Fold { float, signed, unsigned } => {
                 let name = match el.dtype {
                     d if d.is_float() => float,
-                    DType::U8 | DType::Bool => unsigned,
+                    d if d.is_unsigned() => unsigned,
                     _ => signed,
                 };
                 let Some(name) = name else { return el.unsupported() };

@@ -61,7 +61,7 @@ fn min_of(d: DType) -> f64 {
         DType::I8 => i8::MIN as f64,
         DType::I16 => i16::MIN as f64,
         DType::I32 => i32::MIN as f64,
-        DType::U8 | DType::Bool => 0.0,
+        d if d.is_unsigned() => 0.0,
         _ => i64::MIN as f64,
     }
 }
@@ -71,7 +71,10 @@ fn max_of(d: DType) -> f64 {
         DType::I8 => i8::MAX as f64,
         DType::I16 => i16::MAX as f64,
         DType::I32 => i32::MAX as f64,
-        DType::U8 => 255.0,
+        DType::U8 => u8::MAX as f64,
+        DType::U16 => u16::MAX as f64,
+        DType::U32 => u32::MAX as f64,
+        DType::U64 => u64::MAX as f64,
         DType::Bool => 1.0,
         _ => i64::MAX as f64,
     }

@@ -268,7 +268,7 @@ impl Reduction {
     }
 
     fn combine_step(&self, e: &mut Emitter, acc: ValueId, v: ValueId, d: DType) -> ValueId {
-        let unsigned = matches!(d, DType::Bool | DType::U8);
+        let unsigned = d.is_unsigned();
         let name = match (self.combine, d.is_float()) {
             (Combine::Add, true) => "arith.addf",
             (Combine::Add, false) => "arith.addi",

@@ -44,7 +44,7 @@ impl Reduction {
         if dtype == DType::Bool && !matches!(self, Reduction::None) {
             return err("a reduction over bool tensors is not supported");
         }
-        let unsigned = dtype == DType::U8;
+        let unsigned = dtype.is_unsigned();
         Ok(match self {
             Reduction::None => None,
             Reduction::Add => Some(if float { "arith.addf" } else { "arith.addi" }),
