@@ -438,18 +438,18 @@ pub trait LoopBuilder: Sized {
         self.value_op(name, &[a, b, c], t)
     }
 
-    /// An f16 value as f32, where f16 tensors compute; other values as they are.
+    /// An f16 or bf16 value as f32, where 16-bit float tensors compute; other values as they are.
     fn widen_f16(&mut self, v: ValueId) -> ValueId {
-        if self.ty(v) == Type::Float(FloatKind::F16) {
+        if matches!(self.ty(v), Type::Float(FloatKind::F16 | FloatKind::BF16)) {
             return self.value_op("arith.extf", &[v], Type::f32());
         }
         v
     }
 
-    /// A value computed in f32 narrowed back to f16 when `elem` (the buffer's element type) is
-    /// f16; other values as they are.
+    /// A value computed in f32 narrowed back to f16 or bf16 when `elem` (the buffer's element
+    /// type) is one; other values as they are.
     fn narrow_to(&mut self, v: ValueId, elem: &Type) -> ValueId {
-        if *elem == Type::Float(FloatKind::F16) && self.ty(v) != *elem {
+        if matches!(elem, Type::Float(FloatKind::F16 | FloatKind::BF16)) && self.ty(v) != *elem {
             return self.value_op("arith.truncf", &[v], elem.clone());
         }
         v

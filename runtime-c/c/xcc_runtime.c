@@ -510,3 +510,21 @@ XCC_DEF int32_t xcc_cpu_level(void) {
   atomic_store_explicit(&cpu_level, level, memory_order_relaxed);
   return level;
 }
+
+/* bfloat16 narrowing. LLVM turns some f32 computations on bf16 data into bf16 operations (a
+   maximum of two widened bf16 values is exact in bf16), and on CPUs without bf16 arithmetic it
+   lowers those with calls to __truncsfbf2 and __truncdfbf2, which compiler-rt and libgcc 13 or
+   later define and older libgccs do not. Weak, so a toolchain's own definitions win. Rounds to
+   the nearest bf16, ties to even; a NaN stays a quiet NaN. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 13) /* the compilers with __bf16 */
+__attribute__((weak)) __bf16 __truncsfbf2(float x) {
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  uint16_t narrow = x != x ? (uint16_t)((bits >> 16) | 0x40) : (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  __bf16 r;
+  memcpy(&r, &narrow, sizeof r);
+  return r;
+}
+
+__attribute__((weak)) __bf16 __truncdfbf2(double x) { return __truncsfbf2((float)x); }
+#endif

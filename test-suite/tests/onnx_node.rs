@@ -411,6 +411,10 @@ fn floats(d: DType, b: &[u8]) -> Vec<f64> {
         DType::F32 => b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
         DType::F64 => b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
         DType::F16 => b.chunks_exact(2).map(|c| f16_to_f32(u16::from_le_bytes(c.try_into().unwrap())) as f64).collect(),
+        DType::BF16 => b
+            .chunks_exact(2)
+            .map(|c| f32::from_bits((u16::from_le_bytes(c.try_into().unwrap()) as u32) << 16) as f64)
+            .collect(),
         _ => unreachable!(),
     }
 }

@@ -1154,7 +1154,7 @@ pub fn broadcast_map(shape: &[usize], out: &[usize]) -> AffineMap {
 
 /// The type arithmetic happens in: f16 tensors compute in f32.
 pub fn compute_type(d: DType) -> Type {
-    if d == DType::F16 {
+    if matches!(d, DType::F16 | DType::BF16) {
         Type::f32()
     } else {
         d.ir_type()

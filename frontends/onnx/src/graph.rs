@@ -16,6 +16,7 @@ pub enum DType {
     F32,
     F64,
     F16,
+    BF16,
     I8,
     I16,
     I32,
@@ -43,6 +44,7 @@ impl DType {
             11 => DType::F64,
             12 => DType::U32,
             13 => DType::U64,
+            16 => DType::BF16,
             _ => return None,
         })
     }
@@ -62,6 +64,7 @@ impl DType {
             DType::U16 => 4,
             DType::U32 => 12,
             DType::U64 => 13,
+            DType::BF16 => 16,
         }
     }
 
@@ -96,13 +99,13 @@ impl DType {
         match self {
             DType::F64 | DType::I64 | DType::U64 => 8,
             DType::F32 | DType::I32 | DType::U32 => 4,
-            DType::F16 | DType::I16 | DType::U16 => 2,
+            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::I8 | DType::U8 | DType::Bool => 1,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64 | DType::F16)
+        matches!(self, DType::F32 | DType::F64 | DType::F16 | DType::BF16)
     }
 
     /// Whether integer operations on it are unsigned (division, comparison, widening, min and
@@ -111,12 +114,13 @@ impl DType {
         matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::Bool)
     }
 
-    /// The element type in xcc's IR. float16 is stored as f16 but computed in f32.
+    /// The element type in xcc's IR. float16 and bfloat16 are stored as themselves but computed in f32.
     pub fn ir_type(self) -> Type {
         match self {
             DType::F32 => Type::f32(),
             DType::F64 => Type::Float(xcc_ir::types::FloatKind::F64),
             DType::F16 => Type::Float(xcc_ir::types::FloatKind::F16),
+            DType::BF16 => Type::Float(xcc_ir::types::FloatKind::BF16),
             DType::I8 | DType::U8 => Type::i8(),
             DType::I16 | DType::U16 => Type::int(16),
             DType::I32 | DType::U32 => Type::i32(),
@@ -129,7 +133,7 @@ impl DType {
         match self {
             DType::F32 => "float",
             DType::F64 => "double",
-            DType::F16 => "uint16_t",
+            DType::F16 | DType::BF16 => "uint16_t",
             DType::I8 => "int8_t",
             DType::U8 => "uint8_t",
             DType::U16 => "uint16_t",
@@ -147,6 +151,7 @@ impl DType {
             DType::F32 => "float32",
             DType::F64 => "float64",
             DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
             DType::I8 => "int8",
             DType::U8 => "uint8",
             DType::U16 => "uint16",
@@ -232,6 +237,7 @@ impl Tensor {
                 DType::F32 => data.extend((v as f32).to_le_bytes()),
                 DType::F64 => data.extend(v.to_le_bytes()),
                 DType::F16 => data.extend(f32_to_f16_bits(v as f32).to_le_bytes()),
+                DType::BF16 => data.extend(f32_to_bf16_bits(v as f32).to_le_bytes()),
                 DType::I8 => data.push(v as i8 as u8),
                 DType::U8 => data.push(v as u8),
                 DType::U16 => data.extend((v as u16).to_le_bytes()),
@@ -255,6 +261,9 @@ impl Tensor {
                 DType::F32 => f32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().unwrap()) as f64,
                 DType::F64 => f64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()),
                 DType::F16 => f16_bits_to_f32(u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap())) as f64,
+                DType::BF16 => {
+                    f32::from_bits((u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as u32) << 16) as f64
+                }
                 DType::I8 => d[i] as i8 as f64,
                 DType::U8 | DType::Bool => d[i] as f64,
                 DType::U16 => u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as f64,
@@ -295,6 +304,16 @@ pub fn f16_bits_to_f32(h: u16) -> f32 {
         _ => sign | ((exp + 127 - 15) << 23) | (frac << 13),
     };
     f32::from_bits(bits)
+}
+
+/// The bfloat16 nearest `v` (ties to even; a NaN stays a quiet NaN).
+pub fn f32_to_bf16_bits(v: f32) -> u16 {
+    let b = v.to_bits();
+    if v.is_nan() {
+        return ((b >> 16) | 0x40) as u16;
+    }
+    let round = 0x7fff + ((b >> 16) & 1);
+    (b.wrapping_add(round) >> 16) as u16
 }
 
 pub fn f32_to_f16_bits(v: f32) -> u16 {

@@ -407,7 +407,7 @@ pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
             DType::F64 => t.double_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
             DType::I64 => t.int64_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
             DType::I32 => t.int32_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
-            DType::I16 | DType::U16 | DType::F16 => {
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
                 t.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
             }
             DType::U32 => t.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),

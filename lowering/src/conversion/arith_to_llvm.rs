@@ -2,6 +2,7 @@
 
 use super::{ConversionSet, Rewriter};
 use crate::builder::Builder;
+use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, OpId, Type, ValueId};
 
 pub const CONVERSION: ConversionSet = ConversionSet {
@@ -42,7 +43,6 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("arith.extui", "llvm.zext"),
         ("arith.trunci", "llvm.trunc"),
         ("arith.extf", "llvm.fpext"),
-        ("arith.truncf", "llvm.fptrunc"),
         ("arith.sitofp", "llvm.sitofp"),
         ("arith.uitofp", "llvm.uitofp"),
         ("arith.fptosi", "llvm.fptosi"),
@@ -51,6 +51,7 @@ pub const CONVERSION: ConversionSet = ConversionSet {
     ],
     patterns: &[
         ("arith.constant", constant),
+        ("arith.truncf", truncf),
         ("arith.index_cast", index_cast),
         ("arith.index_castui", index_cast),
         ("arith.floordivsi", rounded_division),
@@ -71,6 +72,46 @@ pub(super) fn constant(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diag
     };
     let span = rw.old.ops[op].span;
     Ok(vec![rw.builder(span).value_with("llvm.mlir.constant", &[], t, vec![("value".into(), value)])])
+}
+
+/// `fptrunc`, except to bf16: LLVM lowers that to a call (`__truncsfbf2`, `__truncdfbf2`) in
+/// compiler-rt or a recent libgcc, which a C program does not link by default. There the f32
+/// bits are rounded to the nearest bf16 in integers, ties to even, a NaN kept a quiet NaN (an
+/// f64 goes through f32 first).
+fn truncf(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let mut b = rw.builder(rw.old.ops[op].span);
+    if *t.element_or_self() != Type::Float(FloatKind::BF16) {
+        return Ok(vec![b.value("llvm.fptrunc", &ops, t)]);
+    }
+    let mut x = ops[0];
+    if *b.m.ty(x).element_or_self() != Type::f32() {
+        x = b.value("llvm.fptrunc", &[x], t.with_element(Type::f32()));
+    }
+    let (i32t, flags) = (t.with_element(Type::i32()), t.with_element(Type::i1()));
+    let constant = |b: &mut Builder, v: i64| {
+        let c = b.llvm_const(v, Type::i32());
+        if matches!(t, Type::Vector { .. }) {
+            super::vector_to_llvm::splat(b, c, &i32t)
+        } else {
+            c
+        }
+    };
+    let (sixteen, one, half, quiet) =
+        (constant(&mut b, 16), constant(&mut b, 1), constant(&mut b, 0x7fff), constant(&mut b, 0x40));
+    let bits = b.value("llvm.bitcast", &[x], i32t.clone());
+    let upper = b.value("llvm.lshr", &[bits, sixteen], i32t.clone());
+    let odd = b.value("llvm.and", &[upper, one], i32t.clone());
+    let bias = b.value("llvm.add", &[half, odd], i32t.clone());
+    let biased = b.value("llvm.add", &[bits, bias], i32t.clone());
+    let rounded = b.value("llvm.lshr", &[biased, sixteen], i32t.clone());
+    let quiet_nan = b.value("llvm.or", &[upper, quiet], i32t.clone());
+    let unordered = 14;
+    let nan = b.value_with("llvm.fcmp", &[x, x], flags, predicate(unordered));
+    let r = b.value("llvm.select", &[nan, quiet_nan, rounded], i32t);
+    let r16 = b.value("llvm.trunc", &[r], t.with_element(Type::int(16)));
+    Ok(vec![b.value("llvm.bitcast", &[r16], t)])
 }
 
 /// Between index (an integer of the pointer width) and an integer: extend or truncate.

@@ -1100,7 +1100,8 @@ fn direct(
     tile: usize,
 ) {
     let (oc_n, icg) = (w[0], w[1]);
-    let compute = if *elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
+    let half = matches!(elem, Type::Float(FloatKind::F16 | FloatKind::BF16));
+    let compute = if half { Type::f32() } else { elem.clone() };
     let sums = DirectSums { ops, win, compute, float: elem.is_float() };
     let mut outer = vec![batch, Extent::Fixed(oc_n / tile)];
     outer.extend(&win.out);

@@ -1357,7 +1357,8 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
         FlatOperands::of(&mut c, &ops, ta);
     let act = Activation::of(c.m, &ep);
     let float = elem.is_float();
-    let compute = if elem == Type::Float(FloatKind::F16) { Type::f32() } else { elem.clone() };
+    let half = matches!(elem, Type::Float(FloatKind::F16 | FloatKind::BF16));
+    let compute = if half { Type::f32() } else { elem.clone() };
     let outputs = [mm, nn].iter().chain(&batch).map(|e| e.fixed().unwrap_or(1)).product::<usize>();
     let tile = match mm {
         Extent::Fixed(rows)

@@ -30,10 +30,11 @@ fn bit_cast(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
         // A bool is one byte holding 0 or 1.
         return Ok(e.convert(a[0], from, to));
     }
-    // float16 computes in f32: back to its 16 bits first, and from them after.
-    let stored = if from == DType::F16 { e.value_op("arith.truncf", a, from.ir_type()) } else { a[0] };
+    // float16 and bfloat16 compute in f32: back to their 16 bits first, and from them after.
+    let half = |d: DType| d.is_float() && d.size() == 2;
+    let stored = if half(from) { e.value_op("arith.truncf", a, from.ir_type()) } else { a[0] };
     let bits = e.value_op("arith.bitcast", &[stored], to.ir_type());
-    Ok(if to == DType::F16 { e.value_op("arith.extf", &[bits], Type::f32()) } else { bits })
+    Ok(if half(to) { e.value_op("arith.extf", &[bits], Type::f32()) } else { bits })
 }
 
 fn bit_cast_value(el: &Element, a: &[f64]) -> f64 {

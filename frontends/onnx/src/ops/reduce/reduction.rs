@@ -100,7 +100,10 @@ impl OnnxOp for Reduction {
         let (x_dims, out_dims) = (x_t.dims(), reduced_dims(node, &x_t.dims(), &axes));
         let finishes = self.post != Post::Identity || compute_type(d) != d.ir_type();
         let acc = if finishes {
-            e.alloc_tensor(&TensorType::with_dims(if d == DType::F16 { DType::F32 } else { d }, out_dims.clone()))
+            e.alloc_tensor(&TensorType::with_dims(
+                if d.size() == 2 && d.is_float() { DType::F32 } else { d },
+                out_dims.clone(),
+            ))
         } else {
             out
         };
@@ -207,7 +210,7 @@ impl Reduction {
         // `stride` is now the output's element count.
         let n_out = Extent::Value(stride);
         let finishes = self.post != Post::Identity || compute_type(d) != d.ir_type();
-        let acc_t = TensorType::with_dims(if d == DType::F16 { DType::F32 } else { d }, out_t.dims());
+        let acc_t = TensorType::with_dims(if d.size() == 2 && d.is_float() { DType::F32 } else { d }, out_t.dims());
         let acc = if finishes { e.alloc_tensor(&acc_t) } else { out };
         let acc = e.flat(acc);
         e.parallel_over(&[n_out], &mut |e, ivs| {
