@@ -135,6 +135,8 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
     (&["BatchNormalization"], 5, 5),
     (&["RMSNormalization"], 2, 2),
+    (&["LpPool", "MeanVarianceNormalization", "LRN", "EyeLike"], 1, 1),
+    (&["OneHot", "GroupNormalization"], 3, 3),
     (&["RotaryEmbedding"], 3, 4),
     (&["Attention"], 3, 7),
     (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),

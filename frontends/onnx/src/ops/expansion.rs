@@ -10,7 +10,33 @@
 //! written against that opset's operators.
 
 use crate::graph::*;
+use crate::ops::onnx_op::OnnxOp;
 use std::collections::BTreeMap;
+
+/// An operator that is its expansion: `write` adds the nodes that compute `node` to `x`.
+/// It is registered as `Expand(op)`, an [`OnnxOp`] whose shape rule and lowering are its
+/// expansion's.
+pub trait Expanded: Sync {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()>;
+}
+
+/// An [`Expanded`] operator as an [`OnnxOp`].
+pub struct Expand<T>(pub T);
+
+impl<T: Expanded> OnnxOp for Expand<T> {
+    fn infer(&self, node: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
+        err(format!("internal: {} is expanded before its types are inferred", node.op))
+    }
+
+    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
+        let mut x = Expansion::new(node);
+        Some(self.0.write(node, g, &mut x).map(|()| x.finish()))
+    }
+
+    fn lower(&self, node: &Node, _: &Graph, _: &mut crate::emit::Emitter) -> OResult<()> {
+        err(format!("internal: {} is expanded before lowering", node.op))
+    }
+}
 
 /// The opset of every node an expansion writes (Reduce* take their axes as an input, Pad its
 /// axes too).
@@ -72,6 +98,20 @@ impl<'n> Expansion<'n> {
         let dims = self.op("Shape", &[x], &range);
         let zero = self.ints(&[0]);
         self.op("Squeeze", &[&dims, &zero], &[])
+    }
+
+    /// `0, 1, ..., n - 1` for dim `axis` of `x` (int64), with `trailing` dims of size 1 after,
+    /// to broadcast against `x`'s later dims.
+    pub fn positions(&mut self, x: &str, axis: i64, trailing: usize) -> String {
+        let n = self.dim(x, axis);
+        let (zero, one) =
+            (self.constant(Tensor::from_i64(vec![], &[0])), self.constant(Tensor::from_i64(vec![], &[1])));
+        let range = self.op("Range", &[&zero, &n, &one], &[]);
+        if trailing == 0 {
+            return range;
+        }
+        let axes: Vec<i64> = (1..=trailing as i64).collect();
+        self.unsqueeze(&range, &axes)
     }
 
     /// `x` with dims of size 1 inserted at `axes`.

@@ -17,22 +17,13 @@
 //! The mask pieces that depend on dims only fold to one constant at compile time.
 
 use crate::graph::*;
-use crate::ops::expansion::Expansion;
-use crate::ops::onnx_op::OnnxOp;
+use crate::ops::expansion::{Expanded, Expansion};
 
 pub struct Attention;
 
-impl OnnxOp for Attention {
-    fn infer(&self, _: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        err("internal: Attention is expanded before its types are inferred")
-    }
-
-    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
-        Some(expand(node, g))
-    }
-
-    fn lower(&self, _: &Node, _: &Graph, _: &mut crate::emit::Emitter) -> OResult<()> {
-        err("internal: Attention is expanded before lowering")
+impl Expanded for Attention {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        expand(node, g, x)
     }
 }
 
@@ -48,16 +39,15 @@ struct Heads {
     three_d: bool,
 }
 
-fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
+fn expand(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
     let q_t = g.ty(&node.inputs[0])?;
     let dtype = q_t.dtype;
     if !dtype.is_float() {
         return err(format!("Q must be floating point, not {}", dtype.name()));
     }
-    let mut x = Expansion::new(node);
-    let h = heads_first(node, g, &mut x)?;
-    let (k, v) = with_past(node, g, &mut x, &h)?;
-    let (k, v) = grouped(&mut x, &h, k, v);
+    let h = heads_first(node, g, x)?;
+    let (k, v) = with_past(node, g, x, &h)?;
+    let (k, v) = grouped(x, &h, k, v);
     let scale = match node.attrs.get("scale") {
         Some(_) => node.float("scale", 1.0) as f64,
         None => 1.0 / (h.head_size as f64).sqrt(),
@@ -80,13 +70,13 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
         scores
     };
     stages.push(capped.clone());
-    let bias = mask_bias(node, g, &mut x, &h, &k, dtype)?;
+    let bias = mask_bias(node, g, x, &h, &k, dtype)?;
     let biased = match &bias {
         Some(b) => x.op("Add", &[&capped, b], &[]),
         None => capped,
     };
     stages.push(biased.clone());
-    let mut weights = softmax(node, &mut x, &biased, dtype)?;
+    let mut weights = softmax(node, x, &biased, dtype)?;
     if let Some(b) = bias.as_ref().filter(|_| may_mask_a_whole_row(node)) {
         // A row masked everywhere: softmax of -inf everywhere is NaN; its weights are zero.
         let last = x.ints(&[-1]);
@@ -111,7 +101,7 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
     } else {
         x.output(&y, Some(&node.outputs[0]));
     }
-    Ok(x.finish())
+    Ok(())
 }
 
 /// Whether some row may have every key masked: not with causality alone, where each query

@@ -10,49 +10,26 @@
 //!   which it also returns as its optional second output.
 
 use crate::graph::*;
-use crate::ops::expansion::Expansion;
-use crate::ops::onnx_op::OnnxOp;
+use crate::ops::expansion::{Expanded, Expansion};
 
 pub struct NegativeLogLikelihoodLoss;
 pub struct SoftmaxCrossEntropyLoss;
 
-impl OnnxOp for NegativeLogLikelihoodLoss {
-    fn infer(&self, _: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        err("internal: NegativeLogLikelihoodLoss is expanded before its types are inferred")
-    }
-
-    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
-        Some((|| {
-            let mut x = Expansion::new(node);
-            let loss = nll(node, g, &mut x, &node.inputs[0])?;
-            x.output(&loss, Some(&node.outputs[0]));
-            Ok(x.finish())
-        })())
-    }
-
-    fn lower(&self, _: &Node, _: &Graph, _: &mut crate::emit::Emitter) -> OResult<()> {
-        err("internal: NegativeLogLikelihoodLoss is expanded before lowering")
+impl Expanded for NegativeLogLikelihoodLoss {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        let loss = nll(node, g, x, &node.inputs[0])?;
+        x.output(&loss, Some(&node.outputs[0]));
+        Ok(())
     }
 }
 
-impl OnnxOp for SoftmaxCrossEntropyLoss {
-    fn infer(&self, _: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        err("internal: SoftmaxCrossEntropyLoss is expanded before its types are inferred")
-    }
-
-    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
-        Some((|| {
-            let mut x = Expansion::new(node);
-            let log_prob = x.op("LogSoftmax", &[&node.inputs[0]], &[("axis", Attr::Int(1))]);
-            x.output(&log_prob, node.outputs.get(1).map(String::as_str));
-            let loss = nll(node, g, &mut x, &log_prob)?;
-            x.output(&loss, Some(&node.outputs[0]));
-            Ok(x.finish())
-        })())
-    }
-
-    fn lower(&self, _: &Node, _: &Graph, _: &mut crate::emit::Emitter) -> OResult<()> {
-        err("internal: SoftmaxCrossEntropyLoss is expanded before lowering")
+impl Expanded for SoftmaxCrossEntropyLoss {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        let log_prob = x.op("LogSoftmax", &[&node.inputs[0]], &[("axis", Attr::Int(1))]);
+        x.output(&log_prob, node.outputs.get(1).map(String::as_str));
+        let loss = nll(node, g, x, &log_prob)?;
+        x.output(&loss, Some(&node.outputs[0]));
+        Ok(())
     }
 }
 

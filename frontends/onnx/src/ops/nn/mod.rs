@@ -7,9 +7,15 @@ mod batch_norm;
 mod chunked_rows;
 mod conv_transpose;
 mod global_pool;
+mod group_norm;
+mod hardmax;
 mod instance_norm;
 mod layer_norm;
 mod loss;
+mod lp_norm;
+mod lp_pool;
+mod lrn;
+mod mvn;
 mod pool;
 mod rms_norm;
 mod rotary;
@@ -19,6 +25,7 @@ pub mod window;
 
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
+use crate::ops::expansion::Expand;
 use xcc_ir::ValueId;
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
@@ -29,11 +36,18 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["BatchNormalization"], &batch_norm::BatchNormalization);
     r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
-    r.register(&["Attention"], &attention::Attention);
-    r.register(&["RMSNormalization"], &rms_norm::RmsNormalization);
-    r.register(&["RotaryEmbedding"], &rotary::RotaryEmbedding);
-    r.register(&["NegativeLogLikelihoodLoss"], &loss::NegativeLogLikelihoodLoss);
-    r.register(&["SoftmaxCrossEntropyLoss"], &loss::SoftmaxCrossEntropyLoss);
+    // Operators defined by others (crate::ops::expansion).
+    r.register(&["Attention"], &Expand(attention::Attention));
+    r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));
+    r.register(&["RotaryEmbedding"], &Expand(rotary::RotaryEmbedding));
+    r.register(&["NegativeLogLikelihoodLoss"], &Expand(loss::NegativeLogLikelihoodLoss));
+    r.register(&["SoftmaxCrossEntropyLoss"], &Expand(loss::SoftmaxCrossEntropyLoss));
+    r.register(&["Hardmax"], &Expand(hardmax::Hardmax));
+    r.register(&["LpNormalization"], &Expand(lp_norm::LpNormalization));
+    r.register(&["LpPool"], &Expand(lp_pool::LpPool));
+    r.register(&["MeanVarianceNormalization"], &Expand(mvn::MeanVarianceNormalization));
+    r.register(&["GroupNormalization"], &Expand(group_norm::GroupNormalization));
+    r.register(&["LRN"], &Expand(lrn::Lrn));
 }
 
 /// The type of the node's first input, which must be floating point.

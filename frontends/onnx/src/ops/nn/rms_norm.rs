@@ -3,27 +3,18 @@
 //! in stash_type (float32 by default), as ONNX defines it.
 
 use crate::graph::*;
-use crate::ops::expansion::Expansion;
-use crate::ops::onnx_op::OnnxOp;
+use crate::ops::expansion::{Expanded, Expansion};
 use crate::ops::shapes::axis;
 
 pub struct RmsNormalization;
 
-impl OnnxOp for RmsNormalization {
-    fn infer(&self, _: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        err("internal: RMSNormalization is expanded before its types are inferred")
-    }
-
-    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
-        Some(expand(node, g))
-    }
-
-    fn lower(&self, _: &Node, _: &Graph, _: &mut crate::emit::Emitter) -> OResult<()> {
-        err("internal: RMSNormalization is expanded before lowering")
+impl Expanded for RmsNormalization {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        expand(node, g, x)
     }
 }
 
-fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
+fn expand(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
     let x_t = super::float_input(node, g)?;
     let rank = x_t.shape.len();
     let first = axis(node, node.int("axis", -1), rank)?;
@@ -33,7 +24,6 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
             .filter(|d| d.is_float())
             .ok_or_else(|| OnnxError::msg(format!("stash_type {} is not supported", DType::onnx_name(code as i32))))?,
     };
-    let mut x = Expansion::new(node);
     let v = x.cast(&node.inputs[0], x_t.dtype, stash);
     let squares = x.op("Mul", &[&v, &v], &[]);
     let axes: Vec<i64> = (first as i64..rank as i64).collect();
@@ -45,5 +35,5 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
     let normalized = x.op("Div", &[&v, &rms], &[]);
     let normalized = x.cast(&normalized, stash, x_t.dtype);
     x.op_to("Mul", &[&normalized, &node.inputs[1]], &[], &[&node.outputs[0]]);
-    Ok(x.finish())
+    Ok(())
 }

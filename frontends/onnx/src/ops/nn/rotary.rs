@@ -7,29 +7,19 @@
 //! `[batch, seq, heads * head]` with num_heads.
 
 use crate::graph::*;
-use crate::ops::expansion::Expansion;
-use crate::ops::onnx_op::OnnxOp;
+use crate::ops::expansion::{Expanded, Expansion};
 
 pub struct RotaryEmbedding;
 
-impl OnnxOp for RotaryEmbedding {
-    fn infer(&self, _: &Node, _: &Graph) -> OResult<Vec<TensorType>> {
-        err("internal: RotaryEmbedding is expanded before its types are inferred")
-    }
-
-    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
-        Some(expand(node, g))
-    }
-
-    fn lower(&self, _: &Node, _: &Graph, _: &mut crate::emit::Emitter) -> OResult<()> {
-        err("internal: RotaryEmbedding is expanded before lowering")
+impl Expanded for RotaryEmbedding {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        expand(node, g, x)
     }
 }
 
-fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
+fn expand(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
     let x_t = super::float_input(node, g)?;
     let rank = x_t.shape.len();
-    let mut x = Expansion::new(node);
     // Work on [batch, seq, heads, head] (3-D) or [batch, heads, seq, head] (4-D); the cosines
     // broadcast as [batch, seq, 1, half] or [batch, 1, seq, half].
     let (input, head, token_axis) = match rank {
@@ -49,7 +39,7 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
         d => return err(format!("rotary_embedding_dim {d} must be even and at most the head size {head}")),
     };
     let half = dim as i64 / 2;
-    let [cos, sin] = [1, 2].map(|i| per_token(node, &mut x, i, token_axis));
+    let [cos, sin] = [1, 2].map(|i| per_token(node, x, i, token_axis));
     let (cos, sin) = (cos?, sin?);
     let slice = |x: &mut Expansion, from: i64, to: i64, step: i64| {
         let (a, b, axes, steps) = (x.ints(&[from]), x.ints(&[to]), x.ints(&[-1]), x.ints(&[step]));
@@ -57,17 +47,17 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
     };
     let interleaved = node.int("interleaved", 0) != 0;
     let (first, second) = if interleaved {
-        (slice(&mut x, 0, dim as i64, 2), slice(&mut x, 1, dim as i64, 2))
+        (slice(x, 0, dim as i64, 2), slice(x, 1, dim as i64, 2))
     } else {
-        (slice(&mut x, 0, half, 1), slice(&mut x, half, dim as i64, 1))
+        (slice(x, 0, half, 1), slice(x, half, dim as i64, 1))
     };
     let rotate = |x: &mut Expansion, a: &str, b: &str, op: &str| {
         let ac = x.op("Mul", &[a, &cos], &[]);
         let bs = x.op("Mul", &[b, &sin], &[]);
         x.op(op, &[&ac, &bs], &[])
     };
-    let new_first = rotate(&mut x, &first, &second, "Sub");
-    let new_second = rotate(&mut x, &second, &first, "Add");
+    let new_first = rotate(x, &first, &second, "Sub");
+    let new_second = rotate(x, &second, &first, "Add");
     let rotated = if interleaved {
         let (a, b) = (x.unsqueeze(&new_first, &[-1]), x.unsqueeze(&new_second, &[-1]));
         let pairs = x.op("Concat", &[&a, &b], &[("axis", Attr::Int(-1))]);
@@ -76,7 +66,7 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
         x.op("Concat", &[&new_first, &new_second], &[("axis", Attr::Int(-1))])
     };
     let full = if dim < head {
-        let rest = slice(&mut x, dim as i64, head as i64, 1);
+        let rest = slice(x, dim as i64, head as i64, 1);
         x.op("Concat", &[&rotated, &rest], &[("axis", Attr::Int(-1))])
     } else {
         rotated
@@ -87,7 +77,7 @@ fn expand(node: &Node, g: &Graph) -> OResult<Vec<Node>> {
     } else {
         x.output(&full, Some(&node.outputs[0]));
     }
-    Ok(x.finish())
+    Ok(())
 }
 
 /// Cache input `i` as `[batch, seq, half]` (gathered at position_ids when given), with a dim of

@@ -8,10 +8,13 @@
 
 mod concat;
 mod constant;
+mod depth_space;
 mod expand;
+mod eye_like;
 mod gather;
 mod gather_elements;
 mod gather_nd;
+mod one_hot;
 mod pad;
 mod range;
 mod reshape;
@@ -53,6 +56,12 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["ScatterND"], &scatter::ScatterNd);
     r.register(&["Pad"], &pad::Pad);
     r.register(&["Trilu"], &trilu::Trilu);
+    // Operators defined by others (crate::ops::expansion).
+    use crate::ops::expansion::Expand as Expanded;
+    r.register(&["SpaceToDepth"], &Expanded(depth_space::SpaceToDepth));
+    r.register(&["DepthToSpace"], &Expanded(depth_space::DepthToSpace));
+    r.register(&["OneHot"], &Expanded(one_hot::OneHot));
+    r.register(&["EyeLike"], &Expanded(eye_like::EyeLike));
 }
 
 /// One copy of a data-movement operator: every point of `space` reads input `src` at `src_map`
