@@ -521,6 +521,16 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["rms", "input 'x' must be floating point, not int64"],
         ),
         (
+            "cumsum-axis-of-two-values",
+            model(
+                vec![node("cs", "CumSum", &["x", "ax"], &["y"])],
+                vec![value("x", FLOAT, &[2, 3])],
+                vec![value("y", FLOAT, &[2, 3])],
+                vec![int64s("ax", &[2], &[0, 1])],
+            ),
+            vec!["cs", "CumSum's axis 'ax' must be one int32 or int64, not int64 [2]"],
+        ),
+        (
             "add-of-two-types",
             one(
                 node("add_t", "Add", &["a", "b"], &["y"]),

@@ -529,6 +529,8 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("Upsample", &[1]),
     ("TopK", &[1]),
     ("OneHot", &[1, 2]),
+    ("CumSum", &[1]),
+    ("CumProd", &[1]),
     // training_mode decides what the operator means (xcc compiles inference graphs).
     ("Dropout", &[1, 2]),
     ("ReduceSum", &[1]),

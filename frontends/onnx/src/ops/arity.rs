@@ -134,7 +134,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["Sum", "Mean", "Max", "Min", "Concat"], 1, ANY),
     (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
     (&["BatchNormalization"], 5, 5),
-    (&["RMSNormalization"], 2, 2),
+    (&["RMSNormalization", "CumSum", "CumProd"], 2, 2),
     (&["LpPool", "MeanVarianceNormalization", "LRN", "EyeLike"], 1, 1),
     (&["OneHot", "GroupNormalization"], 3, 3),
     (&["RotaryEmbedding"], 3, 4),

@@ -1,9 +1,10 @@
 //! Reductions: the Reduce* operators (a table of kinds, lowered to `kernel.generic` with
 //! reduction loops), ArgMax/ArgMin and TopK (parallel loops over the kept dims carrying a value
-//! and an index). Axes come from the attribute (older opsets) or a constant input (ReduceSum
+//! and an index), CumSum and CumProd (serial along their axis). Axes come from the attribute (older opsets) or a constant input (ReduceSum
 //! from 13, the rest from 18); empty axes reduce everything unless `noop_with_empty_axes`.
 
 mod arg;
+mod cumulative;
 mod reduction;
 mod topk;
 
@@ -16,6 +17,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     }
     r.register(&["ArgMax", "ArgMin"], &arg::ArgReduce);
     r.register(&["TopK"], &topk::TopK);
+    r.register(&["CumSum", "CumProd"], &cumulative::Cumulative);
 }
 
 /// The reduced axes, sorted, or `None` for the identity (empty axes with `noop_with_empty_axes`).
