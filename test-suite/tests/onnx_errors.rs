@@ -531,6 +531,11 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["cs", "CumSum's axis 'ax' must be one int32 or int64, not int64 [2]"],
         ),
         (
+            "relu-of-float8",
+            one(node("r8", "Relu", &["a"], &["y"]), vec![value("a", 17, &[2])], value("y", 17, &[2])),
+            vec!["r8", "Relu does not take float8e4m3fn tensors like 'a' (xcc casts and moves float8 tensors only)"],
+        ),
+        (
             "add-of-two-types",
             one(
                 node("add_t", "Add", &["a", "b"], &["y"]),

@@ -449,7 +449,17 @@ fn compare(what: &str, d: DType, got: &[u8], want: &Data) -> Result<(), String> 
     if got.len() != want.bytes.len() {
         return Err(format!("{what}: {} elements, expected {}", got.len() / d.size(), want.numel));
     }
-    let (first, bad, n) = if d.is_float() {
+    let (first, bad, n) = if let Some(f) = d.float8() {
+        // Bit for bit, except that any NaN of the format matches any other (the sign of a NaN).
+        let same = |a: u8, b: u8| a == b || (f.is_nan(a) && f.is_nan(b));
+        let bad: Vec<usize> = (0..want.bytes.len()).filter(|&i| !same(got[i], want.bytes[i])).collect();
+        let show = |b: u8| format!("{:#04x} ({})", b, f.decode(b));
+        (
+            bad.first().map(|&i| format!("[{i}] = {}, expected {}", show(got[i]), show(want.bytes[i]))),
+            bad.len(),
+            want.numel,
+        )
+    } else if d.is_float() {
         let (g, w) = (floats(d, got), floats(d, &want.bytes));
         let ok = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= ATOL + RTOL * b.abs();
         let bad: Vec<usize> = (0..w.len()).filter(|&i| !ok(g[i], w[i])).collect();

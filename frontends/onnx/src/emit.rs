@@ -817,6 +817,23 @@ impl Emitter {
 
     /// Converts one element between element types, with ONNX Cast semantics.
     pub fn convert(&mut self, v: ValueId, from: DType, to: DType) -> ValueId {
+        self.convert_saturating(v, from, to, true)
+    }
+
+    /// [`Emitter::convert`], with Cast's `saturate` for a float8 result: past its range, the
+    /// largest value (true) or infinity or NaN (false).
+    pub fn convert_saturating(&mut self, v: ValueId, from: DType, to: DType, saturate: bool) -> ValueId {
+        if from == to {
+            return v;
+        }
+        if let Some(f) = from.float8() {
+            let wide = f.emit_decode(self, v);
+            return self.convert_saturating(wide, DType::F32, to, saturate);
+        }
+        if let Some(f) = to.float8() {
+            let wide = self.convert(v, from, DType::F32);
+            return f.emit_encode(self, wide, saturate);
+        }
         let (ft, tt) = (compute_type(from), compute_type(to));
         if ft == tt {
             return v;

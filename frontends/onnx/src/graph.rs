@@ -26,6 +26,11 @@ pub enum DType {
     U32,
     U64,
     Bool,
+    /// The 8-bit floats ([`crate::float8`]): bytes, cast, quantized, dequantized and moved.
+    F8E4M3FN,
+    F8E4M3FNUZ,
+    F8E5M2,
+    F8E5M2FNUZ,
 }
 
 impl DType {
@@ -45,6 +50,10 @@ impl DType {
             12 => DType::U32,
             13 => DType::U64,
             16 => DType::BF16,
+            17 => DType::F8E4M3FN,
+            18 => DType::F8E4M3FNUZ,
+            19 => DType::F8E5M2,
+            20 => DType::F8E5M2FNUZ,
             _ => return None,
         })
     }
@@ -65,6 +74,10 @@ impl DType {
             DType::U32 => 12,
             DType::U64 => 13,
             DType::BF16 => 16,
+            DType::F8E4M3FN => 17,
+            DType::F8E4M3FNUZ => 18,
+            DType::F8E5M2 => 19,
+            DType::F8E5M2FNUZ => 20,
         }
     }
 
@@ -101,11 +114,24 @@ impl DType {
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::I8 | DType::U8 | DType::Bool => 1,
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => 1,
         }
     }
 
     pub fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64 | DType::F16 | DType::BF16)
+    }
+
+    /// The 8-bit float format, for the float8 types.
+    pub fn float8(self) -> Option<crate::float8::Float8> {
+        use crate::float8::*;
+        match self {
+            DType::F8E4M3FN => Some(E4M3FN),
+            DType::F8E4M3FNUZ => Some(E4M3FNUZ),
+            DType::F8E5M2 => Some(E5M2),
+            DType::F8E5M2FNUZ => Some(E5M2FNUZ),
+            _ => None,
+        }
     }
 
     /// Whether integer operations on it are unsigned (division, comparison, widening, min and
@@ -122,6 +148,7 @@ impl DType {
             DType::F16 => Type::Float(xcc_ir::types::FloatKind::F16),
             DType::BF16 => Type::Float(xcc_ir::types::FloatKind::BF16),
             DType::I8 | DType::U8 => Type::i8(),
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => Type::i8(),
             DType::I16 | DType::U16 => Type::int(16),
             DType::I32 | DType::U32 => Type::i32(),
             DType::I64 | DType::U64 => Type::i64(),
@@ -136,6 +163,7 @@ impl DType {
             DType::F16 | DType::BF16 => "uint16_t",
             DType::I8 => "int8_t",
             DType::U8 => "uint8_t",
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => "uint8_t",
             DType::U16 => "uint16_t",
             DType::U32 => "uint32_t",
             DType::U64 => "uint64_t",
@@ -154,6 +182,10 @@ impl DType {
             DType::BF16 => "bfloat16",
             DType::I8 => "int8",
             DType::U8 => "uint8",
+            DType::F8E4M3FN => "float8e4m3fn",
+            DType::F8E4M3FNUZ => "float8e4m3fnuz",
+            DType::F8E5M2 => "float8e5m2",
+            DType::F8E5M2FNUZ => "float8e5m2fnuz",
             DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
@@ -240,6 +272,9 @@ impl Tensor {
                 DType::BF16 => data.extend(f32_to_bf16_bits(v as f32).to_le_bytes()),
                 DType::I8 => data.push(v as i8 as u8),
                 DType::U8 => data.push(v as u8),
+                d @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
+                    data.push(d.float8().expect("a float8 type").encode(v as f32, true))
+                }
                 DType::U16 => data.extend((v as u16).to_le_bytes()),
                 DType::U32 => data.extend((v as u32).to_le_bytes()),
                 DType::U64 => data.extend((v as u64).to_le_bytes()),
@@ -266,6 +301,9 @@ impl Tensor {
                 }
                 DType::I8 => d[i] as i8 as f64,
                 DType::U8 | DType::Bool => d[i] as f64,
+                t @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
+                    t.float8().expect("a float8 type").decode(d[i]) as f64
+                }
                 DType::U16 => u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as f64,
                 DType::U32 => u32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().unwrap()) as f64,
                 DType::U64 => u64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()) as f64,

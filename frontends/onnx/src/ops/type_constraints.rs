@@ -86,6 +86,28 @@ const BOOL: &[(&[&str], &[usize])] = &[(&["Where", "Not"], &[0]), (&["And", "Or"
 const INDEX: &[(&[&str], &[usize])] =
     &[(&["Gather", "GatherElements", "Scatter", "ScatterElements"], &[1]), (&["Slice"], &[1, 2, 3, 4])];
 
+/// The operators that take float8 tensors: casts and data movement (a float8 tensor is its
+/// bytes; any other operator would compute on them).
+const FLOAT8: &[&str] = &[
+    "Cast",
+    "CastLike",
+    "BitCast",
+    "Identity",
+    "Reshape",
+    "Flatten",
+    "Squeeze",
+    "Unsqueeze",
+    "Transpose",
+    "Shape",
+    "Size",
+    "Concat",
+    "Slice",
+    "Split",
+    "Gather",
+    "Expand",
+    "Tile",
+];
+
 fn entries<'a, T>(table: &'a [(&[&str], T)], op: &'a str) -> impl Iterator<Item = &'a T> {
     table.iter().filter(move |(ops, _)| ops.contains(&op)).map(|(_, t)| t)
 }
@@ -131,6 +153,16 @@ pub fn check(node: &Node, g: &Graph) -> OResult<()> {
             return fail(format!("{}'s input '{name}' must be {what}, not {}", node.op, t.name()));
         }
     }
+    if !FLOAT8.contains(&node.op.as_str()) {
+        let all: Vec<usize> = (0..node.inputs.len()).collect();
+        if let Some((name, t)) = typed(node, g, &all)?.into_iter().find(|(_, t)| t.float8().is_some()) {
+            return fail(format!(
+                "{} does not take {} tensors like '{name}' (xcc casts and moves float8 tensors only)",
+                node.op,
+                t.name()
+            ));
+        }
+    }
     if node.op == "BitCast" {
         let (from, to) = (g.ty(&node.inputs[0])?.dtype, DType::from_onnx(node.int("to", 0) as i32));
         if let Some(to) = to.filter(|to| to.size() != from.size()) {
@@ -159,7 +191,8 @@ mod tests {
             .flat_map(|(ops, _)| ops.iter())
             .chain(INT64.iter().flat_map(|(ops, _)| ops.iter()))
             .chain(INDEX.iter().flat_map(|(ops, _)| ops.iter()))
-            .chain(BOOL.iter().flat_map(|(ops, _)| ops.iter()));
+            .chain(BOOL.iter().flat_map(|(ops, _)| ops.iter()))
+            .chain(FLOAT8.iter());
         for op in named {
             assert!(registered.contains(op), "{op} is not a registered operator");
         }

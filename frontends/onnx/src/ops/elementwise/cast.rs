@@ -10,17 +10,19 @@ use crate::ops::shapes::{data_input, real_input};
 use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[Op] = &[
-    Op::new("Cast", Emit::Custom(|e, el, a| Ok(e.convert(a[0], el.dtype, el.out))), |_, a| a[0])
+    Op::new("Cast", Emit::Custom(cast), |_, a| a[0])
         .output(Output::CastTo)
         .mixed_types()
         .on_dims(|a| Some(a[0].clone())),
-    Op::new("CastLike", Emit::Custom(|e, el, a| Ok(e.convert(a[0], el.dtype, el.out))), |_, a| a[0])
-        .output(Output::Input(1))
-        .one_data_input()
-        .mixed_types(),
+    Op::new("CastLike", Emit::Custom(cast), |_, a| a[0]).output(Output::Input(1)).one_data_input().mixed_types(),
     IDENTITY,
     Op::new("BitCast", Emit::Custom(bit_cast), bit_cast_value).output(Output::CastTo).mixed_types(),
 ];
+
+/// Cast and CastLike: `saturate` (opset 19) decides a float8 result past its range.
+fn cast(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    Ok(e.convert_saturating(a[0], el.dtype, el.out, el.node.int("saturate", 1) != 0))
+}
 
 /// BitCast: the element's bits read as the target type, of the same size (checked before,
 /// with the other type constraints).
