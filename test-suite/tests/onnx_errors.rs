@@ -165,11 +165,11 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             "unsupported-element-type",
             model(
                 vec![node("relu0", "Relu", &["x"], &["y"])],
-                vec![value("x", 16, &[2])],
-                vec![value("y", 16, &[2])],
+                vec![value("x", 21, &[2])],
+                vec![value("y", 21, &[2])],
                 vec![],
             ),
-            vec!["'x'", "BFLOAT16"],
+            vec!["'x'", "UINT4"],
         ),
         (
             "add-shape-mismatch",
@@ -534,6 +534,24 @@ fn fuzz_regressions() -> Vec<Case> {
             "relu-of-float8",
             one(node("r8", "Relu", &["a"], &["y"]), vec![value("a", 17, &[2])], value("y", 17, &[2])),
             vec!["r8", "Relu does not take float8e4m3fn tensors like 'a' (xcc casts and moves float8 tensors only)"],
+        ),
+        (
+            "quantize-with-a-scale-per-wrong-axis",
+            one(
+                node("q", "QuantizeLinear", &["x", "s"], &["y"]),
+                vec![value("x", FLOAT, &[2, 3]), value("s", FLOAT, &[2])],
+                value("y", 2, &[2, 3]),
+            ),
+            vec!["q", "a per-axis scale or zero point must be [3], not float32 [2]"],
+        ),
+        (
+            "matmul-integer-of-floats",
+            one(
+                node("mi", "MatMulInteger", &["a", "b"], &["y"]),
+                vec![value("a", FLOAT, &[2, 3]), value("b", FLOAT, &[3, 2])],
+                value("y", INT32, &[2, 2]),
+            ),
+            vec!["mi", "'a' must be int8 or uint8, not float32"],
         ),
         (
             "add-of-two-types",

@@ -16,6 +16,7 @@ pub mod elementwise;
 pub mod expansion;
 pub mod gemm;
 pub mod nn;
+pub mod quant;
 pub mod reduce;
 pub mod resize;
 pub mod tensor;
@@ -35,6 +36,7 @@ pub fn registry() -> &'static Registry {
         elementwise::register(&mut r);
         tensor::register(&mut r);
         nn::register(&mut r);
+        quant::register(&mut r);
         gemm::register(&mut r);
         reduce::register(&mut r);
         resize::register(&mut r);

@@ -106,6 +106,8 @@ const FLOAT8: &[&str] = &[
     "Gather",
     "Expand",
     "Tile",
+    "QuantizeLinear",
+    "DequantizeLinear",
 ];
 
 fn entries<'a, T>(table: &'a [(&[&str], T)], op: &'a str) -> impl Iterator<Item = &'a T> {
