@@ -139,6 +139,8 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["DynamicQuantizeLinear"], 1, 1),
     (&["MatMulInteger", "ConvInteger"], 2, 4),
     (&["QLinearMatMul"], 8, 8),
+    (&["RNN", "GRU"], 3, 6),
+    (&["LSTM"], 3, 8),
     (&["QLinearConv"], 8, 9),
     (&["LpPool", "MeanVarianceNormalization", "LRN", "EyeLike"], 1, 1),
     (&["OneHot", "GroupNormalization"], 3, 3),
@@ -210,8 +212,13 @@ pub fn check(node: &Node) -> OResult<()> {
         let message = format!("{} (opset {}) takes {range}, not {n}", node.op, node.opset);
         return Err(OnnxError::msg(message).in_node(node));
     }
-    // Every operator xcc has defines its first output (later ones may be optional).
-    if node.outputs.first().is_none_or(String::is_empty) {
+    // Every operator xcc has defines its first output (later ones may be optional), except the
+    // recurrent ones, whose every output is optional (a model may keep only the last state).
+    let all_optional = matches!(node.op.as_str(), "RNN" | "GRU" | "LSTM");
+    if all_optional && node.outputs.iter().all(String::is_empty) {
+        return Err(OnnxError::msg(format!("{} needs an output named", node.op)).in_node(node));
+    }
+    if !all_optional && node.outputs.first().is_none_or(String::is_empty) {
         return Err(OnnxError::msg(format!("{} needs its first output named", node.op)).in_node(node));
     }
     if let Some(k) = node.inputs[..min].iter().position(String::is_empty) {

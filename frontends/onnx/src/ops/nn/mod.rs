@@ -17,6 +17,7 @@ mod lp_pool;
 mod lrn;
 mod mvn;
 mod pool;
+mod recurrent;
 mod rms_norm;
 mod rotary;
 mod rows;
@@ -36,6 +37,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["BatchNormalization"], &batch_norm::BatchNormalization);
     r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
+    r.register(&["RNN", "GRU", "LSTM"], &recurrent::Recurrent);
     // Operators defined by others (crate::ops::expansion).
     r.register(&["Attention"], &Expand(attention::Attention));
     r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));

@@ -1,0 +1,570 @@
+//! The recurrent operators RNN, GRU and LSTM: each direction a serial loop over the time
+//! steps, each step parallel loops over the batch and the hidden units.
+//!
+//! A step computes the gates' pre-activations (`x_t W^T + h_{t-1} R^T` and the biases, plus
+//! LSTM's peepholes), then the new state elementwise, written to Y at its time step. Directions
+//! are forward, reverse or both (Y's direction dim); `layout` 1 puts the batch first in X, Y,
+//! Y_h and Y_c. With sequence_lens, a batch entry's steps past its length leave its state as it
+//! is and its outputs zero, and the reverse direction starts from its last real step.
+//! `activations` (with their alpha and beta), `clip`, LSTM's `input_forget` and GRU's
+//! `linear_before_reset` are as ONNX defines them.
+
+use crate::emit::{compute_type, Emitter, Extent, LoopBuilder};
+use crate::graph::*;
+use crate::ops::onnx_op::OnnxOp;
+use xcc_ir::{Type, ValueId};
+
+pub struct Recurrent;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Rnn,
+    Gru,
+    Lstm,
+}
+
+impl Kind {
+    fn of(op: &str) -> Kind {
+        match op {
+            "RNN" => Kind::Rnn,
+            "GRU" => Kind::Gru,
+            _ => Kind::Lstm,
+        }
+    }
+
+    /// Gates per hidden unit (W's rows are `gates * hidden`).
+    fn gates(self) -> usize {
+        match self {
+            Kind::Rnn => 1,
+            Kind::Gru => 3,
+            Kind::Lstm => 4,
+        }
+    }
+
+    /// The activations per direction, by default.
+    fn default_activations(self) -> &'static [&'static str] {
+        match self {
+            Kind::Rnn => &["Tanh"],
+            Kind::Gru => &["Sigmoid", "Tanh"],
+            Kind::Lstm => &["Sigmoid", "Tanh", "Tanh"],
+        }
+    }
+}
+
+/// One activation function with its parameters.
+#[derive(Clone, Debug)]
+struct Activation {
+    name: String,
+    alpha: f64,
+    beta: f64,
+}
+
+/// What every part of the lowering reads: dims and attributes.
+struct Shape {
+    kind: Kind,
+    seq: usize,
+    batch: usize,
+    input: usize,
+    hidden: usize,
+    directions: usize,
+    batch_first: bool,
+    /// Per direction, the kind's activations.
+    activations: Vec<Vec<Activation>>,
+    clip: Option<f64>,
+    /// LSTM: the forget gate is `1 - input gate`.
+    input_forget: bool,
+    /// GRU: the reset gate applies to `h_{t-1} R_h^T + R_bh` rather than to `h_{t-1}`.
+    linear_before_reset: bool,
+    dtype: DType,
+}
+
+fn shape(node: &Node, g: &Graph) -> OResult<Shape> {
+    let kind = Kind::of(&node.op);
+    let x = super::float_input(node, g)?;
+    let (w, r) = (g.ty(&node.inputs[1])?, g.ty(&node.inputs[2])?);
+    if x.shape.len() != 3 || w.shape.len() != 3 || r.shape.len() != 3 || x.is_dynamic() {
+        return err(format!(
+            "X, W and R must be 3-D and known at compile time, not {}, {}, {}",
+            x.describe(),
+            w.describe(),
+            r.describe()
+        ));
+    }
+    let batch_first = node.int("layout", 0) == 1;
+    let (seq, batch) = if batch_first { (x.shape[1], x.shape[0]) } else { (x.shape[0], x.shape[1]) };
+    let directions = match node.string("direction").unwrap_or("forward") {
+        "forward" | "reverse" => 1,
+        "bidirectional" => 2,
+        d => return err(format!("direction must be forward, reverse or bidirectional, not {d}")),
+    };
+    let gates = kind.gates();
+    let hidden = r.shape[2];
+    let expected_hidden = node.int("hidden_size", hidden as i64);
+    if expected_hidden != hidden as i64
+        || w.shape != [directions, gates * hidden, x.shape[2]]
+        || r.shape != [directions, gates * hidden, hidden]
+    {
+        return err(format!(
+            "W must be [{directions}, {}, {}] and R [{directions}, {}, {hidden}] (hidden_size {expected_hidden}), not {} and {}",
+            gates * hidden,
+            x.shape[2],
+            gates * hidden,
+            w.describe(),
+            r.describe()
+        ));
+    }
+    let names: Vec<String> = match node.attrs.get("activations") {
+        Some(Attr::Strs(s)) => s.clone(),
+        _ => (0..directions).flat_map(|_| kind.default_activations().iter().map(|s| s.to_string())).collect(),
+    };
+    let per = kind.default_activations().len();
+    if names.len() != per * directions {
+        return err(format!(
+            "{} takes {} activations per direction, not {} for {directions}",
+            node.op,
+            per,
+            names.len()
+        ));
+    }
+    let floats = |name: &str| match node.attrs.get(name) {
+        Some(Attr::Floats(f)) => f.iter().map(|&v| v as f64).collect(),
+        _ => Vec::new(),
+    };
+    let (alphas, betas) = (floats("activation_alpha"), floats("activation_beta"));
+    let activations = names
+        .chunks(per)
+        .enumerate()
+        .map(|(d, chunk)| {
+            chunk
+                .iter()
+                .enumerate()
+                .map(|(k, n)| activation(n, alphas.get(d * per + k).copied(), betas.get(d * per + k).copied()))
+                .collect::<OResult<Vec<_>>>()
+        })
+        .collect::<OResult<Vec<_>>>()?;
+    let clip = node.attrs.get("clip").map(|_| node.float("clip", 0.0) as f64);
+    Ok(Shape {
+        kind,
+        seq,
+        batch,
+        input: x.shape[2],
+        hidden,
+        directions,
+        batch_first,
+        activations,
+        clip,
+        input_forget: node.int("input_forget", 0) != 0,
+        linear_before_reset: node.int("linear_before_reset", 0) != 0,
+        dtype: x.dtype,
+    })
+}
+
+/// An activation by its ONNX name, with its parameters (the operator's defaults if not given).
+fn activation(name: &str, alpha: Option<f64>, beta: Option<f64>) -> OResult<Activation> {
+    let (a, b) = match name {
+        "Sigmoid" | "Tanh" | "Relu" | "Softsign" | "Softplus" => (0.0, 0.0),
+        "LeakyRelu" => (0.01, 0.0),
+        "ThresholdedRelu" | "Elu" => (1.0, 0.0),
+        "HardSigmoid" => (0.2, 0.5),
+        "Affine" | "ScaledTanh" => (1.0, if name == "Affine" { 0.0 } else { 1.0 }),
+        _ => return err(format!("the activation {name} is not supported")),
+    };
+    Ok(Activation { name: name.to_string(), alpha: alpha.unwrap_or(a), beta: beta.unwrap_or(b) })
+}
+
+impl OnnxOp for Recurrent {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let s = shape(node, g)?;
+        let y = if s.batch_first {
+            vec![s.batch, s.seq, s.directions, s.hidden]
+        } else {
+            vec![s.seq, s.directions, s.batch, s.hidden]
+        };
+        let state =
+            if s.batch_first { vec![s.batch, s.directions, s.hidden] } else { vec![s.directions, s.batch, s.hidden] };
+        Ok(node
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(i, _)| TensorType::new(s.dtype, if i == 0 { y.clone() } else { state.clone() }))
+            .collect())
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let s = shape(node, g)?;
+        let outputs = super::optional_outputs(e, node, 0, 3)?;
+        let inputs: Vec<Option<ValueId>> =
+            (0..8).map(|i| node.input(i).map(|n| e.buf(n)).transpose()).collect::<OResult<_>>()?;
+        if let Some(y) = outputs[0].filter(|_| inputs[4].is_some()) {
+            // Steps past a sequence's length are zero in Y; some are never written.
+            let zero = e.const_of(0.0, s.dtype);
+            let flat = e.flat(y);
+            let n = Extent::Fixed(s.seq * s.directions * s.batch * s.hidden);
+            e.parallel_over(&[n], &mut |e, ivs| e.store(zero, flat, &[ivs[0]]));
+        }
+        let reverse_only = node.string("direction") == Some("reverse");
+        for d in 0..s.directions {
+            let reverse = reverse_only || d == 1;
+            direction(e, &s, &inputs, &outputs, d, reverse);
+        }
+        Ok(())
+    }
+}
+
+/// The buffers of one direction's pass.
+struct State {
+    h: ValueId,
+    c: ValueId,
+    gates: ValueId,
+    /// GRU: `h_{t-1} R_h^T (+ R_bh)`, before or after the reset gate.
+    recurrent_h: ValueId,
+}
+
+fn direction(
+    e: &mut Emitter,
+    s: &Shape,
+    inputs: &[Option<ValueId>],
+    outputs: &[Option<ValueId>],
+    d: usize,
+    reverse: bool,
+) {
+    let acts = &s.activations[d];
+    let dt = s.dtype;
+    let (b, h, gh) = (s.batch, s.hidden, s.kind.gates() * s.hidden);
+    let st = State {
+        h: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
+        c: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
+        gates: e.alloc_tensor(&TensorType::new(dt, vec![b, gh])),
+        recurrent_h: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
+    };
+    let di = e.idx(d as i64);
+    // The initial state.
+    e.parallel_over(&[Extent::Fixed(b), Extent::Fixed(h)], &mut |e, ivs| {
+        for (input, buf) in [(inputs[5], st.h), (inputs[6], st.c)] {
+            let v = match input {
+                Some(init) => e.load(init, &state_index(s, di, ivs[0], ivs[1])),
+                None => e.const_of(0.0, dt),
+            };
+            e.store(v, buf, &[ivs[0], ivs[1]]);
+        }
+    });
+    e.for_loop_over(Extent::Fixed(s.seq), |e, step| {
+        let at = Step { d: di, step, reverse };
+        gates(e, s, inputs, &st, &at);
+        if s.kind == Kind::Gru {
+            gru_reset(e, s, inputs, &st, &at, acts);
+        }
+        update(e, s, inputs, outputs, &st, &at, acts);
+    });
+    // The final state.
+    e.parallel_over(&[Extent::Fixed(b), Extent::Fixed(h)], &mut |e, ivs| {
+        for (output, buf) in [(outputs[1], st.h), (outputs[2], st.c)] {
+            if let Some(out) = output {
+                let v = e.load(buf, &[ivs[0], ivs[1]]);
+                e.store(v, out, &state_index(s, di, ivs[0], ivs[1]));
+            }
+        }
+    });
+}
+
+/// Where a step is: the direction (as an index), the step, and whether time runs backwards.
+struct Step {
+    d: ValueId,
+    step: ValueId,
+    reverse: bool,
+}
+
+/// Y_h's (and initial_h's) index of direction `d`, batch entry `b`, unit `j`.
+fn state_index(s: &Shape, d: ValueId, b: ValueId, j: ValueId) -> Vec<ValueId> {
+    if s.batch_first {
+        vec![b, d, j]
+    } else {
+        vec![d, b, j]
+    }
+}
+
+/// The time step that step `step` of batch entry `b` processes, and whether there is one (the
+/// step is within the entry's length).
+fn time_of(
+    e: &mut Emitter,
+    s: &Shape,
+    lens: Option<ValueId>,
+    step: ValueId,
+    b: ValueId,
+    reverse: bool,
+) -> (ValueId, ValueId) {
+    let len = match lens {
+        Some(l) => {
+            let v = e.load(l, &[b]);
+            e.value_op("arith.index_cast", &[v], Type::Index)
+        }
+        None => e.idx(s.seq as i64),
+    };
+    let active = e.cmpi("slt", step, len);
+    if !reverse {
+        return (step, active);
+    }
+    // len - 1 - step, kept in range where the step is inactive.
+    let last = e.affine(&[(len, 1), (step, -1)], -1);
+    let zero = e.idx(0);
+    let t = e.value_op("arith.maxsi", &[last, zero], Type::Index);
+    (t, active)
+}
+
+/// X's index at time `t`, batch entry `b`, feature `k`.
+fn x_index(s: &Shape, t: ValueId, b: ValueId, k: ValueId) -> Vec<ValueId> {
+    if s.batch_first {
+        vec![b, t, k]
+    } else {
+        vec![t, b, k]
+    }
+}
+
+/// The gates' pre-activations of one step: `x_t W^T + W_b` and `h_{t-1} R^T + R_b`, added,
+/// except for GRU's hidden gate, whose recurrent part goes to `recurrent_h` for
+/// [`gru_reset`].
+fn gates(e: &mut Emitter, s: &Shape, inputs: &[Option<ValueId>], st: &State, at: &Step) {
+    let dt = s.dtype;
+    let (x, w, r, bias) = (inputs[0].expect("X"), inputs[1].expect("W"), inputs[2].expect("R"), inputs[3]);
+    let (hidden, gh, d) = (s.hidden, s.kind.gates() * s.hidden, at.d);
+    e.parallel_over(&[Extent::Fixed(s.batch), Extent::Fixed(gh)], &mut |e, ivs| {
+        let (b, j) = (ivs[0], ivs[1]);
+        let (t, _) = time_of(e, s, inputs[4], at.step, b, at.reverse);
+        let (mut wb, mut rb) = (e.const_of(0.0, dt), e.const_of(0.0, dt));
+        if let Some(bias) = bias {
+            wb = e.load(bias, &[d, j]);
+            let rj = e.affine(&[(j, 1)], gh as i64);
+            rb = e.load(bias, &[d, rj]);
+        }
+        let input = e.for_acc_over(Extent::Fixed(s.input), wb, |e, k, acc| {
+            let xv = e.load(x, &x_index(s, t, b, k));
+            let wv = e.load(w, &[d, j, k]);
+            e.fmuladd(xv, wv, acc)
+        });
+        let recurrent = e.for_acc_over(Extent::Fixed(hidden), rb, |e, k, acc| {
+            let hv = e.load(st.h, &[b, k]);
+            let rv = e.load(r, &[d, j, k]);
+            e.fmuladd(hv, rv, acc)
+        });
+        if s.kind != Kind::Gru {
+            let v = e.fbin("arith.addf", input, recurrent);
+            e.store(v, st.gates, &[b, j]);
+            return;
+        }
+        let first = e.idx(2 * hidden as i64);
+        let is_hidden = e.cmpi("sge", j, first);
+        let both = e.fbin("arith.addf", input, recurrent);
+        let v = e.select_f(is_hidden, input, both);
+        e.store(v, st.gates, &[b, j]);
+        e.if_then(is_hidden, |e| {
+            let unit = e.affine(&[(j, 1)], -2 * hidden as i64);
+            e.store(recurrent, st.recurrent_h, &[b, unit]);
+        });
+    });
+}
+
+/// GRU: the reset gate applied, into `recurrent_h`: with linear_before_reset, `r_t (.)
+/// (h_{t-1} R_h^T + R_bh)`; without, `(r_t (.) h_{t-1}) R_h^T + R_bh`, which needs every
+/// unit's reset gate first.
+fn gru_reset(e: &mut Emitter, s: &Shape, inputs: &[Option<ValueId>], st: &State, at: &Step, acts: &[Activation]) {
+    let (dt, hidden, d) = (s.dtype, s.hidden, at.d);
+    let (r, bias) = (inputs[2].expect("R"), inputs[3]);
+    let reset = |e: &mut Emitter, b: ValueId, k: ValueId| {
+        let at = e.affine(&[(k, 1)], hidden as i64);
+        let pre = e.load(st.gates, &[b, at]);
+        activate(e, s, &acts[0], pre)
+    };
+    e.parallel_over(&[Extent::Fixed(s.batch), Extent::Fixed(hidden)], &mut |e, ivs| {
+        let (b, j) = (ivs[0], ivs[1]);
+        let v = if s.linear_before_reset {
+            let rt = reset(e, b, j);
+            let lin = e.load(st.recurrent_h, &[b, j]);
+            e.fbin("arith.mulf", rt, lin)
+        } else {
+            let mut rb = e.const_of(0.0, dt);
+            if let Some(bias) = bias {
+                let rj = e.affine(&[(j, 1)], (5 * hidden) as i64);
+                rb = e.load(bias, &[d, rj]);
+            }
+            let row = e.affine(&[(j, 1)], (2 * hidden) as i64);
+            e.for_acc_over(Extent::Fixed(hidden), rb, |e, k, acc| {
+                let rt = reset(e, b, k);
+                let hv = e.load(st.h, &[b, k]);
+                let rh = e.fbin("arith.mulf", rt, hv);
+                let rv = e.load(r, &[d, row, k]);
+                e.fmuladd(rh, rv, acc)
+            })
+        };
+        e.store(v, st.recurrent_h, &[b, j]);
+    });
+}
+
+/// The new state from the gates, written to Y at its time step (its state unchanged and Y
+/// zero past a sequence's length).
+fn update(
+    e: &mut Emitter,
+    s: &Shape,
+    inputs: &[Option<ValueId>],
+    outputs: &[Option<ValueId>],
+    st: &State,
+    at: &Step,
+    acts: &[Activation],
+) {
+    let (dt, hidden, d) = (s.dtype, s.hidden, at.d);
+    e.parallel_over(&[Extent::Fixed(s.batch), Extent::Fixed(hidden)], &mut |e, ivs| {
+        let (b, j) = (ivs[0], ivs[1]);
+        let (t, active) = time_of(e, s, inputs[4], at.step, b, at.reverse);
+        let gate = |e: &mut Emitter, g: usize| {
+            let at = e.affine(&[(j, 1)], (g * hidden) as i64);
+            e.load(st.gates, &[b, at])
+        };
+        let h_prev = e.load(st.h, &[b, j]);
+        let (h_new, c_new) = match s.kind {
+            Kind::Rnn => {
+                let a = gate(e, 0);
+                (activate(e, s, &acts[0], a), None)
+            }
+            Kind::Gru => {
+                let z = gate(e, 0);
+                let z = activate(e, s, &acts[0], z);
+                // The hidden gate's input part, plus its recurrent part (reset applied).
+                let hx = gate(e, 2);
+                let rh = e.load(st.recurrent_h, &[b, j]);
+                let pre = e.fbin("arith.addf", hx, rh);
+                let candidate = activate(e, s, &acts[1], pre);
+                let one = e.const_of(1.0, dt);
+                let keep = e.fbin("arith.subf", one, z);
+                let a = e.fbin("arith.mulf", keep, candidate);
+                (e.fmuladd(z, h_prev, a), None)
+            }
+            Kind::Lstm => {
+                let c_prev = e.load(st.c, &[b, j]);
+                let peephole = |e: &mut Emitter, k: usize, c: ValueId, v: ValueId| match inputs[7] {
+                    Some(p) => {
+                        let at = e.affine(&[(j, 1)], (k * hidden) as i64);
+                        let pv = e.load(p, &[d, at]);
+                        e.fmuladd(pv, c, v)
+                    }
+                    None => v,
+                };
+                let i_pre = gate(e, 0);
+                let i_pre = peephole(e, 0, c_prev, i_pre);
+                let i = activate(e, s, &acts[0], i_pre);
+                let f = if s.input_forget {
+                    let one = e.const_of(1.0, dt);
+                    e.fbin("arith.subf", one, i)
+                } else {
+                    let f_pre = gate(e, 2);
+                    let f_pre = peephole(e, 2, c_prev, f_pre);
+                    activate(e, s, &acts[0], f_pre)
+                };
+                let g_pre = gate(e, 3);
+                let cand = activate(e, s, &acts[1], g_pre);
+                let ic = e.fbin("arith.mulf", i, cand);
+                let c = e.fmuladd(f, c_prev, ic);
+                let o_pre = gate(e, 1);
+                let o_pre = peephole(e, 1, c, o_pre);
+                let o = activate(e, s, &acts[0], o_pre);
+                let hc = apply(e, &acts[2], c, dt);
+                (e.fbin("arith.mulf", o, hc), Some((c, c_prev)))
+            }
+        };
+        let h_kept = e.select_f(active, h_new, h_prev);
+        e.store(h_kept, st.h, &[b, j]);
+        if let Some((c, c_prev)) = c_new {
+            let c_kept = e.select_f(active, c, c_prev);
+            e.store(c_kept, st.c, &[b, j]);
+        }
+        if let Some(y) = outputs[0] {
+            e.if_then(active, |e| {
+                let at = if s.batch_first { vec![b, t, d, j] } else { vec![t, d, b, j] };
+                e.store(h_new, y, &at);
+            });
+        }
+    });
+}
+
+/// A gate's activation of its whole pre-activation (peepholes included), clipped first.
+fn activate(e: &mut Emitter, s: &Shape, a: &Activation, pre: ValueId) -> ValueId {
+    let pre = clip(e, s, pre);
+    apply(e, a, pre, s.dtype)
+}
+
+/// `v` clipped to `[-clip, clip]` when the operator has a clip.
+fn clip(e: &mut Emitter, s: &Shape, v: ValueId) -> ValueId {
+    let Some(c) = s.clip else { return v };
+    let (lo, hi) = (e.const_of(-c, s.dtype), e.const_of(c, s.dtype));
+    let v = e.fbin("arith.maximumf", v, lo);
+    e.fbin("arith.minimumf", v, hi)
+}
+
+/// An activation function on one value.
+fn apply(e: &mut Emitter, a: &Activation, x: ValueId, d: DType) -> ValueId {
+    let c = |e: &mut Emitter, v: f64| e.const_of(v, d);
+    let t = compute_type(d);
+    let op = |e: &mut Emitter, name: &str, args: &[ValueId]| e.value_op(name, args, t.clone());
+    match a.name.as_str() {
+        "Tanh" => op(e, "math.tanh", &[x]),
+        "Relu" => {
+            let z = c(e, 0.0);
+            op(e, "arith.maximumf", &[x, z])
+        }
+        "Sigmoid" => {
+            let n = op(e, "arith.negf", &[x]);
+            let ex = op(e, "math.exp", &[n]);
+            let one = c(e, 1.0);
+            let den = op(e, "arith.addf", &[one, ex]);
+            op(e, "arith.divf", &[one, den])
+        }
+        "HardSigmoid" => {
+            let (al, be, z, one) = (c(e, a.alpha), c(e, a.beta), c(e, 0.0), c(e, 1.0));
+            let m = op(e, "arith.mulf", &[al, x]);
+            let s = op(e, "arith.addf", &[m, be]);
+            let lo = op(e, "arith.maximumf", &[s, z]);
+            op(e, "arith.minimumf", &[lo, one])
+        }
+        "LeakyRelu" => {
+            let (al, z) = (c(e, a.alpha), c(e, 0.0));
+            let m = op(e, "arith.mulf", &[al, x]);
+            let neg = e.cmpf("olt", x, z);
+            op(e, "arith.select", &[neg, m, x])
+        }
+        "ThresholdedRelu" => {
+            let (al, z) = (c(e, a.alpha), c(e, 0.0));
+            let above = e.cmpf("ogt", x, al);
+            op(e, "arith.select", &[above, x, z])
+        }
+        "Affine" => {
+            let (al, be) = (c(e, a.alpha), c(e, a.beta));
+            let m = op(e, "arith.mulf", &[al, x]);
+            op(e, "arith.addf", &[m, be])
+        }
+        "ScaledTanh" => {
+            let (al, be) = (c(e, a.alpha), c(e, a.beta));
+            let m = op(e, "arith.mulf", &[be, x]);
+            let th = op(e, "math.tanh", &[m]);
+            op(e, "arith.mulf", &[al, th])
+        }
+        "Elu" => {
+            let (al, z, one) = (c(e, a.alpha), c(e, 0.0), c(e, 1.0));
+            let ex = op(e, "math.exp", &[x]);
+            let em = op(e, "arith.subf", &[ex, one]);
+            let neg = op(e, "arith.mulf", &[al, em]);
+            let lt = e.cmpf("olt", x, z);
+            op(e, "arith.select", &[lt, neg, x])
+        }
+        "Softsign" => {
+            let one = c(e, 1.0);
+            let ab = op(e, "math.absf", &[x]);
+            let den = op(e, "arith.addf", &[one, ab]);
+            op(e, "arith.divf", &[x, den])
+        }
+        _ => {
+            // Softplus (the only other name `activation` accepts).
+            let one = c(e, 1.0);
+            let ex = op(e, "math.exp", &[x]);
+            let s = op(e, "arith.addf", &[one, ex]);
+            op(e, "math.log", &[s])
+        }
+    }
+}
