@@ -96,6 +96,20 @@ pub fn model(
     .encode_to_vec()
 }
 
+/// [`model`] importing more domains: `(domain, version)` besides the default opset 17.
+pub fn model_with_domains(
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: Vec<ValueInfoProto>,
+    domains: &[(&str, i64)],
+) -> Vec<u8> {
+    let mut m = ModelProto::decode(model(nodes, inputs, outputs, vec![]).as_slice()).expect("just encoded");
+    for &(domain, version) in domains {
+        m.opset_import.push(OperatorSetIdProto { domain: Some(domain.into()), version: Some(version) });
+    }
+    m.encode_to_vec()
+}
+
 pub fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
     TensorProto {
         name: Some(name.into()),

@@ -9,7 +9,9 @@ use xcc_frontend_onnx::proto::{
     attribute_proto, tensor_shape_proto, type_proto, AttributeProto, NodeProto, StringStringEntryProto, TensorProto,
     ValueInfoProto,
 };
-use xcc_test_suite::onnx_build::{floats, int64s, model, node, symbolic, value, with_ints, FLOAT, INT64};
+use xcc_test_suite::onnx_build::{
+    floats, int64s, model, model_with_domains, node, symbolic, value, with_ints, FLOAT, INT64,
+};
 use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType INT32.
@@ -129,7 +131,35 @@ fn bad_models(dir: &Path) -> Vec<Case> {
                 vec![value("y", FLOAT, &[2])],
                 vec![],
             ),
-            vec!["2 unsupported node(s)", "frob0", "Frobnicate", "frob1", "opset 17"],
+            vec![
+                "2 unsupported node(s) of 2 operator(s)",
+                "Frobnicate (domain ai.onnx, opset 17): 1 node(s): frob0",
+                "Frobnicate2 (domain ai.onnx, opset 17): 1 node(s): frob1",
+            ],
+        ),
+        (
+            "unsupported-nodes-grouped-by-operator",
+            model_with_domains(
+                (0..5)
+                    .map(|k| {
+                        let (i, o) = (format!("t{k}"), format!("t{}", k + 1));
+                        node(&format!("frob{k}"), "Frob", &[&i], &[&o])
+                    })
+                    .chain(std::iter::once({
+                        let mut n = node("fused", "FusedThing", &["t5"], &["y"]);
+                        n.domain = Some("com.example".into());
+                        n
+                    }))
+                    .collect(),
+                vec![value("t0", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                &[("com.example", 3)],
+            ),
+            vec![
+                "6 unsupported node(s) of 2 operator(s)",
+                "FusedThing (domain com.example, opset 3): 1 node(s): fused",
+                "Frob (domain ai.onnx, opset 17): 5 node(s): frob0, frob1, frob2, and 2 more",
+            ],
         ),
         (
             "sqrt-of-integers",

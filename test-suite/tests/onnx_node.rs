@@ -512,11 +512,13 @@ fn first_error(text: &str) -> String {
     if let Some(rest) = s.strip_prefix("model.onnx: ") {
         s = rest.to_string();
     }
-    // "the model uses N unsupported node(s):" is followed by one line per node: name the ops.
+    // "the model uses N unsupported node(s) of K operator(s):" is followed by one line per
+    // operator ("Op (domain D, opset V): ..."): name the ops.
     if s.ends_with(':') {
         let ops: BTreeSet<String> = lines[pick + 1..]
             .iter()
-            .filter_map(|l| l.split("(op ").nth(1).and_then(|r| r.split(',').next()))
+            .filter(|l| l.contains(" (domain "))
+            .filter_map(|l| l.split(" (domain ").next())
             .map(str::to_string)
             .collect();
         if !ops.is_empty() {

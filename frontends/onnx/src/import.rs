@@ -50,10 +50,13 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         ));
     }
     let mut opset = None;
+    let mut domain_versions: HashMap<String, i64> = HashMap::new();
     for o in &model.opset_import {
         let domain = o.domain.clone().unwrap_or_default();
         if domain.is_empty() || domain == "ai.onnx" {
             opset = o.version;
+        } else {
+            domain_versions.insert(domain, o.version.unwrap_or(1));
         }
     }
     let opset = match opset {
@@ -148,11 +151,16 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         graph.nodes.push(Node {
             name: node_name,
             op: n.op_type.clone().unwrap_or_default(),
+            // A node binds to its own domain's import (a contrib operator's version is not the
+            // default domain's opset).
+            opset: match domain.as_str() {
+                "" | "ai.onnx" => opset,
+                d => domain_versions.get(d).copied().unwrap_or(1),
+            },
             domain: if domain == "ai.onnx" { String::new() } else { domain },
             inputs: n.input.clone(),
             outputs: n.output.clone(),
             attrs,
-            opset,
         });
     }
     Ok(graph)

@@ -92,29 +92,13 @@ fn refuse_huge_fold(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> OResult<()>
 }
 
 pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
-    let unsupported: Vec<String> = g
-        .nodes
-        .iter()
-        .filter(|n| !n.domain.is_empty() || ops::registry().get(&n.op).is_none())
-        .map(|n| {
-            let domain = if n.domain.is_empty() { "ai.onnx".to_string() } else { n.domain.clone() };
-            format!(
-                "  {} (op {}, domain {domain}, opset {})",
-                if n.name.is_empty() { "<unnamed>" } else { &n.name },
-                n.op,
-                n.opset
-            )
-        })
-        .collect();
-    if !unsupported.is_empty() {
-        return err(format!("the model uses {} unsupported node(s):\n{}", unsupported.len(), unsupported.join("\n")));
-    }
+    refuse_unsupported(g)?;
     // The nodes kept so far stay in the graph, so that a shape rule can follow an input back
     // to the nodes that compute it (ops::computed_data).
     // A node an operator expands into others gives way to them, in order, at the front.
     let mut pending: VecDeque<Node> = std::mem::take(&mut g.nodes).into();
     while let Some(node) = pending.pop_front() {
-        let Some(op) = ops::registry().get(&node.op) else {
+        let Some(op) = ops::registry().get_in(&node.domain, &node.op) else {
             return Err(OnnxError::msg(format!("internal: an expansion wrote the unknown operator {}", node.op)));
         };
         ops::arity::check(&node)?;
@@ -189,6 +173,31 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     }
     g.nodes = kept.into_iter().zip(live).filter(|(_, l)| *l).map(|(n, _)| n).collect();
     Ok(())
+}
+
+/// The error for nodes of operators xcc lacks: one line per operator (its domain and opset,
+/// how many nodes, the first few by name), as a model may have a hundred such nodes.
+fn refuse_unsupported(g: &Graph) -> OResult<()> {
+    let mut by_op: std::collections::BTreeMap<(&str, &str, i64), Vec<&str>> = Default::default();
+    for n in g.nodes.iter().filter(|n| ops::registry().get_in(&n.domain, &n.op).is_none()) {
+        let name = if n.name.is_empty() { n.outputs.first().map_or("<unnamed>", String::as_str) } else { &n.name };
+        by_op.entry((&n.op, &n.domain, n.opset)).or_default().push(name);
+    }
+    if by_op.is_empty() {
+        return Ok(());
+    }
+    const NAMED: usize = 3;
+    let total: usize = by_op.values().map(Vec::len).sum();
+    let lines: Vec<String> = by_op
+        .iter()
+        .map(|((op, domain, opset), nodes)| {
+            let domain = if domain.is_empty() { "ai.onnx" } else { domain };
+            let more = if nodes.len() > NAMED { format!(", and {} more", nodes.len() - NAMED) } else { String::new() };
+            let shown = nodes[..nodes.len().min(NAMED)].join(", ");
+            format!("  {op} (domain {domain}, opset {opset}): {} node(s): {shown}{more}", nodes.len())
+        })
+        .collect();
+    err(format!("the model uses {total} unsupported node(s) of {} operator(s):\n{}", by_op.len(), lines.join("\n")))
 }
 
 /// Folds a node that computes on shapes with run-time dims: Shape or Size of a tensor that has

@@ -57,7 +57,7 @@ pub fn compile(
     let no_gpu_code = std::cell::RefCell::new(Vec::new());
     let compiled = emit::generate(&g, options.name, !options.gpu, |node, g, e| {
         let first = e.m.ops.len();
-        let lowered = match ops::registry().get(&node.op) {
+        let lowered = match ops::registry().get_in(&node.domain, &node.op) {
             Some(op) => op.lower(node, g, e),
             None => Err(OnnxError::msg("internal: an unregistered operator")),
         };

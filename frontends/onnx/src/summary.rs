@@ -69,7 +69,7 @@ fn histogram(graph: &proto::GraphProto) -> Vec<(String, usize, bool)> {
         let domain = n.domain.clone().unwrap_or_default();
         let default = domain.is_empty() || domain == "ai.onnx";
         let key = if default { op.clone() } else { format!("{domain}:{op}") };
-        *counts.entry((key, default && ops::registry().get(&op).is_some())).or_default() += 1;
+        *counts.entry((key, ops::registry().get_in(&domain, &op).is_some())).or_default() += 1;
     }
     counts.into_iter().map(|((op, supported), n)| (op, n, supported)).collect()
 }

@@ -49,27 +49,40 @@ pub trait OnnxOp: Sync {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()>;
 }
 
-/// Operators by name.
+/// Operators by domain and name (the default domain is `""`).
 #[derive(Default)]
 pub struct Registry {
-    ops: HashMap<&'static str, &'static dyn OnnxOp>,
+    ops: HashMap<(&'static str, &'static str), &'static dyn OnnxOp>,
 }
 
 impl Registry {
+    /// Operators of the default ONNX domain.
     pub fn register(&mut self, names: &[&'static str], op: &'static dyn OnnxOp) {
+        self.register_in("", names, op);
+    }
+
+    /// Operators of another domain (`com.microsoft`'s contrib operators).
+    pub fn register_in(&mut self, domain: &'static str, names: &[&'static str], op: &'static dyn OnnxOp) {
         for &n in names {
-            let previous = self.ops.insert(n, op);
-            assert!(previous.is_none(), "ONNX operator {n} is registered twice");
+            let previous = self.ops.insert((domain, n), op);
+            assert!(previous.is_none(), "ONNX operator {domain}:{n} is registered twice");
         }
     }
 
+    /// A default-domain operator.
     pub fn get(&self, op: &str) -> Option<&'static dyn OnnxOp> {
-        self.ops.get(op).copied()
+        self.get_in("", op)
     }
 
-    /// Every registered operator name, sorted.
+    /// An operator of `domain` (`""` or `ai.onnx` for the default one).
+    pub fn get_in(&self, domain: &str, op: &str) -> Option<&'static dyn OnnxOp> {
+        let domain = if domain == "ai.onnx" { "" } else { domain };
+        self.ops.get(&(domain, op)).copied()
+    }
+
+    /// Every registered default-domain operator name, sorted.
     pub fn names(&self) -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = self.ops.keys().copied().collect();
+        let mut names: Vec<&'static str> = self.ops.keys().filter(|(d, _)| d.is_empty()).map(|(_, n)| *n).collect();
         names.sort_unstable();
         names
     }
