@@ -76,12 +76,122 @@ def cases(rng):
     yield recurrent("RNN", "rnn_batch_first_reverse", rng, layout=1, direction="reverse")
 
 
-def write(out, name, node, feeds, output_names):
+MS = "com.microsoft"
+
+# ONNX Runtime's quantized contrib kernels requantize in fixed point or with their own float
+# order; xcc dequantizes, computes in float and rounds half to even. Their integer results may
+# differ by one step, which these cases allow (the harness reads `integer-tolerance`).
+ROUNDS_ITS_OWN_WAY = {"QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearGlobalAveragePool",
+                      "QLinearConcat", "QGemm"}
+
+
+def contrib(name, op, feeds, outputs=("Y",), inits=None, **attrs):
+    """One com.microsoft node; `feeds` in input order (None for an absent input), `inits` the
+    inputs that are initializers (constants in the model)."""
+    names = [k if v is not None else "" for k, v in feeds.items()]
+    while names and names[-1] == "":
+        names.pop()
+    node = helper.make_node(op, names, list(outputs), domain=MS, **attrs)
+    runtime = {k: v for k, v in feeds.items() if v is not None}
+    return name, node, runtime, [o for o in outputs if o], inits or {}
+
+
+def u8(rng, shape):
+    return rng.integers(0, 256, shape).astype(np.uint8)
+
+
+def i8(rng, shape):
+    return rng.integers(-128, 128, shape).astype(np.int8)
+
+
+def f32(rng, shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def scalar(v, dtype=np.float32):
+    return np.array(v, dtype=dtype)
+
+
+def contrib_cases(rng):
+    x = f32(rng, [2, 3, 8])
+    yield contrib("ms_gelu", "Gelu", {"X": x})
+    yield contrib("ms_bias_gelu", "BiasGelu", {"A": f32(rng, [2, 3, 8]), "B": f32(rng, [8])})
+    yield contrib("ms_fast_gelu_bias", "FastGelu", {"X": f32(rng, [2, 3, 8]), "bias": f32(rng, [8])})
+    yield contrib("ms_fast_gelu", "FastGelu", {"X": f32(rng, [2, 3, 8])})
+    yield contrib("ms_quick_gelu", "QuickGelu", {"X": f32(rng, [2, 3, 8])}, alpha=1.5)
+    yield contrib("ms_fused_matmul_trans_b", "FusedMatMul", {"A": f32(rng, [2, 4, 5]), "B": f32(rng, [2, 6, 5])},
+                  alpha=0.5, transB=1)
+    yield contrib("ms_fused_matmul_trans_a", "FusedMatMul", {"A": f32(rng, [5, 4]), "B": f32(rng, [5, 6])}, transA=1)
+    yield contrib("ms_fused_conv_relu", "FusedConv",
+                  {"X": f32(rng, [1, 3, 8, 8]), "W": f32(rng, [4, 3, 3, 3]), "B": f32(rng, [4])},
+                  activation="Relu", pads=[1, 1, 1, 1])
+    yield contrib("ms_fused_conv_sum_leaky", "FusedConv",
+                  {"X": f32(rng, [1, 3, 8, 8]), "W": f32(rng, [4, 3, 3, 3]), "B": f32(rng, [4]),
+                   "Z": f32(rng, [1, 4, 6, 6])}, activation="LeakyRelu", activation_params=[0.2])
+    yield contrib("ms_skip_layer_norm", "SkipLayerNormalization",
+                  {"input": f32(rng, [2, 3, 8]), "skip": f32(rng, [2, 3, 8]), "gamma": f32(rng, [8]),
+                   "beta": f32(rng, [8]), "bias": f32(rng, [8])}, outputs=("Y", "", "", "sum"), epsilon=1e-5)
+    # ONNX Runtime registers SimplifiedLayerNormalization in the default domain.
+    name, node, feeds, outputs, inits = contrib("simplified_layer_norm", "SimplifiedLayerNormalization",
+                                                {"X": f32(rng, [2, 3, 8]), "scale": f32(rng, [8])}, epsilon=1e-5)
+    node.domain = ""
+    yield name, node, feeds, outputs, inits
+    yield contrib("ms_skip_simplified_layer_norm", "SkipSimplifiedLayerNormalization",
+                  {"input": f32(rng, [2, 3, 8]), "skip": f32(rng, [2, 3, 8]), "gamma": f32(rng, [8]),
+                   "bias": f32(rng, [8])}, epsilon=1e-5)
+    yield contrib("ms_multi_head_attention", "MultiHeadAttention",
+                  {"query": f32(rng, [2, 4, 16]), "key": f32(rng, [2, 6, 16]), "value": f32(rng, [2, 6, 16])},
+                  num_heads=2)
+    yield contrib("ms_multi_head_attention_bias_mask", "MultiHeadAttention",
+                  {"query": f32(rng, [2, 4, 16]), "key": f32(rng, [2, 6, 16]), "value": f32(rng, [2, 6, 16]),
+                   "bias": f32(rng, [48]), "key_padding_mask": np.array([[1, 1, 1, 1, 0, 0], [1] * 6], np.int32),
+                   "attention_bias": f32(rng, [1, 2, 4, 6])}, num_heads=2)
+    yield contrib("ms_multi_head_attention_causal", "MultiHeadAttention",
+                  {"query": f32(rng, [1, 5, 8]), "key": f32(rng, [1, 5, 8]), "value": f32(rng, [1, 5, 8])},
+                  num_heads=2, unidirectional=1, scale=0.3)
+    q = lambda shape: (u8(rng, shape), scalar(0.05), scalar(128, np.uint8))  # noqa: E731
+    (a, a_s, a_z), (b, b_s, b_z) = q([2, 3, 4]), q([2, 3, 4])
+    y_s, y_z = scalar(0.08), scalar(120, np.uint8)
+    for op in ["QLinearAdd", "QLinearMul"]:
+        yield contrib(f"ms_{op.lower()}", op, {"A": a, "A_scale": a_s, "A_zero_point": a_z, "B": b, "B_scale": b_s,
+                                               "B_zero_point": b_z, "C_scale": y_s, "C_zero_point": y_z})
+    yield contrib("ms_qlinear_sigmoid", "QLinearSigmoid",
+                  {"X": a, "X_scale": a_s, "X_zero_point": a_z, "Y_scale": scalar(1 / 256), "Y_zero_point": scalar(0, np.uint8)})
+    yield contrib("ms_qlinear_leaky_relu", "QLinearLeakyRelu",
+                  {"X": a, "X_scale": a_s, "X_zero_point": a_z, "Y_scale": y_s, "Y_zero_point": y_z}, alpha=0.1)
+    p = u8(rng, [1, 3, 4, 4])
+    yield contrib("ms_qlinear_global_average_pool", "QLinearGlobalAveragePool",
+                  {"X": p, "x_scale": a_s, "x_zero_point": a_z, "y_scale": y_s, "y_zero_point": y_z})
+    yield contrib("ms_qlinear_concat", "QLinearConcat",
+                  {"Y_scale": y_s, "Y_zero_point": y_z, "A": a, "A_scale": a_s, "A_zero_point": a_z,
+                   "B": b, "B_scale": scalar(0.07), "B_zero_point": scalar(100, np.uint8)}, axis=1)
+    ga, gb = u8(rng, [3, 5]), i8(rng, [5, 4])
+    gemm = {"A": ga, "a_scale": scalar(0.02), "a_zero_point": scalar(130, np.uint8), "B": gb,
+            "b_scale": scalar(0.03), "b_zero_point": scalar(0, np.int8), "C": rng.integers(-500, 500, [4]).astype(np.int32)}
+    yield contrib("ms_qgemm_float", "QGemm", dict(gemm))
+    yield contrib("ms_qgemm_quantized", "QGemm", dict(gemm, y_scale=scalar(0.05), y_zero_point=scalar(128, np.uint8)))
+    yield contrib("ms_matmul_integer_to_float", "MatMulIntegerToFloat",
+                  {"A": u8(rng, [2, 3, 5]), "B": i8(rng, [5, 4]), "a_scale": scalar(0.02), "b_scale": f32(rng, [4], 0.01),
+                   "a_zero_point": scalar(120, np.uint8), "b_zero_point": None, "bias": f32(rng, [4])})
+    yield contrib("ms_dynamic_quantize_matmul", "DynamicQuantizeMatMul",
+                  {"A": f32(rng, [3, 5]), "B": i8(rng, [5, 4]), "b_scale": scalar(0.02), "b_zero_point": None,
+                   "bias": f32(rng, [4])})
+    k, n, block = 32, 6, 16
+    nbits = {"A": f32(rng, [2, k]), "B": u8(rng, [n, k // block, block // 2]), "scales": f32(rng, [n * (k // block)], 0.1)}
+    yield contrib("ms_matmul_nbits", "MatMulNBits", nbits, inits=("B", "scales"), K=k, N=n, bits=4, block_size=block)
+    zp = dict(nbits, zero_points=u8(rng, [n * 1]))
+    yield contrib("ms_matmul_nbits_zero_points", "MatMulNBits", zp, inits=("B", "scales", "zero_points"),
+                  K=k, N=n, bits=4, block_size=block)
+
+
+def write(out, name, node, feeds, output_names, inits=()):
+    inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
+    feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
     inputs = [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
               for k, v in feeds.items()]
-    outputs = [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in output_names]
-    graph = helper.make_graph([node], name, inputs, outputs)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    outputs = [helper.make_empty_tensor_value_info(o) for o in output_names]
+    graph = helper.make_graph([node], name, inputs, outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22), helper.make_opsetid(MS, 1)])
     model.ir_version = 10
     options = ort.SessionOptions()
     options.log_severity_level = 3
@@ -89,13 +199,20 @@ def write(out, name, node, feeds, output_names):
         session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
         results = session.run(output_names, feeds)
         oracle = "onnxruntime"
-    except Exception:  # noqa: BLE001 - ONNX Runtime lacks some modes (batch-first recurrences)
+    except Exception as e:  # noqa: BLE001 - ONNX Runtime lacks some modes (batch-first recurrences)
+        if os.environ.get("XCC_GALLERY_VERBOSE"):
+            print(f"{name}: onnxruntime: {str(e).splitlines()[0]}", file=sys.stderr)
         try:
             results = ReferenceEvaluator(model).run(output_names, feeds)
             oracle = "the onnx reference implementation"
         except Exception as e:  # noqa: BLE001 - a case neither oracle runs is named and left out
             print(f"left out {name}: no oracle runs it: {str(e).splitlines()[0]}", file=sys.stderr)
             return None
+    # The outputs typed as the oracle computed them (the harness reads the model's output types).
+    del model.graph.output[:]
+    model.graph.output.extend(
+        helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(r.dtype), list(r.shape))
+        for o, r in zip(output_names, results))
     case = os.path.join(out, f"test_{name}")
     data = os.path.join(case, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
@@ -106,6 +223,9 @@ def write(out, name, node, feeds, output_names):
     for k, (key, value) in enumerate(zip(output_names, results)):
         with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(value, key).SerializeToString())
+    if node.op_type in ROUNDS_ITS_OWN_WAY:
+        with open(os.path.join(case, "integer-tolerance"), "w") as f:
+            f.write("1\n")
     return oracle
 
 
@@ -115,6 +235,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(20261126)
     oracles = [write(out, *case) for case in cases(rng)]
+    oracles += [write(out, *case) for case in contrib_cases(rng)]
     by_ort = oracles.count("onnxruntime")
     by_reference = len([o for o in oracles if o and o != "onnxruntime"])
     print(f"{by_ort + by_reference} gallery cases: {by_ort} checked by onnxruntime {ort.__version__}, "

@@ -134,7 +134,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["Sum", "Mean", "Max", "Min", "Concat"], 1, ANY),
     (&["Where", "Range", "Scatter", "ScatterElements", "ScatterND", "InstanceNormalization"], 3, 3),
     (&["BatchNormalization"], 5, 5),
-    (&["RMSNormalization", "CumSum", "CumProd"], 2, 2),
+    (&["RMSNormalization", "CumSum", "CumProd", "SimplifiedLayerNormalization"], 2, 2),
     (&["QuantizeLinear", "DequantizeLinear"], 2, 3),
     (&["DynamicQuantizeLinear"], 1, 1),
     (&["MatMulInteger", "ConvInteger"], 2, 4),

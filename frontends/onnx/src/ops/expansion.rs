@@ -46,11 +46,18 @@ pub const OPSET: i64 = 21;
 pub struct Expansion<'n> {
     node: &'n Node,
     nodes: Vec<Node>,
+    fresh_count: usize,
 }
 
 impl<'n> Expansion<'n> {
     pub fn new(node: &'n Node) -> Expansion<'n> {
-        Expansion { node, nodes: Vec::new() }
+        Expansion { node, nodes: Vec::new(), fresh_count: 0 }
+    }
+
+    /// A new tensor name, for a node written with [`Expansion::op_to`] (several outputs).
+    pub fn fresh(&mut self) -> String {
+        self.fresh_count += 1;
+        format!("{}#{}.out{}", self.node.outputs.first().map_or("", String::as_str), self.node.op, self.fresh_count)
     }
 
     /// A node of `op` writing one new tensor, whose name it returns.

@@ -12,6 +12,7 @@
 pub mod arity;
 pub mod attr_types;
 pub mod computed_data;
+pub mod contrib;
 pub mod elementwise;
 pub mod expansion;
 pub mod gemm;
@@ -37,6 +38,7 @@ pub fn registry() -> &'static Registry {
         tensor::register(&mut r);
         nn::register(&mut r);
         quant::register(&mut r);
+        contrib::register(&mut r);
         gemm::register(&mut r);
         reduce::register(&mut r);
         resize::register(&mut r);
