@@ -78,6 +78,13 @@ def cases(rng):
 
 MS = "com.microsoft"
 
+# A QDQ model's float output is within 2% of its largest magnitude of ONNX Runtime's (the harness
+# reads `tolerance`: rtol atol). ONNX Runtime fuses each DequantizeLinear -> Conv ->
+# QuantizeLinear into an integer kernel; xcc computes the Conv in float on the dequantized values,
+# whose rounding puts an occasional activation one quantization step apart, and that moves the
+# outputs downstream. The QOperator and dynamic forms use the usual tolerance.
+QDQ_TOLERANCE = 0.02
+
 # ONNX Runtime's quantized contrib kernels requantize in fixed point or with their own float
 # order; xcc dequantizes, computes in float and rounds half to even. Their integer results may
 # differ by one step, which these cases allow (the harness reads `integer-tolerance`).
@@ -229,6 +236,66 @@ def write(out, name, node, feeds, output_names, inits=()):
     return oracle
 
 
+SHARED_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "models")
+QUANTIZED = ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18"]
+
+
+def quantized_models(out, tmp):
+    """The shared CNNs (and the MLP) quantized by ONNX Runtime's quantizer: static QDQ and
+    QOperator (uint8 activations, int8 weights, calibrated on seeded inputs) and dynamic (int8
+    weights), each run by ONNX Runtime on the model's reference input. None without ../shared."""
+    import json
+
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic,
+                                          quantize_static)
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    manifest_path = os.path.join(SHARED_MODELS, "manifest.json")
+    if not os.path.isfile(manifest_path):
+        print("skipped the quantized models: ../shared/models is missing", file=sys.stderr)
+        return []
+    manifest = json.load(open(manifest_path))
+
+    class Calibration(CalibrationDataReader):
+        def __init__(self, name, shape):
+            rng = np.random.default_rng(7)
+            self.data = iter([{name: rng.standard_normal(shape).astype(np.float32)} for _ in range(4)])
+
+        def get_next(self):
+            return next(self.data, None)
+
+    written = []
+    for model in QUANTIZED:
+        entry = manifest[model]
+        iname, shape = entry["input"]["name"], entry["input"]["shape"]
+        pre = os.path.join(tmp, f"{model}_pre.onnx")
+        quant_pre_process(os.path.join(SHARED_MODELS, entry["file"]), pre, skip_symbolic_shape=True)
+        x = np.fromfile(os.path.join(SHARED_MODELS, f"{model}.input.bin"), dtype=np.float32).reshape(shape)
+        for form in ["qdq", "qoperator", "dynamic"]:
+            path = os.path.join(tmp, f"{model}_{form}.onnx")
+            if form == "dynamic":
+                quantize_dynamic(pre, path, weight_type=QuantType.QInt8)
+            else:
+                fmt = QuantFormat.QDQ if form == "qdq" else QuantFormat.QOperator
+                quantize_static(pre, path, Calibration(iname, shape), quant_format=fmt,
+                                activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+            session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+            y = session.run(None, {iname: x})[0]
+            case = os.path.join(out, f"test_quantized_{model}_{form}")
+            data = os.path.join(case, "test_data_set_0")
+            os.makedirs(data, exist_ok=True)
+            os.replace(path, os.path.join(case, "model.onnx"))
+            with open(os.path.join(data, "input_0.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(x, iname).SerializeToString())
+            with open(os.path.join(data, "output_0.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(y, "output").SerializeToString())
+            if form == "qdq":
+                with open(os.path.join(case, "tolerance"), "w") as f:
+                    f.write(f"0 {QDQ_TOLERANCE * float(np.abs(y).max())}\n")
+            written.append("onnxruntime")
+    return written
+
+
 def main():
     out = sys.argv[1]
     ort.set_default_logger_severity(3)
@@ -236,6 +303,9 @@ def main():
     rng = np.random.default_rng(20261126)
     oracles = [write(out, *case) for case in cases(rng)]
     oracles += [write(out, *case) for case in contrib_cases(rng)]
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        oracles += quantized_models(out, tmp)
     by_ort = oracles.count("onnxruntime")
     by_reference = len([o for o in oracles if o and o != "onnxruntime"])
     print(f"{by_ort + by_reference} gallery cases: {by_ort} checked by onnxruntime {ort.__version__}, "

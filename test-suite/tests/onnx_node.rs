@@ -479,7 +479,17 @@ fn integer_tolerance(case: &Path) -> i64 {
     std::fs::read_to_string(case.join("integer-tolerance")).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0)
 }
 
-fn compare(what: &str, d: DType, got: &[u8], want: &Data, steps: i64) -> Result<(), String> {
+/// The float tolerance `(rtol, atol)` of a case: its file `tolerance` (a gallery's quantized
+/// models), else the node tests' [`RTOL`] and [`ATOL`].
+fn float_tolerance(case: &Path) -> (f64, f64) {
+    let text = std::fs::read_to_string(case.join("tolerance")).unwrap_or_default();
+    match text.split_whitespace().map(str::parse).collect::<Result<Vec<f64>, _>>().as_deref() {
+        Ok([rtol, atol]) => (*rtol, *atol),
+        _ => (RTOL, ATOL),
+    }
+}
+
+fn compare(what: &str, d: DType, got: &[u8], want: &Data, steps: i64, (rtol, atol): (f64, f64)) -> Result<(), String> {
     if got.len() != want.bytes.len() {
         return Err(format!("{what}: {} elements, expected {}", got.len() / d.size(), want.numel));
     }
@@ -495,7 +505,7 @@ fn compare(what: &str, d: DType, got: &[u8], want: &Data, steps: i64) -> Result<
         )
     } else if d.is_float() {
         let (g, w) = (floats(d, got), floats(d, &want.bytes));
-        let ok = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= ATOL + RTOL * b.abs();
+        let ok = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= atol + rtol * b.abs();
         let bad: Vec<usize> = (0..w.len()).filter(|&i| !ok(g[i], w[i])).collect();
         (bad.first().map(|&i| format!("[{i}] = {}, expected {}", show(d, g[i]), show(d, w[i]))), bad.len(), w.len())
     } else {
@@ -784,7 +794,8 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
             let got = std::fs::read(dir.join(format!("out_{j}.bin")))
                 .map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
             let steps = integer_tolerance(case);
-            compare(&format!("{set}output {j}"), want.dtype, &got, want, steps).map_err(|e| (Status::Wrong, e))?;
+            compare(&format!("{set}output {j}"), want.dtype, &got, want, steps, float_tolerance(case))
+                .map_err(|e| (Status::Wrong, e))?;
         }
     }
     if gpu() {
