@@ -563,7 +563,7 @@ fn fuzz_regressions() -> Vec<Case> {
         (
             "relu-of-float8",
             one(node("r8", "Relu", &["a"], &["y"]), vec![value("a", 17, &[2])], value("y", 17, &[2])),
-            vec!["r8", "Relu does not take float8e4m3fn tensors like 'a' (xcc casts and moves float8 tensors only)"],
+            vec!["r8", "Relu does not take float8e4m3fn tensors like 'a' (xcc casts, quantizes and moves float8 and sub-byte tensors only)"],
         ),
         (
             "quantize-with-a-scale-per-wrong-axis",

@@ -834,6 +834,23 @@ impl Emitter {
             let wide = self.convert(v, from, DType::F32);
             return f.emit_encode(self, wide, saturate);
         }
+        if from == DType::F4E2M1 {
+            let wide = crate::float4::emit_decode(self, v);
+            return self.convert_saturating(wide, DType::F32, to, saturate);
+        }
+        if to == DType::F4E2M1 {
+            let wide = self.convert(v, from, DType::F32);
+            return crate::float4::emit_encode(self, wide);
+        }
+        if let Some(bits) = to.packed_bits() {
+            // To a sub-byte integer: through i64, then wrapped to the width (int4: -9 is 7).
+            let wide = self.convert(v, from, DType::I64);
+            let shift = self.const_int(64 - bits as i128, Type::i64());
+            let up = self.value_op("arith.shli", &[wide, shift], Type::i64());
+            let back = if to.is_unsigned() { "arith.shrui" } else { "arith.shrsi" };
+            let wrapped = self.value_op(back, &[up, shift], Type::i64());
+            return self.value_op("arith.trunci", &[wrapped], Type::i8());
+        }
         let (ft, tt) = (compute_type(from), compute_type(to));
         if ft == tt {
             return v;

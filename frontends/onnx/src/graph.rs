@@ -31,6 +31,14 @@ pub enum DType {
     F8E4M3FNUZ,
     F8E5M2,
     F8E5M2FNUZ,
+    /// The sub-byte types, one element per byte inside xcc and at its C interface (ONNX packs
+    /// them two or four to a byte in its files): integers wrapped to their width, and
+    /// FLOAT4E2M1 ([`crate::float4`]).
+    U4,
+    I4,
+    U2,
+    I2,
+    F4E2M1,
 }
 
 impl DType {
@@ -54,6 +62,11 @@ impl DType {
             18 => DType::F8E4M3FNUZ,
             19 => DType::F8E5M2,
             20 => DType::F8E5M2FNUZ,
+            21 => DType::U4,
+            22 => DType::I4,
+            23 => DType::F4E2M1,
+            25 => DType::U2,
+            26 => DType::I2,
             _ => return None,
         })
     }
@@ -78,6 +91,11 @@ impl DType {
             DType::F8E4M3FNUZ => 18,
             DType::F8E5M2 => 19,
             DType::F8E5M2FNUZ => 20,
+            DType::U4 => 21,
+            DType::I4 => 22,
+            DType::F4E2M1 => 23,
+            DType::U2 => 25,
+            DType::I2 => 26,
         }
     }
 
@@ -115,6 +133,7 @@ impl DType {
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::I8 | DType::U8 | DType::Bool => 1,
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => 1,
+            DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => 1,
         }
     }
 
@@ -134,10 +153,19 @@ impl DType {
         }
     }
 
+    /// The bits per element of a sub-byte type (as ONNX packs them in its files).
+    pub fn packed_bits(self) -> Option<usize> {
+        match self {
+            DType::U4 | DType::I4 | DType::F4E2M1 => Some(4),
+            DType::U2 | DType::I2 => Some(2),
+            _ => None,
+        }
+    }
+
     /// Whether integer operations on it are unsigned (division, comparison, widening, min and
     /// max): the uint types, and bool.
     pub fn is_unsigned(self) -> bool {
-        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::Bool)
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::Bool | DType::U4 | DType::U2)
     }
 
     /// The element type in xcc's IR. float16 and bfloat16 are stored as themselves but computed in f32.
@@ -149,6 +177,7 @@ impl DType {
             DType::BF16 => Type::Float(xcc_ir::types::FloatKind::BF16),
             DType::I8 | DType::U8 => Type::i8(),
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => Type::i8(),
+            DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => Type::i8(),
             DType::I16 | DType::U16 => Type::int(16),
             DType::I32 | DType::U32 => Type::i32(),
             DType::I64 | DType::U64 => Type::i64(),
@@ -164,6 +193,8 @@ impl DType {
             DType::I8 => "int8_t",
             DType::U8 => "uint8_t",
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => "uint8_t",
+            DType::U4 | DType::U2 | DType::F4E2M1 => "uint8_t",
+            DType::I4 | DType::I2 => "int8_t",
             DType::U16 => "uint16_t",
             DType::U32 => "uint32_t",
             DType::U64 => "uint64_t",
@@ -186,6 +217,11 @@ impl DType {
             DType::F8E4M3FNUZ => "float8e4m3fnuz",
             DType::F8E5M2 => "float8e5m2",
             DType::F8E5M2FNUZ => "float8e5m2fnuz",
+            DType::U4 => "uint4",
+            DType::I4 => "int4",
+            DType::U2 => "uint2",
+            DType::I2 => "int2",
+            DType::F4E2M1 => "float4e2m1",
             DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
@@ -272,6 +308,8 @@ impl Tensor {
                 DType::BF16 => data.extend(f32_to_bf16_bits(v as f32).to_le_bytes()),
                 DType::I8 => data.push(v as i8 as u8),
                 DType::U8 => data.push(v as u8),
+                DType::U4 | DType::I4 | DType::U2 | DType::I2 => data.push(wrap_to_width(v, dtype)),
+                DType::F4E2M1 => data.push(crate::float4::encode(v as f32)),
                 d @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
                     data.push(d.float8().expect("a float8 type").encode(v as f32, true))
                 }
@@ -300,7 +338,9 @@ impl Tensor {
                     f32::from_bits((u16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as u32) << 16) as f64
                 }
                 DType::I8 => d[i] as i8 as f64,
-                DType::U8 | DType::Bool => d[i] as f64,
+                DType::U8 | DType::Bool | DType::U4 | DType::U2 => d[i] as f64,
+                DType::I4 | DType::I2 => d[i] as i8 as f64,
+                DType::F4E2M1 => crate::float4::decode(d[i]) as f64,
                 t @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
                     t.float8().expect("a float8 type").decode(d[i]) as f64
                 }
@@ -319,6 +359,18 @@ impl Tensor {
             return self.data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
         }
         self.to_f64().into_iter().map(|v| v as i64).collect()
+    }
+}
+
+/// An integer value of a sub-byte type, wrapped to its width as a cast does (int4: -9 is 7),
+/// as the byte xcc keeps it in (sign-extended for the signed ones).
+pub fn wrap_to_width(v: f64, dtype: DType) -> u8 {
+    let bits = dtype.packed_bits().unwrap_or(8) as u32;
+    let low = (v as i64 as u64 & ((1 << bits) - 1)) as u8;
+    if dtype.is_unsigned() {
+        low
+    } else {
+        ((low << (8 - bits)) as i8 >> (8 - bits)) as u8
     }
 }
 

@@ -60,9 +60,17 @@ pub fn header(
         for (i, (name, t)) in list.iter().enumerate() {
             let dims: Vec<String> = t.dims().iter().map(|d| d.to_string()).collect();
             let (comment, string) = (comment_text(name), string_text(name));
+            // How the bytes hold a type C has no name for.
+            let layout = if t.dtype.packed_bits().is_some() {
+                " (one value per byte, not packed)"
+            } else if t.dtype.float8().is_some() {
+                " (the 8-bit codes)"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 h,
-                "/* {} {i}: \"{comment}\", {} [{}] */",
+                "/* {} {i}: \"{comment}\", {}{layout} [{}] */",
                 kind.to_lowercase(),
                 t.dtype.name(),
                 dims.join(", ")

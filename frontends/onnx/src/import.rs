@@ -376,6 +376,38 @@ pub fn checked_fixed_bytes(name: &str, t: &TensorType) -> OResult<usize> {
 pub const MAX_TENSOR_BYTES: usize = 1 << 48;
 
 /// A tensor's size in bytes, or an error naming it where it passes [`MAX_TENSOR_BYTES`].
+/// A tensor of a sub-byte type: ONNX packs `8 / bits` elements per byte, the first in the low
+/// bits (in raw_data, external data, or int32_data's bytes); xcc keeps one per byte.
+fn unpacked(t: &proto::TensorProto, base: &Path, dtype: DType, shape: Vec<usize>, bits: usize) -> OResult<Tensor> {
+    let numel: usize = shape.iter().product();
+    let packed_len = (numel * bits).div_ceil(8);
+    let packed: Vec<u8> = if t.data_location == Some(1) {
+        read_external(t, base, packed_len)?
+    } else if let Some(raw) = t.raw_data.as_ref().filter(|r| !r.is_empty() || packed_len == 0) {
+        raw.clone()
+    } else {
+        t.int32_data.iter().map(|&v| v as u8).collect()
+    };
+    if packed.len() != packed_len {
+        return err(format!(
+            "holds {} bytes of data, but {numel} {} elements packed take {packed_len}",
+            packed.len(),
+            dtype.name()
+        ));
+    }
+    let per_byte = 8 / bits;
+    let data = (0..numel)
+        .map(|i| {
+            let code = (packed[i / per_byte] >> ((i % per_byte) * bits)) & ((1 << bits) - 1);
+            match dtype {
+                DType::F4E2M1 => code,
+                _ => wrap_to_width(f64::from(code), dtype),
+            }
+        })
+        .collect();
+    Ok(Tensor { ty: TensorType::new(dtype, shape), data })
+}
+
 pub fn checked_bytes(name: &str, dtype: DType, shape: &[usize]) -> OResult<usize> {
     // A zero dim makes the tensor empty but not the other dims' products small: the bound
     // counts it as 1.
@@ -405,6 +437,9 @@ pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
     let name = t.name.clone().unwrap_or_default();
     let bytes = checked_bytes(&name, dtype, &shape)?;
     let numel: usize = shape.iter().product();
+    if let Some(bits) = dtype.packed_bits() {
+        return unpacked(t, base, dtype, shape, bits);
+    }
     let data: Vec<u8> = if t.data_location == Some(1) {
         read_external(t, base, bytes)?
     } else if let Some(raw) = t.raw_data.as_ref().filter(|r| !r.is_empty() || bytes == 0) {
@@ -424,6 +459,7 @@ pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => {
                 t.int32_data.iter().map(|&v| v as u8).collect()
             }
+            DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => unreachable!("unpacked above"),
         }
     };
     if data.len() != bytes {

@@ -7,6 +7,7 @@ pub mod data_dim;
 pub mod dim;
 pub mod emit;
 pub mod error;
+pub mod float4;
 pub mod float8;
 pub mod fuse;
 pub mod graph;

@@ -86,8 +86,8 @@ const BOOL: &[(&[&str], &[usize])] = &[(&["Where", "Not"], &[0]), (&["And", "Or"
 const INDEX: &[(&[&str], &[usize])] =
     &[(&["Gather", "GatherElements", "Scatter", "ScatterElements"], &[1]), (&["Slice"], &[1, 2, 3, 4])];
 
-/// The operators that take float8 tensors: casts and data movement (a float8 tensor is its
-/// bytes; any other operator would compute on them).
+/// The operators that take float8 and sub-byte tensors: casts, quantization and data movement
+/// (such a tensor is its codes, a byte each; any other operator would compute on them).
 const FLOAT8: &[&str] = &[
     "Cast",
     "CastLike",
@@ -161,9 +161,10 @@ pub fn check(node: &Node, g: &Graph) -> OResult<()> {
     }
     if !FLOAT8.contains(&node.op.as_str()) {
         let all: Vec<usize> = (0..node.inputs.len()).collect();
-        if let Some((name, t)) = typed(node, g, &all)?.into_iter().find(|(_, t)| t.float8().is_some()) {
+        let narrow = |t: &DType| t.float8().is_some() || t.packed_bits().is_some();
+        if let Some((name, t)) = typed(node, g, &all)?.into_iter().find(|(_, t)| narrow(t)) {
             return fail(format!(
-                "{} does not take {} tensors like '{name}' (xcc casts and moves float8 tensors only)",
+                "{} does not take {} tensors like '{name}' (xcc casts, quantizes and moves float8 and sub-byte tensors only)",
                 node.op,
                 t.name()
             ));

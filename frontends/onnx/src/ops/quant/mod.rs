@@ -40,6 +40,10 @@ fn integer_range(d: DType) -> OResult<(f64, f64)> {
         DType::I16 => (i16::MIN as f64, i16::MAX as f64),
         DType::U16 => (0.0, u16::MAX as f64),
         DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+        DType::I4 => (-8.0, 7.0),
+        DType::U4 => (0.0, 15.0),
+        DType::I2 => (-2.0, 1.0),
+        DType::U2 => (0.0, 3.0),
         DType::U32 => (0.0, u32::MAX as f64),
         d => return err(format!("quantization to {} is not supported", d.name())),
     })

@@ -32,14 +32,19 @@ impl Expanded for QuantizeLinear {
         let v = x.cast(&node.inputs[0], x_t.dtype, c);
         let scale = aligned(x, node, &node.inputs[1], scale_t, &dims, c)?;
         let q = x.op("Div", &[&v, &scale], &[]);
-        let y = if to.float8().is_some() {
+        let zero = match (node.input(2), zero_t) {
+            (Some(z), Some(t)) => Some(aligned(x, node, z, t, &dims, c)?),
+            _ => None,
+        };
+        let y = if to.float8().is_some() || to == DType::F4E2M1 {
+            // The zero point of a float type is 0; added all the same, as ONNX does (-0 becomes +0).
+            let q = match &zero {
+                Some(z) => x.op("Add", &[&q, z], &[]),
+                None => q,
+            };
             let saturate = node.int("saturate", 1);
             x.op("Cast", &[&q], &[("to", Attr::Int(to.onnx_code() as i64)), ("saturate", Attr::Int(saturate))])
         } else {
-            let zero = match (node.input(2), zero_t) {
-                (Some(z), Some(t)) => Some(aligned(x, node, z, t, &dims, c)?),
-                _ => None,
-            };
             round_to_integer(x, &q, zero.as_deref(), c, to)?
         };
         x.output(&y, Some(&node.outputs[0]));
