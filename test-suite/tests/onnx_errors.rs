@@ -195,11 +195,11 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             "unsupported-element-type",
             model(
                 vec![node("relu0", "Relu", &["x"], &["y"])],
-                vec![value("x", 21, &[2])],
-                vec![value("y", 21, &[2])],
+                vec![value("x", 8, &[2])],
+                vec![value("y", 8, &[2])],
                 vec![],
             ),
-            vec!["'x'", "UINT4"],
+            vec!["'x'", "STRING"],
         ),
         (
             "add-shape-mismatch",
