@@ -191,6 +191,45 @@ def contrib_cases(rng):
                   K=k, N=n, bits=4, block_size=block)
 
 
+def control_cases(rng):
+    """If, Loop and Scan with bodies that read outer-scope values; unrolled by xcc."""
+    f = TensorProto.FLOAT
+    x = f32(rng, [3, 4])
+    w = f32(rng, [4])
+    # If on a run-time condition: both branches computed, the output selected.
+    then_b = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", f, [3, 4])])
+    else_b = helper.make_graph([helper.make_node("Sub", ["x", "w"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", f, [3, 4])])
+    for taken in [True, False]:
+        node = helper.make_node("If", ["c"], ["y"], then_branch=then_b, else_branch=else_b)
+        yield f"if_run_time_{str(taken).lower()}", node, {"c": np.array(taken), "x": x, "w": w}, ["y"], {}
+    # Loop: a fixed count (an initializer), a carried sum, a scan output, an outer value read.
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["i_f"], to=f),
+         helper.make_node("Mul", ["i_f", "w"], ["step"]),
+         helper.make_node("Add", ["acc", "step"], ["acc_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Relu", ["acc_out"], ["seen"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc", f, [4])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", f, [4]),
+         helper.make_tensor_value_info("seen", f, [4])])
+    node = helper.make_node("Loop", ["trips", "", "acc0"], ["acc", "seen_all"], body=body)
+    yield "loop_fixed_count", node, {"trips": np.array(5, np.int64), "acc0": f32(rng, [4]), "w": w}, ["acc", "seen_all"], \
+        ("trips",)
+    # Scan: a running state, one input scanned backwards, the output stacked along axis 1.
+    sbody = helper.make_graph(
+        [helper.make_node("Add", ["s", "row"], ["s_out"]), helper.make_node("Mul", ["s_out", "w"], ["o"])],
+        "scan_body",
+        [helper.make_tensor_value_info("s", f, [4]), helper.make_tensor_value_info("row", f, [4])],
+        [helper.make_tensor_value_info("s_out", f, [4]), helper.make_tensor_value_info("o", f, [4])])
+    node = helper.make_node("Scan", ["s0", "rows"], ["s_final", "outs"], body=sbody, num_scan_inputs=1,
+                            scan_input_directions=[1], scan_output_axes=[1])
+    yield "scan_reverse_axis1", node, {"s0": f32(rng, [4]), "rows": f32(rng, [6, 4]), "w": w}, ["s_final", "outs"], {}
+
+
 def write(out, name, node, feeds, output_names, inits=()):
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
@@ -303,6 +342,7 @@ def main():
     rng = np.random.default_rng(20261126)
     oracles = [write(out, *case) for case in cases(rng)]
     oracles += [write(out, *case) for case in contrib_cases(rng)]
+    oracles += [write(out, *case) for case in control_cases(rng)]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

@@ -584,6 +584,30 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["mi", "'a' must be int8 or uint8, not float32"],
         ),
         (
+            "loop-with-a-run-time-trip-count",
+            one(
+                {
+                    let body = xcc_frontend_onnx::proto::GraphProto {
+                        node: vec![node("pass_c", "Identity", &["c"], &["c_out"]), node("pass_a", "Identity", &["a"], &["a_out"])],
+                        input: vec![value("i", INT64, &[]), value("c", BOOL, &[]), value("a", FLOAT, &[2])],
+                        output: vec![value("c_out", BOOL, &[]), value("a_out", FLOAT, &[2])],
+                        ..Default::default()
+                    };
+                    let mut n = node("lp", "Loop", &["m", "", "a0"], &["y"]);
+                    n.attribute.push(AttributeProto {
+                        name: Some("body".into()),
+                        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+                        g: Some(body),
+                        ..Default::default()
+                    });
+                    n
+                },
+                vec![value("m", INT64, &[]), value("a0", FLOAT, &[2])],
+                value("y", FLOAT, &[2]),
+            ),
+            vec!["lp", "Loop's input 'm' must be known at compile time (--bind m=VALUE): xcc unrolls it"],
+        ),
+        (
             "add-of-two-types",
             one(
                 node("add_t", "Add", &["a", "b"], &["y"]),

@@ -589,6 +589,8 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("OneHot", &[1, 2]),
     ("CumSum", &[1]),
     ("CumProd", &[1]),
+    // xcc unrolls a Loop: its trip count and condition decide the graph.
+    ("Loop", &[0, 1]),
     // training_mode decides what the operator means (xcc compiles inference graphs).
     ("Dropout", &[1, 2]),
     ("ReduceSum", &[1]),

@@ -443,9 +443,51 @@ pub enum Attr {
     Str(String),
     Strs(Vec<String>),
     Tensor(Tensor),
+    /// A control-flow body (If's branches, Loop's and Scan's bodies).
+    Graph(Box<Subgraph>),
 }
 
-#[derive(Clone, Debug)]
+/// A graph attribute: its formal inputs and outputs by name, its nodes, and its initializers.
+/// Names it reads and does not define come from the enclosing graphs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subgraph {
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub nodes: Vec<Node>,
+    pub consts: Vec<(String, Tensor)>,
+}
+
+impl Subgraph {
+    /// The names the body reads from enclosing graphs (also those its own bodies read), in the
+    /// order first met.
+    pub fn free_names(&self) -> Vec<String> {
+        let mut defined: std::collections::HashSet<&str> = self.inputs.iter().map(String::as_str).collect();
+        defined.extend(self.consts.iter().map(|(n, _)| n.as_str()));
+        for n in &self.nodes {
+            defined.extend(n.outputs.iter().map(String::as_str));
+        }
+        let mut free: Vec<String> = Vec::new();
+        let add = |name: &str, free: &mut Vec<String>| {
+            if !name.is_empty() && !defined.contains(name) && !free.iter().any(|f| f == name) {
+                free.push(name.to_string());
+            }
+        };
+        for n in &self.nodes {
+            for i in &n.inputs {
+                add(i, &mut free);
+            }
+            for name in n.implicit_inputs() {
+                add(&name, &mut free);
+            }
+        }
+        for o in &self.outputs {
+            add(o, &mut free);
+        }
+        free
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     pub name: String,
     pub op: String,
@@ -492,6 +534,21 @@ impl Node {
             _ => None,
         }
     }
+    /// The names a node's bodies read from the graph around it: its inputs that are not listed.
+    pub fn implicit_inputs(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for a in self.attrs.values() {
+            if let Attr::Graph(body) = a {
+                for name in body.free_names() {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+        }
+        names
+    }
+
     pub fn input(&self, i: usize) -> Option<&str> {
         self.inputs.get(i).map(String::as_str).filter(|s| !s.is_empty())
     }

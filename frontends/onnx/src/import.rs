@@ -136,34 +136,62 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
             graph.outputs.push(name);
         }
     }
-    for n in &g.node {
-        let mut attrs = BTreeMap::new();
-        let node_name = n.name.clone().unwrap_or_default();
-        for a in &n.attribute {
-            let aname = a.name.clone().unwrap_or_default();
-            let value = convert_attr(a, base)
-                .map_err(|e| OnnxError::msg(format!("attribute '{aname}' of node '{node_name}': {}", e.message)))?;
-            if let Some(v) = value {
-                attrs.insert(aname, v);
-            }
-        }
-        let domain = n.domain.clone().unwrap_or_default();
-        graph.nodes.push(Node {
-            name: node_name,
-            op: n.op_type.clone().unwrap_or_default(),
-            // A node binds to its own domain's import (a contrib operator's version is not the
-            // default domain's opset).
-            opset: match domain.as_str() {
-                "" | "ai.onnx" => opset,
-                d => domain_versions.get(d).copied().unwrap_or(1),
-            },
-            domain: if domain == "ai.onnx" { String::new() } else { domain },
-            inputs: n.input.clone(),
-            outputs: n.output.clone(),
-            attrs,
-        });
-    }
+    let versions = Versions { opset, domains: domain_versions };
+    graph.nodes = g.node.iter().map(|n| import_node(n, base, &versions)).collect::<OResult<_>>()?;
     Ok(graph)
+}
+
+/// The version each domain imports: the default opset and the others.
+struct Versions {
+    opset: i64,
+    domains: HashMap<String, i64>,
+}
+
+fn import_node(n: &proto::NodeProto, base: &Path, versions: &Versions) -> OResult<Node> {
+    let mut attrs = BTreeMap::new();
+    let node_name = n.name.clone().unwrap_or_default();
+    for a in &n.attribute {
+        let aname = a.name.clone().unwrap_or_default();
+        let value = convert_attr(a, base, versions)
+            .map_err(|e| OnnxError::msg(format!("attribute '{aname}' of node '{node_name}': {}", e.message)))?;
+        if let Some(v) = value {
+            attrs.insert(aname, v);
+        }
+    }
+    let domain = n.domain.clone().unwrap_or_default();
+    Ok(Node {
+        name: node_name,
+        op: n.op_type.clone().unwrap_or_default(),
+        // A node binds to its own domain's import (a contrib operator's version is not the
+        // default domain's opset).
+        opset: match domain.as_str() {
+            "" | "ai.onnx" => versions.opset,
+            d => versions.domains.get(d).copied().unwrap_or(1),
+        },
+        domain: if domain == "ai.onnx" { String::new() } else { domain },
+        inputs: n.input.clone(),
+        outputs: n.output.clone(),
+        attrs,
+    })
+}
+
+/// A graph attribute's body, its nodes bound to the model's imports.
+fn import_subgraph(g: &proto::GraphProto, base: &Path, versions: &Versions) -> OResult<Subgraph> {
+    let names = |v: &[proto::ValueInfoProto]| v.iter().map(|vi| vi.name.clone().unwrap_or_default()).collect();
+    let consts = g
+        .initializer
+        .iter()
+        .map(|t| {
+            let name = t.name.clone().unwrap_or_default();
+            Ok((name.clone(), decode_tensor(t, base).map_err(|e| e.for_tensor(&name))?))
+        })
+        .collect::<OResult<_>>()?;
+    Ok(Subgraph {
+        inputs: names(&g.input),
+        outputs: names(&g.output),
+        nodes: g.node.iter().map(|n| import_node(n, base, versions)).collect::<OResult<_>>()?,
+        consts,
+    })
 }
 
 fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> OResult<Tensor> {
@@ -527,7 +555,7 @@ fn read_external(t: &proto::TensorProto, base: &Path, bytes: usize) -> OResult<V
     Ok(all[offset as usize..(offset + length) as usize].to_vec())
 }
 
-fn convert_attr(a: &proto::AttributeProto, base: &Path) -> OResult<Option<Attr>> {
+fn convert_attr(a: &proto::AttributeProto, base: &Path, versions: &Versions) -> OResult<Option<Attr>> {
     // AttributeType: FLOAT=1 INT=2 STRING=3 TENSOR=4 GRAPH=5 FLOATS=6 INTS=7 STRINGS=8.
     let s = |b: &Vec<u8>| String::from_utf8_lossy(b).into_owned();
     Ok(Some(match a.r#type.unwrap_or(0) {
@@ -541,7 +569,12 @@ fn convert_attr(a: &proto::AttributeProto, base: &Path) -> OResult<Option<Attr>>
         6 => Attr::Floats(a.floats.clone()),
         7 => Attr::Ints(a.ints.clone()),
         8 => Attr::Strs(a.strings.iter().map(s).collect()),
-        5 | 10 => return err("graph-valued attributes (control flow) are not supported"),
+        5 => Attr::Graph(Box::new(import_subgraph(
+            a.g.as_ref().ok_or_else(|| OnnxError::msg("graph attribute without a graph"))?,
+            base,
+            versions,
+        )?)),
+        10 => return err("attributes holding lists of graphs are not supported"),
         _ => return Ok(None),
     }))
 }

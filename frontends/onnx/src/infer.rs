@@ -20,8 +20,14 @@ pub fn topological_order(g: &mut Graph) -> OResult<()> {
             }
         }
     }
-    for n in &g.nodes {
-        for i in n.inputs.iter().filter(|i| !i.is_empty()) {
+    // A node with bodies (If, Loop, Scan) also reads what its bodies read from around it.
+    let reads: Vec<Vec<String>> = g
+        .nodes
+        .iter()
+        .map(|n| n.inputs.iter().filter(|i| !i.is_empty()).cloned().chain(n.implicit_inputs()).collect())
+        .collect();
+    for (n, reads) in g.nodes.iter().zip(&reads) {
+        for i in reads {
             if !producer.contains_key(i.as_str()) && !g.consts.contains_key(i) && !g.inputs.contains(i) {
                 return err(format!("{} uses tensor '{i}', which no node, input or initializer defines", n.describe()));
             }
@@ -36,8 +42,8 @@ pub fn topological_order(g: &mut Graph) -> OResult<()> {
     let n = g.nodes.len();
     let mut indegree = vec![0usize; n];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, node) in g.nodes.iter().enumerate() {
-        let deps: HashSet<usize> = node.inputs.iter().filter_map(|x| producer.get(x.as_str()).copied()).collect();
+    for (i, node_reads) in reads.iter().enumerate() {
+        let deps: HashSet<usize> = node_reads.iter().filter_map(|x| producer.get(x.as_str()).copied()).collect();
         indegree[i] = deps.len();
         for d in deps {
             users[d].push(i);

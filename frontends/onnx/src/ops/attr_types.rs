@@ -114,6 +114,7 @@ fn describe_attr(attr: &Attr) -> &'static str {
         Attr::Str(_) => "a string",
         Attr::Strs(_) => "a list of strings",
         Attr::Tensor(_) => "a tensor",
+        Attr::Graph(_) => "a graph",
     }
 }
 

@@ -81,6 +81,11 @@ impl<'n> Expansion<'n> {
         });
     }
 
+    /// A node as it is (a copy of a control-flow body's node keeps its own opset and domain).
+    pub fn push(&mut self, node: Node) {
+        self.nodes.push(node);
+    }
+
     /// `value` as a new constant tensor.
     pub fn constant(&mut self, value: Tensor) -> String {
         self.op("Constant", &[], &[("value", Attr::Tensor(value))])

@@ -13,6 +13,7 @@ pub mod arity;
 pub mod attr_types;
 pub mod computed_data;
 pub mod contrib;
+pub mod control;
 pub mod elementwise;
 pub mod expansion;
 pub mod gemm;
@@ -39,6 +40,7 @@ pub fn registry() -> &'static Registry {
         nn::register(&mut r);
         quant::register(&mut r);
         contrib::register(&mut r);
+        control::register(&mut r);
         gemm::register(&mut r);
         reduce::register(&mut r);
         resize::register(&mut r);

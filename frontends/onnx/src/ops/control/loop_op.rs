@@ -1,0 +1,79 @@
+//! Loop, unrolled: a trip count known at compile time, and a condition that cannot stop it early
+//! (absent or true, and passed through by the body). Each iteration's body gets the iteration
+//! number, `true` and the carried values; the scan outputs are the iterations' values stacked.
+
+use super::{body, constant_count, inline, MAX_UNROLL};
+use crate::graph::*;
+use crate::ops::expansion::{Expanded, Expansion};
+
+pub struct Loop;
+
+impl Expanded for Loop {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        let b = body(node, "body")?;
+        let Some(trips) = constant_count(node, g, 0) else {
+            return err("Loop without a trip count (a loop until its condition) is not supported");
+        };
+        let trips = trips?;
+        if trips > MAX_UNROLL {
+            return err(format!("Loop's trip count {trips} is more than the {MAX_UNROLL} iterations xcc unrolls"));
+        }
+        if let Some(c) = node.input(1) {
+            let always = g.consts.get(c).is_some_and(|t| t.to_f64().first().is_some_and(|&v| v != 0.0));
+            if !always {
+                return err("Loop's condition must be absent or a constant true (xcc unrolls a fixed count)");
+            }
+        }
+        if !passes_condition_through(b) {
+            return err("a Loop whose body computes its condition is not supported (xcc unrolls a fixed count)");
+        }
+        let carried_count = node.inputs.len().saturating_sub(2);
+        let mut carried: Vec<String> = node.inputs[2..].to_vec();
+        let mut scans: Vec<Vec<String>> = Vec::new();
+        let truth = x.constant(Tensor::from_f64(DType::Bool, vec![], &[1.0]));
+        for i in 0..trips {
+            let iteration = x.constant(Tensor::from_i64(vec![], &[i as i64]));
+            let mut actuals = vec![iteration, truth.clone()];
+            actuals.extend(carried.iter().cloned());
+            let prefix = format!("{}#loop{i}.", node.outputs.first().map_or("", String::as_str));
+            let outs = inline(x, b, &prefix, &actuals)?;
+            carried = outs[1..1 + carried_count].to_vec();
+            scans.push(outs[1 + carried_count..].to_vec());
+        }
+        for (o, v) in node.outputs.iter().zip(&carried) {
+            x.output(v, Some(o));
+        }
+        for (k, o) in node.outputs.iter().enumerate().skip(carried_count).filter(|(_, o)| !o.is_empty()) {
+            if trips == 0 {
+                return err("a Loop of zero iterations with scan outputs is not supported");
+            }
+            let column = k - carried_count;
+            let stacked: Vec<String> = scans.iter().map(|s| x.unsqueeze(&s[column], &[0])).collect();
+            let refs: Vec<&str> = stacked.iter().map(String::as_str).collect();
+            x.op_to("Concat", &refs, &[("axis", Attr::Int(0))], &[o]);
+        }
+        Ok(())
+    }
+}
+
+/// Whether the body's condition output is its condition input (directly or through Identity)
+/// or a constant true.
+fn passes_condition_through(b: &Subgraph) -> bool {
+    let (Some(cond_in), Some(mut name)) = (b.inputs.get(1), b.outputs.first().cloned()) else { return false };
+    loop {
+        if &name == cond_in {
+            return true;
+        }
+        if let Some((_, t)) = b.consts.iter().find(|(n, _)| *n == name) {
+            return t.to_f64().first().is_some_and(|&v| v != 0.0);
+        }
+        let Some(producer) = b.nodes.iter().find(|n| n.outputs.contains(&name)) else { return false };
+        match producer.op.as_str() {
+            "Identity" => name = producer.inputs[0].clone(),
+            "Constant" => {
+                return matches!(producer.attrs.get("value"), Some(Attr::Tensor(t)) if t.to_f64().first().is_some_and(|&v| v != 0.0))
+            }
+            _ => return false,
+        }
+    }
+}
