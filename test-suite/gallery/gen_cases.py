@@ -230,6 +230,21 @@ def control_cases(rng):
     yield "scan_reverse_axis1", node, {"s0": f32(rng, [4]), "rows": f32(rng, [6, 4]), "w": w}, ["s_final", "outs"], {}
 
 
+def einsum_cases(rng):
+    """Einsum equations beyond the node tests: attention's, implicit outputs, ellipses, traces."""
+    for name, eq, shapes in [
+        ("einsum_attention_scores", "bhqd,bhkd->bhqk", [[2, 3, 4, 8], [2, 3, 5, 8]]),
+        ("einsum_implicit_matmul", "ij,jk", [[3, 4], [4, 5]]),
+        ("einsum_ellipsis_matmul", "...ij,...jk->...ik", [[2, 3, 4], [2, 4, 5]]),
+        ("einsum_outer_product", "i,j->ij", [[3], [4]]),
+        ("einsum_trace", "ii", [[4, 4]]),
+        ("einsum_three_operands", "ij,jk,kl->il", [[2, 3], [3, 4], [4, 2]]),
+        ("einsum_broadcast_sum", "bij,j->bi", [[2, 3, 4], [4]]),
+    ]:
+        feeds = {f"x{k}": f32(rng, shape) for k, shape in enumerate(shapes)}
+        yield name, helper.make_node("Einsum", list(feeds), ["y"], equation=eq), feeds, ["y"], {}
+
+
 def write(out, name, node, feeds, output_names, inits=()):
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
@@ -343,6 +358,7 @@ def main():
     oracles = [write(out, *case) for case in cases(rng)]
     oracles += [write(out, *case) for case in contrib_cases(rng)]
     oracles += [write(out, *case) for case in control_cases(rng)]
+    oracles += [write(out, *case) for case in einsum_cases(rng)]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

@@ -591,6 +591,9 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("CumProd", &[1]),
     // xcc unrolls a Loop: its trip count and condition decide the graph.
     ("Loop", &[0, 1]),
+    ("HannWindow", &[0]),
+    ("HammingWindow", &[0]),
+    ("BlackmanWindow", &[0]),
     // training_mode decides what the operator means (xcc compiles inference graphs).
     ("Dropout", &[1, 2]),
     ("ReduceSum", &[1]),

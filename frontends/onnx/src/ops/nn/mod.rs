@@ -23,6 +23,7 @@ mod rotary;
 mod rows;
 mod softmax;
 pub mod window;
+mod windows;
 
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
@@ -50,6 +51,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["MeanVarianceNormalization"], &Expand(mvn::MeanVarianceNormalization));
     r.register(&["GroupNormalization"], &Expand(group_norm::GroupNormalization));
     r.register(&["LRN"], &Expand(lrn::Lrn));
+    r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
 }
 
 /// The type of the node's first input, which must be floating point.

@@ -9,6 +9,7 @@
 mod concat;
 mod constant;
 mod depth_space;
+mod einsum;
 mod expand;
 mod eye_like;
 mod gather;
@@ -18,6 +19,7 @@ mod one_hot;
 mod pad;
 mod range;
 mod reshape;
+mod reverse_sequence;
 mod scatter;
 mod shape;
 mod slice;
@@ -62,6 +64,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["DepthToSpace"], &Expanded(depth_space::DepthToSpace));
     r.register(&["OneHot"], &Expanded(one_hot::OneHot));
     r.register(&["EyeLike"], &Expanded(eye_like::EyeLike));
+    r.register(&["Einsum"], &Expanded(einsum::Einsum));
+    r.register(&["ReverseSequence"], &Expanded(reverse_sequence::ReverseSequence));
 }
 
 /// One copy of a data-movement operator: every point of `space` reads input `src` at `src_map`
