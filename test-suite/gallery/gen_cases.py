@@ -245,6 +245,25 @@ def einsum_cases(rng):
         yield name, helper.make_node("Einsum", list(feeds), ["y"], equation=eq), feeds, ["y"], {}
 
 
+def grid_sample_cases(rng):
+    """GridSample with grids reaching past [-1, 1], every mode and padding, both alignments."""
+    for mode, padding, align in [("linear", "zeros", 0), ("linear", "border", 1), ("linear", "reflection", 0),
+                                 ("nearest", "reflection", 1), ("cubic", "zeros", 0), ("cubic", "border", 0),
+                                 ("cubic", "reflection", 1)]:
+        feeds = {"X": f32(rng, [2, 3, 5, 7]), "grid": (rng.uniform(-1.6, 1.6, [2, 4, 6, 2])).astype(np.float32)}
+        node = helper.make_node("GridSample", ["X", "grid"], ["Y"], mode=mode, padding_mode=padding,
+                                align_corners=align)
+        yield f"grid_sample_{mode}_{padding}_{align}", node, feeds, ["Y"], {}
+    for dims, align in [([2, 3, 5, 7], 0), ([2, 3, 5, 7], 1), ([1, 2, 3, 4, 5], 0)]:
+        r = len(dims) - 2
+        feeds = {"theta": f32(rng, [dims[0], r, r + 1]), "size": np.array(dims, np.int64)}
+        node = helper.make_node("AffineGrid", ["theta", "size"], ["grid"], align_corners=align)
+        yield f"affine_grid_{r}d_{align}", node, feeds, ["grid"], ("size",)
+    feeds = {"X": f32(rng, [1, 2, 3, 4, 5]), "grid": (rng.uniform(-1.3, 1.3, [1, 2, 3, 4, 3])).astype(np.float32)}
+    node = helper.make_node("GridSample", ["X", "grid"], ["Y"], mode="linear", padding_mode="border")
+    yield "grid_sample_volumetric_border", node, feeds, ["Y"], {}
+
+
 def write(out, name, node, feeds, output_names, inits=()):
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
@@ -359,6 +378,7 @@ def main():
     oracles += [write(out, *case) for case in contrib_cases(rng)]
     oracles += [write(out, *case) for case in control_cases(rng)]
     oracles += [write(out, *case) for case in einsum_cases(rng)]
+    oracles += [write(out, *case) for case in grid_sample_cases(rng)]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

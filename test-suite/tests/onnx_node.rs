@@ -594,6 +594,8 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("HannWindow", &[0]),
     ("HammingWindow", &[0]),
     ("BlackmanWindow", &[0]),
+    ("CenterCropPad", &[1]),
+    ("AffineGrid", &[1]),
     // training_mode decides what the operator means (xcc compiles inference graphs).
     ("Dropout", &[1, 2]),
     ("ReduceSum", &[1]),

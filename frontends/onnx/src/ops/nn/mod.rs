@@ -7,6 +7,7 @@ mod batch_norm;
 mod chunked_rows;
 mod conv_transpose;
 mod global_pool;
+mod grid_sample;
 mod group_norm;
 mod hardmax;
 mod instance_norm;
@@ -39,6 +40,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
     r.register(&["RNN", "GRU", "LSTM"], &recurrent::Recurrent);
+    r.register(&["GridSample"], &grid_sample::GridSample);
     // Operators defined by others (crate::ops::expansion).
     r.register(&["Attention"], &Expand(attention::Attention));
     r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));

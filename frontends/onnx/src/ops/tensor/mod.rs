@@ -6,6 +6,8 @@
 //! exist only at compile time (as constants, or as shape values over run-time dims);
 //! ConstantOfShape and Range fold too, unless their shape is computed from run-time dims.
 
+mod affine_grid;
+mod center_crop_pad;
 mod concat;
 mod constant;
 mod depth_space;
@@ -65,6 +67,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["OneHot"], &Expanded(one_hot::OneHot));
     r.register(&["EyeLike"], &Expanded(eye_like::EyeLike));
     r.register(&["Einsum"], &Expanded(einsum::Einsum));
+    r.register(&["CenterCropPad"], &Expanded(center_crop_pad::CenterCropPad));
+    r.register(&["AffineGrid"], &Expanded(affine_grid::AffineGrid));
     r.register(&["ReverseSequence"], &Expanded(reverse_sequence::ReverseSequence));
 }
 
