@@ -1,4 +1,4 @@
-//! Resize (and Upsample): nearest and (multi)linear interpolation with the common coordinate
+//! Resize (and Upsample): nearest, (multi)linear and cubic interpolation with the common coordinate
 //! transformation modes. With constant scales or sizes the output coordinates are static, so the
 //! source indices and weights of each dimension are computed here at compile time and become
 //! small constant tables; with scales, sizes or roi read at run time ([`run_time`]), each output
@@ -101,6 +101,8 @@ struct Plan {
     coords: Vec<Vec<f64>>,
     nearest: NearestMode,
     linear: bool,
+    /// Cubic interpolation (a kind of the weighted modes, `linear` too).
+    cubic: bool,
 }
 
 fn const_f64(g: &Graph, node: &Node, i: usize) -> OResult<Option<Vec<f64>>> {
@@ -164,6 +166,7 @@ fn plan(node: &Node, g: &Graph) -> OResult<Plan> {
         scales,
         nearest: geo.nearest,
         linear: geo.linear,
+        cubic: matches!(node.string("mode"), Some("cubic" | "bicubic")),
     })
 }
 
@@ -269,7 +272,7 @@ impl DimTransform {
 pub fn infer(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     let x = g.ty(&node.inputs[0])?;
     let mode = node.string("mode").unwrap_or("nearest");
-    if !matches!(mode, "nearest" | "linear" | "bilinear") {
+    if !matches!(mode, "nearest" | "linear" | "bilinear" | "cubic" | "bicubic") {
         return err(format!("Resize mode '{mode}' is not supported"));
     }
     if mode != "nearest" && !x.dtype.is_float() {
@@ -346,6 +349,55 @@ fn linear_tables(node: &Node, p: &Plan, d: usize, n: usize) -> DimTables {
     DimTables { indices, weights: Some((weights, taps)) }
 }
 
+/// The cubic convolution kernel with coefficient `a` at distance `x`.
+fn cubic_kernel(x: f64, a: f64) -> f64 {
+    let x = x.abs();
+    if x <= 1.0 {
+        ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0
+    } else if x < 2.0 {
+        ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a
+    } else {
+        0.0
+    }
+}
+
+/// Cubic taps: the 4 positions from floor(c) - 1 (with antialias while downsampling, the kernel
+/// stretched by 1/scale over as many more), weighted by the cubic kernel with cubic_coeff_a;
+/// with exclude_outside the taps outside the input weigh 0; the weights normalized to sum 1;
+/// taps past the edges read the edge.
+fn cubic_tables(node: &Node, p: &Plan, d: usize, n: usize) -> DimTables {
+    let a = node.float("cubic_coeff_a", -0.75) as f64;
+    let exclude = node.int("exclude_outside", 0) == 1;
+    let scale = p.scales[d];
+    let stretch = if node.int("antialias", 0) == 1 && scale < 1.0 { scale } else { 1.0 };
+    let start = (-2.0 / stretch).floor() as i64 + 1;
+    let taps = (2 - 2 * start) as usize;
+    let (mut indices, mut weights) = (Vec::new(), Vec::new());
+    for &c in &p.coords[d] {
+        let outside = p.outside(c, n);
+        let f = c.floor();
+        let ratio = c - f;
+        let raw: Vec<f64> = (0..taps)
+            .map(|t| {
+                let off = start + t as i64;
+                let i = f as i64 + off;
+                if exclude && (i < 0 || i >= n as i64) {
+                    0.0
+                } else {
+                    cubic_kernel((off as f64 - ratio) * stretch, a)
+                }
+            })
+            .collect();
+        let sum: f64 = raw.iter().sum();
+        for (t, w) in raw.iter().enumerate() {
+            let i = f as i64 + start + t as i64;
+            indices.push(if outside { -1 } else { clamp_index(i, n) });
+            weights.push(if sum != 0.0 { w / sum } else { 0.0 });
+        }
+    }
+    DimTables { indices, weights: Some((weights, taps)) }
+}
+
 fn nearest_tables(p: &Plan, d: usize, n: usize) -> DimTables {
     let indices = p.coords[d]
         .iter()
@@ -385,7 +437,13 @@ impl Emitter {
                 if p.is_identity(d, n) {
                     return None;
                 }
-                let t = if linear { linear_tables(node, &p, d, n) } else { nearest_tables(&p, d, n) };
+                let t = if p.cubic {
+                    cubic_tables(node, &p, d, n)
+                } else if linear {
+                    linear_tables(node, &p, d, n)
+                } else {
+                    nearest_tables(&p, d, n)
+                };
                 let indices = self.constant_buffer(&Tensor::from_i64(vec![t.indices.len()], &t.indices));
                 let weights = t
                     .weights

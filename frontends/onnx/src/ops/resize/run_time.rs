@@ -179,10 +179,13 @@ impl Emitter {
         let p = params(node, g, &x_t.dims(), &geo.axes)?;
         let in_extents = self.dim_extents(&x_t.dims());
         let linear = geo.linear;
+        let cubic = matches!(node.string("mode"), Some("cubic" | "bicubic"))
+            .then(|| (node.float("cubic_coeff_a", -0.75) as f64, node.int("exclude_outside", 0) == 1));
+        let support = if cubic.is_some() { 2.0 } else { 1.0 };
         let dims: Vec<Option<DimValues>> = p
             .iter()
             .enumerate()
-            .map(|(q, d)| d.as_ref().map(|d| self.dim_values(d, in_extents[q], linear, geo.antialias)))
+            .map(|(q, d)| d.as_ref().map(|d| self.dim_values(d, in_extents[q], linear, geo.antialias, support)))
             .collect();
         let (x, out) = (self.buf(&node.inputs[0])?, self.buf(&node.outputs[0])?);
         let out_t = g.ty(&node.outputs[0])?.clone();
@@ -202,6 +205,7 @@ impl Emitter {
                 let mut weight: Option<ValueId> = None;
                 for q in 0..ivs.len() {
                     let (i, w) = match (&dims[q], coords[q]) {
+                        (Some(d), Some(c)) if cubic.is_some() => e.cubic_tap(d, c, t[q], cubic.expect("cubic")),
                         (Some(d), Some(c)) if linear => e.linear_tap(d, c, t[q]),
                         (Some(d), Some(c)) => (e.nearest_index(geo.nearest, d, c), None),
                         _ => (ivs[q], None),
@@ -242,7 +246,8 @@ impl Emitter {
         Ok(())
     }
 
-    fn dim_values(&mut self, d: &DimParams, n: Extent, linear: bool, antialias: bool) -> DimValues {
+    /// `support`: the filter's half width in input positions (1 linear, 2 cubic).
+    fn dim_values(&mut self, d: &DimParams, n: Extent, linear: bool, antialias: bool, support: f64) -> DimValues {
         let f64t = Type::Float(xcc_ir::types::FloatKind::F64);
         let real = |e: &mut Self, r: &Real| match r {
             Real::Num(v) => e.const_float(*v, f64t.clone()),
@@ -251,12 +256,13 @@ impl Emitter {
         let scale = self.data_real(&d.scale);
         let out = self.data_real(&d.out);
         let roi = (real(self, &d.roi.0), real(self, &d.roi.1));
-        // Antialiased downsampling stretches the triangle filter by 1/scale: taps from
-        // floor(-1/scale) + 1 on, 2 - 2 * start of them (plain linear: 0 and 2).
+        // Antialiased downsampling stretches the filter by 1/scale: taps from
+        // floor(-support/scale) + 1 on, 2 - 2 * start of them (plain linear: 0 and 2; plain
+        // cubic: -1 and 4).
         let (start, aa) = if linear && antialias {
-            self.antialias_start(scale)
+            self.antialias_start(scale, support)
         } else {
-            (self.idx(0), self.const_int(0, Type::i1()))
+            (self.idx(1 - support as i64), self.const_int(0, Type::i1()))
         };
         let two = self.idx(2);
         let twice = self.value_op("arith.muli", &[start, two], Type::Index);
@@ -265,17 +271,19 @@ impl Emitter {
     }
 
     /// The first tap's offset and whether the filter is stretched (a scale in (0, 1)).
-    fn antialias_start(&mut self, scale: ValueId) -> (ValueId, ValueId) {
+    fn antialias_start(&mut self, scale: ValueId, support: f64) -> (ValueId, ValueId) {
         let f64t = Type::Float(xcc_ir::types::FloatKind::F64);
         let (zero, one) = (self.const_float(0.0, f64t.clone()), self.const_float(1.0, f64t.clone()));
         let below_one = self.cmpf("olt", scale, one);
         let above_zero = self.cmpf("ogt", scale, zero);
         let aa = self.value_op("arith.andi", &[below_one, above_zero], Type::i1());
-        let minus_one = self.const_float(-1.0, f64t.clone());
-        let inv = self.value_op("arith.divf", &[minus_one, scale], f64t.clone());
+        let minus_support = self.const_float(-support, f64t.clone());
+        let inv = self.value_op("arith.divf", &[minus_support, scale], f64t.clone());
         let fl = self.value_op("math.floor", &[inv], f64t.clone());
         let fl = self.value_op("arith.addf", &[fl, one], f64t.clone());
-        let fl = self.value_op("arith.select", &[aa, fl, zero], f64t);
+        let plain = self.const_float(1.0 - support, f64t.clone());
+        let fl = self.value_op("arith.select", &[aa, fl, plain], f64t);
+        let _ = zero;
         let start = self.value_op("arith.fptosi", &[fl], Type::i64());
         (self.value_op("arith.index_cast", &[start], Type::Index), aa)
     }
@@ -409,6 +417,59 @@ impl Emitter {
         let rest = self.value_op("arith.subf", &[one, ratio], f.clone());
         let plain = self.value_op("arith.select", &[first, rest, ratio], f.clone());
         let w = self.value_op("arith.select", &[d.antialias, tri, plain], f);
+        (index, Some(w))
+    }
+
+    /// Cubic tap `t`: its index (clamped to the input) and its weight, the cubic kernel with
+    /// coefficient `a` at its distance (stretched by the scale with antialias), 0 outside the
+    /// input with `exclude_outside`. The caller normalizes by the weights' sum.
+    fn cubic_tap(
+        &mut self,
+        d: &DimValues,
+        c: ValueId,
+        t: ValueId,
+        (a, exclude): (f64, bool),
+    ) -> (ValueId, Option<ValueId>) {
+        let f = Type::Float(xcc_ir::types::FloatKind::F64);
+        let k = |e: &mut Self, v: f64| e.const_float(v, f.clone());
+        let bin = |e: &mut Self, op: &str, x: ValueId, y: ValueId| e.value_op(op, &[x, y], f.clone());
+        let fl = self.value_op("math.floor", &[c], f.clone());
+        let ratio = bin(self, "arith.subf", c, fl);
+        let off = self.value_op("arith.addi", &[d.start, t], Type::Index);
+        let off_i = self.value_op("arith.index_cast", &[off], Type::i64());
+        let off_f = self.value_op("arith.sitofp", &[off_i], f.clone());
+        let at = bin(self, "arith.addf", fl, off_f);
+        let index = self.clamped_index(at, d.n);
+        let dist = bin(self, "arith.subf", off_f, ratio);
+        let stretched = bin(self, "arith.mulf", dist, d.scale);
+        let dist = self.value_op("arith.select", &[d.antialias, stretched, dist], f.clone());
+        let x = self.value_op("math.absf", &[dist], f.clone());
+        // ((a + 2) x - (a + 3)) x^2 + 1 within 1; ((a x - 5a) x + 8a) x - 4a within 2; else 0.
+        let (a2, a3, one) = (k(self, a + 2.0), k(self, a + 3.0), k(self, 1.0));
+        let x2 = bin(self, "arith.mulf", x, x);
+        let inner = bin(self, "arith.mulf", a2, x);
+        let inner = bin(self, "arith.subf", inner, a3);
+        let inner = bin(self, "arith.mulf", inner, x2);
+        let inner = bin(self, "arith.addf", inner, one);
+        let (ka, k5a, k8a, k4a) = (k(self, a), k(self, 5.0 * a), k(self, 8.0 * a), k(self, 4.0 * a));
+        let outer = bin(self, "arith.mulf", ka, x);
+        let outer = bin(self, "arith.subf", outer, k5a);
+        let outer = bin(self, "arith.mulf", outer, x);
+        let outer = bin(self, "arith.addf", outer, k8a);
+        let outer = bin(self, "arith.mulf", outer, x);
+        let outer = bin(self, "arith.subf", outer, k4a);
+        let (two, zero) = (k(self, 2.0), k(self, 0.0));
+        let near = self.cmpf("ole", x, one);
+        let within = self.cmpf("olt", x, two);
+        let w = self.value_op("arith.select", &[within, outer, zero], f.clone());
+        let mut w = self.value_op("arith.select", &[near, inner, w], f.clone());
+        if exclude {
+            let last = self.size_real(d.n, -1.0);
+            let below = self.cmpf("olt", at, zero);
+            let above = self.cmpf("ogt", at, last);
+            let out = self.value_op("arith.ori", &[below, above], Type::i1());
+            w = self.value_op("arith.select", &[out, zero, w], f);
+        }
         (index, Some(w))
     }
 
