@@ -279,14 +279,32 @@ def resize_cases(rng):
         yield name, node, feeds, ["Y"], ("scales",) if constant else ()
 
 
-def write(out, name, node, feeds, output_names, inits=()):
+def dft_cases(rng):
+    """DFT forward and inverse, real and complex, one-sided, padded and truncated lengths."""
+    for name, shape, attrs, length in [
+        ("dft_complex_axis2", [2, 5, 8, 2], {"axis": 2}, None),
+        ("dft_real_onesided_padded", [2, 7, 3, 1], {"axis": 1, "onesided": 1}, 12),
+        ("dft_inverse_truncated", [1, 9, 4, 2], {"axis": 1, "inverse": 1}, 6),
+        ("dft_irfft", [3, 5, 2], {"axis": 1, "inverse": 1, "onesided": 1}, None),
+    ]:
+        feeds = {"x": f32(rng, shape)}
+        inputs = ["x"]
+        if length is not None:
+            feeds["length"] = np.array(length, np.int64)
+            inputs.append("length")
+        # Opset 19's DFT, where the axis is an attribute.
+        node = helper.make_node("DFT", inputs, ["y"], **attrs)
+        yield name, node, feeds, ["y"], ("length",) if length is not None else ()
+
+
+def write(out, name, node, feeds, output_names, inits=(), opset=22):
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
     inputs = [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
               for k, v in feeds.items()]
     outputs = [helper.make_empty_tensor_value_info(o) for o in output_names]
     graph = helper.make_graph([node], name, inputs, outputs, initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22), helper.make_opsetid(MS, 1)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)])
     model.ir_version = 10
     options = ort.SessionOptions()
     options.log_severity_level = 3
@@ -318,9 +336,11 @@ def write(out, name, node, feeds, output_names, inits=()):
     for k, (key, value) in enumerate(zip(output_names, results)):
         with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(value, key).SerializeToString())
-    if node.op_type == "Resize":
-        # Cubic weights sum terms of both signs: where they cancel to nearly zero, float32
-        # summation orders differ by about 1e-6, past the relative tolerance of so small a value.
+    if node.op_type in ("Resize", "DFT"):
+        # Cubic weights sum terms of both signs, and a transform's exact zeros (the imaginary
+        # part of a real signal's DC bin) come out of an FFT as rounding noise: where results
+        # cancel to nearly zero, float32 orders differ by about 1e-6, past the relative tolerance
+        # of so small a value.
         with open(os.path.join(case, "tolerance"), "w") as f:
             f.write("1e-3 1e-5\n")
     if node.op_type in ROUNDS_ITS_OWN_WAY:
@@ -400,6 +420,7 @@ def main():
     oracles += [write(out, *case) for case in einsum_cases(rng)]
     oracles += [write(out, *case) for case in grid_sample_cases(rng)]
     oracles += [write(out, *case) for case in resize_cases(rng)]
+    oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

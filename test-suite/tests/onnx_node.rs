@@ -596,6 +596,7 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("BlackmanWindow", &[0]),
     ("CenterCropPad", &[1]),
     ("AffineGrid", &[1]),
+    ("DFT", &[1, 2]),
     // training_mode decides what the operator means (xcc compiles inference graphs).
     ("Dropout", &[1, 2]),
     ("ReduceSum", &[1]),

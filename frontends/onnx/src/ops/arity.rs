@@ -140,6 +140,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["MatMulInteger", "ConvInteger"], 2, 4),
     (&["QLinearMatMul"], 8, 8),
     (&["Einsum"], 1, ANY),
+    (&["DFT"], 1, 3),
     (&["GridSample", "CenterCropPad", "AffineGrid"], 2, 2),
     (&["ReverseSequence"], 2, 2),
     (&["HannWindow", "HammingWindow", "BlackmanWindow"], 1, 1),

@@ -6,6 +6,7 @@ mod attention;
 mod batch_norm;
 mod chunked_rows;
 mod conv_transpose;
+mod dft;
 mod global_pool;
 mod grid_sample;
 mod group_norm;
@@ -53,6 +54,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["MeanVarianceNormalization"], &Expand(mvn::MeanVarianceNormalization));
     r.register(&["GroupNormalization"], &Expand(group_norm::GroupNormalization));
     r.register(&["LRN"], &Expand(lrn::Lrn));
+    r.register(&["DFT"], &Expand(dft::Dft));
     r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
 }
 
