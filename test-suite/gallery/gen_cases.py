@@ -297,6 +297,33 @@ def dft_cases(rng):
         yield name, node, feeds, ["y"], ("length",) if length is not None else ()
 
 
+def scatter_cases(rng):
+    """Col2Im with strides, dilations and pads; MaxUnpool of a real MaxPool's indices; TensorScatter."""
+    cols = f32(rng, [2, 2 * 3 * 2, 12])
+    node = helper.make_node("Col2Im", ["input", "image_shape", "block_shape"], ["y"], strides=[2, 1],
+                            dilations=[1, 2], pads=[1, 0, 0, 1])
+    yield ("col2im_strides_dilations_pads", node, {"input": cols, "image_shape": np.array([6, 5], np.int64),
+                                                    "block_shape": np.array([3, 2], np.int64)}, ["y"],
+           ("image_shape", "block_shape"))
+    x = f32(rng, [1, 2, 6, 6])
+    pooled = np.zeros([1, 2, 3, 3], np.float32)
+    indices = np.zeros([1, 2, 3, 3], np.int64)
+    for c in range(2):
+        for i in range(3):
+            for j in range(3):
+                window = x[0, c, 2 * i:2 * i + 2, 2 * j:2 * j + 2]
+                a, b = np.unravel_index(np.argmax(window), (2, 2))
+                pooled[0, c, i, j] = window[a, b]
+                indices[0, c, i, j] = c * 36 + (2 * i + a) * 6 + (2 * j + b)
+    node = helper.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])
+    yield "maxunpool_of_maxpool", node, {"x": pooled, "i": indices}, ["y"], ()
+    cache, update = f32(rng, [2, 3, 6, 4]), f32(rng, [2, 3, 2, 4])
+    for mode, starts in [("linear", [0, 3]), ("circular", [5, 2])]:
+        node = helper.make_node("TensorScatter", ["cache", "update", "at"], ["y"], mode=mode)
+        yield (f"tensor_scatter_{mode}", node, {"cache": cache, "update": update, "at": np.array(starts, np.int64)},
+               ["y"], ())
+
+
 def write(out, name, node, feeds, output_names, inits=(), opset=22):
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
@@ -421,6 +448,7 @@ def main():
     oracles += [write(out, *case) for case in grid_sample_cases(rng)]
     oracles += [write(out, *case) for case in resize_cases(rng)]
     oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
+    oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

@@ -597,6 +597,8 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("CenterCropPad", &[1]),
     ("AffineGrid", &[1]),
     ("DFT", &[1, 2]),
+    ("Col2Im", &[1, 2]),
+    ("MaxUnpool", &[2]),
     // training_mode decides what the operator means (xcc compiles inference graphs).
     ("Dropout", &[1, 2]),
     ("ReduceSum", &[1]),

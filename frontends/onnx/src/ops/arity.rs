@@ -141,6 +141,8 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["QLinearMatMul"], 8, 8),
     (&["Einsum"], 1, ANY),
     (&["DFT"], 1, 3),
+    (&["MaxUnpool", "TensorScatter"], 2, 3),
+    (&["Col2Im"], 3, 3),
     (&["GridSample", "CenterCropPad", "AffineGrid"], 2, 2),
     (&["ReverseSequence"], 2, 2),
     (&["HannWindow", "HammingWindow", "BlackmanWindow"], 1, 1),

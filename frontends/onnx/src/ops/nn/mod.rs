@@ -5,6 +5,7 @@
 mod attention;
 mod batch_norm;
 mod chunked_rows;
+mod col2im;
 mod conv_transpose;
 mod dft;
 mod global_pool;
@@ -42,6 +43,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
     r.register(&["RNN", "GRU", "LSTM"], &recurrent::Recurrent);
     r.register(&["GridSample"], &grid_sample::GridSample);
+    r.register(&["Col2Im"], &col2im::Col2Im);
     // Operators defined by others (crate::ops::expansion).
     r.register(&["Attention"], &Expand(attention::Attention));
     r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));

@@ -23,6 +23,7 @@ mod range;
 mod reshape;
 mod reverse_sequence;
 mod scatter;
+mod scatter_expansions;
 mod shape;
 mod slice;
 mod split;
@@ -69,6 +70,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Einsum"], &Expanded(einsum::Einsum));
     r.register(&["CenterCropPad"], &Expanded(center_crop_pad::CenterCropPad));
     r.register(&["AffineGrid"], &Expanded(affine_grid::AffineGrid));
+    r.register(&["MaxUnpool"], &Expanded(scatter_expansions::MaxUnpool));
+    r.register(&["TensorScatter"], &Expanded(scatter_expansions::TensorScatter));
     r.register(&["ReverseSequence"], &Expanded(reverse_sequence::ReverseSequence));
 }
 

@@ -1,0 +1,113 @@
+//! MaxUnpool and TensorScatter, expanded ([`crate::ops::expansion`]) into ScatterElements.
+//!
+//! MaxUnpool writes each value of X at its index from MaxPool (flat over MaxPool's input, whose
+//! dims are the pooled ones inverted: `(in - 1) * stride + kernel - pads`) into zeros, padded at
+//! the end up to output_shape when that is larger.
+//!
+//! TensorScatter (opset 24) writes a batch of updates into a cache along `axis` (default -2),
+//! each batch entry from its write_indices position on (0 without them), wrapping around the
+//! cache's length in circular mode.
+
+use crate::graph::*;
+use crate::ops::expansion::{Expanded, Expansion};
+
+pub struct MaxUnpool;
+pub struct TensorScatter;
+
+impl Expanded for MaxUnpool {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        let t = g.ty(&node.inputs[0])?;
+        let rank = t.shape.len();
+        let Some(kernel) = node.ints("kernel_shape") else { return err("MaxUnpool needs kernel_shape") };
+        if rank < 3 || kernel.len() != rank - 2 || t.is_dynamic() {
+            return err(format!("X must be [N, C, ...] with one kernel size per spatial dim, not {}", t.describe()));
+        }
+        let spatial = rank - 2;
+        let strides = node.ints("strides").unwrap_or_else(|| vec![1; spatial]);
+        let pads = node.ints("pads").unwrap_or_else(|| vec![0; 2 * spatial]);
+        // The indices count positions of the unpooled dims (MaxPool's input); output_shape, when
+        // larger, pads them at the end.
+        let mut dims = vec![t.shape[0] as i64, t.shape[1] as i64];
+        for d in 0..spatial {
+            dims.push((t.shape[2 + d] as i64 - 1) * strides[d] + kernel[d] - pads[d] - pads[spatial + d]);
+        }
+        let wanted = match node.input(2) {
+            Some(s) => match g.consts.get(s).map(Tensor::to_i64) {
+                Some(v) if v.len() == rank && v.iter().zip(&dims).all(|(w, d)| w >= d) => v,
+                _ => {
+                    return err(format!("output_shape '{s}' must be known at compile time and hold at least {dims:?}"))
+                }
+            },
+            None => dims.clone(),
+        };
+        let shape = x.ints(&dims);
+        let zero =
+            x.op("ConstantOfShape", &[&shape], &[("value", Attr::Tensor(Tensor::from_f64(t.dtype, vec![1], &[0.0])))]);
+        let flat = x.ints(&[-1]);
+        let (zeros, values, at) = (
+            x.op("Reshape", &[&zero, &flat], &[]),
+            x.op("Reshape", &[&node.inputs[0], &flat], &[]),
+            x.op("Reshape", &[&node.inputs[1], &flat], &[]),
+        );
+        let scattered = x.op("ScatterElements", &[&zeros, &at, &values], &[("axis", Attr::Int(0))]);
+        let unpooled = x.op("Reshape", &[&scattered, &shape], &[]);
+        if wanted == dims {
+            x.output(&unpooled, Some(&node.outputs[0]));
+        } else {
+            let mut pad = vec![0i64; rank];
+            pad.extend(wanted.iter().zip(&dims).map(|(w, d)| w - d));
+            let pad = x.ints(&pad);
+            x.op_to("Pad", &[&unpooled, &pad], &[], &[&node.outputs[0]]);
+        }
+        Ok(())
+    }
+}
+
+impl Expanded for TensorScatter {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        let (cache, update) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
+        let rank = cache.shape.len();
+        if rank < 2 || update.shape.len() != rank || cache.is_dynamic() || update.is_dynamic() {
+            return err(format!(
+                "the cache and the update must have one rank of 2 or more, known at compile time: {} and {}",
+                cache.describe(),
+                update.describe()
+            ));
+        }
+        let axis = crate::ops::shapes::axis(node, node.int("axis", -2), rank)?;
+        if axis == 0 {
+            return err("TensorScatter's axis cannot be the batch axis 0");
+        }
+        let circular = match node.string("mode").unwrap_or("linear") {
+            "linear" => false,
+            "circular" => true,
+            m => return err(format!("mode must be linear or circular, not {m}")),
+        };
+        // Positions along the axis: the batch entry's start, plus the update's own positions.
+        let steps = x.positions(&node.inputs[1], axis as i64, rank - axis - 1);
+        let at = match node.input(2) {
+            Some(w) => {
+                let w = x.cast(w, g.ty(w)?.dtype, DType::I64);
+                let trailing: Vec<i64> = (1..rank as i64).collect();
+                let w = x.unsqueeze(&w, &trailing);
+                x.op("Add", &[&steps, &w], &[])
+            }
+            None => steps,
+        };
+        let at = if circular {
+            let length = x.constant(Tensor::from_i64(vec![], &[cache.shape[axis] as i64]));
+            x.op("Mod", &[&at, &length], &[])
+        } else {
+            at
+        };
+        let shape = x.op("Shape", &[&node.inputs[1]], &[]);
+        let at = x.op("Expand", &[&at, &shape], &[]);
+        x.op_to(
+            "ScatterElements",
+            &[&node.inputs[0], &at, &node.inputs[1]],
+            &[("axis", Attr::Int(axis as i64))],
+            &[&node.outputs[0]],
+        );
+        Ok(())
+    }
+}
