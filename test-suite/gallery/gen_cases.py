@@ -324,6 +324,15 @@ def scatter_cases(rng):
                ["y"], ())
 
 
+def det_cases(rng):
+    """Det of random matrices, one needing a row swap (a zero first pivot), a singular one."""
+    m = f32(rng, [3, 5, 5])
+    yield "det_batch_5x5", helper.make_node("Det", ["x"], ["y"]), {"x": m}, ["y"], ()
+    pivot = np.array([[0, 2, 1], [3, 1, 4], [1, 5, 9]], np.float32)
+    singular = np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1]], np.float32)
+    yield "det_pivot_and_singular", helper.make_node("Det", ["x"], ["y"]), {"x": np.stack([pivot, singular])}, ["y"], ()
+
+
 def write(out, name, node, feeds, output_names, inits=(), opset=22):
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
@@ -449,6 +458,7 @@ def main():
     oracles += [write(out, *case) for case in resize_cases(rng)]
     oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
     oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
+    oracles += [write(out, *case) for case in det_cases(rng)]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

@@ -143,6 +143,8 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["DFT"], 1, 3),
     (&["MaxUnpool", "TensorScatter"], 2, 3),
     (&["Col2Im"], 3, 3),
+    (&["SwiGLU"], 2, 2),
+    (&["Det"], 1, 1),
     (&["GridSample", "CenterCropPad", "AffineGrid"], 2, 2),
     (&["ReverseSequence"], 2, 2),
     (&["HannWindow", "HammingWindow", "BlackmanWindow"], 1, 1),

@@ -1,5 +1,5 @@
 //! Activations: Sigmoid, Relu, LeakyRelu, Elu, Selu, HardSigmoid, HardSwish, Softplus, Gelu,
-//! Softsign, ThresholdedRelu, Celu, Mish, Swish, Shrink,
+//! Softsign, ThresholdedRelu, Celu, Mish, Swish, SwiGLU, Shrink,
 //! Clip (bounds from attributes, constant inputs or inputs read at run time) and PRelu (a broadcast slope).
 
 use super::math::erf;
@@ -72,6 +72,7 @@ pub const OPS: &[Op] =
                 0.0
             }
         }),
+        Op::new("SwiGLU", Emit::Custom(swiglu), |el, a| a[0] / (1.0 + (-el.attr("alpha", 1.0) * a[0]).exp()) * a[1]),
         Op::new("Clip", Emit::Custom(clip), |el, a| a[0].max(el.params[0]).min(el.params[1])).one_data_input(),
         Op::new("PRelu", Emit::Custom(prelu), |_, a| if a[0] < 0.0 { a[0] * a[1] } else { a[0] }),
     ];
@@ -267,4 +268,10 @@ fn shrink(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
     let down = op(e, el, "arith.subf", &[a[0], b]);
     let r = op(e, el, "arith.select", &[above, down, z]);
     Ok(op(e, el, "arith.select", &[below, up, r]))
+}
+
+/// `swish(a) * b`: the gated linear unit of SwiGLU (opset 26).
+fn swiglu(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
+    let gate = swish(e, el, &a[..1])?;
+    Ok(op(e, el, "arith.mulf", &[gate, a[1]]))
 }

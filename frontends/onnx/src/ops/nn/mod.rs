@@ -7,6 +7,7 @@ mod batch_norm;
 mod chunked_rows;
 mod col2im;
 mod conv_transpose;
+mod det;
 mod dft;
 mod global_pool;
 mod grid_sample;
@@ -44,6 +45,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["RNN", "GRU", "LSTM"], &recurrent::Recurrent);
     r.register(&["GridSample"], &grid_sample::GridSample);
     r.register(&["Col2Im"], &col2im::Col2Im);
+    r.register(&["Det"], &det::Det);
     // Operators defined by others (crate::ops::expansion).
     r.register(&["Attention"], &Expand(attention::Attention));
     r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));
