@@ -18,13 +18,22 @@ impl Expanded for Window {
         let out = DType::from_onnx(code)
             .ok_or_else(|| OnnxError::msg(format!("output_datatype {} is not supported", DType::onnx_name(code))))?;
         let size_t = g.ty(&node.inputs[0])?;
-        let size = x.cast(&node.inputs[0], size_t.dtype, DType::I64);
-        let size = x.reshape(&size, &[]);
-        let (zero, one) = (x.constant(Tensor::from_i64(vec![], &[0])), x.constant(Tensor::from_i64(vec![], &[1])));
-        let n = x.op("Range", &[&zero, &size, &one], &[]);
-        let n = x.cast(&n, DType::I64, DType::F64);
-        let period = if node.int("periodic", 1) != 0 { size } else { x.op("Sub", &[&size, &one], &[]) };
-        let period = x.cast(&period, DType::I64, DType::F64);
+        if !matches!(size_t.dtype, DType::I32 | DType::I64) || !size_t.shape.is_empty() {
+            return err(format!("size must be an int32 or int64 scalar, not {}", size_t.describe()));
+        }
+        // The Range reads the size as it is (a graph input's value read at run time, too).
+        let dt = size_t.dtype;
+        let (zero, one) =
+            (x.constant(Tensor::from_f64(dt, vec![], &[0.0])), x.constant(Tensor::from_f64(dt, vec![], &[1.0])));
+        let n = x.op("Range", &[&zero, &node.inputs[0], &one], &[]);
+        let n = x.cast(&n, dt, DType::F64);
+        let size = x.cast(&node.inputs[0], dt, DType::F64);
+        let period = if node.int("periodic", 1) != 0 {
+            size
+        } else {
+            let one = x.scalar(1.0, DType::F64);
+            x.op("Sub", &[&size, &one], &[])
+        };
         let two_pi = x.scalar(2.0 * std::f64::consts::PI, DType::F64);
         let angle = x.op("Mul", &[&n, &two_pi], &[]);
         let angle = x.op("Div", &[&angle, &period], &[]);
