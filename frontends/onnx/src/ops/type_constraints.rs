@@ -52,6 +52,9 @@ const SAME_TYPE: &[(&[&str], Group)] = &[
         Group::All,
     ),
     (&["Where"], Group::Inputs(&[1, 2])),
+    // X, W, R, B, initial_h, initial_c and P (sequence_lens, input 4, is an integer).
+    (&["RNN", "GRU", "LSTM"], Group::Inputs(&[0, 1, 2, 3, 5, 6, 7])),
+    (&["GridSample"], Group::All),
     (&["Scatter", "ScatterElements", "ScatterND"], Group::Inputs(&[0, 2])),
     (&["Pad"], Group::Inputs(&[0, 2])),
 ];
@@ -83,8 +86,11 @@ const INT64: &[(&[&str], &[usize])] = &[
 const BOOL: &[(&[&str], &[usize])] = &[(&["Where", "Not"], &[0]), (&["And", "Or", "Xor"], &[0, 1])];
 
 /// (operators, inputs that must be int32 or int64: indices, slice bounds).
-const INDEX: &[(&[&str], &[usize])] =
-    &[(&["Gather", "GatherElements", "Scatter", "ScatterElements"], &[1]), (&["Slice"], &[1, 2, 3, 4])];
+const INDEX: &[(&[&str], &[usize])] = &[
+    (&["Gather", "GatherElements", "Scatter", "ScatterElements"], &[1]),
+    (&["Slice"], &[1, 2, 3, 4]),
+    (&["RNN", "GRU", "LSTM"], &[4]),
+];
 
 /// The operators that take float8 and sub-byte tensors: casts, quantization and data movement
 /// (such a tensor is its codes, a byte each; any other operator would compute on them).
