@@ -204,8 +204,9 @@ impl fmt::Display for Dim {
             };
             write!(f, "{sign}")?;
             let mut factors: Vec<String> = k.clone();
-            if c.abs() != 1 || k.is_empty() {
-                factors.push(c.abs().to_string());
+            // unsigned_abs: i64::MIN has no i64 magnitude.
+            if c.unsigned_abs() != 1 || k.is_empty() {
+                factors.push(c.unsigned_abs().to_string());
             }
             write!(f, "{}", factors.join("*"))?;
         }
