@@ -1,5 +1,5 @@
 //! LpNormalization, expanded ([`crate::ops::expansion`]): `x` divided by its L1 or L2 norm
-//! along `axis`.
+//! along `axis` (a zero vector stays zero).
 
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
@@ -18,6 +18,10 @@ impl Expanded for LpNormalization {
         };
         let axes = x.ints(&[a]);
         let norm = x.op(reduce, &[&node.inputs[0], &axes], &[("keepdims", Attr::Int(1))]);
+        // A zero norm divides zeros: by 1, so they stay 0 rather than NaN.
+        let (zero, one) = (x.scalar(0.0, t.dtype), x.scalar(1.0, t.dtype));
+        let empty = x.op("Equal", &[&norm, &zero], &[]);
+        let norm = x.op("Where", &[&empty, &one, &norm], &[]);
         x.op_to("Div", &[&node.inputs[0], &norm], &[], &[&node.outputs[0]]);
         Ok(())
     }
