@@ -471,7 +471,94 @@ fn index_and_parameter_cases() -> Vec<Case> {
     ]
     .into_iter()
     .chain(fuzz_regressions())
+    .chain(new_operator_cases())
     .collect()
+}
+
+/// The refusals of the operators added for full ONNX coverage (issue 10), one per error path.
+fn new_operator_cases() -> Vec<Case> {
+    let one =
+        |n: NodeProto, inputs: Vec<ValueInfoProto>, out: ValueInfoProto| model(vec![n], inputs, vec![out], vec![]);
+    let contrib = |mut n: NodeProto, inputs: Vec<ValueInfoProto>, out: ValueInfoProto| {
+        n.domain = Some("com.microsoft".into());
+        model_with_domains(vec![n], inputs, vec![out], &[("com.microsoft", 1)])
+    };
+    vec![
+        (
+            "einsum-operand-count",
+            one(
+                with_string(node("es", "Einsum", &["a"], &["y"]), "equation", "ij,jk->ik"),
+                vec![value("a", FLOAT, &[2, 3])],
+                value("y", FLOAT, &[2, 3]),
+            ),
+            vec!["es", "the equation 'ij,jk->ik' names 2 operands, the node has 1"],
+        ),
+        (
+            "det-of-a-non-square-matrix",
+            one(node("dt", "Det", &["x"], &["y"]), vec![value("x", FLOAT, &[2, 3])], value("y", FLOAT, &[])),
+            vec!["dt", "Det takes square matrices [..., M, M] of order at most 16, not float32 [2, 3]"],
+        ),
+        (
+            "grid-sample-grid-of-wrong-width",
+            one(
+                node("gs", "GridSample", &["x", "grid"], &["y"]),
+                vec![value("x", FLOAT, &[1, 1, 4, 4]), value("grid", FLOAT, &[1, 3, 3, 3])],
+                value("y", FLOAT, &[1, 1, 3, 3]),
+            ),
+            vec!["gs", "the grid [N, ..., 2]", "float32 [1, 3, 3, 3]"],
+        ),
+        (
+            "lstm-weights-of-wrong-shape",
+            one(
+                node("ls", "LSTM", &["x", "w", "r"], &["y"]),
+                vec![value("x", FLOAT, &[2, 1, 3]), value("w", FLOAT, &[1, 8, 3]), value("r", FLOAT, &[1, 8, 3])],
+                value("y", FLOAT, &[2, 1, 1, 3]),
+            ),
+            vec![
+                "ls",
+                "W must be [1, 12, 3] and R [1, 12, 3] (hidden_size 3), not float32 [1, 8, 3] and float32 [1, 8, 3]",
+            ],
+        ),
+        (
+            "col2im-shapes-at-run-time",
+            one(
+                node("ci", "Col2Im", &["x", "image", "block"], &["y"]),
+                vec![value("x", FLOAT, &[1, 4, 9]), value("image", INT64, &[2]), value("block", INT64, &[2])],
+                value("y", FLOAT, &[1, 1, 4, 4]),
+            ),
+            vec!["ci", "Col2Im's input 'image' must hold positive sizes known at compile time"],
+        ),
+        (
+            "dft-without-a-complex-dim",
+            one(node("ft", "DFT", &["x"], &["y"]), vec![value("x", FLOAT, &[4, 3])], value("y", FLOAT, &[4, 3])),
+            vec!["ft", "the input must be [..., N, 1 or 2], known at compile time, not float32 [4, 3]"],
+        ),
+        (
+            "if-without-branches",
+            one(node("cf", "If", &["c"], &["y"]), vec![value("c", BOOL, &[])], value("y", FLOAT, &[2])),
+            vec!["cf", "If needs the graph attribute then_branch"],
+        ),
+        (
+            "multi-head-attention-packed",
+            contrib(
+                with_int(node("mha", "MultiHeadAttention", &["q"], &["y"]), "num_heads", 2),
+                vec![value("q", FLOAT, &[1, 4, 8])],
+                value("y", FLOAT, &[1, 4, 8]),
+            ),
+            vec!["mha", "without separate key and value (packed QKV) is not supported"],
+        ),
+        (
+            "matmul-nbits-weights-at-run-time",
+            contrib(
+                [("K", 32), ("N", 4), ("bits", 4), ("block_size", 16)]
+                    .into_iter()
+                    .fold(node("nb", "MatMulNBits", &["a", "b", "s"], &["y"]), |n, (k, v)| with_int(n, k, v)),
+                vec![value("a", FLOAT, &[1, 32]), value("b", 2, &[4, 2, 8]), value("s", FLOAT, &[8])],
+                value("y", FLOAT, &[1, 4]),
+            ),
+            vec!["nb", "MatMulNBits's input 'b' must be a constant (an initializer)"],
+        ),
+    ]
 }
 
 /// What the onnx_model fuzz target found (`scripts/fuzz.sh`), each a panic or a module that did
