@@ -257,31 +257,10 @@ fn linear(e: &mut Emitter, s: &Sampling, x: ValueId, n: ValueId, c: ValueId, coo
 /// The cubic convolution weights of the four neighbours at offsets -1, 0, 1, 2 of a point
 /// `t` in [0, 1) past the floor (coefficient -0.75).
 fn cubic_weights(e: &mut Emitter, t: ValueId) -> [ValueId; 4] {
-    const A: f64 = -0.75;
-    let one = k(e, 1.0);
-    // w(d) for d = |distance| <= 1: (A + 2) d^3 - (A + 3) d^2 + 1; for 1 < d < 2:
-    // A d^3 - 5A d^2 + 8A d - 4A.
-    let near = |e: &mut Emitter, d: ValueId| {
-        let (a2, a3) = (k(e, A + 2.0), k(e, A + 3.0));
-        let d2 = f(e, "arith.mulf", &[d, d]);
-        let d3 = f(e, "arith.mulf", &[d2, d]);
-        let p = f(e, "arith.mulf", &[a2, d3]);
-        let q = f(e, "arith.mulf", &[a3, d2]);
-        let pq = f(e, "arith.subf", &[p, q]);
-        f(e, "arith.addf", &[pq, one])
-    };
-    let far = |e: &mut Emitter, d: ValueId| {
-        let (a, a5, a8, a4) = (k(e, A), k(e, 5.0 * A), k(e, 8.0 * A), k(e, 4.0 * A));
-        let d2 = f(e, "arith.mulf", &[d, d]);
-        let d3 = f(e, "arith.mulf", &[d2, d]);
-        let t3 = f(e, "arith.mulf", &[a, d3]);
-        let t2 = f(e, "arith.mulf", &[a5, d2]);
-        let t1 = f(e, "arith.mulf", &[a8, d]);
-        let s1 = f(e, "arith.subf", &[t3, t2]);
-        let s2 = f(e, "arith.addf", &[s1, t1]);
-        f(e, "arith.subf", &[s2, a4])
-    };
-    let two = k(e, 2.0);
+    let f32t = Type::f32();
+    let near = |e: &mut Emitter, d: ValueId| crate::ops::resize::emit_cubic_pieces(e, d, -0.75, &f32t).0;
+    let far = |e: &mut Emitter, d: ValueId| crate::ops::resize::emit_cubic_pieces(e, d, -0.75, &f32t).1;
+    let (one, two) = (k(e, 1.0), k(e, 2.0));
     let d_m1 = f(e, "arith.addf", &[t, one]);
     let d_1 = f(e, "arith.subf", &[one, t]);
     let d_2 = f(e, "arith.subf", &[two, t]);

@@ -349,6 +349,28 @@ fn linear_tables(node: &Node, p: &Plan, d: usize, n: usize) -> DimTables {
     DimTables { indices, weights: Some((weights, taps)) }
 }
 
+/// The two pieces of the cubic convolution kernel with coefficient `a` at a distance `x >= 0`,
+/// as IR of float type `t`: `((a + 2) x - (a + 3)) x^2 + 1`, for `x <= 1`, and
+/// `((a x - 5a) x + 8a) x - 4a`, for `1 < x < 2` (cubic Resize at run time, GridSample).
+pub(crate) fn emit_cubic_pieces(e: &mut Emitter, x: ValueId, a: f64, t: &Type) -> (ValueId, ValueId) {
+    let k = |e: &mut Emitter, v: f64| e.const_float(v, t.clone());
+    let bin = |e: &mut Emitter, op: &str, l: ValueId, r: ValueId| e.value_op(op, &[l, r], t.clone());
+    let (a2, a3, one) = (k(e, a + 2.0), k(e, a + 3.0), k(e, 1.0));
+    let x2 = bin(e, "arith.mulf", x, x);
+    let inner = bin(e, "arith.mulf", a2, x);
+    let inner = bin(e, "arith.subf", inner, a3);
+    let inner = bin(e, "arith.mulf", inner, x2);
+    let inner = bin(e, "arith.addf", inner, one);
+    let (ka, k5a, k8a, k4a) = (k(e, a), k(e, 5.0 * a), k(e, 8.0 * a), k(e, 4.0 * a));
+    let outer = bin(e, "arith.mulf", ka, x);
+    let outer = bin(e, "arith.subf", outer, k5a);
+    let outer = bin(e, "arith.mulf", outer, x);
+    let outer = bin(e, "arith.addf", outer, k8a);
+    let outer = bin(e, "arith.mulf", outer, x);
+    let outer = bin(e, "arith.subf", outer, k4a);
+    (inner, outer)
+}
+
 /// The cubic convolution kernel with coefficient `a` at distance `x`.
 fn cubic_kernel(x: f64, a: f64) -> f64 {
     let x = x.abs();

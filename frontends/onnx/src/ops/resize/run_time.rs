@@ -444,20 +444,8 @@ impl Emitter {
         let stretched = bin(self, "arith.mulf", dist, d.scale);
         let dist = self.value_op("arith.select", &[d.antialias, stretched, dist], f.clone());
         let x = self.value_op("math.absf", &[dist], f.clone());
-        // ((a + 2) x - (a + 3)) x^2 + 1 within 1; ((a x - 5a) x + 8a) x - 4a within 2; else 0.
-        let (a2, a3, one) = (k(self, a + 2.0), k(self, a + 3.0), k(self, 1.0));
-        let x2 = bin(self, "arith.mulf", x, x);
-        let inner = bin(self, "arith.mulf", a2, x);
-        let inner = bin(self, "arith.subf", inner, a3);
-        let inner = bin(self, "arith.mulf", inner, x2);
-        let inner = bin(self, "arith.addf", inner, one);
-        let (ka, k5a, k8a, k4a) = (k(self, a), k(self, 5.0 * a), k(self, 8.0 * a), k(self, 4.0 * a));
-        let outer = bin(self, "arith.mulf", ka, x);
-        let outer = bin(self, "arith.subf", outer, k5a);
-        let outer = bin(self, "arith.mulf", outer, x);
-        let outer = bin(self, "arith.addf", outer, k8a);
-        let outer = bin(self, "arith.mulf", outer, x);
-        let outer = bin(self, "arith.subf", outer, k4a);
+        let (inner, outer) = super::emit_cubic_pieces(self, x, a, &f);
+        let one = k(self, 1.0);
         let (two, zero) = (k(self, 2.0), k(self, 0.0));
         let near = self.cmpf("ole", x, one);
         let within = self.cmpf("olt", x, two);
