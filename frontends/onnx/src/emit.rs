@@ -46,6 +46,8 @@ pub struct ModelInterface {
     pub workspace_size_max: bool,
     /// Known once `plan-workspace` has run (the run function's `xcc.workspace_bytes`).
     pub workspace_bytes: usize,
+    /// A classifier's class labels, indexed by its label output (a Core ML classifier's).
+    pub class_labels: Vec<String>,
 }
 
 pub struct Emitter {
@@ -204,6 +206,7 @@ pub fn generate(
         ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),
         workspace_size_max: maxima.is_some(),
         workspace_bytes: 0,
+        class_labels: Vec::new(),
     };
     Ok((e.m, iface))
 }

@@ -110,6 +110,7 @@ pub fn header(
             let _ = writeln!(h);
         }
     }
+    class_labels(&mut h, iface);
     let names = ParameterNames::of(iface);
     if gpu_decls.is_some() {
         gpu_functions(&mut h, iface, &names);
@@ -380,6 +381,22 @@ impl ParameterNames {
 }
 
 /// `text` inside a C comment: a `*/` in it cannot end the comment, nor a line break leave it.
+/// A classifier's labels, which its label output indexes.
+fn class_labels(h: &mut String, iface: &ModelInterface) {
+    if iface.class_labels.is_empty() {
+        return;
+    }
+    let (n, up) = (&iface.name, iface.name.to_uppercase());
+    let labels: Vec<String> = iface.class_labels.iter().map(|l| format!("\"{}\"", string_text(l))).collect();
+    let _ = writeln!(
+        h,
+        "/* The classifier's class labels, in the order of its probabilities: its label output is the\n * \
+         index of the top class in {n}_class_labels. */"
+    );
+    let _ = writeln!(h, "#define {up}_NUM_CLASSES {}", labels.len());
+    let _ = writeln!(h, "static const char *const {n}_class_labels[{}] = {{{}}};\n", labels.len(), labels.join(", "));
+}
+
 fn comment_text(text: &str) -> String {
     text.replace("*/", "*\\/").replace(['\n', '\r'], " ")
 }

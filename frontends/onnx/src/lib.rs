@@ -47,10 +47,21 @@ pub fn compile(
     path: &Path,
     options: &OnnxOptions,
 ) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
-    let mut g = import::import(
+    let g = import::import(
         bytes,
         &import::ImportOptions { path, shapes: &options.shapes, binds: &options.binds, dims: &options.dims },
     )?;
+    compile_graph(g, options)
+}
+
+/// Compiles an imported graph: inference and folding, fusion, and each node lowered by its
+/// operator. Every frontend's importer ends here: the Core ML frontend builds the same graph of
+/// ONNX operators that [`import::import`] builds, and `options`' import settings (`shapes`,
+/// `binds`, `dims`) are not read.
+pub fn compile_graph(
+    mut g: graph::Graph,
+    options: &OnnxOptions,
+) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
