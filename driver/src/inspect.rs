@@ -14,6 +14,11 @@ use xcc_frontend_onnx::summary::Summary;
 pub fn run(cli: &InspectCli) -> Result<bool, String> {
     let compile = compile_options(cli);
     let input = cli.input.display().to_string();
+    if pipeline::is_coreml(&compile) {
+        return Err(format!(
+            "xcc: error: {input}: xcc inspect reads ONNX models and MLIR; compile a Core ML model to see its header"
+        ));
+    }
     let bytes = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
     // Whether it compiles (through the llvm dialect), and the workspace a run of it needs.
     let compiled = pipeline::compile_for_inspection(&compile);
@@ -28,6 +33,7 @@ pub fn run(cli: &InspectCli) -> Result<bool, String> {
                 model_text(&input, &summary, &compiled)
             }
         }
+        Language::Coreml => unreachable!("told apart above"),
         Language::Mlir => {
             let functions = pipeline::functions(&compile)?;
             if cli.json {

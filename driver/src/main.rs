@@ -46,6 +46,8 @@ pub enum Language {
     Onnx,
     /// MLIR text, in the generic or the custom spelling.
     Mlir,
+    /// A Core ML ML Program: a `.mlpackage` directory or a `.mlmodel` file.
+    Coreml,
 }
 
 #[derive(Parser, Debug)]
@@ -61,8 +63,9 @@ pub enum Language {
                   xcc kernel.mlir --target=nvptx64 --mcpu=sm_90 -o kernel.ptx"
 )]
 pub struct Cli {
-    /// Input file: an ONNX model or MLIR text, told apart by `-x`, else the extension (`.onnx`,
-    /// `.mlir`), else the content.
+    /// Input file: an ONNX model, a Core ML ML Program (`.mlpackage` or `.mlmodel`) or MLIR text,
+    /// told apart by `-x`, else the extension (`.onnx`, `.mlpackage`, `.mlmodel`, `.mlir`), else
+    /// the content.
     pub input: PathBuf,
     /// The input's language, whatever its name.
     #[arg(short = 'x', value_enum)]

@@ -186,6 +186,13 @@ type Input = (SourceFile, xcc_ir::Module, Option<(String, ModelInterface)>);
 
 fn read_input(cli: &Cli) -> Result<Input, String> {
     let input = cli.input.display().to_string();
+    if is_coreml(cli) {
+        let name = model_name(cli)?;
+        let options = coreml_options(cli, &name)?;
+        let (module, iface) =
+            xcc_frontend_coreml::compile(&cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
+        return Ok((SourceFile::new(input, String::new()), module, Some((name, iface))));
+    }
     let text = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
     if language(cli, &text) == Language::Onnx {
         let name = model_name(cli)?;
@@ -200,6 +207,28 @@ fn read_input(cli: &Cli) -> Result<Input, String> {
     Ok((source, module, None))
 }
 
+/// Whether the input is a Core ML model: `-x coreml`, else a `.mlpackage` or `.mlmodel` name, or
+/// a directory (a package by another name).
+pub(crate) fn is_coreml(cli: &Cli) -> bool {
+    match cli.language {
+        Some(language) => language == Language::Coreml,
+        None => xcc_frontend_coreml::is_coreml_path(&cli.input) || cli.input.is_dir(),
+    }
+}
+
+/// The options a Core ML model compiles with: the ONNX path's, where the flags that name an ONNX
+/// model's inputs and dims have no meaning (a program's shapes are fixed).
+fn coreml_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_onnx::OnnxOptions<'a>, String> {
+    for (flag, given) in
+        [("--shape", !cli.shapes.is_empty()), ("--bind", !cli.binds.is_empty()), ("--dim", !cli.dims.is_empty())]
+    {
+        if given {
+            return Err(format!("xcc: error: {flag} applies to ONNX models; a Core ML program's shapes are fixed"));
+        }
+    }
+    onnx_options(cli, name)
+}
+
 /// The input's language: `-x` when given, else the extension (`.onnx`, `.mlir`), else the
 /// content: MLIR is text, and an ONNX model (a protobuf) has bytes that text does not (a NUL,
 /// or bytes that are not UTF-8), so that `model.pb` compiles as the model it is.
@@ -209,6 +238,7 @@ pub(crate) fn language(cli: &Cli, bytes: &[u8]) -> Language {
     }
     match cli.input.extension().and_then(|e| e.to_str()) {
         Some("onnx") => Language::Onnx,
+        Some("mlpackage" | "mlmodel") => Language::Coreml,
         Some("mlir") => Language::Mlir,
         _ if bytes.contains(&0) || std::str::from_utf8(bytes).is_err() => Language::Onnx,
         _ => Language::Mlir,

@@ -1,0 +1,230 @@
+//! An ML Program's `main` function -> the graph of ONNX operators that the ONNX frontend
+//! compiles ([`xcc_frontend_onnx::graph::Graph`]): each MIL operation becomes the ONNX nodes
+//! that compute it ([`crate::ops`]), `const` operations and the `constexpr_*` decompressions
+//! become constants, and the function's inputs and outputs keep their names and types.
+
+use crate::blob::BlobFiles;
+use crate::ops::{self, OpContext};
+use crate::proto;
+use crate::value::{self, Const};
+use std::collections::{BTreeMap, HashMap};
+use xcc_frontend_onnx::graph::{Attr, DType, Graph, Node, Tensor, TensorType};
+
+/// The opset of the ONNX operators the importer writes.
+pub const OPSET: i64 = 21;
+
+/// The imported graph and what the header adds for it.
+pub struct Imported {
+    pub graph: Graph,
+    /// A classifier's class labels (from its `classify` operation), in the order of the
+    /// probabilities.
+    pub class_labels: Vec<String>,
+}
+
+/// Imports the `main` function of `program`.
+pub fn import(program: &proto::Program, blobs: &BlobFiles) -> Result<Imported, String> {
+    let main = program.functions.get("main").ok_or_else(|| {
+        let names: Vec<&str> = program.functions.keys().map(String::as_str).collect();
+        format!("the program has no function 'main' (it has: {})", names.join(", "))
+    })?;
+    let block = main
+        .block_specializations
+        .get(&main.opset)
+        .or_else(|| main.block_specializations.values().next())
+        .ok_or("the function 'main' has no block")?;
+    let mut im = Importer {
+        graph: Graph::default(),
+        consts: HashMap::new(),
+        blobs,
+        declared: HashMap::new(),
+        declared_bool: Default::default(),
+        fresh: 0,
+        class_labels: Vec::new(),
+    };
+    im.graph.name = "main".into();
+    for input in &main.inputs {
+        im.add_input(input)?;
+    }
+    im.operations(&block.operations)?;
+    for name in &block.outputs {
+        im.add_output(name)?;
+    }
+    Ok(Imported { graph: im.graph, class_labels: im.class_labels })
+}
+
+pub struct Importer<'a> {
+    pub graph: Graph,
+    /// The values known at compile time, by MIL name (`const` outputs, decompressed weights).
+    pub consts: HashMap<String, Const>,
+    pub blobs: &'a BlobFiles,
+    /// The shapes the program declares for its values (an operation's output types).
+    pub declared: HashMap<String, Vec<usize>>,
+    /// The values the program declares boolean.
+    pub declared_bool: std::collections::HashSet<String>,
+    fresh: usize,
+    pub class_labels: Vec<String>,
+}
+
+impl Importer<'_> {
+    fn operations(&mut self, operations: &[proto::Operation]) -> Result<(), String> {
+        let registry = ops::registry();
+        let mut unsupported: BTreeMap<&str, usize> = BTreeMap::new();
+        for op in operations {
+            if !registry.contains_key(op.r#type.as_str()) {
+                *unsupported.entry(op.r#type.as_str()).or_default() += 1;
+            }
+        }
+        if !unsupported.is_empty() {
+            let list: Vec<String> = unsupported
+                .iter()
+                .map(|(op, n)| if *n > 1 { format!("{op} (x{n})") } else { op.to_string() })
+                .collect();
+            return Err(format!(
+                "unsupported MIL operator(s), {} operation(s) in all: {}",
+                unsupported.values().sum::<usize>(),
+                list.join(", ")
+            ));
+        }
+        for op in operations {
+            for out in &op.outputs {
+                let Some(t) = tensor_type(out.r#type.as_ref()) else { continue };
+                if let Ok(shape) = value::tensor_shape(t, "") {
+                    self.declared.insert(out.name.clone(), shape);
+                }
+                if t.data_type == proto::data_type::BOOL {
+                    self.declared_bool.insert(out.name.clone());
+                }
+            }
+            let convert = registry[op.r#type.as_str()];
+            let mut cx = OpContext { op, im: self };
+            convert(&mut cx).map_err(|e| format!("operation '{}' ({}): {e}", op_name(op), op.r#type))?;
+        }
+        Ok(())
+    }
+
+    fn add_input(&mut self, input: &proto::NamedValueType) -> Result<(), String> {
+        let what = format!("input '{}'", input.name);
+        let tt = tensor_type(input.r#type.as_ref()).ok_or_else(|| format!("{what} is not a tensor"))?;
+        let shape = value::tensor_shape(tt, &what)?;
+        let Some(interface) = interface_dtype(tt.data_type) else {
+            return Err(format!(
+                "{what} has element type {}, which xcc does not compile",
+                value::mil_type_name(tt.data_type)
+            ));
+        };
+        let compute = value::compute_dtype(tt.data_type).expect("interface types compute");
+        self.graph.inputs.push(input.name.clone());
+        if interface == compute {
+            self.graph.types.insert(input.name.clone(), TensorType::new(interface, shape));
+            return Ok(());
+        }
+        // A half-float input: the C interface takes the declared type, the program computes in
+        // float32 from a cast of it.
+        let raw = format!("{}__{}", input.name, interface.name());
+        self.graph.inputs.pop();
+        self.graph.inputs.push(raw.clone());
+        self.graph.types.insert(raw.clone(), TensorType::new(interface, shape));
+        self.node(
+            "Cast",
+            &input.name,
+            vec![raw],
+            vec![input.name.clone()],
+            [("to", Attr::Int(compute.onnx_code() as i64))],
+        );
+        Ok(())
+    }
+
+    fn add_output(&mut self, name: &str) -> Result<(), String> {
+        if let Some(c) = self.consts.get(name).cloned() {
+            let t = c.tensor().ok_or_else(|| format!("output '{name}' is not a tensor"))?.clone();
+            self.graph.types.insert(name.to_string(), t.ty.clone());
+            self.graph.consts.insert(name.to_string(), t);
+        }
+        if !self.graph.outputs.iter().any(|o| o == name) {
+            self.graph.outputs.push(name.to_string());
+        }
+        Ok(())
+    }
+
+    /// A name no MIL value has.
+    pub fn fresh(&mut self, hint: &str) -> String {
+        self.fresh += 1;
+        format!("{hint}__xcc{}", self.fresh)
+    }
+
+    /// Adds an ONNX node of the default domain.
+    pub fn node<'k>(
+        &mut self,
+        op: &str,
+        name: &str,
+        inputs: Vec<String>,
+        outputs: Vec<String>,
+        attrs: impl IntoIterator<Item = (&'k str, Attr)>,
+    ) {
+        let attrs = attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let name = format!("{name}/{op}{}", self.graph.nodes.len());
+        self.graph.nodes.push(Node {
+            name,
+            op: op.into(),
+            domain: String::new(),
+            inputs,
+            outputs,
+            attrs,
+            opset: OPSET,
+        });
+    }
+
+    /// A constant tensor in the graph under a new name.
+    pub fn constant(&mut self, hint: &str, t: Tensor) -> String {
+        let name = self.fresh(hint);
+        self.graph.types.insert(name.clone(), t.ty.clone());
+        self.graph.consts.insert(name.clone(), t);
+        name
+    }
+
+    /// The graph value of MIL value `name`: a constant is put in the graph the first time.
+    pub fn value(&mut self, name: &str) -> Result<String, String> {
+        if !self.graph.consts.contains_key(name) {
+            if let Some(c) = self.consts.get(name) {
+                let t = c.tensor().ok_or_else(|| format!("'{name}' is not a tensor"))?.clone();
+                self.graph.types.insert(name.to_string(), t.ty.clone());
+                self.graph.consts.insert(name.to_string(), t);
+            }
+        }
+        Ok(name.to_string())
+    }
+}
+
+/// The tensor type of a value type, if it is one.
+pub fn tensor_type(t: Option<&proto::ValueType>) -> Option<&proto::TensorType> {
+    match t.and_then(|t| t.r#type.as_ref()) {
+        Some(proto::value_type::Type::TensorType(tt)) => Some(tt),
+        _ => None,
+    }
+}
+
+/// The element type a model input or output has at the C interface: the declared one, half
+/// floats included.
+fn interface_dtype(code: i32) -> Option<DType> {
+    match code {
+        proto::data_type::FLOAT16 => Some(DType::F16),
+        proto::data_type::BFLOAT16 => Some(DType::BF16),
+        proto::data_type::INT4 | proto::data_type::UINT1 | proto::data_type::UINT2 => None,
+        c => value::compute_dtype(c),
+    }
+}
+
+/// An operation's name (its `name` attribute, else its first output's).
+pub fn op_name(op: &proto::Operation) -> String {
+    let attr = op.attributes.get("name").and_then(|v| match &v.value {
+        Some(proto::value::Value::ImmediateValue(iv)) => match &iv.value {
+            Some(proto::value::immediate_value::Value::Tensor(t)) => match &t.value {
+                Some(proto::tensor_value::Value::Strings(s)) => s.values.first().cloned(),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    });
+    attr.or_else(|| op.outputs.first().map(|o| o.name.clone())).unwrap_or_default()
+}
