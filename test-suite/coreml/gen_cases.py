@@ -1,0 +1,229 @@
+"""Core ML models checked against ONNX Runtime: torch models (seeded) converted by coremltools to
+ML Programs and exported to ONNX, written in the node tests' layout: DIR/NAME/model.mlpackage,
+DIR/NAME/model.onnx and DIR/NAME/test_data_set_0/{input,output}_K.pb, the outputs computed by ONNX
+Runtime on model.onnx. Each case has a `tolerance` file (rtol atol): FP32_TOLERANCE, or
+FP16_TOLERANCE where the package's weights are rounded to float16.
+
+The compressed cases are exact: their torch weights are first made what the compression keeps
+(values on a per-channel int8 grid, 16 distinct values per tensor, half of them zero), so that
+coremltools' linear quantization, palettization and pruning lose nothing, and ONNX Runtime runs
+the very weights the package decompresses to.
+
+usage: gen_cases.py DIR     (in the converters' venv: torch 2.7, coremltools 9, onnx, onnxruntime)
+Needs ../shared/models/make_models.py for the shared models; without it those cases are left out.
+"""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+
+warnings.simplefilter("ignore")
+import logging
+
+logging.disable(logging.WARNING)
+
+import coremltools as ct  # noqa: E402
+import coremltools.optimize.coreml as cto  # noqa: E402
+import onnx  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from onnx import numpy_helper  # noqa: E402
+
+# The float32 packages are the ONNX model's arithmetic in another order: outputs within 1e-4
+# relative, where "relative" for an output near zero means to the largest output magnitude.
+FP32_TOLERANCE = 1e-4
+
+# The float16 packages hold weights and constants rounded to float16 (xcc computes in float32):
+# their outputs are within this fraction of the largest output magnitude of the float32 model's.
+FP16_TOLERANCE = 0.02
+
+
+class Ops(nn.Module):
+    """Convolutions and the activations, pooling and data movement around them."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.grouped = nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=4)
+        self.bn = nn.BatchNorm2d(8)
+        self.inorm = nn.InstanceNorm2d(8, affine=True)
+        self.up = nn.ConvTranspose2d(8, 4, 2, stride=2)
+        self.prelu = nn.PReLU(4)
+        self.head = nn.Linear(4 * 4 * 4, 10)
+
+    def forward(self, x):
+        y = F.hardswish(self.bn(self.conv(x)))
+        y = F.silu(self.grouped(y)) + F.leaky_relu(y, 0.1)
+        y = F.elu(self.inorm(y))
+        y = F.max_pool2d(F.pad(y, (1, 1, 1, 1), mode="reflect"), 3, stride=2, ceil_mode=True)
+        y = self.prelu(self.up(y))
+        a, b = torch.chunk(y, 2, dim=1)
+        y = torch.cat([torch.sigmoid(a) * b, torch.clamp(a, -0.5, 0.5)], dim=1)
+        y = F.avg_pool2d(y, 2, stride=2, padding=1, count_include_pad=False)
+        y = F.interpolate(y, scale_factor=2, mode="nearest")
+        y = F.avg_pool2d(y, 5)
+        return F.gelu(self.head(y.flatten(1)), approximate="tanh")
+
+
+class Attention(nn.Module):
+    """Embedding, causal self-attention, layer norm and the reductions of a classifier head."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(50, 32)
+        self.qkv = nn.Linear(32, 96)
+        self.out = nn.Linear(32, 32)
+        self.norm = nn.LayerNorm(32)
+        self.ff = nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 32))
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=-1)
+        q, k, v = (z.reshape(b, t, 4, d // 4).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = self.norm(x + self.out(a.transpose(1, 2).reshape(b, t, d)))
+        x = x + self.ff(x)
+        pooled = torch.cat([x.mean(dim=1), x.amax(dim=1), torch.cumsum(x, dim=1)[:, -1]], dim=-1)
+        return torch.softmax(pooled, dim=-1), torch.rsqrt(x.pow(2).sum(dim=-1) + 1.0)
+
+
+def small_cnn():
+    torch.manual_seed(1)
+    return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+
+
+def int8_grid(model):
+    """Each weight becomes k * scale per output channel, k in [-127, 127] with 127 reached: what
+    symmetric int8 quantization keeps exactly."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                w = m.weight
+                scale = w.abs().flatten(1).amax(dim=1).clamp_min(1e-3) / 127
+                shape = (-1,) + (1,) * (w.dim() - 1)
+                w.copy_(torch.round(w / scale.view(shape)).clamp(-127, 127) * scale.view(shape))
+    return model
+
+
+def sixteen_values(model):
+    """Each weight tensor takes 16 distinct values: a 4-bit palette keeps it exactly."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                levels = torch.linspace(-1, 1, 16) * m.weight.abs().max()
+                m.weight.copy_(levels[torch.argmin((m.weight.unsqueeze(-1) - levels).abs(), dim=-1)])
+    return model
+
+
+def half_zero(model):
+    """The smaller half of each weight tensor's values become zero: pruning the zeros keeps it."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                w = m.weight
+                w.mul_((w.abs() > w.abs().flatten().median()).to(w.dtype))
+    return model
+
+
+def convert(model, examples, names, precision="fp32", target=None):
+    traced = torch.jit.trace(model, examples, check_trace=False)
+    inputs = [ct.TensorType(name=n, shape=e.shape, dtype=np.int32 if e.dtype == torch.int32 else np.float32)
+              for n, e in zip(names, examples)]
+    kwargs = {"minimum_deployment_target": target} if target else {}
+    return ct.convert(traced, inputs=inputs, convert_to="mlprogram", skip_model_load=True,
+                      compute_precision=ct.precision.FLOAT32 if precision == "fp32" else ct.precision.FLOAT16,
+                      **kwargs)
+
+
+def write_case(out, name, model, examples, names, mlmodel, tolerance=FP32_TOLERANCE):
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    mlmodel.save(os.path.join(d, "model.mlpackage"))
+    onnx_path = os.path.join(d, "model.onnx")
+    torch.onnx.export(model, tuple(examples), onnx_path, input_names=names, opset_version=17, dynamo=False)
+    session = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    feeds = {n: e.numpy() for n, e in zip(names, examples)}
+    outputs = session.run(None, feeds)
+    for k, (n, e) in enumerate(zip(names, examples)):
+        with open(os.path.join(d, "test_data_set_0", f"input_{k}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(e.numpy(), n).SerializeToString())
+    for k, y in enumerate(outputs):
+        with open(os.path.join(d, "test_data_set_0", f"output_{k}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(y).SerializeToString())
+    atol = tolerance * max(float(np.abs(y).max()) for y in outputs)
+    with open(os.path.join(d, "tolerance"), "w") as f:
+        f.write(f"{tolerance} {atol}\n")
+    return name
+
+
+def shared_models():
+    here = os.path.dirname(os.path.abspath(__file__))
+    shared = os.path.normpath(os.path.join(here, "..", "..", "..", "shared", "models"))
+    if not os.path.isfile(os.path.join(shared, "make_models.py")):
+        print(f"left out: the shared models ({shared}/make_models.py not found)")
+        return {}
+    sys.path.insert(0, shared)
+    import make_models  # noqa: E402
+
+    return make_models.MODELS
+
+
+def cases(out):
+    rng = np.random.default_rng(0)
+    image = torch.from_numpy(rng.standard_normal((1, 3, 32, 32)).astype(np.float32))
+    for name, (ctor, shape) in shared_models().items():
+        torch.manual_seed(0)
+        model = ctor().eval()
+        x = torch.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+        yield write_case(out, f"{name}_fp32", model, [x], ["input"], convert(model, [x], ["input"]))
+        yield write_case(out, f"{name}_fp16", model, [x], ["input"], convert(model, [x], ["input"], "fp16"),
+                         tolerance=FP16_TOLERANCE)
+
+    torch.manual_seed(0)
+    ops = Ops().eval()
+    with torch.no_grad():
+        ops.bn.running_mean.uniform_(-0.5, 0.5)
+        ops.bn.running_var.uniform_(0.5, 2.0)
+    yield write_case(out, "ops_cnn_fp32", ops, [image], ["image"], convert(ops, [image], ["image"]))
+    yield write_case(out, "ops_cnn_fp16", ops, [image], ["image"], convert(ops, [image], ["image"], "fp16"),
+                     tolerance=FP16_TOLERANCE)
+
+    torch.manual_seed(0)
+    att = Attention().eval()
+    ids = torch.from_numpy(rng.integers(0, 50, (2, 12)).astype(np.int32))
+    yield write_case(out, "attention_fp32", att, [ids], ["ids"], convert(att, [ids], ["ids"]))
+
+    x = torch.from_numpy(rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
+    for target, suffix in [(None, "ios16"), (ct.target.iOS18, "ios18")]:
+        m = int8_grid(small_cnn().eval())
+        ml = cto.linear_quantize_weights(convert(m, [x], ["input"], target=target), cto.OptimizationConfig(
+            global_config=cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8", weight_threshold=0)))
+        yield write_case(out, f"int8_weights_{suffix}", m, [x], ["input"], ml)
+        m = sixteen_values(small_cnn().eval())
+        ml = cto.palettize_weights(convert(m, [x], ["input"], target=target), cto.OptimizationConfig(
+            global_config=cto.OpPalettizerConfig(mode="unique", weight_threshold=0)))
+        yield write_case(out, f"palettized_weights_{suffix}", m, [x], ["input"], ml)
+        m = half_zero(small_cnn().eval())
+        ml = cto.prune_weights(convert(m, [x], ["input"], target=target), cto.OptimizationConfig(
+            global_config=cto.OpThresholdPrunerConfig(threshold=1e-12, minimum_sparsity_percentile=0.0,
+                                                      weight_threshold=0)))
+        yield write_case(out, f"pruned_weights_{suffix}", m, [x], ["input"], ml)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    written = list(cases(out))
+    print(f"wrote {len(written)} Core ML cases")
+
+
+if __name__ == "__main__":
+    main()

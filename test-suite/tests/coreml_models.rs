@@ -1,0 +1,10 @@
+//! Core ML ML Programs against ONNX Runtime: `onnx_node.rs`, built a fourth time (it tells the
+//! suites apart by this test's crate name), on the cases `test-suite/coreml/gen_cases.py` writes
+//! (torch models converted by coremltools and exported to ONNX). Every case must pass.
+
+#[path = "onnx_node.rs"]
+mod onnx_node;
+
+fn main() -> std::process::ExitCode {
+    onnx_node::main()
+}
