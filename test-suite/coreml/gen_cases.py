@@ -92,6 +92,49 @@ class Attention(nn.Module):
         return torch.softmax(pooled, dim=-1), torch.rsqrt(x.pow(2).sum(dim=-1) + 1.0)
 
 
+class Misc(nn.Module):
+    """The elementwise, comparison, selection, reduction and indexing operators."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(6)
+        self.prelu = nn.PReLU(6)
+        with torch.no_grad():
+            self.prelu.weight.copy_(torch.linspace(-0.5, 0.5, 6))
+            self.bn.running_mean.uniform_(-0.5, 0.5)
+            self.bn.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x, idx):
+        y = self.prelu(self.bn(x)).squeeze(2)  # [2, 6, 8] (coremltools' prelu takes rank 4)
+        z = torch.where(y > 0.1, torch.sqrt(y.abs() + 1) * torch.exp(-y), torch.sin(y) - torch.cos(y))
+        z = torch.maximum(z, torch.tanh(y)) + torch.minimum(torch.erf(y), F.softplus(y)) / 2
+        z = torch.triu(z, diagonal=-1) + torch.tril(torch.log(z.abs() + 1), diagonal=2)
+        g = torch.gather(z, 2, idx.long())  # [2, 6, 3]
+        values, indices = torch.topk(z, 3, dim=-1)
+        stacked = torch.stack([g, values, torch.floor(g * 3) / 3], dim=1)  # [2, 3, 6, 3]
+        flat = stacked.flatten(2).repeat(1, 2, 1)  # [2, 6, 18]
+        picks = (z.argmax(dim=-1, keepdim=True).float() + z.amin(dim=-1, keepdim=True)) * (y.eq(y) & y.lt(9)).float()[..., :1]
+        return flat + picks.mean(dim=-1, keepdim=True), indices.int()
+
+
+class Classifier(nn.Module):
+    """A small CNN ending in softmax, for coremltools' image input and classifier wrapper; with
+    `preprocess`, it also does what the image input's scale and bias do (the ONNX model's input is
+    the pixels themselves)."""
+
+    def __init__(self, scale, bias, preprocess=False):
+        super().__init__()
+        torch.manual_seed(2)
+        self.net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 5))
+        self.scale, self.bias, self.preprocess = scale, torch.tensor(bias).view(1, 3, 1, 1), preprocess
+
+    def forward(self, x):
+        if self.preprocess:
+            x = x * self.scale + self.bias
+        p = torch.softmax(self.net(x), dim=-1)
+        return (torch.argmax(p, dim=-1), p) if self.preprocess else p
+
+
 def small_cnn():
     torch.manual_seed(1)
     return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(),
@@ -198,6 +241,26 @@ def cases(out):
     att = Attention().eval()
     ids = torch.from_numpy(rng.integers(0, 50, (2, 12)).astype(np.int32))
     yield write_case(out, "attention_fp32", att, [ids], ["ids"], convert(att, [ids], ["ids"]))
+
+    # iOS 18 keeps scaled_dot_product_attention one operator (before, it is decomposed).
+    yield write_case(out, "attention_ios18", att, [ids], ["ids"], convert(att, [ids], ["ids"], target=ct.target.iOS18))
+
+    torch.manual_seed(0)
+    misc = Misc().eval()
+    seq = torch.from_numpy(rng.standard_normal((2, 6, 1, 8)).astype(np.float32))
+    idx = torch.from_numpy(rng.integers(0, 8, (2, 6, 3)).astype(np.int32))
+    yield write_case(out, "misc_ops_fp32", misc, [seq, idx], ["x", "idx"], convert(misc, [seq, idx], ["x", "idx"]))
+
+    # An image classifier: the pixels (0-255, BGR planes) scaled and biased by the program, the
+    # labels in the header, the label output the top class's index.
+    scale, bias = 1 / 255.0, [-0.5, -0.4, -0.3]
+    pixels = torch.from_numpy(rng.uniform(0, 255, (1, 3, 12, 12)).astype(np.float32))
+    traced = torch.jit.trace(Classifier(scale, bias).eval(), pixels, check_trace=False)
+    ml = ct.convert(traced, inputs=[ct.ImageType(name="image", shape=pixels.shape, scale=scale, bias=bias,
+                                                 color_layout=ct.colorlayout.BGR)],
+                    classifier_config=ct.ClassifierConfig(["ant", "bee", "cat", "dog", "eel"]),
+                    convert_to="mlprogram", compute_precision=ct.precision.FLOAT32, skip_model_load=True)
+    yield write_case(out, "image_classifier", Classifier(scale, bias, preprocess=True).eval(), [pixels], ["image"], ml)
 
     x = torch.from_numpy(rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
     for target, suffix in [(None, "ios16"), (ct.target.iOS18, "ios18")]:

@@ -4,6 +4,7 @@
 //!   in a blob, and from a bare `.mlmodel` with the same weights inline: linked with C through
 //!   its header, run, and compared with the same arithmetic done here in f64; the header lists
 //!   the class labels, and the label output is the top class's index;
+//! - the same with a value name reused in the program's scope;
 //! - bad packages: each must fail with a clear message, a non-zero exit, no panic, and no output
 //!   file or header left behind.
 
@@ -304,6 +305,19 @@ fn cases() -> Vec<Case> {
         ("classifier_from_bare_mlmodel_with_inline_weights", |d| {
             let path = d.join("classifier.mlmodel");
             std::fs::write(&path, classifier(floats(&[4, 3], &weights()), None)).unwrap();
+            compile_and_run(d, &path)
+        }),
+        ("an_output_reusing_the_input_name", |d| {
+            // MIL scopes allow it (coremltools writes such programs): the softmax's output is
+            // named `x` after the linear read the input `x`.
+            let bytes = classifier(floats(&[4, 3], &weights()), None);
+            let mut model = proto::Model::decode(bytes.as_slice()).unwrap();
+            let main = model.ml_program.as_mut().unwrap().functions.get_mut("main").unwrap();
+            let ops = &mut main.block_specializations.get_mut("CoreML5").unwrap().operations;
+            ops[2].outputs[0].name = "x".into();
+            ops[3].inputs.get_mut("probabilities").unwrap().arguments[0].binding = Some(Binding::Name("x".into()));
+            let path = d.join("shadowing.mlmodel");
+            std::fs::write(&path, model.encode_to_vec()).unwrap();
             compile_and_run(d, &path)
         }),
         ("truncated_blob_file", |d| {

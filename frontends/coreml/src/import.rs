@@ -38,6 +38,8 @@ pub fn import(program: &proto::Program, blobs: &BlobFiles) -> Result<Imported, S
         blobs,
         declared: HashMap::new(),
         declared_bool: Default::default(),
+        names: HashMap::new(),
+        used: Default::default(),
         fresh: 0,
         class_labels: Vec::new(),
     };
@@ -61,6 +63,12 @@ pub struct Importer<'a> {
     pub declared: HashMap<String, Vec<usize>>,
     /// The values the program declares boolean.
     pub declared_bool: std::collections::HashSet<String>,
+    /// The graph name each MIL name stands for now. MIL scopes let an operation's output reuse
+    /// a name defined before it (coremltools names a reshape's output `input` in a function
+    /// whose input is `input`); the graph's names are unique, so a reused name gets a new one.
+    names: HashMap<String, String>,
+    /// The graph names given so far.
+    used: std::collections::HashSet<String>,
     fresh: usize,
     pub class_labels: Vec<String>,
 }
@@ -86,24 +94,43 @@ impl Importer<'_> {
             ));
         }
         for op in operations {
-            for out in &op.outputs {
+            let outs: Vec<String> = op.outputs.iter().map(|o| self.unique_name(&o.name)).collect();
+            for (out, name) in op.outputs.iter().zip(&outs) {
                 let Some(t) = tensor_type(out.r#type.as_ref()) else { continue };
                 if let Ok(shape) = value::tensor_shape(t, "") {
-                    self.declared.insert(out.name.clone(), shape);
+                    self.declared.insert(name.clone(), shape);
                 }
                 if t.data_type == proto::data_type::BOOL {
-                    self.declared_bool.insert(out.name.clone());
+                    self.declared_bool.insert(name.clone());
                 }
             }
             let convert = registry[op.r#type.as_str()];
-            let mut cx = OpContext { op, im: self };
+            let mut cx = OpContext { op, im: self, outs: &outs };
             convert(&mut cx).map_err(|e| format!("operation '{}' ({}): {e}", op_name(op), op.r#type))?;
+            // The outputs' names hold from the next operation on (an input of this one that
+            // reuses an output's name read the earlier value).
+            for (out, name) in op.outputs.iter().zip(outs) {
+                self.names.insert(out.name.clone(), name);
+            }
         }
         Ok(())
     }
 
+    /// A graph name for a value the program names `mil`: the same, unless taken.
+    fn unique_name(&mut self, mil: &str) -> String {
+        let name = if self.used.contains(mil) { self.fresh(mil) } else { mil.to_string() };
+        self.used.insert(name.clone());
+        name
+    }
+
+    /// The graph name of the value the program calls `mil` at this point.
+    pub fn resolve(&self, mil: &str) -> String {
+        self.names.get(mil).cloned().unwrap_or_else(|| mil.to_string())
+    }
+
     fn add_input(&mut self, input: &proto::NamedValueType) -> Result<(), String> {
         let what = format!("input '{}'", input.name);
+        self.used.insert(input.name.clone());
         let tt = tensor_type(input.r#type.as_ref()).ok_or_else(|| format!("{what} is not a tensor"))?;
         let shape = value::tensor_shape(tt, &what)?;
         let Some(interface) = interface_dtype(tt.data_type) else {
@@ -120,7 +147,7 @@ impl Importer<'_> {
         }
         // A half-float input: the C interface takes the declared type, the program computes in
         // float32 from a cast of it.
-        let raw = format!("{}__{}", input.name, interface.name());
+        let raw = self.unique_name(&format!("{}_{}", input.name, interface.name()));
         self.graph.inputs.pop();
         self.graph.inputs.push(raw.clone());
         self.graph.types.insert(raw.clone(), TensorType::new(interface, shape));
@@ -134,7 +161,9 @@ impl Importer<'_> {
         Ok(())
     }
 
-    fn add_output(&mut self, name: &str) -> Result<(), String> {
+    fn add_output(&mut self, mil: &str) -> Result<(), String> {
+        let resolved = self.resolve(mil);
+        let name = resolved.as_str();
         if let Some(c) = self.consts.get(name).cloned() {
             let t = c.tensor().ok_or_else(|| format!("output '{name}' is not a tensor"))?.clone();
             self.graph.types.insert(name.to_string(), t.ty.clone());
@@ -146,10 +175,10 @@ impl Importer<'_> {
         Ok(())
     }
 
-    /// A name no MIL value has.
+    /// A name no MIL value has: MIL identifiers have no `.`.
     pub fn fresh(&mut self, hint: &str) -> String {
         self.fresh += 1;
-        format!("{hint}__xcc{}", self.fresh)
+        format!("{hint}.{}", self.fresh)
     }
 
     /// Adds an ONNX node of the default domain.

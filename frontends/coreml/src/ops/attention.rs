@@ -42,5 +42,5 @@ fn bool_declared(cx: &OpContext, param: &str) -> bool {
     else {
         return false;
     };
-    cx.im.declared_bool.contains(name)
+    cx.im.declared_bool.contains(&cx.im.resolve(name))
 }

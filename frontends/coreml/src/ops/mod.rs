@@ -52,6 +52,8 @@ pub fn registry() -> &'static HashMap<&'static str, Convert> {
 pub struct OpContext<'o, 'i, 'b> {
     pub op: &'o proto::Operation,
     pub im: &'i mut Importer<'b>,
+    /// The graph names of the operation's outputs.
+    pub outs: &'o [String],
 }
 
 impl OpContext<'_, '_, '_> {
@@ -89,12 +91,13 @@ impl OpContext<'_, '_, '_> {
 
     fn binding_value(&mut self, b: proto::argument::Binding, param: &str) -> Result<String, String> {
         match b.binding {
-            Some(Binding::Name(name)) => {
+            Some(Binding::Name(mil)) => {
+                let name = self.im.resolve(&mil);
                 if !self.im.graph.types.contains_key(&name)
                     && !self.im.consts.contains_key(&name)
                     && !self.defined(&name)
                 {
-                    return Err(format!("the parameter '{param}' reads '{name}', which nothing defines before it"));
+                    return Err(format!("the parameter '{param}' reads '{mil}', which nothing defines before it"));
                 }
                 self.im.value(&name)
             }
@@ -136,7 +139,8 @@ impl OpContext<'_, '_, '_> {
     fn binding_const(&self, b: &proto::argument::Binding, param: &str) -> Result<Const, String> {
         match &b.binding {
             Some(Binding::Value(v)) => value::decode(v, self.im.blobs, &format!("the parameter '{param}'")),
-            Some(Binding::Name(name)) => {
+            Some(Binding::Name(mil)) => {
+                let name = &self.im.resolve(mil);
                 if let Some(c) = self.im.consts.get(name) {
                     return Ok(c.clone());
                 }
@@ -144,7 +148,7 @@ impl OpContext<'_, '_, '_> {
                     return Ok(Const::Tensor(t.clone()));
                 }
                 Err(format!(
-                    "the parameter '{param}' must be known at compile time, but '{name}' is computed by the program"
+                    "the parameter '{param}' must be known at compile time, but '{mil}' is computed by the program"
                 ))
             }
             None => Err(format!("the parameter '{param}' has an empty binding")),
@@ -195,7 +199,8 @@ impl OpContext<'_, '_, '_> {
     pub fn input_shape(&self, param: &str) -> Result<Vec<usize>, String> {
         let known = |shape: Vec<usize>| Ok(shape);
         match self.bindings(param).first().and_then(|b| b.binding.as_ref()) {
-            Some(Binding::Name(name)) => {
+            Some(Binding::Name(mil)) => {
+                let name = &self.im.resolve(mil);
                 if let Some(t) = self.im.graph.types.get(name) {
                     return known(t.shape.clone());
                 }
@@ -222,7 +227,7 @@ impl OpContext<'_, '_, '_> {
 
     /// The name of output `i`.
     pub fn out(&self, i: usize) -> Result<String, String> {
-        self.op.outputs.get(i).map(|o| o.name.clone()).ok_or_else(|| format!("the operation has no output {i}"))
+        self.outs.get(i).cloned().ok_or_else(|| format!("the operation has no output {i}"))
     }
 
     /// Adds a node computing `outputs`.

@@ -110,7 +110,7 @@ fn shape_input(cx: &mut OpContext, param: &str) -> Result<String, String> {
 fn split(cx: &mut OpContext) -> Result<(), String> {
     let x = cx.input("x")?;
     let axis = cx.int("axis", 0)?;
-    let outputs: Vec<String> = cx.op.outputs.iter().map(|o| o.name.clone()).collect();
+    let outputs = cx.outs.to_vec();
     let mut inputs = vec![x];
     let mut attrs = vec![("axis", Attr::Int(axis))];
     match cx.ints("split_sizes")? {
