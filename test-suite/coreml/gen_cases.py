@@ -135,6 +135,17 @@ class Classifier(nn.Module):
         return (torch.argmax(p, dim=-1), p) if self.preprocess else p
 
 
+class HalfInterface(nn.Module):
+    """A model whose inputs and outputs are float16 (the program computes in between)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x.float()).half()
+
+
 def small_cnn():
     torch.manual_seed(1)
     return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(),
@@ -263,6 +274,14 @@ def cases(out):
     yield write_case(out, "image_classifier", Classifier(scale, bias, preprocess=True).eval(), [pixels], ["image"], ml)
 
     x = torch.from_numpy(rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
+    # float16 at the C interface: coremltools (iOS 16 on) takes and returns float16 tensors.
+    m = small_cnn().eval()
+    ml = ct.convert(torch.jit.trace(m, x), inputs=[ct.TensorType(name="input", shape=x.shape, dtype=np.float16)],
+                    outputs=[ct.TensorType(name="output", dtype=np.float16)], convert_to="mlprogram",
+                    minimum_deployment_target=ct.target.iOS16, skip_model_load=True)
+    yield write_case(out, "float16_interface", HalfInterface(m).eval(), [x.half()], ["input"], ml,
+                     tolerance=FP16_TOLERANCE)
+
     for target, suffix in [(None, "ios16"), (ct.target.iOS18, "ios18")]:
         m = int8_grid(small_cnn().eval())
         ml = cto.linear_quantize_weights(convert(m, [x], ["input"], target=target), cto.OptimizationConfig(

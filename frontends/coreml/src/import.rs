@@ -40,6 +40,7 @@ pub fn import(program: &proto::Program, blobs: &BlobFiles) -> Result<Imported, S
         declared_bool: Default::default(),
         names: HashMap::new(),
         used: Default::default(),
+        interface_types: HashMap::new(),
         fresh: 0,
         class_labels: Vec::new(),
     };
@@ -69,6 +70,8 @@ pub struct Importer<'a> {
     names: HashMap<String, String>,
     /// The graph names given so far.
     used: std::collections::HashSet<String>,
+    /// The element type each value would have at the C interface (half floats as such).
+    interface_types: HashMap<String, DType>,
     fresh: usize,
     pub class_labels: Vec<String>,
 }
@@ -102,6 +105,9 @@ impl Importer<'_> {
                 }
                 if t.data_type == proto::data_type::BOOL {
                     self.declared_bool.insert(name.clone());
+                }
+                if let Some(dtype) = interface_dtype(t.data_type) {
+                    self.interface_types.insert(name.clone(), dtype);
                 }
             }
             let convert = registry[op.r#type.as_str()];
@@ -146,18 +152,12 @@ impl Importer<'_> {
             return Ok(());
         }
         // A half-float input: the C interface takes the declared type, the program computes in
-        // float32 from a cast of it.
-        let raw = self.unique_name(&format!("{}_{}", input.name, interface.name()));
-        self.graph.inputs.pop();
-        self.graph.inputs.push(raw.clone());
-        self.graph.types.insert(raw.clone(), TensorType::new(interface, shape));
-        self.node(
-            "Cast",
-            &input.name,
-            vec![raw],
-            vec![input.name.clone()],
-            [("to", Attr::Int(compute.onnx_code() as i64))],
-        );
+        // float32 from a cast of it, which the program's name stands for.
+        self.graph.types.insert(input.name.clone(), TensorType::new(interface, shape));
+        let computed = self.unique_name(&format!("{}_{}", input.name, compute.name()));
+        let to = Attr::Int(compute.onnx_code() as i64);
+        self.node("Cast", &input.name, vec![input.name.clone()], vec![computed.clone()], [("to", to)]);
+        self.names.insert(input.name.clone(), computed);
         Ok(())
     }
 
@@ -169,9 +169,22 @@ impl Importer<'_> {
             self.graph.types.insert(name.to_string(), t.ty.clone());
             self.graph.consts.insert(name.to_string(), t);
         }
-        if !self.graph.outputs.iter().any(|o| o == name) {
-            self.graph.outputs.push(name.to_string());
+        if self.graph.outputs.iter().any(|o| o == name) {
+            return Ok(());
         }
+        if let Some(&half @ (DType::F16 | DType::BF16)) = self.interface_types.get(name) {
+            // Computed in float32, given to the caller as declared: the value takes a new name
+            // and a cast of it the output's.
+            let computed = self.fresh(name);
+            for n in &mut self.graph.nodes {
+                for v in n.inputs.iter_mut().chain(n.outputs.iter_mut()).filter(|v| *v == name) {
+                    v.clone_from(&computed);
+                }
+            }
+            let to = Attr::Int(half.onnx_code() as i64);
+            self.node("Cast", name, vec![computed], vec![name.to_string()], [("to", to)]);
+        }
+        self.graph.outputs.push(name.to_string());
         Ok(())
     }
 
