@@ -135,6 +135,21 @@ class Classifier(nn.Module):
         return (torch.argmax(p, dim=-1), p) if self.preprocess else p
 
 
+class Recurrent(nn.Module):
+    """Stacked LSTMs: two bidirectional batch-first layers, then one forward layer whose final
+    states are outputs too."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack = nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True)
+        self.last = nn.LSTM(12, 5)
+
+    def forward(self, x):
+        y, _ = self.stack(x)
+        z, (h, c) = self.last(y.transpose(0, 1))
+        return z, h, c
+
+
 class HalfInterface(nn.Module):
     """A model whose inputs and outputs are float16 (the program computes in between)."""
 
@@ -252,6 +267,11 @@ def cases(out):
     att = Attention().eval()
     ids = torch.from_numpy(rng.integers(0, 50, (2, 12)).astype(np.int32))
     yield write_case(out, "attention_fp32", att, [ids], ["ids"], convert(att, [ids], ["ids"]))
+
+    torch.manual_seed(0)
+    rec = Recurrent().eval()
+    seq = torch.from_numpy(rng.standard_normal((2, 7, 4)).astype(np.float32))
+    yield write_case(out, "lstm_stack", rec, [seq], ["x"], convert(rec, [seq], ["x"]))
 
     # iOS 18 keeps scaled_dot_product_attention one operator (before, it is decomposed).
     yield write_case(out, "attention_ios18", att, [ids], ["ids"], convert(att, [ids], ["ids"], target=ct.target.iOS18))

@@ -13,6 +13,7 @@ mod elementwise;
 mod linear;
 mod norm;
 mod pool;
+mod recurrent;
 mod reduce;
 mod shape;
 
@@ -40,6 +41,7 @@ pub fn registry() -> &'static HashMap<&'static str, Convert> {
             linear::register,
             norm::register,
             pool::register,
+            recurrent::register,
             reduce::register,
             shape::register,
         ] {
