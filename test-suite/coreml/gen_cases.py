@@ -137,17 +137,19 @@ class Classifier(nn.Module):
 
 class Recurrent(nn.Module):
     """Stacked LSTMs: two bidirectional batch-first layers, then one forward layer whose final
-    states are outputs too."""
+    states are outputs too; and a GRU (coremltools writes it as a while_loop over the steps)."""
 
     def __init__(self):
         super().__init__()
         self.stack = nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True)
         self.last = nn.LSTM(12, 5)
+        self.gru = nn.GRU(12, 3, batch_first=True)
 
     def forward(self, x):
         y, _ = self.stack(x)
         z, (h, c) = self.last(y.transpose(0, 1))
-        return z, h, c
+        g, _ = self.gru(y)
+        return z, h, c, g
 
 
 class HalfInterface(nn.Module):
@@ -271,7 +273,7 @@ def cases(out):
     torch.manual_seed(0)
     rec = Recurrent().eval()
     seq = torch.from_numpy(rng.standard_normal((2, 7, 4)).astype(np.float32))
-    yield write_case(out, "lstm_stack", rec, [seq], ["x"], convert(rec, [seq], ["x"]))
+    yield write_case(out, "recurrent_lstm_gru", rec, [seq], ["x"], convert(rec, [seq], ["x"]))
 
     # iOS 18 keeps scaled_dot_product_attention one operator (before, it is decomposed).
     yield write_case(out, "attention_ios18", att, [ids], ["ids"], convert(att, [ids], ["ids"], target=ct.target.iOS18))

@@ -77,14 +77,12 @@ pub struct Importer<'a> {
 }
 
 impl Importer<'_> {
-    fn operations(&mut self, operations: &[proto::Operation]) -> Result<(), String> {
+    /// Imports a block's operations, in order (a control-flow operation imports its blocks'
+    /// through this too).
+    pub fn operations(&mut self, operations: &[proto::Operation]) -> Result<(), String> {
         let registry = ops::registry();
         let mut unsupported: BTreeMap<&str, usize> = BTreeMap::new();
-        for op in operations {
-            if !registry.contains_key(op.r#type.as_str()) {
-                *unsupported.entry(op.r#type.as_str()).or_default() += 1;
-            }
-        }
+        count_unsupported(operations, registry, &mut unsupported);
         if !unsupported.is_empty() {
             let list: Vec<String> = unsupported
                 .iter()
@@ -112,7 +110,9 @@ impl Importer<'_> {
             }
             let convert = registry[op.r#type.as_str()];
             let mut cx = OpContext { op, im: self, outs: &outs };
-            convert(&mut cx).map_err(|e| format!("operation '{}' ({}): {e}", op_name(op), op.r#type))?;
+            if !ops::fold::small_integers(&mut cx)? {
+                convert(&mut cx).map_err(|e| format!("operation '{}' ({}): {e}", op_name(op), op.r#type))?;
+            }
             // The outputs' names hold from the next operation on (an input of this one that
             // reuses an output's name read the earlier value).
             for (out, name) in op.outputs.iter().zip(outs) {
@@ -127,6 +127,11 @@ impl Importer<'_> {
         let name = if self.used.contains(mil) { self.fresh(mil) } else { mil.to_string() };
         self.used.insert(name.clone());
         name
+    }
+
+    /// Makes `mil` stand for the graph value `name` (a block's inputs, bound to its operands).
+    pub fn bind(&mut self, mil: &str, name: &str) {
+        self.names.insert(mil.to_string(), name.to_string());
     }
 
     /// The graph name of the value the program calls `mil` at this point.
@@ -234,6 +239,22 @@ impl Importer<'_> {
             }
         }
         Ok(name.to_string())
+    }
+}
+
+/// Counts the operations (in nested blocks too) that no converter handles.
+fn count_unsupported<'p>(
+    operations: &'p [proto::Operation],
+    registry: &HashMap<&'static str, ops::Convert>,
+    unsupported: &mut BTreeMap<&'p str, usize>,
+) {
+    for op in operations {
+        if !registry.contains_key(op.r#type.as_str()) {
+            *unsupported.entry(op.r#type.as_str()).or_default() += 1;
+        }
+        for block in &op.blocks {
+            count_unsupported(&block.operations, registry, unsupported);
+        }
     }
 }
 

@@ -9,7 +9,9 @@ mod activation;
 mod attention;
 mod classify;
 mod constexpr;
+mod control;
 mod elementwise;
+pub(crate) mod fold;
 mod linear;
 mod norm;
 mod pool;
@@ -37,6 +39,7 @@ pub fn registry() -> &'static HashMap<&'static str, Convert> {
             attention::register,
             classify::register,
             constexpr::register,
+            control::register,
             elementwise::register,
             linear::register,
             norm::register,

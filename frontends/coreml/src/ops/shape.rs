@@ -71,6 +71,17 @@ pub fn register(r: &mut HashMap<&'static str, Convert>) {
         let indices = cx.temp("Cast", vec![indices], [("to", Attr::Int(DType::I64.onnx_code() as i64))]);
         cx.finish("GatherND", vec![x, indices], [])
     });
+    r.insert("scatter", scatter);
+    r.insert("scatter_along_axis", |cx| {
+        let (data, indices, updates) = (cx.input("data")?, cx.input("indices")?, cx.input("updates")?);
+        let axis = cx.int("axis", 0)?;
+        let reduction = reduction(&cx.string("mode", "add")?)?;
+        cx.finish(
+            "ScatterElements",
+            vec![data, indices, updates],
+            [("axis", Attr::Int(axis)), ("reduction", Attr::Str(reduction.into()))],
+        )
+    });
     r.insert("tile", |cx| {
         let x = cx.input("x")?;
         let reps = shape_input(cx, "reps")?;
@@ -278,4 +289,50 @@ fn upsample(cx: &mut OpContext, mode: &str) -> Result<(), String> {
         attrs.push(("coordinate_transformation_mode", Attr::Str(ctm.into())));
     }
     cx.finish("Resize", vec![x, String::new(), scales], attrs)
+}
+
+/// ONNX's scatter `reduction` for a MIL scatter `mode`.
+fn reduction(mode: &str) -> Result<&'static str, String> {
+    Ok(match mode {
+        "update" => "none",
+        "add" => "add",
+        "mul" => "mul",
+        "max" => "max",
+        "min" => "min",
+        other => return Err(format!("scatter mode '{other}' is not supported")),
+    })
+}
+
+/// `data` with the slices at `indices` along `axis` set to (or combined with) `updates`:
+/// ONNX's ScatterND on the data with that axis first.
+fn scatter(cx: &mut OpContext) -> Result<(), String> {
+    let (data, indices, updates) = (cx.input("data")?, cx.input("indices")?, cx.input("updates")?);
+    let rank = cx.input_rank("data")? as i64;
+    let axis = cx.int("axis", 0)?;
+    let axis = if axis < 0 { axis + rank } else { axis };
+    let reduction = reduction(&cx.string("mode", "add")?)?;
+    let mut perm: Vec<i64> = (0..rank).collect();
+    perm.remove(axis as usize);
+    perm.insert(0, axis);
+    let to_front = |cx: &mut OpContext, v: String| -> String {
+        if axis == 0 {
+            v
+        } else {
+            cx.temp("Transpose", vec![v], [("perm", Attr::Ints(perm.clone()))])
+        }
+    };
+    let (data, updates) = (to_front(cx, data), to_front(cx, updates));
+    let last = cx.i64s(&[-1]);
+    let indices = cx.temp("Cast", vec![indices], [("to", Attr::Int(DType::I64.onnx_code() as i64))]);
+    let indices = cx.temp("Unsqueeze", vec![indices, last], []);
+    let attrs = [("reduction", Attr::Str(reduction.into()))];
+    if axis == 0 {
+        return cx.finish("ScatterND", vec![data, indices, updates], attrs);
+    }
+    let scattered = cx.temp("ScatterND", vec![data, indices, updates], attrs);
+    let mut back = vec![0; rank as usize];
+    for (i, &p) in perm.iter().enumerate() {
+        back[p as usize] = i as i64;
+    }
+    cx.finish("Transpose", vec![scattered], [("perm", Attr::Ints(back))])
 }
