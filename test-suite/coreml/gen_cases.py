@@ -169,36 +169,37 @@ def small_cnn():
                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
 
 
+def weights(model):
+    """The weight matrices and kernels (every parameter of rank 2 or more, attention's packed
+    projections too)."""
+    return [p for p in model.parameters() if p.dim() >= 2]
+
+
 def int8_grid(model):
     """Each weight becomes k * scale per output channel, k in [-127, 127] with 127 reached: what
     symmetric int8 quantization keeps exactly."""
     with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, (nn.Conv2d, nn.Linear)):
-                w = m.weight
-                scale = w.abs().flatten(1).amax(dim=1).clamp_min(1e-3) / 127
-                shape = (-1,) + (1,) * (w.dim() - 1)
-                w.copy_(torch.round(w / scale.view(shape)).clamp(-127, 127) * scale.view(shape))
+        for w in weights(model):
+            scale = w.abs().flatten(1).amax(dim=1).clamp_min(1e-3) / 127
+            shape = (-1,) + (1,) * (w.dim() - 1)
+            w.copy_(torch.round(w / scale.view(shape)).clamp(-127, 127) * scale.view(shape))
     return model
 
 
 def sixteen_values(model):
     """Each weight tensor takes 16 distinct values: a 4-bit palette keeps it exactly."""
     with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, (nn.Conv2d, nn.Linear)):
-                levels = torch.linspace(-1, 1, 16) * m.weight.abs().max()
-                m.weight.copy_(levels[torch.argmin((m.weight.unsqueeze(-1) - levels).abs(), dim=-1)])
+        for w in weights(model):
+            levels = torch.linspace(-1, 1, 16) * w.abs().max()
+            w.copy_(levels[torch.argmin((w.unsqueeze(-1) - levels).abs(), dim=-1)])
     return model
 
 
 def half_zero(model):
     """The smaller half of each weight tensor's values become zero: pruning the zeros keeps it."""
     with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, (nn.Conv2d, nn.Linear)):
-                w = m.weight
-                w.mul_((w.abs() > w.abs().flatten().median()).to(w.dtype))
+        for w in weights(model):
+            w.mul_((w.abs() > w.abs().flatten().median()).to(w.dtype))
     return model
 
 
@@ -255,6 +256,16 @@ def cases(out):
         yield write_case(out, f"{name}_fp32", model, [x], ["input"], convert(model, [x], ["input"]))
         yield write_case(out, f"{name}_fp16", model, [x], ["input"], convert(model, [x], ["input"], "fp16"),
                          tolerance=FP16_TOLERANCE)
+        # Compressed weights, made lossless first (see the module's docstring).
+        m = int8_grid(ctor().eval())
+        ml = cto.linear_quantize_weights(convert(m, [x], ["input"]), cto.OptimizationConfig(
+            global_config=cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8")))
+        yield write_case(out, f"{name}_int8_weights", m, [x], ["input"], ml)
+        if name in ("resnet18", "encoder"):
+            m = sixteen_values(ctor().eval())
+            ml = cto.palettize_weights(convert(m, [x], ["input"], target=ct.target.iOS18), cto.OptimizationConfig(
+                global_config=cto.OpPalettizerConfig(mode="unique")))
+            yield write_case(out, f"{name}_palettized_ios18", m, [x], ["input"], ml)
 
     torch.manual_seed(0)
     ops = Ops().eval()
