@@ -47,14 +47,15 @@ if ! .venv/bin/python -c 'import onnx, onnxruntime, numpy, nvidia.cu13' 2>/dev/n
 fi
 # A second git-ignored venv, .venv-torch, for the converters: torch and coremltools 9 (which is
 # tested with torch up to 2.7.0), so that the Core ML tests convert torch models to ML Programs and
-# export the same models to ONNX for ONNX Runtime. Its own venv, so that torch's pins never move
+# export the same models to ONNX for ONNX Runtime, and the operator gallery has models exported by
+# torch (onnxscript for its dynamo exporter). Its own venv, so that torch's pins never move
 # the oracles' versions above. Best effort: without it those tests say skipped.
 if [ ! -x .venv-torch/bin/python ]; then
   python3 -m venv .venv-torch
 fi
-if ! .venv-torch/bin/python -c 'import torch, torchvision, coremltools, onnx, onnxruntime' 2>/dev/null; then
+if ! .venv-torch/bin/python -c 'import torch, torchvision, coremltools, onnx, onnxruntime, onnxscript' 2>/dev/null; then
   .venv-torch/bin/pip install -q --upgrade pip || true
-  .venv-torch/bin/pip install -q "torch==2.7.0" "torchvision==0.22.0" "coremltools==9.0" "onnx==1.23.2" onnxruntime "numpy<2.3" \
+  .venv-torch/bin/pip install -q "torch==2.7.0" "torchvision==0.22.0" "coremltools==9.0" "onnx==1.23.2" onnxruntime onnxscript "numpy<2.3" \
     || echo "setup: could not install torch and coremltools in .venv-torch (the Core ML tests will say skipped)"
 fi
 echo "setup: done (LLVM $(/usr/lib/llvm-22/bin/llvm-config --version), $(.venv/bin/python -c 'import onnx,onnxruntime;print("onnx",onnx.__version__,"onnxruntime",onnxruntime.__version__)'))"

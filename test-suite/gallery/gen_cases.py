@@ -129,6 +129,17 @@ def contrib_cases(rng):
     yield contrib("ms_fused_matmul_trans_b", "FusedMatMul", {"A": f32(rng, [2, 4, 5]), "B": f32(rng, [2, 6, 5])},
                   alpha=0.5, transB=1)
     yield contrib("ms_fused_matmul_trans_a", "FusedMatMul", {"A": f32(rng, [5, 4]), "B": f32(rng, [5, 6])}, transA=1)
+    # Their own generator, so that the cases after them keep their inputs.
+    r = np.random.default_rng(77)
+    yield contrib("ms_fused_matmul_trans_batch_a", "FusedMatMul",
+                  {"A": f32(r, [2, 3, 4, 5]), "B": f32(r, [3, 4, 5, 6])}, transBatchA=1)
+    yield contrib("ms_fused_matmul_trans_batch_b_trans_b", "FusedMatMul",
+                  {"A": f32(r, [3, 4, 2, 5]), "B": f32(r, [6, 3, 4, 5])}, transBatchB=1, transB=1, alpha=0.7)
+    yield contrib("ms_fused_gemm_leaky_relu", "FusedGemm",
+                  {"A": f32(r, [3, 5]), "B": f32(r, [4, 5]), "C": f32(r, [4])},
+                  transB=1, alpha=0.5, beta=2.0, activation="LeakyRelu", activation_alpha=0.3)
+    yield contrib("ms_fused_gemm_relu", "FusedGemm", {"A": f32(r, [5, 3]), "B": f32(r, [5, 4])},
+                  transA=1, activation="Relu")
     yield contrib("ms_fused_conv_relu", "FusedConv",
                   {"X": f32(rng, [1, 3, 8, 8]), "W": f32(rng, [4, 3, 3, 3]), "B": f32(rng, [4])},
                   activation="Relu", pads=[1, 1, 1, 1])
@@ -445,6 +456,56 @@ def quantized_models(out, tmp):
     return written
 
 
+def optimized_models(out):
+    """The shared models as ONNX Runtime saves them after its extended graph optimizations (its
+    contrib operators: FusedConv, FusedGemm, Gelu, SkipLayerNormalization, ...), each run by ONNX
+    Runtime on the model's reference input. None without ../shared."""
+    import json
+
+    manifest_path = os.path.join(SHARED_MODELS, "manifest.json")
+    if not os.path.isfile(manifest_path):
+        print("skipped the optimized models: ../shared/models is missing", file=sys.stderr)
+        return []
+    written = []
+    for model, entry in sorted(json.load(open(manifest_path)).items()):
+        case = os.path.join(out, f"test_ort_optimized_{model}")
+        data = os.path.join(case, "test_data_set_0")
+        os.makedirs(data, exist_ok=True)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = os.path.join(case, "model.onnx")
+        ort.InferenceSession(os.path.join(SHARED_MODELS, entry["file"]), options, providers=["CPUExecutionProvider"])
+        iname, shape = entry["input"]["name"], entry["input"]["shape"]
+        x = np.fromfile(os.path.join(SHARED_MODELS, f"{model}.input.bin"), dtype=np.float32).reshape(shape)
+        session = ort.InferenceSession(os.path.join(case, "model.onnx"), providers=["CPUExecutionProvider"])
+        y = session.run(None, {iname: x})[0]
+        with open(os.path.join(data, "input_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x, iname).SerializeToString())
+        with open(os.path.join(data, "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(y, "output").SerializeToString())
+        # Float32 in another order, as for the shared models: 1e-4 of the largest output.
+        with open(os.path.join(case, "tolerance"), "w") as f:
+            f.write(f"1e-4 {1e-4 * float(np.abs(y).max())}\n")
+        written.append("onnxruntime")
+    return written
+
+
+def torch_exported(out):
+    """The cases gen_torch_cases.py writes in the converters' venv (torch), where it exists."""
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    python = os.path.join(here, "..", "..", ".venv-torch", "bin", "python")
+    if not os.path.exists(python):
+        print("skipped the torch-exported models: no .venv-torch (scripts/setup.sh makes it)", file=sys.stderr)
+        return []
+    done = subprocess.run([python, os.path.join(here, "gen_torch_cases.py"), out], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"gen_torch_cases.py failed:\n{done.stderr}")
+    count = int(done.stdout.strip().splitlines()[-1].split()[1])
+    return ["onnxruntime"] * count
+
+
 def main():
     out = sys.argv[1]
     ort.set_default_logger_severity(3)
@@ -462,6 +523,8 @@ def main():
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)
+    oracles += optimized_models(out)
+    oracles += torch_exported(out)
     by_ort = oracles.count("onnxruntime")
     by_reference = len([o for o in oracles if o and o != "onnxruntime"])
     print(f"{by_ort + by_reference} gallery cases: {by_ort} checked by onnxruntime {ort.__version__}, "

@@ -77,7 +77,8 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         }
     };
     let Some(g) = model.graph.as_ref() else { return err("the model has no graph") };
-    let base = options.path.parent().unwrap_or(Path::new("."));
+    // `model.onnx`'s parent is the empty path, which names no directory.
+    let base = options.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
 
     let mut graph = Graph { name: g.name.clone().unwrap_or_default(), ..Default::default() };
     for t in &g.initializer {

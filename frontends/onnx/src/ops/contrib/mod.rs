@@ -16,6 +16,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register_in(DOMAIN, &["Gelu", "BiasGelu", "FastGelu", "QuickGelu", "BiasAdd"], &Expand(activations::Activation));
     r.register_in(DOMAIN, &["FusedMatMul"], &Expand(matmul::FusedMatMul));
     r.register_in(DOMAIN, &["FusedConv"], &Expand(matmul::FusedConv));
+    r.register_in(DOMAIN, &["FusedGemm"], &Expand(matmul::FusedGemm));
     r.register_in(
         DOMAIN,
         &["SkipLayerNormalization", "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization"],
