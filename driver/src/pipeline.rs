@@ -216,14 +216,15 @@ pub(crate) fn is_coreml(cli: &Cli) -> bool {
     }
 }
 
-/// The options a Core ML model compiles with: the ONNX path's, where the flags that name an ONNX
-/// model's inputs and dims have no meaning (a program's shapes are fixed).
+/// The options a Core ML model compiles with: the ONNX path's, where `--dim` fixes or bounds a
+/// flexible dim (`INPUT_dimK`) and `--shape` and `--bind`, which name an ONNX model's inputs,
+/// have no meaning.
 fn coreml_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_onnx::OnnxOptions<'a>, String> {
-    for (flag, given) in
-        [("--shape", !cli.shapes.is_empty()), ("--bind", !cli.binds.is_empty()), ("--dim", !cli.dims.is_empty())]
-    {
+    for (flag, given) in [("--shape", !cli.shapes.is_empty()), ("--bind", !cli.binds.is_empty())] {
         if given {
-            return Err(format!("xcc: error: {flag} applies to ONNX models; a Core ML program's shapes are fixed"));
+            return Err(format!(
+                "xcc: error: {flag} applies to ONNX models (a Core ML program's flexible dims take --dim INPUT_dimK=N)"
+            ));
         }
     }
     onnx_options(cli, name)

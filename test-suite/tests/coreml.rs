@@ -5,6 +5,8 @@
 //!   its header, run, and compared with the same arithmetic done here in f64; the header lists
 //!   the class labels, and the label output is the top class's index;
 //! - the same with a value name reused in the program's scope;
+//! - a program whose rows are left to run time (a shape range), run with 1 and 2 rows from one
+//!   library, and refusing counts outside the range;
 //! - bad packages: each must fail with a clear message, a non-zero exit, no panic, and no output
 //!   file or header left behind.
 
@@ -155,6 +157,85 @@ fn classifier(weight: proto::Value, unknown_op: Option<&str>) -> Vec<u8> {
     model.encode_to_vec()
 }
 
+/// `x [rows, 3]` with `rows` left to run time (1 to 8, as coremltools' `RangeDim` writes it):
+/// probs = softmax(x @ W^T + b).
+fn flexible_program() -> Vec<u8> {
+    let rows_unknown = |dtype: i32, cols: u64| {
+        let mut t = tensor_type(dtype, &[1, cols]);
+        if let Some(value_type::Type::TensorType(tt)) = t.r#type.as_mut() {
+            tt.dimensions[0].dimension =
+                Some(dimension::Dimension::Unknown(dimension::UnknownDimension { variadic: false }));
+        }
+        t
+    };
+    let ops = vec![
+        const_op("W", floats(&[4, 3], &weights())),
+        op(
+            "linear",
+            vec![("x", Arg::Name("x")), ("weight", Arg::Name("W")), ("bias", Arg::Value(floats(&[4], &BIAS)))],
+            vec![("logits", rows_unknown(data_type::FLOAT32, 4))],
+        ),
+        op(
+            "softmax",
+            vec![("x", Arg::Name("logits")), ("axis", Arg::Value(int(-1)))],
+            vec![("probs", rows_unknown(data_type::FLOAT32, 4))],
+        ),
+    ];
+    let block =
+        proto::Block { inputs: vec![], outputs: vec!["probs".into()], operations: ops, attributes: BTreeMap::new() };
+    let main = proto::Function {
+        inputs: vec![proto::NamedValueType { name: "x".into(), r#type: Some(rows_unknown(data_type::FLOAT32, 3)) }],
+        opset: "CoreML5".into(),
+        block_specializations: BTreeMap::from([("CoreML5".to_string(), block)]),
+        attributes: BTreeMap::new(),
+    };
+    let range = |lower_bound, upper_bound| proto::SizeRange { lower_bound, upper_bound };
+    let description = proto::ModelDescription {
+        input: vec![proto::FeatureDescription {
+            name: "x".into(),
+            r#type: Some(proto::FeatureType {
+                multi_array_type: Some(proto::ArrayFeatureType {
+                    shape: vec![2, 3],
+                    data_type: 65568,
+                    shape_range: Some(proto::ShapeRange { size_ranges: vec![range(1, 8), range(3, 3)] }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let program = proto::Program {
+        version: 1,
+        functions: BTreeMap::from([("main".to_string(), main)]),
+        doc_string: String::new(),
+        attributes: BTreeMap::new(),
+    };
+    proto::Model {
+        specification_version: 6,
+        description: Some(description),
+        ml_program: Some(program),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+const FLEXIBLE_HARNESS: &str = r#"#include <stdio.h>
+#include "m.h"
+int main(void) {
+    const float x[6] = {XS};
+    float probs[8];
+    for (int rows = 1; rows <= 2; rows++) {
+        int32_t rc = m_run_alloc(rows, x, probs);
+        if (rc != 0) { printf("rc %d\n", rc); return 1; }
+        for (int i = 0; i < rows * 4; i++) printf("p%d %.9g\n", rows, probs[i]);
+    }
+    printf("rows 9: %d, rows 0: %d (bad dim %d)\n", m_run_alloc(9, x, probs), m_run_alloc(0, x, probs), XCC_ERROR_BAD_DIM);
+    return 0;
+}
+"#;
+
 /// A blob file holding `data` (float32) as its one blob; returns the file and the blob's
 /// metadata offset.
 fn blob_file(data: &[f32], dtype_code: u32) -> (Vec<u8>, u64) {
@@ -294,6 +375,48 @@ fn expect_failure(dir: &Path, input: &Path, expected: &[&str]) -> Result<(), Str
     Ok(())
 }
 
+/// The flexible program compiled once and run with 1 and 2 rows, against [`expected`]; 9 rows
+/// (past the range) and 0 are refused.
+fn flexible_rows(dir: &Path) -> Result<(), String> {
+    let path = dir.join("flexible.mlmodel");
+    std::fs::write(&path, flexible_program()).unwrap();
+    let lib = dir.join("libm.a");
+    let o = Command::new(xcc_binary()).arg(&path).args(["--name", "m", "-o"]).arg(&lib).output().unwrap();
+    if !o.status.success() {
+        return Err(format!("xcc failed: {}", String::from_utf8_lossy(&o.stderr)));
+    }
+    let header = std::fs::read_to_string(dir.join("m.h")).map_err(|e| e.to_string())?;
+    for line in ["#define M_DIM0_NAME \"x_dim0\"", "#define M_DIM0_MIN 1", "#define M_DIM0_MAX 8"] {
+        if !header.contains(line) {
+            return Err(format!("m.h lacks `{line}`"));
+        }
+    }
+    let xs = X.iter().map(|v| format!("{v:?}f")).collect::<Vec<_>>().join(", ");
+    let c = dir.join("main.c");
+    std::fs::write(&c, FLEXIBLE_HARNESS.replace("XS", &xs)).unwrap();
+    let exe = dir.join("main");
+    link_c("cc", &c, &[&lib], &exe)?;
+    let run = Command::new(&exe).output().unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    if !run.status.success() {
+        return Err(format!("the run failed: {out}"));
+    }
+    let (probs, _) = expected();
+    for rows in 1..=2 {
+        let got: Vec<f64> =
+            out.lines().filter_map(|l| l.strip_prefix(&format!("p{rows} "))).map(|v| v.parse().unwrap()).collect();
+        let want = &probs[..rows * 4];
+        if got.len() != want.len() || got.iter().zip(want).any(|(g, e)| (g - e).abs() > 1e-6) {
+            return Err(format!("{rows} row(s): {got:?}, expected {want:?}"));
+        }
+    }
+    let code = xcc_runtime_c::status::BAD_DIM;
+    if !out.contains(&format!("rows 9: {code}, rows 0: {code}")) {
+        return Err(format!("out-of-range rows were not refused with XCC_ERROR_BAD_DIM: {out}"));
+    }
+    Ok(())
+}
+
 type Case = (&'static str, fn(&Path) -> Result<(), String>);
 
 fn cases() -> Vec<Case> {
@@ -320,6 +443,7 @@ fn cases() -> Vec<Case> {
             std::fs::write(&path, model.encode_to_vec()).unwrap();
             compile_and_run(d, &path)
         }),
+        ("flexible_rows_from_the_shape_range", flexible_rows),
         ("truncated_blob_file", |d| {
             let pkg = blob_package(d);
             let w = pkg.join("Data/com.apple.CoreML/weights/weight.bin");

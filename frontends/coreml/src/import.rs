@@ -8,7 +8,8 @@ use crate::ops::{self, OpContext};
 use crate::proto;
 use crate::value::{self, Const};
 use std::collections::{BTreeMap, HashMap};
-use xcc_frontend_onnx::graph::{Attr, DType, Graph, Node, Tensor, TensorType};
+use xcc_frontend_onnx::dim::DimSize;
+use xcc_frontend_onnx::graph::{Attr, DType, Dim, Graph, Node, Tensor, TensorType};
 
 /// The opset of the ONNX operators the importer writes.
 pub const OPSET: i64 = 21;
@@ -21,8 +22,14 @@ pub struct Imported {
     pub class_labels: Vec<String>,
 }
 
-/// Imports the `main` function of `program`.
-pub fn import(program: &proto::Program, blobs: &BlobFiles) -> Result<Imported, String> {
+/// Imports the `main` function of `program`; `description` (the model's) gives the ranges of the
+/// inputs' flexible dims.
+pub fn import(
+    program: &proto::Program,
+    description: Option<&proto::ModelDescription>,
+    blobs: &BlobFiles,
+    fixed: &HashMap<String, DimSize>,
+) -> Result<Imported, String> {
     let main = program.functions.get("main").ok_or_else(|| {
         let names: Vec<&str> = program.functions.keys().map(String::as_str).collect();
         format!("the program has no function 'main' (it has: {})", names.join(", "))
@@ -41,12 +48,17 @@ pub fn import(program: &proto::Program, blobs: &BlobFiles) -> Result<Imported, S
         names: HashMap::new(),
         used: Default::default(),
         interface_types: HashMap::new(),
+        fixed_symbols: Vec::new(),
         fresh: 0,
         class_labels: Vec::new(),
     };
     im.graph.name = "main".into();
+    let ranges = flexible_ranges(description);
     for input in &main.inputs {
-        im.add_input(input)?;
+        im.add_input(input, ranges.get(&input.name), fixed)?;
+    }
+    if let Some(unknown) = fixed.keys().find(|k| !im.graph.symbols.contains(k) && !im.fixed_symbols.contains(*k)) {
+        return Err(format!("--dim {unknown}: the program has no flexible dim named '{unknown}'"));
     }
     im.operations(&block.operations)?;
     for name in &block.outputs {
@@ -70,6 +82,8 @@ pub struct Importer<'a> {
     names: HashMap<String, String>,
     /// The graph names given so far.
     used: std::collections::HashSet<String>,
+    /// The flexible dims `--dim` fixed.
+    fixed_symbols: Vec<String>,
     /// The element type each value would have at the C interface (half floats as such).
     interface_types: HashMap<String, DType>,
     fresh: usize,
@@ -98,9 +112,7 @@ impl Importer<'_> {
             let outs: Vec<String> = op.outputs.iter().map(|o| self.unique_name(&o.name)).collect();
             for (out, name) in op.outputs.iter().zip(&outs) {
                 let Some(t) = tensor_type(out.r#type.as_ref()) else { continue };
-                if let Ok(shape) = value::tensor_shape(t, "") {
-                    self.declared.insert(name.clone(), shape);
-                }
+                self.declared.insert(name.clone(), value::declared_shape(t));
                 if t.data_type == proto::data_type::BOOL {
                     self.declared_bool.insert(name.clone());
                 }
@@ -139,11 +151,58 @@ impl Importer<'_> {
         self.names.get(mil).cloned().unwrap_or_else(|| mil.to_string())
     }
 
-    fn add_input(&mut self, input: &proto::NamedValueType) -> Result<(), String> {
+    /// An input's dims: its sizes, and a dim symbol (`NAME_dimK`, in `ranges` when the model
+    /// gives one) for each dim left to run time (coremltools' `RangeDim` and enumerated shapes),
+    /// unless `fixed` (`--dim`) gives it a size or a range.
+    fn input_dims(
+        &mut self,
+        input: &proto::NamedValueType,
+        tt: &proto::TensorType,
+        ranges: Option<&Vec<Option<(usize, usize)>>>,
+        fixed: &HashMap<String, DimSize>,
+    ) -> Result<Vec<Dim>, String> {
+        let mut dims = Vec::new();
+        for (k, d) in tt.dimensions.iter().enumerate() {
+            match &d.dimension {
+                Some(proto::dimension::Dimension::Constant(c)) => {
+                    let size = i64::try_from(c.size).map_err(|_| format!("input '{}': a dim too large", input.name))?;
+                    dims.push(Dim::constant(size));
+                }
+                _ => {
+                    let symbol = format!("{}_dim{k}", xcc_frontend_onnx::c_identifier(&input.name));
+                    match fixed.get(&symbol) {
+                        Some(&DimSize::Fixed(n)) => {
+                            self.fixed_symbols.push(symbol);
+                            dims.push(Dim::constant(n as i64));
+                            continue;
+                        }
+                        Some(&DimSize::Range { min, max }) => {
+                            self.graph.bounds.insert(symbol.clone(), (min, max));
+                        }
+                        None => {
+                            if let Some(&Some(range)) = ranges.and_then(|r| r.get(k)) {
+                                self.graph.bounds.insert(symbol.clone(), range);
+                            }
+                        }
+                    }
+                    self.graph.symbols.push(symbol.clone());
+                    dims.push(Dim::symbol(&symbol));
+                }
+            }
+        }
+        Ok(dims)
+    }
+
+    fn add_input(
+        &mut self,
+        input: &proto::NamedValueType,
+        ranges: Option<&Vec<Option<(usize, usize)>>>,
+        fixed: &HashMap<String, DimSize>,
+    ) -> Result<(), String> {
         let what = format!("input '{}'", input.name);
         self.used.insert(input.name.clone());
         let tt = tensor_type(input.r#type.as_ref()).ok_or_else(|| format!("{what} is not a tensor"))?;
-        let shape = value::tensor_shape(tt, &what)?;
+        let dims = self.input_dims(input, tt, ranges, fixed)?;
         let Some(interface) = interface_dtype(tt.data_type) else {
             return Err(format!(
                 "{what} has element type {}, which xcc does not compile",
@@ -153,12 +212,12 @@ impl Importer<'_> {
         let compute = value::compute_dtype(tt.data_type).expect("interface types compute");
         self.graph.inputs.push(input.name.clone());
         if interface == compute {
-            self.graph.types.insert(input.name.clone(), TensorType::new(interface, shape));
+            self.graph.types.insert(input.name.clone(), TensorType::with_dims(interface, dims));
             return Ok(());
         }
         // A half-float input: the C interface takes the declared type, the program computes in
         // float32 from a cast of it, which the program's name stands for.
-        self.graph.types.insert(input.name.clone(), TensorType::new(interface, shape));
+        self.graph.types.insert(input.name.clone(), TensorType::with_dims(interface, dims));
         let computed = self.unique_name(&format!("{}_{}", input.name, compute.name()));
         let to = Attr::Int(compute.onnx_code() as i64);
         self.node("Cast", &input.name, vec![input.name.clone()], vec![computed.clone()], [("to", to)]);
@@ -240,6 +299,32 @@ impl Importer<'_> {
         }
         Ok(name.to_string())
     }
+}
+
+/// The `(min, max)` of each dim of each input whose feature description allows other sizes: a
+/// range per dim (an upper bound of -1 leaves it unbounded), or the extremes of enumerated shapes.
+fn flexible_ranges(description: Option<&proto::ModelDescription>) -> HashMap<String, Vec<Option<(usize, usize)>>> {
+    let mut ranges = HashMap::new();
+    for feature in description.map_or(&[][..], |d| &d.input) {
+        let Some(array) = feature.r#type.as_ref().and_then(|t| t.multi_array_type.as_ref()) else { continue };
+        let per_dim: Vec<Option<(usize, usize)>> = if let Some(r) = &array.shape_range {
+            r.size_ranges
+                .iter()
+                .map(|s| (s.upper_bound > 0).then(|| ((s.lower_bound as usize).max(1), s.upper_bound as usize)))
+                .collect()
+        } else if let Some(e) = array.enumerated_shapes.as_ref().filter(|e| !e.shapes.is_empty()) {
+            (0..e.shapes[0].shape.len())
+                .map(|k| {
+                    let sizes = e.shapes.iter().filter_map(|s| s.shape.get(k)).map(|&d| d.max(1) as usize);
+                    Some((sizes.clone().min()?, sizes.max()?))
+                })
+                .collect()
+        } else {
+            continue;
+        };
+        ranges.insert(feature.name.clone(), per_dim);
+    }
+    ranges
 }
 
 /// Counts the operations (in nested blocks too) that no converter handles.

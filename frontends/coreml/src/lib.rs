@@ -22,8 +22,8 @@ pub fn is_coreml_path(path: &Path) -> bool {
 }
 
 /// Compiles the ML Program at `path` into a module at the kernel level and the interface its
-/// header describes (with a classifier's class labels). `options`' import settings (shapes,
-/// bindings, dims) are the ONNX frontend's and are not read.
+/// header describes (with a classifier's class labels). Of `options`' import settings, `dims`
+/// (`--dim NAME=N` or `MIN..MAX`) fixes or bounds the program's flexible dims (`INPUT_dimK`).
 pub fn compile(path: &Path, options: &OnnxOptions) -> Result<(xcc_ir::Module, ModelInterface), String> {
     let package = package::open(path)?;
     if package.model_bytes.is_empty() {
@@ -40,7 +40,7 @@ pub fn compile(path: &Path, options: &OnnxOptions) -> Result<(xcc_ir::Module, Mo
         });
     };
     let blobs = blob::BlobFiles::new(&package.root, &package.model_dir);
-    let imported = import::import(program, &blobs)?;
+    let imported = import::import(program, model.description.as_ref(), &blobs, &options.dims)?;
     let (module, mut iface) = xcc_frontend_onnx::compile_graph(imported.graph, options).map_err(|e| e.to_string())?;
     iface.class_labels = imported.class_labels;
     Ok((module, iface))

@@ -85,10 +85,51 @@ pub struct FeatureType {
     pub string_type: Option<Vec<u8>>,
     #[prost(message, optional, tag = "4")]
     pub image_type: Option<ImageFeatureType>,
-    #[prost(bytes = "vec", optional, tag = "5")]
-    pub multi_array_type: Option<Vec<u8>>,
+    #[prost(message, optional, tag = "5")]
+    pub multi_array_type: Option<ArrayFeatureType>,
     #[prost(bytes = "vec", optional, tag = "6")]
     pub dictionary_type: Option<Vec<u8>>,
+}
+
+/// A multi-array feature: its default shape, and the shapes it may take instead (a range per dim,
+/// or a list of whole shapes).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ArrayFeatureType {
+    #[prost(int64, repeated, tag = "1")]
+    pub shape: Vec<i64>,
+    #[prost(int32, tag = "2")]
+    pub data_type: i32,
+    #[prost(message, optional, tag = "21")]
+    pub enumerated_shapes: Option<EnumeratedShapes>,
+    #[prost(message, optional, tag = "31")]
+    pub shape_range: Option<ShapeRange>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct EnumeratedShapes {
+    #[prost(message, repeated, tag = "1")]
+    pub shapes: Vec<EnumeratedShape>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct EnumeratedShape {
+    #[prost(int64, repeated, tag = "1")]
+    pub shape: Vec<i64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ShapeRange {
+    #[prost(message, repeated, tag = "1")]
+    pub size_ranges: Vec<SizeRange>,
+}
+
+/// A dim's bounds; an upper bound of -1 is none.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SizeRange {
+    #[prost(uint64, tag = "1")]
+    pub lower_bound: u64,
+    #[prost(int64, tag = "2")]
+    pub upper_bound: i64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

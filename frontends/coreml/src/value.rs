@@ -119,6 +119,17 @@ pub fn tensor_shape(t: &proto::TensorType, what: &str) -> Result<Vec<usize>, Str
         .collect()
 }
 
+/// A tensor type's dims as the program declares them, 0 for a dim known only at run time.
+pub fn declared_shape(t: &proto::TensorType) -> Vec<usize> {
+    t.dimensions
+        .iter()
+        .map(|d| match &d.dimension {
+            Some(proto::dimension::Dimension::Constant(c)) => usize::try_from(c.size).unwrap_or(0),
+            _ => 0,
+        })
+        .collect()
+}
+
 /// Decodes a value; `what` names it in messages.
 pub fn decode(v: &proto::Value, blobs: &BlobFiles, what: &str) -> Result<Const, String> {
     let ty = v.r#type.as_ref().and_then(|t| t.r#type.as_ref());

@@ -11,9 +11,13 @@ pub fn register(r: &mut HashMap<&'static str, Convert>) {
 
 fn attention(cx: &mut OpContext) -> Result<(), String> {
     let (q, k, v) = (cx.input("query")?, cx.input("key")?, cx.input("value")?);
-    let q_shape = cx.input_shape("query")?;
     let rank = cx.input_rank("key")?;
-    let e = *q_shape.last().ok_or("a query of rank 0")?;
+    let q_rank = cx.input_rank("query")?;
+    let e = cx
+        .fixed_dims("query", q_rank.saturating_sub(1).., "the query's last dim")?
+        .first()
+        .copied()
+        .ok_or("a query of rank 0")?;
     let mut perm: Vec<i64> = (0..rank as i64).collect();
     perm.swap(rank - 2, rank - 1);
     let kt = cx.temp("Transpose", vec![k], [("perm", Attr::Ints(perm))]);

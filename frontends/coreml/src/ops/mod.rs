@@ -226,6 +226,17 @@ impl OpContext<'_, '_, '_> {
         }
     }
 
+    /// The sizes of dims `dims` of the value a parameter reads, which must be known at compile
+    /// time (`what` says what they are).
+    pub fn fixed_dims(&self, param: &str, dims: std::ops::RangeFrom<usize>, what: &str) -> Result<Vec<usize>, String> {
+        let shape = self.input_shape(param)?;
+        let sizes = shape.get(dims).ok_or_else(|| format!("'{param}' has rank {}", shape.len()))?.to_vec();
+        if sizes.contains(&0) {
+            return Err(format!("{what} must be known at compile time (a dim of '{param}' is left to run time)"));
+        }
+        Ok(sizes)
+    }
+
     pub fn input_rank(&self, param: &str) -> Result<usize, String> {
         self.input_shape(param).map(|s| s.len())
     }

@@ -15,8 +15,7 @@ pub fn register(r: &mut HashMap<&'static str, Convert>) {
     });
     r.insert("instance_norm", |cx| {
         let x = cx.input("x")?;
-        let shape = cx.input_shape("x")?;
-        let c = vec![*shape.get(1).ok_or("the input has rank below 2")?];
+        let c = cx.fixed_dims("x", 1.., "the channels")?[..1].to_vec();
         let (gamma, beta) = scale_and_shift(cx, &c)?;
         let eps = cx.float("epsilon", 1e-5)?;
         cx.finish("InstanceNormalization", vec![x, gamma, beta], [("epsilon", Attr::Float(eps as f32))])
@@ -70,7 +69,7 @@ fn layer_norm(cx: &mut OpContext) -> Result<(), String> {
     if axes != (first..rank).collect::<Vec<_>>() {
         return Err(format!("layer_norm over axes {axes:?}: xcc normalizes over the last dims only"));
     }
-    let normalized = shape[first as usize..].to_vec();
+    let normalized = cx.fixed_dims("x", first as usize.., "the normalized dims")?;
     let (gamma, beta) = scale_and_shift(cx, &normalized)?;
     let eps = cx.float("epsilon", 1e-5)?;
     cx.finish(

@@ -79,20 +79,21 @@ fn state_in(cx: &mut OpContext, param: &str, dirs: usize, h: usize) -> Result<St
     Ok(cx.temp("Transpose", vec![v], [("perm", Attr::Ints(vec![1, 0, 2]))]))
 }
 
-/// `[directions, batch, H]` -> `[lead..., batch, directions * H]` into `out`.
-fn state_out(cx: &mut OpContext, v: String, lead: &[i64], batch: usize, width: usize, out: String) {
+/// `[directions, batch, H]` -> `[lead..., batch, directions * H]` into `out` (the batch as -1:
+/// it may be known only at run time).
+fn state_out(cx: &mut OpContext, v: String, lead: &[i64], width: usize, out: String) {
     let t = cx.temp("Transpose", vec![v], [("perm", Attr::Ints(vec![1, 0, 2]))]);
     let mut dims = lead.to_vec();
-    dims.extend([batch as i64, width as i64]);
+    dims.extend([-1, width as i64]);
     let shape = cx.i64s(&dims);
     cx.emit("Reshape", vec![t, shape], vec![out], []);
 }
 
 fn lstm(cx: &mut OpContext) -> Result<(), String> {
     let x = cx.input("x")?;
-    let [seq, batch, _] = cx.input_shape("x")?[..] else {
+    if cx.input_rank("x")? != 3 {
         return Err("the input is not [seq, batch, features]".into());
-    };
+    }
     let h = *cx.input_shape("weight_hh")?.get(1).ok_or("weight_hh is not a matrix")?;
     let direction = cx.string("direction", "forward")?;
     let dirs = if direction == "bidirectional" { 2 } else { 1 };
@@ -138,19 +139,20 @@ fn lstm(cx: &mut OpContext) -> Result<(), String> {
     cx.emit("LSTM", inputs, vec![y.clone(), yh.clone(), yc.clone()], attrs);
     let width = dirs * h;
     if cx.boolean("output_sequence", false)? {
-        // [seq, dirs, batch, H] -> [seq, batch, dirs, H] -> [seq, batch, dirs * H]
+        // [seq, dirs, batch, H] -> [seq, batch, dirs, H] -> [seq, batch, dirs * H] (0: the
+        // input's dim, which may be known only at run time)
         let t = cx.temp("Transpose", vec![y], [("perm", Attr::Ints(vec![0, 2, 1, 3]))]);
-        let shape = cx.i64s(&[seq as i64, batch as i64, width as i64]);
+        let shape = cx.i64s(&[0, 0, width as i64]);
         cx.finish("Reshape", vec![t, shape], [])?;
     } else {
         let out = cx.out(0)?;
-        state_out(cx, yh.clone(), &[1], batch, width, out);
+        state_out(cx, yh.clone(), &[1], width, out);
     }
     if let Ok(out) = cx.out(1) {
-        state_out(cx, yh, &[], batch, width, out);
+        state_out(cx, yh, &[], width, out);
     }
     if let Ok(out) = cx.out(2) {
-        state_out(cx, yc, &[], batch, width, out);
+        state_out(cx, yc, &[], width, out);
     }
     Ok(())
 }
