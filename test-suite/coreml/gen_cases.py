@@ -267,6 +267,33 @@ def cases(out):
                 global_config=cto.OpPalettizerConfig(mode="unique")))
             yield write_case(out, f"{name}_palettized_ios18", m, [x], ["input"], ml)
 
+    # Unseen architectures from torchvision (seeded, untrained), fp32, at 96x96: channel shuffles
+    # (an interleaving concat), squeeze-and-excitation, hard-swish, bilinear upsampling, and
+    # ConvNeXt's channels-last layer norms.
+    import torchvision
+
+    class SegmentationOut(nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, x):
+            return self.model(x)["out"]
+
+    unseen = {
+        "shufflenet_v2_x0_5": lambda: torchvision.models.shufflenet_v2_x0_5(),
+        "efficientnet_b0": lambda: torchvision.models.efficientnet_b0(),
+        "mobilenet_v3_small": lambda: torchvision.models.mobilenet_v3_small(),
+        "convnext_tiny": lambda: torchvision.models.convnext_tiny(),
+        "lraspp_mobilenet_v3_large": lambda: SegmentationOut(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+            weights_backbone=None)),
+    }
+    small = torch.from_numpy(rng.standard_normal((1, 3, 96, 96)).astype(np.float32))
+    for name, ctor in unseen.items():
+        torch.manual_seed(0)
+        model = ctor().eval()
+        yield write_case(out, f"torchvision_{name}", model, [small], ["input"], convert(model, [small], ["input"]))
+
     torch.manual_seed(0)
     ops = Ops().eval()
     with torch.no_grad():

@@ -36,11 +36,11 @@ pub fn register(r: &mut HashMap<&'static str, Convert>) {
         cx.finish("Flatten", vec![x], [("axis", Attr::Int(axis))])
     });
     r.insert("concat", |cx| {
-        if cx.boolean("interleave", false)? {
-            return Err("concat with interleave is not supported".into());
-        }
         let values = cx.inputs("values")?;
         let axis = cx.int("axis", 0)?;
+        if cx.boolean("interleave", false)? {
+            return interleave(cx, values, axis);
+        }
         cx.finish("Concat", values, [("axis", Attr::Int(axis))])
     });
     r.insert("stack", |cx| {
@@ -335,4 +335,21 @@ fn scatter(cx: &mut OpContext) -> Result<(), String> {
         back[p as usize] = i as i64;
     }
     cx.finish("Transpose", vec![scattered], [("perm", Attr::Ints(back))])
+}
+
+/// `concat` with `interleave`: the inputs' slices along `axis` taken in turn (a channel shuffle):
+/// each input gets an axis after `axis`, they are concatenated along it, and the two merge.
+fn interleave(cx: &mut OpContext, values: Vec<String>, axis: i64) -> Result<(), String> {
+    let rank = cx.input_rank("values")? as i64;
+    let axis = if axis < 0 { axis + rank } else { axis };
+    let after = cx.fixed_dims("values", axis as usize + 1.., "the dims after the axis of an interleaving concat")?;
+    let inner = cx.i64s(&[axis + 1]);
+    let parts = values.into_iter().map(|v| cx.temp("Unsqueeze", vec![v, inner.clone()], [])).collect();
+    let stacked = cx.temp("Concat", parts, [("axis", Attr::Int(axis + 1))]);
+    // The dims before the axis copied (0), the axis and the new one merged (-1), the rest as they are.
+    let mut shape = vec![0; axis as usize];
+    shape.push(-1);
+    shape.extend(after.iter().map(|&d| d as i64));
+    let shape = cx.i64s(&shape);
+    cx.finish("Reshape", vec![stacked, shape], [])
 }
