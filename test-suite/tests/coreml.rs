@@ -5,6 +5,7 @@
 //!   its header, run, and compared with the same arithmetic done here in f64; the header lists
 //!   the class labels, and the label output is the top class's index;
 //! - the same with a value name reused in the program's scope;
+//! - the classifier for AArch64, under qemu-user (skipped without the cross tools);
 //! - a program whose rows are left to run time (a shape range), run with 1 and 2 rows from one
 //!   library, and refusing counts outside the range;
 //! - bad packages: each must fail with a clear message, a non-zero exit, no panic, and no output
@@ -16,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_coreml::proto::{self, argument::binding::Binding, data_type, dimension, value, value_type};
-use xcc_test_suite::{fresh_dir, link_c, run_trials, work_root, xcc_binary};
+use xcc_test_suite::{find_tool, fresh_dir, link_c, run_trials, work_root, xcc_binary};
 
 const LABELS: [&str; 4] = ["cat", "dog", "bird", "fish"];
 const X: [f32; 6] = [0.5, -1.25, 2.0, -1.5, 0.25, -2.0];
@@ -315,8 +316,20 @@ int main(void) {
 
 /// Compiles `input`, links the harness through `m.h`, runs it, and compares with [`expected`].
 fn compile_and_run(dir: &Path, input: &Path) -> Result<(), String> {
+    compile_and_run_on(dir, input, false)
+}
+
+/// [`compile_and_run`], for AArch64 with `aarch64`: cross-linked and run under qemu-user.
+fn compile_and_run_on(dir: &Path, input: &Path, aarch64: bool) -> Result<(), String> {
     let lib = dir.join("libm.a");
-    let o = Command::new(xcc_binary()).arg(input).args(["--name", "m", "-O1", "-o"]).arg(&lib).output().unwrap();
+    let target: &[&str] = if aarch64 { &["--target=aarch64"] } else { &[] };
+    let o = Command::new(xcc_binary())
+        .arg(input)
+        .args(["--name", "m", "-O1", "-o"])
+        .arg(&lib)
+        .args(target)
+        .output()
+        .unwrap();
     if !o.status.success() {
         return Err(format!("xcc failed: {}", String::from_utf8_lossy(&o.stderr)));
     }
@@ -329,8 +342,12 @@ fn compile_and_run(dir: &Path, input: &Path) -> Result<(), String> {
     let c = dir.join("main.c");
     std::fs::write(&c, HARNESS.replace("XS", &xs)).unwrap();
     let exe = dir.join("main");
-    link_c("cc", &c, &[&lib], &exe)?;
-    let run = Command::new(&exe).output().unwrap();
+    link_c(if aarch64 { "aarch64-linux-gnu-gcc" } else { "cc" }, &c, &[&lib], &exe)?;
+    let run = if aarch64 {
+        Command::new("qemu-aarch64").args(["-L", "/usr/aarch64-linux-gnu"]).arg(&exe).output().unwrap()
+    } else {
+        Command::new(&exe).output().unwrap()
+    };
     let out = String::from_utf8_lossy(&run.stdout);
     if !run.status.success() {
         return Err(format!("the run failed: {out}"));
@@ -507,12 +524,24 @@ fn cases() -> Vec<Case> {
 
 fn main() -> std::process::ExitCode {
     let root = work_root("coreml");
-    let trials = cases()
+    let mut trials: Vec<Trial> = cases()
         .into_iter()
         .map(|(name, case)| {
             let dir = root.join(name);
             Trial::test(format!("coreml/{name}"), move || case(&fresh_dir(&dir)).map_err(Into::into))
         })
         .collect();
+    // The classifier for AArch64, run under qemu-user where the cross tools are installed.
+    let cross = find_tool("aarch64-linux-gnu-gcc").is_some() && find_tool("qemu-aarch64").is_some();
+    let dir = root.join("classifier_for_aarch64");
+    let trial = Trial::test("coreml/classifier_for_aarch64", move || {
+        let d = fresh_dir(&dir);
+        let pkg = blob_package(&d);
+        compile_and_run_on(&d, &pkg, true).map_err(Into::into)
+    });
+    if !cross {
+        println!("skipped: coreml/classifier_for_aarch64 (aarch64-linux-gnu-gcc or qemu-aarch64 is missing)");
+    }
+    trials.push(trial.with_ignored_flag(!cross));
     run_trials(trials)
 }
