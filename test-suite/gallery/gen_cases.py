@@ -140,6 +140,17 @@ def contrib_cases(rng):
                   transB=1, alpha=0.5, beta=2.0, activation="LeakyRelu", activation_alpha=0.3)
     yield contrib("ms_fused_gemm_relu", "FusedGemm", {"A": f32(r, [5, 3]), "B": f32(r, [5, 4])},
                   transA=1, activation="Relu")
+    angles = np.arange(12)[:, None] / (10000 ** (np.arange(4) / 4))[None, :]
+    cos4, sin4 = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    yield contrib("ms_rotary_embedding", "RotaryEmbedding",
+                  {"input": f32(r, [2, 5, 16]), "position_ids": r.integers(0, 12, [2, 5]).astype(np.int64),
+                   "cos_cache": cos4, "sin_cache": sin4}, num_heads=2)
+    yield contrib("ms_rotary_embedding_start_position_interleaved", "RotaryEmbedding",
+                  {"input": f32(r, [2, 5, 16]), "position_ids": np.array([3], dtype=np.int64),
+                   "cos_cache": cos4, "sin_cache": sin4}, interleaved=1)
+    yield contrib("ms_rotary_embedding_4d_partial", "RotaryEmbedding",
+                  {"input": f32(r, [2, 3, 5, 16]), "position_ids": r.integers(0, 12, [2, 5]).astype(np.int64),
+                   "cos_cache": cos4, "sin_cache": sin4}, num_heads=3, rotary_embedding_dim=8)
     yield contrib("ms_fused_conv_relu", "FusedConv",
                   {"X": f32(rng, [1, 3, 8, 8]), "W": f32(rng, [4, 3, 3, 3]), "B": f32(rng, [4])},
                   activation="Relu", pads=[1, 1, 1, 1])

@@ -503,6 +503,16 @@ fn cases() -> Vec<Case> {
             std::fs::write(&path, classifier(floats(&[4, 3], &weights()), Some("frobnicate"))).unwrap();
             expect_failure(d, &path, &["unsupported MIL operator(s)", "frobnicate"])
         }),
+        ("a_name_nothing_defines", |d| {
+            let bytes = classifier(floats(&[4, 3], &weights()), None);
+            let mut model = proto::Model::decode(bytes.as_slice()).unwrap();
+            let main = model.ml_program.as_mut().unwrap().functions.get_mut("main").unwrap();
+            let ops = &mut main.block_specializations.get_mut("CoreML5").unwrap().operations;
+            ops[3].inputs.get_mut("probabilities").unwrap().arguments[0].binding = Some(Binding::Name("ghost".into()));
+            let path = d.join("undefined.mlmodel");
+            std::fs::write(&path, model.encode_to_vec()).unwrap();
+            expect_failure(d, &path, &["(classify)", "reads 'ghost', which nothing defines before it"])
+        }),
         ("not_a_core_ml_model", |d| {
             let path = d.join("noise.mlmodel");
             std::fs::write(&path, b"\xff\xff\xff\xff not a protobuf").unwrap();

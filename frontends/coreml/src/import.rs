@@ -146,6 +146,12 @@ impl Importer<'_> {
         self.names.insert(mil.to_string(), name.to_string());
     }
 
+    /// Whether an earlier operation (or a block's binding) defines the value the program calls
+    /// `mil`.
+    pub fn is_defined(&self, mil: &str) -> bool {
+        self.names.contains_key(mil)
+    }
+
     /// The graph name of the value the program calls `mil` at this point.
     pub fn resolve(&self, mil: &str) -> String {
         self.names.get(mil).cloned().unwrap_or_else(|| mil.to_string())

@@ -97,7 +97,7 @@ fn blockwise_shift_scale(cx: &mut OpContext) -> Result<(), String> {
     let scale = tensor(cx, "scale")?;
     let shape = data.ty.shape.clone();
     check_blocks(&shape, &scale.ty.shape, "scale")?;
-    let offset = match cx.konst("offset")? {
+    let offset = match cx.known("offset")? {
         Some(Const::Tensor(t)) => {
             check_blocks(&shape, &t.ty.shape, "offset")?;
             Some(t.to_f64())

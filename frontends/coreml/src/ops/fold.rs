@@ -46,7 +46,7 @@ pub fn small_integers(cx: &mut OpContext) -> Result<bool, String> {
 
 /// A parameter's value when it is a small integer or boolean constant.
 fn small_const(cx: &OpContext, param: &str) -> Option<Tensor> {
-    match cx.konst(param).ok()?? {
+    match cx.known(param).ok()?? {
         Const::Tensor(t) if !t.ty.dtype.is_float() && t.ty.numel() <= SMALL => Some(t),
         _ => None,
     }

@@ -98,9 +98,9 @@ impl OpContext<'_, '_, '_> {
         match b.binding {
             Some(Binding::Name(mil)) => {
                 let name = self.im.resolve(&mil);
-                if !self.im.graph.types.contains_key(&name)
+                if !self.im.is_defined(&mil)
+                    && !self.im.graph.types.contains_key(&name)
                     && !self.im.consts.contains_key(&name)
-                    && !self.defined(&name)
                 {
                     return Err(format!("the parameter '{param}' reads '{mil}', which nothing defines before it"));
                 }
@@ -116,16 +116,11 @@ impl OpContext<'_, '_, '_> {
         }
     }
 
-    /// Whether a node output already defines `name`.
-    fn defined(&self, name: &str) -> bool {
-        self.im.graph.nodes.iter().any(|n| n.outputs.iter().any(|o| o == name))
-    }
-
     /// The compile-time value of a parameter (`None` when absent); an error when it is only
     /// known at run time.
-    pub fn konst(&self, param: &str) -> Result<Option<Const>, String> {
+    pub fn known(&self, param: &str) -> Result<Option<Const>, String> {
         let b = match self.bindings(param) {
-            [] => return Ok(self.attribute(param)),
+            [] => return self.attribute(param),
             [b] => b,
             several => {
                 let items = several.iter().map(|b| self.binding_const(b, param)).collect::<Result<Vec<_>, _>>()?;
@@ -136,9 +131,11 @@ impl OpContext<'_, '_, '_> {
     }
 
     /// A constexpr operation's parameters may be attributes rather than inputs.
-    fn attribute(&self, param: &str) -> Option<Const> {
-        let v = self.op.attributes.get(param)?;
-        value::decode(v, self.im.blobs, param).ok()
+    fn attribute(&self, param: &str) -> Result<Option<Const>, String> {
+        match self.op.attributes.get(param) {
+            Some(v) => value::decode(v, self.im.blobs, &format!("the attribute '{param}'")).map(Some),
+            None => Ok(None),
+        }
     }
 
     fn binding_const(&self, b: &proto::argument::Binding, param: &str) -> Result<Const, String> {
@@ -161,11 +158,11 @@ impl OpContext<'_, '_, '_> {
     }
 
     pub fn required(&self, param: &str) -> Result<Const, String> {
-        self.konst(param)?.ok_or_else(|| format!("the parameter '{param}' is missing"))
+        self.known(param)?.ok_or_else(|| format!("the parameter '{param}' is missing"))
     }
 
     pub fn ints(&self, param: &str) -> Result<Option<Vec<i64>>, String> {
-        match self.konst(param)? {
+        match self.known(param)? {
             None => Ok(None),
             Some(c) => c.ints().map(Some).ok_or_else(|| format!("the parameter '{param}' is not a tensor of integers")),
         }
@@ -176,7 +173,7 @@ impl OpContext<'_, '_, '_> {
     }
 
     pub fn float(&self, param: &str, default: f64) -> Result<f64, String> {
-        match self.konst(param)? {
+        match self.known(param)? {
             None => Ok(default),
             Some(c) => c
                 .floats()
@@ -194,7 +191,7 @@ impl OpContext<'_, '_, '_> {
     }
 
     pub fn string(&self, param: &str, default: &str) -> Result<String, String> {
-        match self.konst(param)? {
+        match self.known(param)? {
             None => Ok(default.to_string()),
             Some(c) => c.string().map(str::to_string).ok_or_else(|| format!("the parameter '{param}' is not a string")),
         }
@@ -218,7 +215,7 @@ impl OpContext<'_, '_, '_> {
                     .cloned()
                     .ok_or_else(|| format!("the shape of '{name}' (parameter '{param}') is not declared"))
             }
-            Some(Binding::Value(_)) => match self.konst(param)? {
+            Some(Binding::Value(_)) => match self.known(param)? {
                 Some(Const::Tensor(t)) => known(t.ty.shape.clone()),
                 _ => Err(format!("the parameter '{param}' is not a tensor")),
             },

@@ -7,6 +7,7 @@ mod attention;
 mod layer_norm;
 mod matmul;
 mod quantized;
+mod rotary;
 
 use crate::ops::expansion::Expand;
 
@@ -17,6 +18,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register_in(DOMAIN, &["FusedMatMul"], &Expand(matmul::FusedMatMul));
     r.register_in(DOMAIN, &["FusedConv"], &Expand(matmul::FusedConv));
     r.register_in(DOMAIN, &["FusedGemm"], &Expand(matmul::FusedGemm));
+    r.register_in(DOMAIN, &["RotaryEmbedding"], &Expand(rotary::RotaryEmbedding));
     r.register_in(
         DOMAIN,
         &["SkipLayerNormalization", "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization"],

@@ -23,7 +23,7 @@ mod mvn;
 mod pool;
 mod recurrent;
 mod rms_norm;
-mod rotary;
+pub(crate) mod rotary;
 mod rows;
 mod softmax;
 pub mod window;

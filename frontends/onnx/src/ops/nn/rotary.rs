@@ -17,7 +17,9 @@ impl Expanded for RotaryEmbedding {
     }
 }
 
-fn expand(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+/// The expansion, for a node with RotaryEmbedding's inputs and attributes (com.microsoft's
+/// RotaryEmbedding writes one: [`crate::ops::contrib`]).
+pub(crate) fn expand(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
     let x_t = super::float_input(node, g)?;
     let rank = x_t.shape.len();
     // Work on [batch, seq, heads, head] (3-D) or [batch, heads, seq, head] (4-D); the cosines
