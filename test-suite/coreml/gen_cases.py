@@ -39,7 +39,7 @@ FP32_TOLERANCE = 1e-4
 
 # The float16 packages hold weights and constants rounded to float16 (xcc computes in float32):
 # their outputs are within this fraction of the largest output magnitude of the float32 model's.
-FP16_TOLERANCE = 0.02
+FP16_TOLERANCE = 0.005
 
 
 class Ops(nn.Module):

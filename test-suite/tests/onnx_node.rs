@@ -975,7 +975,7 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
              (`model.mlpackage`: float32, the float16 default, compressed weights) and exported to ONNX (`model.onnx`),\n\
              whose outputs ONNX Runtime computes. Each case is compiled with `xcc model.mlpackage --name m -O1`, run\n\
              through `m.h`, and compared with ONNX Runtime's outputs: `|a-b| <= atol + rtol*|b|` with each case's\n\
-             `tolerance` file (rtol 1e-4 and atol 1e-4 of the largest output at fp32; 2% at fp16: see the generator).\n\
+             `tolerance` file (rtol 1e-4 and atol 1e-4 of the largest output at fp32; 0.5% at fp16: see the generator).\n\
              Every case must pass.\n\n",
         );
         if gpu() {
