@@ -15,9 +15,14 @@ pub fn run(cli: &InspectCli) -> Result<bool, String> {
     let compile = compile_options(cli);
     let input = cli.input.display().to_string();
     if pipeline::is_coreml(&compile) {
-        return Err(format!(
-            "xcc: error: {input}: xcc inspect reads ONNX models and MLIR; compile a Core ML model to see its header"
-        ));
+        let compiled = pipeline::compile_for_inspection(&compile);
+        let options = pipeline::onnx_options(&compile, "model")?;
+        let summary =
+            xcc_frontend_coreml::summarize(&cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
+        let report =
+            if cli.json { model_json(&input, &summary, &compiled) } else { model_text(&input, &summary, &compiled) };
+        print!("{report}");
+        return Ok(compiled.is_ok());
     }
     let bytes = std::fs::read(&cli.input).map_err(|e| format!("xcc: error: cannot read {input}: {e}"))?;
     // Whether it compiles (through the llvm dialect), and the workspace a run of it needs.
@@ -69,7 +74,7 @@ fn model_text(input: &str, s: &Summary, compiled: &Result<Option<u64>, String>) 
     let mut out = String::new();
     let opsets: Vec<String> = s.opsets.iter().map(|(d, v)| format!("{d} {v}")).collect();
     let from = if s.producer.is_empty() { String::new() } else { format!(" from {}", s.producer) };
-    let _ = writeln!(out, "{input}: ONNX IR {}{from}, opsets {}", s.ir_version, opsets.join(", "));
+    let _ = writeln!(out, "{input}: {} {}{from}, opsets {}", s.format.names().0, s.version, opsets.join(", "));
     match &s.shapes {
         Ok(shapes) => {
             for (title, list) in [("inputs", &shapes.inputs), ("outputs", &shapes.outputs)] {
@@ -177,6 +182,7 @@ fn json_compiled(compiled: &Result<Option<u64>, String>) -> String {
 }
 
 fn model_json(input: &str, s: &Summary, compiled: &Result<Option<u64>, String>) -> String {
+    let (_, format, version_key) = s.format.names();
     let opsets: Vec<String> = s.opsets.iter().map(|(d, v)| format!("{}: {v}", json_string(d))).collect();
     let ops: Vec<String> = s
         .ops
@@ -200,10 +206,10 @@ fn model_json(input: &str, s: &Summary, compiled: &Result<Option<u64>, String>) 
         ),
     };
     format!(
-        "{{\"file\": {}, \"format\": \"onnx\", \"ir_version\": {}, \"producer\": {}, \"opsets\": {{{}}}, {shapes}, \
+        "{{\"file\": {}, \"format\": \"{format}\", \"{version_key}\": {}, \"producer\": {}, \"opsets\": {{{}}}, {shapes}, \
          \"parameters\": {}, \"parameter_bytes\": {}, \"ops\": {{{}}}, {}}}\n",
         json_string(input),
-        s.ir_version,
+        s.version,
         json_string(&s.producer),
         opsets.join(", "),
         s.parameters.0,

@@ -461,6 +461,43 @@ fn cases() -> Vec<Case> {
             compile_and_run(d, &path)
         }),
         ("flexible_rows_from_the_shape_range", flexible_rows),
+        ("inspect_reports_the_program", |d| {
+            let pkg = blob_package(d);
+            let bad = d.join("bad.mlmodel");
+            std::fs::write(&bad, classifier(floats(&[4, 3], &weights()), Some("frobnicate"))).unwrap();
+            let inspect = |path: &Path, json: bool| {
+                let mut c = Command::new(xcc_binary());
+                c.arg("inspect").arg(path);
+                if json {
+                    c.arg("--json");
+                }
+                let o = c.output().unwrap();
+                (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned())
+            };
+            let (code, text) = inspect(&pkg, false);
+            let wanted = [
+                "Core ML specification 6",
+                "x: float32 [2, 3]",
+                "label: int64 [2]",
+                "label_probs: float32 [2, 4]",
+                "multiply-accumulates: 24",
+                "parameters: 12 (48 bytes)",
+                "1  classify",
+                "compiles: yes",
+            ];
+            if code != Some(0) || wanted.iter().any(|w| !text.contains(w)) {
+                return Err(format!("exit {code:?}, expected 0 and {wanted:?} in:\n{text}"));
+            }
+            let (code, json) = inspect(&pkg, true);
+            if code != Some(0) || !json.contains("\"format\": \"coreml\"") || !json.contains("\"compiles\": true") {
+                return Err(format!("--json: exit {code:?}:\n{json}"));
+            }
+            let (code, text) = inspect(&bad, false);
+            if code != Some(1) || !text.contains("frobnicate  x") || !text.contains("compiles: no") {
+                return Err(format!("an unknown operator: exit {code:?}, expected 1 and it marked:\n{text}"));
+            }
+            Ok(())
+        }),
         ("truncated_blob_file", |d| {
             let pkg = blob_package(d);
             let w = pkg.join("Data/com.apple.CoreML/weights/weight.bin");

@@ -45,3 +45,67 @@ pub fn compile(path: &Path, options: &OnnxOptions) -> Result<(xcc_ir::Module, Mo
     iface.class_labels = imported.class_labels;
     Ok((module, iface))
 }
+
+/// What `xcc inspect` reports of an ML Program: the specification version and producer, the
+/// program's opset, every MIL operator with its count and whether xcc converts it, the
+/// parameters (the `const` values' elements and bytes, as declared), and the interface and
+/// multiply-accumulates after import and inference.
+pub fn summarize(path: &Path, options: &OnnxOptions) -> Result<xcc_frontend_onnx::summary::Summary, String> {
+    use xcc_frontend_onnx::summary::{graph_shapes, Format, Summary};
+    let package = package::open(path)?;
+    let model = proto::Model::decode(package.model_bytes.as_slice())
+        .map_err(|e| format!("not a valid Core ML model: protobuf decoding failed ({e})"))?;
+    let Some(program) = model.ml_program.as_ref() else {
+        return Err(match model.other_kind() {
+            Some(kind) => format!("the model is {kind}; xcc compiles ML Programs"),
+            None => "the model holds no ML Program".into(),
+        });
+    };
+    let user = model.description.as_ref().and_then(|d| d.metadata.as_ref()).map(|m| &m.user_defined);
+    let producer = user
+        .and_then(|u| u.get("com.github.apple.coremltools.version"))
+        .map(|v| format!("coremltools {v}"))
+        .unwrap_or_default();
+    let main = program.functions.get("main");
+    let opsets = main.map(|f| vec![(f.opset.clone(), program.version)]).unwrap_or_default();
+    let block = main.and_then(|f| f.block_specializations.get(&f.opset));
+    let operations = block.map_or(&[][..], |b| b.operations.as_slice());
+    let mut counts = std::collections::BTreeMap::new();
+    let mut parameters = (0, 0);
+    count_operations(operations, &mut counts, &mut parameters);
+    let blobs = blob::BlobFiles::new(&package.root, &package.model_dir);
+    let shapes = import::import(program, model.description.as_ref(), &blobs, &options.dims)
+        .map_err(xcc_frontend_onnx::OnnxError::msg)
+        .and_then(|imported| graph_shapes(imported.graph));
+    Ok(Summary {
+        format: Format::CoreMl,
+        version: model.specification_version as i64,
+        producer,
+        opsets,
+        ops: counts.into_iter().map(|(op, n)| (op.clone(), n, ops::registry().contains_key(op.as_str()))).collect(),
+        parameters,
+        shapes,
+    })
+}
+
+/// Counts the operators (nested blocks' too) and the `const` values' elements and bytes.
+fn count_operations(
+    operations: &[proto::Operation],
+    counts: &mut std::collections::BTreeMap<String, usize>,
+    parameters: &mut (u64, u64),
+) {
+    for op in operations {
+        *counts.entry(op.r#type.clone()).or_default() += 1;
+        if op.r#type == "const" {
+            let declared = op.attributes.get("val").and_then(|v| import::tensor_type(v.r#type.as_ref()));
+            if let Some(t) = declared {
+                let elements: u64 = value::declared_shape(t).iter().map(|&d| d as u64).product();
+                parameters.0 += elements;
+                parameters.1 += elements * value::stored_bits(t.data_type).unwrap_or(0) as u64 / 8;
+            }
+        }
+        for block in &op.blocks {
+            count_operations(&block.operations, counts, parameters);
+        }
+    }
+}

@@ -66,7 +66,7 @@ pub fn mil_type_name(code: i32) -> String {
 }
 
 /// Bits per element of a MIL element type as stored (in a blob or as inline bytes).
-fn stored_bits(code: i32) -> Option<usize> {
+pub fn stored_bits(code: i32) -> Option<usize> {
     Some(match code {
         mil::BOOL | mil::INT8 | mil::UINT8 => 8,
         mil::FLOAT16 | mil::BFLOAT16 | mil::INT16 | mil::UINT16 => 16,

@@ -10,7 +10,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub struct Summary {
-    pub ir_version: i64,
+    /// The file's format and version: `ONNX` and its IR version, or `Core ML` and its
+    /// specification version ([`Format`]).
+    pub format: Format,
+    pub version: i64,
     /// `name version`, or empty.
     pub producer: String,
     /// `(domain, version)`; the default domain as `ai.onnx`.
@@ -22,6 +25,23 @@ pub struct Summary {
     pub parameters: (u64, u64),
     /// What shape inference finds, or why it fails.
     pub shapes: OResult<Shapes>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Onnx,
+    CoreMl,
+}
+
+impl Format {
+    /// How `xcc inspect` names the format and its version (in text, and as JSON keys).
+    /// The text's title, the JSON `format`, and the JSON key of the version.
+    pub fn names(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Format::Onnx => ("ONNX IR", "onnx", "ir_version"),
+            Format::CoreMl => ("Core ML specification", "coreml", "specification_version"),
+        }
+    }
 }
 
 pub struct Shapes {
@@ -53,7 +73,8 @@ pub fn summarize(bytes: &[u8], path: &Path, options: &OnnxOptions) -> OResult<Su
         .collect();
     let graph = model.graph.clone().unwrap_or_default();
     Ok(Summary {
-        ir_version: model.ir_version.unwrap_or(0),
+        format: Format::Onnx,
+        version: model.ir_version.unwrap_or(0),
         producer,
         opsets,
         ops: histogram(&graph),
@@ -99,7 +120,12 @@ fn element_bytes(code: i32) -> u64 {
 fn shapes(bytes: &[u8], path: &Path, options: &OnnxOptions) -> OResult<Shapes> {
     let import_options =
         import::ImportOptions { path, shapes: &options.shapes, binds: &options.binds, dims: &options.dims };
-    let mut g = import::import(bytes, &import_options)?;
+    graph_shapes(import::import(bytes, &import_options)?)
+}
+
+/// The interface and multiply-accumulates of an imported graph, after inference (any frontend's:
+/// the Core ML frontend's inspection ends here too).
+pub fn graph_shapes(mut g: Graph) -> OResult<Shapes> {
     infer::topological_order(&mut g)?;
     infer::infer_and_fold(&mut g)?;
     let typed = |names: &[String]| -> OResult<Vec<(String, TensorType)>> {
