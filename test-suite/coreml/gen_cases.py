@@ -117,6 +117,21 @@ class Misc(nn.Module):
         return flat + picks.mean(dim=-1, keepdim=True), indices.int()
 
 
+class Rearrange(nn.Module):
+    """Pixel shuffles, flips, einsum, argsort and one-hot (iOS 16 operators)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 12, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(2)
+
+    def forward(self, x, ids):
+        y = torch.flip(self.shuffle(self.conv(x)), dims=[2, 3])
+        gram = torch.einsum("bchw,bdhw->bcd", y, y)
+        order = torch.argsort(gram, dim=-1, descending=True)
+        return gram, order.int(), F.one_hot(ids.long(), 6).float() * 2.0, F.pixel_unshuffle(y, 2)
+
+
 class Classifier(nn.Module):
     """A small CNN ending in softmax, for coremltools' image input and classifier wrapper; with
     `preprocess`, it also does what the image input's scale and bias do (the ONNX model's input is
@@ -321,6 +336,13 @@ def cases(out):
     seq = torch.from_numpy(rng.standard_normal((2, 6, 1, 8)).astype(np.float32))
     idx = torch.from_numpy(rng.integers(0, 8, (2, 6, 3)).astype(np.int32))
     yield write_case(out, "misc_ops_fp32", misc, [seq, idx], ["x", "idx"], convert(misc, [seq, idx], ["x", "idx"]))
+
+    torch.manual_seed(0)
+    rearrange = Rearrange().eval()
+    image8 = torch.from_numpy(rng.standard_normal((1, 3, 8, 8)).astype(np.float32))
+    ids = torch.from_numpy(rng.integers(0, 6, (1, 4)).astype(np.int32))
+    yield write_case(out, "rearrange_ops_ios16", rearrange, [image8, ids], ["x", "ids"],
+                     convert(rearrange, [image8, ids], ["x", "ids"], target=ct.target.iOS16))
 
     # An image classifier: the pixels (0-255, BGR planes) scaled and biased by the program, the
     # labels in the header, the label output the top class's index.

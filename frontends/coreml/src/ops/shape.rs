@@ -105,6 +105,32 @@ pub fn register(r: &mut HashMap<&'static str, Convert>) {
     });
     r.insert("band_part", band_part);
     r.insert("topk", topk);
+    r.insert("argsort", argsort);
+    r.insert("reverse", |cx| {
+        let x = cx.input("x")?;
+        let rank = cx.input_rank("x")? as i64;
+        let axes = cx.ints("axes")?.unwrap_or_else(|| (0..rank).collect());
+        let n = axes.len();
+        let inputs = vec![x, cx.i64s(&vec![-1; n]), cx.i64s(&vec![i64::MIN; n]), cx.i64s(&axes), cx.i64s(&vec![-1; n])];
+        cx.finish("Slice", inputs, [])
+    });
+    r.insert("pixel_shuffle", |cx| {
+        let x = cx.input("x")?;
+        let r = cx.int("upscale_factor", 1)?;
+        cx.finish("DepthToSpace", vec![x], [("blocksize", Attr::Int(r)), ("mode", Attr::Str("CRD".into()))])
+    });
+    r.insert("depth_to_space", |cx| {
+        let x = cx.input("x")?;
+        let r = cx.int("block_size", 1)?;
+        cx.finish("DepthToSpace", vec![x], [("blocksize", Attr::Int(r)), ("mode", Attr::Str("DCR".into()))])
+    });
+    r.insert("space_to_depth", |cx| {
+        let x = cx.input("x")?;
+        let r = cx.int("block_size", 1)?;
+        cx.finish("SpaceToDepth", vec![x], [("blocksize", Attr::Int(r))])
+    });
+    r.insert("pixel_unshuffle", pixel_unshuffle);
+    r.insert("one_hot", one_hot);
     r.insert("upsample_nearest_neighbor", |cx| upsample(cx, "nearest"));
     r.insert("upsample_bilinear", |cx| upsample(cx, "linear"));
 }
@@ -352,4 +378,54 @@ fn interleave(cx: &mut OpContext, values: Vec<String>, axis: i64) -> Result<(), 
     shape.extend(after.iter().map(|&d| d as i64));
     let shape = cx.i64s(&shape);
     cx.finish("Reshape", vec![stacked, shape], [])
+}
+
+/// Indices that sort `x` along `axis` (int32), descending unless `ascending`: ONNX's TopK over
+/// the whole axis.
+fn argsort(cx: &mut OpContext) -> Result<(), String> {
+    let x = cx.input("x")?;
+    let rank = cx.input_rank("x")? as i64;
+    let axis = cx.int("axis", -1)?;
+    let axis = if axis < 0 { axis + rank } else { axis };
+    let n = cx.fixed_dims("x", axis as usize.., "the sorted axis")?[0];
+    let largest = !cx.boolean("ascending", false)?;
+    let k = cx.i64s(&[n as i64]);
+    let (values, indices) = (cx.im.fresh("values"), cx.im.fresh("indices"));
+    let attrs = [("axis", Attr::Int(axis)), ("largest", Attr::Int(i64::from(largest)))];
+    cx.emit("TopK", vec![x, k], vec![values, indices.clone()], attrs);
+    cx.finish("Cast", vec![indices], [("to", Attr::Int(DType::I32.onnx_code() as i64))])
+}
+
+/// torch's pixel_unshuffle: `out[n, c*r*r + i*r + j, h, w] = x[n, c, h*r + i, w*r + j]`.
+fn pixel_unshuffle(cx: &mut OpContext) -> Result<(), String> {
+    let x = cx.input("x")?;
+    let r = cx.int("downscale_factor", 1)?;
+    let [c, h, w] = cx.fixed_dims("x", 1.., "the channels and the image size")?[..] else {
+        return Err("the input is not [N, C, H, W]".into());
+    };
+    let (c, h, w) = (c as i64, h as i64, w as i64);
+    if r <= 0 || h % r != 0 || w % r != 0 {
+        return Err(format!("a {h}x{w} image does not divide into {r}x{r} blocks"));
+    }
+    let split = cx.i64s(&[0, c, h / r, r, w / r, r]);
+    let blocks = cx.temp("Reshape", vec![x, split], []);
+    let moved = cx.temp("Transpose", vec![blocks], [("perm", Attr::Ints(vec![0, 1, 3, 5, 2, 4]))]);
+    let merged = cx.i64s(&[0, c * r * r, h / r, w / r]);
+    cx.finish("Reshape", vec![moved, merged], [])
+}
+
+/// `indices` as one-hot vectors of `one_hot_vector_size` along `axis`, of the type of
+/// `on_value` and `off_value`.
+fn one_hot(cx: &mut OpContext) -> Result<(), String> {
+    let indices = cx.input("indices")?;
+    let depth = cx.int("one_hot_vector_size", 0)?;
+    let axis = cx.int("axis", -1)?;
+    let on = cx.known("on_value")?.and_then(|c| c.tensor().cloned());
+    let off = cx.known("off_value")?.and_then(|c| c.tensor().cloned());
+    let dtype = on.as_ref().map_or(DType::F32, |t| t.ty.dtype);
+    let value = |t: Option<Tensor>, default: f64| t.map_or(default, |t| t.to_f64()[0]);
+    let values = Tensor::from_f64(dtype, vec![2], &[value(off, 0.0), value(on, 1.0)]);
+    let values = cx.im.constant("values", values);
+    let depth = cx.im.constant("depth", Tensor::from_i64(vec![], &[depth]));
+    cx.finish("OneHot", vec![indices, depth, values], [("axis", Attr::Int(axis))])
 }
