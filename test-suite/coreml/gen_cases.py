@@ -132,6 +132,31 @@ class Rearrange(nn.Module):
         return gram, order.int(), F.one_hot(ids.long(), 6).float() * 2.0, F.pixel_unshuffle(y, 2)
 
 
+class MoreOps(nn.Module):
+    """The rest of the elementwise and logical operators, normalizations, reductions, argmin,
+    slicing by size, ranges, fills, scatters along an axis and L2 pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.lrn = nn.LocalResponseNorm(3)
+
+    def forward(self, x, k):
+        # (torch.floor_divide is left out: its TorchScript export to ONNX truncates.)
+        a = torch.remainder(x * 3, 1.7)
+        b = torch.ceil(x) - torch.round(x * 2) + torch.sign(x)
+        c = F.relu6(x * 4) + F.softsign(x)  # (atan and tan have no GPU code yet)
+        d = torch.reciprocal(x.abs() + 1) + torch.square(x)
+        m = (x > 0.2).logical_or(x < -0.5).logical_xor(x.ne(0.1)).logical_not().float()
+        e = a + b + c + d + m
+        n = F.normalize(e, dim=1) + self.lrn(e)
+        r = torch.stack([e.amax(dim=-1), e.norm(dim=-1), torch.logsumexp(e, dim=-1), e.abs().sum(dim=-1),
+                         (e * e).sum(dim=-1)], dim=1)
+        part = torch.flatten(n, 1).narrow(1, 3, 10)
+        spread = torch.zeros(2, 10).scatter(1, k.long(), part)
+        ramp = torch.arange(10, dtype=torch.float32) * 0.5
+        return r, e.argmin(dim=-1).int(), part + ramp + torch.full_like(part, 0.25) + spread, F.lp_pool2d(e, 2, 2)
+
+
 class Classifier(nn.Module):
     """A small CNN ending in softmax, for coremltools' image input and classifier wrapper; with
     `preprocess`, it also does what the image input's scale and bias do (the ONNX model's input is
@@ -237,6 +262,14 @@ def write_case(out, name, model, examples, names, mlmodel, tolerance=FP32_TOLERA
     session = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
     feeds = {n: e.numpy() for n, e in zip(names, examples)}
     outputs = session.run(None, feeds)
+    # The reference is ONNX Runtime on the export; the export must be torch's model first.
+    with torch.no_grad():
+        expected = model(*examples)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    for y, e in zip(outputs, expected):
+        e = e.float().numpy() if e.is_floating_point() else e.numpy()
+        np.testing.assert_allclose(y.astype(e.dtype), e, rtol=1e-3, atol=1e-4 * max(1.0, float(np.abs(e).max())),
+                                   err_msg=f"{name}: ONNX Runtime on the ONNX export disagrees with torch")
     for k, (n, e) in enumerate(zip(names, examples)):
         with open(os.path.join(d, "test_data_set_0", f"input_{k}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(e.numpy(), n).SerializeToString())
@@ -343,6 +376,12 @@ def cases(out):
     ids = torch.from_numpy(rng.integers(0, 6, (1, 4)).astype(np.int32))
     yield write_case(out, "rearrange_ops_ios16", rearrange, [image8, ids], ["x", "ids"],
                      convert(rearrange, [image8, ids], ["x", "ids"], target=ct.target.iOS16))
+
+    torch.manual_seed(0)
+    more = MoreOps().eval()
+    x4 = torch.from_numpy(rng.standard_normal((2, 4, 6, 6)).astype(np.float32))
+    targets = torch.from_numpy(np.stack([rng.permutation(10) for _ in range(2)]).astype(np.int32))
+    yield write_case(out, "more_ops_fp32", more, [x4, targets], ["x", "k"], convert(more, [x4, targets], ["x", "k"]))
 
     # An image classifier: the pixels (0-255, BGR planes) scaled and biased by the program, the
     # labels in the header, the label output the top class's index.
