@@ -144,7 +144,7 @@ class MoreOps(nn.Module):
         # (torch.floor_divide is left out: its TorchScript export to ONNX truncates.)
         a = torch.remainder(x * 3, 1.7)
         b = torch.ceil(x) - torch.round(x * 2) + torch.sign(x)
-        c = F.relu6(x * 4) + F.softsign(x)  # (atan and tan have no GPU code yet)
+        c = torch.atan(x) + torch.tan(x * 0.3) + F.relu6(x * 4) + F.softsign(x)
         d = torch.reciprocal(x.abs() + 1) + torch.square(x)
         m = (x > 0.2).logical_or(x < -0.5).logical_xor(x.ne(0.1)).logical_not().float()
         e = a + b + c + d + m

@@ -380,9 +380,9 @@ fn chunked_rows(name: &str, op: &str) -> EdgeCase {
     (name.to_string(), bytes, x, y)
 }
 
-/// Log, Sin, Cos and Pow, which GPU code computes with xcc's own polynomials, over sweeps of
-/// 20,001 inputs (Log from subnormals to 1e30 and its special values, Sin and Cos over
-/// [-100, 100], Pow of bases over [-8, 8] to the exponents -3 .. 3 in steps of 0.5, so negative
+/// Log, Sin, Cos, Tan, Atan and Pow, which GPU code computes with xcc's own polynomials, over
+/// sweeps of 20,001 inputs (Log from subnormals to 1e30 and its special values, Sin and Cos over
+/// [-100, 100], Tan over [-1.5, 1.5] (up to its poles), Atan over +-1e4 and the infinities, Pow of bases over [-8, 8] to the exponents -3 .. 3 in steps of 0.5, so negative
 /// bases meet integer and non-integer exponents); expected values from Rust's f64 functions.
 fn device_math() -> Vec<EdgeCase> {
     let n = 20_001usize;
@@ -400,7 +400,13 @@ fn device_math() -> Vec<EdgeCase> {
         unary("log_sweep", "Log", logs, f64::ln),
         unary("sin_sweep", "Sin", angles.clone(), f64::sin),
         unary("cos_sweep", "Cos", angles, f64::cos),
+        unary("tan_sweep", "Tan", (0..n).map(|i| (-1.5 + 3.0 * i as f64 / (n - 1) as f64) as f32).collect(), f64::tan),
     ];
+    let mut slopes: Vec<f32> =
+        (0..n).map(|i| -4.0 + 8.0 * i as f64 / (n - 1) as f64).map(|e| 10f64.powf(e) as f32).collect();
+    slopes.extend(slopes.clone().iter().map(|v| -v));
+    slopes.extend([0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]);
+    out.push(unary("atan_sweep", "Atan", slopes, f64::atan));
     let base: Vec<f32> = (0..n).map(|i| (-8.0 + 16.0 * i as f64 / (n - 1) as f64) as f32).collect();
     let exponents: Vec<f32> = (0..13).map(|k| -3.0 + 0.5 * k as f32).collect();
     let (mut xs, mut ys) = (Vec::new(), Vec::new());

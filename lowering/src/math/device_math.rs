@@ -14,6 +14,12 @@
 //!   signed by `j mod 4`. Accurate to a few ulp while `|x| < 2^13` or so, where `j pi/2` stays
 //!   exact enough; larger arguments lose digits.
 //!
+//! - tan: sin / cos of the same reduction.
+//! - atan: `|x| > 1` through `pi/2 - atan(1/|x|)`, then `t > tan(pi/12)` through
+//!   `pi/6 + atan((t sqrt3 - 1) / (sqrt3 + t))`, so that the polynomial `t + t^3 P(t^2)` (degree
+//!   4, relative error 3e-10 in double) sees `|t| <= tan(pi/12)`; the sign of x restored. atan of
+//!   an infinity is pi/2 with its sign.
+//!
 //! The coefficients are least-squares fits (reweighted towards minimax) made for xcc.
 
 use super::polynomial_approximation::F;
@@ -21,7 +27,8 @@ use crate::builder::LoopBuilder;
 use xcc_ir::{Type, ValueId};
 
 /// The ops rewritten here.
-pub const NAMES: [&str; 6] = ["math.log", "math.log2", "math.log10", "math.powf", "math.sin", "math.cos"];
+pub const NAMES: [&str; 8] =
+    ["math.log", "math.log2", "math.log10", "math.powf", "math.sin", "math.cos", "math.tan", "math.atan"];
 
 const LOG_POLY: [f64; 8] = [
     0.33333402015987473,
@@ -34,6 +41,7 @@ const LOG_POLY: [f64; 8] = [
     -0.06509942131546903,
 ];
 const SIN_POLY: [f64; 4] = [-0.16666666641773534, 0.008333329731542468, -0.00019839495792510833, 2.720108851210273e-06];
+const ATAN_POLY: [f64; 4] = [-0.3333331886561682, 0.1999802391147134, -0.14201245279467042, 0.09664698270067813];
 const COS_POLY: [f64; 4] = [0.0416666666384858, -0.0013888885068751033, 2.4799860652033193e-05, -2.723797407514308e-07];
 
 impl F<'_, '_> {
@@ -46,6 +54,11 @@ impl F<'_, '_> {
             "math.log10" => self.scaled_log(x, std::f64::consts::LOG10_E),
             "math.powf" => self.pow(x, operands[1]),
             "math.sin" => self.sin_cos(x, false),
+            "math.tan" => {
+                let (sin, cos) = (self.sin_cos(x, false), self.sin_cos(x, true));
+                self.op("arith.divf", &[sin, cos])
+            }
+            "math.atan" => self.atan(x),
             _ => self.sin_cos(x, true),
         }
     }
@@ -142,6 +155,36 @@ impl F<'_, '_> {
         let r = self.select(y_zero, one, r);
         let x_one = self.c.cmpf("oeq", x, one);
         self.select(x_one, one, r)
+    }
+
+    fn atan(&mut self, x: ValueId) -> ValueId {
+        let a = self.op("math.absf", &[x]);
+        let one = self.k(1.0);
+        let big = self.c.cmpf("ogt", a, one);
+        let inverse = self.op("arith.divf", &[one, a]);
+        let t = self.select(big, inverse, a);
+        // t in (tan(pi/12), 1]: atan t = pi/6 + atan((t sqrt3 - 1) / (sqrt3 + t)).
+        let (sqrt3, tan_pi_12) = (self.k(3f64.sqrt()), self.k((std::f64::consts::PI / 12.0).tan()));
+        let mid = self.c.cmpf("ogt", t, tan_pi_12);
+        let minus_one = self.k(-1.0);
+        let num = self.c.fmuladd(t, sqrt3, minus_one);
+        let den = self.op("arith.addf", &[sqrt3, t]);
+        let shifted = self.op("arith.divf", &[num, den]);
+        let u = self.select(mid, shifted, t);
+        let u2 = self.op("arith.mulf", &[u, u]);
+        let u3 = self.op("arith.mulf", &[u2, u]);
+        let p = self.poly(&ATAN_POLY, u2);
+        let r = self.c.fmuladd(u3, p, u);
+        let (zero, sixth) = (self.k(0.0), self.k(std::f64::consts::FRAC_PI_6));
+        let base = self.select(mid, sixth, zero);
+        let r = self.op("arith.addf", &[r, base]);
+        let half_pi = self.k(std::f64::consts::FRAC_PI_2);
+        let reflected = self.op("arith.subf", &[half_pi, r]);
+        let r = self.select(big, reflected, r);
+        let negative = self.c.cmpf("olt", x, zero);
+        let minus_r = self.op("arith.negf", &[r]);
+        let r = self.select(negative, minus_r, r);
+        self.keep_nan(x, r)
     }
 
     fn sin_cos(&mut self, x: ValueId, cos: bool) -> ValueId {
