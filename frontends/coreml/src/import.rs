@@ -44,10 +44,9 @@ pub fn import(
         consts: HashMap::new(),
         blobs,
         declared: HashMap::new(),
-        declared_bool: Default::default(),
         names: HashMap::new(),
         used: Default::default(),
-        interface_types: HashMap::new(),
+        declared_types: HashMap::new(),
         fixed_symbols: Vec::new(),
         fresh: 0,
         class_labels: Vec::new(),
@@ -60,6 +59,7 @@ pub fn import(
     if let Some(unknown) = fixed.keys().find(|k| !im.graph.symbols.contains(k) && !im.fixed_symbols.contains(*k)) {
         return Err(format!("--dim {unknown}: the program has no flexible dim named '{unknown}'"));
     }
+    check_supported(&block.operations)?;
     im.operations(&block.operations)?;
     for name in &block.outputs {
         im.add_output(name)?;
@@ -69,13 +69,11 @@ pub fn import(
 
 pub struct Importer<'a> {
     pub graph: Graph,
-    /// The values known at compile time, by MIL name (`const` outputs, decompressed weights).
+    /// The values known at compile time, by graph name (`const` outputs, decompressed weights).
     pub consts: HashMap<String, Const>,
     pub blobs: &'a BlobFiles,
     /// The shapes the program declares for its values (an operation's output types).
     pub declared: HashMap<String, Vec<usize>>,
-    /// The values the program declares boolean.
-    pub declared_bool: std::collections::HashSet<String>,
     /// The graph name each MIL name stands for now. MIL scopes let an operation's output reuse
     /// a name defined before it (coremltools names a reshape's output `input` in a function
     /// whose input is `input`); the graph's names are unique, so a reused name gets a new one.
@@ -84,40 +82,24 @@ pub struct Importer<'a> {
     used: std::collections::HashSet<String>,
     /// The flexible dims `--dim` fixed.
     fixed_symbols: Vec<String>,
-    /// The element type each value would have at the C interface (half floats as such).
-    interface_types: HashMap<String, DType>,
+    /// The element type the program declares for each value (half floats as such).
+    pub declared_types: HashMap<String, DType>,
     fresh: usize,
     pub class_labels: Vec<String>,
 }
 
 impl Importer<'_> {
     /// Imports a block's operations, in order (a control-flow operation imports its blocks'
-    /// through this too).
+    /// through this too); [`check_supported`] has seen them.
     pub fn operations(&mut self, operations: &[proto::Operation]) -> Result<(), String> {
         let registry = ops::registry();
-        let mut unsupported: BTreeMap<&str, usize> = BTreeMap::new();
-        count_unsupported(operations, registry, &mut unsupported);
-        if !unsupported.is_empty() {
-            let list: Vec<String> = unsupported
-                .iter()
-                .map(|(op, n)| if *n > 1 { format!("{op} (x{n})") } else { op.to_string() })
-                .collect();
-            return Err(format!(
-                "unsupported MIL operator(s), {} operation(s) in all: {}",
-                unsupported.values().sum::<usize>(),
-                list.join(", ")
-            ));
-        }
         for op in operations {
             let outs: Vec<String> = op.outputs.iter().map(|o| self.unique_name(&o.name)).collect();
             for (out, name) in op.outputs.iter().zip(&outs) {
                 let Some(t) = tensor_type(out.r#type.as_ref()) else { continue };
                 self.declared.insert(name.clone(), value::declared_shape(t));
-                if t.data_type == proto::data_type::BOOL {
-                    self.declared_bool.insert(name.clone());
-                }
                 if let Some(dtype) = interface_dtype(t.data_type) {
-                    self.interface_types.insert(name.clone(), dtype);
+                    self.declared_types.insert(name.clone(), dtype);
                 }
             }
             let convert = registry[op.r#type.as_str()];
@@ -242,7 +224,7 @@ impl Importer<'_> {
         if self.graph.outputs.iter().any(|o| o == name) {
             return Ok(());
         }
-        if let Some(&half @ (DType::F16 | DType::BF16)) = self.interface_types.get(name) {
+        if let Some(&half @ (DType::F16 | DType::BF16)) = self.declared_types.get(name) {
             // Computed in float32, given to the caller as declared: the value takes a new name
             // and a cast of it the output's.
             let computed = self.fresh(name);
@@ -331,6 +313,22 @@ fn flexible_ranges(description: Option<&proto::ModelDescription>) -> HashMap<Str
         ranges.insert(feature.name.clone(), per_dim);
     }
     ranges
+}
+
+/// One error listing every operator (in nested blocks too) that no converter handles.
+fn check_supported(operations: &[proto::Operation]) -> Result<(), String> {
+    let mut unsupported: BTreeMap<&str, usize> = BTreeMap::new();
+    count_unsupported(operations, ops::registry(), &mut unsupported);
+    if unsupported.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> =
+        unsupported.iter().map(|(op, n)| if *n > 1 { format!("{op} (x{n})") } else { op.to_string() }).collect();
+    Err(format!(
+        "unsupported MIL operator(s), {} operation(s) in all: {}",
+        unsupported.values().sum::<usize>(),
+        list.join(", ")
+    ))
 }
 
 /// Counts the operations (in nested blocks too) that no converter handles.

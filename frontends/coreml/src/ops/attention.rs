@@ -46,5 +46,5 @@ fn bool_declared(cx: &OpContext, param: &str) -> bool {
     else {
         return false;
     };
-    cx.im.declared_bool.contains(&cx.im.resolve(name))
+    cx.im.declared_types.get(&cx.im.resolve(name)) == Some(&DType::Bool)
 }
