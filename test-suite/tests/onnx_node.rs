@@ -143,7 +143,8 @@ fn data_dir() -> Option<PathBuf> {
     };
     // The converters (torch, coremltools) have their own venv (scripts/setup.sh).
     let python = repo.join(if coreml() { ".venv-torch/bin/python" } else { ".venv/bin/python" });
-    let dir = work_root(suite()).join("data");
+    // The Core ML runs (CPU and GPU, one after the other) share one copy of the generated cases.
+    let dir = work_root(if coreml() { "coreml-models" } else { suite() }).join("data");
     // The generated suites follow their scripts: made each run.
     if dir.join(MARKER).is_file() && !generated() {
         return Some(dir);
@@ -607,6 +608,10 @@ fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
     let (op, checked) = inspect_model(&case.join("model.onnx"));
     DEVIATION.with(|d| d.set(0.0));
     let outcome = checked.and_then(|()| run_checked(&case, &work));
+    if outcome.is_ok() && coreml() {
+        // A model's library holds its weights (up to 100 MB each): a passing case's go.
+        let _ = std::fs::remove_dir_all(&work);
+    }
     let (status, detail) = match outcome {
         Ok(()) if generated() => {
             (Status::Pass, format!("max error {:.1e} of the largest output", DEVIATION.with(|d| d.get())))
