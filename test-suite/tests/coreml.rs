@@ -370,8 +370,13 @@ fn compile_and_run_on(dir: &Path, input: &Path, aarch64: bool) -> Result<(), Str
 
 /// Compiling `input` must fail with every one of `expected` in the message, and leave nothing.
 fn expect_failure(dir: &Path, input: &Path, expected: &[&str]) -> Result<(), String> {
+    expect_failure_with(dir, input, &[], expected)
+}
+
+/// [`expect_failure`] with more arguments.
+fn expect_failure_with(dir: &Path, input: &Path, args: &[&str], expected: &[&str]) -> Result<(), String> {
     let lib = dir.join("libm.a");
-    let o = Command::new(xcc_binary()).arg(input).args(["--name", "m", "-o"]).arg(&lib).output().unwrap();
+    let o = Command::new(xcc_binary()).arg(input).args(["--name", "m", "-o"]).arg(&lib).args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     match o.status.code() {
         Some(0) => return Err("xcc succeeded".into()),
@@ -461,6 +466,25 @@ fn cases() -> Vec<Case> {
             compile_and_run(d, &path)
         }),
         ("flexible_rows_from_the_shape_range", flexible_rows),
+        ("dim_flags_on_a_flexible_program", |d| {
+            let path = d.join("flexible.mlmodel");
+            std::fs::write(&path, flexible_program()).unwrap();
+            // --dim fixes the flexible dim: the header has no run-time dims left.
+            let o = Command::new(xcc_binary())
+                .arg(&path)
+                .args(["--name", "m", "--dim", "x_dim0=2", "-o"])
+                .arg(d.join("libm.a"))
+                .output()
+                .unwrap();
+            let header = std::fs::read_to_string(d.join("m.h")).unwrap_or_default();
+            if !o.status.success() || header.contains("M_NUM_DIMS") || !header.contains("#define M_INPUT0_SIZE 6") {
+                return Err(format!("--dim x_dim0=2: {}\n{header}", String::from_utf8_lossy(&o.stderr)));
+            }
+            std::fs::remove_file(d.join("libm.a")).unwrap();
+            std::fs::remove_file(d.join("m.h")).unwrap();
+            expect_failure_with(d, &path, &["--dim", "rows=2"], &["--dim rows", "no flexible dim named 'rows'"])?;
+            expect_failure_with(d, &path, &["--shape", "x=2x3"], &["--shape applies to ONNX models"])
+        }),
         ("inspect_reports_the_program", |d| {
             let pkg = blob_package(d);
             let bad = d.join("bad.mlmodel");
