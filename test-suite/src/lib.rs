@@ -819,6 +819,27 @@ pub fn upstream_object(input: &Path, dir: &Path) -> Result<PathBuf, String> {
     Ok(obj)
 }
 
+/// Checks a compile that must fail cleanly: a non-zero exit (not a signal), no panic, every one
+/// of `expected` in its standard error, and none of `outputs` left behind. Returns the message.
+pub fn clean_failure(o: &std::process::Output, expected: &[&str], outputs: &[&Path]) -> Result<String, String> {
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    match o.status.code() {
+        Some(0) => return Err("xcc succeeded".into()),
+        None => return Err(format!("xcc died from a signal:\n{stderr}")),
+        _ => {}
+    }
+    if stderr.contains("panicked") || stderr.contains("internal compiler error") {
+        return Err(format!("xcc panicked:\n{stderr}"));
+    }
+    if let Some(e) = expected.iter().find(|e| !stderr.contains(*e)) {
+        return Err(format!("the message does not mention '{e}':\n{stderr}"));
+    }
+    if outputs.iter().any(|p| p.exists()) {
+        return Err("an output file was left behind".into());
+    }
+    Ok(stderr)
+}
+
 /// Links a C harness with objects or archives into `out`, with `cc` (or `compiler`).
 pub fn link_c(compiler: &str, harness: &Path, inputs: &[&Path], out: &Path) -> Result<(), String> {
     let o = run_command(

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_coreml::proto::{self, argument::binding::Binding, data_type, dimension, value, value_type};
-use xcc_test_suite::{find_tool, fresh_dir, link_c, run_trials, work_root, xcc_binary};
+use xcc_test_suite::{clean_failure, find_tool, fresh_dir, link_c, run_trials, work_root, xcc_binary};
 
 const LABELS: [&str; 4] = ["cat", "dog", "bird", "fish"];
 const X: [f32; 6] = [0.5, -1.25, 2.0, -1.5, 0.25, -2.0];
@@ -377,24 +377,7 @@ fn expect_failure(dir: &Path, input: &Path, expected: &[&str]) -> Result<(), Str
 fn expect_failure_with(dir: &Path, input: &Path, args: &[&str], expected: &[&str]) -> Result<(), String> {
     let lib = dir.join("libm.a");
     let o = Command::new(xcc_binary()).arg(input).args(["--name", "m", "-o"]).arg(&lib).args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    match o.status.code() {
-        Some(0) => return Err("xcc succeeded".into()),
-        None => return Err(format!("xcc died from a signal:\n{stderr}")),
-        _ => {}
-    }
-    if stderr.contains("panicked") || stderr.contains("internal compiler error") {
-        return Err(format!("xcc panicked:\n{stderr}"));
-    }
-    for e in expected {
-        if !stderr.contains(e) {
-            return Err(format!("the message does not mention '{e}':\n{stderr}"));
-        }
-    }
-    if lib.exists() || dir.join("m.h").exists() {
-        return Err("an output file was left behind".into());
-    }
-    Ok(())
+    clean_failure(&o, expected, &[&lib, &dir.join("m.h")]).map(drop)
 }
 
 /// The flexible program compiled once and run with 1 and 2 rows, against [`expected`]; 9 rows

@@ -12,7 +12,7 @@ use xcc_frontend_onnx::proto::{
 use xcc_test_suite::onnx_build::{
     floats, int64s, model, model_with_domains, node, symbolic, value, with_ints, FLOAT, INT64,
 };
-use xcc_test_suite::{run_trials, suite_dir, xcc_binary};
+use xcc_test_suite::{clean_failure, run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType INT32.
 const INT32: i32 = 6;
@@ -43,23 +43,8 @@ fn expect_failure_with(dir: &Path, case: &str, bytes: &[u8], args: &[&str], expe
     let _ = std::fs::remove_file(&output);
     let _ = std::fs::remove_file(case_dir.join("m.h"));
     let out = Command::new(xcc_binary()).arg(&input).args(args).arg("-o").arg(&output).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    match out.status.code() {
-        Some(0) => return Err(format!("{case}: xcc succeeded")),
-        None => return Err(format!("{case}: xcc died from a signal:\n{stderr}")),
-        _ => {}
-    }
-    if stderr.contains("panicked") || stderr.contains("internal compiler error") {
-        return Err(format!("{case}: xcc panicked:\n{stderr}"));
-    }
-    for e in expected {
-        if !stderr.contains(e) {
-            return Err(format!("{case}: the message does not mention '{e}':\n{stderr}"));
-        }
-    }
-    if output.exists() || case_dir.join("m.h").exists() {
-        return Err(format!("{case}: an output file was written"));
-    }
+    let stderr =
+        clean_failure(&out, expected, &[&output, &case_dir.join("m.h")]).map_err(|e| format!("{case}: {e}"))?;
     println!("{case}: {}", stderr.lines().next().unwrap_or(""));
     Ok(())
 }
