@@ -49,6 +49,18 @@ fn expect_failure_with(dir: &Path, case: &str, bytes: &[u8], args: &[&str], expe
     Ok(())
 }
 
+/// `bytes` (a model) importing `opsets` (domain, version) instead of its own.
+fn with_opsets(bytes: &[u8], opsets: &[(&str, i64)]) -> Vec<u8> {
+    use prost::Message;
+    use xcc_frontend_onnx::proto::{ModelProto, OperatorSetIdProto};
+    let mut m = ModelProto::decode(bytes).unwrap();
+    m.opset_import = opsets
+        .iter()
+        .map(|&(domain, version)| OperatorSetIdProto { domain: Some(domain.into()), version: Some(version) })
+        .collect();
+    m.encode_to_vec()
+}
+
 /// The malformed models, each with the words its message must contain.
 type Case = (&'static str, Vec<u8>, Vec<&'static str>);
 
@@ -58,6 +70,24 @@ fn bad_models(dir: &Path) -> Vec<Case> {
         ("empty", Vec::new(), vec!["empty"]),
         ("truncated", valid[..valid.len() / 2].to_vec(), vec!["not a valid ONNX model"]),
         ("not-protobuf", vec![0xff, 0xff, 0xff, 0xff, 0x0f, 0x7a], vec!["not a valid ONNX model"]),
+        (
+            "old-opset-of-a-changed-operator",
+            with_opsets(&valid, &[("", 5)]),
+            vec!["unsupported default-domain opset 5", "unchanged since opset 1: Identity, Not, Transpose"],
+        ),
+        (
+            "default-domain-node-not-imported",
+            with_opsets(
+                &model(
+                    vec![node("relu0", "Relu", &["x"], &["y"])],
+                    vec![value("x", FLOAT, &[2])],
+                    vec![value("y", FLOAT, &[2])],
+                    vec![],
+                ),
+                &[("ai.onnx.preview.training", 1)],
+            ),
+            vec!["node 'relu0' (Relu) is in the default ONNX domain, which the model does not import"],
+        ),
         (
             "cycle",
             model(

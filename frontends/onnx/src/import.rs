@@ -59,14 +59,22 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
             domain_versions.insert(domain, o.version.unwrap_or(1));
         }
     }
+    let registry = crate::ops::registry();
     let opset = match opset {
         Some(v) if (MIN_OPSET..=MAX_OPSET).contains(&v) => v,
+        Some(v) if (1..MIN_OPSET).contains(&v) && model.graph.as_ref().is_some_and(unchanged_since_opset_1) => v,
         Some(v) => {
             return err(format!(
-                "unsupported default-domain opset {v} (xcc supports opsets {MIN_OPSET} to {MAX_OPSET})"
+                "unsupported default-domain opset {v} (xcc supports opsets {MIN_OPSET} to {MAX_OPSET}, and \
+                 older ones for models of operators unchanged since opset 1: {})",
+                UNCHANGED_SINCE_OPSET_1.join(", ")
             ))
         }
         None if model.opset_import.is_empty() && ir < 3 => return err("the model imports no opset"),
+        // A model of another domain's operators alone (an optimizer step, a tree ensemble).
+        None if !domain_versions.is_empty() && domain_versions.keys().all(|d| registry.has_domain(d)) => {
+            NO_DEFAULT_DOMAIN
+        }
         None => {
             let domains: Vec<String> =
                 model.opset_import.iter().map(|o| o.domain.clone().unwrap_or_default()).collect();
@@ -142,6 +150,23 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
     Ok(graph)
 }
 
+/// The default opset of a model that imports only other domains: a default-domain node in it
+/// is an error.
+const NO_DEFAULT_DOMAIN: i64 = 0;
+
+/// Operators whose meaning has not changed from opset 1 to opset 7 (only their type lists
+/// grew): a model of these alone is read at its older opset. The others changed before opset 7
+/// (broadcasting, `consumed_inputs`, `is_test`), which xcc does not read.
+const UNCHANGED_SINCE_OPSET_1: &[&str] = &["Identity", "Not", "Transpose"];
+
+/// Whether every node of `g` (and of its bodies) is one of [`UNCHANGED_SINCE_OPSET_1`].
+fn unchanged_since_opset_1(g: &proto::GraphProto) -> bool {
+    g.node.iter().all(|n| {
+        let op = n.op_type.as_deref().unwrap_or_default();
+        UNCHANGED_SINCE_OPSET_1.contains(&op) && n.attribute.iter().all(|a| a.g.is_none() && a.graphs.is_empty())
+    })
+}
+
 /// The version each domain imports: the default opset and the others.
 struct Versions {
     opset: i64,
@@ -160,6 +185,12 @@ fn import_node(n: &proto::NodeProto, base: &Path, versions: &Versions) -> OResul
         }
     }
     let domain = n.domain.clone().unwrap_or_default();
+    if matches!(domain.as_str(), "" | "ai.onnx") && versions.opset == NO_DEFAULT_DOMAIN {
+        let op = n.op_type.as_deref().unwrap_or_default();
+        return err(format!(
+            "node '{node_name}' ({op}) is in the default ONNX domain, which the model does not import"
+        ));
+    }
     Ok(Node {
         name: node_name,
         op: n.op_type.clone().unwrap_or_default(),

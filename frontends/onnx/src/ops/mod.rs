@@ -22,6 +22,7 @@ pub mod quant;
 pub mod reduce;
 pub mod resize;
 pub mod tensor;
+pub mod training;
 pub mod type_constraints;
 
 pub mod onnx_op;
@@ -44,6 +45,7 @@ pub fn registry() -> &'static Registry {
         gemm::register(&mut r);
         reduce::register(&mut r);
         resize::register(&mut r);
+        training::register(&mut r);
         r
     })
 }

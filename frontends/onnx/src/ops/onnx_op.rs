@@ -80,6 +80,11 @@ impl Registry {
         self.ops.get(&(domain, op)).copied()
     }
 
+    /// Whether any operator of `domain` is registered.
+    pub fn has_domain(&self, domain: &str) -> bool {
+        self.ops.keys().any(|(d, _)| *d == domain)
+    }
+
     /// Every registered default-domain operator name, sorted.
     pub fn names(&self) -> Vec<&'static str> {
         let mut names: Vec<&'static str> = self.ops.keys().filter(|(d, _)| d.is_empty()).map(|(_, n)| *n).collect();
