@@ -157,6 +157,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["LpPool", "MeanVarianceNormalization", "LRN", "EyeLike"], 1, 1),
     (&["OneHot", "GroupNormalization"], 3, 3),
     (&["RotaryEmbedding"], 3, 4),
+    (&["CausalConvWithState"], 2, 4),
     (&["Attention"], 3, 7),
     (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),

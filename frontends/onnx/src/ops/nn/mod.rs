@@ -4,6 +4,7 @@
 
 mod attention;
 mod batch_norm;
+mod causal_conv;
 mod chunked_rows;
 mod col2im;
 mod conv_transpose;
@@ -58,6 +59,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["MeanVarianceNormalization"], &Expand(mvn::MeanVarianceNormalization));
     r.register(&["GroupNormalization"], &Expand(group_norm::GroupNormalization));
     r.register(&["LRN"], &Expand(lrn::Lrn));
+    r.register(&["CausalConvWithState"], &Expand(causal_conv::CausalConvWithState));
     r.register(&["DFT"], &Expand(dft::Dft));
     r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
 }
