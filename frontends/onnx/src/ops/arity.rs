@@ -158,6 +158,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["OneHot", "GroupNormalization"], 3, 3),
     (&["RotaryEmbedding"], 3, 4),
     (&["CausalConvWithState"], 2, 4),
+    (&["LinearAttention"], 3, 6),
     (&["Attention"], 3, 7),
     (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),

@@ -16,6 +16,7 @@ mod group_norm;
 mod hardmax;
 mod instance_norm;
 mod layer_norm;
+mod linear_attention;
 mod loss;
 mod lp_norm;
 mod lp_pool;
@@ -60,6 +61,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["GroupNormalization"], &Expand(group_norm::GroupNormalization));
     r.register(&["LRN"], &Expand(lrn::Lrn));
     r.register(&["CausalConvWithState"], &Expand(causal_conv::CausalConvWithState));
+    r.register(&["LinearAttention"], &Expand(linear_attention::LinearAttention));
     r.register(&["DFT"], &Expand(dft::Dft));
     r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
 }
