@@ -22,7 +22,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
 const MAX_UNROLL: usize = 4096;
 
 /// The body attribute `name` of a node.
-fn body<'n>(node: &'n Node, name: &str) -> OResult<&'n Subgraph> {
+pub(crate) fn body<'n>(node: &'n Node, name: &str) -> OResult<&'n Subgraph> {
     match node.attrs.get(name) {
         Some(Attr::Graph(g)) => Ok(g),
         _ => err(format!("{} needs the graph attribute {name}", node.op)),
@@ -32,7 +32,7 @@ fn body<'n>(node: &'n Node, name: &str) -> OResult<&'n Subgraph> {
 /// Copies `body` into the expansion once: its formal inputs are the tensors `actuals` (in order),
 /// every name it defines gets `prefix`, and the names it reads from around it stay. Returns its
 /// outputs as names in the graph.
-fn inline(x: &mut Expansion, body: &Subgraph, prefix: &str, actuals: &[String]) -> OResult<Vec<String>> {
+pub(crate) fn inline(x: &mut Expansion, body: &Subgraph, prefix: &str, actuals: &[String]) -> OResult<Vec<String>> {
     if actuals.len() != body.inputs.len() {
         return err(format!("a body takes {} inputs, given {}", body.inputs.len(), actuals.len()));
     }

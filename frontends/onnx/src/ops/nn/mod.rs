@@ -10,6 +10,7 @@ mod col2im;
 mod conv_transpose;
 mod det;
 mod dft;
+mod flex_attention;
 mod global_pool;
 mod grid_sample;
 mod group_norm;
@@ -62,6 +63,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["LRN"], &Expand(lrn::Lrn));
     r.register(&["CausalConvWithState"], &Expand(causal_conv::CausalConvWithState));
     r.register(&["LinearAttention"], &Expand(linear_attention::LinearAttention));
+    r.register_in(flex_attention::DOMAIN, &["FlexAttention"], &Expand(flex_attention::FlexAttention));
     r.register(&["DFT"], &Expand(dft::Dft));
     r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
 }
