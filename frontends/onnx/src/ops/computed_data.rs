@@ -2,11 +2,13 @@
 //! (CenterCropPad: `pads = Concat(Div(Max(Shape(x), shape) - Shape(x), 2), ...)`): the elements
 //! of a small integer tensor, followed back through integer arithmetic, Concat, Gather and the
 //! reshapes to constants, dims and graph inputs' elements, as expressions the run computes
-//! before anything else ([`DataExpr`]). The nodes themselves still run as usual; only their
+//! before anything else ([`DataExpr`]); a float graph input's elements cast to integers too
+//! (OneHot's depth). The nodes themselves still run as usual; only their
 //! results' values are known this way too.
 
+use crate::data_dim::DataOp;
 use crate::graph::*;
-use crate::ops::shapes::input_elements;
+use crate::ops::shapes::{input_elements, real_input};
 
 /// The most elements a computed shape input may have (a shape, pads, axes: a handful).
 const MAX_ELEMENTS: usize = 64;
@@ -29,6 +31,11 @@ pub fn computed_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
         return Ok(None);
     }
     let Some(node) = g.nodes.iter().find(|n| n.outputs.iter().any(|o| o == name)) else { return Ok(None) };
+    if node.op == "Cast" {
+        if let Some(reals) = real_input(g, node, 0) {
+            return Ok(Some(reals.iter().map(truncated).collect()));
+        }
+    }
     let mut args = Vec::new();
     for input in node.inputs.iter().filter(|s| !s.is_empty()) {
         match computed_data(g, input)? {
@@ -86,4 +93,11 @@ fn gather(g: &Graph, node: &Node, args: &[Vec<DataExpr>]) -> Option<Vec<DataExpr
     let indices = g.consts.get(node.input(1)?)?.to_i64();
     let n = data.len() as i64;
     indices.iter().map(|&i| data.get(if i < 0 { i + n } else { i } as usize).cloned()).collect()
+}
+
+/// A real converted to an integer as Cast converts it: toward zero. (A NaN or a huge value
+/// becomes -1, which the checks on sizes refuse.)
+fn truncated(v: &DataExpr) -> DataExpr {
+    let negative = v.real(DataOp::RealLt, &DataExpr::num(0));
+    negative.select(&v.rounded(DataOp::Ceil), &v.rounded(DataOp::Floor))
 }

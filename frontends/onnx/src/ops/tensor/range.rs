@@ -5,8 +5,9 @@ use super::dims_input;
 use crate::data_dim::DataOp;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::computed_data::computed_data;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::{data_input, real_input};
+use crate::ops::shapes::real_input;
 use xcc_ir::Type;
 
 pub struct Range;
@@ -38,8 +39,13 @@ fn exact_length(start: &Dim, limit: &Dim, delta: &Dim) -> Option<Dim> {
 /// Start, limit and delta as values the run reads: inputs' elements, or dims.
 fn data_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
     let dims = |g: &Graph| bounds(node, g);
-    let scalar = |i: usize| data_input(g, node, i).and_then(|v| <[DataExpr; 1]>::try_from(v).ok());
-    match [scalar(0), scalar(1), scalar(2)] {
+    // Inputs' elements, also through the integer arithmetic that computes them (OneHot's
+    // depth cast from a float input).
+    let scalar = |i: usize| -> OResult<Option<[DataExpr; 1]>> {
+        let Some(name) = node.input(i).filter(|n| !g.consts.contains_key(*n)) else { return Ok(None) };
+        Ok(computed_data(g, name)?.and_then(|v| v.try_into().ok()).filter(|[x]: &[DataExpr; 1]| x.reads_elements()))
+    };
+    match [scalar(0)?, scalar(1)?, scalar(2)?] {
         [None, None, None] => Ok(dims(g)?.map(DataExpr::Dim)),
         read => {
             let mut out = Vec::new();
