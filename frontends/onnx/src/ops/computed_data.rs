@@ -101,3 +101,27 @@ fn truncated(v: &DataExpr) -> DataExpr {
     let negative = v.real(DataOp::RealLt, &DataExpr::num(0));
     negative.select(&v.rounded(DataOp::Ceil), &v.rounded(DataOp::Floor))
 }
+
+/// The elements of a small floating-point tensor as reals the run computes first: a constant's
+/// whole numbers, a float graph input's elements, or integers computed as [`computed_data`]
+/// follows them and then cast to a float type (a window function's size).
+pub fn real_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
+    if let Some(t) = g.consts.get(name) {
+        let v = t.to_f64();
+        let whole = v.iter().all(|x| x.fract() == 0.0 && x.abs() < (1u64 << 53) as f64);
+        return Ok(whole.then(|| v.iter().map(|&x| DataExpr::num(x as i64)).collect()));
+    }
+    if g.inputs.iter().any(|x| x == name) {
+        let t = g.ty(name)?;
+        let small = !t.is_dynamic() && t.shape.len() <= 1 && t.numel() <= MAX_ELEMENTS;
+        return Ok(
+            (t.dtype.is_float() && small).then(|| (0..t.numel()).map(|k| DataExpr::real_element(name, k)).collect())
+        );
+    }
+    let Some(node) = g.nodes.iter().find(|n| n.outputs.iter().any(|o| o == name)) else { return Ok(None) };
+    match node.op.as_str() {
+        "Identity" => real_data(g, &node.inputs[0]),
+        "Cast" if !g.ty(&node.inputs[0])?.dtype.is_float() => computed_data(g, &node.inputs[0]),
+        _ => Ok(None),
+    }
+}

@@ -5,9 +5,8 @@ use super::dims_input;
 use crate::data_dim::DataOp;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::computed_data::computed_data;
+use crate::ops::computed_data::{computed_data, real_data};
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::real_input;
 use xcc_ir::Type;
 
 pub struct Range;
@@ -60,13 +59,14 @@ fn data_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
     }
 }
 
-/// Start, limit and delta of a floating-point Range, each a graph input the run reads.
+/// Start, limit and delta of a floating-point Range as reals the run computes: graph inputs,
+/// whole-number constants, integers cast to floats ([`real_data`]).
 fn real_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
-    let scalar = |i: usize, what: &str| match real_input(g, node, i).as_deref() {
+    let scalar = |i: usize, what: &str| match real_data(g, &node.inputs[i])?.as_deref() {
         Some([x]) => Ok(x.clone()),
         _ => err(format!(
-            "a floating-point Range reads its {what} at run time only from a graph input holding one value (else it \
-             must be constant)"
+            "a floating-point Range reads its {what} at run time only from a graph input holding one value or an \
+             integer cast to a float (else it must be constant)"
         )),
     };
     Ok([scalar(0, "start")?, scalar(1, "limit")?, scalar(2, "delta")?])
