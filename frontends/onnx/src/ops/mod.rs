@@ -17,6 +17,7 @@ pub mod control;
 pub mod elementwise;
 pub mod expansion;
 pub mod gemm;
+pub mod ml;
 pub mod nn;
 pub mod quant;
 pub mod reduce;
@@ -46,6 +47,7 @@ pub fn registry() -> &'static Registry {
         reduce::register(&mut r);
         resize::register(&mut r);
         training::register(&mut r);
+        ml::register(&mut r);
         r
     })
 }

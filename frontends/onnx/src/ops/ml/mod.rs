@@ -1,0 +1,16 @@
+//! The `ai.onnx.ml` domain (classic machine learning: scikit-learn models converted to ONNX),
+//! one file per operator, each an expansion ([`crate::ops::expansion`]) into default-domain
+//! operators. What is here takes numeric tensors; the operators over strings (LabelEncoder's
+//! string keys, the string variants of the others) are not supported.
+
+mod array_feature_extractor;
+mod binarizer;
+
+use crate::ops::expansion::Expand;
+
+pub const DOMAIN: &str = "ai.onnx.ml";
+
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
+    r.register_in(DOMAIN, &["ArrayFeatureExtractor"], &Expand(array_feature_extractor::ArrayFeatureExtractor));
+    r.register_in(DOMAIN, &["Binarizer"], &Expand(binarizer::Binarizer));
+}
