@@ -159,6 +159,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["RotaryEmbedding"], 3, 4),
     (&["CausalConvWithState"], 2, 4),
     (&["LinearAttention"], 3, 6),
+    (&["TfIdfVectorizer"], 1, 1),
     (&["Attention"], 3, 7),
     (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),

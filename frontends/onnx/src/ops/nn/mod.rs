@@ -29,6 +29,7 @@ mod rms_norm;
 pub(crate) mod rotary;
 mod rows;
 mod softmax;
+mod tfidf;
 pub mod window;
 mod windows;
 
@@ -63,6 +64,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["LRN"], &Expand(lrn::Lrn));
     r.register(&["CausalConvWithState"], &Expand(causal_conv::CausalConvWithState));
     r.register(&["LinearAttention"], &Expand(linear_attention::LinearAttention));
+    r.register(&["TfIdfVectorizer"], &Expand(tfidf::TfIdfVectorizer));
     r.register_in(flex_attention::DOMAIN, &["FlexAttention"], &Expand(flex_attention::FlexAttention));
     r.register(&["DFT"], &Expand(dft::Dft));
     r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
