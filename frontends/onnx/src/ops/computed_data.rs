@@ -49,6 +49,8 @@ pub fn computed_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
         "Identity" | "Cast" | "Unsqueeze" | "Squeeze" | "Reshape" | "Flatten" => args.into_iter().next(),
         "Concat" => Some(args.concat()),
         "Gather" => gather(g, node, &args),
+        "Slice" => slice(g, node, &args),
+        "Split" => split(g, node, name, &args),
         _ => None,
     };
     Ok(values.filter(|v| v.len() == t.numel()))
@@ -82,6 +84,48 @@ fn elementwise(g: &Graph, op: &str, args: &[Vec<DataExpr>]) -> OResult<Option<Ve
         out.push(acc);
     }
     Ok(Some(out))
+}
+
+/// A vector's elements from constant starts, ends and steps (opset 10 and later: inputs).
+fn slice(g: &Graph, node: &Node, args: &[Vec<DataExpr>]) -> Option<Vec<DataExpr>> {
+    let data = args.first()?;
+    let constant = |i: usize| node.input(i).map(|n| g.consts.get(n).map(Tensor::to_i64));
+    let one = |i: usize| -> Option<Option<i64>> {
+        match constant(i) {
+            None => Some(None),
+            Some(Some(v)) if v.len() == 1 => Some(Some(v[0])),
+            Some(_) => None,
+        }
+    };
+    let (start, end, axis, step) = (one(1)??, one(2)??, one(3)?, one(4)?);
+    if axis.is_some_and(|a| a != 0 && a != -1) || step.is_some_and(|s| s != 1) {
+        return None;
+    }
+    let n = data.len() as i64;
+    let clamp = |v: i64| if v < 0 { (v + n).max(0) } else { v.min(n) };
+    let (start, end) = (clamp(start), clamp(end));
+    Some(data[start as usize..end.max(start) as usize].to_vec())
+}
+
+/// The part of a vector that Split writes to output `name`: constant sizes, or equal parts
+/// (the last one shorter).
+fn split(g: &Graph, node: &Node, name: &str, args: &[Vec<DataExpr>]) -> Option<Vec<DataExpr>> {
+    let data = args.first()?;
+    if !matches!(node.int("axis", 0), 0 | -1) {
+        return None;
+    }
+    let k = node.outputs.iter().position(|o| o == name)?;
+    let sizes: Vec<usize> = match (node.input(1), node.ints("split")) {
+        (Some(s), _) => g.consts.get(s)?.to_i64().iter().map(|&v| usize::try_from(v).ok()).collect::<Option<_>>()?,
+        (None, Some(s)) => s.iter().map(|&v| usize::try_from(v).ok()).collect::<Option<_>>()?,
+        (None, None) => {
+            let parts = node.outputs.len();
+            let each = data.len().div_ceil(parts);
+            (0..parts).map(|p| each.min(data.len().saturating_sub(p * each))).collect()
+        }
+    };
+    let start: usize = sizes.get(..k)?.iter().sum();
+    data.get(start..start + sizes.get(k)?).map(<[DataExpr]>::to_vec)
 }
 
 /// Gather along axis 0 of a vector at constant indices.

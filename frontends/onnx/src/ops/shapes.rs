@@ -115,6 +115,18 @@ pub fn data_input(g: &Graph, node: &Node, i: usize) -> Option<Vec<DataExpr>> {
     input_elements(g, node.input(i)?)
 }
 
+/// Input `i` when its values are read from graph inputs' elements at run time: such an input
+/// itself ([`data_input`]), or integers computed from one by other nodes
+/// ([`computed_data`]: AffineGrid's output shape from its `size`). `None` for a constant, dims
+/// alone, or a tensor the run computes otherwise.
+pub fn element_data(g: &Graph, node: &Node, i: usize) -> OResult<Option<Vec<DataExpr>>> {
+    let Some(name) = node.input(i) else { return Ok(None) };
+    if g.consts.contains_key(name) {
+        return Ok(None);
+    }
+    Ok(computed_data(g, name)?.filter(|v| v.iter().any(DataExpr::reads_elements)))
+}
+
 /// The elements of graph input `name` ([`data_input`]).
 /// The most elements of a graph input read as run-time values (a shape, axes, pads, scales: a
 /// handful; a longer one is not such an input, and would only make every expression long).

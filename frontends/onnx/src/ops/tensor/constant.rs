@@ -5,7 +5,7 @@ use super::{dims_input, needs_constants};
 use crate::emit::{identity, Emitter};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::data_input;
+use crate::ops::shapes::element_data;
 
 pub struct Constant;
 pub struct ConstantOfShape;
@@ -52,7 +52,7 @@ impl OnnxOp for ConstantOfShape {
     /// Reached only when the shape is computed from run-time dims, or is an input (constants
     /// fold).
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
-        if let Some(shape) = data_input(g, node, 0) {
+        if let Some(shape) = element_data(g, node, 0)? {
             let dims = shape.into_iter().enumerate().map(|(j, x)| g.data_dim(format!("{}.{j}", node.outputs[0]), x));
             return Ok(vec![TensorType::with_dims(fill_value(node).ty.dtype, dims.collect())]);
         }

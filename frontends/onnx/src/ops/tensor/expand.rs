@@ -4,14 +4,14 @@
 use super::{dims_input, Move, Movement};
 use crate::emit::broadcast_map;
 use crate::graph::*;
-use crate::ops::shapes::{broadcast_dims, data_input};
+use crate::ops::shapes::{broadcast_dims, element_data};
 
 pub struct Expand;
 
 impl Movement for Expand {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
-        if let Some(shape) = data_input(g, node, 1) {
+        if let Some(shape) = element_data(g, node, 1)? {
             return Ok(vec![TensorType::with_dims(t.dtype, expand_from_data(node, g, t, &shape)?)]);
         }
         let shape = dims_input(g, node, 1, "shape")?.ok_or_else(|| OnnxError::msg("Expand needs a shape"))?;

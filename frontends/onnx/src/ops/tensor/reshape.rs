@@ -6,7 +6,7 @@ use crate::dim::dims_text;
 use crate::emit::Emitter;
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::{axis, data_axis_hits, data_dims_without, data_input};
+use crate::ops::shapes::{axis, data_axis_hits, data_dims_without, data_input, element_data};
 
 pub struct Reshape;
 pub struct Flatten;
@@ -43,7 +43,7 @@ fn lower_reshape(node: &Node, e: &mut Emitter) -> OResult<()> {
 impl OnnxOp for Reshape {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let t = g.ty(&node.inputs[0])?;
-        if let Some(spec) = data_input(g, node, 1) {
+        if let Some(spec) = element_data(g, node, 1)? {
             return Ok(vec![TensorType::with_dims(t.dtype, reshape_from_data(node, g, &t.dims(), &spec)?)]);
         }
         let spec = match node.ints("shape") {
