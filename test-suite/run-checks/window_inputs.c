@@ -3,8 +3,8 @@
  *   sl = Slice(x, starts, ends, axes, steps);  sa, sb = Split(x, split, axis = 1);
  *   p = Pad(x, pads) (constant 0);  t = Tile(x, reps);  tv, ti = TopK(x, k) (largest, last axis);
  *   rz = Resize(x, scales = rscales) (nearest, asymmetric, floor);
- *   fr = Range(rstart, rlimit, rdelta) over floats;  dy = Dropout(x, dratio, dtrain), which the
- *   model supports only at inference (training with a nonzero ratio: XCC_ERROR_UNSUPPORTED_INPUT).
+ *   fr = Range(rstart, rlimit, rdelta) over floats;  dy = Dropout(x, dratio, dtrain): x itself at
+ *   inference; in training, each element 0 or x / (1 - dratio), some of each for 0 < dratio.
  * Every parameter is a graph input. The expected dims and values are worked out here from the
  * ONNX semantics; bad parameters must return XCC_ERROR_BAD_SHAPE_INPUT from every entry, a zero
  * workspace, and leave the outputs as they were. Prints "ok N checks". */
@@ -72,6 +72,21 @@ static void slice_dim(int64_t s, int64_t e, int64_t step, int64_t n, int64_t *fi
     *count = s > e ? (s - e - step - 1) / -step : 0;
   }
   *first = s;
+}
+
+/* Dropout: x at inference; in training, every element dropped (0) or kept and scaled. The mask
+ * comes from the seeded stream (the node tests check it against ONNX's reference draws): here,
+ * only that both happen. */
+static void check_dropout(const params *a, const float *dy) {
+  float scale = a->dtrain ? (float)(1.0 / (1.0 - (double)a->dratio)) : 1.0f;
+  int dropped = 0, kept = 0;
+  for (int k = 0; k < R * C; k++) {
+    float scaled = x[k] * scale;
+    bool zero = a->dtrain && dy[k] == 0.0f;
+    dropped += zero, kept += dy[k] == scaled;
+    CHECK(zero || dy[k] == scaled, "dy[%d] = %g, expected 0 or %g", k, dy[k], scaled);
+  }
+  if (a->dtrain && a->dratio > 0.0f) CHECK(dropped > 0 && kept > 0, "dropout kept %d and dropped %d", kept, dropped);
 }
 
 static void good(params a) {
@@ -146,7 +161,7 @@ static void good(params a) {
     CHECK(out.fr[i] == v, "fr[%lld] = %g, expected %g", (long long)i, out.fr[i], v);
   }
   CHECK(out.fr[want[8][0]] == SENTINEL, "fr wrote past its %lld elements", (long long)want[8][0]);
-  for (int k = 0; k < R * C; k++) CHECK(out.dy[k] == x[k], "dy[%d] = %g, expected %g", k, out.dy[k], x[k]);
+  check_dropout(&a, out.dy);
   for (int i = 0; i < R; i++) {
     int taken[C] = {0};
     for (int64_t q = 0; q < a.k; q++) {
@@ -207,8 +222,10 @@ int main(void) {
   a = base, a.rscales[0] = INFINITY, bad(a, "an infinite scale");
   a = base, a.rdelta = 0.0f, bad(a, "a Range delta of 0");
   a = base, a.rdelta = NAN, bad(a, "a NaN Range delta");
-  a = base, a.dtrain = true, refused(a, "Dropout training with ratio 0.3", XCC_ERROR_UNSUPPORTED_INPUT);
-  a = base, a.dtrain = true, a.dratio = NAN, refused(a, "Dropout training with a NaN ratio", XCC_ERROR_UNSUPPORTED_INPUT);
+  a = base, a.dtrain = true, good(a);
+  a = base, a.dtrain = true, a.dratio = NAN, bad(a, "Dropout training with a NaN ratio");
+  a = base, a.dtrain = true, a.dratio = 1.0f, bad(a, "Dropout training with a ratio of 1");
+  a = base, a.dtrain = true, a.dratio = -0.25f, bad(a, "Dropout training with a negative ratio");
   if (failures) {
     printf("%d of %d checks failed\n", failures, checks);
     return 1;

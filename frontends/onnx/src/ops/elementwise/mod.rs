@@ -2,14 +2,17 @@
 //! side by side: as IR for the lowering (one `kernel.generic` over the output, every data input
 //! read at its broadcast map) and on f64 for constant folding. The families: `math.rs` (unary
 //! math), `activation.rs`, `arith.rs` (binary and variadic arithmetic), `bitwise.rs`, `logic.rs`
-//! (comparisons, boolean ops, Where) and `cast.rs` (Cast, CastLike, Identity, Dropout).
+//! (comparisons, boolean ops, Where) and `cast.rs` (Cast, CastLike, Identity); Dropout has a file
+//! of its own.
 
 mod activation;
 mod arith;
 mod bitwise;
 mod cast;
+mod dropout;
 mod logic;
 mod math;
+mod mt19937;
 
 use crate::emit::{broadcast_map, compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
@@ -22,7 +25,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     for op in [math::OPS, activation::OPS, arith::OPS, bitwise::OPS, logic::OPS, cast::OPS].into_iter().flatten() {
         r.register(std::slice::from_ref(&op.name), op);
     }
-    r.register(&["Dropout"], &cast::Dropout);
+    r.register(&["Dropout"], &dropout::Dropout);
 }
 
 /// One element's context: the node (for attributes), the element type the operation computes
