@@ -5,6 +5,7 @@
 
 mod array_feature_extractor;
 mod binarizer;
+mod tree_ensemble;
 
 use crate::ops::expansion::Expand;
 
@@ -13,4 +14,5 @@ pub const DOMAIN: &str = "ai.onnx.ml";
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register_in(DOMAIN, &["ArrayFeatureExtractor"], &Expand(array_feature_extractor::ArrayFeatureExtractor));
     r.register_in(DOMAIN, &["Binarizer"], &Expand(binarizer::Binarizer));
+    r.register_in(DOMAIN, &["TreeEnsemble"], &Expand(tree_ensemble::TreeEnsemble));
 }
