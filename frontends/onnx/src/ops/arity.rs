@@ -160,6 +160,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["CausalConvWithState"], 2, 4),
     (&["LinearAttention"], 3, 6),
     (&["TfIdfVectorizer"], 1, 1),
+    (&["DeformConv"], 3, 5),
     (&["Attention"], 3, 7),
     (&["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], 2, 3),
     (&["Gemm", "Conv", "ConvTranspose", "LayerNormalization", "Tile"], 2, 3),

@@ -8,6 +8,7 @@ mod causal_conv;
 mod chunked_rows;
 mod col2im;
 mod conv_transpose;
+mod deform_conv;
 mod det;
 mod dft;
 mod flex_attention;
@@ -65,6 +66,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["CausalConvWithState"], &Expand(causal_conv::CausalConvWithState));
     r.register(&["LinearAttention"], &Expand(linear_attention::LinearAttention));
     r.register(&["TfIdfVectorizer"], &Expand(tfidf::TfIdfVectorizer));
+    r.register(&["DeformConv"], &Expand(deform_conv::DeformConv));
     r.register_in(flex_attention::DOMAIN, &["FlexAttention"], &Expand(flex_attention::FlexAttention));
     r.register(&["DFT"], &Expand(dft::Dft));
     r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
