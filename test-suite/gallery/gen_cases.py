@@ -355,6 +355,51 @@ def det_cases(rng):
     yield "det_pivot_and_singular", helper.make_node("Det", ["x"], ["y"]), {"x": np.stack([pivot, singular])}, ["y"], ()
 
 
+def classic_ml_cases(rng):
+    """TfIdfVectorizer's IDF and TFIDF weightings over skips; DeformConv with strides, dilations,
+    pads, groups, offset groups, a mask and a bias; TreeEnsemble's other aggregations, NaN
+    tracking and a post transform; Binarizer and ArrayFeatureExtractor's other shapes."""
+    pool = [2, 3, 4, 2, 3, 3, 4, 1, 1]  # unigrams 2, 3, 4; bigrams (2, 3), (3, 4), (1, 1)
+    for name, mode, weights, shape, lengths in [
+        ("tfidf_idf_weighted", "IDF", [0.5, 1.5, 2.0, 3.0, 0.25, 4.0], [3, 9], (1, 2)),
+        ("tfidf_tfidf_vector", "TFIDF", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [11], (1, 2)),
+        ("tfidf_idf_unweighted_bigrams", "IDF", None, [2, 7], (2, 2)),
+    ]:
+        attrs = dict(mode=mode, min_gram_length=lengths[0], max_gram_length=lengths[1], max_skip_count=2,
+                     ngram_counts=[0, 3], ngram_indexes=[0, 1, 2, 3, 4, 5], pool_int64s=pool)
+        if weights:
+            attrs["weights"] = weights
+        node = helper.make_node("TfIdfVectorizer", ["X"], ["Y"], **attrs)
+        yield name, node, {"X": rng.integers(0, 6, shape).astype(np.int64)}, ["Y"], ()
+    node = helper.make_node("DeformConv", ["X", "W", "offset", "B", "mask"], ["Y"], kernel_shape=[3, 2],
+                            strides=[2, 1], dilations=[1, 2], pads=[1, 0, 2, 1], group=2, offset_group=2)
+    feeds = {"X": f32(rng, [2, 4, 7, 6]), "W": f32(rng, [6, 2, 3, 2]),
+             "offset": rng.uniform(-2.0, 2.0, [2, 2 * 3 * 2 * 2, 4, 5]).astype(np.float32),
+             "B": f32(rng, [6]), "mask": rng.uniform(0.0, 1.0, [2, 2 * 3 * 2, 4, 5]).astype(np.float32)}
+    yield "deform_conv_strided_dilated_grouped", node, feeds, ["Y"], ("W", "B")
+    x = f32(rng, [7, 3])
+    x[2, 1] = np.nan
+    x[5, 0] = np.nan
+    # post_transform stays NONE: ONNX Runtime 1.32 reads TreeEnsemble's codes 1 and 2 as
+    # LOGISTIC and its two-class form, where ONNX defines 1 as SOFTMAX and 2 as LOGISTIC.
+    for aggregate, post in [(0, 0), (2, 0), (3, 0)]:
+        node = helper.make_node(
+            "TreeEnsemble", ["X"], ["Y"], domain="ai.onnx.ml", n_targets=2, aggregate_function=aggregate,
+            post_transform=post, tree_roots=[0, 3],
+            nodes_featureids=[0, 1, 2, 1, 0], nodes_modes=helper.make_tensor("m", TensorProto.UINT8, [5], [0, 3, 5, 1, 4]),
+            nodes_splits=helper.make_tensor("s", TensorProto.FLOAT, [5], [0.1, -0.3, 0.2, 0.0, float(x[1, 0])]),
+            nodes_truenodeids=[1, 0, 2, 4, 3], nodes_trueleafs=[0, 1, 1, 0, 1],
+            nodes_falsenodeids=[2, 1, 3, 4, 4], nodes_falseleafs=[0, 1, 1, 1, 1],
+            nodes_missing_value_tracks_true=[1, 0, 0, 1, 0],
+            leaf_targetids=[0, 1, 0, 1, 0, 1], leaf_weights=helper.make_tensor("w", TensorProto.FLOAT, [6],
+                                                                                [1.5, -2.0, 0.25, 3.0, -1.0, 0.75]))
+        yield f"tree_ensemble_aggregate{aggregate}_post{post}", node, {"X": x}, ["Y"], ()
+    node = helper.make_node("Binarizer", ["X"], ["Y"], domain="ai.onnx.ml", threshold=0.3)
+    yield "binarizer_float", node, {"X": f32(rng, [4, 5])}, ["Y"], ()
+    node = helper.make_node("ArrayFeatureExtractor", ["X", "i"], ["Y"], domain="ai.onnx.ml")
+    yield "array_feature_extractor_vector", node, {"X": f32(rng, [6]), "i": np.array([[4, 0, 4]], np.int64)}, ["Y"], ()
+
+
 def write(out, name, node, feeds, output_names, inits=(), opset=22):
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
@@ -362,7 +407,10 @@ def write(out, name, node, feeds, output_names, inits=(), opset=22):
               for k, v in feeds.items()]
     outputs = [helper.make_empty_tensor_value_info(o) for o in output_names]
     graph = helper.make_graph([node], name, inputs, outputs, initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)])
+    imports = [helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)]
+    if node.domain == "ai.onnx.ml":
+        imports.append(helper.make_opsetid("ai.onnx.ml", 5))
+    model = helper.make_model(graph, opset_imports=imports)
     model.ir_version = 10
     options = ort.SessionOptions()
     options.log_severity_level = 3
@@ -531,6 +579,7 @@ def main():
     oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
     oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
     oracles += [write(out, *case) for case in det_cases(rng)]
+    oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

@@ -2,8 +2,9 @@
 //! reached where all the comparisons on its path go its way (one boolean vector per interior
 //! node, shared by the leaves below it). The leaves' indicators, as 0 or 1, times a
 //! `[leaves, targets]` matrix of their weights give the sum over the trees (SUM, AVERAGE); MIN
-//! and MAX take each target's extreme over the leaves reached. Post transforms: NONE, SOFTMAX
-//! and LOGISTIC.
+//! and MAX take each target's extreme over the leaves reached (0 for a target none of them
+//! feeds, as ONNX Runtime has it; ONNX's reference leaves the type's extreme). Post transforms:
+//! NONE, SOFTMAX and LOGISTIC.
 
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
@@ -116,7 +117,7 @@ fn sum(
 }
 
 /// `[N, targets]`: the largest (or smallest) weight among the leaves reached for each target,
-/// or the type's lowest (highest) value where none is.
+/// or 0 where none is.
 fn extreme(
     x: &mut Expansion,
     f: &Forest,
@@ -133,7 +134,7 @@ fn extreme(
         (_, false) => f32::MAX as f64,
     };
     let none = x.scalar(bound, d);
-    let mut acc: Option<String> = None;
+    let (mut acc, mut any): (Option<String>, Option<String>) = (None, None);
     for (r, i) in leaves.iter().zip(ind) {
         let mut row = vec![0.0; targets];
         row[f.leaf_targets[r.leaf] as usize] = 1.0;
@@ -146,8 +147,15 @@ fn extreme(
             None => v,
             Some(a) => x.op(if max { "Max" } else { "Min" }, &[&a, &v], &[]),
         });
+        any = Some(match any {
+            None => hit,
+            Some(a) => x.op("Or", &[&a, &hit], &[]),
+        });
     }
-    acc.unwrap_or(none)
+    let (Some(acc), Some(any)) = (acc, any) else { return none };
+    // A target no reached leaf feeds is 0, as ONNX Runtime gives it.
+    let zero = x.scalar(0.0, d);
+    x.op("Where", &[&any, &acc, &zero], &[])
 }
 
 impl Forest {
