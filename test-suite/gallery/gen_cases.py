@@ -355,6 +355,35 @@ def det_cases(rng):
     yield "det_pivot_and_singular", helper.make_node("Det", ["x"], ["y"]), {"x": np.stack([pivot, singular])}, ["y"], ()
 
 
+def gqa_cases(rng):
+    """GroupQueryAttention as ONNX Runtime's LLM exports use it: a prompt, a decode step over a
+    past with rotary embeddings, a local window and a softcap, and packed QKV with interleaved
+    rotation; seqlens_k and total_sequence_length given at run time (an unpadded batch)."""
+    def lengths(batch, total):
+        return {"seqlens_k": np.full([batch], total - 1, np.int32), "total_sequence_length": scalar(total, np.int32)}
+
+    def rotary(max_pos, half):
+        angles = np.arange(max_pos)[:, None] / (100.0 ** (np.arange(half)[None, :] / half))
+        return {"cos_cache": np.cos(angles).astype(np.float32), "sin_cache": np.sin(angles).astype(np.float32)}
+
+    feeds = {"query": f32(rng, [2, 5, 32]), "key": f32(rng, [2, 5, 16]), "value": f32(rng, [2, 5, 16]),
+             "past_key": None, "past_value": None, **lengths(2, 5)}
+    yield contrib("ms_gqa_prompt", "GroupQueryAttention", feeds, ("Y", "present_key", "present_value"),
+                  num_heads=4, kv_num_heads=2)
+    # ONNX Runtime rotates heads of a multiple of 16 features.
+    feeds = {"query": f32(rng, [2, 1, 64]), "key": f32(rng, [2, 1, 32]), "value": f32(rng, [2, 1, 32]),
+             "past_key": f32(rng, [2, 2, 6, 16]), "past_value": f32(rng, [2, 2, 6, 16]), **lengths(2, 7),
+             **rotary(16, 8)}
+    yield contrib("ms_gqa_decode_rotary_window_softcap", "GroupQueryAttention", feeds,
+                  ("Y", "present_key", "present_value"), num_heads=4, kv_num_heads=2, do_rotary=1,
+                  local_window_size=3, softcap=2.0)
+    feeds = {"query": f32(rng, [1, 3, 128]), "key": None, "value": None, "past_key": f32(rng, [1, 2, 2, 16]),
+             "past_value": f32(rng, [1, 2, 2, 16]), **lengths(1, 5), **rotary(8, 8)}
+    yield contrib("ms_gqa_packed_interleaved_rotary", "GroupQueryAttention", feeds,
+                  ("Y", "present_key", "present_value"), num_heads=4, kv_num_heads=2, do_rotary=1,
+                  rotary_interleaved=1, scale=0.2)
+
+
 def classic_ml_cases(rng):
     """TfIdfVectorizer's IDF and TFIDF weightings over skips; DeformConv with strides, dilations,
     pads, groups, offset groups, a mask and a bias; TreeEnsemble's other aggregations, NaN
@@ -580,6 +609,7 @@ def main():
     oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
     oracles += [write(out, *case) for case in det_cases(rng)]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]
+    oracles += [write(out, *case) for case in gqa_cases(np.random.default_rng(2611))]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         oracles += quantized_models(out, tmp)

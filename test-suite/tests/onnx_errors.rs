@@ -76,6 +76,23 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["unsupported default-domain opset 5", "unchanged since opset 1: Identity, Not, Transpose"],
         ),
         (
+            "group-query-attention-padded-batch",
+            with_opsets(
+                &model(
+                    vec![{
+                        let n = node("gqa0", "GroupQueryAttention", &["q", "k", "v", "", "", "lens", "total"], &["y"]);
+                        let n = with_int(with_int(n, "num_heads", 2), "kv_num_heads", 1);
+                        NodeProto { domain: Some("com.microsoft".into()), ..n }
+                    }],
+                    vec![value("q", FLOAT, &[2, 3, 16]), value("k", FLOAT, &[2, 3, 8]), value("v", FLOAT, &[2, 3, 8])],
+                    vec![value("y", FLOAT, &[2, 3, 16])],
+                    vec![int64s("lens", &[2], &[2, 1]), int64s("total", &[], &[3])],
+                ),
+                &[("", 17), ("com.microsoft", 1)],
+            ),
+            vec!["gqa0", "seqlens_k must be 2 everywhere (an unpadded batch), not [2, 1]"],
+        ),
+        (
             "default-domain-node-not-imported",
             with_opsets(
                 &model(

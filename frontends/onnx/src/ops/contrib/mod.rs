@@ -4,6 +4,7 @@
 
 mod activations;
 mod attention;
+mod group_query_attention;
 mod layer_norm;
 mod matmul;
 mod quantized;
@@ -27,6 +28,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     // ONNX Runtime registers this one in the default domain (and models saved by it use that).
     r.register(&["SimplifiedLayerNormalization"], &Expand(layer_norm::LayerNorms));
     r.register_in(DOMAIN, &["MultiHeadAttention"], &Expand(attention::MultiHeadAttention));
+    r.register_in(DOMAIN, &["GroupQueryAttention"], &Expand(group_query_attention::GroupQueryAttention));
     r.register_in(
         DOMAIN,
         &[
