@@ -8,7 +8,9 @@
 //!   the body computes the outputs' elements from the operands' (`kernel.index` gives a loop
 //!   index, and the body may read other buffers, for gathers);
 //! - `kernel.matmul`: `out = act(alpha * A x B + beta * bias + residual)` with broadcast batch
-//!   dimensions, the epilogue typed by its operands and attributes ([`Epilogue`]);
+//!   dimensions, the epilogue typed by its operands and attributes ([`Epilogue`]); or, over i8
+//!   operands into an i32 output, the exact integer product of (un)signed bytes
+//!   ([`is_integer_matmul`]);
 //! - `kernel.conv`: an N-d convolution with groups, strides, dilations and pads, with the same
 //!   epilogue;
 //! - `kernel.copy`: the elements of one buffer into another of the same size, in row-major order
@@ -60,6 +62,12 @@ const MATMUL_ATTRS: &[AttrDef] = &[
     optional("act_min", AttrKind::Float),
     optional("act_max", AttrKind::Float),
     optional("epilogue_map", AttrKind::Symbol),
+    // An integer matmul (i8 A and B, an i32 output): which operands hold unsigned bytes (the
+    // others are signed), and B stored as quads of k, `[ceil(N / w), ceil(K / 4), w, 4]`
+    // (zeros past N and K), as the integer micro-kernel reads it.
+    optional("a_unsigned", AttrKind::Unit),
+    optional("b_unsigned", AttrKind::Unit),
+    optional("b_quads", AttrKind::Integer),
 ];
 const CONV_ATTRS: &[AttrDef] = &[
     required("strides", AttrKind::IntList),
@@ -549,11 +557,65 @@ fn verify_epilogue_map(m: &Module, name: &str, elem: &Type) -> Result<(), String
 
 /// Batch dims broadcast (numpy rules) where they are static; a dim known only at run time is
 /// the output's (no broadcasting decided at run time).
+/// Whether a `kernel.matmul` multiplies bytes into an i32 output: `out = A x B` with each byte
+/// widened (zero-extended where `a_unsigned`/`b_unsigned` say so, else sign-extended), exactly.
+pub fn is_integer_matmul(m: &Module, op: OpId) -> bool {
+    let ops = EpilogueOperands::of(m, op);
+    let elem = |v| m.ty(v).as_memref().map(|t| (*t.elem).clone());
+    elem(ops.a) == Some(Type::i8()) && elem(ops.output) == Some(Type::i32())
+}
+
+/// An integer matmul has no epilogue; its B, if in quads, is `[ceil(N / w), ceil(K / 4), w, 4]`
+/// and A `[.., M, K]`.
+fn verify_integer_matmul(m: &Module, op: OpId, (a, b, out): (&Dims, &Dims, &Dims)) -> Result<(), String> {
+    let ops = EpilogueOperands::of(m, op);
+    if memref(m.ty(ops.b))?.elem.as_ref() != &Type::i8() {
+        return Err("an integer matmul multiplies i8 A and B into i32".into());
+    }
+    let e = Epilogue::of(m, op);
+    let transposed = m.attr(op, "transpose_a").is_some() || m.attr(op, "transpose_b").is_some();
+    if e.has_bias || e.has_residual || e.act_min.is_some() || e.act_max.is_some() || e.map.is_some() || transposed {
+        return Err("an integer matmul has no bias, residual, activation or transposes".into());
+    }
+    if e.alpha != 1.0 || e.beta != 1.0 || m.attr(op, "b_panels").is_some() {
+        return Err("an integer matmul has no alpha, beta or b_panels".into());
+    }
+    let (ar, or) = (a.len() - 2, out.len() - 2);
+    let Some(w) = m.attr(op, "b_quads").and_then(Attribute::as_int) else {
+        let br = b.len() - 2;
+        if !agree(a[ar + 1], b[br]) || !agree(a[ar], out[or]) || !agree(b[br + 1], out[or + 1]) {
+            return Err(format!("shapes {} x {} -> {} do not multiply", shape_text(a), shape_text(b), shape_text(out)));
+        }
+        if !broadcasts_to(&a[..ar], &out[..or]) || !broadcasts_to(&b[..br], &out[..or]) {
+            return Err("A's and B's batch dims must broadcast to the output's".into());
+        }
+        return Ok(());
+    };
+    let (n, k) = (out[or + 1], a[ar + 1]);
+    let (Some(n), Some(k)) = (n, k) else { return Err("with b_quads, K and N are static".into()) };
+    let want = [Some(n.div_ceil(w.max(1) as u64)), Some(k.div_ceil(4)), Some(w as u64), Some(4)];
+    if w <= 0 || b != want || !agree(a[ar], out[or]) || !broadcasts_to(&a[..ar], &out[..or]) {
+        return Err(format!(
+            "with b_quads = {w}, A [.., M, K] x B [ceil(N/{w}), ceil(K/4), {w}, 4] -> [.., M, N]: {} x {} -> {}",
+            shape_text(a),
+            shape_text(b),
+            shape_text(out)
+        ));
+    }
+    Ok(())
+}
+
 fn verify_matmul(m: &Module, op: OpId) -> Result<(), String> {
     let ops = EpilogueOperands::of(m, op);
     let (a, b, out) = (dims(m.ty(ops.a))?, dims(m.ty(ops.b))?, dims(m.ty(ops.output))?);
     if a.len() < 2 || b.len() < 2 || out.len() < 2 {
         return Err("A, B and the output have rank 2 or more (batch dims first)".into());
+    }
+    if is_integer_matmul(m, op) {
+        return verify_integer_matmul(m, op, (&a, &b, &out));
+    }
+    if m.attr(op, "b_quads").is_some() || m.attr(op, "a_unsigned").is_some() || m.attr(op, "b_unsigned").is_some() {
+        return Err("b_quads, a_unsigned and b_unsigned belong to integer matmuls (i8 x i8 -> i32)".into());
     }
     let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
     if let Some(w) = m.attr(op, "b_panels").and_then(Attribute::as_int) {

@@ -634,7 +634,7 @@ fn full_tiles_at_run_time<B: LoopBuilder>(b: &mut B, tiling: Tiling, m_full: usi
 
 /// `rows` split into tiles of `tile` rows: the number of full tiles, the rows they cover, and
 /// the rows left over (folded where `rows` is static).
-fn row_tiles<B: LoopBuilder>(b: &mut B, rows: Extent, tile: usize) -> (Extent, Extent, Extent) {
+pub(crate) fn row_tiles<B: LoopBuilder>(b: &mut B, rows: Extent, tile: usize) -> (Extent, Extent, Extent) {
     let tiles = match rows {
         Extent::Fixed(n) => Extent::Fixed(n / tile),
         Extent::Value(n) => {
@@ -978,7 +978,9 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
 /// On GPUs every matmul is the parallel loop over the output with a dot product per element
 /// (one thread each, once the loop is mapped to the grid).
 pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
-    if gpu && m.attr(op, "b_panels").is_none() {
+    if xcc_ir::dialects::kernel::is_integer_matmul(m, op) && m.attr(op, "b_quads").is_some() {
+        super::qgemm::lower(m, op)
+    } else if gpu && m.attr(op, "b_panels").is_none() {
         lower_general(m, op, true)
     } else if micro_kernel_applies(m, op) {
         lower_on_micro_kernel(m, op)
@@ -1391,6 +1393,10 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
         e.value_op("arith.addi", &[co, ij], Type::Index)
     };
     let (add, mul) = if float { ("arith.addf", "arith.mulf") } else { ("arith.addi", "arith.muli") };
+    // An integer matmul's bytes widen to the i32 sums.
+    let integer = xcc_ir::dialects::kernel::is_integer_matmul(c.m, op);
+    let widen = |key: &str| integer.then(|| if c.m.attr(op, key).is_some() { "arith.extui" } else { "arith.extsi" });
+    let (a_widen, b_widen) = (widen("a_unsigned"), widen("b_unsigned"));
     // alpha, the bias (times beta), the residual and the activation; then the store.
     let finish = |e: &mut Cursor, bivs: &[ValueId], (i, j): (ValueId, ValueId), dot: ValueId| {
         let scale = |e: &mut Cursor, v: ValueId, s: f64| {
@@ -1441,6 +1447,7 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
             let bi = e.affine_over(&[(br, b_cols), (bc, one)], 0);
             let bi = e.value_op("arith.addi", &[bo, bi], Type::Index);
             let bv = e.load(b1, &[bi]);
+            let bv = b_widen.map_or(bv, |w| e.value_op(w, &[bv], compute.clone()));
             rows.iter()
                 .zip(accs)
                 .map(|(&i, &acc)| {
@@ -1448,6 +1455,7 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
                     let ai = e.affine_over(&[(ar, a_cols), (ac, one)], 0);
                     let ai = e.value_op("arith.addi", &[ao, ai], Type::Index);
                     let av = e.load(a1, &[ai]);
+                    let av = a_widen.map_or(av, |w| e.value_op(w, &[av], compute.clone()));
                     if float {
                         e.fmuladd(av, bv, acc)
                     } else {

@@ -26,6 +26,7 @@ pub mod lower;
 pub mod matmul;
 pub mod pack;
 pub mod plan_workspace;
+pub mod qgemm;
 pub mod winograd;
 
 use crate::builder::LoopBuilder;

@@ -32,6 +32,9 @@ impl Pass for PackWeights {
             if !options.gpu && super::matmul::micro_kernel_applies(&m, op) {
                 pack_panels(&mut m, op);
             }
+            if !options.gpu && xcc_ir::dialects::kernel::is_integer_matmul(&m, op) {
+                pack_quads(&mut m, op);
+            }
         }
         if options.no_winograd || options.gpu {
             return Ok(m);
@@ -120,6 +123,37 @@ fn pack_panels(m: &mut Module, op: OpId) {
     }
     replace_b(m, op, (get, global), packed, &mt.elem, &[panels, k, NR], "panels");
     m.set_attr(op, "b_panels", Attribute::i64(NR as i64));
+}
+
+/// An integer matmul's constant B `[K, N]` (bytes) as `[ceil(N / W), ceil(K / 4), W, 4]`: per
+/// panel of W columns, per quad of k, each column's four bytes side by side, which the integer
+/// micro-kernel loads as one vector and multiplies pairwise; zeros past N and K add nothing.
+fn pack_quads(m: &mut Module, op: OpId) {
+    const W: usize = super::qgemm::QUAD_COLUMNS;
+    let b = m.ops[op].operands[1];
+    if m.attr(op, "b_quads").is_some() {
+        return;
+    }
+    let Some((get, global, bytes)) = constant_global(m, b) else { return };
+    let Some(mt) = m.ty(b).as_memref().cloned() else { return };
+    let Some(shape) = mt.shape.iter().map(|d| d.map(|d| d as usize)).collect::<Option<Vec<_>>>() else { return };
+    let r = shape.len();
+    if *mt.elem != Type::i8() || mt.layout != Layout::Identity || shape[..r - 2].iter().any(|&d| d != 1) {
+        return;
+    }
+    let (k, n) = (shape[r - 2], shape[r - 1]);
+    if bytes.len() != k * n {
+        return;
+    }
+    let (panels, quads) = (n.div_ceil(W), k.div_ceil(4));
+    let mut packed = vec![0u8; panels * quads * W * 4];
+    for kk in 0..k {
+        for j in 0..n {
+            packed[(((j / W) * quads + kk / 4) * W + j % W) * 4 + kk % 4] = bytes[kk * n + j];
+        }
+    }
+    replace_b(m, op, (get, global), packed, &mt.elem, &[panels, quads, W, 4], "quads");
+    m.set_attr(op, "b_quads", Attribute::i64(W as i64));
 }
 
 /// A convolution's constant `[K, C, 3, 3]` f32 weights as Winograd's `[4, 4, K, C]`

@@ -245,6 +245,12 @@ impl Emitter {
     /// Numpy's matmul: 1-D operands are promoted to matrices (and the added dim dropped from
     /// the result), batch dims broadcast.
     fn emit_matmul(&mut self, node: &Node, g: &Graph) -> OResult<()> {
+        self.emit_matmul_with(node, g, &[])
+    }
+
+    /// MatMul's `kernel.matmul` with `attrs` added (an integer matmul's signedness).
+    pub(crate) fn emit_matmul_with(&mut self, node: &Node, g: &Graph, attrs: &[(&str, Attribute)]) -> OResult<()> {
+        let with = |spec: xcc_ir::OpSpec| attrs.iter().fold(spec, |s, (k, v)| s.attr(*k, v.clone()));
         let (a_t, b_t, out_t) =
             (g.ty(&node.inputs[0])?.clone(), g.ty(&node.inputs[1])?.clone(), g.ty(&node.outputs[0])?.clone());
         let mut a = self.buf(&node.inputs[0])?;
@@ -253,7 +259,7 @@ impl Emitter {
         if a_t.is_dynamic() || b_t.is_dynamic() {
             // Both of rank 2 or more (matmul_dims): the kernel takes them as they are.
             let ops = EpilogueOperands { a, b, bias: None, residual: None, output: out };
-            self.op(ops.into_spec("kernel.matmul", Span::UNKNOWN));
+            self.op(with(ops.into_spec("kernel.matmul", Span::UNKNOWN)));
             return Ok(());
         }
         if a_t.shape.len() == 1 {
@@ -274,7 +280,7 @@ impl Emitter {
             out = self.reshaped(out, &full);
         }
         let ops = EpilogueOperands { a, b, bias: None, residual: None, output: out };
-        self.op(ops.into_spec("kernel.matmul", Span::UNKNOWN));
+        self.op(with(ops.into_spec("kernel.matmul", Span::UNKNOWN)));
         Ok(())
     }
 

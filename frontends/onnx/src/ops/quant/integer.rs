@@ -3,11 +3,54 @@
 //! int32 bias) with `a_scale * b_scale / y_scale` and the output's zero point.
 
 use super::round_to_integer;
+use crate::emit::Emitter;
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
+use crate::ops::onnx_op::OnnxOp;
 
 pub struct IntegerProduct;
 pub struct QLinearProduct;
+/// MatMulInteger: without zero points, over bytes, an integer `kernel.matmul` (its micro-kernel
+/// widens the bytes and sums pairs of products in 32 bits); with zero points, that product
+/// corrected by the operands' sums ([`IntegerProduct`]).
+pub struct MatMulInteger;
+
+impl OnnxOp for MatMulInteger {
+    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
+        if node.input(2).is_none() && node.input(3).is_none() {
+            return None;
+        }
+        let mut x = Expansion::new(node);
+        Some(IntegerProduct.write(node, g, &mut x).map(|()| x.finish()))
+    }
+
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        for name in &node.inputs[..2] {
+            let t = g.ty(name)?;
+            if !matches!(t.dtype, DType::I8 | DType::U8) {
+                return err(format!("'{name}' must be int8 or uint8, not {}", t.dtype.name()));
+            }
+        }
+        let matmul = crate::ops::registry().get("MatMul").expect("MatMul is registered");
+        let mut out = matmul.infer(node, g)?;
+        out[0].dtype = DType::I32;
+        Ok(out)
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let mut attrs = Vec::new();
+        for (i, key) in [(0, "a_unsigned"), (1, "b_unsigned")] {
+            if g.ty(&node.inputs[i])?.dtype == DType::U8 {
+                attrs.push((key, xcc_ir::Attribute::Unit));
+            }
+        }
+        e.emit_matmul_with(node, g, &attrs)
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+}
 
 /// The conv attributes an integer convolution passes on.
 const CONV_ATTRIBUTES: &[&str] = &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"];
@@ -98,7 +141,7 @@ fn accumulate(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResul
         rhs = x.op("Sub", &[&rhs, &z32], &[]);
     }
     if !o.conv {
-        return Ok(x.op("MatMul", &[&lhs, &rhs], &[]));
+        return Ok(integer_matmul(g, x, o));
     }
     let attrs: Vec<(&str, Attr)> =
         CONV_ATTRIBUTES.iter().filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone()))).collect();
@@ -106,6 +149,52 @@ fn accumulate(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResul
     let (l, r) = (x.cast(&lhs, DType::I32, DType::F64), x.cast(&rhs, DType::I32, DType::F64));
     let sum = x.op("Conv", &[&l, &r], &attrs);
     Ok(x.cast(&sum, DType::F64, DType::I32))
+}
+
+/// `(lhs - lhs_zero) x (rhs - rhs_zero)` as the bytes' own product (MatMulInteger without zero
+/// points) corrected by sums: `- za * colsum(B) - zb * rowsum(A) + K * za * zb`, each term only
+/// where its zero points are not constant zeros (the usual symmetric weights need none of
+/// B's). A zero point of A may be one per row (`[M]`), of B one per column (`[N]`).
+fn integer_matmul<'a>(g: &Graph, x: &mut Expansion, o: &Operands<'a>) -> String {
+    let mut product = x.op("MatMulInteger", &[o.lhs, o.rhs], &[]);
+    let zeros = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
+    let nonzero = |z: Option<&'a str>| z.filter(|z| !zeros(z));
+    let widened = |x: &mut Expansion, v: &str| {
+        let t = g.types[v].dtype;
+        x.cast(v, t, DType::I32)
+    };
+    let (za, zb) = (nonzero(o.lhs_zero), nonzero(o.rhs_zero));
+    let za = za.map(|z| {
+        let z32 = widened(x, z);
+        if g.types[z].numel() > 1 {
+            x.unsqueeze(&z32, &[-1])
+        } else {
+            z32
+        }
+    });
+    let zb = zb.map(|z| widened(x, z));
+    if let Some(za) = &za {
+        let b = widened(x, o.rhs);
+        let axis = x.ints(&[-2]);
+        let columns = x.op("ReduceSum", &[&b, &axis], &[("keepdims", Attr::Int(1))]);
+        let term = x.op("Mul", &[za, &columns], &[]);
+        product = x.op("Sub", &[&product, &term], &[]);
+    }
+    if let Some(zb) = &zb {
+        let a = widened(x, o.lhs);
+        let axis = x.ints(&[-1]);
+        let rows = x.op("ReduceSum", &[&a, &axis], &[("keepdims", Attr::Int(1))]);
+        let term = x.op("Mul", &[zb, &rows], &[]);
+        product = x.op("Sub", &[&product, &term], &[]);
+    }
+    if let (Some(za), Some(zb)) = (&za, &zb) {
+        let k = *g.types[o.lhs].shape.last().unwrap_or(&0) as f64;
+        let k = x.scalar(k, DType::I32);
+        let both = x.op("Mul", &[za, zb], &[]);
+        let term = x.op("Mul", &[&both, &k], &[]);
+        product = x.op("Add", &[&product, &term], &[]);
+    }
+    product
 }
 
 /// A per-output-channel vector `[M]` shaped `[M, 1, ...]` against weights of rank `rank`.

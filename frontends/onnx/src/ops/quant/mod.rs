@@ -17,7 +17,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["QuantizeLinear"], &Expand(quantize::QuantizeLinear));
     r.register(&["DequantizeLinear"], &Expand(dequantize::DequantizeLinear));
     r.register(&["DynamicQuantizeLinear"], &Expand(dynamic::DynamicQuantizeLinear));
-    r.register(&["MatMulInteger", "ConvInteger"], &Expand(integer::IntegerProduct));
+    r.register(&["MatMulInteger"], &integer::MatMulInteger);
+    r.register(&["ConvInteger"], &Expand(integer::IntegerProduct));
     r.register(&["QLinearMatMul", "QLinearConv"], &Expand(integer::QLinearProduct));
 }
 
