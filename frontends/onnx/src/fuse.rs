@@ -1,12 +1,148 @@
 //! Graph rewrites that change weights: BatchNormalization after a Conv with constant weights is
-//! folded into the weights and bias. (Joining activations and residual adds to a matmul or
-//! convolution is done at the kernel level, by `kernel-fuse-epilogue`.)
+//! folded into the weights and bias; before inference, a MatMul or Gemm of two
+//! DequantizeLinear outputs (ONNX Runtime's QDQ form of a quantized layer) becomes an integer
+//! product scaled once ([`integer_products`]). (Joining activations and residual adds to a
+//! matmul or convolution is done at the kernel level, by `kernel-fuse-epilogue`.)
 
 use super::graph::*;
 use std::collections::HashMap;
 
 pub fn fuse(g: &mut Graph) {
     fold_batch_norms(g);
+}
+
+/// The rewrites that must see the graph before inference folds constants (a DequantizeLinear
+/// of constant weights folds to float weights).
+pub fn before_inference(g: &mut Graph) {
+    integer_products(g);
+}
+
+/// A DequantizeLinear node's parts: the quantized tensor (8-bit: its zero point's type, as ONNX
+/// requires them equal, or its own where it is a graph input or an initializer), the scale,
+/// the zero point.
+struct Dequantized {
+    q: String,
+    scale: String,
+    /// The scale's type, which the dequantized values have.
+    real: DType,
+    zero: Option<String>,
+}
+
+/// `name` as the output of a DequantizeLinear whose scale and zero point are initializers of
+/// `lengths` elements (1: per tensor; N: per column of constant weights, on `axis`) and whose
+/// quantized input is 8-bit.
+fn dequantized(
+    g: &Graph,
+    producer: &HashMap<&str, usize>,
+    name: &str,
+    lengths: &[usize],
+    axis: i64,
+) -> Option<Dequantized> {
+    let dq = &g.nodes[*producer.get(name)?];
+    if dq.op != "DequantizeLinear" || !dq.domain.is_empty() || dq.int("block_size", 0) != 0 {
+        return None;
+    }
+    let scale = g.consts.get(dq.input(1)?)?;
+    let zero = dq.input(2).map(|z| g.consts.get(z)).unwrap_or(None);
+    if dq.input(2).is_some() && zero.is_none() {
+        return None;
+    }
+    let n = scale.ty.numel();
+    if !lengths.contains(&n) || zero.is_some_and(|z| z.ty.numel() != n) || (n > 1 && dq.int("axis", 1) != axis) {
+        return None;
+    }
+    let q = dq.inputs[0].clone();
+    let dtype = match (zero, g.types.get(&q)) {
+        (Some(z), _) => z.ty.dtype,
+        (None, Some(t)) => t.dtype,
+        (None, None) => return None,
+    };
+    if !matches!(dtype, DType::U8 | DType::I8) || !scale.ty.dtype.is_float() {
+        return None;
+    }
+    let real = scale.ty.dtype;
+    Some(Dequantized { q, scale: dq.inputs[1].clone(), real, zero: dq.input(2).map(str::to_string) })
+}
+
+/// `MatMul(DQ(a), DQ(W))` and `Gemm(DQ(a), DQ(W), C)` (alpha and beta 1, A not transposed) over
+/// 2-D constant 8-bit weights: `MatMulInteger(a_q, W_q, a_zero, W_zero) * (a_scale * W_scale)`
+/// (plus C). The sums are exact in int32 where the float product of the dequantized values
+/// rounds at every step; ONNX Runtime runs the QDQ form the same way. The weights' scale may be
+/// one per column (per output channel).
+fn integer_products(g: &mut Graph) {
+    let producer: HashMap<&str, usize> =
+        g.nodes.iter().enumerate().flat_map(|(i, n)| n.outputs.iter().map(move |o| (o.as_str(), i))).collect();
+    let mut rewrites = Vec::new();
+    for (i, node) in g.nodes.iter().enumerate() {
+        let gemm = node.op == "Gemm";
+        if !node.domain.is_empty() || !(node.op == "MatMul" || gemm) {
+            continue;
+        }
+        if gemm && (node.float("alpha", 1.0) != 1.0 || node.float("beta", 1.0) != 1.0 || node.int("transA", 0) != 0) {
+            continue;
+        }
+        let trans_b = gemm && node.int("transB", 0) != 0;
+        let Some(w) = producer.get(node.inputs[1].as_str()).map(|&p| g.nodes[p].inputs[0].clone()) else { continue };
+        let Some(w_t) = g.consts.get(&w).map(|t| t.ty.shape.clone()) else { continue };
+        if w_t.len() != 2 {
+            continue;
+        }
+        let n = if trans_b { w_t[0] } else { w_t[1] };
+        let axis = if trans_b { 0 } else { 1 };
+        let (Some(a), Some(b)) = (
+            dequantized(g, &producer, &node.inputs[0], &[1], 1),
+            dequantized(g, &producer, &node.inputs[1], &[1, n], axis),
+        ) else {
+            continue;
+        };
+        if b.q != w || a.real != b.real {
+            continue;
+        }
+        rewrites.push((i, a, b, trans_b));
+    }
+    for (i, a, b, trans_b) in rewrites.into_iter().rev() {
+        let node = g.nodes.remove(i);
+        let nodes = integer_product_nodes(&node, &a, &b, trans_b);
+        for (k, n) in nodes.into_iter().enumerate() {
+            g.nodes.insert(i + k, n);
+        }
+    }
+}
+
+/// The nodes computing `node` (a MatMul or Gemm) from the quantized operands.
+fn integer_product_nodes(node: &Node, a: &Dequantized, b: &Dequantized, trans_b: bool) -> Vec<Node> {
+    let base = if node.name.is_empty() { node.outputs[0].clone() } else { node.name.clone() };
+    let out = &node.outputs[0];
+    let tensor = |k: &str| format!("{out}#integer.{k}");
+    let make = |op: &str, inputs: Vec<String>, output: String, attrs: Vec<(&str, Attr)>| Node {
+        name: format!("{base}/{op}"),
+        op: op.to_string(),
+        domain: String::new(),
+        inputs,
+        outputs: vec![output],
+        attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        opset: super::ops::expansion::OPSET,
+    };
+    let mut nodes = Vec::new();
+    let mut w = b.q.clone();
+    if trans_b {
+        nodes.push(make("Transpose", vec![w.clone()], tensor("weights"), vec![("perm", Attr::Ints(vec![1, 0]))]));
+        w = tensor("weights");
+    }
+    let zeros = [a.zero.clone().unwrap_or_default(), b.zero.clone().unwrap_or_default()];
+    let mut inputs = vec![a.q.clone(), w, zeros[0].clone(), zeros[1].clone()];
+    while inputs.last().is_some_and(String::is_empty) {
+        inputs.pop();
+    }
+    nodes.push(make("MatMulInteger", inputs, tensor("sums"), vec![]));
+    nodes.push(make("Cast", vec![tensor("sums")], tensor("real"), vec![("to", Attr::Int(a.real.onnx_code() as i64))]));
+    nodes.push(make("Mul", vec![a.scale.clone(), b.scale.clone()], tensor("scale"), vec![]));
+    let scaled = if node.input(2).is_some() { tensor("scaled") } else { out.clone() };
+    nodes.push(make("Mul", vec![tensor("real"), tensor("scale")], scaled.clone(), vec![]));
+    if let Some(c) = node.input(2) {
+        nodes.push(make("Add", vec![scaled, c.to_string()], out.clone(), vec![]));
+    }
+    nodes
 }
 
 fn use_counts(g: &Graph) -> HashMap<String, usize> {
@@ -80,4 +216,68 @@ fn fold_batch_norms(g: &mut Graph) {
         k += 1;
         !remove[k - 1]
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(op: &str, inputs: &[&str], output: &str) -> Node {
+        Node {
+            name: output.into(),
+            op: op.into(),
+            domain: String::new(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            outputs: vec![output.into()],
+            attrs: Default::default(),
+            opset: 21,
+        }
+    }
+
+    /// ONNX Runtime's QDQ MatMul (uint8 activations per tensor, int8 weights per column)
+    /// becomes MatMulInteger scaled once, then runs like the float product within rounding.
+    #[test]
+    fn a_qdq_matmul_becomes_an_integer_product() {
+        let mut g = Graph { outputs: vec!["y".into()], inputs: vec!["x".into()], ..Default::default() };
+        g.types.insert("x".into(), TensorType::new(DType::F32, vec![2, 3]));
+        let consts = [
+            ("xs", Tensor::from_f64(DType::F32, vec![], &[0.5])),
+            ("xz", Tensor::from_f64(DType::U8, vec![], &[3.0])),
+            ("w", Tensor::from_f64(DType::I8, vec![3, 2], &[1.0, -2.0, 3.0, 4.0, -5.0, 6.0])),
+            ("ws", Tensor::from_f64(DType::F32, vec![2], &[0.25, 2.0])),
+        ];
+        for (name, t) in consts {
+            g.types.insert(name.into(), t.ty.clone());
+            g.consts.insert(name.into(), t);
+        }
+        g.nodes = vec![
+            node("QuantizeLinear", &["x", "xs", "xz"], "xq"),
+            node("DequantizeLinear", &["xq", "xs", "xz"], "xd"),
+            node("DequantizeLinear", &["w", "ws"], "wd"),
+            node("MatMul", &["xd", "wd"], "y"),
+        ];
+        before_inference(&mut g);
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(
+            ops,
+            ["QuantizeLinear", "DequantizeLinear", "DequantizeLinear", "MatMulInteger", "Cast", "Mul", "Mul"]
+        );
+        assert_eq!(g.nodes[3].inputs, ["xq", "w", "xz"]);
+        // x quantizes to [7, 9, 11, 1, 3, 5] (x / 0.5 + 3); minus 3, times 0.5, times w's columns.
+        let x = Tensor::from_f64(DType::F32, vec![2, 3], &[2.0, 3.0, 4.0, -1.0, 0.0, 1.0]);
+        g.types.insert("x".into(), x.ty.clone());
+        g.consts.insert("x".into(), x);
+        g.inputs.clear();
+        crate::infer::infer_and_fold(&mut g).unwrap();
+        let want: Vec<f64> = [[2.0, 3.0, 4.0], [-1.0, 0.0, 1.0]]
+            .iter()
+            .flat_map(|row| {
+                [(0, 0.25), (1, 2.0)].map(|(c, s)| {
+                    let w = [[1.0, -2.0], [3.0, 4.0], [-5.0, 6.0]];
+                    row.iter().zip(&w).map(|(x, w)| x * w[c]).sum::<f64>() * s
+                })
+            })
+            .collect();
+        assert_eq!(g.consts["y"].to_f64(), want);
+    }
 }

@@ -63,6 +63,7 @@ pub fn compile_graph(
     options: &OnnxOptions,
 ) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
     infer::topological_order(&mut g)?;
+    fuse::before_inference(&mut g);
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);
     let (total, done) = (g.nodes.len(), std::cell::Cell::new(0));

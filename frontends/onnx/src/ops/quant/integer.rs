@@ -37,6 +37,20 @@ impl OnnxOp for MatMulInteger {
         Ok(out)
     }
 
+    /// Two constant matrices: their exact product.
+    fn fold(&self, _: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        let (a, b) = (inputs.first()?.as_ref()?, inputs.get(1)?.as_ref()?);
+        let [m, k] = <[usize; 2]>::try_from(a.ty.shape.as_slice()).ok()?;
+        let [k2, n] = <[usize; 2]>::try_from(b.ty.shape.as_slice()).ok()?;
+        if k != k2 || inputs.len() > 2 {
+            return None;
+        }
+        let (av, bv) = (a.to_f64(), b.to_f64());
+        let sums: Vec<f64> =
+            (0..m * n).map(|ij| (0..k).map(|kk| av[ij / n * k + kk] * bv[kk * n + ij % n]).sum()).collect();
+        Some(Ok(vec![Tensor::from_f64(DType::I32, vec![m, n], &sums)]))
+    }
+
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let mut attrs = Vec::new();
         for (i, key) in [(0, "a_unsigned"), (1, "b_unsigned")] {

@@ -85,6 +85,81 @@ impl OnnxOp for Reduction {
         true
     }
 
+    /// A constant integer tensor's sums, products, extremes (and absolute or squared sums): the
+    /// exact result the run would compute (such as the column sums an integer matmul's zero
+    /// point subtracts), so computed once here. A result past the type's range, which the run
+    /// would wrap, is not folded; nor are floating-point reductions, whose order of additions
+    /// the run decides.
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        let x = inputs.first().copied().flatten()?;
+        let d = x.ty.dtype;
+        if d.is_float() || d == DType::Bool || self.post != Post::Identity || self.pre == Pre::Exp {
+            return None;
+        }
+        let rank = x.ty.shape.len();
+        let listed = match node.input(1) {
+            Some(_) => inputs.get(1).copied().flatten()?.to_i64(),
+            None => node.ints("axes").unwrap_or_default(),
+        };
+        let axes: Vec<usize> = if listed.is_empty() {
+            if node.int("noop_with_empty_axes", 0) != 0 {
+                return Some(Ok(vec![x.clone()]));
+            }
+            (0..rank).collect()
+        } else {
+            listed
+                .iter()
+                .map(|&a| usize::try_from(if a < 0 { a + rank as i64 } else { a }).ok())
+                .collect::<Option<_>>()?
+        };
+        if axes.iter().any(|&a| a >= rank) {
+            return None;
+        }
+        let keep = node.int("keepdims", 1) == 1;
+        let out_shape: Vec<usize> = (0..rank)
+            .filter_map(|i| match (axes.contains(&i), keep) {
+                (true, true) => Some(1),
+                (true, false) => None,
+                (false, _) => Some(x.ty.shape[i]),
+            })
+            .collect();
+        let kept_shape: Vec<usize> = (0..rank).map(|i| if axes.contains(&i) { 1 } else { x.ty.shape[i] }).collect();
+        let start = match self.combine {
+            Combine::Add => 0.0,
+            Combine::Mul => 1.0,
+            Combine::Max => min_of(d),
+            Combine::Min => max_of(d),
+        };
+        let mut acc = vec![start; kept_shape.iter().product()];
+        let values = x.to_f64();
+        for (flat, &v) in values.iter().enumerate() {
+            let (mut rest, mut at, mut stride) = (flat, 0, 1);
+            for i in (0..rank).rev() {
+                let coord = rest % x.ty.shape[i];
+                rest /= x.ty.shape[i];
+                if !axes.contains(&i) {
+                    at += coord * stride;
+                }
+                stride *= kept_shape[i];
+            }
+            let v = match self.pre {
+                Pre::Abs => v.abs(),
+                Pre::Square => v * v,
+                _ => v,
+            };
+            acc[at] = match self.combine {
+                Combine::Add => acc[at] + v,
+                Combine::Mul => acc[at] * v,
+                Combine::Max => acc[at].max(v),
+                Combine::Min => acc[at].min(v),
+            };
+        }
+        if acc.iter().any(|&v| v < min_of(d) || v > max_of(d) || v.abs() >= (1u64 << 53) as f64) {
+            return None;
+        }
+        Some(Ok(vec![Tensor::from_f64(d, out_shape, &acc)]))
+    }
+
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let x_t = g.ty(&node.inputs[0])?;
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
