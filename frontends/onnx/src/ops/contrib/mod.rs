@@ -36,6 +36,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
             "QLinearAdd",
             "QLinearMul",
             "QLinearSigmoid",
+            "QLinearSoftmax",
             "QLinearLeakyRelu",
             "QLinearGlobalAveragePool",
             "QLinearConcat",

@@ -53,6 +53,21 @@ impl Expanded for Quantized {
                 };
                 quantize_to(x, &y, need(3)?, i(4), out);
             }
+            "QLinearSoftmax" => {
+                // `opset` is the Softmax whose meaning it has: before 13, over the dims from
+                // `axis` on, flattened; from 13, along `axis`.
+                let a = dequantize(x, &node.inputs[0], need(1)?, i(2), None);
+                let axis = node.int("axis", -1);
+                let y = if node.int("opset", 13) >= 13 {
+                    x.op("Softmax", &[&a], &[("axis", Attr::Int(axis))])
+                } else {
+                    let flat = x.op("Flatten", &[&a], &[("axis", Attr::Int(axis))]);
+                    let soft = x.op("Softmax", &[&flat], &[("axis", Attr::Int(-1))]);
+                    let shape = x.op("Shape", &[&a], &[]);
+                    x.op("Reshape", &[&soft, &shape], &[])
+                };
+                quantize_to(x, &y, need(3)?, i(4), out);
+            }
             "QLinearGlobalAveragePool" => {
                 if node.int("channels_last", 0) != 0 {
                     return err("QLinearGlobalAveragePool with channels_last is not supported");
