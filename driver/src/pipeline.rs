@@ -335,6 +335,9 @@ fn lower(
         cpu_versions,
         cpu_level: spec.level,
         no_winograd: cli.no_winograd,
+        byte_dot_products: spec.arch == Arch::X86_64
+            && spec.dispatch.is_empty()
+            && spec.features.split(',').any(|f| f == "+avx512vnni"),
     };
     // Each pass's time, from the end of the previous one's verification to its own end.
     let mut times: Vec<(String, Duration)> = Vec::new();

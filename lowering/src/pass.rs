@@ -31,6 +31,9 @@ pub struct LoweringOptions {
     /// Keep every convolution on the im2col GEMM (`--no-winograd`): no Winograd F(2x2, 3x3),
     /// whose results round differently from the direct sums.
     pub no_winograd: bool,
+    /// The one CPU compiled for (no `cpu_versions`) multiplies unsigned by signed bytes in
+    /// fours into 32-bit sums (x86's AVX-512 VNNI, `vpdpbusd`): integer matmuls use it.
+    pub byte_dot_products: bool,
 }
 
 /// One CPU a dispatched library has code for: LLVM's CPU name and the level runtime-c's

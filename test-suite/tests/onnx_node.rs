@@ -758,12 +758,17 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
 
     let work = fresh_dir(work);
     let lib = work.join("libm.a");
+    // A generated case may ask for more flags (`xcc-flags`: this machine's CPU).
+    let flags: Vec<String> = std::fs::read_to_string(case.join("xcc-flags"))
+        .map(|t| t.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
     let o = run_command(
         Command::new(xcc_binary())
             .arg(model_file())
             .args(["--name", "m", "-O1", "-o"])
             .arg(&lib)
             .args(&binds)
+            .args(&flags)
             .args(if gpu() { &["--target=nvptx64", "--emulate-gpu"][..] } else { &[] })
             .current_dir(case),
         XCC_TIMEOUT,

@@ -275,7 +275,25 @@ fn verify_bitcast(m: &Module, op: OpId) -> Result<(), String> {
     if is_ptr(a) && is_ptr(b) {
         return Ok(());
     }
-    c::same_bit_width(m, op)
+    // As LLVM's bitcast: any two non-pointer types of the same size (`vector<64xi8>` as
+    // `vector<16xi32>`, `vector<4xi8>` as `i32`).
+    match (total_bits(a), total_bits(b)) {
+        (Some(x), Some(y)) if x == y => Ok(()),
+        _ => c::same_bit_width(m, op),
+    }
+}
+
+/// The bits of a scalar or a vector of integers or floats.
+fn total_bits(t: &Type) -> Option<u64> {
+    let scalar = |e: &Type| match e {
+        Type::Integer { width, .. } => Some(*width as u64),
+        Type::Float(k) => Some(k.width() as u64),
+        _ => None,
+    };
+    match t {
+        Type::Vector { shape, elem } => Some(shape.iter().product::<u64>() * scalar(elem)?),
+        other => scalar(other),
+    }
 }
 
 fn verify_ptrtoint(m: &Module, op: OpId) -> Result<(), String> {

@@ -55,6 +55,11 @@ impl Pass for KernelToLoops {
                     }
                 },
                 "kernel.copy" => lower_copy(&mut m, op, options.gpu),
+                "kernel.matmul"
+                    if xcc_ir::dialects::kernel::is_integer_matmul(&m, op) && m.attr(op, "b_quads").is_some() =>
+                {
+                    super::qgemm::lower(&mut m, op, options.byte_dot_products)?
+                }
                 "kernel.matmul" => super::matmul::lower(&mut m, op, options.gpu)?,
                 _ => super::conv::lower(&mut m, op, options.gpu)?,
             }

@@ -978,9 +978,7 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
 /// On GPUs every matmul is the parallel loop over the output with a dot product per element
 /// (one thread each, once the loop is mapped to the grid).
 pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
-    if xcc_ir::dialects::kernel::is_integer_matmul(m, op) && m.attr(op, "b_quads").is_some() {
-        super::qgemm::lower(m, op)
-    } else if gpu && m.attr(op, "b_panels").is_none() {
+    if gpu && m.attr(op, "b_panels").is_none() {
         lower_general(m, op, true)
     } else if micro_kernel_applies(m, op) {
         lower_on_micro_kernel(m, op)

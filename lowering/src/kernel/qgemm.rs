@@ -40,9 +40,13 @@ struct Quads {
     n: usize,
     a_ext: &'static str,
     b_ext: &'static str,
+    /// Unsigned A by signed B on a CPU with `vpdpbusd` ([`dot_quads`]).
+    dot_bytes: bool,
 }
 
-pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+/// `byte_dot_products`: the CPU has `vpdpbusd` (AVX-512 VNNI); an unsigned A by a signed B then
+/// multiplies each quad with it.
+pub fn lower(m: &mut Module, op: OpId, byte_dot_products: bool) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ext = |key: &str| if m.attr(op, key).is_some() { "arith.extui" } else { "arith.extsi" };
@@ -56,7 +60,8 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let (a, b, out) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
-    let q = Quads { a, b, out, k: k as usize, n: n as usize, a_ext, b_ext };
+    let dot_bytes = byte_dot_products && a_ext == "arith.extui" && b_ext == "arith.extsi";
+    let q = Quads { a, b, out, k: k as usize, n: n as usize, a_ext, b_ext, dot_bytes };
     let (tiles, full, rest) = super::matmul::row_tiles(&mut c, rows, ROWS);
     tiles_over(&mut c, &q, tiles, None, ROWS);
     let first = c.extent(full);
@@ -128,6 +133,9 @@ fn quad_products(
     let acc_t = vector(QUAD_COLUMNS, Type::i32());
     let at = e.affine(&[(panel, 1), (quad, (QUAD_COLUMNS * 4) as i64)], 0);
     let bytes = e.value_op("vector.load", &[q.b, at], vector(QUAD_COLUMNS * 4, Type::i8()));
+    if q.dot_bytes {
+        return dot_quads(e, q, (bytes, quad), a_rows, accs, used);
+    }
     let columns: Vec<ValueId> = (0..used)
         .map(|j| {
             let lanes = (0..QUAD_COLUMNS).map(|l| (4 * l + j) as i128).collect();
@@ -151,6 +159,49 @@ fn quad_products(
                 acc = e.value_op("arith.addi", &[acc, product], acc_t.clone());
             }
             acc
+        })
+        .collect()
+}
+
+/// [`quad_products`] with `vpdpbusd`: each lane of `accs` plus the four products of A's
+/// unsigned bytes (one 32-bit word per row, broadcast) by B's signed ones in that column.
+/// A partial last quad reads only the bytes inside K (the rest are 0).
+fn dot_quads(
+    e: &mut Cursor,
+    q: &Quads,
+    (bytes, quad): (ValueId, ValueId),
+    a_rows: &[ValueId],
+    accs: &[ValueId],
+    used: usize,
+) -> Vec<ValueId> {
+    let acc_t = vector(QUAD_COLUMNS, Type::i32());
+    let bytes_t = vector(QUAD_COLUMNS * 4, Type::i8());
+    a_rows
+        .iter()
+        .zip(accs)
+        .map(|(&row, &acc)| {
+            let word = if used == 4 {
+                let at = e.affine(&[(row, 1), (quad, 4)], 0);
+                let four = e.value_op("vector.load", &[q.a, at], vector(4, Type::i8()));
+                let one = e.value_op("vector.bitcast", &[four], vector(1, Type::i32()));
+                let position = Attribute::DenseArray { elem: Type::i64(), values: vec![0] };
+                e.value_attr("vector.extract", &[one], Type::i32(), vec![("static_position", position)])
+            } else {
+                // Little-endian: byte j is bits 8j..8j+8 of the word.
+                let mut word = e.const_int(0, Type::i32());
+                for j in 0..used {
+                    let at = e.affine(&[(row, 1), (quad, 4)], j as i64);
+                    let byte = e.load(q.a, &[at]);
+                    let wide = e.value_op("arith.extui", &[byte], Type::i32());
+                    let shift = e.const_int(8 * j as i128, Type::i32());
+                    let placed = e.value_op("arith.shli", &[wide, shift], Type::i32());
+                    word = e.value_op("arith.ori", &[word, placed], Type::i32());
+                }
+                word
+            };
+            let splat = e.value_op("vector.broadcast", &[word], acc_t.clone());
+            let splat = e.value_op("vector.bitcast", &[splat], bytes_t.clone());
+            e.value_op("llvm.intr.x86.avx512.vpdpbusd.512", &[acc, splat, bytes], acc_t.clone())
         })
         .collect()
 }

@@ -188,9 +188,15 @@ fn integer_matmul<'a>(g: &Graph, x: &mut Expansion, o: &Operands<'a>) -> String 
     });
     let zb = zb.map(|z| widened(x, z));
     if let Some(za) = &za {
-        let b = widened(x, o.rhs);
-        let axis = x.ints(&[-2]);
-        let columns = x.op("ReduceSum", &[&b, &axis], &[("keepdims", Attr::Int(1))]);
+        let columns = match g.consts.get(o.rhs) {
+            // Constant weights (the usual case): their column sums, once, here.
+            Some(b) => x.constant(column_sums(b)),
+            None => {
+                let b = widened(x, o.rhs);
+                let axis = x.ints(&[-2]);
+                x.op("ReduceSum", &[&b, &axis], &[("keepdims", Attr::Int(1))])
+            }
+        };
         let term = x.op("Mul", &[za, &columns], &[]);
         product = x.op("Sub", &[&product, &term], &[]);
     }
@@ -209,6 +215,18 @@ fn integer_matmul<'a>(g: &Graph, x: &mut Expansion, o: &Operands<'a>) -> String 
         product = x.op("Add", &[&product, &term], &[]);
     }
     product
+}
+
+/// The sums over K of a constant `[.., K, N]` as an int32 `[.., 1, N]`.
+fn column_sums(b: &Tensor) -> Tensor {
+    let r = b.ty.shape.len();
+    let (k, n) = (b.ty.shape[r - 2], b.ty.shape[r - 1]);
+    let values = b.to_f64();
+    let sums: Vec<f64> =
+        values.chunks(k * n).flat_map(|m| (0..n).map(move |j| (0..k).map(|i| m[i * n + j]).sum::<f64>())).collect();
+    let mut shape = b.ty.shape.clone();
+    shape[r - 2] = 1;
+    Tensor::from_f64(DType::I32, shape, &sums)
 }
 
 /// A per-output-channel vector `[M]` shaped `[M, 1, ...]` against weights of rank `rank`.
