@@ -74,6 +74,12 @@ fn integer_products(g: &mut Graph) {
         g.nodes.iter().enumerate().flat_map(|(i, n)| n.outputs.iter().map(move |o| (o.as_str(), i))).collect();
     let mut rewrites = Vec::new();
     for (i, node) in g.nodes.iter().enumerate() {
+        if node.domain.is_empty() && node.op == "Conv" {
+            if let Some(rewrite) = quantized_conv(g, &producer, node) {
+                rewrites.push((i, rewrite));
+            }
+            continue;
+        }
         let gemm = node.op == "Gemm";
         if !node.domain.is_empty() || !(node.op == "MatMul" || gemm) {
             continue;
@@ -98,15 +104,77 @@ fn integer_products(g: &mut Graph) {
         if b.q != w || a.real != b.real {
             continue;
         }
-        rewrites.push((i, a, b, trans_b));
+        rewrites.push((i, integer_product_nodes(node, &a, &b, trans_b)));
     }
-    for (i, a, b, trans_b) in rewrites.into_iter().rev() {
-        let node = g.nodes.remove(i);
-        let nodes = integer_product_nodes(&node, &a, &b, trans_b);
+    for (i, nodes) in rewrites.into_iter().rev() {
+        g.nodes.remove(i);
         for (k, n) in nodes.into_iter().enumerate() {
             g.nodes.insert(i + k, n);
         }
     }
+}
+
+/// A QDQ Conv of one group (`Conv(DQ(x), DQ(W), B)`, 8-bit x per tensor, constant 8-bit 4-D
+/// weights per tensor or per output channel) as `ConvInteger(x_q, W_q, x_zero, W_zero)` scaled
+/// per channel, plus B: the nodes computing it, or `None`. (Depthwise and grouped
+/// convolutions stay in float.)
+fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Option<Vec<Node>> {
+    if node.int("group", 1) != 1 {
+        return None;
+    }
+    let w = g.nodes[*producer.get(node.inputs[1].as_str())?].inputs[0].clone();
+    let w_t = g.consts.get(&w)?;
+    if w_t.ty.shape.len() != 4 {
+        return None;
+    }
+    let channels = w_t.ty.shape[0];
+    let a = dequantized(g, producer, &node.inputs[0], &[1], 1)?;
+    let b = dequantized(g, producer, &node.inputs[1], &[1, channels], 0)?;
+    if b.q != w || a.real != b.real {
+        return None;
+    }
+    let base = if node.name.is_empty() { node.outputs[0].clone() } else { node.name.clone() };
+    let out = &node.outputs[0];
+    let tensor = |k: &str| format!("{out}#integer.{k}");
+    let make = |op: &str, inputs: Vec<String>, output: String, attrs: Vec<(String, Attr)>| Node {
+        name: format!("{base}/{op}.{output}"),
+        op: op.to_string(),
+        domain: String::new(),
+        inputs,
+        outputs: vec![output],
+        attrs: attrs.into_iter().collect(),
+        opset: super::ops::expansion::OPSET,
+    };
+    let conv_attrs: Vec<(String, Attr)> = ["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"]
+        .iter()
+        .filter_map(|&k| node.attrs.get(k).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    let mut inputs = vec![a.q.clone(), w, a.zero.clone().unwrap_or_default(), b.zero.clone().unwrap_or_default()];
+    while inputs.last().is_some_and(String::is_empty) {
+        inputs.pop();
+    }
+    let axes = tensor("axes");
+    let axes_value = Tensor::from_i64(vec![2], &[1, 2]);
+    let mut nodes = vec![
+        make("Constant", vec![], axes.clone(), vec![("value".into(), Attr::Tensor(axes_value))]),
+        make("ConvInteger", inputs, tensor("sums"), conv_attrs),
+        make("Cast", vec![tensor("sums")], tensor("real"), vec![("to".into(), Attr::Int(a.real.onnx_code() as i64))]),
+        make("Mul", vec![a.scale.clone(), b.scale.clone()], tensor("scale"), vec![]),
+    ];
+    // One scale per channel: [M] as [M, 1, 1] against [N, M, H, W].
+    let scale = if g.consts[&b.scale].ty.numel() > 1 {
+        nodes.push(make("Unsqueeze", vec![tensor("scale"), axes.clone()], tensor("channel_scale"), vec![]));
+        tensor("channel_scale")
+    } else {
+        tensor("scale")
+    };
+    let scaled = if node.input(2).is_some() { tensor("scaled") } else { out.clone() };
+    nodes.push(make("Mul", vec![tensor("real"), scale], scaled.clone(), vec![]));
+    if let Some(bias) = node.input(2) {
+        nodes.push(make("Unsqueeze", vec![bias.to_string(), axes], tensor("bias"), vec![]));
+        nodes.push(make("Add", vec![scaled, tensor("bias")], out.clone(), vec![]));
+    }
+    Some(nodes)
 }
 
 /// The nodes computing `node` (a MatMul or Gemm) from the quantized operands.

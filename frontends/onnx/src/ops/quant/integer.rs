@@ -138,6 +138,11 @@ fn accumulate(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResul
             return err(format!("'{name}' must be int8 or uint8, not {}", t.dtype.name()));
         }
     }
+    if o.conv {
+        if let Some(sums) = conv_as_matmul(node, g, x, o)? {
+            return Ok(sums);
+        }
+    }
     let mut lhs = x.cast(o.lhs, lt.dtype, DType::I32);
     if let Some(z) = o.lhs_zero {
         let zt = g.ty(z)?;
@@ -215,6 +220,80 @@ fn integer_matmul<'a>(g: &Graph, x: &mut Expansion, o: &Operands<'a>) -> String 
         product = x.op("Add", &[&product, &term], &[]);
     }
     product
+}
+
+/// A 2-D convolution of one group with constant weights as an integer matmul of its input
+/// windows: the input padded with its zero point (a padded tap then adds nothing), each tap's
+/// strided window cut (`[N, C, oH, oW]`), the taps gathered into rows of `C * kH * kW` bytes per
+/// output point (`[N * oH * oW, C * kH * kW]`, a 1x1 unstrided one is the input transposed), times
+/// the weights `[C * kH * kW, M]` (transposed at compile time), the sums back to `[N, M, oH, oW]`.
+/// `None` where it does not apply (the convolution in float then).
+fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResult<Option<String>> {
+    let (xt, w) = (g.ty(o.lhs)?, g.consts.get(o.rhs));
+    let Some(w) = w.filter(|w| w.ty.shape.len() == 4) else { return Ok(None) };
+    let constant_zero = o.lhs_zero.is_none_or(|z| g.consts.get(z).is_some_and(|t| t.ty.numel() == 1));
+    let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
+    if xt.shape.len() != 4
+        || xt.is_dynamic()
+        || node.int("group", 1) != 1
+        || !constant_zero
+        || !matches!(auto_pad, "NOTSET" | "VALID")
+    {
+        return Ok(None);
+    }
+    let two = |k: &str, d: i64| node.ints(k).filter(|v| v.len() == 2).unwrap_or(vec![d, d]);
+    let (strides, dilations) = (two("strides", 1), two("dilations", 1));
+    let pads = node.ints("pads").filter(|p| p.len() == 4 && auto_pad == "NOTSET").unwrap_or(vec![0; 4]);
+    let [n, c, h, wd] = [xt.shape[0], xt.shape[1], xt.shape[2], xt.shape[3]].map(|d| d as i64);
+    let [m, wc, kh, kw] = [w.ty.shape[0], w.ty.shape[1], w.ty.shape[2], w.ty.shape[3]].map(|d| d as i64);
+    let out = |size: i64, k: i64, axis: usize| {
+        (size + pads[axis] + pads[axis + 2] - ((k - 1) * dilations[axis] + 1)) / strides[axis] + 1
+    };
+    let (oh, ow) = (out(h, kh, 0), out(wd, kw, 1));
+    if wc != c || oh <= 0 || ow <= 0 || strides.iter().chain(&dilations).any(|&v| v <= 0) || pads.iter().any(|&p| p < 0)
+    {
+        return Ok(None);
+    }
+    let taps = kh * kw;
+    let rows = if taps == 1 && strides == [1, 1] && pads == [0; 4] {
+        let moved = x.transpose(o.lhs, &[0, 2, 3, 1]);
+        x.reshape(&moved, &[n * h * wd, c])
+    } else {
+        let padded = if pads.iter().any(|&p| p != 0) {
+            let p = x.ints(&[0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]);
+            match o.lhs_zero {
+                Some(z) => x.op("Pad", &[o.lhs, &p, z], &[]),
+                None => x.op("Pad", &[o.lhs, &p], &[]),
+            }
+        } else {
+            o.lhs.to_string()
+        };
+        let mut windows = Vec::new();
+        for i in 0..kh {
+            for j in 0..kw {
+                let (r0, c0) = (i * dilations[0], j * dilations[1]);
+                let starts = x.ints(&[r0, c0]);
+                let ends = x.ints(&[r0 + (oh - 1) * strides[0] + 1, c0 + (ow - 1) * strides[1] + 1]);
+                let (axes, steps) = (x.ints(&[2, 3]), x.ints(&strides));
+                let window = x.op("Slice", &[&padded, &starts, &ends, &axes, &steps], &[]);
+                windows.push(x.unsqueeze(&window, &[2]));
+            }
+        }
+        let refs: Vec<&str> = windows.iter().map(String::as_str).collect();
+        let gathered =
+            if refs.len() == 1 { refs[0].to_string() } else { x.op("Concat", &refs, &[("axis", Attr::Int(2))]) };
+        let moved = x.transpose(&gathered, &[0, 3, 4, 1, 2]);
+        x.reshape(&moved, &[n * oh * ow, c * taps])
+    };
+    let flat = x.reshape(o.rhs, &[m, c * taps]);
+    let weights = x.transpose(&flat, &[1, 0]);
+    let mut inputs = vec![rows.as_str(), weights.as_str(), o.lhs_zero.unwrap_or(""), o.rhs_zero.unwrap_or("")];
+    while inputs.last().is_some_and(|s| s.is_empty()) {
+        inputs.pop();
+    }
+    let sums = x.op("MatMulInteger", &inputs, &[]);
+    let sums = x.reshape(&sums, &[n, oh, ow, m]);
+    Ok(Some(x.transpose(&sums, &[0, 3, 1, 2])))
 }
 
 /// The sums over K of a constant `[.., K, N]` as an int32 `[.., 1, N]`.
