@@ -231,7 +231,8 @@ fn integer_matmul<'a>(g: &Graph, x: &mut Expansion, o: &Operands<'a>) -> String 
 fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResult<Option<String>> {
     let (xt, w) = (g.ty(o.lhs)?, g.consts.get(o.rhs));
     let Some(w) = w.filter(|w| w.ty.shape.len() == 4) else { return Ok(None) };
-    let constant_zero = o.lhs_zero.is_none_or(|z| g.consts.get(z).is_some_and(|t| t.ty.numel() == 1));
+    // One zero point for the whole input (DynamicQuantizeLinear's is computed by the run).
+    let constant_zero = o.lhs_zero.is_none_or(|z| g.types.get(z).is_some_and(|t| t.numel() == 1 && !t.is_dynamic()));
     let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
     if xt.shape.len() != 4
         || xt.is_dynamic()
