@@ -396,6 +396,18 @@ def integer_matmul_cases(rng):
     yield "matmul_integer_i8_u8_zero_points_per_column", node, feeds, ["Y"], ("B", "a_zero", "b_zero")
     node = helper.make_node("MatMulInteger", ["A", "B"], ["Y"])
     yield "matmul_integer_u8_u8", node, {"A": u8(rng, [3, 33]), "B": u8(rng, [33, 16])}, ["Y"], ("B",)
+    # Convolutions of one image as the weights times the gathered windows (K = 3 * 9 = 27 and
+    # P = 4 * 5 = 20 past whole quads and panels), and of two images as windows times weights.
+    node = helper.make_node("ConvInteger", ["X", "W", "x_zero"], ["Y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                            strides=[2, 2])
+    yield ("conv_integer_image_padded_strided", node,
+           {"X": u8(rng, [1, 3, 7, 9]), "W": i8(rng, [5, 3, 3, 3]), "x_zero": scalar(119, np.uint8)}, ["Y"], ("W", "x_zero"))
+    yield ("conv_integer_batch_padded_strided", node,
+           {"X": u8(rng, [2, 3, 7, 9]), "W": i8(rng, [5, 3, 3, 3]), "x_zero": scalar(119, np.uint8)}, ["Y"], ("W", "x_zero"))
+    node = helper.make_node("ConvInteger", ["X", "W", "x_zero", "w_zero"], ["Y"], kernel_shape=[1, 1])
+    yield ("conv_integer_pointwise_weight_zero_points", node,
+           {"X": u8(rng, [1, 8, 6, 6]), "W": i8(rng, [12, 8, 1, 1]), "x_zero": scalar(7, np.uint8),
+            "w_zero": i8(rng, [12])}, ["Y"], ("W", "x_zero", "w_zero"))
     yield "matmul_integer_i8_i8", node, {"A": i8(rng, [9, 130]), "B": i8(rng, [130, 70])}, ["Y"], ("B",)
 
 

@@ -60,7 +60,8 @@ pub fn lower(m: &mut Module, op: OpId, byte_dot_products: bool) -> Result<(), Di
     let (a, b, out) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
-    let dot_bytes = byte_dot_products && a_ext == "arith.extui" && b_ext == "arith.extsi";
+    // vpdpbusd multiplies unsigned bytes by signed ones: A's by B's, or B's by A's.
+    let dot_bytes = byte_dot_products && a_ext != b_ext;
     let q = Quads { a, b, out, k: k as usize, n: n as usize, a_ext, b_ext, dot_bytes };
     let (tiles, full, rest) = super::matmul::row_tiles(&mut c, rows, ROWS);
     tiles_over(&mut c, &q, tiles, None, ROWS);
@@ -163,8 +164,8 @@ fn quad_products(
         .collect()
 }
 
-/// [`quad_products`] with `vpdpbusd`: each lane of `accs` plus the four products of A's
-/// unsigned bytes (one 32-bit word per row, broadcast) by B's signed ones in that column.
+/// [`quad_products`] with `vpdpbusd`: each lane of `accs` plus the four products of A's bytes
+/// (one 32-bit word per row, broadcast) by B's in that column, the unsigned ones by the signed.
 /// A partial last quad reads only the bytes inside K (the rest are 0).
 fn dot_quads(
     e: &mut Cursor,
@@ -192,6 +193,7 @@ fn dot_quads(
                 for j in 0..used {
                     let at = e.affine(&[(row, 1), (quad, 4)], j as i64);
                     let byte = e.load(q.a, &[at]);
+                    // The bytes as they are (a signed A's too): the word is their bits.
                     let wide = e.value_op("arith.extui", &[byte], Type::i32());
                     let shift = e.const_int(8 * j as i128, Type::i32());
                     let placed = e.value_op("arith.shli", &[wide, shift], Type::i32());
@@ -201,7 +203,8 @@ fn dot_quads(
             };
             let splat = e.value_op("vector.broadcast", &[word], acc_t.clone());
             let splat = e.value_op("vector.bitcast", &[splat], bytes_t.clone());
-            e.value_op("llvm.intr.x86.avx512.vpdpbusd.512", &[acc, splat, bytes], acc_t.clone())
+            let (unsigned, signed) = if q.a_ext == "arith.extui" { (splat, bytes) } else { (bytes, splat) };
+            e.value_op("llvm.intr.x86.avx512.vpdpbusd.512", &[acc, unsigned, signed], acc_t.clone())
         })
         .collect()
 }

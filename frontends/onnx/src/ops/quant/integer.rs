@@ -3,7 +3,7 @@
 //! int32 bias) with `a_scale * b_scale / y_scale` and the output's zero point.
 
 use super::round_to_integer;
-use crate::emit::Emitter;
+use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
 use crate::ops::onnx_op::OnnxOp;
@@ -14,6 +14,42 @@ pub struct QLinearProduct;
 /// widens the bytes and sums pairs of products in 32 bits); with zero points, that product
 /// corrected by the operands' sums ([`IntegerProduct`]).
 pub struct MatMulInteger;
+
+/// xcc's own `MatMulIntegerQuads(A, B_quads)`: `A [M, K]` (bytes) times a B of `columns`
+/// columns already laid out in quads of k (`[ceil(N / 16), ceil(K / 4), 16, 4]`, as
+/// `kernel-pack-weights` lays out constant weights): an integer convolution's gathered windows,
+/// arranged so by the graph, against its constant weights as A. Written by [`conv_as_matmul`].
+pub struct MatMulIntegerQuads;
+
+pub const XCC_DOMAIN: &str = "xcc";
+
+impl OnnxOp for MatMulIntegerQuads {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let (a, b) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
+        let n = node.int("columns", 0) as usize;
+        let [m, k] = <[usize; 2]>::try_from(a.shape.as_slice()).map_err(|_| OnnxError::msg("A must be [M, K]"))?;
+        let want = [n.div_ceil(16), k.div_ceil(4), 16, 4];
+        if b.shape != want || a.is_dynamic() || b.is_dynamic() {
+            return err(format!("B must be {want:?} for A {} and {n} columns, not {}", a.describe(), b.describe()));
+        }
+        Ok(vec![TensorType::new(DType::I32, vec![m, n])])
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let mut attrs = vec![("b_quads", xcc_ir::Attribute::i64(16))];
+        for (i, key) in [(0, "a_unsigned"), (1, "b_unsigned")] {
+            if g.ty(&node.inputs[i])?.dtype == DType::U8 {
+                attrs.push((key, xcc_ir::Attribute::Unit));
+            }
+        }
+        let (a, b, out) = (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.outputs[0])?);
+        let ops = xcc_ir::dialects::kernel::EpilogueOperands { a, b, bias: None, residual: None, output: out };
+        let spec =
+            attrs.into_iter().fold(ops.into_spec("kernel.matmul", xcc_ir::Span::UNKNOWN), |s, (k, v)| s.attr(k, v));
+        e.op(spec);
+        Ok(())
+    }
+}
 
 impl OnnxOp for MatMulInteger {
     fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
@@ -256,6 +292,10 @@ fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OR
         return Ok(None);
     }
     let taps = kh * kw;
+    if n == 1 {
+        let cols = windows(x, o, (h, wd, kh, kw), &pads, (&strides, &dilations), (oh, ow));
+        return Ok(Some(weights_first(g, x, o, (m, c * taps, oh, ow), &cols)?));
+    }
     let rows = if taps == 1 && strides == [1, 1] && pads == [0; 4] {
         let moved = x.transpose(o.lhs, &[0, 2, 3, 1]);
         x.reshape(&moved, &[n * h * wd, c])
@@ -295,6 +335,115 @@ fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OR
     let sums = x.op("MatMulInteger", &inputs, &[]);
     let sums = x.reshape(&sums, &[n, oh, ow, m]);
     Ok(Some(x.transpose(&sums, &[0, 3, 1, 2])))
+}
+
+/// An image's input windows `[C * kH * kW, oH * oW]` (bytes), the input padded with its zero
+/// point: one strided slice per tap.
+fn windows(
+    x: &mut Expansion,
+    o: &Operands,
+    (h, w, kh, kw): (i64, i64, i64, i64),
+    pads: &[i64],
+    (strides, dilations): (&[i64], &[i64]),
+    (oh, ow): (i64, i64),
+) -> String {
+    let c_taps = -1;
+    if kh * kw == 1 && strides == [1, 1] && pads == [0; 4] {
+        return x.reshape(o.lhs, &[c_taps, h * w]);
+    }
+    let padded = if pads.iter().any(|&p| p != 0) {
+        let p = x.ints(&[0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]);
+        match o.lhs_zero {
+            Some(z) => x.op("Pad", &[o.lhs, &p, z], &[]),
+            None => x.op("Pad", &[o.lhs, &p], &[]),
+        }
+    } else {
+        o.lhs.to_string()
+    };
+    let mut taps = Vec::new();
+    for i in 0..kh {
+        for j in 0..kw {
+            let (r0, c0) = (i * dilations[0], j * dilations[1]);
+            let starts = x.ints(&[r0, c0]);
+            let ends = x.ints(&[r0 + (oh - 1) * strides[0] + 1, c0 + (ow - 1) * strides[1] + 1]);
+            let (axes, steps) = (x.ints(&[2, 3]), x.ints(strides));
+            let window = x.op("Slice", &[&padded, &starts, &ends, &axes, &steps], &[]);
+            taps.push(x.unsqueeze(&window, &[2]));
+        }
+    }
+    let refs: Vec<&str> = taps.iter().map(String::as_str).collect();
+    let gathered = if refs.len() == 1 { refs[0].to_string() } else { x.op("Concat", &refs, &[("axis", Attr::Int(2))]) };
+    x.reshape(&gathered, &[c_taps, oh * ow])
+}
+
+/// One image's convolution as `W [M, K] x windows [K, P]`: the windows padded to whole quads and
+/// panels and laid out in quads of k by a transpose of bytes, the constant weights as A; the
+/// sums come out `[M, P]`, the output's own layout. The zero points: `- x_zero * rowsum(W)` (a
+/// constant), `- W_zero * colsum(windows) + K * x_zero * W_zero` where W's is not zero.
+fn weights_first(
+    g: &Graph,
+    x: &mut Expansion,
+    o: &Operands,
+    (m, k, oh, ow): (i64, i64, i64, i64),
+    windows: &str,
+) -> OResult<String> {
+    let p = oh * ow;
+    let (k4, p16) = ((k + 3) / 4 * 4, (p + 15) / 16 * 16);
+    let pads = x.ints(&[0, 0, k4 - k, p16 - p]);
+    let padded = x.op("Pad", &[windows, &pads], &[]);
+    let split = x.reshape(&padded, &[k4 / 4, 4, p16 / 16, 16]);
+    let quads = x.transpose(&split, &[2, 0, 3, 1]);
+    let weights = x.reshape(o.rhs, &[m, k]);
+    let sums = format!("{}#quads", x.fresh());
+    x.push(Node {
+        name: format!("{sums}/MatMulIntegerQuads"),
+        op: "MatMulIntegerQuads".into(),
+        domain: XCC_DOMAIN.into(),
+        inputs: vec![weights.clone(), quads],
+        outputs: vec![sums.clone()],
+        attrs: [("columns".to_string(), Attr::Int(p))].into_iter().collect(),
+        opset: 1,
+    });
+    let mut sums = sums;
+    let all_zero = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
+    let (za, zw) = (o.lhs_zero.filter(|z| !all_zero(z)), o.rhs_zero.filter(|z| !all_zero(z)));
+    let widened = |x: &mut Expansion, v: &str| {
+        let t = g.types[v].dtype;
+        x.cast(v, t, DType::I32)
+    };
+    // W's zero point, one per output channel, as a column [M, 1].
+    let zw = zw.map(|z| {
+        let z32 = widened(x, z);
+        if g.types[z].numel() > 1 {
+            x.unsqueeze(&z32, &[1])
+        } else {
+            z32
+        }
+    });
+    if let Some(za) = za {
+        let za = widened(x, za);
+        let w = g.consts.get(o.rhs).expect("constant weights");
+        let flat = Tensor { ty: TensorType::new(w.ty.dtype, vec![m as usize, k as usize]), data: w.data.clone() };
+        let rows: Vec<f64> = flat.to_f64().chunks(k as usize).map(|r| r.iter().sum()).collect();
+        let rows = x.constant(Tensor::from_f64(DType::I32, vec![m as usize, 1], &rows));
+        let term = x.op("Mul", &[&za, &rows], &[]);
+        sums = x.op("Sub", &[&sums, &term], &[]);
+        if let Some(zw) = &zw {
+            let kk = x.scalar(k as f64, DType::I32);
+            let both = x.op("Mul", &[&za, zw], &[]);
+            let term = x.op("Mul", &[&both, &kk], &[]);
+            sums = x.op("Add", &[&sums, &term], &[]);
+        }
+    }
+    if let Some(zw) = &zw {
+        // The windows hold the input's bytes (a tensor of this expansion: not in g's types).
+        let cols = x.cast(windows, g.ty(o.lhs)?.dtype, DType::I32);
+        let axis = x.ints(&[0]);
+        let columns = x.op("ReduceSum", &[&cols, &axis], &[("keepdims", Attr::Int(1))]);
+        let term = x.op("Mul", &[zw, &columns], &[]);
+        sums = x.op("Sub", &[&sums, &term], &[]);
+    }
+    Ok(x.reshape(&sums, &[1, m, oh, ow]))
 }
 
 /// The sums over K of a constant `[.., K, N]` as an int32 `[.., 1, N]`.

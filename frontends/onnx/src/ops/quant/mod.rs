@@ -19,6 +19,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["DynamicQuantizeLinear"], &Expand(dynamic::DynamicQuantizeLinear));
     r.register(&["MatMulInteger"], &integer::MatMulInteger);
     r.register(&["ConvInteger"], &Expand(integer::IntegerProduct));
+    r.register_in(integer::XCC_DOMAIN, &["MatMulIntegerQuads"], &integer::MatMulIntegerQuads);
     r.register(&["QLinearMatMul", "QLinearConv"], &Expand(integer::QLinearProduct));
 }
 
