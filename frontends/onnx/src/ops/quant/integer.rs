@@ -292,39 +292,22 @@ fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OR
         return Ok(None);
     }
     let taps = kh * kw;
+    let geometry = Window { kernel: (kh, kw), pads: &pads, strides: &strides, dilations: &dilations, out: (oh, ow) };
+    let gathered = taps_of(x, o, &geometry);
     if n == 1 {
-        let cols = windows(x, o, (h, wd, kh, kw), &pads, (&strides, &dilations), (oh, ow));
+        // [1, C, T, oH, oW], or the input itself: [C * T, oH * oW].
+        let cols = x.reshape(gathered.as_deref().unwrap_or(o.lhs), &[c * taps, oh * ow]);
         return Ok(Some(weights_first(g, x, o, (m, c * taps, oh, ow), &cols)?));
     }
-    let rows = if taps == 1 && strides == [1, 1] && pads == [0; 4] {
-        let moved = x.transpose(o.lhs, &[0, 2, 3, 1]);
-        x.reshape(&moved, &[n * h * wd, c])
-    } else {
-        let padded = if pads.iter().any(|&p| p != 0) {
-            let p = x.ints(&[0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]);
-            match o.lhs_zero {
-                Some(z) => x.op("Pad", &[o.lhs, &p, z], &[]),
-                None => x.op("Pad", &[o.lhs, &p], &[]),
-            }
-        } else {
-            o.lhs.to_string()
-        };
-        let mut windows = Vec::new();
-        for i in 0..kh {
-            for j in 0..kw {
-                let (r0, c0) = (i * dilations[0], j * dilations[1]);
-                let starts = x.ints(&[r0, c0]);
-                let ends = x.ints(&[r0 + (oh - 1) * strides[0] + 1, c0 + (ow - 1) * strides[1] + 1]);
-                let (axes, steps) = (x.ints(&[2, 3]), x.ints(&strides));
-                let window = x.op("Slice", &[&padded, &starts, &ends, &axes, &steps], &[]);
-                windows.push(x.unsqueeze(&window, &[2]));
-            }
+    let rows = match gathered {
+        None => {
+            let moved = x.transpose(o.lhs, &[0, 2, 3, 1]);
+            x.reshape(&moved, &[n * h * wd, c])
         }
-        let refs: Vec<&str> = windows.iter().map(String::as_str).collect();
-        let gathered =
-            if refs.len() == 1 { refs[0].to_string() } else { x.op("Concat", &refs, &[("axis", Attr::Int(2))]) };
-        let moved = x.transpose(&gathered, &[0, 3, 4, 1, 2]);
-        x.reshape(&moved, &[n * oh * ow, c * taps])
+        Some(gathered) => {
+            let moved = x.transpose(&gathered, &[0, 3, 4, 1, 2]);
+            x.reshape(&moved, &[n * oh * ow, c * taps])
+        }
     };
     let flat = x.reshape(o.rhs, &[m, c * taps]);
     let weights = x.transpose(&flat, &[1, 0]);
@@ -337,19 +320,22 @@ fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OR
     Ok(Some(x.transpose(&sums, &[0, 3, 1, 2])))
 }
 
-/// An image's input windows `[C * kH * kW, oH * oW]` (bytes), the input padded with its zero
-/// point: one strided slice per tap.
-fn windows(
-    x: &mut Expansion,
-    o: &Operands,
-    (h, w, kh, kw): (i64, i64, i64, i64),
-    pads: &[i64],
-    (strides, dilations): (&[i64], &[i64]),
-    (oh, ow): (i64, i64),
-) -> String {
-    let c_taps = -1;
-    if kh * kw == 1 && strides == [1, 1] && pads == [0; 4] {
-        return x.reshape(o.lhs, &[c_taps, h * w]);
+/// A convolution's geometry, as the window gathering reads it.
+struct Window<'a> {
+    kernel: (i64, i64),
+    pads: &'a [i64],
+    strides: &'a [i64],
+    dilations: &'a [i64],
+    out: (i64, i64),
+}
+
+/// The input windows `[N, C, kH * kW, oH, oW]` (bytes), the input padded with its zero point: one
+/// strided slice per tap. `None` for a 1x1 unstrided, unpadded convolution, whose one window is
+/// the input itself.
+fn taps_of(x: &mut Expansion, o: &Operands, w: &Window) -> Option<String> {
+    let ((kh, kw), (oh, ow), pads) = (w.kernel, w.out, w.pads);
+    if kh * kw == 1 && w.strides == [1, 1] && pads == [0; 4] {
+        return None;
     }
     let padded = if pads.iter().any(|&p| p != 0) {
         let p = x.ints(&[0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]);
@@ -363,17 +349,16 @@ fn windows(
     let mut taps = Vec::new();
     for i in 0..kh {
         for j in 0..kw {
-            let (r0, c0) = (i * dilations[0], j * dilations[1]);
+            let (r0, c0) = (i * w.dilations[0], j * w.dilations[1]);
             let starts = x.ints(&[r0, c0]);
-            let ends = x.ints(&[r0 + (oh - 1) * strides[0] + 1, c0 + (ow - 1) * strides[1] + 1]);
-            let (axes, steps) = (x.ints(&[2, 3]), x.ints(strides));
+            let ends = x.ints(&[r0 + (oh - 1) * w.strides[0] + 1, c0 + (ow - 1) * w.strides[1] + 1]);
+            let (axes, steps) = (x.ints(&[2, 3]), x.ints(w.strides));
             let window = x.op("Slice", &[&padded, &starts, &ends, &axes, &steps], &[]);
             taps.push(x.unsqueeze(&window, &[2]));
         }
     }
     let refs: Vec<&str> = taps.iter().map(String::as_str).collect();
-    let gathered = if refs.len() == 1 { refs[0].to_string() } else { x.op("Concat", &refs, &[("axis", Attr::Int(2))]) };
-    x.reshape(&gathered, &[c_taps, oh * ow])
+    Some(if refs.len() == 1 { refs[0].to_string() } else { x.op("Concat", &refs, &[("axis", Attr::Int(2))]) })
 }
 
 /// One image's convolution as `W [M, K] x windows [K, P]`: the windows padded to whole quads and
