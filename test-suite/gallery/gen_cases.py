@@ -538,23 +538,18 @@ def quantized_models(out, tmp):
     weights), each run by ONNX Runtime on the model's reference input. None without ../shared."""
     import json
 
-    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic,
-                                          quantize_static)
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    # The benchmark's calibration reader (four seeded inputs), so both quantize alike.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+    from quantize import Calibration
 
     manifest_path = os.path.join(SHARED_MODELS, "manifest.json")
     if not os.path.isfile(manifest_path):
         print("skipped the quantized models: ../shared/models is missing", file=sys.stderr)
         return []
     manifest = json.load(open(manifest_path))
-
-    class Calibration(CalibrationDataReader):
-        def __init__(self, name, shape):
-            rng = np.random.default_rng(7)
-            self.data = iter([{name: rng.standard_normal(shape).astype(np.float32)} for _ in range(4)])
-
-        def get_next(self):
-            return next(self.data, None)
 
     written = []
     for model in QUANTIZED:

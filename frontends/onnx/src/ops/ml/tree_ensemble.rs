@@ -29,6 +29,16 @@ struct Forest {
 
 const MEMBER: i64 = 6;
 
+/// The leaves and where each is reached (`[N]` booleans), as the aggregations read them.
+#[derive(Clone, Copy)]
+struct Reach<'a> {
+    forest: &'a Forest,
+    leaves: &'a [Reached],
+    indicators: &'a [String],
+    targets: usize,
+    dtype: DType,
+}
+
 /// A leaf reached by a path: the interior nodes and the branch taken at each.
 struct Reached {
     leaf: usize,
@@ -78,9 +88,10 @@ impl Expanded for TreeEnsemble {
             indicators.push(acc.unwrap_or_else(|| x.constant(all())));
         }
         let (targets, trees) = (targets as usize, roots.len());
+        let reach = Reach { forest: &forest, leaves: &leaves, indicators: &indicators, targets, dtype: t.dtype };
         let y = match node.int("aggregate_function", 1) {
-            a @ (0 | 1) => sum(x, &forest, &leaves, &indicators, targets, t.dtype, if a == 0 { trees } else { 1 }),
-            a @ (2 | 3) => extreme(x, &forest, &leaves, &indicators, targets, t.dtype, a == 3),
+            a @ (0 | 1) => sum(x, &reach, if a == 0 { trees } else { 1 }),
+            a @ (2 | 3) => extreme(x, &reach, a == 3),
             a => return err(format!("aggregate_function {a} is not one of AVERAGE, SUM, MIN, MAX (0 to 3)")),
         };
         let y = match node.int("post_transform", 0) {
@@ -95,15 +106,8 @@ impl Expanded for TreeEnsemble {
 }
 
 /// `[N, targets]`: each leaf's weight at its target where it is reached, summed, over `divisor`.
-fn sum(
-    x: &mut Expansion,
-    f: &Forest,
-    leaves: &[Reached],
-    ind: &[String],
-    targets: usize,
-    d: DType,
-    divisor: usize,
-) -> String {
+fn sum(x: &mut Expansion, r: &Reach, divisor: usize) -> String {
+    let Reach { forest: f, leaves, indicators: ind, targets, dtype: d } = *r;
     let mut weights = vec![0.0; leaves.len() * targets];
     for (k, r) in leaves.iter().enumerate() {
         weights[k * targets + f.leaf_targets[r.leaf] as usize] = f.leaf_weights[r.leaf] / divisor as f64;
@@ -118,15 +122,8 @@ fn sum(
 
 /// `[N, targets]`: the largest (or smallest) weight among the leaves reached for each target,
 /// or 0 where none is.
-fn extreme(
-    x: &mut Expansion,
-    f: &Forest,
-    leaves: &[Reached],
-    ind: &[String],
-    targets: usize,
-    d: DType,
-    max: bool,
-) -> String {
+fn extreme(x: &mut Expansion, r: &Reach, max: bool) -> String {
+    let Reach { forest: f, leaves, indicators: ind, targets, dtype: d } = *r;
     let bound = match (d, max) {
         (DType::F64, true) => f64::MIN,
         (DType::F64, false) => f64::MAX,
