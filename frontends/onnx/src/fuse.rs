@@ -51,7 +51,7 @@ fn dequantized(
     if !lengths.contains(&n) || zero.is_some_and(|z| z.ty.numel() != n) || (n > 1 && dq.int("axis", 1) != axis) {
         return None;
     }
-    let q = dq.inputs[0].clone();
+    let q = dq.inputs.first()?.clone();
     let dtype = match (zero, g.types.get(&q)) {
         (Some(z), _) => z.ty.dtype,
         (None, Some(t)) => t.dtype,
@@ -88,17 +88,21 @@ fn integer_products(g: &mut Graph) {
             continue;
         }
         let trans_b = gemm && node.int("transB", 0) != 0;
-        let Some(w) = producer.get(node.inputs[1].as_str()).map(|&p| g.nodes[p].inputs[0].clone()) else { continue };
+        // Before inference nothing has checked the nodes' inputs and outputs.
+        let (Some(a_dq), Some(b_dq)) = (node.inputs.first(), node.inputs.get(1)) else { continue };
+        if node.outputs.first().is_none_or(String::is_empty) {
+            continue;
+        }
+        let Some(w) = producer.get(b_dq.as_str()).and_then(|&p| g.nodes[p].inputs.first().cloned()) else { continue };
         let Some(w_t) = g.consts.get(&w).map(|t| t.ty.shape.clone()) else { continue };
         if w_t.len() != 2 {
             continue;
         }
         let n = if trans_b { w_t[0] } else { w_t[1] };
         let axis = if trans_b { 0 } else { 1 };
-        let (Some(a), Some(b)) = (
-            dequantized(g, &producer, &node.inputs[0], &[1], 1),
-            dequantized(g, &producer, &node.inputs[1], &[1, n], axis),
-        ) else {
+        let (Some(a), Some(b)) =
+            (dequantized(g, &producer, a_dq, &[1], 1), dequantized(g, &producer, b_dq, &[1, n], axis))
+        else {
             continue;
         };
         if b.q != w || a.real != b.real {
@@ -122,19 +126,20 @@ fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Op
     if node.int("group", 1) != 1 {
         return None;
     }
-    let w = g.nodes[*producer.get(node.inputs[1].as_str())?].inputs[0].clone();
+    // Before inference nothing has checked the nodes' inputs and outputs: read them with care.
+    let (x, w_dq, out) = (node.inputs.first()?, node.inputs.get(1)?, node.outputs.first()?);
+    let w = g.nodes[*producer.get(w_dq.as_str())?].inputs.first()?.clone();
     let w_t = g.consts.get(&w)?;
-    if w_t.ty.shape.len() != 4 {
+    if w_t.ty.shape.len() != 4 || out.is_empty() {
         return None;
     }
     let channels = w_t.ty.shape[0];
-    let a = dequantized(g, producer, &node.inputs[0], &[1], 1)?;
-    let b = dequantized(g, producer, &node.inputs[1], &[1, channels], 0)?;
+    let a = dequantized(g, producer, x, &[1], 1)?;
+    let b = dequantized(g, producer, w_dq, &[1, channels], 0)?;
     if b.q != w || a.real != b.real {
         return None;
     }
-    let base = if node.name.is_empty() { node.outputs[0].clone() } else { node.name.clone() };
-    let out = &node.outputs[0];
+    let base = if node.name.is_empty() { out.clone() } else { node.name.clone() };
     let tensor = |k: &str| format!("{out}#integer.{k}");
     let make = |op: &str, inputs: Vec<String>, output: String, attrs: Vec<(String, Attr)>| Node {
         name: format!("{base}/{op}.{output}"),
