@@ -76,6 +76,22 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["unsupported default-domain opset 5", "unchanged since opset 1: Identity, Not, Transpose"],
         ),
         (
+            "other-domain-operator-input-count",
+            with_opsets(
+                &model(
+                    vec![NodeProto {
+                        domain: Some("ai.onnx.preview".into()),
+                        ..node("flex0", "FlexAttention", &["q"], &["y"])
+                    }],
+                    vec![value("q", FLOAT, &[1, 2, 3, 4])],
+                    vec![value("y", FLOAT, &[1, 2, 3, 4])],
+                    vec![],
+                ),
+                &[("", 17), ("ai.onnx.preview", 1)],
+            ),
+            vec!["flex0", "FlexAttention (opset 1) takes 3 inputs, not 1"],
+        ),
+        (
             "group-query-attention-padded-batch",
             with_opsets(
                 &model(
