@@ -404,6 +404,11 @@ def integer_matmul_cases(rng):
            {"X": u8(rng, [1, 3, 7, 9]), "W": i8(rng, [5, 3, 3, 3]), "x_zero": scalar(119, np.uint8)}, ["Y"], ("W", "x_zero"))
     yield ("conv_integer_batch_padded_strided", node,
            {"X": u8(rng, [2, 3, 7, 9]), "W": i8(rng, [5, 3, 3, 3]), "x_zero": scalar(119, np.uint8)}, ["Y"], ("W", "x_zero"))
+    # Depthwise: the float convolution in f32, exact for sums of 9 products of bytes.
+    node = helper.make_node("ConvInteger", ["X", "W", "x_zero"], ["Y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                            group=6)
+    yield ("conv_integer_depthwise", node,
+           {"X": u8(rng, [1, 6, 8, 8]), "W": i8(rng, [6, 1, 3, 3]), "x_zero": scalar(200, np.uint8)}, ["Y"], ("W", "x_zero"))
     node = helper.make_node("ConvInteger", ["X", "W", "x_zero", "w_zero"], ["Y"], kernel_shape=[1, 1])
     yield ("conv_integer_pointwise_weight_zero_points", node,
            {"X": u8(rng, [1, 8, 6, 6]), "W": i8(rng, [12, 8, 1, 1]), "x_zero": scalar(7, np.uint8),

@@ -200,10 +200,15 @@ fn accumulate(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResul
     }
     let attrs: Vec<(&str, Attr)> =
         CONV_ATTRIBUTES.iter().filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone()))).collect();
-    // In f64, exact for any int32 sum, as the convolution kernels compute in floats.
-    let (l, r) = (x.cast(&lhs, DType::I32, DType::F64), x.cast(&rhs, DType::I32, DType::F64));
+    // The convolution kernels compute in floats. Each product of two zero-shifted bytes is at
+    // most 255 * 255 in magnitude, so a sum over `K` taps (a depthwise 3x3's 9) whose bound stays
+    // below 2^24 is exact in f32, every partial sum included, in any order; others go in f64,
+    // exact for any int32 sum.
+    let taps: usize = rt.shape[1..].iter().product();
+    let c = if taps * 255 * 255 < 1 << 24 { DType::F32 } else { DType::F64 };
+    let (l, r) = (x.cast(&lhs, DType::I32, c), x.cast(&rhs, DType::I32, c));
     let sum = x.op("Conv", &[&l, &r], &attrs);
-    Ok(x.cast(&sum, DType::F64, DType::I32))
+    Ok(x.cast(&sum, c, DType::I32))
 }
 
 /// `(lhs - lhs_zero) x (rhs - rhs_zero)` as the bytes' own product (MatMulInteger without zero
