@@ -5,6 +5,7 @@
 //! matmul or convolution is done at the kernel level, by `kernel-fuse-epilogue`.)
 
 use super::graph::*;
+use super::ops::expansion::Expansion;
 use std::collections::HashMap;
 
 pub fn fuse(g: &mut Graph) {
@@ -139,83 +140,56 @@ fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Op
     if b.q != w || a.real != b.real {
         return None;
     }
-    let base = if node.name.is_empty() { out.clone() } else { node.name.clone() };
-    let tensor = |k: &str| format!("{out}#integer.{k}");
-    let make = |op: &str, inputs: Vec<String>, output: String, attrs: Vec<(String, Attr)>| Node {
-        name: format!("{base}/{op}.{output}"),
-        op: op.to_string(),
-        domain: String::new(),
-        inputs,
-        outputs: vec![output],
-        attrs: attrs.into_iter().collect(),
-        opset: super::ops::expansion::OPSET,
-    };
-    let conv_attrs: Vec<(String, Attr)> = ["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"]
+    let conv_attrs: Vec<(&str, Attr)> = ["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"]
         .iter()
-        .filter_map(|&k| node.attrs.get(k).map(|v| (k.to_string(), v.clone())))
+        .filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone())))
         .collect();
-    let mut inputs = vec![a.q.clone(), w, a.zero.clone().unwrap_or_default(), b.zero.clone().unwrap_or_default()];
-    while inputs.last().is_some_and(String::is_empty) {
-        inputs.pop();
-    }
-    let axes = tensor("axes");
-    let axes_value = Tensor::from_i64(vec![2], &[1, 2]);
-    let mut nodes = vec![
-        make("Constant", vec![], axes.clone(), vec![("value".into(), Attr::Tensor(axes_value))]),
-        make("ConvInteger", inputs, tensor("sums"), conv_attrs),
-        make("Cast", vec![tensor("sums")], tensor("real"), vec![("to".into(), Attr::Int(a.real.onnx_code() as i64))]),
-        make("Mul", vec![a.scale.clone(), b.scale.clone()], tensor("scale"), vec![]),
-    ];
+    let mut x = Expansion::new(node);
+    let sums = x.op("ConvInteger", &integer_inputs(&a.q, &w, &a, &b), &conv_attrs);
+    let real = x.op("Cast", &[&sums], &[("to", Attr::Int(a.real.onnx_code() as i64))]);
+    let scale = x.op("Mul", &[&a.scale, &b.scale], &[]);
     // One scale per channel: [M] as [M, 1, 1] against [N, M, H, W].
-    let scale = if g.consts[&b.scale].ty.numel() > 1 {
-        nodes.push(make("Unsqueeze", vec![tensor("scale"), axes.clone()], tensor("channel_scale"), vec![]));
-        tensor("channel_scale")
-    } else {
-        tensor("scale")
-    };
-    let scaled = if node.input(2).is_some() { tensor("scaled") } else { out.clone() };
-    nodes.push(make("Mul", vec![tensor("real"), scale], scaled.clone(), vec![]));
-    if let Some(bias) = node.input(2) {
-        nodes.push(make("Unsqueeze", vec![bias.to_string(), axes], tensor("bias"), vec![]));
-        nodes.push(make("Add", vec![scaled, tensor("bias")], out.clone(), vec![]));
-    }
-    Some(nodes)
+    let scale = if g.consts[&b.scale].ty.numel() > 1 { x.unsqueeze(&scale, &[1, 2]) } else { scale };
+    finish_scaled(&mut x, node, &real, &scale, Some(&[1, 2]));
+    Some(x.finish())
 }
 
 /// The nodes computing `node` (a MatMul or Gemm) from the quantized operands.
 fn integer_product_nodes(node: &Node, a: &Dequantized, b: &Dequantized, trans_b: bool) -> Vec<Node> {
-    let base = if node.name.is_empty() { node.outputs[0].clone() } else { node.name.clone() };
-    let out = &node.outputs[0];
-    let tensor = |k: &str| format!("{out}#integer.{k}");
-    let make = |op: &str, inputs: Vec<String>, output: String, attrs: Vec<(&str, Attr)>| Node {
-        name: format!("{base}/{op}"),
-        op: op.to_string(),
-        domain: String::new(),
-        inputs,
-        outputs: vec![output],
-        attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        opset: super::ops::expansion::OPSET,
-    };
-    let mut nodes = Vec::new();
-    let mut w = b.q.clone();
-    if trans_b {
-        nodes.push(make("Transpose", vec![w.clone()], tensor("weights"), vec![("perm", Attr::Ints(vec![1, 0]))]));
-        w = tensor("weights");
-    }
-    let zeros = [a.zero.clone().unwrap_or_default(), b.zero.clone().unwrap_or_default()];
-    let mut inputs = vec![a.q.clone(), w, zeros[0].clone(), zeros[1].clone()];
-    while inputs.last().is_some_and(String::is_empty) {
+    let mut x = Expansion::new(node);
+    let w = if trans_b { x.transpose(&b.q, &[1, 0]) } else { b.q.clone() };
+    let sums = x.op("MatMulInteger", &integer_inputs(&a.q, &w, a, b), &[]);
+    let real = x.op("Cast", &[&sums], &[("to", Attr::Int(a.real.onnx_code() as i64))]);
+    let scale = x.op("Mul", &[&a.scale, &b.scale], &[]);
+    finish_scaled(&mut x, node, &real, &scale, None);
+    x.finish()
+}
+
+/// MatMulInteger's or ConvInteger's inputs: the two quantized tensors, then the zero points
+/// that are there (an absent first one left empty before a second).
+fn integer_inputs<'a>(q: &'a str, w: &'a str, a: &'a Dequantized, b: &'a Dequantized) -> Vec<&'a str> {
+    let mut inputs = vec![q, w, a.zero.as_deref().unwrap_or(""), b.zero.as_deref().unwrap_or("")];
+    while inputs.last().is_some_and(|s| s.is_empty()) {
         inputs.pop();
     }
-    nodes.push(make("MatMulInteger", inputs, tensor("sums"), vec![]));
-    nodes.push(make("Cast", vec![tensor("sums")], tensor("real"), vec![("to", Attr::Int(a.real.onnx_code() as i64))]));
-    nodes.push(make("Mul", vec![a.scale.clone(), b.scale.clone()], tensor("scale"), vec![]));
-    let scaled = if node.input(2).is_some() { tensor("scaled") } else { out.clone() };
-    nodes.push(make("Mul", vec![tensor("real"), tensor("scale")], scaled.clone(), vec![]));
-    if let Some(c) = node.input(2) {
-        nodes.push(make("Add", vec![scaled, c.to_string()], out.clone(), vec![]));
+    inputs
+}
+
+/// `real * scale` (plus the node's third input, shaped by `bias_axes` if given) into the node's
+/// output.
+fn finish_scaled(x: &mut Expansion, node: &Node, real: &str, scale: &str, bias_axes: Option<&[i64]>) {
+    let out = node.outputs[0].as_str();
+    match node.input(2) {
+        None => x.op_to("Mul", &[real, scale], &[], &[out]),
+        Some(c) => {
+            let scaled = x.op("Mul", &[real, scale], &[]);
+            let bias = match bias_axes {
+                Some(axes) => x.unsqueeze(c, axes),
+                None => c.to_string(),
+            };
+            x.op_to("Add", &[&scaled, &bias], &[], &[out]);
+        }
     }
-    nodes
 }
 
 fn use_counts(g: &Graph) -> HashMap<String, usize> {
