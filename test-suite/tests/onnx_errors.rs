@@ -76,6 +76,40 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["unsupported default-domain opset 5", "unchanged since opset 1: Identity, Not, Transpose"],
         ),
         (
+            "linear-attention-heads-that-do-not-divide",
+            model(
+                vec![with_int(
+                    with_int(node("la0", "LinearAttention", &["q", "k", "v"], &["y", "s"]), "q_num_heads", 3),
+                    "kv_num_heads",
+                    2,
+                )],
+                vec![value("q", FLOAT, &[1, 2, 12]), value("k", FLOAT, &[1, 2, 12]), value("v", FLOAT, &[1, 2, 12])],
+                vec![value("y", FLOAT, &[1, 2, 12])],
+                vec![],
+            ),
+            vec!["la0", "q_num_heads (3) must be a positive multiple of kv_num_heads (2)"],
+        ),
+        (
+            "causal-conv-weights-of-other-channels",
+            model(
+                vec![node("cc0", "CausalConvWithState", &["x", "w"], &["y", "s"])],
+                vec![value("x", FLOAT, &[1, 2, 5]), value("w", FLOAT, &[3, 1, 2])],
+                vec![value("y", FLOAT, &[1, 2, 5])],
+                vec![],
+            ),
+            vec!["cc0", "CausalConvWithState's weights must be [2, 1, k], not float32 [3, 1, 2]"],
+        ),
+        (
+            "deform-conv-offsets-that-do-not-fit",
+            model(
+                vec![node("dc0", "DeformConv", &["x", "w", "off"], &["y"])],
+                vec![value("x", FLOAT, &[1, 1, 3, 3]), value("w", FLOAT, &[1, 1, 2, 2]), value("off", FLOAT, &[1, 8, 5, 5])],
+                vec![value("y", FLOAT, &[1, 1, 5, 5])],
+                vec![],
+            ),
+            vec!["dc0", "DeformConv's X float32 [1, 1, 3, 3], W float32 [1, 1, 2, 2] and offset float32 [1, 8, 5, 5] do not fit"],
+        ),
+        (
             "other-domain-operator-input-count",
             with_opsets(
                 &model(
