@@ -78,11 +78,12 @@ def cases(rng):
 
 MS = "com.microsoft"
 
-# A QDQ model's float output is within 2% of its largest magnitude of ONNX Runtime's (the harness
-# reads `tolerance`: rtol atol). ONNX Runtime fuses each DequantizeLinear -> Conv ->
-# QuantizeLinear into an integer kernel; xcc computes the Conv in float on the dequantized values,
-# whose rounding puts an occasional activation one quantization step apart, and that moves the
-# outputs downstream. The QOperator and dynamic forms use the usual tolerance.
+# A statically quantized model's float output (QDQ or QOperator) is within 2% of its largest
+# magnitude of ONNX Runtime's (the harness reads `tolerance`: rtol atol). Both requantize every
+# activation, and where a sum lands near a rounding boundary the two round it apart by one step
+# (ONNX Runtime's requantization differs between its kernels and between CPUs: measured, on an
+# AVX2 machine 10% of ResNet-18's QOperator logits move by 0.04 of about 15, none on an
+# AVX-512 VNNI one), which moves the outputs downstream.
 QDQ_TOLERANCE = 0.02
 
 # ONNX Runtime's quantized contrib kernels requantize in fixed point or with their own float
@@ -194,7 +195,9 @@ def contrib_cases(rng):
     yield contrib("ms_qlinear_concat", "QLinearConcat",
                   {"Y_scale": y_s, "Y_zero_point": y_z, "A": a, "A_scale": a_s, "A_zero_point": a_z,
                    "B": b, "B_scale": scalar(0.07), "B_zero_point": scalar(100, np.uint8)}, axis=1)
-    ga, gb = u8(rng, [3, 5]), i8(rng, [5, 4])
+    # 7-bit weights: on a CPU without AVX-512 VNNI ONNX Runtime multiplies uint8 by int8 with
+    # vpmaddubsw, whose pairs of products saturate at 16 bits; halved, they stay exact.
+    ga, gb = u8(rng, [3, 5]), i8(rng, [5, 4]) // 2
     gemm = {"A": ga, "a_scale": scalar(0.02), "a_zero_point": scalar(130, np.uint8), "B": gb,
             "b_scale": scalar(0.03), "b_zero_point": scalar(0, np.int8), "C": rng.integers(-500, 500, [4]).astype(np.int32)}
     yield contrib("ms_qgemm_float", "QGemm", dict(gemm))
@@ -414,6 +417,23 @@ def integer_matmul_cases(rng):
            {"X": u8(rng, [1, 8, 6, 6]), "W": i8(rng, [12, 8, 1, 1]), "x_zero": scalar(7, np.uint8),
             "w_zero": i8(rng, [12])}, ["Y"], ("W", "x_zero", "w_zero"))
     yield "matmul_integer_i8_i8", node, {"A": i8(rng, [9, 130]), "B": i8(rng, [130, 70])}, ["Y"], ("B",)
+    # Convolutions over planes in channel quads (weights without zero points): dilated taps
+    # and uneven pads over channels short of a quad and rows past a tile; 440 positions
+    # (blocks of 64 and a masked last group); strides as phases with unsigned weights (the
+    # widened bytes, no vpdpbusd) and a batch; a strided 1x1.
+    node = helper.make_node("ConvInteger", ["X", "W", "x_zero"], ["Y"], kernel_shape=[3, 3], dilations=[2, 2],
+                            pads=[2, 1, 0, 3])
+    yield ("conv_integer_planes_dilated_ragged", node,
+           {"X": u8(rng, [1, 5, 11, 13]), "W": i8(rng, [7, 5, 3, 3]), "x_zero": scalar(77, np.uint8)}, ["Y"], ("W", "x_zero"))
+    node = helper.make_node("ConvInteger", ["X", "W", "x_zero"], ["Y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    yield ("conv_integer_planes_wide", node,
+           {"X": u8(rng, [1, 8, 20, 20]), "W": i8(rng, [16, 8, 3, 3]), "x_zero": scalar(128, np.uint8)}, ["Y"], ("W", "x_zero"))
+    node = helper.make_node("ConvInteger", ["X", "W", "x_zero"], ["Y"], kernel_shape=[2, 3], strides=[3, 2],
+                            pads=[1, 0, 1, 2])
+    yield ("conv_integer_planes_u8_u8_strided_batch", node,
+           {"X": u8(rng, [2, 4, 9, 10]), "W": u8(rng, [6, 4, 2, 3]), "x_zero": scalar(9, np.uint8)}, ["Y"], ("W", "x_zero"))
+    node = helper.make_node("ConvInteger", ["X", "W"], ["Y"], kernel_shape=[1, 1], strides=[2, 2])
+    yield "conv_integer_planes_pointwise_strided", node, {"X": u8(rng, [1, 16, 7, 7]), "W": i8(rng, [8, 16, 1, 1])}, ["Y"], ("W",)
 
 
 def qlinear_softmax_cases(rng):
@@ -533,8 +553,10 @@ QUANTIZED = ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18", "encoder"]
 # rounding moves the outputs past QDQ_TOLERANCE (0.1 of 4.8 at worst).
 QUANTIZED_FORMS = {"encoder": ["dynamic"]}
 # Where a run-time quantization (DynamicQuantizeLinear) puts an activation one step apart, the
-# encoder's layer norms spread it: absolute 1e-4 of the largest output on top of the usual 1e-4.
-DYNAMIC_TOLERANCE = {"encoder": 1e-4}
+# encoder's layer norms spread it: absolute 5e-3 of the largest output on top of the usual 1e-4
+# (measured: 1e-4 suffices against ONNX Runtime on an AVX-512 VNNI CPU, 1.3e-3 is needed on an
+# AVX2 one, whose kernels round ONNX Runtime's activations differently).
+DYNAMIC_TOLERANCE = {"encoder": 5e-3}
 
 
 def quantized_models(out, tmp):
@@ -565,11 +587,14 @@ def quantized_models(out, tmp):
         x = np.fromfile(os.path.join(SHARED_MODELS, f"{model}.input.bin"), dtype=np.float32).reshape(shape)
         for form in QUANTIZED_FORMS.get(model, ["qdq", "qoperator", "dynamic"]):
             path = os.path.join(tmp, f"{model}_{form}.onnx")
+            # reduce_range: 7-bit weights, as ONNX Runtime advises for CPUs without AVX-512 VNNI,
+            # where its uint8 x int8 kernels (vpmaddubsw) saturate pairs of full-range products,
+            # so its outputs would depend on the machine. Exact everywhere with 7 bits.
             if form == "dynamic":
-                quantize_dynamic(pre, path, weight_type=QuantType.QInt8)
+                quantize_dynamic(pre, path, weight_type=QuantType.QInt8, reduce_range=True)
             else:
                 fmt = QuantFormat.QDQ if form == "qdq" else QuantFormat.QOperator
-                quantize_static(pre, path, Calibration(iname, shape), quant_format=fmt,
+                quantize_static(pre, path, Calibration(iname, shape), quant_format=fmt, reduce_range=True,
                                 activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
             session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
             y = session.run(None, {iname: x})[0]
@@ -581,7 +606,7 @@ def quantized_models(out, tmp):
                 f.write(numpy_helper.from_array(x, iname).SerializeToString())
             with open(os.path.join(data, "output_0.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(y, "output").SerializeToString())
-            if form == "qdq":
+            if form != "dynamic":
                 with open(os.path.join(case, "tolerance"), "w") as f:
                     f.write(f"0 {QDQ_TOLERANCE * float(np.abs(y).max())}\n")
             if form == "dynamic" and model in DYNAMIC_TOLERANCE:

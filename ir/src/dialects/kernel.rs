@@ -13,6 +13,9 @@
 //!   ([`is_integer_matmul`]);
 //! - `kernel.conv`: an N-d convolution with groups, strides, dilations and pads, with the same
 //!   epilogue;
+//! - `kernel.conv_planes`: an integer convolution over flattened planes in channel quads
+//!   ([`verify_conv_planes`]), the form a quantized convolution takes once its input is padded
+//!   and laid out (by the graph) so that every tap reads a contiguous run of positions;
 //! - `kernel.copy`: the elements of one buffer into another of the same size, in row-major order
 //!   (reshapes);
 //! - `kernel.workspace_size`: the bytes a function's workspace needs, known once
@@ -117,6 +120,16 @@ pub const OPS: &[OpDef] = &[
         .traits(WRITES)
         .verify(verify_conv)
         .syntax(EPILOGUE_SYNTAX),
+    OpDef::new("kernel.conv_planes", "an integer convolution over flattened planes in channel quads")
+        .operands(3)
+        .attrs(&[
+            required("tap_offsets", AttrKind::IntList),
+            required("tap_quads", AttrKind::IntList),
+            optional("input_unsigned", AttrKind::Unit),
+            optional("weights_unsigned", AttrKind::Unit),
+        ])
+        .traits(WRITES)
+        .verify(verify_conv_planes),
     OpDef::new("kernel.copy", "the elements of a buffer into another of the same size, row-major")
         .operands(2)
         .traits(WRITES)
@@ -786,6 +799,54 @@ fn static_channels(shape: &[Option<u64>], what: &str) -> Result<Vec<u64>, String
 
 /// Copies between buffers of one element type; their element counts must match when both are
 /// static (a run-time size is the producer's promise).
+/// The positions a micro-kernel of `kernel.conv_planes` reads at once: an input plane holds
+/// whole groups of them past every tap's last output.
+pub const PLANE_PANEL: u64 = 16;
+
+/// `kernel.conv_planes(X, W, out)`: with X `[N, CQ, L, 4]` (quads of channels, each of a
+/// plane flattened to `L` positions), W `[M, T, 4 * C4]` and out `[N, M, Q]`, all bytes but out
+/// (i32), `out[n, m, q] = sum over taps t and c < 4 * C4 of W[m, t, c] * X[n, tap_quads[t] +
+/// c / 4, q + tap_offsets[t], c % 4]`, each byte widened signed or, where
+/// `input_unsigned`/`weights_unsigned` say, unsigned. A stride-1 2-d convolution of an input
+/// padded to rows of `w` is this with tap `(i, j)` at offset `i * w + j` and `q = oh * w + ow`
+/// (the columns `ow` past the output's are sums the caller drops); strides become phases of
+/// the input, each tap reading its phase's quads. The planes are long enough that panels of
+/// [`PLANE_PANEL`] positions read whole: `L >= PLANE_PANEL * ceil(Q / PLANE_PANEL) + max
+/// offset`.
+fn verify_conv_planes(m: &Module, op: OpId) -> Result<(), String> {
+    let operands = &m.ops[op].operands;
+    let x = static_dims(m.ty(operands[0]), "the input")?;
+    let w = static_dims(m.ty(operands[1]), "the weights")?;
+    let out = static_dims(m.ty(operands[2]), "the output")?;
+    let elem = |v| memref(m.ty(v)).map(|t| (*t.elem).clone());
+    if elem(operands[0])? != Type::i8() || elem(operands[1])? != Type::i8() || elem(operands[2])? != Type::i32() {
+        return Err("kernel.conv_planes multiplies i8 input and weights into i32".into());
+    }
+    let (&[n, cq, l, 4], &[mm, t, k], &[on, om, q]) = (x.as_slice(), w.as_slice(), out.as_slice()) else {
+        return Err(format!(
+            "the input is [N, CQ, L, 4], the weights [M, T, K], the output [N, M, Q]: {x:?}, {w:?}, {out:?}"
+        ));
+    };
+    let list = |key: &str| m.attr(op, key).and_then(Attribute::as_int_list).unwrap_or_default();
+    let (offsets, quads) = (list("tap_offsets"), list("tap_quads"));
+    if on != n || om != mm || k % 4 != 0 || offsets.len() as u64 != t || quads.len() as u64 != t {
+        return Err(format!(
+            "{t} taps (offsets and quads), K a multiple of 4, N and M agreeing: {x:?}, {w:?}, {out:?}"
+        ));
+    }
+    if quads.iter().any(|&b| b < 0 || b as u64 + k / 4 > cq) || offsets.iter().any(|&o| o < 0) {
+        return Err(format!(
+            "each tap reads {} quads from its first, within the input's {cq}, at an offset >= 0",
+            k / 4
+        ));
+    }
+    let reach = q.div_ceil(PLANE_PANEL) * PLANE_PANEL + offsets.iter().copied().max().unwrap_or(0) as u64;
+    if l < reach {
+        return Err(format!("planes of {l} positions, fewer than the {reach} the last panel of the last tap reads"));
+    }
+    Ok(())
+}
+
 fn verify_copy(m: &Module, op: OpId) -> Result<(), String> {
     let ins = operand_types(m, op);
     let (a, b) = (memref(ins[0])?, memref(ins[1])?);

@@ -22,8 +22,15 @@ use xcc_ir::{Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
 pub struct KernelToLoops;
 
-const LOWERED: &[&str] =
-    &["kernel.generic", "kernel.yield", "kernel.index", "kernel.copy", "kernel.matmul", "kernel.conv"];
+const LOWERED: &[&str] = &[
+    "kernel.generic",
+    "kernel.yield",
+    "kernel.index",
+    "kernel.copy",
+    "kernel.matmul",
+    "kernel.conv",
+    "kernel.conv_planes",
+];
 
 impl Pass for KernelToLoops {
     fn name(&self) -> &'static str {
@@ -41,7 +48,8 @@ impl Pass for KernelToLoops {
             .filter_map(|op| m.attr(op, "epilogue_map").and_then(xcc_ir::Attribute::as_symbol))
             .filter_map(|name| m.lookup_symbol(name))
             .collect();
-        for op in ops_named(&m, &["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv"]) {
+        let top = ["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv", "kernel.conv_planes"];
+        for op in ops_named(&m, &top) {
             // An op nested in a generic being lowered was copied out and is gone.
             if m.ops[op].parent.is_none() {
                 continue;
@@ -61,6 +69,7 @@ impl Pass for KernelToLoops {
                     super::qgemm::lower(&mut m, op, options.byte_dot_products)?
                 }
                 "kernel.matmul" => super::matmul::lower(&mut m, op, options.gpu)?,
+                "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,
                 _ => super::conv::lower(&mut m, op, options.gpu)?,
             }
             m.erase_op(op);

@@ -27,8 +27,29 @@ pub const QUAD_COLUMNS: usize = 16;
 const ROWS: usize = 4;
 
 /// `vector<len x elem>`.
-fn vector(len: usize, elem: Type) -> Type {
+pub(super) fn vector(len: usize, elem: Type) -> Type {
     Type::Vector { shape: vec![len as u64], elem: Box::new(elem) }
+}
+
+/// How the bytes of A and B widen (`arith.extui` or `arith.extsi`), and whether their quads
+/// multiply with `vpdpbusd` (a CPU that has it, one operand unsigned and the other signed).
+#[derive(Clone, Copy)]
+pub(super) struct Signs {
+    pub a_ext: &'static str,
+    pub b_ext: &'static str,
+    pub dot_bytes: bool,
+}
+
+impl Signs {
+    pub(super) fn new(a_unsigned: bool, b_unsigned: bool, byte_dot_products: bool) -> Signs {
+        let ext = |unsigned| if unsigned { "arith.extui" } else { "arith.extsi" };
+        // vpdpbusd multiplies unsigned bytes by signed ones: A's by B's, or B's by A's.
+        Signs {
+            a_ext: ext(a_unsigned),
+            b_ext: ext(b_unsigned),
+            dot_bytes: byte_dot_products && a_unsigned != b_unsigned,
+        }
+    }
 }
 
 /// What every tile shares: the flat buffers, K and N, and how bytes widen.
@@ -38,10 +59,7 @@ struct Quads {
     out: ValueId,
     k: usize,
     n: usize,
-    a_ext: &'static str,
-    b_ext: &'static str,
-    /// Unsigned A by signed B on a CPU with `vpdpbusd` ([`dot_quads`]).
-    dot_bytes: bool,
+    signs: Signs,
 }
 
 /// `byte_dot_products`: the CPU has `vpdpbusd` (AVX-512 VNNI); an unsigned A by a signed B then
@@ -49,8 +67,7 @@ struct Quads {
 pub fn lower(m: &mut Module, op: OpId, byte_dot_products: bool) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
-    let ext = |key: &str| if m.attr(op, key).is_some() { "arith.extui" } else { "arith.extsi" };
-    let (a_ext, b_ext) = (ext("a_unsigned"), ext("b_unsigned"));
+    let signs = Signs::new(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some(), byte_dot_products);
     let a_dims = m.ty(ops.a).as_memref().expect("verified memref").shape.clone();
     let out_dims = m.ty(ops.output).as_memref().expect("verified memref").shape.clone();
     let (Some(k), Some(n)) = (a_dims[a_dims.len() - 1], out_dims[out_dims.len() - 1]) else {
@@ -60,9 +77,7 @@ pub fn lower(m: &mut Module, op: OpId, byte_dot_products: bool) -> Result<(), Di
     let (a, b, out) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
-    // vpdpbusd multiplies unsigned bytes by signed ones: A's by B's, or B's by A's.
-    let dot_bytes = byte_dot_products && a_ext != b_ext;
-    let q = Quads { a, b, out, k: k as usize, n: n as usize, a_ext, b_ext, dot_bytes };
+    let q = Quads { a, b, out, k: k as usize, n: n as usize, signs };
     let (tiles, full, rest) = super::matmul::row_tiles(&mut c, rows, ROWS);
     tiles_over(&mut c, &q, tiles, None, ROWS);
     let first = c.extent(full);
@@ -121,8 +136,8 @@ fn tile(e: &mut Cursor, q: &Quads, i0: ValueId, p: ValueId, rows: usize) -> Vec<
     }
 }
 
-/// `accs` plus one quad of k (its first `used` k; B's others are zeros): B's 64 bytes split
-/// into four vectors of 16 columns, each times a broadcast byte of every row of A.
+/// `accs` plus one quad of k (its first `used` k; B's others are zeros): B's 64 bytes times
+/// the bytes of every row of A at this quad.
 fn quad_products(
     e: &mut Cursor,
     q: &Quads,
@@ -131,82 +146,90 @@ fn quad_products(
     accs: &[ValueId],
     used: usize,
 ) -> Vec<ValueId> {
-    let acc_t = vector(QUAD_COLUMNS, Type::i32());
     let at = e.affine(&[(panel, 1), (quad, (QUAD_COLUMNS * 4) as i64)], 0);
     let bytes = e.value_op("vector.load", &[q.b, at], vector(QUAD_COLUMNS * 4, Type::i8()));
-    if q.dot_bytes {
-        return dot_quads(e, q, (bytes, quad), a_rows, accs, used);
+    let a_at: Vec<ValueId> = a_rows.iter().map(|&row| e.affine(&[(row, 1), (quad, 4)], 0)).collect();
+    if q.signs.dot_bytes {
+        return a_at
+            .iter()
+            .zip(accs)
+            .map(|(&at, &acc)| {
+                let word = a_word(e, q.a, at, used);
+                dot(e, q.signs, acc, word, bytes)
+            })
+            .collect();
     }
-    let columns: Vec<ValueId> = (0..used)
+    let columns = b_columns(e, q.signs, bytes, used);
+    a_at.iter().zip(accs).map(|(&at, &acc)| row_products(e, q.signs, (q.a, at), &columns, acc)).collect()
+}
+
+/// B's 64 bytes (16 columns by a quad of k) split into its first `used` k, each a
+/// `vector<16xi32>` of the 16 columns widened: stride-4 shuffles.
+pub(super) fn b_columns(e: &mut Cursor, s: Signs, bytes: ValueId, used: usize) -> Vec<ValueId> {
+    (0..used)
         .map(|j| {
             let lanes = (0..QUAD_COLUMNS).map(|l| (4 * l + j) as i128).collect();
             let mask = Attribute::DenseArray { elem: Type::i64(), values: lanes };
             let t = vector(QUAD_COLUMNS, Type::i8());
             let part = e.value_attr("vector.shuffle", &[bytes, bytes], t, vec![("mask", mask)]);
-            e.value_op(q.b_ext, &[part], acc_t.clone())
-        })
-        .collect();
-    a_rows
-        .iter()
-        .zip(accs)
-        .map(|(&row, &acc)| {
-            let mut acc = acc;
-            for (j, &column) in columns.iter().enumerate() {
-                let ai = e.affine(&[(row, 1), (quad, 4)], j as i64);
-                let byte = e.load(q.a, &[ai]);
-                let wide = e.value_op(q.a_ext, &[byte], Type::i32());
-                let splat = e.value_op("vector.broadcast", &[wide], acc_t.clone());
-                let product = e.value_op("arith.muli", &[splat, column], acc_t.clone());
-                acc = e.value_op("arith.addi", &[acc, product], acc_t.clone());
-            }
-            acc
+            e.value_op(s.b_ext, &[part], vector(QUAD_COLUMNS, Type::i32()))
         })
         .collect()
 }
 
-/// [`quad_products`] with `vpdpbusd`: each lane of `accs` plus the four products of A's bytes
-/// (one 32-bit word per row, broadcast) by B's in that column, the unsigned ones by the signed.
-/// A partial last quad reads only the bytes inside K (the rest are 0).
-fn dot_quads(
+/// `acc` plus the bytes of A at `at..` (one per widened column of B), each broadcast and
+/// multiplied by its column.
+pub(super) fn row_products(
     e: &mut Cursor,
-    q: &Quads,
-    (bytes, quad): (ValueId, ValueId),
-    a_rows: &[ValueId],
-    accs: &[ValueId],
-    used: usize,
-) -> Vec<ValueId> {
+    s: Signs,
+    (a, at): (ValueId, ValueId),
+    columns: &[ValueId],
+    acc: ValueId,
+) -> ValueId {
     let acc_t = vector(QUAD_COLUMNS, Type::i32());
-    let bytes_t = vector(QUAD_COLUMNS * 4, Type::i8());
-    a_rows
-        .iter()
-        .zip(accs)
-        .map(|(&row, &acc)| {
-            let word = if used == 4 {
-                let at = e.affine(&[(row, 1), (quad, 4)], 0);
-                let four = e.value_op("vector.load", &[q.a, at], vector(4, Type::i8()));
-                let one = e.value_op("vector.bitcast", &[four], vector(1, Type::i32()));
-                let position = Attribute::DenseArray { elem: Type::i64(), values: vec![0] };
-                e.value_attr("vector.extract", &[one], Type::i32(), vec![("static_position", position)])
-            } else {
-                // Little-endian: byte j is bits 8j..8j+8 of the word.
-                let mut word = e.const_int(0, Type::i32());
-                for j in 0..used {
-                    let at = e.affine(&[(row, 1), (quad, 4)], j as i64);
-                    let byte = e.load(q.a, &[at]);
-                    // The bytes as they are (a signed A's too): the word is their bits.
-                    let wide = e.value_op("arith.extui", &[byte], Type::i32());
-                    let shift = e.const_int(8 * j as i128, Type::i32());
-                    let placed = e.value_op("arith.shli", &[wide, shift], Type::i32());
-                    word = e.value_op("arith.ori", &[word, placed], Type::i32());
-                }
-                word
-            };
-            let splat = e.value_op("vector.broadcast", &[word], acc_t.clone());
-            let splat = e.value_op("vector.bitcast", &[splat], bytes_t.clone());
-            let (unsigned, signed) = if q.a_ext == "arith.extui" { (splat, bytes) } else { (bytes, splat) };
-            e.value_op("llvm.intr.x86.avx512.vpdpbusd.512", &[acc, unsigned, signed], acc_t.clone())
-        })
-        .collect()
+    let mut acc = acc;
+    for (j, &column) in columns.iter().enumerate() {
+        let ai = e.affine(&[(at, 1)], j as i64);
+        let byte = e.load(a, &[ai]);
+        let wide = e.value_op(s.a_ext, &[byte], Type::i32());
+        let splat = e.value_op("vector.broadcast", &[wide], acc_t.clone());
+        let product = e.value_op("arith.muli", &[splat, column], acc_t.clone());
+        acc = e.value_op("arith.addi", &[acc, product], acc_t.clone());
+    }
+    acc
+}
+
+/// The quad of A's bytes at `at..` (its first `used`; the rest 0) as one 32-bit word broadcast
+/// to 16 lanes and seen as 64 bytes, for [`dot`].
+pub(super) fn a_word(e: &mut Cursor, a: ValueId, at: ValueId, used: usize) -> ValueId {
+    let word = if used == 4 {
+        let four = e.value_op("vector.load", &[a, at], vector(4, Type::i8()));
+        let one = e.value_op("vector.bitcast", &[four], vector(1, Type::i32()));
+        let position = Attribute::DenseArray { elem: Type::i64(), values: vec![0] };
+        e.value_attr("vector.extract", &[one], Type::i32(), vec![("static_position", position)])
+    } else {
+        // Little-endian: byte j is bits 8j..8j+8 of the word.
+        let mut word = e.const_int(0, Type::i32());
+        for j in 0..used {
+            let ai = e.affine(&[(at, 1)], j as i64);
+            let byte = e.load(a, &[ai]);
+            // The bytes as they are (a signed A's too): the word is their bits.
+            let wide = e.value_op("arith.extui", &[byte], Type::i32());
+            let shift = e.const_int(8 * j as i128, Type::i32());
+            let placed = e.value_op("arith.shli", &[wide, shift], Type::i32());
+            word = e.value_op("arith.ori", &[word, placed], Type::i32());
+        }
+        word
+    };
+    let splat = e.value_op("vector.broadcast", &[word], vector(QUAD_COLUMNS, Type::i32()));
+    e.value_op("vector.bitcast", &[splat], vector(QUAD_COLUMNS * 4, Type::i8()))
+}
+
+/// `vpdpbusd`: each lane of `acc` plus the four products of A's quad (`word`, from [`a_word`])
+/// by B's in that column, the unsigned bytes by the signed.
+pub(super) fn dot(e: &mut Cursor, s: Signs, acc: ValueId, word: ValueId, bytes: ValueId) -> ValueId {
+    let (unsigned, signed) = if s.a_ext == "arith.extui" { (word, bytes) } else { (bytes, word) };
+    e.value_op("llvm.intr.x86.avx512.vpdpbusd.512", &[acc, unsigned, signed], vector(QUAD_COLUMNS, Type::i32()))
 }
 
 /// Stores a tile's rows at columns `16 p ..`, the lanes `mask` takes if given.

@@ -195,7 +195,7 @@ const OTHER_DOMAINS: &[(&str, &[&str], usize, usize)] = &[
     ("ai.onnx.ml", &["ArrayFeatureExtractor"], 2, 2),
     ("com.microsoft", &["GroupQueryAttention"], 1, 12),
     ("com.microsoft", &["QLinearSoftmax"], 1, 5),
-    ("xcc", &["MatMulIntegerQuads"], 2, 2),
+    ("xcc", &["MatMulIntegerQuads", "ConvIntegerPlanes"], 2, 2),
 ];
 
 /// Inputs that became required at an opset: (operator, from opset, fewest inputs from then on).

@@ -21,7 +21,48 @@ pub struct MatMulInteger;
 /// arranged so by the graph, against its constant weights as A. Written by [`conv_as_matmul`].
 pub struct MatMulIntegerQuads;
 
+/// xcc's own `ConvIntegerPlanes(X_planes, W_taps)`: an integer convolution over an input the
+/// graph has padded and laid out in channel quads of flattened planes, `[N, CQ, L, 4]`, with
+/// weights `[M, T, K]` per tap (`tap_offsets`, `tap_quads`): `kernel.conv_planes`, whose doc
+/// gives the sums. Written by [`conv_over_planes`]; the output is `[N, M, positions]`.
+pub struct ConvIntegerPlanes;
+
 pub const XCC_DOMAIN: &str = "xcc";
+
+impl OnnxOp for ConvIntegerPlanes {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let (x, w) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
+        let q = node.int("positions", 0);
+        let (&[n, _, _, 4], &[m, t, _]) = (x.shape.as_slice(), w.shape.as_slice()) else {
+            return err(format!("X must be [N, CQ, L, 4] and W [M, T, K], not {} and {}", x.describe(), w.describe()));
+        };
+        let taps = |k: &str| node.ints(k).map(|v| v.len());
+        if q <= 0 || x.is_dynamic() || w.is_dynamic() || taps("tap_offsets") != Some(t) || taps("tap_quads") != Some(t)
+        {
+            return err("ConvIntegerPlanes needs static operands, positions and one offset and quad per tap");
+        }
+        Ok(vec![TensorType::new(DType::I32, vec![n, m, q as usize])])
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let (x, w, out) = (e.buf(&node.inputs[0])?, e.buf(&node.inputs[1])?, e.buf(&node.outputs[0])?);
+        let list = |k: &str| xcc_ir::Attribute::DenseArray {
+            elem: xcc_ir::Type::i64(),
+            values: node.ints(k).unwrap_or_default().into_iter().map(i128::from).collect(),
+        };
+        let mut spec = xcc_ir::OpSpec::new("kernel.conv_planes", xcc_ir::Span::UNKNOWN)
+            .operands([x, w, out])
+            .attr("tap_offsets", list("tap_offsets"))
+            .attr("tap_quads", list("tap_quads"));
+        for (i, key) in [(0, "input_unsigned"), (1, "weights_unsigned")] {
+            if g.ty(&node.inputs[i])?.dtype == DType::U8 {
+                spec = spec.attr(key, xcc_ir::Attribute::Unit);
+            }
+        }
+        e.op(spec);
+        Ok(())
+    }
+}
 
 impl OnnxOp for MatMulIntegerQuads {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
@@ -298,6 +339,9 @@ fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OR
     }
     let taps = kh * kw;
     let geometry = Window { kernel: (kh, kw), pads: &pads, strides: &strides, dilations: &dilations, out: (oh, ow) };
+    if let Some(sums) = conv_over_planes(g, x, o, &geometry, [n, c, h, wd])? {
+        return Ok(Some(sums));
+    }
     let gathered = taps_of(x, o, &geometry);
     if n == 1 {
         // [1, C, T, oH, oW], or the input itself: [C * T, oH * oW].
@@ -323,6 +367,105 @@ fn conv_as_matmul(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OR
     let sums = x.op("MatMulInteger", &inputs, &[]);
     let sums = x.reshape(&sums, &[n, oh, ow, m]);
     Ok(Some(x.transpose(&sums, &[0, 3, 1, 2])))
+}
+
+/// A convolution of weights with no zero point (or zeros: the usual symmetric int8 weights) as
+/// `ConvIntegerPlanes`, no windows gathered. The input, padded with its zero point (a padded
+/// tap adds nothing once `x_zero * rowsum(W)` is subtracted), is split into the phases of its
+/// strides (`[N, C, H', sH, W', sW]`: a strided convolution is a unit-stride one per phase)
+/// and laid out in quads of channels per phase, planes flattened to rows of `W'`: output point
+/// `(oh, ow)` is position `oh * W' + ow`, and tap `(i, j)` reads its phase's quads at offset
+/// `(i dH / sH) * W' + j dW / sW`. Rows are added at the bottom so every panel reads whole; the
+/// columns past the output's are dropped. Channels are padded to quads with zero weights.
+fn conv_over_planes(
+    g: &Graph,
+    x: &mut Expansion,
+    o: &Operands,
+    geo: &Window,
+    [n, c, h, wd]: [i64; 4],
+) -> OResult<Option<String>> {
+    let all_zero = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
+    let w = g.consts.get(o.rhs).expect("constant weights");
+    if o.rhs_zero.is_some_and(|z| !all_zero(z)) {
+        return Ok(None);
+    }
+    let ((kh, kw), (oh, ow), pads) = (geo.kernel, geo.out, geo.pads);
+    let (s, d) = (geo.strides, geo.dilations);
+    let m = w.ty.shape[0] as i64;
+    let cp = (c + 3) / 4 * 4;
+    let wq = (wd + pads[1] + pads[3] + s[1] - 1) / s[1];
+    let positions = oh * wq;
+    let mut tap_offsets = Vec::new();
+    let mut tap_quads = Vec::new();
+    for i in 0..kh {
+        for j in 0..kw {
+            let (ph, pw) = ((i * d[0]) % s[0], (j * d[1]) % s[1]);
+            tap_quads.push((ph * s[1] + pw) * cp / 4);
+            tap_offsets.push((i * d[0] / s[0]) * wq + j * d[1] / s[1]);
+        }
+    }
+    let panel = xcc_ir::dialects::kernel::PLANE_PANEL as i64;
+    let reach = (positions + panel - 1) / panel * panel + tap_offsets.iter().max().copied().unwrap_or(0);
+    let hq = ((h + pads[0] + pads[2] + s[0] - 1) / s[0]).max((reach + wq - 1) / wq);
+    let (bottom, right) = (hq * s[0] - h - pads[0], wq * s[1] - wd - pads[1]);
+    let p = x.ints(&[0, 0, pads[0], pads[1], 0, cp - c, bottom, right]);
+    let padded = match o.lhs_zero {
+        Some(z) => x.op("Pad", &[o.lhs, &p, z], &[]),
+        None => x.op("Pad", &[o.lhs, &p], &[]),
+    };
+    let split = x.reshape(&padded, &[n, cp / 4, 4, hq, s[0], wq, s[1]]);
+    let phases = x.transpose(&split, &[0, 4, 6, 1, 3, 5, 2]);
+    let planes = x.reshape(&phases, &[n, s[0] * s[1] * cp / 4, hq * wq, 4]);
+    let weights = x.constant(weights_per_tap(w, cp as usize));
+    let sums = format!("{}#planes", x.fresh());
+    let list = |v: Vec<i64>| Attr::Ints(v);
+    x.push(Node {
+        name: format!("{sums}/ConvIntegerPlanes"),
+        op: "ConvIntegerPlanes".into(),
+        domain: XCC_DOMAIN.into(),
+        inputs: vec![planes, weights],
+        outputs: vec![sums.clone()],
+        attrs: [
+            ("positions".to_string(), Attr::Int(positions)),
+            ("tap_offsets".to_string(), list(tap_offsets)),
+            ("tap_quads".to_string(), list(tap_quads)),
+        ]
+        .into_iter()
+        .collect(),
+        opset: 1,
+    });
+    let rows = x.reshape(&sums, &[n, m, oh, wq]);
+    let mut out = if ow == wq {
+        rows
+    } else {
+        let (starts, ends, axes) = (x.ints(&[0]), x.ints(&[ow]), x.ints(&[3]));
+        x.op("Slice", &[&rows, &starts, &ends, &axes], &[])
+    };
+    if let Some(za) = o.lhs_zero.filter(|z| !all_zero(z)) {
+        let za = x.cast(za, g.ty(za)?.dtype, DType::I32);
+        let k = w.ty.numel() / m as usize;
+        let sums: Vec<f64> = w.to_f64().chunks(k).map(|r| r.iter().sum()).collect();
+        let sums = x.constant(Tensor::from_f64(DType::I32, vec![m as usize, 1, 1], &sums));
+        let term = x.op("Mul", &[&za, &sums], &[]);
+        out = x.op("Sub", &[&out, &term], &[]);
+    }
+    Ok(Some(out))
+}
+
+/// Weights `[M, C, kH, kW]` as `[M, kH * kW, cp]`: per output channel, per tap, the channels,
+/// zeros past `C`.
+fn weights_per_tap(w: &Tensor, cp: usize) -> Tensor {
+    let [m, c, kh, kw] = [w.ty.shape[0], w.ty.shape[1], w.ty.shape[2], w.ty.shape[3]];
+    let taps = kh * kw;
+    let mut data = vec![0u8; m * taps * cp];
+    for o in 0..m {
+        for ch in 0..c {
+            for t in 0..taps {
+                data[(o * taps + t) * cp + ch] = w.data[(o * c + ch) * taps + t];
+            }
+        }
+    }
+    Tensor { ty: TensorType::new(w.ty.dtype, vec![m, taps, cp]), data }
 }
 
 /// A convolution's geometry, as the window gathering reads it.

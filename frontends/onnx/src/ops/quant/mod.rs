@@ -20,6 +20,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["MatMulInteger"], &integer::MatMulInteger);
     r.register(&["ConvInteger"], &Expand(integer::IntegerProduct));
     r.register_in(integer::XCC_DOMAIN, &["MatMulIntegerQuads"], &integer::MatMulIntegerQuads);
+    r.register_in(integer::XCC_DOMAIN, &["ConvIntegerPlanes"], &integer::ConvIntegerPlanes);
     r.register(&["QLinearMatMul", "QLinearConv"], &Expand(integer::QLinearProduct));
 }
 

@@ -1,0 +1,203 @@
+//! `kernel.conv_planes` to loops: an integer convolution whose input the graph has padded and
+//! laid out in channel quads of flattened planes, `X [N, CQ, L, 4]`, so that each tap of each
+//! channel quad reads a contiguous run of positions: 16 positions are one 64-byte load, no
+//! windows gathered (see `xcc_ir::dialects::kernel` for the op's sums).
+//!
+//! On a CPU, a micro-kernel computes a tile of [`ROWS`] output channels by `panels` groups of
+//! 16 positions in `vector<16xi32>` accumulators. Per tap (unrolled: each has its own offset
+//! and first quad) a loop over the tap's channel quads loads one 64-byte panel of X per group
+//! and one 4-byte word of weights per row, and multiplies them as the integer matmul does
+//! (`qgemm`: `vpdpbusd` where the CPU has it, [`DOT_PANELS`] groups for 16 accumulators; else
+//! widened bytes, one group). Tiles are independent: one parallel loop over images, position
+//! blocks and row tiles, the rows innermost, so a block's input stays in cache across every
+//! output channel; the last block's last group stores under a mask. Elsewhere (a GPU) it is a
+//! parallel loop over the output with the sum inside.
+
+use super::qgemm::{a_word, b_columns, dot, row_products, vector, Signs, QUAD_COLUMNS};
+use super::Cursor;
+use crate::builder::{Extent, LoopBuilder};
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+
+/// The output channels of a tile.
+const ROWS: usize = 4;
+
+/// The groups of 16 positions in a tile with `vpdpbusd`: 4 rows by 4 groups, 16 accumulators,
+/// enough independent sums to cover the instruction's latency.
+const DOT_PANELS: usize = 4;
+
+/// One `kernel.conv_planes`: its flat buffers, sizes and taps.
+struct Planes {
+    x: ValueId,
+    w: ValueId,
+    out: ValueId,
+    /// Input quads per image, plane length, taps, weight bytes per tap, output channels, positions.
+    cq: usize,
+    l: usize,
+    t: usize,
+    k: usize,
+    m: usize,
+    q: usize,
+    /// Per tap: (first quad, offset).
+    taps: Vec<(usize, usize)>,
+    signs: Signs,
+}
+
+pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Result<(), Diagnostic> {
+    let span = m.ops[op].span;
+    let operands = m.ops[op].operands.clone();
+    let shape = |v: ValueId| -> Vec<usize> {
+        let t = m.ty(v).as_memref().expect("verified memref");
+        t.shape.iter().map(|d| d.expect("verified static") as usize).collect()
+    };
+    let (xs, ws, os) = (shape(operands[0]), shape(operands[1]), shape(operands[2]));
+    let list = |key: &str| m.attr(op, key).and_then(Attribute::as_int_list).unwrap_or_default();
+    let taps: Vec<(usize, usize)> =
+        list("tap_quads").into_iter().zip(list("tap_offsets")).map(|(b, o)| (b as usize, o as usize)).collect();
+    let unsigned = |key: &str| m.attr(op, key).is_some();
+    let signs = Signs::new(unsigned("weights_unsigned"), unsigned("input_unsigned"), options.byte_dot_products);
+    let mut c = Cursor::new(m, span);
+    let (x, w, out) = (c.flat(operands[0]), c.flat(operands[1]), c.flat(operands[2]));
+    let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs };
+    if options.gpu {
+        direct(&mut c, &p, xs[0]);
+    } else {
+        let full = p.m / ROWS;
+        tiles(&mut c, &p, xs[0], (full, ROWS, 0));
+        tiles(&mut c, &p, xs[0], (p.m % ROWS, 1, full * ROWS));
+    }
+    c.finish(op);
+    Ok(())
+}
+
+/// `count` row tiles of `rows` rows from row `first`, by every block of positions of every
+/// image: the full blocks in one parallel loop, the rest (its last group masked) in another.
+fn tiles(c: &mut Cursor, p: &Planes, images: usize, (count, rows, first): (usize, usize, usize)) {
+    if count == 0 {
+        return;
+    }
+    let panels = if p.signs.dot_bytes { DOT_PANELS } else { 1 };
+    let block = panels * QUAD_COLUMNS;
+    let (blocks, rest) = (p.q / block, p.q % block);
+    let tile_at = |e: &mut Cursor, ivs: &[ValueId], q0: ValueId, panels: usize, mask: Option<usize>| {
+        let m0 = e.affine(&[(ivs[2], rows as i64)], first as i64);
+        let accs = tile(e, p, (ivs[0], q0, m0), rows, panels);
+        store(e, p, &accs, (ivs[0], q0, m0), (panels, mask));
+    };
+    if blocks > 0 {
+        let shape = [Extent::Fixed(images), Extent::Fixed(blocks), Extent::Fixed(count)];
+        c.parallel_over(&shape, &mut |e, ivs| {
+            let q0 = e.affine(&[(ivs[1], block as i64)], 0);
+            tile_at(e, ivs, q0, panels, None)
+        });
+    }
+    if rest > 0 {
+        let shape = [Extent::Fixed(images), Extent::Fixed(1), Extent::Fixed(count)];
+        c.parallel_over(&shape, &mut |e, ivs| {
+            let q0 = e.idx((blocks * block) as i64);
+            let lanes = rest % QUAD_COLUMNS;
+            tile_at(e, ivs, q0, rest.div_ceil(QUAD_COLUMNS), (lanes > 0).then_some(lanes))
+        });
+    }
+}
+
+/// The sums of `rows` output channels from `m0` at `panels` groups of 16 positions from `q0`
+/// of image `n`: `accs[r * panels + g]`.
+fn tile(
+    e: &mut Cursor,
+    p: &Planes,
+    (n, q0, m0): (ValueId, ValueId, ValueId),
+    rows: usize,
+    panels: usize,
+) -> Vec<ValueId> {
+    let zero = e.const_int(0, Type::i32());
+    let zero = e.value_op("vector.broadcast", &[zero], vector(QUAD_COLUMNS, Type::i32()));
+    let mut accs = vec![zero; rows * panels];
+    let quads = p.k / 4;
+    for (t, &(first, offset)) in p.taps.iter().enumerate() {
+        accs = e.for_accs(0, quads, &accs, |e, cq, accs| {
+            let bytes: Vec<ValueId> = (0..panels)
+                .map(|g| {
+                    let lead = (first * p.l + offset + g * QUAD_COLUMNS) * 4;
+                    let terms = [(n, (p.cq * p.l * 4) as i64), (cq, (p.l * 4) as i64), (q0, 4)];
+                    let at = e.affine(&terms, lead as i64);
+                    e.value_op("vector.load", &[p.x, at], vector(QUAD_COLUMNS * 4, Type::i8()))
+                })
+                .collect();
+            let words: Vec<ValueId> = (0..rows)
+                .map(|r| e.affine(&[(m0, (p.t * p.k) as i64), (cq, 4)], (r * p.t * p.k + t * p.k) as i64))
+                .collect();
+            multiply(e, p, &words, &bytes, accs)
+        });
+    }
+    accs
+}
+
+/// `accs` plus the products of each row's weight quad (at `words[r]`) by each group's input
+/// bytes.
+fn multiply(e: &mut Cursor, p: &Planes, words: &[ValueId], bytes: &[ValueId], accs: &[ValueId]) -> Vec<ValueId> {
+    let panels = bytes.len();
+    let mut next = accs.to_vec();
+    if p.signs.dot_bytes {
+        for (r, &at) in words.iter().enumerate() {
+            let word = a_word(e, p.w, at, 4);
+            for (g, &b) in bytes.iter().enumerate() {
+                next[r * panels + g] = dot(e, p.signs, accs[r * panels + g], word, b);
+            }
+        }
+        return next;
+    }
+    for (g, &b) in bytes.iter().enumerate() {
+        let columns = b_columns(e, p.signs, b, 4);
+        for (r, &at) in words.iter().enumerate() {
+            next[r * panels + g] = row_products(e, p.signs, (p.w, at), &columns, accs[r * panels + g]);
+        }
+    }
+    next
+}
+
+/// Stores a tile at positions `q0..`, its last group's first `mask` lanes only if given.
+fn store(
+    e: &mut Cursor,
+    p: &Planes,
+    accs: &[ValueId],
+    (n, q0, m0): (ValueId, ValueId, ValueId),
+    (panels, mask): (usize, Option<usize>),
+) {
+    let last_mask = mask.map(|lanes| {
+        let lanes = e.idx(lanes as i64);
+        e.value_op("vector.create_mask", &[lanes], vector(QUAD_COLUMNS, Type::i1()))
+    });
+    for (i, &acc) in accs.iter().enumerate() {
+        let (r, g) = (i / panels, i % panels);
+        let terms = [(n, (p.m * p.q) as i64), (m0, p.q as i64), (q0, 1)];
+        let at = e.affine(&terms, (r * p.q + g * QUAD_COLUMNS) as i64);
+        let spec = match last_mask.filter(|_| g + 1 == panels) {
+            Some(mask) => OpSpec::new("vector.maskedstore", Span::UNKNOWN).operands([p.out, at, mask, acc]),
+            None => OpSpec::new("vector.store", Span::UNKNOWN).operands([acc, p.out, at]),
+        };
+        e.op(spec);
+    }
+}
+
+/// One parallel loop over every output element, its sum over taps and channels inside.
+fn direct(c: &mut Cursor, p: &Planes, images: usize) {
+    let (x_ext, w_ext) = (p.signs.b_ext, p.signs.a_ext);
+    c.parallel(&[images, p.m, p.q], &mut |e, ivs| {
+        let (n, m, q) = (ivs[0], ivs[1], ivs[2]);
+        let mut sum = e.const_int(0, Type::i32());
+        for (t, &(first, offset)) in p.taps.iter().enumerate() {
+            sum = e.nest_accs(&[p.k / 4, 4], &[sum], &mut |e, ks, accs| {
+                let (cq, j) = (ks[0], ks[1]);
+                let wi = e.affine(&[(m, (p.t * p.k) as i64), (cq, 4), (j, 1)], (t * p.k) as i64);
+                let terms = [(n, (p.cq * p.l * 4) as i64), (cq, (p.l * 4) as i64), (q, 4), (j, 1)];
+                let xi = e.affine(&terms, ((first * p.l + offset) * 4) as i64);
+                let (wv, xv) = (e.load(p.w, &[wi]), e.load(p.x, &[xi]));
+                let (wv, xv) = (e.value_op(w_ext, &[wv], Type::i32()), e.value_op(x_ext, &[xv], Type::i32()));
+                let product = e.value_op("arith.muli", &[wv, xv], Type::i32());
+                vec![e.value_op("arith.addi", &[accs[0], product], Type::i32())]
+            })[0];
+        }
+        let at = e.affine(&[(n, (p.m * p.q) as i64), (m, p.q as i64), (q, 1)], 0);
+        e.store(sum, p.out, &[at]);
+    });
+}
