@@ -1,6 +1,6 @@
 // The kernel dialect's custom forms: kernel.generic with a reduction loop and kernel.index,
 // kernel.matmul with every epilogue operand and attribute, kernel.conv (also with Winograd-transformed
-// weights and a batch known at run time), kernel.copy and
+// weights and a batch known at run time), kernel.copy, kernel.conv_planes (generic form) and
 // kernel.workspace_size. xcc-only (no `// upstream` line): mlir-opt does not know the dialect.
 func.func @kernels(%a: memref<2x4x8xf32>, %b: memref<8x16xf32>, %bias: memref<1x16xf32>, %r: memref<2x4x16xf32>, %y: memref<2x4x16xf32>, %x: memref<1x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %cb: memref<6xf32>, %z: memref<1x6x4x4xf32>, %s: memref<2x4xf32>, %u: memref<4x4x6x4xf32>, %zw: memref<?x6x8x8xf32>, %xw: memref<?x4x8x8xf32>) {
   kernel.matmul ins(%a, %b : memref<2x4x8xf32>, memref<8x16xf32>) bias(%bias : memref<1x16xf32>) residual(%r : memref<2x4x16xf32>) outs(%y : memref<2x4x16xf32>) {act_max = 6.0 : f32, act_min = 0.0 : f32, alpha = 0.5 : f32, beta = 2.0 : f32}
@@ -23,4 +23,9 @@ func.func @kernels(%a: memref<2x4x8xf32>, %b: memref<8x16xf32>, %bias: memref<1x
 func.func @size() -> index {
   %n = "kernel.workspace_size"() {function = @kernels} : () -> index
   return %n : index
+}
+
+func.func @planes(%x: memref<1x4x136x4xi8>, %w: memref<8x2x8xi8>, %y: memref<1x8x100xi32>) {
+  "kernel.conv_planes"(%x, %w, %y) {input_unsigned, tap_offsets = array<i64: 0, 9>, tap_quads = array<i64: 0, 2>} : (memref<1x4x136x4xi8>, memref<8x2x8xi8>, memref<1x8x100xi32>) -> ()
+  return
 }

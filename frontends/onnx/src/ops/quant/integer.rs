@@ -386,7 +386,7 @@ fn conv_over_planes(
 ) -> OResult<Option<String>> {
     let all_zero = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
     let w = g.consts.get(o.rhs).expect("constant weights");
-    if o.rhs_zero.is_some_and(|z| !all_zero(z)) {
+    if o.rhs_zero.is_some_and(|z| !all_zero(z)) || w.ty.numel() == 0 {
         return Ok(None);
     }
     let ((kh, kw), (oh, ow), pads) = (geo.kernel, geo.out, geo.pads);
@@ -417,23 +417,12 @@ fn conv_over_planes(
     let phases = x.transpose(&split, &[0, 4, 6, 1, 3, 5, 2]);
     let planes = x.reshape(&phases, &[n, s[0] * s[1] * cp / 4, hq * wq, 4]);
     let weights = x.constant(weights_per_tap(w, cp as usize));
-    let sums = format!("{}#planes", x.fresh());
-    let list = |v: Vec<i64>| Attr::Ints(v);
-    x.push(Node {
-        name: format!("{sums}/ConvIntegerPlanes"),
-        op: "ConvIntegerPlanes".into(),
-        domain: XCC_DOMAIN.into(),
-        inputs: vec![planes, weights],
-        outputs: vec![sums.clone()],
-        attrs: [
-            ("positions".to_string(), Attr::Int(positions)),
-            ("tap_offsets".to_string(), list(tap_offsets)),
-            ("tap_quads".to_string(), list(tap_quads)),
-        ]
-        .into_iter()
-        .collect(),
-        opset: 1,
-    });
+    let attrs = vec![
+        ("positions", Attr::Int(positions)),
+        ("tap_offsets", Attr::Ints(tap_offsets)),
+        ("tap_quads", Attr::Ints(tap_quads)),
+    ];
+    let sums = xcc_node(x, "ConvIntegerPlanes", vec![planes, weights], attrs);
     let rows = x.reshape(&sums, &[n, m, oh, wq]);
     let mut out = if ow == wq {
         rows
@@ -450,6 +439,21 @@ fn conv_over_planes(
         out = x.op("Sub", &[&out, &term], &[]);
     }
     Ok(Some(out))
+}
+
+/// A node of xcc's own domain computing one fresh output from `inputs`; its name.
+fn xcc_node(x: &mut Expansion, op: &str, inputs: Vec<String>, attrs: Vec<(&str, Attr)>) -> String {
+    let out = format!("{}#{op}", x.fresh());
+    x.push(Node {
+        name: format!("{out}/{op}"),
+        op: op.into(),
+        domain: XCC_DOMAIN.into(),
+        inputs,
+        outputs: vec![out.clone()],
+        attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        opset: 1,
+    });
+    out
 }
 
 /// Weights `[M, C, kH, kW]` as `[M, kH * kW, cp]`: per output channel, per tap, the channels,
@@ -527,17 +531,7 @@ fn weights_first(
     let split = x.reshape(&padded, &[k4 / 4, 4, p16 / 16, 16]);
     let quads = x.transpose(&split, &[2, 0, 3, 1]);
     let weights = x.reshape(o.rhs, &[m, k]);
-    let sums = format!("{}#quads", x.fresh());
-    x.push(Node {
-        name: format!("{sums}/MatMulIntegerQuads"),
-        op: "MatMulIntegerQuads".into(),
-        domain: XCC_DOMAIN.into(),
-        inputs: vec![weights.clone(), quads],
-        outputs: vec![sums.clone()],
-        attrs: [("columns".to_string(), Attr::Int(p))].into_iter().collect(),
-        opset: 1,
-    });
-    let mut sums = sums;
+    let mut sums = xcc_node(x, "MatMulIntegerQuads", vec![weights, quads], vec![("columns", Attr::Int(p))]);
     let all_zero = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
     let (za, zw) = (o.lhs_zero.filter(|z| !all_zero(z)), o.rhs_zero.filter(|z| !all_zero(z)));
     let widened = |x: &mut Expansion, v: &str| {
