@@ -15,6 +15,11 @@ impl Expanded for LpPool {
             return err(format!("p must be at least 1, not {p}"));
         }
         let Some(kernel) = node.ints("kernel_shape") else { return err("LpPool needs kernel_shape") };
+        // The window's size, as a float scale: a window past the input is refused by the
+        // AveragePool it becomes, but the product must not overflow first.
+        let Some(window) = kernel.iter().try_fold(1i64, |n, &k| (k > 0).then(|| n.checked_mul(k)).flatten()) else {
+            return err(format!("kernel_shape must be positive and its product fit in 64 bits, not {kernel:?}"));
+        };
         let powered = match p {
             1 => x.op("Abs", &[&node.inputs[0]], &[]),
             2 => x.op("Mul", &[&node.inputs[0], &node.inputs[0]], &[]),
@@ -30,7 +35,7 @@ impl Expanded for LpPool {
             .collect();
         attrs.push(("count_include_pad", Attr::Int(1)));
         let mean = x.op("AveragePool", &[&powered], &attrs);
-        let size = x.scalar(kernel.iter().product::<i64>() as f64, t.dtype);
+        let size = x.scalar(window as f64, t.dtype);
         let sum = x.op("Mul", &[&mean, &size], &[]);
         let root = match p {
             1 => sum,

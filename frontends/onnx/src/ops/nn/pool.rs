@@ -48,8 +48,16 @@ impl crate::ops::onnx_op::OnnxOp for Pool {
     }
 }
 
+/// The widest pooling window xcc compiles, per dim.
+const MAX_WINDOW: i64 = 4096;
+
 fn kernel_shape(node: &Node) -> OResult<Vec<usize>> {
     let k = node.ints("kernel_shape").ok_or_else(|| OnnxError::msg("needs kernel_shape"))?;
+    // xcc's limit: the pooling lowering's size grows with the window (a window of 2 x 65536
+    // taps over a padded input took gigabytes to compile), and no model pools that wide.
+    if k.iter().any(|&k| !(1..=MAX_WINDOW).contains(&k)) {
+        return err(format!("kernel_shape entries must be between 1 and {MAX_WINDOW}, not {k:?}"));
+    }
     Ok(k.iter().map(|&k| k as usize).collect())
 }
 
