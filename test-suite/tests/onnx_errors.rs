@@ -824,6 +824,20 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["mp_k", "a kernel size of 0 is out of range"],
         ),
         (
+            "maxpool-window-too-wide",
+            one(with_ints(node("mp_w", "MaxPool", &["x"], &["y"]), "kernel_shape", &[2, 65536]), vec![x4()], x4()),
+            vec!["mp_w", "a pooling window of 65536 is wider than xcc compiles (4096)"],
+        ),
+        (
+            "lppool-kernel-product-overflows",
+            one(
+                with_ints(node("lp_k", "LpPool", &["x"], &["y"]), "kernel_shape", &[i64::MAX, 2]),
+                vec![x4()],
+                x4(),
+            ),
+            vec!["lp_k", "kernel_shape must be positive and its product fit in 64 bits"],
+        ),
+        (
             "maxpool-negative-stride",
             one(
                 with_ints(
