@@ -140,7 +140,7 @@ fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Op
     if b.q != w || a.real != b.real {
         return None;
     }
-    let conv_attrs: Vec<(&str, Attr)> = ["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"]
+    let conv_attrs: Vec<(&str, Attr)> = crate::ops::quant::integer::CONV_ATTRIBUTES
         .iter()
         .filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone())))
         .collect();

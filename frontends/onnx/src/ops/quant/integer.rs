@@ -144,7 +144,7 @@ impl OnnxOp for MatMulInteger {
 }
 
 /// The conv attributes an integer convolution passes on.
-const CONV_ATTRIBUTES: &[&str] = &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"];
+pub(crate) const CONV_ATTRIBUTES: &[&str] = &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"];
 
 /// The operands of one product: the inputs and their zero points, by position.
 struct Operands<'a> {
@@ -432,9 +432,7 @@ fn conv_over_planes(
     };
     if let Some(za) = o.lhs_zero.filter(|z| !all_zero(z)) {
         let za = x.cast(za, g.ty(za)?.dtype, DType::I32);
-        let k = w.ty.numel() / m as usize;
-        let sums: Vec<f64> = w.to_f64().chunks(k).map(|r| r.iter().sum()).collect();
-        let sums = x.constant(Tensor::from_f64(DType::I32, vec![m as usize, 1, 1], &sums));
+        let sums = x.constant(channel_sums(w, 3));
         let term = x.op("Mul", &[&za, &sums], &[]);
         out = x.op("Sub", &[&out, &term], &[]);
     }
@@ -550,9 +548,7 @@ fn weights_first(
     if let Some(za) = za {
         let za = widened(x, za);
         let w = g.consts.get(o.rhs).expect("constant weights");
-        let flat = Tensor { ty: TensorType::new(w.ty.dtype, vec![m as usize, k as usize]), data: w.data.clone() };
-        let rows: Vec<f64> = flat.to_f64().chunks(k as usize).map(|r| r.iter().sum()).collect();
-        let rows = x.constant(Tensor::from_f64(DType::I32, vec![m as usize, 1], &rows));
+        let rows = x.constant(channel_sums(w, 2));
         let term = x.op("Mul", &[&za, &rows], &[]);
         sums = x.op("Sub", &[&sums, &term], &[]);
         if let Some(zw) = &zw {
@@ -571,6 +567,17 @@ fn weights_first(
         sums = x.op("Sub", &[&sums, &term], &[]);
     }
     Ok(x.reshape(&sums, &[1, m, oh, ow]))
+}
+
+/// The sums of constant weights per output channel (their first dim, `M`) as an int32 `[M, 1,
+/// ...]` of rank `rank`: what a zero point of the input multiplies.
+fn channel_sums(w: &Tensor, rank: usize) -> Tensor {
+    let m = w.ty.shape[0];
+    let per_channel = w.ty.numel() / m.max(1);
+    let sums: Vec<f64> = w.to_f64().chunks(per_channel.max(1)).map(|r| r.iter().sum()).collect();
+    let mut shape = vec![1; rank];
+    shape[0] = m;
+    Tensor::from_f64(DType::I32, shape, &sums)
 }
 
 /// The sums over K of a constant `[.., K, N]` as an int32 `[.., 1, N]`.

@@ -7,7 +7,7 @@
 
 mod dequantize;
 mod dynamic;
-mod integer;
+pub(crate) mod integer;
 mod quantize;
 
 use crate::graph::*;
