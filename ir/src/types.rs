@@ -187,6 +187,9 @@ impl Type {
     pub fn i8() -> Type {
         Type::int(8)
     }
+    pub fn i16() -> Type {
+        Type::int(16)
+    }
     pub fn i32() -> Type {
         Type::int(32)
     }

@@ -36,6 +36,15 @@ pub struct LoweringOptions {
     pub byte_dot_products: bool,
 }
 
+impl LoweringOptions {
+    /// The highest x86-64 level that a copy of the code is compiled for, when the level of every
+    /// copy is known (so `cpu-dispatch` folds each copy's branches on it).
+    pub fn highest_cpu_level(&self) -> Option<u32> {
+        let base = self.cpu_level?;
+        Some(self.cpu_versions.iter().map(|v| v.level).fold(base, u32::max))
+    }
+}
+
 /// One CPU a dispatched library has code for: LLVM's CPU name and the level runtime-c's
 /// `xcc_cpu_level()` must report for it to run.
 #[derive(Clone, Debug)]

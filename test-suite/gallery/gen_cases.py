@@ -8,6 +8,7 @@ Prints how many cases it wrote; a case ONNX Runtime refuses is left out, and nam
 """
 
 import os
+import platform
 import sys
 
 import numpy as np
@@ -691,6 +692,22 @@ def main():
         if oracles[-1]:
             with open(os.path.join(out, f"test_{name}_native", "xcc-flags"), "w") as f:
                 f.write("--mcpu=native\n")
+    # And for x86-64's baseline, whose CPUs have neither VNNI nor AVX2's 16-bit pairs: the
+    # kernels of bytes widened to 32 bits (a dispatched library's fallback copy).
+    if platform.machine() in ("x86_64", "AMD64"):
+        for name, *case in integer_matmul_cases(np.random.default_rng(826)):
+            oracles.append(write(out, f"{name}_x86_64_v2", *case))
+            if oracles[-1]:
+                with open(os.path.join(out, f"test_{name}_x86_64_v2", "xcc-flags"), "w") as f:
+                    f.write("--mcpu=x86-64-v2\n")
+    # And unoptimized (`-O0`), where LLVM selects whatever code is left: each CPU's copy of a
+    # dispatched library must keep only its own side of the convolution kernels.
+    for name, *case in integer_matmul_cases(np.random.default_rng(826)):
+        if name.startswith("conv_integer_planes"):
+            oracles.append(write(out, f"{name}_O0", *case))
+            if oracles[-1]:
+                with open(os.path.join(out, f"test_{name}_O0", "xcc-flags"), "w") as f:
+                    f.write("-O0\n")
     oracles += [write(out, *case) for case in qlinear_softmax_cases(np.random.default_rng(1127))]
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:

@@ -758,15 +758,17 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
 
     let work = fresh_dir(work);
     let lib = work.join("libm.a");
-    // A generated case may ask for more flags (`xcc-flags`: this machine's CPU).
+    // A generated case may ask for more flags (`xcc-flags`: this machine's CPU, an -O level
+    // other than -O1).
     let flags: Vec<String> = std::fs::read_to_string(case.join("xcc-flags"))
         .map(|t| t.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default();
     let o = run_command(
         Command::new(xcc_binary())
             .arg(model_file())
-            .args(["--name", "m", "-O1", "-o"])
+            .args(["--name", "m", "-o"])
             .arg(&lib)
+            .args(if flags.iter().any(|f| f.starts_with("-O")) { &[][..] } else { &["-O1"][..] })
             .args(&binds)
             .args(&flags)
             .args(if gpu() { &["--target=nvptx64", "--emulate-gpu"][..] } else { &[] })

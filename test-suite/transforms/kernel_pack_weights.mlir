@@ -30,3 +30,24 @@ func.func @scaled(%a: memref<4x2xf32>, %c: memref<4x3xf32>) {
   kernel.matmul ins(%a, %b : memref<4x2xf32>, memref<3x2xf32>) outs(%c : memref<4x3xf32>) {transpose_b, alpha = 2.0 : f32}
   return
 }
+
+// An integer convolution's constant byte weights, on a CPU without byte dot products (no
+// --mcpu here: the dispatched library), widen to i16 for the 16-bit pair products: signed bytes
+// 01 FF 80 7F are 1, -1, -128, 127; unsigned ones (weights_unsigned, dropped: i16 weights are
+// their values) FF 80 01 00 are 255, 128, 1, 0.
+// CHECK: memref.global"() {constant, initial_value = dense<"0x0100FFFF80FF7F00"> : tensor<8xi8>, sym_name = "q_i16", sym_visibility = "private", type = memref<1x1x4xi16>}
+// CHECK: memref.global"() {constant, initial_value = dense<"0xFF00800001000000"> : tensor<8xi8>, sym_name = "u_i16", sym_visibility = "private", type = memref<1x1x4xi16>}
+// CHECK-LABEL: func.func @planes
+// CHECK-NEXT: [[Q:%[0-9]+]] = memref.get_global @q_i16 : memref<1x1x4xi16>
+// CHECK-NEXT: "kernel.conv_planes"(%arg0, [[Q]], %arg1) {input_unsigned, tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>}
+// CHECK: [[U:%[0-9]+]] = memref.get_global @u_i16 : memref<1x1x4xi16>
+// CHECK-NEXT: "kernel.conv_planes"(%arg0, [[U]], %arg2) {input_unsigned, tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>}
+memref.global "private" constant @q : memref<1x1x4xi8> = dense<"0x01FF807F"> : tensor<4xi8>
+memref.global "private" constant @u : memref<1x1x4xi8> = dense<"0xFF800100"> : tensor<4xi8>
+func.func @planes(%x: memref<1x1x16x4xi8>, %y: memref<1x1x16xi32>, %z: memref<1x1x16xi32>) {
+  %q = memref.get_global @q : memref<1x1x4xi8>
+  "kernel.conv_planes"(%x, %q, %y) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>, input_unsigned} : (memref<1x1x16x4xi8>, memref<1x1x4xi8>, memref<1x1x16xi32>) -> ()
+  %u = memref.get_global @u : memref<1x1x4xi8>
+  "kernel.conv_planes"(%x, %u, %z) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>, input_unsigned, weights_unsigned} : (memref<1x1x16x4xi8>, memref<1x1x4xi8>, memref<1x1x16xi32>) -> ()
+  return
+}

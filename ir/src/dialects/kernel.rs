@@ -807,7 +807,8 @@ pub const PLANE_PANEL: u64 = 16;
 /// plane flattened to `L` positions), W `[M, T, 4 * C4]` and out `[N, M, Q]`, all bytes but out
 /// (i32), `out[n, m, q] = sum over taps t and c < 4 * C4 of W[m, t, c] * X[n, tap_quads[t] +
 /// c / 4, q + tap_offsets[t], c % 4]`, each byte widened signed or, where
-/// `input_unsigned`/`weights_unsigned` say, unsigned. A stride-1 2-d convolution of an input
+/// `input_unsigned`/`weights_unsigned` say, unsigned. W may also be i16, the weights' values
+/// widened (`kernel-pack-weights` does it for CPUs that multiply 16-bit pairs). A stride-1 2-d convolution of an input
 /// padded to rows of `w` is this with tap `(i, j)` at offset `i * w + j` and `q = oh * w + ow`
 /// (the columns `ow` past the output's are sums the caller drops); strides become phases of
 /// the input, each tap reading its phase's quads. The planes are long enough that panels of
@@ -819,8 +820,16 @@ fn verify_conv_planes(m: &Module, op: OpId) -> Result<(), String> {
     let w = static_dims(m.ty(operands[1]), "the weights")?;
     let out = static_dims(m.ty(operands[2]), "the output")?;
     let elem = |v| memref(m.ty(v)).map(|t| (*t.elem).clone());
-    if elem(operands[0])? != Type::i8() || elem(operands[1])? != Type::i8() || elem(operands[2])? != Type::i32() {
-        return Err("kernel.conv_planes multiplies i8 input and weights into i32".into());
+    let weights = elem(operands[1])?;
+    let byte_weights = weights == Type::i8();
+    if elem(operands[0])? != Type::i8()
+        || !(byte_weights || weights == Type::i16())
+        || elem(operands[2])? != Type::i32()
+    {
+        return Err("kernel.conv_planes multiplies an i8 input by i8 or i16 weights into i32".into());
+    }
+    if !byte_weights && m.attr(op, "weights_unsigned").is_some() {
+        return Err("i16 weights are their values: weights_unsigned is for bytes".into());
     }
     let (&[n, cq, l, 4], &[mm, t, k], &[on, om, q]) = (x.as_slice(), w.as_slice(), out.as_slice()) else {
         return Err(format!(

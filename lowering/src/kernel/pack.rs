@@ -7,6 +7,9 @@
 //! padded with zeros. The packed copy is a new global; the original goes when nothing else
 //! reads it.
 //!
+//! A `kernel.conv_planes` for a CPU without byte dot products gets its constant byte weights
+//! widened to i16 ([`widen_plane_weights`]).
+//!
 //! A convolution that Winograd's F(2x2, 3x3) applies to ([`super::winograd`]) gets its constant
 //! weights transformed, `[K, C, 3, 3]` to `[4, 4, K, C]`, and is marked `winograd`.
 
@@ -34,6 +37,11 @@ impl Pass for PackWeights {
             }
             if !options.gpu && xcc_ir::dialects::kernel::is_integer_matmul(&m, op) {
                 pack_quads(&mut m, op);
+            }
+        }
+        if !options.gpu && !options.byte_dot_products {
+            for op in ops_named(&m, &["kernel.conv_planes"]) {
+                widen_plane_weights(&mut m, op);
             }
         }
         if options.no_winograd || options.gpu {
@@ -154,6 +162,25 @@ fn pack_quads(m: &mut Module, op: OpId) {
     }
     replace_b(m, op, (get, global), packed, &mt.elem, &[panels, quads, W, 4], "quads");
     m.set_attr(op, "b_quads", Attribute::i64(W as i64));
+}
+
+/// An integer convolution's constant byte weights widened to i16 (from signed or, as
+/// `weights_unsigned` says, unsigned bytes), for a CPU without byte dot products: its kernel
+/// then multiplies 16-bit pairs (`vpmaddwd` with AVX2), each row's quad of weights one 8-byte
+/// broadcast load instead of a load and two shuffles per use.
+fn widen_plane_weights(m: &mut Module, op: OpId) {
+    let w = m.ops[op].operands[1];
+    let Some((get, global, bytes)) = constant_global(m, w) else { return };
+    let Some(mt) = m.ty(w).as_memref().cloned() else { return };
+    let Some(shape) = mt.shape.iter().map(|d| d.map(|d| d as usize)).collect::<Option<Vec<_>>>() else { return };
+    if *mt.elem != Type::i8() || mt.layout != Layout::Identity || bytes.len() != shape.iter().product::<usize>() {
+        return;
+    }
+    let unsigned = m.attr(op, "weights_unsigned").is_some();
+    let wide: Vec<u8> =
+        bytes.iter().flat_map(|&b| if unsigned { b as i16 } else { b as i8 as i16 }.to_le_bytes()).collect();
+    replace_b(m, op, (get, global), wide, &Type::i16(), &shape, "i16");
+    m.remove_attr(op, "weights_unsigned");
 }
 
 /// A convolution's constant `[K, C, 3, 3]` f32 weights as Winograd's `[4, 4, K, C]`

@@ -50,53 +50,182 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
         t.shape.iter().map(|d| d.expect("verified static") as usize).collect()
     };
     let (xs, ws, os) = (shape(operands[0]), shape(operands[1]), shape(operands[2]));
+    let byte_weights = m.ty(operands[1]).as_memref().is_some_and(|t| *t.elem == Type::i8());
     let list = |key: &str| m.attr(op, key).and_then(Attribute::as_int_list).unwrap_or_default();
     let taps: Vec<(usize, usize)> =
         list("tap_quads").into_iter().zip(list("tap_offsets")).map(|(b, o)| (b as usize, o as usize)).collect();
     let unsigned = |key: &str| m.attr(op, key).is_some();
-    let signs = Signs::new(unsigned("weights_unsigned"), unsigned("input_unsigned"), options.byte_dot_products);
+    let dot_bytes = options.byte_dot_products && byte_weights;
+    let signs = Signs::new(unsigned("weights_unsigned"), unsigned("input_unsigned"), dot_bytes);
     let mut c = Cursor::new(m, span);
     let (x, w, out) = (c.flat(operands[0]), c.flat(operands[1]), c.flat(operands[2]));
     let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs };
+    let images = xs[0];
     if options.gpu {
-        direct(&mut c, &p, xs[0]);
+        direct(&mut c, &p, images);
+    } else if !byte_weights && options.highest_cpu_level().is_some_and(|l| l >= AVX2_LEVEL) {
+        // One side per CPU: `cpu-dispatch` folds the level in each copy of the code.
+        let level = c.cpu_level();
+        let avx2 = c.const_int(AVX2_LEVEL as i128, Type::i32());
+        let has_avx2 = c.cmpi("sge", level, avx2);
+        let p = &p;
+        let on = |products| {
+            move |e: &mut Cursor| {
+                every_tile(e, p, images, products);
+                vec![]
+            }
+        };
+        c.if_else(has_avx2, vec![], on(Products::Pairs), on(Products::Widened));
     } else {
-        let full = p.m / ROWS;
-        tiles(&mut c, &p, xs[0], (full, ROWS, 0));
-        tiles(&mut c, &p, xs[0], (p.m % ROWS, 1, full * ROWS));
+        every_tile(&mut c, &p, images, if dot_bytes { Products::Dot } else { Products::Widened });
     }
     c.finish(op);
     Ok(())
 }
 
+/// The x86-64 level with AVX2, `xcc_cpu_level()`'s numbering.
+const AVX2_LEVEL: u32 = 3;
+
+/// How a CPU tile multiplies.
+#[derive(Clone, Copy)]
+enum Products {
+    /// Bytes by bytes in quads, `vpdpbusd`: [`DOT_PANELS`] groups of 16 positions.
+    Dot,
+    /// Each input byte and weight widened to 32 bits: one group of 16 positions.
+    Widened,
+    /// 16-bit weights by input bytes widened to 16 bits, summed in pairs (`vpmaddwd`, AVX2):
+    /// [`PAIR_POSITIONS`] positions.
+    Pairs,
+}
+
+impl Products {
+    /// The positions of a tile.
+    fn positions(self) -> usize {
+        match self {
+            Products::Dot => DOT_PANELS * QUAD_COLUMNS,
+            Products::Widened => QUAD_COLUMNS,
+            Products::Pairs => PAIR_POSITIONS,
+        }
+    }
+}
+
+/// The tiles of every output channel: [`ROWS`] at a time, then one at a time.
+fn every_tile(c: &mut Cursor, p: &Planes, images: usize, products: Products) {
+    let full = p.m / ROWS;
+    tiles(c, p, images, (full, ROWS, 0), products);
+    tiles(c, p, images, (p.m % ROWS, 1, full * ROWS), products);
+}
+
 /// `count` row tiles of `rows` rows from row `first`, by every block of positions of every
 /// image: the full blocks in one parallel loop, the rest (its last group masked) in another.
-fn tiles(c: &mut Cursor, p: &Planes, images: usize, (count, rows, first): (usize, usize, usize)) {
+fn tiles(c: &mut Cursor, p: &Planes, images: usize, (count, rows, first): (usize, usize, usize), products: Products) {
     if count == 0 {
         return;
     }
-    let panels = if p.signs.dot_bytes { DOT_PANELS } else { 1 };
-    let block = panels * QUAD_COLUMNS;
+    let block = products.positions();
     let (blocks, rest) = (p.q / block, p.q % block);
-    let tile_at = |e: &mut Cursor, ivs: &[ValueId], q0: ValueId, panels: usize, mask: Option<usize>| {
+    let tile_at = |e: &mut Cursor, ivs: &[ValueId], q0: ValueId, width: usize| {
         let m0 = e.affine(&[(ivs[2], rows as i64)], first as i64);
-        let accs = tile(e, p, (ivs[0], q0, m0), rows, panels);
-        store(e, p, &accs, (ivs[0], q0, m0), (panels, mask));
+        let at = (ivs[0], q0, m0);
+        if let Products::Pairs = products {
+            let sums = pair_tile(e, p, at, rows);
+            return store_pairs(e, p, &sums, at, width);
+        }
+        let panels = width.div_ceil(QUAD_COLUMNS);
+        let accs = tile(e, p, at, rows, panels);
+        let lanes = width % QUAD_COLUMNS;
+        store(e, p, &accs, at, (panels, (lanes > 0).then_some(lanes)));
     };
     if blocks > 0 {
         let shape = [Extent::Fixed(images), Extent::Fixed(blocks), Extent::Fixed(count)];
         c.parallel_over(&shape, &mut |e, ivs| {
             let q0 = e.affine(&[(ivs[1], block as i64)], 0);
-            tile_at(e, ivs, q0, panels, None)
+            tile_at(e, ivs, q0, block)
         });
     }
     if rest > 0 {
         let shape = [Extent::Fixed(images), Extent::Fixed(1), Extent::Fixed(count)];
         c.parallel_over(&shape, &mut |e, ivs| {
             let q0 = e.idx((blocks * block) as i64);
-            let lanes = rest % QUAD_COLUMNS;
-            tile_at(e, ivs, q0, rest.div_ceil(QUAD_COLUMNS), (lanes > 0).then_some(lanes))
+            tile_at(e, ivs, q0, rest)
         });
+    }
+}
+
+/// The groups of 4 positions of a [`Products::Pairs`] tile: two, so that each row's two
+/// accumulators reduce to one vector of 8 positions.
+const PAIR_GROUPS: usize = 2;
+
+/// The positions of a [`Products::Pairs`] tile.
+const PAIR_POSITIONS: usize = 4 * PAIR_GROUPS;
+
+/// The sums of `rows` output channels from `m0` at the [`PAIR_POSITIONS`] positions from `q0`,
+/// one `vector<8xi32>` per row. Per tap and channel quad, each group's 16 input bytes (4
+/// positions by 4 channels) widen to 16-bit lanes, each row's four 16-bit weights are broadcast
+/// to match, and `vpmaddwd` sums adjacent products into 8 lanes: positions by halves of the quad.
+/// Four rows by two groups is 8 accumulators, 2 inputs and a weight of AVX2's 16 registers.
+fn pair_tile(e: &mut Cursor, p: &Planes, (n, q0, m0): (ValueId, ValueId, ValueId), rows: usize) -> Vec<ValueId> {
+    let acc_t = vector(8, Type::i32());
+    let zero = e.const_int(0, Type::i32());
+    let zero = e.value_op("vector.broadcast", &[zero], acc_t.clone());
+    let mut accs = vec![zero; rows * PAIR_GROUPS];
+    let repeat = Attribute::DenseArray { elem: Type::i64(), values: (0..16).map(|i| i % 4).collect() };
+    for (t, &(first, offset)) in p.taps.iter().enumerate() {
+        accs = e.for_accs(0, p.k / 4, &accs, |e, cq, accs| {
+            let inputs: Vec<ValueId> = (0..PAIR_GROUPS)
+                .map(|g| {
+                    let lead = (first * p.l + offset + 4 * g) * 4;
+                    let terms = [(n, (p.cq * p.l * 4) as i64), (cq, (p.l * 4) as i64), (q0, 4)];
+                    let at = e.affine(&terms, lead as i64);
+                    let bytes = e.value_op("vector.load", &[p.x, at], vector(16, Type::i8()));
+                    e.value_op(p.signs.b_ext, &[bytes], vector(16, Type::i16()))
+                })
+                .collect();
+            let mut next = accs.to_vec();
+            for r in 0..rows {
+                let at = e.affine(&[(m0, (p.t * p.k) as i64), (cq, 4)], (r * p.t * p.k + t * p.k) as i64);
+                let quad = e.value_op("vector.load", &[p.w, at], vector(4, Type::i16()));
+                let weights = e.value_attr(
+                    "vector.shuffle",
+                    &[quad, quad],
+                    vector(16, Type::i16()),
+                    vec![("mask", repeat.clone())],
+                );
+                for (g, &input) in inputs.iter().enumerate() {
+                    let pairs = e.value_op("llvm.intr.x86.avx2.pmadd.wd", &[input, weights], acc_t.clone());
+                    next[r * PAIR_GROUPS + g] =
+                        e.value_op("arith.addi", &[accs[r * PAIR_GROUPS + g], pairs], acc_t.clone());
+                }
+            }
+            next
+        });
+    }
+    // Lanes 2j and 2j + 1 of the pair are position j's two halves.
+    let lanes =
+        |first: i128| Attribute::DenseArray { elem: Type::i64(), values: (0..8).map(|j| 2 * j + first).collect() };
+    accs.chunks(PAIR_GROUPS)
+        .map(|pair| {
+            let halves = [0, 1]
+                .map(|h| e.value_attr("vector.shuffle", &[pair[0], pair[1]], acc_t.clone(), vec![("mask", lanes(h))]));
+            e.value_op("arith.addi", &halves, acc_t.clone())
+        })
+        .collect()
+}
+
+/// Stores a [`pair_tile`]'s rows at positions `q0..`, the first `width` of them.
+fn store_pairs(e: &mut Cursor, p: &Planes, sums: &[ValueId], (n, q0, m0): (ValueId, ValueId, ValueId), width: usize) {
+    let mask = (width < PAIR_POSITIONS).then(|| {
+        let lanes = e.idx(width as i64);
+        e.value_op("vector.create_mask", &[lanes], vector(PAIR_POSITIONS, Type::i1()))
+    });
+    for (r, &sum) in sums.iter().enumerate() {
+        let terms = [(n, (p.m * p.q) as i64), (m0, p.q as i64), (q0, 1)];
+        let at = e.affine(&terms, (r * p.q) as i64);
+        let spec = match mask {
+            Some(mask) => OpSpec::new("vector.maskedstore", Span::UNKNOWN).operands([p.out, at, mask, sum]),
+            None => OpSpec::new("vector.store", Span::UNKNOWN).operands([sum, p.out, at]),
+        };
+        e.op(spec);
     }
 }
 

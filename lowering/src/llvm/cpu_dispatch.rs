@@ -41,6 +41,7 @@ impl Pass for CpuDispatch {
         let defined: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
         if options.cpu_versions.is_empty() {
             defined.into_iter().for_each(|f| fold_cpu_level(&mut m, f, options.cpu_level));
+            drop_uncalled_functions(&mut m);
             return Ok(m);
         }
         let names: HashSet<String> = defined.iter().filter_map(|&f| m.sym_name(f).map(str::to_string)).collect();
@@ -82,6 +83,7 @@ impl Pass for CpuDispatch {
             make_dispatcher(&mut m, f, &name, &versions);
         }
         crate::builder::declare_function(&mut m, CPU_LEVEL, vec![], vec![Type::i32()]);
+        drop_uncalled_functions(&mut m);
         Ok(m)
     }
 }
@@ -148,6 +150,122 @@ fn fold_cpu_level(m: &mut Module, f: OpId, level: Option<u32>) {
         m.erase_op(call);
     }
     m.replace_uses_by_map_in(f, &constants);
+    fold_level_branches(m, f);
+}
+
+/// The comparisons of two constants in `f` (the level against a kernel's threshold, once folded)
+/// become constants, and the branches on them jumps, so each copy of the code keeps only its own
+/// CPU's side reachable: at -O0 too, where LLVM would otherwise select the other side, whose
+/// intrinsics (AVX2's `vpmaddwd`, say) a lesser CPU cannot.
+fn fold_level_branches(m: &mut Module, f: OpId) {
+    let constant = |m: &Module, v: ValueId| {
+        let d = m.defining_op(v).filter(|&d| m.ops[d].name == "llvm.mlir.constant")?;
+        m.attr(d, "value")?.as_int()
+    };
+    let mut compares = Vec::new();
+    let mut branches = Vec::new();
+    m.walk_nested(f, &mut |o| match m.ops[o].name.as_str() {
+        "llvm.icmp" => compares.push(o),
+        "llvm.cond_br" => branches.push(o),
+        _ => {}
+    });
+    // One walk replaces every comparison's uses, as for the calls.
+    let mut results = std::collections::HashMap::new();
+    for cmp in compares {
+        let operands = &m.ops[cmp].operands;
+        let (Some(l), Some(r)) = (constant(m, operands[0]), constant(m, operands[1])) else { continue };
+        let Some(holds) = m.attr(cmp, "predicate").and_then(Attribute::as_int).and_then(|p| compare(p, l, r)) else {
+            continue;
+        };
+        let spec = OpSpec::new("llvm.mlir.constant", m.ops[cmp].span)
+            .results([Type::i1()])
+            .attr("value", Attribute::int(holds as i128, Type::i1()));
+        let value = m.build_before(cmp, spec);
+        results.insert(m.result(cmp, 0), m.result(value, 0));
+        m.erase_op(cmp);
+    }
+    m.replace_uses_by_map_in(f, &results);
+    let mut jumps = 0;
+    for br in branches {
+        let condition = m.ops[br].operands[0];
+        let taken = match constant(m, condition) {
+            Some(c) => usize::from(c == 0),
+            None => continue,
+        };
+        let successor = m.ops[br].successors[taken].clone();
+        let spec = OpSpec::new("llvm.br", m.ops[br].span).successor(successor.block, successor.args);
+        m.build_before(br, spec);
+        m.erase_op(br);
+        jumps += 1;
+    }
+    if jumps > 0 {
+        empty_unreachable_blocks(m, f);
+    }
+}
+
+/// Leaves each block of `f` that its entry no longer reaches with only `llvm.unreachable`, so
+/// the other CPU's side names nothing (its outlined parallel tasks then go, see
+/// [`drop_uncalled_functions`]).
+fn empty_unreachable_blocks(m: &mut Module, f: OpId) {
+    let Some(&region) = m.ops[f].regions.first() else { return };
+    let blocks = m.regions[region].blocks.clone();
+    let mut reached: HashSet<xcc_ir::BlockId> = HashSet::new();
+    let mut work = vec![blocks[0]];
+    while let Some(b) = work.pop() {
+        if reached.insert(b) {
+            let last = m.blocks[b].ops.last().copied();
+            work.extend(last.into_iter().flat_map(|t| m.ops[t].successors.iter().map(|s| s.block)));
+        }
+    }
+    for b in blocks.into_iter().filter(|b| !reached.contains(b)) {
+        let span = m.blocks[b].span;
+        for op in m.blocks[b].ops.clone().into_iter().rev() {
+            m.erase_op(op);
+        }
+        m.build(b, OpSpec::new("llvm.unreachable", span));
+    }
+}
+
+/// Erases the internal functions that nothing names any more, until none is left: the parallel
+/// tasks of a kernel's side for another CPU, which LLVM would still compile at -O0.
+fn drop_uncalled_functions(m: &mut Module) {
+    loop {
+        let mut named: HashSet<String> = HashSet::new();
+        for &top in m.top_ops() {
+            m.walk_nested(top, &mut |o| {
+                for key in ["callee", "global_name"] {
+                    if let Some(sym) = m.attr(o, key).and_then(Attribute::as_symbol) {
+                        named.insert(sym.to_string());
+                    }
+                }
+            });
+        }
+        let uncalled: Vec<OpId> = m
+            .top_ops()
+            .iter()
+            .copied()
+            .filter(|&f| is_definition(m, f) && is_internal(m, f))
+            .filter(|&f| m.sym_name(f).is_some_and(|n| !named.contains(n)))
+            .collect();
+        if uncalled.is_empty() {
+            return;
+        }
+        uncalled.into_iter().for_each(|f| m.erase_op(f));
+    }
+}
+
+/// `llvm.icmp`'s signed predicates (eq, ne, slt, sle, sgt, sge) on two constants; the unsigned
+/// ones would need the constants' width, and no level test uses them.
+fn compare(predicate: i128, l: i128, r: i128) -> Option<bool> {
+    Some(match predicate {
+        0 => l == r,
+        1 => l != r,
+        2 => l < r,
+        3 => l <= r,
+        4 => l > r,
+        5 => l >= r,
+        _ => return None,
+    })
 }
 
 fn rename_calls(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String>) {
