@@ -8,10 +8,15 @@
 //! and first quad) a loop over the tap's channel quads loads one 64-byte panel of X per group
 //! and one 4-byte word of weights per row, and multiplies them as the integer matmul does
 //! (`qgemm`: `vpdpbusd` where the CPU has it, [`DOT_PANELS`] groups for 16 accumulators; else
-//! widened bytes, one group). Tiles are independent: one parallel loop over images, position
-//! blocks and row tiles, the rows innermost, so a block's input stays in cache across every
-//! output channel; the last block's last group stores under a mask. Elsewhere (a GPU) it is a
-//! parallel loop over the output with the sum inside.
+//! widened bytes, one group). Without byte dot products, `kernel-pack-weights` widens constant
+//! weights to i16, and a CPU with AVX2 multiplies 16-bit pairs instead ([`pair_tile`]:
+//! `vpmaddwd`, 16 exact multiply-adds per instruction, twice an f32 FMA's), chosen by a branch
+//! on the CPU's level that `cpu-dispatch` folds in each copy of the code.
+//!
+//! Tiles are independent: one parallel loop over images, position blocks and row tiles, the
+//! rows innermost, so a block's input stays in cache across every output channel; the last
+//! block's last group stores under a mask. Elsewhere (a GPU) it is a parallel loop over the
+//! output with the sum inside.
 
 use super::qgemm::{a_word, b_columns, dot, row_products, vector, Signs, QUAD_COLUMNS};
 use super::Cursor;
