@@ -51,3 +51,17 @@ func.func @planes(%x: memref<1x1x16x4xi8>, %y: memref<1x1x16xi32>, %z: memref<1x
   "kernel.conv_planes"(%x, %u, %z) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>, input_unsigned, weights_unsigned} : (memref<1x1x16x4xi8>, memref<1x1x4xi8>, memref<1x1x16xi32>) -> ()
   return
 }
+
+// An integer matmul's constant B (K = 2 by N = 3: 1 -1 2 / 3 4 -128), on the same CPU, is laid
+// out in quads of k per column and widened to i16: column 0 is 1 3 0 0, column 1 -1 4 0 0,
+// column 2 2 -128 0 0, then 13 columns of zeros to the panel's 16.
+// CHECK: memref.global"() {constant, initial_value = dense<"0x0100030000000000FFFF040000000000020080FF00000000{{0+}}"> : tensor<128xi8>, sym_name = "bq_quads_i16", sym_visibility = "private", type = memref<1x1x16x4xi16>}
+// CHECK-LABEL: func.func @qmm
+// CHECK-NEXT: [[BQ:%[0-9]+]] = memref.get_global @bq_quads_i16 : memref<1x1x16x4xi16>
+// CHECK-NEXT: kernel.matmul ins(%arg0, [[BQ]] : memref<4x2xi8>, memref<1x1x16x4xi16>) outs(%arg1 : memref<4x3xi32>) {a_unsigned, b_quads = 16}
+memref.global "private" constant @bq : memref<2x3xi8> = dense<"0x01FF02030480"> : tensor<6xi8>
+func.func @qmm(%a: memref<4x2xi8>, %c: memref<4x3xi32>) {
+  %b = memref.get_global @bq : memref<2x3xi8>
+  kernel.matmul ins(%a, %b : memref<4x2xi8>, memref<2x3xi8>) outs(%c : memref<4x3xi32>) {a_unsigned}
+  return
+}

@@ -579,11 +579,16 @@ pub fn is_integer_matmul(m: &Module, op: OpId) -> bool {
 }
 
 /// An integer matmul has no epilogue; its B, if in quads, is `[ceil(N / w), ceil(K / 4), w, 4]`
-/// and A `[.., M, K]`.
+/// and A `[.., M, K]`, and may be i16 (the bytes widened by `kernel-pack-weights`).
 fn verify_integer_matmul(m: &Module, op: OpId, (a, b, out): (&Dims, &Dims, &Dims)) -> Result<(), String> {
     let ops = EpilogueOperands::of(m, op);
-    if memref(m.ty(ops.b))?.elem.as_ref() != &Type::i8() {
-        return Err("an integer matmul multiplies i8 A and B into i32".into());
+    let b_elem = memref(m.ty(ops.b))?.elem.as_ref().clone();
+    let quads = m.attr(op, "b_quads").is_some();
+    if b_elem != Type::i8() && !(quads && b_elem == Type::i16()) {
+        return Err("an integer matmul multiplies i8 A and B (in quads, B may be i16) into i32".into());
+    }
+    if b_elem == Type::i16() && m.attr(op, "b_unsigned").is_some() {
+        return Err("an i16 B holds its values: b_unsigned is for bytes".into());
     }
     let e = Epilogue::of(m, op);
     let transposed = m.attr(op, "transpose_a").is_some() || m.attr(op, "transpose_b").is_some();

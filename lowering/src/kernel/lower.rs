@@ -66,7 +66,7 @@ impl Pass for KernelToLoops {
                 "kernel.matmul"
                     if xcc_ir::dialects::kernel::is_integer_matmul(&m, op) && m.attr(op, "b_quads").is_some() =>
                 {
-                    super::qgemm::lower(&mut m, op, options.byte_dot_products)?
+                    super::qgemm::lower(&mut m, op, options)?
                 }
                 "kernel.matmul" => super::matmul::lower(&mut m, op, options.gpu)?,
                 "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,

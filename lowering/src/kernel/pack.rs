@@ -36,7 +36,7 @@ impl Pass for PackWeights {
                 pack_panels(&mut m, op);
             }
             if !options.gpu && xcc_ir::dialects::kernel::is_integer_matmul(&m, op) {
-                pack_quads(&mut m, op);
+                pack_quads(&mut m, op, !options.byte_dot_products);
             }
         }
         if !options.gpu && !options.byte_dot_products {
@@ -136,7 +136,9 @@ fn pack_panels(m: &mut Module, op: OpId) {
 /// An integer matmul's constant B `[K, N]` (bytes) as `[ceil(N / W), ceil(K / 4), W, 4]`: per
 /// panel of W columns, per quad of k, each column's four bytes side by side, which the integer
 /// micro-kernel loads as one vector and multiplies pairwise; zeros past N and K add nothing.
-fn pack_quads(m: &mut Module, op: OpId) {
+/// `widen`: for a CPU without byte dot products, each byte as an i16 of its value (signed, or
+/// unsigned as `b_unsigned` says, which then goes), for the kernel of 16-bit pairs.
+fn pack_quads(m: &mut Module, op: OpId, widen: bool) {
     const W: usize = super::qgemm::QUAD_COLUMNS;
     let b = m.ops[op].operands[1];
     if m.attr(op, "b_quads").is_some() {
@@ -160,7 +162,14 @@ fn pack_quads(m: &mut Module, op: OpId) {
             packed[(((j / W) * quads + kk / 4) * W + j % W) * 4 + kk % 4] = bytes[kk * n + j];
         }
     }
-    replace_b(m, op, (get, global), packed, &mt.elem, &[panels, quads, W, 4], "quads");
+    let dims = [panels, quads, W, 4];
+    if widen {
+        let unsigned = m.attr(op, "b_unsigned").is_some();
+        replace_b(m, op, (get, global), widened(&packed, unsigned), &Type::i16(), &dims, "quads_i16");
+        m.remove_attr(op, "b_unsigned");
+    } else {
+        replace_b(m, op, (get, global), packed, &mt.elem, &dims, "quads");
+    }
     m.set_attr(op, "b_quads", Attribute::i64(W as i64));
 }
 
@@ -177,10 +186,13 @@ fn widen_plane_weights(m: &mut Module, op: OpId) {
         return;
     }
     let unsigned = m.attr(op, "weights_unsigned").is_some();
-    let wide: Vec<u8> =
-        bytes.iter().flat_map(|&b| if unsigned { b as i16 } else { b as i8 as i16 }.to_le_bytes()).collect();
-    replace_b(m, op, (get, global), wide, &Type::i16(), &shape, "i16");
+    replace_b(m, op, (get, global), widened(&bytes, unsigned), &Type::i16(), &shape, "i16");
     m.remove_attr(op, "weights_unsigned");
+}
+
+/// Bytes as little-endian i16s of their values, signed or unsigned.
+fn widened(bytes: &[u8], unsigned: bool) -> Vec<u8> {
+    bytes.iter().flat_map(|&b| if unsigned { b as i16 } else { b as i8 as i16 }.to_le_bytes()).collect()
 }
 
 /// A convolution's constant `[K, C, 3, 3]` f32 weights as Winograd's `[4, 4, K, C]`

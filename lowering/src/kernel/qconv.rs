@@ -281,7 +281,7 @@ fn multiply(e: &mut Cursor, p: &Planes, words: &[ValueId], bytes: &[ValueId], ac
         return next;
     }
     for (g, &b) in bytes.iter().enumerate() {
-        let columns = b_columns(e, p.signs, b, 4);
+        let columns = b_columns(e, (p.signs.b_ext, &Type::i8()), b, 4);
         for (r, &at) in words.iter().enumerate() {
             next[r * panels + g] = row_products(e, p.signs, (p.w, at), &columns, accs[r * panels + g]);
         }

@@ -8,7 +8,11 @@
 //! four broadcast bytes of A, multiplied and added. The pairs of products that sum are
 //! adjacent bytes of the same column, the form LLVM turns into `vpmaddwd` (16-bit products
 //! summed in pairs; `vpdpwssd` with AVX-512 VNNI), twice the multiply-adds of an f32 FMA per
-//! instruction, from a quarter of the weight bytes. Tiles are independent: one parallel loop
+//! instruction, from a quarter of the weight bytes. Where the CPU has no byte dot products,
+//! `kernel-pack-weights` widens B's quads to i16, and on CPUs with AVX2 ([`pair_tile`]) each
+//! quad's four vectors of 16-bit pairs go straight to `vpmaddwd` against each row's four bytes
+//! of A widened once, with no shuffles of B: a branch on the CPU's level, which `cpu-dispatch`
+//! folds per copy of the code. Tiles are independent: one parallel loop
 //! over row tiles and panels; the rows past the last full tile make one-row tiles, and the last
 //! panel, when N is not a multiple of 16, stores its columns under a mask. A K that is not a
 //! multiple of 4 ends with a partial quad that reads only A's bytes inside K (B's are zeros).
@@ -52,7 +56,8 @@ impl Signs {
     }
 }
 
-/// What every tile shares: the flat buffers, K and N, and how bytes widen.
+/// What every tile shares: the flat buffers, K and N, how bytes widen, and B's element type
+/// (bytes, or i16 once `kernel-pack-weights` has widened them).
 struct Quads {
     a: ValueId,
     b: ValueId,
@@ -60,14 +65,26 @@ struct Quads {
     k: usize,
     n: usize,
     signs: Signs,
+    b_elem: Type,
 }
 
-/// `byte_dot_products`: the CPU has `vpdpbusd` (AVX-512 VNNI); an unsigned A by a signed B then
-/// multiplies each quad with it.
-pub fn lower(m: &mut Module, op: OpId, byte_dot_products: bool) -> Result<(), Diagnostic> {
+/// The x86-64 level with AVX2, `xcc_cpu_level()`'s numbering.
+const AVX2_LEVEL: u32 = 3;
+
+/// The rows of a tile of 16-bit pair products: 2 rows by 4 vectors of 4 columns is 8
+/// accumulators, with B's 4 vectors and a row of A, 13 of AVX2's 16 registers.
+const PAIR_ROWS: usize = 2;
+
+/// `options.byte_dot_products`: the CPU has `vpdpbusd` (AVX-512 VNNI); an unsigned A by a signed
+/// B then multiplies each quad with it. With B widened to i16 and code for AVX2, 16-bit pairs
+/// (`vpmaddwd`) on the CPUs that have it, chosen by a branch `cpu-dispatch` folds.
+pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
-    let signs = Signs::new(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some(), byte_dot_products);
+    let b_elem = (*m.ty(ops.b).as_memref().expect("verified memref").elem).clone();
+    let byte_b = b_elem == Type::i8();
+    let dot_bytes = options.byte_dot_products && byte_b;
+    let signs = Signs::new(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some(), dot_bytes);
     let a_dims = m.ty(ops.a).as_memref().expect("verified memref").shape.clone();
     let out_dims = m.ty(ops.output).as_memref().expect("verified memref").shape.clone();
     let (Some(k), Some(n)) = (a_dims[a_dims.len() - 1], out_dims[out_dims.len() - 1]) else {
@@ -77,18 +94,38 @@ pub fn lower(m: &mut Module, op: OpId, byte_dot_products: bool) -> Result<(), Di
     let (a, b, out) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
-    let q = Quads { a, b, out, k: k as usize, n: n as usize, signs };
-    let (tiles, full, rest) = super::matmul::row_tiles(&mut c, rows, ROWS);
-    tiles_over(&mut c, &q, tiles, None, ROWS);
-    let first = c.extent(full);
-    tiles_over(&mut c, &q, rest, Some(first), 1);
+    let q = Quads { a, b, out, k: k as usize, n: n as usize, signs, b_elem };
+    if !byte_b && options.highest_cpu_level().is_some_and(|l| l >= AVX2_LEVEL) {
+        let level = c.cpu_level();
+        let avx2 = c.const_int(AVX2_LEVEL as i128, Type::i32());
+        let has_avx2 = c.cmpi("sge", level, avx2);
+        let q = &q;
+        let on = |pairs| {
+            move |e: &mut Cursor| {
+                every_tile(e, q, rows, pairs);
+                vec![]
+            }
+        };
+        c.if_else(has_avx2, vec![], on(true), on(false));
+    } else {
+        every_tile(&mut c, &q, rows, false);
+    }
     c.finish(op);
     Ok(())
 }
 
+/// Every row's tiles: [`ROWS`] (or [`PAIR_ROWS`]) at a time, then one at a time.
+fn every_tile(c: &mut Cursor, q: &Quads, rows: Extent, pairs: bool) {
+    let tile_rows = if pairs { PAIR_ROWS } else { ROWS };
+    let (tiles, full, rest) = super::matmul::row_tiles(c, rows, tile_rows);
+    tiles_over(c, q, tiles, None, (tile_rows, pairs));
+    let first = c.extent(full);
+    tiles_over(c, q, rest, Some(first), (1, pairs));
+}
+
 /// `count` tiles of `rows` rows (from row `first`, or 0) by every panel: the full panels in one
 /// parallel loop, the last partial one in another.
-fn tiles_over(c: &mut Cursor, q: &Quads, count: Extent, first: Option<ValueId>, rows: usize) {
+fn tiles_over(c: &mut Cursor, q: &Quads, count: Extent, first: Option<ValueId>, (rows, pairs): (usize, bool)) {
     if count == Extent::Fixed(0) {
         return;
     }
@@ -97,10 +134,17 @@ fn tiles_over(c: &mut Cursor, q: &Quads, count: Extent, first: Option<ValueId>, 
         Some(f) => e.affine(&[(t, rows as i64), (f, 1)], 0),
         None => e.affine(&[(t, rows as i64)], 0),
     };
+    let sums = |e: &mut Cursor, i0: ValueId, p: ValueId| {
+        if pairs {
+            pair_tile(e, q, i0, p, rows)
+        } else {
+            tile(e, q, i0, p, rows)
+        }
+    };
     if full_panels > 0 {
         c.parallel_over(&[count, Extent::Fixed(full_panels)], &mut |e, ivs| {
             let i0 = start(e, ivs[0]);
-            let accs = tile(e, q, i0, ivs[1], rows);
+            let accs = sums(e, i0, ivs[1]);
             store(e, q, &accs, (i0, ivs[1]), None);
         });
     }
@@ -109,12 +153,95 @@ fn tiles_over(c: &mut Cursor, q: &Quads, count: Extent, first: Option<ValueId>, 
         c.parallel_over(&[count], &mut |e, ivs| {
             let i0 = start(e, ivs[0]);
             let p = e.idx(full_panels as i64);
-            let accs = tile(e, q, i0, p, rows);
+            let accs = sums(e, i0, p);
             let lanes = e.idx(tail as i64);
             let mask = e.value_op("vector.create_mask", &[lanes], vector(QUAD_COLUMNS, Type::i1()));
             store(e, q, &accs, (i0, p), Some(mask));
         });
     }
+}
+
+/// The sums of `rows` rows from `i0` by panel `p` from 16-bit pairs, one `vector<16xi32>` per
+/// row. Per quad of k, B's 16 columns are four vectors of 16 i16 (4 columns by the quad's 4 k);
+/// each row's 4 bytes of A widen to 16 bits and repeat to match, and `vpmaddwd` sums adjacent
+/// products: 8 lanes, 4 columns by halves of the quad, summed in pairs at the end.
+fn pair_tile(e: &mut Cursor, q: &Quads, i0: ValueId, p: ValueId, rows: usize) -> Vec<ValueId> {
+    let acc_t = vector(8, Type::i32());
+    let zero = e.const_int(0, Type::i32());
+    let zero = e.value_op("vector.broadcast", &[zero], acc_t.clone());
+    let quads = q.k.div_ceil(4);
+    let panel = e.affine(&[(p, (quads * QUAD_COLUMNS * 4) as i64)], 0);
+    let a_rows: Vec<ValueId> = (0..rows).map(|r| e.affine(&[(i0, q.k as i64)], (r * q.k) as i64)).collect();
+    let start = vec![zero; rows * 4];
+    let accs = e.for_accs(0, q.k / 4, &start, |e, quad, accs| pair_products(e, q, (panel, quad), &a_rows, accs, 4));
+    let accs = match q.k % 4 {
+        0 => accs,
+        tail => {
+            let last = e.idx((q.k / 4) as i64);
+            pair_products(e, q, (panel, last), &a_rows, &accs, tail)
+        }
+    };
+    let lanes = |from: i128, step: i128, count: i128| Attribute::DenseArray {
+        elem: Type::i64(),
+        values: (0..count).map(|j| from + step * j).collect(),
+    };
+    accs.chunks(4)
+        .map(|row| {
+            // Lanes 2j and 2j + 1 of two vectors are column j's halves: 8 columns from each two.
+            let halves: Vec<ValueId> = row
+                .chunks(2)
+                .map(|two| {
+                    let [even, odd] = [0, 1].map(|h| {
+                        e.value_attr("vector.shuffle", &[two[0], two[1]], acc_t.clone(), vec![("mask", lanes(h, 2, 8))])
+                    });
+                    e.value_op("arith.addi", &[even, odd], acc_t.clone())
+                })
+                .collect();
+            let t = vector(QUAD_COLUMNS, Type::i32());
+            e.value_attr("vector.shuffle", &[halves[0], halves[1]], t, vec![("mask", lanes(0, 1, 16))])
+        })
+        .collect()
+}
+
+/// `accs` (4 per row) plus one quad of k's 16-bit pair products (its first `used` k; A's others
+/// read as 0, B's are 0).
+fn pair_products(
+    e: &mut Cursor,
+    q: &Quads,
+    (panel, quad): (ValueId, ValueId),
+    a_rows: &[ValueId],
+    accs: &[ValueId],
+    used: usize,
+) -> Vec<ValueId> {
+    let acc_t = vector(8, Type::i32());
+    let at = e.affine(&[(panel, 1), (quad, (QUAD_COLUMNS * 4) as i64)], 0);
+    let columns: Vec<ValueId> = (0..4)
+        .map(|j| {
+            let at = e.affine(&[(at, 1)], 16 * j);
+            e.value_op("vector.load", &[q.b, at], vector(16, Type::i16()))
+        })
+        .collect();
+    let repeat = Attribute::DenseArray { elem: Type::i64(), values: (0..16).map(|i| i % 4).collect() };
+    let mut next = accs.to_vec();
+    for (r, &row) in a_rows.iter().enumerate() {
+        let at = e.affine(&[(row, 1), (quad, 4)], 0);
+        let bytes = if used == 4 {
+            e.value_op("vector.load", &[q.a, at], vector(4, Type::i8()))
+        } else {
+            let lanes = e.idx(used as i64);
+            let mask = e.value_op("vector.create_mask", &[lanes], vector(4, Type::i1()));
+            let zero = e.const_int(0, Type::i8());
+            let zeros = e.value_op("vector.broadcast", &[zero], vector(4, Type::i8()));
+            e.value_op("vector.maskedload", &[q.a, at, mask, zeros], vector(4, Type::i8()))
+        };
+        let wide = e.value_op(q.signs.a_ext, &[bytes], vector(4, Type::i16()));
+        let a = e.value_attr("vector.shuffle", &[wide, wide], vector(16, Type::i16()), vec![("mask", repeat.clone())]);
+        for (j, &column) in columns.iter().enumerate() {
+            let pairs = e.value_op("llvm.intr.x86.avx2.pmadd.wd", &[column, a], acc_t.clone());
+            next[r * 4 + j] = e.value_op("arith.addi", &[accs[r * 4 + j], pairs], acc_t.clone());
+        }
+    }
+    next
 }
 
 /// The sums of `rows` rows from `i0` by panel `p`, one `vector<16xi32>` per row.
@@ -147,7 +274,7 @@ fn quad_products(
     used: usize,
 ) -> Vec<ValueId> {
     let at = e.affine(&[(panel, 1), (quad, (QUAD_COLUMNS * 4) as i64)], 0);
-    let bytes = e.value_op("vector.load", &[q.b, at], vector(QUAD_COLUMNS * 4, Type::i8()));
+    let bytes = e.value_op("vector.load", &[q.b, at], vector(QUAD_COLUMNS * 4, q.b_elem.clone()));
     let a_at: Vec<ValueId> = a_rows.iter().map(|&row| e.affine(&[(row, 1), (quad, 4)], 0)).collect();
     if q.signs.dot_bytes {
         return a_at
@@ -159,20 +286,21 @@ fn quad_products(
             })
             .collect();
     }
-    let columns = b_columns(e, q.signs, bytes, used);
+    let columns = b_columns(e, (q.signs.b_ext, &q.b_elem), bytes, used);
     a_at.iter().zip(accs).map(|(&at, &acc)| row_products(e, q.signs, (q.a, at), &columns, acc)).collect()
 }
 
-/// B's 64 bytes (16 columns by a quad of k) split into its first `used` k, each a
-/// `vector<16xi32>` of the 16 columns widened: stride-4 shuffles.
-pub(super) fn b_columns(e: &mut Cursor, s: Signs, bytes: ValueId, used: usize) -> Vec<ValueId> {
+/// B's 64 elements (16 columns by a quad of k; bytes, or i16 widened by `kernel-pack-weights`)
+/// split into its first `used` k, each a `vector<16xi32>` of the 16 columns widened by `ext`:
+/// stride-4 shuffles.
+pub(super) fn b_columns(e: &mut Cursor, (ext, elem): (&str, &Type), values: ValueId, used: usize) -> Vec<ValueId> {
     (0..used)
         .map(|j| {
             let lanes = (0..QUAD_COLUMNS).map(|l| (4 * l + j) as i128).collect();
             let mask = Attribute::DenseArray { elem: Type::i64(), values: lanes };
-            let t = vector(QUAD_COLUMNS, Type::i8());
-            let part = e.value_attr("vector.shuffle", &[bytes, bytes], t, vec![("mask", mask)]);
-            e.value_op(s.b_ext, &[part], vector(QUAD_COLUMNS, Type::i32()))
+            let t = vector(QUAD_COLUMNS, elem.clone());
+            let part = e.value_attr("vector.shuffle", &[values, values], t, vec![("mask", mask)]);
+            e.value_op(ext, &[part], vector(QUAD_COLUMNS, Type::i32()))
         })
         .collect()
 }
