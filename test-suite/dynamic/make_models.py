@@ -35,6 +35,8 @@ runs at the batches CNN_BATCHES whatever the lengths.
   Gather of Range(0, seq, 2): ceil(seq / 2) indices), and a GatherElements along the features
   by indices[batch, seq, 3] (negative ones too), each reduced over seq; the output is
   [batch, 67].
+- quantized: x[batch, seq, 66] quantized to uint8, an integer matmul by constant int8 weights
+  (MatMulInteger) into [batch, seq, 40], Cast to float and scaled.
 - cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
   max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
   global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
@@ -48,6 +50,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 D, HEADS, FFN, LAYERS, VOCAB, MAX_POS = 64, 4, 128, 2, 97, 512
+QD, QN = 66, 40
 CNN_BATCHES = [1, 2, 8]
 IMAGE_SIZES = [8, 13, 31, 64]
 # (seq, past) per length: prefills from an empty cache, then single tokens and a chunk after a
@@ -384,6 +387,9 @@ def inputs_for(name, length, rng):
     if name == "encoder":
         batch = 2 if length % 2 else 1
         return [rng.standard_normal((batch, length, D)).astype(np.float32)]
+    if name == "quantized":
+        batch = 2 if length % 2 else 1
+        return [rng.standard_normal((batch, length, QD)).astype(np.float32)]
     if name in ("pooled", "chunked"):
         batch = 2 if length % 2 else 1
         x = rng.standard_normal((batch, length, POOL)).astype(np.float32)
@@ -402,11 +408,36 @@ def inputs_for(name, length, rng):
     return [ids, positions, mask]
 
 
+def quantized():
+    """x[batch, seq, QD] quantized to uint8 (constant scale and zero point), multiplied by
+    constant int8 weights [QD, QN] with MatMulInteger (A's zero point), the int32 sums Cast to
+    float and scaled: an integer matmul whose batch x seq rows are known only at run time, K = 66
+    ending in a partial quad of k and N = 40 in a partial panel of columns. The weights are 7-bit,
+    so ONNX Runtime's AVX2 kernels (which saturate wider byte products) are exact too."""
+    rng = np.random.default_rng(19)
+    inits = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "scale"),
+        numpy_helper.from_array(np.array(128, np.uint8), "zero"),
+        numpy_helper.from_array(rng.integers(-64, 64, (QD, QN)).astype(np.int8), "w"),
+        numpy_helper.from_array(np.array(0.001, np.float32), "out_scale"),
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"]),
+        helper.make_node("MatMulInteger", ["q", "w", "zero"], ["sums"]),
+        helper.make_node("Cast", ["sums"], ["f"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["f", "out_scale"], ["y"]),
+    ]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", QD])]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", QN])]
+    graph = helper.make_graph(nodes, "g", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def main():
     out, lengths = sys.argv[1], [int(a) for a in sys.argv[2:]]
     rng = np.random.default_rng(3)
     models = [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cached", cached())]
-    models += [("pooled", pooled()), ("chunked", chunked())]
+    models += [("pooled", pooled()), ("chunked", chunked()), ("quantized", quantized())]
     for name, model in models + [("cnn", cnn()), ("images", images()), ("resized", resized())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
@@ -419,7 +450,7 @@ def main():
             y = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), feeds)})[0]
             y.astype(np.float32).tofile(f"{out}/{name}.{length}.out0.bin")
             with open(f"{out}/{name}.{length}.dims", "w") as f:
-                two_dims = name in ("encoder", "exported", "pooled", "chunked")
+                two_dims = name in ("encoder", "exported", "pooled", "chunked", "quantized")
                 if name == "cached":
                     f.write("{} {}".format(*CACHED_STEPS[length]))
                 elif name in ("images", "resized"):

@@ -4,7 +4,8 @@
 //! the ids' Shape inside the graph), a decoder step over a KV cache (`past` from 0, `seq` new
 //! tokens), pooling over `seq` (reductions, ArgMax, TopK, an edge Pad, the first three tokens:
 //! `min(3, seq)`, a dim the run computes), a Split of `seq` in two (`ceil(seq / 2)` and the
-//! rest, empty at 1) with Gathers along it, a small CNN over `x[batch, 3, 16, 16]`, and a CNN
+//! rest, empty at 1) with Gathers along it, an integer matmul over `batch x seq` rows
+//! (QuantizeLinear, MatMulInteger by constant int8 weights), a small CNN over `x[batch, 3, 16, 16]`, and a CNN
 //! over images of any batch, height and width `x[batch, 3, height, width]` (strided and
 //! depthwise convolutions, an instance norm, pools with pads and `ceil_mode`, a strided
 //! residual block whose two branches must agree on their computed dims), upsampling such images
@@ -77,6 +78,7 @@ const MODELS: &[Model] = &[
     },
     Model { name: "pooled", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &["--shape", "x=1..2x1..512x16"] },
     Model { name: "chunked", symbols: 2, inputs: &["float", "int64_t"], sizes: LENGTHS, ranges: &[] },
+    Model { name: "quantized", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
     Model {
         name: "images",

@@ -1,6 +1,6 @@
 //! DequantizeLinear: `(x - zero_point) * scale`, in the scale's type (or output_dtype's).
 
-use super::{aligned, compute_type, static_dims};
+use super::{aligned, aligned_dims, compute_type};
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
 
@@ -19,11 +19,13 @@ impl Expanded for DequantizeLinear {
                 OnnxError::msg(format!("output_dtype {} is not supported", DType::onnx_name(code as i32)))
             })?,
         };
-        let dims = static_dims(x_t)?;
+        let zero_t = node.input(2).map(|z| g.ty(z)).transpose()?;
+        let params: Vec<&TensorType> = [Some(scale_t), zero_t].into_iter().flatten().collect();
+        let dims = aligned_dims(node, x_t, &params)?;
         let c = compute_type(&[x_t.dtype, to]);
         let mut v = x.cast(&node.inputs[0], x_t.dtype, c);
-        if let Some(z) = node.input(2) {
-            let zero = aligned(x, node, z, g.ty(z)?, &dims, c)?;
+        if let (Some(z), Some(zero_t)) = (node.input(2), zero_t) {
+            let zero = aligned(x, node, z, zero_t, &dims, c)?;
             v = x.op("Sub", &[&v, &zero], &[]);
         }
         let scale = aligned(x, node, &node.inputs[1], scale_t, &dims, c)?;

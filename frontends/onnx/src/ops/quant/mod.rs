@@ -96,10 +96,16 @@ fn aligned(x: &mut Expansion, node: &Node, p: &str, t: &TensorType, dims: &[usiz
     Ok(x.op("Slice", &[&merged, &start, &end, &along], &[]))
 }
 
-/// The dims of a quantized tensor, which must be known at compile time.
-fn static_dims(t: &TensorType) -> OResult<Vec<usize>> {
-    if t.is_dynamic() {
-        return err(format!("the input's dims must be known at compile time, not {}", t.describe()));
+/// The dims a quantization's scale and zero point (`params`) align to: any, run-time ones too,
+/// when each is a single value; else they must be known at compile time (a per-axis or blocked
+/// parameter is shaped against them).
+fn aligned_dims(node: &Node, t: &TensorType, params: &[&TensorType]) -> OResult<Vec<usize>> {
+    let per_tensor = node.int("block_size", 0) == 0 && params.iter().all(|p| p.numel() == 1 && !p.is_dynamic());
+    if t.is_dynamic() && !per_tensor {
+        return err(format!(
+            "the input's dims must be known at compile time with a scale or zero point per axis or block, not {}",
+            t.describe()
+        ));
     }
     Ok(t.shape.clone())
 }

@@ -2,7 +2,7 @@
 //! half to even, clipping to the type); `x / scale` cast for float8 results (with `saturate`).
 //! The result's type is the zero point's, else output_dtype's, else uint8.
 
-use super::{aligned, compute_type, round_to_integer, static_dims};
+use super::{aligned, aligned_dims, compute_type, round_to_integer};
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
 
@@ -27,7 +27,8 @@ impl Expanded for QuantizeLinear {
                 OnnxError::msg(format!("output_dtype {} is not supported", DType::onnx_name(code as i32)))
             })?,
         };
-        let dims = static_dims(x_t)?;
+        let params: Vec<&TensorType> = [Some(scale_t), zero_t].into_iter().flatten().collect();
+        let dims = aligned_dims(node, x_t, &params)?;
         let c = compute_type(&[x_t.dtype, to]);
         let v = x.cast(&node.inputs[0], x_t.dtype, c);
         let scale = aligned(x, node, &node.inputs[1], scale_t, &dims, c)?;
