@@ -359,6 +359,26 @@ def det_cases(rng):
     yield "det_pivot_and_singular", helper.make_node("Det", ["x"], ["y"]), {"x": np.stack([pivot, singular])}, ["y"], ()
 
 
+def whole_reduction_cases(rng):
+    """Reductions of a whole tensor to one value, over enough elements for the vector lowering
+    (four accumulators of 64 bytes, a partial vector at the end): min and max of floats (the
+    smallest value placed last, the largest first), of int32 and of uint8, an int64 sum, and a
+    run-time quantization's min and max (DynamicQuantizeLinear)."""
+    x = f32(rng, [5, 1001])
+    x[-1, -1], x[0, 0] = -9.0, 9.0
+    yield "reduce_min_whole_f32", helper.make_node("ReduceMin", ["x"], ["y"], keepdims=0), {"x": x}, ["y"], ()
+    yield "reduce_max_whole_f32", helper.make_node("ReduceMax", ["x"], ["y"], keepdims=0), {"x": x}, ["y"], ()
+    ints = rng.integers(-2**31, 2**31 - 1, [7, 123]).astype(np.int32)
+    yield "reduce_max_whole_int32", helper.make_node("ReduceMax", ["x"], ["y"], keepdims=1), {"x": ints}, ["y"], ()
+    bytes_ = rng.integers(3, 256, [1000]).astype(np.uint8)
+    bytes_[997] = 2
+    yield "reduce_min_whole_uint8", helper.make_node("ReduceMin", ["x"], ["y"], keepdims=0), {"x": bytes_}, ["y"], ()
+    longs = rng.integers(-2**40, 2**40, [3, 301]).astype(np.int64)
+    yield "reduce_sum_whole_int64", helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0), {"x": longs}, ["y"], ()
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "scale", "zero"])
+    yield "dynamic_quantize_linear_large", node, {"x": f32(rng, [4, 999], 3.0)}, ["y", "scale", "zero"], ()
+
+
 def gqa_cases(rng):
     """GroupQueryAttention as ONNX Runtime's LLM exports use it: a prompt, a decode step over a
     past with rotary embeddings, a local window and a softcap, and packed QKV with interleaved
@@ -683,6 +703,7 @@ def main():
     oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
     oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
     oracles += [write(out, *case) for case in det_cases(rng)]
+    oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]
     oracles += [write(out, *case) for case in gqa_cases(np.random.default_rng(2611))]
     oracles += [write(out, *case) for case in integer_matmul_cases(np.random.default_rng(826))]

@@ -57,6 +57,7 @@ impl Pass for KernelToLoops {
             match m.ops[op].name.as_str() {
                 "kernel.generic" => match slot_of_copy(&m, op).filter(|_| !options.gpu) {
                     Some(slot) => copy_into_slot(&mut m, op, slot),
+                    None if !options.gpu && super::reduce::lower(&mut m, op) => {}
                     None => {
                         collapse_loops(&mut m, op);
                         lower_generic(&mut m, op)?

@@ -7,7 +7,7 @@
 //! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
 //!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
 //!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
-//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`], [`qgemm`],
+//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`], [`qgemm`], [`reduce`],
 //!   [`qconv`]): the kernel
 //!   operations become loops, parallel loops (`scf.parallel`) where iterations are independent,
 //!   with the register-tiled GEMM micro-kernel behind matmul and convolution;
@@ -29,6 +29,7 @@ pub mod pack;
 pub mod plan_workspace;
 pub mod qconv;
 pub mod qgemm;
+pub mod reduce;
 pub mod winograd;
 
 use crate::builder::LoopBuilder;
