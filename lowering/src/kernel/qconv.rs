@@ -18,7 +18,7 @@
 //! block's last group stores under a mask. Elsewhere (a GPU) it is a parallel loop over the
 //! output with the sum inside.
 
-use super::qgemm::{a_word, b_columns, dot, row_products, vector, Signs, QUAD_COLUMNS};
+use super::qgemm::{a_word, b_columns, by_avx2, dot, row_products, some_copy_has_avx2, vector, Signs, QUAD_COLUMNS};
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -68,28 +68,14 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let images = xs[0];
     if options.gpu {
         direct(&mut c, &p, images);
-    } else if !byte_weights && options.highest_cpu_level().is_some_and(|l| l >= AVX2_LEVEL) {
-        // One side per CPU: `cpu-dispatch` folds the level in each copy of the code.
-        let level = c.cpu_level();
-        let avx2 = c.const_int(AVX2_LEVEL as i128, Type::i32());
-        let has_avx2 = c.cmpi("sge", level, avx2);
-        let p = &p;
-        let on = |products| {
-            move |e: &mut Cursor| {
-                every_tile(e, p, images, products);
-                vec![]
-            }
-        };
-        c.if_else(has_avx2, vec![], on(Products::Pairs), on(Products::Widened));
+    } else if !byte_weights && some_copy_has_avx2(options) {
+        by_avx2(&mut c, &|e, avx2| every_tile(e, &p, images, if avx2 { Products::Pairs } else { Products::Widened }));
     } else {
         every_tile(&mut c, &p, images, if dot_bytes { Products::Dot } else { Products::Widened });
     }
     c.finish(op);
     Ok(())
 }
-
-/// The x86-64 level with AVX2, `xcc_cpu_level()`'s numbering.
-const AVX2_LEVEL: u32 = 3;
 
 /// How a CPU tile multiplies.
 #[derive(Clone, Copy)]

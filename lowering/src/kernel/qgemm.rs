@@ -95,23 +95,34 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
     let q = Quads { a, b, out, k: k as usize, n: n as usize, signs, b_elem };
-    if !byte_b && options.highest_cpu_level().is_some_and(|l| l >= AVX2_LEVEL) {
-        let level = c.cpu_level();
-        let avx2 = c.const_int(AVX2_LEVEL as i128, Type::i32());
-        let has_avx2 = c.cmpi("sge", level, avx2);
-        let q = &q;
-        let on = |pairs| {
-            move |e: &mut Cursor| {
-                every_tile(e, q, rows, pairs);
-                vec![]
-            }
-        };
-        c.if_else(has_avx2, vec![], on(true), on(false));
+    if !byte_b && some_copy_has_avx2(options) {
+        by_avx2(&mut c, &|e, pairs| every_tile(e, &q, rows, pairs));
     } else {
         every_tile(&mut c, &q, rows, false);
     }
     c.finish(op);
     Ok(())
+}
+
+/// Whether some copy of the code is for a CPU with AVX2 (every copy's level known), so that its
+/// 16-bit pair kernels are worth emitting.
+pub(super) fn some_copy_has_avx2(options: &crate::LoweringOptions) -> bool {
+    options.highest_cpu_level().is_some_and(|l| l >= AVX2_LEVEL)
+}
+
+/// `body(true)` on CPUs with AVX2, `body(false)` on the others: a branch on the CPU's level that
+/// `cpu-dispatch` folds in each copy of the code, so each keeps one side.
+pub(super) fn by_avx2(c: &mut Cursor, body: &dyn Fn(&mut Cursor, bool)) {
+    let level = c.cpu_level();
+    let avx2 = c.const_int(AVX2_LEVEL as i128, Type::i32());
+    let has_avx2 = c.cmpi("sge", level, avx2);
+    let on = |avx2| {
+        move |e: &mut Cursor| {
+            body(e, avx2);
+            vec![]
+        }
+    };
+    c.if_else(has_avx2, vec![], on(true), on(false));
 }
 
 /// Every row's tiles: [`ROWS`] (or [`PAIR_ROWS`]) at a time, then one at a time.
