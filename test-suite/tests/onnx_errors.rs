@@ -1039,8 +1039,8 @@ fn symbolic_model() -> Vec<u8> {
 /// Operators that take run-time dims refuse the cases their code is not generated for, naming
 /// the node and the dims: two symbols that may differ, element counts that differ as
 /// expressions, normalized dims or a squeezed dim known only at run time, a MatMul with a
-/// vector, ConvTranspose's output_shape or weights over run-time dims, and GatherND tuples whose
-/// length is known only at run time; an operator that takes none (ConstantOfShape, whose
+/// vector, ConvTranspose's output_shape or weights over run-time dims, GatherND tuples whose
+/// length is known only at run time, and a quantization with a scale per axis over them; an operator that takes none (ConstantOfShape, whose
 /// shape's length is the output's rank) says how to fix the dims.
 fn run_time_dims_the_operators_refuse() -> Result<(), String> {
     let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-run-time-dims");
@@ -1090,6 +1090,19 @@ fn run_time_dims_the_operators_refuse() -> Result<(), String> {
         "gather-nd-tuple-length",
         &tuples,
         &["GatherND node 'gathernd0'", "the index tuples' length", "len", "compile time"],
+    )?;
+    // A quantization's scale per axis is shaped against the input's dims (one per tensor is
+    // not: that case compiles, see tests/dynamic_dims.rs).
+    let per_axis = one(
+        node("quant0", "QuantizeLinear", &["x", "scale"], &["y"]),
+        vec![symbolic("x", FLOAT, &["seq", "3"])],
+        vec![floats("scale", &[3], &[0.1, 0.2, 0.3])],
+    );
+    expect_failure(
+        &dir,
+        "quantize-per-axis",
+        &per_axis,
+        &["QuantizeLinear node 'quant0'", "a scale or zero point per axis or block", "[seq, 3]"],
     )?;
     // A shape whose length (the output's rank) is known only at run time.
     let filled =
