@@ -18,7 +18,10 @@
 //! block's last group stores under a mask. Elsewhere (a GPU) it is a parallel loop over the
 //! output with the sum inside.
 
-use super::qgemm::{a_word, b_columns, by_avx2, dot, row_products, some_copy_has_avx2, vector, Signs, QUAD_COLUMNS};
+use super::qgemm::{
+    a_word, b_columns, by_avx2, dot, halves_summed, pair_products_added, repeat_quad, row_products, some_copy_has_avx2,
+    vector, zero_vector, Signs, QUAD_COLUMNS,
+};
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -156,11 +159,8 @@ const PAIR_POSITIONS: usize = 4 * PAIR_GROUPS;
 /// to match, and `vpmaddwd` sums adjacent products into 8 lanes: positions by halves of the quad.
 /// Four rows by two groups is 8 accumulators, 2 inputs and a weight of AVX2's 16 registers.
 fn pair_tile(e: &mut Cursor, p: &Planes, (n, q0, m0): (ValueId, ValueId, ValueId), rows: usize) -> Vec<ValueId> {
-    let acc_t = vector(8, Type::i32());
-    let zero = e.const_int(0, Type::i32());
-    let zero = e.value_op("vector.broadcast", &[zero], acc_t.clone());
+    let zero = zero_vector(e, 8);
     let mut accs = vec![zero; rows * PAIR_GROUPS];
-    let repeat = Attribute::DenseArray { elem: Type::i64(), values: (0..16).map(|i| i % 4).collect() };
     for (t, &(first, offset)) in p.taps.iter().enumerate() {
         accs = e.for_accs(0, p.k / 4, &accs, |e, cq, accs| {
             let inputs: Vec<ValueId> = (0..PAIR_GROUPS)
@@ -176,31 +176,17 @@ fn pair_tile(e: &mut Cursor, p: &Planes, (n, q0, m0): (ValueId, ValueId, ValueId
             for r in 0..rows {
                 let at = e.affine(&[(m0, (p.t * p.k) as i64), (cq, 4)], (r * p.t * p.k + t * p.k) as i64);
                 let quad = e.value_op("vector.load", &[p.w, at], vector(4, Type::i16()));
-                let weights = e.value_attr(
-                    "vector.shuffle",
-                    &[quad, quad],
-                    vector(16, Type::i16()),
-                    vec![("mask", repeat.clone())],
-                );
+                let weights = repeat_quad(e, quad);
                 for (g, &input) in inputs.iter().enumerate() {
-                    let pairs = e.value_op("llvm.intr.x86.avx2.pmadd.wd", &[input, weights], acc_t.clone());
-                    next[r * PAIR_GROUPS + g] =
-                        e.value_op("arith.addi", &[accs[r * PAIR_GROUPS + g], pairs], acc_t.clone());
+                    let i = r * PAIR_GROUPS + g;
+                    next[i] = pair_products_added(e, accs[i], input, weights);
                 }
             }
             next
         });
     }
-    // Lanes 2j and 2j + 1 of the pair are position j's two halves.
-    let lanes =
-        |first: i128| Attribute::DenseArray { elem: Type::i64(), values: (0..8).map(|j| 2 * j + first).collect() };
-    accs.chunks(PAIR_GROUPS)
-        .map(|pair| {
-            let halves = [0, 1]
-                .map(|h| e.value_attr("vector.shuffle", &[pair[0], pair[1]], acc_t.clone(), vec![("mask", lanes(h))]));
-            e.value_op("arith.addi", &halves, acc_t.clone())
-        })
-        .collect()
+    // Each row's two accumulators: positions by halves of the channel quad.
+    accs.chunks(PAIR_GROUPS).map(|pair| halves_summed(e, pair[0], pair[1])).collect()
 }
 
 /// Stores a [`pair_tile`]'s rows at positions `q0..`, the first `width` of them.
@@ -229,8 +215,7 @@ fn tile(
     rows: usize,
     panels: usize,
 ) -> Vec<ValueId> {
-    let zero = e.const_int(0, Type::i32());
-    let zero = e.value_op("vector.broadcast", &[zero], vector(QUAD_COLUMNS, Type::i32()));
+    let zero = zero_vector(e, QUAD_COLUMNS);
     let mut accs = vec![zero; rows * panels];
     let quads = p.k / 4;
     for (t, &(first, offset)) in p.taps.iter().enumerate() {

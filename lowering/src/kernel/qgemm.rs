@@ -177,41 +177,43 @@ fn tiles_over(c: &mut Cursor, q: &Quads, count: Extent, first: Option<ValueId>, 
 /// each row's 4 bytes of A widen to 16 bits and repeat to match, and `vpmaddwd` sums adjacent
 /// products: 8 lanes, 4 columns by halves of the quad, summed in pairs at the end.
 fn pair_tile(e: &mut Cursor, q: &Quads, i0: ValueId, p: ValueId, rows: usize) -> Vec<ValueId> {
-    let acc_t = vector(8, Type::i32());
-    let zero = e.const_int(0, Type::i32());
-    let zero = e.value_op("vector.broadcast", &[zero], acc_t.clone());
+    let zero = zero_vector(e, 8);
+    let accs = over_quads(e, q, (i0, p, rows), vec![zero; rows * 4], pair_products);
+    let lanes = Attribute::DenseArray { elem: Type::i64(), values: (0..16).collect() };
+    accs.chunks(4)
+        .map(|row| {
+            // Each two vectors hold 4 columns each, by halves: 8 columns summed, then 16 joined.
+            let [low, high] = [0, 2].map(|j| halves_summed(e, row[j], row[j + 1]));
+            let t = vector(QUAD_COLUMNS, Type::i32());
+            e.value_attr("vector.shuffle", &[low, high], t, vec![("mask", lanes.clone())])
+        })
+        .collect()
+}
+
+/// One quad of k's products added to a tile's accumulators (its first `used` k):
+/// [`quad_products`] or [`pair_products`].
+type QuadProducts = fn(&mut Cursor, &Quads, (ValueId, ValueId), &[ValueId], &[ValueId], usize) -> Vec<ValueId>;
+
+/// `start` plus the products of `rows` rows from `i0` by panel `p` over every quad of k: a loop
+/// over the whole quads, then the partial last one if K is not a multiple of 4.
+fn over_quads(
+    e: &mut Cursor,
+    q: &Quads,
+    (i0, p, rows): (ValueId, ValueId, usize),
+    start: Vec<ValueId>,
+    products: QuadProducts,
+) -> Vec<ValueId> {
     let quads = q.k.div_ceil(4);
     let panel = e.affine(&[(p, (quads * QUAD_COLUMNS * 4) as i64)], 0);
     let a_rows: Vec<ValueId> = (0..rows).map(|r| e.affine(&[(i0, q.k as i64)], (r * q.k) as i64)).collect();
-    let start = vec![zero; rows * 4];
-    let accs = e.for_accs(0, q.k / 4, &start, |e, quad, accs| pair_products(e, q, (panel, quad), &a_rows, accs, 4));
-    let accs = match q.k % 4 {
+    let accs = e.for_accs(0, q.k / 4, &start, |e, quad, accs| products(e, q, (panel, quad), &a_rows, accs, 4));
+    match q.k % 4 {
         0 => accs,
         tail => {
             let last = e.idx((q.k / 4) as i64);
-            pair_products(e, q, (panel, last), &a_rows, &accs, tail)
+            products(e, q, (panel, last), &a_rows, &accs, tail)
         }
-    };
-    let lanes = |from: i128, step: i128, count: i128| Attribute::DenseArray {
-        elem: Type::i64(),
-        values: (0..count).map(|j| from + step * j).collect(),
-    };
-    accs.chunks(4)
-        .map(|row| {
-            // Lanes 2j and 2j + 1 of two vectors are column j's halves: 8 columns from each two.
-            let halves: Vec<ValueId> = row
-                .chunks(2)
-                .map(|two| {
-                    let [even, odd] = [0, 1].map(|h| {
-                        e.value_attr("vector.shuffle", &[two[0], two[1]], acc_t.clone(), vec![("mask", lanes(h, 2, 8))])
-                    });
-                    e.value_op("arith.addi", &[even, odd], acc_t.clone())
-                })
-                .collect();
-            let t = vector(QUAD_COLUMNS, Type::i32());
-            e.value_attr("vector.shuffle", &[halves[0], halves[1]], t, vec![("mask", lanes(0, 1, 16))])
-        })
-        .collect()
+    }
 }
 
 /// `accs` (4 per row) plus one quad of k's 16-bit pair products (its first `used` k; A's others
@@ -224,7 +226,6 @@ fn pair_products(
     accs: &[ValueId],
     used: usize,
 ) -> Vec<ValueId> {
-    let acc_t = vector(8, Type::i32());
     let at = e.affine(&[(panel, 1), (quad, (QUAD_COLUMNS * 4) as i64)], 0);
     let columns: Vec<ValueId> = (0..4)
         .map(|j| {
@@ -232,7 +233,6 @@ fn pair_products(
             e.value_op("vector.load", &[q.b, at], vector(16, Type::i16()))
         })
         .collect();
-    let repeat = Attribute::DenseArray { elem: Type::i64(), values: (0..16).map(|i| i % 4).collect() };
     let mut next = accs.to_vec();
     for (r, &row) in a_rows.iter().enumerate() {
         let at = e.affine(&[(row, 1), (quad, 4)], 0);
@@ -246,10 +246,9 @@ fn pair_products(
             e.value_op("vector.maskedload", &[q.a, at, mask, zeros], vector(4, Type::i8()))
         };
         let wide = e.value_op(q.signs.a_ext, &[bytes], vector(4, Type::i16()));
-        let a = e.value_attr("vector.shuffle", &[wide, wide], vector(16, Type::i16()), vec![("mask", repeat.clone())]);
+        let a = repeat_quad(e, wide);
         for (j, &column) in columns.iter().enumerate() {
-            let pairs = e.value_op("llvm.intr.x86.avx2.pmadd.wd", &[column, a], acc_t.clone());
-            next[r * 4 + j] = e.value_op("arith.addi", &[accs[r * 4 + j], pairs], acc_t.clone());
+            next[r * 4 + j] = pair_products_added(e, accs[r * 4 + j], column, a);
         }
     }
     next
@@ -257,21 +256,8 @@ fn pair_products(
 
 /// The sums of `rows` rows from `i0` by panel `p`, one `vector<16xi32>` per row.
 fn tile(e: &mut Cursor, q: &Quads, i0: ValueId, p: ValueId, rows: usize) -> Vec<ValueId> {
-    let acc_t = vector(QUAD_COLUMNS, Type::i32());
-    let zero = e.const_int(0, Type::i32());
-    let zero = e.value_op("vector.broadcast", &[zero], acc_t.clone());
-    let quads = q.k.div_ceil(4);
-    let panel = e.affine(&[(p, (quads * QUAD_COLUMNS * 4) as i64)], 0);
-    let a_rows: Vec<ValueId> = (0..rows).map(|r| e.affine(&[(i0, q.k as i64)], (r * q.k) as i64)).collect();
-    let accs =
-        e.for_accs(0, q.k / 4, &vec![zero; rows], |e, quad, accs| quad_products(e, q, (panel, quad), &a_rows, accs, 4));
-    match q.k % 4 {
-        0 => accs,
-        tail => {
-            let last = e.idx((q.k / 4) as i64);
-            quad_products(e, q, (panel, last), &a_rows, &accs, tail)
-        }
-    }
+    let zero = zero_vector(e, QUAD_COLUMNS);
+    over_quads(e, q, (i0, p, rows), vec![zero; rows], quad_products)
 }
 
 /// `accs` plus one quad of k (its first `used` k; B's others are zeros): B's 64 bytes times
@@ -369,6 +355,36 @@ pub(super) fn a_word(e: &mut Cursor, a: ValueId, at: ValueId, used: usize) -> Va
 pub(super) fn dot(e: &mut Cursor, s: Signs, acc: ValueId, word: ValueId, bytes: ValueId) -> ValueId {
     let (unsigned, signed) = if s.a_ext == "arith.extui" { (word, bytes) } else { (bytes, word) };
     e.value_op("llvm.intr.x86.avx512.vpdpbusd.512", &[acc, unsigned, signed], vector(QUAD_COLUMNS, Type::i32()))
+}
+
+/// A `vector<lanes x i32>` of zeros: accumulators' start.
+pub(super) fn zero_vector(e: &mut Cursor, lanes: usize) -> ValueId {
+    let zero = e.const_int(0, Type::i32());
+    e.value_op("vector.broadcast", &[zero], vector(lanes, Type::i32()))
+}
+
+/// A quad of 16-bit values repeated to 16 lanes, to meet four quads of the other operand.
+pub(super) fn repeat_quad(e: &mut Cursor, quad: ValueId) -> ValueId {
+    let repeat = Attribute::DenseArray { elem: Type::i64(), values: (0..16).map(|i| i % 4).collect() };
+    e.value_attr("vector.shuffle", &[quad, quad], vector(16, Type::i16()), vec![("mask", repeat)])
+}
+
+/// `acc` (8 x i32) plus `vpmaddwd` of two vectors of 16 x i16: each lane the sum of two adjacent
+/// products, exact.
+pub(super) fn pair_products_added(e: &mut Cursor, acc: ValueId, x: ValueId, y: ValueId) -> ValueId {
+    let t = vector(8, Type::i32());
+    let pairs = e.value_op("llvm.intr.x86.avx2.pmadd.wd", &[x, y], t.clone());
+    e.value_op("arith.addi", &[acc, pairs], t)
+}
+
+/// Two accumulators whose lanes 2j and 2j + 1 are halves of one sum (of a quad of k, or of
+/// channels), as the 8 sums: even lanes of both plus odd lanes of both.
+pub(super) fn halves_summed(e: &mut Cursor, a: ValueId, b: ValueId) -> ValueId {
+    let t = vector(8, Type::i32());
+    let lanes =
+        |first: i128| Attribute::DenseArray { elem: Type::i64(), values: (0..8).map(|j| 2 * j + first).collect() };
+    let [even, odd] = [0, 1].map(|h| e.value_attr("vector.shuffle", &[a, b], t.clone(), vec![("mask", lanes(h))]));
+    e.value_op("arith.addi", &[even, odd], t)
 }
 
 /// Stores a tile's rows at columns `16 p ..`, the lanes `mask` takes if given.

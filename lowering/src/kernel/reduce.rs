@@ -27,6 +27,9 @@ const MIN_ELEMENTS: usize = 256;
 struct Reduction {
     op: String,
     idempotent: bool,
+    /// The input's elements, and the lanes of a 64-byte vector of them.
+    numel: usize,
+    lanes: usize,
 }
 
 /// The operations lowered here.
@@ -79,7 +82,7 @@ fn reduction_of(m: &Module, g: &Generic) -> Option<Reduction> {
     if !reads_both || !yields || m.ops[*combine].regions.len() + m.ops[*combine].attrs.len() > 0 {
         return None;
     }
-    Some(Reduction { op: name, idempotent })
+    Some(Reduction { op: name, idempotent, numel, lanes })
 }
 
 /// Lowers `op` if it is a whole-buffer reduction this handles; `false` leaves it to the generic
@@ -87,10 +90,8 @@ fn reduction_of(m: &Module, g: &Generic) -> Option<Reduction> {
 pub fn lower(m: &mut Module, op: OpId) -> bool {
     let Some(g) = Generic::of(m, op) else { return false };
     let Some(r) = reduction_of(m, &g) else { return false };
-    let input = m.ty(g.inputs[0]).as_memref().expect("checked").clone();
-    let numel: usize = input.shape.iter().map(|d| d.expect("checked") as usize).product();
-    let elem = (*input.elem).clone();
-    let lanes = VECTOR_BYTES / bytes_of(&elem);
+    let elem = (*m.ty(g.inputs[0]).as_memref().expect("checked").elem).clone();
+    let (numel, lanes) = (r.numel, r.lanes);
     let span = m.ops[op].span;
     let mut c = Cursor::new(m, span);
     let x = c.flat(g.inputs[0]);
@@ -134,12 +135,4 @@ pub fn lower(m: &mut Module, op: OpId) -> bool {
     c.store(result, g.outputs[0], &[]);
     c.finish(op);
     true
-}
-
-fn bytes_of(t: &Type) -> usize {
-    match t {
-        Type::Float(k) => k.width() as usize / 8,
-        Type::Integer { width, .. } => *width as usize / 8,
-        _ => 4,
-    }
 }

@@ -136,6 +136,9 @@ fn fold_cpu_level(m: &mut Module, f: OpId, level: Option<u32>) {
             calls.push(o);
         }
     });
+    if calls.is_empty() {
+        return;
+    }
     // One walk replaces every call's uses: a walk per call made this quadratic in the GEMMs.
     let mut constants = std::collections::HashMap::new();
     for call in calls {

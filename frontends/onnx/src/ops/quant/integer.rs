@@ -258,8 +258,7 @@ fn accumulate(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResul
 /// B's). A zero point of A may be one per row (`[M]`), of B one per column (`[N]`).
 fn integer_matmul<'a>(g: &Graph, x: &mut Expansion, o: &Operands<'a>) -> String {
     let mut product = x.op("MatMulInteger", &[o.lhs, o.rhs], &[]);
-    let zeros = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
-    let nonzero = |z: Option<&'a str>| z.filter(|z| !zeros(z));
+    let nonzero = |z: Option<&'a str>| z.filter(|z| !all_zero(g, z));
     let widened = |x: &mut Expansion, v: &str| {
         let t = g.types[v].dtype;
         x.cast(v, t, DType::I32)
@@ -384,9 +383,8 @@ fn conv_over_planes(
     geo: &Window,
     [n, c, h, wd]: [i64; 4],
 ) -> OResult<Option<String>> {
-    let all_zero = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
     let w = g.consts.get(o.rhs).expect("constant weights");
-    if o.rhs_zero.is_some_and(|z| !all_zero(z)) || w.ty.numel() == 0 {
+    if o.rhs_zero.is_some_and(|z| !all_zero(g, z)) || w.ty.numel() == 0 {
         return Ok(None);
     }
     let ((kh, kw), (oh, ow), pads) = (geo.kernel, geo.out, geo.pads);
@@ -430,13 +428,18 @@ fn conv_over_planes(
         let (starts, ends, axes) = (x.ints(&[0]), x.ints(&[ow]), x.ints(&[3]));
         x.op("Slice", &[&rows, &starts, &ends, &axes], &[])
     };
-    if let Some(za) = o.lhs_zero.filter(|z| !all_zero(z)) {
+    if let Some(za) = o.lhs_zero.filter(|z| !all_zero(g, z)) {
         let za = x.cast(za, g.ty(za)?.dtype, DType::I32);
         let sums = x.constant(channel_sums(w, 3));
         let term = x.op("Mul", &[&za, &sums], &[]);
         out = x.op("Sub", &[&out, &term], &[]);
     }
     Ok(Some(out))
+}
+
+/// Whether `z` is a constant of zeros (a zero point that changes nothing).
+fn all_zero(g: &Graph, z: &str) -> bool {
+    g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0))
 }
 
 /// A node of xcc's own domain computing one fresh output from `inputs`; its name.
@@ -530,8 +533,7 @@ fn weights_first(
     let quads = x.transpose(&split, &[2, 0, 3, 1]);
     let weights = x.reshape(o.rhs, &[m, k]);
     let mut sums = xcc_node(x, "MatMulIntegerQuads", vec![weights, quads], vec![("columns", Attr::Int(p))]);
-    let all_zero = |z: &str| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0));
-    let (za, zw) = (o.lhs_zero.filter(|z| !all_zero(z)), o.rhs_zero.filter(|z| !all_zero(z)));
+    let (za, zw) = (o.lhs_zero.filter(|z| !all_zero(g, z)), o.rhs_zero.filter(|z| !all_zero(g, z)));
     let widened = |x: &mut Expansion, v: &str| {
         let t = g.types[v].dtype;
         x.cast(v, t, DType::I32)
