@@ -121,12 +121,13 @@ pub const OPS: &[OpDef] = &[
         .verify(verify_conv)
         .syntax(EPILOGUE_SYNTAX),
     OpDef::new("kernel.conv_planes", "an integer convolution over flattened planes in channel quads")
-        .operands(3)
+        .operand_count(Count::AtLeast(3))
         .attrs(&[
             required("tap_offsets", AttrKind::IntList),
             required("tap_quads", AttrKind::IntList),
             optional("input_unsigned", AttrKind::Unit),
             optional("weights_unsigned", AttrKind::Unit),
+            optional("epilogue_map", AttrKind::Symbol),
         ])
         .traits(WRITES)
         .verify(verify_conv_planes),
@@ -557,6 +558,11 @@ fn verify_epilogue_map(m: &Module, name: &str, elem: &Type) -> Result<(), String
     if ft.inputs.as_slice() != [elem.clone()] || ft.results.as_slice() != [elem.clone()] {
         return Err(format!("epilogue_map @{name} must take and return one {elem}"));
     }
+    verify_map_body(m, func, name)
+}
+
+/// An epilogue map's body: one block of arith and math operations, then `func.return`.
+fn verify_map_body(m: &Module, func: OpId, name: &str) -> Result<(), String> {
     let blocks = m.ops[func].regions.first().map(|&r| m.regions[r].blocks.clone()).unwrap_or_default();
     let [block] = blocks.as_slice() else { return Err(format!("epilogue_map @{name} must have one block")) };
     for &o in &m.blocks[*block].ops {
@@ -802,8 +808,6 @@ fn static_channels(shape: &[Option<u64>], what: &str) -> Result<Vec<u64>, String
     Ok(shape.iter().map(|d| d.unwrap_or(0)).collect())
 }
 
-/// Copies between buffers of one element type; their element counts must match when both are
-/// static (a run-time size is the producer's promise).
 /// The positions a micro-kernel of `kernel.conv_planes` reads at once: an input plane holds
 /// whole groups of them past every tap's last output.
 pub const PLANE_PANEL: u64 = 16;
@@ -819,6 +823,11 @@ pub const PLANE_PANEL: u64 = 16;
 /// the input, each tap reading its phase's quads. The planes are long enough that panels of
 /// [`PLANE_PANEL`] positions read whole: `L >= PLANE_PANEL * ceil(Q / PLANE_PANEL) + max
 /// offset`.
+///
+/// With `epilogue_map = @f`, out holds `f(sum, e1[..], e2[..], ...)` instead, in f's result type:
+/// the operands after out are the map's other arguments, each one element for every sum or one
+/// per output channel (`M` elements, read at `m`). This is how a requantization (scales, zero
+/// points, a bias per channel) is computed in the registers the sums are stored from.
 fn verify_conv_planes(m: &Module, op: OpId) -> Result<(), String> {
     let operands = &m.ops[op].operands;
     let x = static_dims(m.ty(operands[0]), "the input")?;
@@ -827,10 +836,9 @@ fn verify_conv_planes(m: &Module, op: OpId) -> Result<(), String> {
     let elem = |v| memref(m.ty(v)).map(|t| (*t.elem).clone());
     let weights = elem(operands[1])?;
     let byte_weights = weights == Type::i8();
-    if elem(operands[0])? != Type::i8()
-        || !(byte_weights || weights == Type::i16())
-        || elem(operands[2])? != Type::i32()
-    {
+    let map = m.attr(op, "epilogue_map").and_then(Attribute::as_symbol);
+    let sums_stored = map.is_some() || elem(operands[2])? == Type::i32();
+    if elem(operands[0])? != Type::i8() || !(byte_weights || weights == Type::i16()) || !sums_stored {
         return Err("kernel.conv_planes multiplies an i8 input by i8 or i16 weights into i32".into());
     }
     if !byte_weights && m.attr(op, "weights_unsigned").is_some() {
@@ -841,6 +849,11 @@ fn verify_conv_planes(m: &Module, op: OpId) -> Result<(), String> {
             "the input is [N, CQ, L, 4], the weights [M, T, K], the output [N, M, Q]: {x:?}, {w:?}, {out:?}"
         ));
     };
+    match map {
+        Some(name) => verify_planes_epilogue(m, op, name, mm)?,
+        None if operands.len() > 3 => return Err("operands after the output are epilogue_map's arguments".into()),
+        None => {}
+    }
     let list = |key: &str| m.attr(op, key).and_then(Attribute::as_int_list).unwrap_or_default();
     let (offsets, quads) = (list("tap_offsets"), list("tap_quads"));
     if on != n || om != mm || k % 4 != 0 || offsets.len() as u64 != t || quads.len() as u64 != t {
@@ -859,6 +872,34 @@ fn verify_conv_planes(m: &Module, op: OpId) -> Result<(), String> {
         return Err(format!("planes of {l} positions, fewer than the {reach} the last panel of the last tap reads"));
     }
     Ok(())
+}
+
+/// `epilogue_map @name` of a `kernel.conv_planes` with `channels` output channels: a function
+/// `(i32, elements of the operands after the output...) -> output element`, of arith and math,
+/// each such operand static with one element or one per channel.
+fn verify_planes_epilogue(m: &Module, op: OpId, name: &str, channels: u64) -> Result<(), String> {
+    let operands = &m.ops[op].operands;
+    let mut inputs = vec![Type::i32()];
+    for &v in &operands[3..] {
+        let t = memref(m.ty(v))?;
+        let count = t.shape.iter().copied().product::<Option<u64>>();
+        if count != Some(1) && count != Some(channels) {
+            return Err(format!(
+                "an epilogue operand holds 1 element or {channels} (one per channel), not {}",
+                m.ty(v)
+            ));
+        }
+        inputs.push((*t.elem).clone());
+    }
+    let out = (*memref(m.ty(operands[2]))?.elem).clone();
+    let func = m.lookup_symbol(name).filter(|&f| m.ops[f].name == "func.func");
+    let func = func.ok_or_else(|| format!("epilogue_map @{name} names no function"))?;
+    let ft = m.function_type(func).ok_or_else(|| format!("@{name} has no function type"))?;
+    if ft.inputs != inputs || ft.results.as_slice() != [out.clone()] {
+        let args: Vec<String> = inputs.iter().map(Type::to_string).collect();
+        return Err(format!("epilogue_map @{name} must be ({}) -> {out}", args.join(", ")));
+    }
+    verify_map_body(m, func, name)
 }
 
 fn verify_copy(m: &Module, op: OpId) -> Result<(), String> {

@@ -245,17 +245,17 @@ impl BufferUsers {
 }
 
 /// The users of a buffer other than its deallocation.
-fn readers_and_writers(m: &Module, v: ValueId) -> Vec<OpId> {
+pub(super) fn readers_and_writers(m: &Module, v: ValueId) -> Vec<OpId> {
     m.users(v).into_iter().filter(|&u| m.ops[u].name != "memref.dealloc").collect()
 }
 
-fn is_alloc(m: &Module, v: ValueId) -> bool {
+pub(super) fn is_alloc(m: &Module, v: ValueId) -> bool {
     m.defining_op(v).is_some_and(|d| m.ops[d].name == "memref.alloc")
 }
 
 /// Whether every generic loop is parallel and every operand is read at the identity or a
 /// broadcast of it.
-fn is_elementwise(g: &Generic) -> bool {
+pub(super) fn is_elementwise(g: &Generic) -> bool {
     g.parallel.iter().all(|&p| p)
 }
 
@@ -266,7 +266,7 @@ fn is_identity(map: &AffineMap) -> bool {
 }
 
 /// Whether any top-level operation strictly between `a` and `b` (same block) uses one of `values`.
-fn touched_between(m: &Module, a: OpId, b: OpId, values: &[ValueId]) -> bool {
+pub(super) fn touched_between(m: &Module, a: OpId, b: OpId, values: &[ValueId]) -> bool {
     let (Some((block, ia)), Some((block_b, ib))) = (m.op_index(a), m.op_index(b)) else { return true };
     if block != block_b || ia >= ib {
         return true;
@@ -279,7 +279,7 @@ fn touched_between(m: &Module, a: OpId, b: OpId, values: &[ValueId]) -> bool {
 }
 
 /// The single yielded value of a one-output generic body and the body's block arguments.
-fn body_parts(m: &Module, g: &Generic) -> Option<(Vec<ValueId>, ValueId, Vec<OpId>)> {
+pub(super) fn body_parts(m: &Module, g: &Generic) -> Option<(Vec<ValueId>, ValueId, Vec<OpId>)> {
     let entry = *m.regions[g.body].blocks.first()?;
     let ops = m.blocks[entry].ops.clone();
     let (&last, body) = ops.split_last()?;
@@ -458,7 +458,7 @@ fn apply_epilogue(m: &mut Module, p: OpId, generic: OpId, step: Step) {
 /// block (a buffer allocated or a view made just before the fused generic), it moves in front of
 /// `anchor`, after what it needs. Such operations (allocations, globals, views) have no effect
 /// that moving them earlier changes.
-fn hoist_before(m: &mut Module, v: ValueId, anchor: OpId) {
+pub(super) fn hoist_before(m: &mut Module, v: ValueId, anchor: OpId) {
     let Some(d) = m.defining_op(v) else { return };
     let (Some((b, i)), Some((ba, ia))) = (m.op_index(d), m.op_index(anchor)) else { return };
     if b != ba || i < ia {
@@ -474,7 +474,7 @@ fn hoist_before(m: &mut Module, v: ValueId, anchor: OpId) {
 }
 
 /// Erases an allocation nobody uses any more, with its deallocations.
-fn remove_buffer(m: &mut Module, v: ValueId) {
+pub(super) fn remove_buffer(m: &mut Module, v: ValueId) {
     if !readers_and_writers(m, v).is_empty() {
         return;
     }

@@ -43,7 +43,7 @@ impl Pass for KernelToLoops {
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
         // The epilogue maps' functions, copied into the stores and then gone.
-        let maps: Vec<OpId> = ops_named(&m, &["kernel.matmul", "kernel.conv"])
+        let maps: Vec<OpId> = ops_named(&m, &["kernel.matmul", "kernel.conv", "kernel.conv_planes"])
             .into_iter()
             .filter_map(|op| m.attr(op, "epilogue_map").and_then(xcc_ir::Attribute::as_symbol))
             .filter_map(|name| m.lookup_symbol(name))

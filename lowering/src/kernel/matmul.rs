@@ -120,7 +120,16 @@ pub fn apply_activation_all<B: LoopBuilder>(b: &mut B, vs: &[ValueId], act: Acti
 
 /// [`apply_map`] on every value of `vs` (all of one type), operation by operation.
 fn apply_map_all<B: LoopBuilder>(b: &mut B, vs: &[ValueId], func: OpId) -> Vec<ValueId> {
-    let Some(&first) = vs.first() else { return Vec::new() };
+    let calls: Vec<Vec<ValueId>> = vs.iter().map(|&v| vec![v]).collect();
+    apply_function_all(b, &calls, func)
+}
+
+/// The body of `func` (arith and math, one result) copied in once per call, on that call's
+/// arguments: scalars, or vectors of one shape in every call (each operation then works on
+/// vectors of as many lanes, its constants broadcast once for all calls). The calls' operations
+/// are interleaved, each for every call before the next.
+pub(super) fn apply_function_all<B: LoopBuilder>(b: &mut B, calls: &[Vec<ValueId>], func: OpId) -> Vec<ValueId> {
+    let Some(&first) = calls.first().and_then(|args| args.first()) else { return Vec::new() };
     let lanes = match b.ty(first) {
         Type::Vector { shape, .. } => Some(shape.clone()),
         _ => None,
@@ -131,9 +140,10 @@ fn apply_map_all<B: LoopBuilder>(b: &mut B, vs: &[ValueId], func: OpId) -> Vec<V
     };
     let m = b.module();
     let block = m.regions[m.ops[func].regions[0]].blocks[0];
-    let arg = m.blocks[block].args[0];
-    // Per value, what each of the function's values became.
-    let mut values: Vec<std::collections::HashMap<ValueId, ValueId>> = vs.iter().map(|&v| [(arg, v)].into()).collect();
+    let params = m.blocks[block].args.clone();
+    // Per call, what each of the function's values became.
+    let mut values: Vec<std::collections::HashMap<ValueId, ValueId>> =
+        calls.iter().map(|args| params.iter().copied().zip(args.iter().copied()).collect()).collect();
     for op in m.blocks[block].ops.clone() {
         let m = b.module();
         let (name, operands, results) = (m.ops[op].name.clone(), m.ops[op].operands.clone(), m.ops[op].results.clone());

@@ -4,6 +4,8 @@
 //!   convolution joins its epilogue;
 //! - `kernel-fuse-elementwise` ([`fuse`]): an elementwise `kernel.generic` whose only reader is
 //!   another one over the same iteration space is computed inside it;
+//! - `kernel-fuse-planes-epilogue` ([`fuse_planes`]): the elementwise generic that reads a
+//!   quantized convolution's sums (its requantization) is computed in the convolution's stores;
 //! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
 //!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
 //!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
@@ -22,6 +24,7 @@ pub mod conv;
 pub mod depthwise;
 pub mod elide_copies;
 pub mod fuse;
+pub mod fuse_planes;
 pub mod lanes;
 pub mod lower;
 pub mod matmul;

@@ -18,6 +18,7 @@
 //! block's last group stores under a mask. Elsewhere (a GPU) it is a parallel loop over the
 //! output with the sum inside.
 
+use super::matmul::apply_function_all;
 use super::qgemm::{
     a_word, b_columns, by_avx2, dot, halves_summed, pair_products_added, repeat_quad, row_products, some_copy_has_avx2,
     vector, zero_vector, Signs, QUAD_COLUMNS,
@@ -48,6 +49,15 @@ struct Planes {
     /// Per tap: (first quad, offset).
     taps: Vec<(usize, usize)>,
     signs: Signs,
+    /// What is stored instead of each sum, with an `epilogue_map`.
+    map: Option<StoredMap>,
+}
+
+/// An `epilogue_map` and its other arguments: each operand's flat buffer and whether it holds
+/// one element per output channel (else one for all).
+struct StoredMap {
+    func: OpId,
+    args: Vec<(ValueId, bool)>,
 }
 
 pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Result<(), Diagnostic> {
@@ -65,9 +75,15 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let unsigned = |key: &str| m.attr(op, key).is_some();
     let dot_bytes = options.byte_dot_products && byte_weights;
     let signs = Signs::new(unsigned("weights_unsigned"), unsigned("input_unsigned"), dot_bytes);
+    let func = m.attr(op, "epilogue_map").and_then(Attribute::as_symbol).and_then(|name| m.lookup_symbol(name));
+    let per_channel: Vec<bool> = operands[3..].iter().map(|&v| shape(v).iter().product::<usize>() > 1).collect();
     let mut c = Cursor::new(m, span);
     let (x, w, out) = (c.flat(operands[0]), c.flat(operands[1]), c.flat(operands[2]));
-    let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs };
+    let map = func.map(|func| {
+        let args = operands[3..].iter().zip(per_channel).map(|(&v, per)| (c.flat(v), per)).collect();
+        StoredMap { func, args }
+    });
+    let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs, map };
     let images = xs[0];
     if options.gpu {
         direct(&mut c, &p, images);
@@ -195,6 +211,7 @@ fn store_pairs(e: &mut Cursor, p: &Planes, sums: &[ValueId], (n, q0, m0): (Value
         let lanes = e.idx(width as i64);
         e.value_op("vector.create_mask", &[lanes], vector(PAIR_POSITIONS, Type::i1()))
     });
+    let sums = stored(e, p, sums, m0, 1);
     for (r, &sum) in sums.iter().enumerate() {
         let terms = [(n, (p.m * p.q) as i64), (m0, p.q as i64), (q0, 1)];
         let at = e.affine(&terms, (r * p.q) as i64);
@@ -272,6 +289,7 @@ fn store(
         let lanes = e.idx(lanes as i64);
         e.value_op("vector.create_mask", &[lanes], vector(QUAD_COLUMNS, Type::i1()))
     });
+    let accs = stored(e, p, accs, m0, panels);
     for (i, &acc) in accs.iter().enumerate() {
         let (r, g) = (i / panels, i % panels);
         let terms = [(n, (p.m * p.q) as i64), (m0, p.q as i64), (q0, 1)];
@@ -302,7 +320,45 @@ fn direct(c: &mut Cursor, p: &Planes, images: usize) {
                 vec![e.value_op("arith.addi", &[accs[0], product], Type::i32())]
             })[0];
         }
+        let sum = stored(e, p, &[sum], m, 1)[0];
         let at = e.affine(&[(n, (p.m * p.q) as i64), (m, p.q as i64), (q, 1)], 0);
         e.store(sum, p.out, &[at]);
     });
+}
+
+/// What a tile stores for its sums (`per_row` of them per row, the rows from channel `m0`):
+/// the sums themselves, or the `epilogue_map` of each with its other arguments, read at the row's
+/// channel (or the one element) and broadcast to the sums' lanes.
+fn stored(e: &mut Cursor, p: &Planes, sums: &[ValueId], m0: ValueId, per_row: usize) -> Vec<ValueId> {
+    let Some(map) = &p.map else { return sums.to_vec() };
+    let lanes = match e.ty(sums[0]) {
+        Type::Vector { shape, .. } => Some(shape[0] as usize),
+        _ => None,
+    };
+    let at_lanes = |e: &mut Cursor, buffer: ValueId, index: ValueId| {
+        let value = e.load(buffer, &[index]);
+        match lanes {
+            Some(n) => {
+                let elem = e.ty(value);
+                e.value_op("vector.broadcast", &[value], vector(n, elem))
+            }
+            None => value,
+        }
+    };
+    // The single elements once for the tile, then each row's channel's.
+    let first = e.idx(0);
+    let shared: Vec<Option<ValueId>> =
+        map.args.iter().map(|&(buffer, per_channel)| (!per_channel).then(|| at_lanes(e, buffer, first))).collect();
+    let mut calls = Vec::new();
+    for (r, row) in sums.chunks(per_row).enumerate() {
+        let channel = e.affine(&[(m0, 1)], r as i64);
+        let args: Vec<ValueId> = map
+            .args
+            .iter()
+            .zip(&shared)
+            .map(|(&(buffer, _), one)| one.unwrap_or_else(|| at_lanes(e, buffer, channel)))
+            .collect();
+        calls.extend(row.iter().map(|&sum| [vec![sum], args.clone()].concat()));
+    }
+    apply_function_all(e, &calls, map.func)
 }

@@ -1,0 +1,101 @@
+// RUN: --passes=kernel-fuse-planes-epilogue
+// kernel-fuse-planes-epilogue: the elementwise generic reading a kernel.conv_planes' sums (here a
+// requantization: a scale for all, a bias per output channel, rounding, the int8 clamp) becomes
+// the convolution's epilogue_map, a private function of the sum and of the generic's other
+// inputs, which follow the output among the convolution's operands. The convolution then
+// stores bytes. Where the generic read the sums reshaped to rows of 5 columns and dropped the
+// last (a convolution over planes computes columns past the output's), the bytes are reshaped
+// the same way and a generic copies the columns kept; where it kept every column, the reshape
+// writes the output itself. An input read per position (not one element, nor one per channel)
+// keeps the generic.
+
+// CHECK-LABEL: func.func @requantize
+// CHECK: [[B:%[0-9]+]] = memref.alloc() {alignment = 64} : memref<1x4x15xi8>
+// CHECK-NEXT: "kernel.conv_planes"(%arg0, %arg1, [[B]], %arg2, %arg3) {epilogue_map = @xcc_planes_epilogue1, {{.*}} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi8>, memref<f32>, memref<4x1x1xf32>) -> ()
+// CHECK-NEXT: [[R:%[0-9]+]] = memref.alloc() {alignment = 64} : memref<1x4x3x5xi8>
+// CHECK-NEXT: kernel.copy ins([[B]] : memref<1x4x15xi8>) outs([[R]] : memref<1x4x3x5xi8>)
+// CHECK-NEXT: kernel.generic {{.*}} ins([[R]] : memref<1x4x3x5xi8>) outs(%arg4 : memref<1x4x3x4xi8>)
+// CHECK-NEXT: ^bb{{[0-9]+}}([[E:%[0-9]+]]: i8, {{%[0-9]+}}: i8):
+// CHECK-NEXT: kernel.yield [[E]] : i8
+// CHECK-NOT: i32
+// CHECK: func.return
+
+// CHECK-LABEL: func.func @whole_rows
+// CHECK: [[B:%[0-9]+]] = memref.alloc() {alignment = 64} : memref<1x4x15xi8>
+// CHECK-NEXT: "kernel.conv_planes"(%arg0, %arg1, [[B]], %arg2, %arg3) {epilogue_map = @xcc_planes_epilogue2
+// CHECK-NEXT: kernel.copy ins([[B]] : memref<1x4x15xi8>) outs(%arg4 : memref<1x4x3x5xi8>)
+// CHECK-NEXT: func.return
+
+// CHECK-LABEL: func.func @per_position
+// CHECK-NOT: epilogue_map
+// CHECK: kernel.generic
+
+// CHECK-LABEL: func.func private @xcc_planes_epilogue1(%arg0: i32, %arg1: f32, %arg2: f32) -> (i8)
+// CHECK-NEXT: arith.sitofp %arg0 : i32 to f32
+// CHECK-NEXT: arith.mulf {{.*}}, %arg1 : f32
+// CHECK-NEXT: arith.addf {{.*}}, %arg2 : f32
+// CHECK-NEXT: math.roundeven
+// CHECK: arith.fptosi {{.*}} : f32 to i8
+// CHECK-NEXT: func.return {{.*}} : i8
+func.func @requantize(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %scale: memref<f32>, %bias: memref<4x1x1xf32>, %y: memref<1x4x3x4xi8>) {
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi32>) -> ()
+  %r = memref.alloc() : memref<1x4x3x5xi32>
+  kernel.copy ins(%s : memref<1x4x15xi32>) outs(%r : memref<1x4x3x5xi32>)
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r, %scale, %bias : memref<1x4x3x5xi32>, memref<f32>, memref<4x1x1xf32>) outs(%y : memref<1x4x3x4xi8>) {
+  ^bb0(%v: i32, %k: f32, %b: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    %a = arith.addf %m, %b : f32
+    %q = math.roundeven %a : f32
+    %lo = arith.constant -128.0 : f32
+    %hi = arith.constant 127.0 : f32
+    %c = arith.maximumf %q, %lo : f32
+    %d = arith.minimumf %c, %hi : f32
+    %i = arith.fptosi %d : f32 to i8
+    kernel.yield %i : i8
+  }
+  return
+}
+
+func.func @whole_rows(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %scale: memref<f32>, %bias: memref<4x1x1xf32>, %y: memref<1x4x3x5xi8>) {
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi32>) -> ()
+  %r = memref.alloc() : memref<1x4x3x5xi32>
+  kernel.copy ins(%s : memref<1x4x15xi32>) outs(%r : memref<1x4x3x5xi32>)
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r, %scale, %bias : memref<1x4x3x5xi32>, memref<f32>, memref<4x1x1xf32>) outs(%y : memref<1x4x3x5xi8>) {
+  ^bb0(%v: i32, %k: f32, %b: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    %a = arith.addf %m, %b : f32
+    %q = math.roundeven %a : f32
+    %lo = arith.constant -128.0 : f32
+    %hi = arith.constant 127.0 : f32
+    %c = arith.maximumf %q, %lo : f32
+    %d = arith.minimumf %c, %hi : f32
+    %i = arith.fptosi %d : f32 to i8
+    kernel.yield %i : i8
+  }
+  return
+}
+
+func.func @per_position(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %scale: memref<f32>, %bias: memref<1x4x3x4xf32>, %y: memref<1x4x3x4xi8>) {
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi32>) -> ()
+  %r = memref.alloc() : memref<1x4x3x5xi32>
+  kernel.copy ins(%s : memref<1x4x15xi32>) outs(%r : memref<1x4x3x5xi32>)
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r, %scale, %bias : memref<1x4x3x5xi32>, memref<f32>, memref<1x4x3x4xf32>) outs(%y : memref<1x4x3x4xi8>) {
+  ^bb0(%v: i32, %k: f32, %b: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    %a = arith.addf %m, %b : f32
+    %q = math.roundeven %a : f32
+    %lo = arith.constant -128.0 : f32
+    %hi = arith.constant 127.0 : f32
+    %c = arith.maximumf %q, %lo : f32
+    %d = arith.minimumf %c, %hi : f32
+    %i = arith.fptosi %d : f32 to i8
+    kernel.yield %i : i8
+  }
+  return
+}
