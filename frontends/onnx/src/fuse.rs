@@ -27,6 +27,8 @@ struct Dequantized {
     /// The scale's type, which the dequantized values have.
     real: DType,
     zero: Option<String>,
+    /// The quantized values' type (8-bit).
+    dtype: DType,
 }
 
 /// `name` as the output of a DequantizeLinear whose scale and zero point are initializers of
@@ -62,7 +64,7 @@ fn dequantized(
         return None;
     }
     let real = scale.ty.dtype;
-    Some(Dequantized { q, scale: dq.inputs[1].clone(), real, zero: dq.input(2).map(str::to_string) })
+    Some(Dequantized { q, scale: dq.inputs[1].clone(), real, zero: dq.input(2).map(str::to_string), dtype })
 }
 
 /// `MatMul(DQ(a), DQ(W))` and `Gemm(DQ(a), DQ(W), C)` (alpha and beta 1, A not transposed) over
@@ -73,10 +75,19 @@ fn dequantized(
 fn integer_products(g: &mut Graph) {
     let producer: HashMap<&str, usize> =
         g.nodes.iter().enumerate().flat_map(|(i, n)| n.outputs.iter().map(move |o| (o.as_str(), i))).collect();
+    let mut readers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, n) in g.nodes.iter().enumerate() {
+        for input in n.inputs.iter().filter(|s| !s.is_empty()) {
+            readers.entry(input.as_str()).or_default().push(i);
+        }
+    }
     let mut rewrites = Vec::new();
     for (i, node) in g.nodes.iter().enumerate() {
         if node.domain.is_empty() && node.op == "Conv" {
-            if let Some(rewrite) = quantized_conv(g, &producer, node) {
+            if let Some((rewrite, quantize)) = requantized_conv(g, &producer, &readers, node) {
+                rewrites.push((i, rewrite));
+                rewrites.push((quantize, Vec::new()));
+            } else if let Some(rewrite) = quantized_conv(g, &producer, node) {
                 rewrites.push((i, rewrite));
             }
             continue;
@@ -111,6 +122,7 @@ fn integer_products(g: &mut Graph) {
         }
         rewrites.push((i, integer_product_nodes(node, &a, &b, trans_b)));
     }
+    rewrites.sort_by_key(|(i, _)| *i);
     for (i, nodes) in rewrites.into_iter().rev() {
         g.nodes.remove(i);
         for (k, n) in nodes.into_iter().enumerate() {
@@ -152,6 +164,90 @@ fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Op
     let scale = if g.consts[&b.scale].ty.numel() > 1 { x.unsqueeze(&scale, &[1, 2]) } else { scale };
     finish_scaled(&mut x, node, &real, &scale, Some(&[1, 2]));
     Some(x.finish())
+}
+
+/// `QuantizeLinear(Conv(DQ(x), DQ(W), DQ(B)))` of one group, where the quantization's scale and
+/// zero point are one constant each, nothing else reads the Conv's output, and the bias (if
+/// any) is int32 scaled by exactly `x_scale * W_scale` with no zero point (as ONNX Runtime's
+/// quantizer writes it): one `QLinearConv(x_q, x_scale, x_zero, W_q, W_scale, W_zero, y_scale,
+/// y_zero, B_q)`, and the index of the QuantizeLinear it replaces. This is the form ONNX Runtime
+/// runs: the sums plus the bias in int32, multiplied once by `x_scale * W_scale / y_scale` and
+/// rounded, where the float form multiplies, adds the bias and divides (the two round alike
+/// except at ties, where they may differ by one step). One multiply is also what lets the
+/// requantization cost little in the convolution's stores.
+fn requantized_conv(
+    g: &Graph,
+    producer: &HashMap<&str, usize>,
+    readers: &HashMap<&str, Vec<usize>>,
+    node: &Node,
+) -> Option<(Vec<Node>, usize)> {
+    let out = node.outputs.first().filter(|o| !o.is_empty())?;
+    let [quantize] = readers.get(out.as_str())?[..] else { return None };
+    let q = &g.nodes[quantize];
+    if node.int("group", 1) != 1 || g.outputs.contains(out) || q.op != "QuantizeLinear" || !q.domain.is_empty() {
+        return None;
+    }
+    let (y_scale, y_zero) = (q.input(1)?, q.input(2)?);
+    let (ys, yz) = (g.consts.get(y_scale)?, g.consts.get(y_zero)?);
+    if ys.ty.numel() != 1 || yz.ty.numel() != 1 || !matches!(yz.ty.dtype, DType::U8 | DType::I8) {
+        return None;
+    }
+    let (x, w_dq) = (node.inputs.first()?, node.inputs.get(1)?);
+    let w = g.nodes[*producer.get(w_dq.as_str())?].inputs.first()?.clone();
+    let w_t = g.consts.get(&w)?;
+    if w_t.ty.shape.len() != 4 || q.outputs.first().is_none_or(String::is_empty) {
+        return None;
+    }
+    let a = dequantized(g, producer, x, &[1], 1)?;
+    let b = dequantized(g, producer, w_dq, &[1, w_t.ty.shape[0]], 0)?;
+    // QLinearConv's scales are f32.
+    if b.q != w || a.real != DType::F32 || b.real != DType::F32 || ys.ty.dtype != DType::F32 {
+        return None;
+    }
+    let bias = match node.input(2) {
+        Some(bias) => Some(quantized_bias(g, producer, bias, &a, &b)?),
+        None => None,
+    };
+    let mut x = Expansion::new(node);
+    // QLinearConv requires the zero points that DequantizeLinear may leave out.
+    let mut zero = |d: &Dequantized| match &d.zero {
+        Some(z) => z.clone(),
+        None => x.constant(Tensor::from_f64(d.dtype, vec![], &[0.0])),
+    };
+    let (a_zero, b_zero) = (zero(&a), zero(&b));
+    let mut inputs = vec![a.q.as_str(), &a.scale, &a_zero, &w, &b.scale, &b_zero, y_scale, y_zero];
+    inputs.extend(bias.as_deref());
+    let attrs: Vec<(&str, Attr)> = crate::ops::quant::integer::CONV_ATTRIBUTES
+        .iter()
+        .filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone())))
+        .collect();
+    x.op_to("QLinearConv", &inputs, &attrs, &[&q.outputs[0]]);
+    Some((x.finish(), quantize))
+}
+
+/// The int32 values of a bias `DequantizeLinear(B_q, B_scale)` whose scale is exactly
+/// `x_scale * W_scale` (per channel where W's is) in f32 and whose zero point is absent or 0.
+fn quantized_bias(
+    g: &Graph,
+    producer: &HashMap<&str, usize>,
+    bias: &str,
+    a: &Dequantized,
+    b: &Dequantized,
+) -> Option<String> {
+    let dq = &g.nodes[*producer.get(bias)?];
+    let (values, scale) = (dq.inputs.first()?, g.consts.get(dq.input(1)?)?);
+    let zero_free = dq.input(2).is_none_or(|z| g.consts.get(z).is_some_and(|t| t.to_f64().iter().all(|&v| v == 0.0)));
+    let int32 = g.consts.get(values).is_some_and(|t| t.ty.dtype == DType::I32);
+    if dq.op != "DequantizeLinear" || !dq.domain.is_empty() || !zero_free || !int32 {
+        return None;
+    }
+    let (xs, ws) = (g.consts[&a.scale].to_f64(), g.consts[&b.scale].to_f64());
+    let want: Vec<f32> = ws.iter().map(|&w| xs[0] as f32 * w as f32).collect();
+    let have: Vec<f32> = scale.to_f64().iter().map(|&v| v as f32).collect();
+    // Either may be one value for every channel.
+    let n = have.len().max(want.len());
+    let lengths_fit = [have.len(), want.len()].iter().all(|&l| l == 1 || l == n);
+    (lengths_fit && (0..n).all(|i| have[i % have.len()] == want[i % want.len()])).then(|| values.clone())
 }
 
 /// The nodes computing `node` (a MatMul or Gemm) from the quantized operands.
@@ -326,5 +422,72 @@ mod tests {
             })
             .collect();
         assert_eq!(g.consts["y"].to_f64(), want);
+    }
+
+    /// The QDQ form of a quantized convolution as ONNX Runtime's quantizer writes it: x and W
+    /// dequantized, an int32 bias scaled by `x_scale * W_scale`, the sum quantized.
+    fn requantized_conv_graph(w_zero: bool, bias_scale: f64) -> Graph {
+        let mut g = Graph { outputs: vec!["y".into()], inputs: vec!["xq".into()], ..Default::default() };
+        g.types.insert("xq".into(), TensorType::new(DType::U8, vec![1, 1, 2, 2]));
+        let consts = [
+            ("xs", Tensor::from_f64(DType::F32, vec![], &[0.5])),
+            ("xz", Tensor::from_f64(DType::U8, vec![], &[3.0])),
+            ("w", Tensor::from_f64(DType::I8, vec![2, 1, 1, 1], &[4.0, -2.0])),
+            ("ws", Tensor::from_f64(DType::F32, vec![2], &[0.25, 0.75])),
+            ("wz", Tensor::from_f64(DType::I8, vec![2], &[0.0, 0.0])),
+            ("b", Tensor::from_f64(DType::I32, vec![2], &[10.0, -7.0])),
+            ("bs", Tensor::from_f64(DType::F32, vec![2], &[bias_scale, 0.375])),
+            ("ys", Tensor::from_f64(DType::F32, vec![], &[0.2])),
+            ("yz", Tensor::from_f64(DType::U8, vec![], &[5.0])),
+        ];
+        for (name, t) in consts {
+            g.types.insert(name.into(), t.ty.clone());
+            g.consts.insert(name.into(), t);
+        }
+        let w_inputs: &[&str] = if w_zero { &["w", "ws", "wz"] } else { &["w", "ws"] };
+        g.nodes = vec![
+            node("DequantizeLinear", &["xq", "xs", "xz"], "xd"),
+            node("DequantizeLinear", w_inputs, "wd"),
+            node("DequantizeLinear", &["b", "bs"], "bd"),
+            node("Conv", &["xd", "wd", "bd"], "c"),
+            node("QuantizeLinear", &["c", "ys", "yz"], "y"),
+        ];
+        // W's scales are per output channel.
+        g.nodes[1].attrs.insert("axis".into(), Attr::Int(0));
+        g
+    }
+
+    /// Conv and QuantizeLinear become one QLinearConv over the quantized operands and the int32
+    /// bias, writing the QuantizeLinear's output (the gallery's QDQ models check its values
+    /// against ONNX Runtime).
+    #[test]
+    fn a_requantized_qdq_conv_becomes_a_qlinear_conv() {
+        let mut g = requantized_conv_graph(true, 0.125);
+        before_inference(&mut g);
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(ops, ["DequantizeLinear", "DequantizeLinear", "DequantizeLinear", "QLinearConv"]);
+        assert_eq!(g.nodes[3].inputs, ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"]);
+        assert_eq!(g.nodes[3].outputs, ["y"]);
+    }
+
+    /// QLinearConv requires W's zero point, which DequantizeLinear may leave out: a zero takes
+    /// its place.
+    #[test]
+    fn a_missing_zero_point_becomes_a_zero() {
+        let mut g = requantized_conv_graph(false, 0.125);
+        before_inference(&mut g);
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(ops, ["DequantizeLinear", "DequantizeLinear", "DequantizeLinear", "Constant", "QLinearConv"]);
+        assert_eq!(g.nodes[4].inputs[5], g.nodes[3].outputs[0]);
+    }
+
+    /// A bias scaled otherwise than `x_scale * W_scale` (0.25 for 0.5 * 0.25) keeps the float
+    /// form.
+    #[test]
+    fn a_bias_of_another_scale_keeps_the_float_form() {
+        let mut g = requantized_conv_graph(true, 0.25);
+        before_inference(&mut g);
+        assert!(g.nodes.iter().all(|n| n.op != "QLinearConv"));
+        assert_eq!(g.nodes.last().map(|n| n.op.as_str()), Some("QuantizeLinear"));
     }
 }
