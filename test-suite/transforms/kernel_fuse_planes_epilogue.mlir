@@ -30,6 +30,12 @@
 // CHECK-NOT: epilogue_map
 // CHECK: kernel.generic
 
+// CHECK-LABEL: func.func @constant_scale
+// CHECK-NOT: memref.alloc
+// CHECK: "kernel.conv_planes"(%arg0, %arg1, %arg2) {epilogue_map = @xcc_planes_epilogue3
+// CHECK-NOT: kernel.generic
+// CHECK: func.return
+
 // CHECK-LABEL: func.func private @xcc_planes_epilogue1(%arg0: i32, %arg1: f32, %arg2: f32) -> (i8)
 // CHECK-NEXT: arith.sitofp %arg0 : i32 to f32
 // CHECK-NEXT: arith.mulf {{.*}}, %arg1 : f32
@@ -99,3 +105,29 @@ func.func @per_position(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %scale: m
   }
   return
 }
+
+// A scale and a zero point that are constants of one element become constants of the map
+// (0.5 and -3), no longer operands loaded for every tile.
+memref.global "private" constant @half : memref<f32> = dense<"0x0000003F"> : tensor<4xi8>
+memref.global "private" constant @zero : memref<i8> = dense<"0xFD"> : tensor<1xi8>
+func.func @constant_scale(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %y: memref<1x4x15xi8>) {
+  %scale = memref.get_global @half : memref<f32>
+  %zp = memref.get_global @zero : memref<i8>
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi32>) -> ()
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %scale, %zp : memref<1x4x15xi32>, memref<f32>, memref<i8>) outs(%y : memref<1x4x15xi8>) {
+  ^bb0(%v: i32, %k: f32, %z: i8, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    %q = math.roundeven %m : f32
+    %zf = arith.sitofp %z : i8 to f32
+    %a = arith.addf %q, %zf : f32
+    %i = arith.fptosi %a : f32 to i8
+    kernel.yield %i : i8
+  }
+  return
+}
+
+// CHECK-LABEL: func.func private @xcc_planes_epilogue3(%arg0: i32) -> (i8)
+// CHECK-NEXT: arith.constant 0.5 : f32
+// CHECK-NEXT: arith.constant -3 : i8

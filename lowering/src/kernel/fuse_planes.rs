@@ -21,7 +21,7 @@ use crate::pass::{LoweringOptions, Pass};
 use std::collections::HashMap;
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::dialects::kernel::{is_map_op, Generic};
-use xcc_ir::types::{FunctionType, Layout, MemRefType};
+use xcc_ir::types::{FloatKind, FunctionType, Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
 pub struct FusePlanesEpilogue;
@@ -146,7 +146,8 @@ fn fuse(m: &mut Module, f: &Found, made: &mut usize) {
     let z = g.outputs[0];
     let elem = |m: &Module, v: ValueId| (*m.ty(v).as_memref().expect("a memref").elem).clone();
     let out_elem = elem(m, z);
-    let others: Vec<ValueId> = g.inputs.iter().copied().filter(|&v| v != f.read).collect();
+    let others: Vec<ValueId> =
+        g.inputs.iter().copied().filter(|&v| v != f.read && constant_element(m, v).is_none()).collect();
     let func = map_function(m, &g, f.read, (&out_elem, made), span);
     let sums = m.ops[f.planes].operands[2];
     let sums_shape = static_shape(m, sums).expect("static");
@@ -215,6 +216,10 @@ fn map_function(m: &mut Module, g: &Generic, read: ValueId, (out, made): (&Type,
     for (&arg, &input) in args.iter().zip(&g.inputs) {
         if input == read {
             values.insert(arg, sum);
+        } else if let Some(value) = constant_element(m, input) {
+            let spec = OpSpec::new("arith.constant", span).results([m.ty(arg).clone()]).attr("value", value);
+            let op = m.build(block, spec);
+            values.insert(arg, m.result(op, 0));
         } else {
             let ty = m.ty(arg).clone();
             inputs.push(ty.clone());
@@ -236,6 +241,37 @@ fn map_function(m: &mut Module, g: &Generic, read: ValueId, (out, made): (&Type,
     let top = m.body_block();
     m.build(top, func);
     name
+}
+
+/// The value of a constant global of one element (a scale, a zero point) as an attribute of
+/// `arith.constant`: it becomes part of the map, a constant the lowering broadcasts, rather than
+/// an operand loaded for every tile. Values loaded from memory ahead of a tile's loops stay live
+/// through them, and a tile's accumulators already fill the registers.
+fn constant_element(m: &Module, v: ValueId) -> Option<Attribute> {
+    let elem = (*m.ty(v).as_memref()?.elem).clone();
+    let (_, _, bytes) = super::pack::constant_global(m, v)?;
+    let count: u64 = static_shape(m, v)?.iter().product();
+    let width = match &elem {
+        Type::Float(k) => k.width() as usize / 8,
+        Type::Integer { width, .. } => *width as usize / 8,
+        _ => return None,
+    };
+    if count != 1 || bytes.len() != width {
+        return None;
+    }
+    let mut raw = [0u8; 8];
+    raw[..width].copy_from_slice(&bytes);
+    let bits = u64::from_le_bytes(raw);
+    match elem {
+        Type::Float(FloatKind::F32) => Some(Attribute::Float { value: f32::from_bits(bits as u32) as f64, ty: elem }),
+        Type::Float(FloatKind::F64) => Some(Attribute::Float { value: f64::from_bits(bits), ty: elem }),
+        Type::Integer { .. } if (1..=8).contains(&width) => {
+            // Sign-extended from its width, as MLIR prints an integer constant.
+            let shift = 64 - 8 * width as u32;
+            Some(Attribute::int((((bits << shift) as i64) >> shift) as i128, elem))
+        }
+        _ => None,
+    }
 }
 
 fn alloc_before(m: &mut Module, anchor: OpId, shape: &[u64], elem: &Type, span: Span) -> ValueId {
