@@ -36,6 +36,10 @@
 // CHECK-NOT: kernel.generic
 // CHECK: func.return
 
+// CHECK-LABEL: func.func @long_straight_line
+// CHECK-NOT: epilogue_map
+// CHECK: kernel.generic
+
 // CHECK-LABEL: func.func private @xcc_planes_epilogue1(%arg0: i32, %arg1: f32, %arg2: f32) -> (i8)
 // CHECK-NEXT: arith.sitofp %arg0 : i32 to f32
 // CHECK-NEXT: arith.mulf {{.*}}, %arg1 : f32
@@ -131,3 +135,17 @@ func.func @constant_scale(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %y: mem
 // CHECK-LABEL: func.func private @xcc_planes_epilogue3(%arg0: i32) -> (i8)
 // CHECK-NEXT: arith.constant 0.5 : f32
 // CHECK-NEXT: arith.constant -3 : i8
+
+// Ten taps of one channel quad each: the tile is one straight line of products (its loops over
+// quads run once), which an epilogue at its end would make spill; the generic stays.
+func.func @long_straight_line(%x: memref<1x1x32x4xi8>, %w: memref<4x10x4xi8>, %scale: memref<f32>, %y: memref<1x4x15xf32>) {
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9>, tap_quads = array<i64: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<1x1x32x4xi8>, memref<4x10x4xi8>, memref<1x4x15xi32>) -> ()
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %scale : memref<1x4x15xi32>, memref<f32>) outs(%y : memref<1x4x15xf32>) {
+  ^bb0(%v: i32, %k: f32, %o: f32):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    kernel.yield %m : f32
+  }
+  return
+}
