@@ -131,11 +131,14 @@ fn integer_products(g: &mut Graph) {
     }
 }
 
-/// A QDQ Conv of one group (`Conv(DQ(x), DQ(W), B)`, 8-bit x per tensor, constant 8-bit 4-D
-/// weights per tensor or per output channel) as `ConvInteger(x_q, W_q, x_zero, W_zero)` scaled
-/// per channel, plus B: the nodes computing it, or `None`. (Depthwise and grouped
-/// convolutions stay in float.)
-fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Option<Vec<Node>> {
+/// The quantized operands of a QDQ Conv of one group (`Conv(DQ(x), DQ(W), ...)`, 8-bit x per
+/// tensor, constant 8-bit 4-D weights per tensor or per output channel, one real type): x's,
+/// W's, and W's quantized values.
+fn conv_operands(
+    g: &Graph,
+    producer: &HashMap<&str, usize>,
+    node: &Node,
+) -> Option<(Dequantized, Dequantized, String)> {
     if node.int("group", 1) != 1 {
         return None;
     }
@@ -146,16 +149,25 @@ fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Op
     if w_t.ty.shape.len() != 4 || out.is_empty() {
         return None;
     }
-    let channels = w_t.ty.shape[0];
     let a = dequantized(g, producer, x, &[1], 1)?;
-    let b = dequantized(g, producer, w_dq, &[1, channels], 0)?;
-    if b.q != w || a.real != b.real {
-        return None;
-    }
-    let conv_attrs: Vec<(&str, Attr)> = crate::ops::quant::integer::CONV_ATTRIBUTES
+    let b = dequantized(g, producer, w_dq, &[1, w_t.ty.shape[0]], 0)?;
+    (b.q == w && a.real == b.real).then_some((a, b, w))
+}
+
+/// The convolution attributes of `node` that an integer convolution passes on.
+fn conv_attrs(node: &Node) -> Vec<(&'static str, Attr)> {
+    crate::ops::quant::integer::CONV_ATTRIBUTES
         .iter()
         .filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone())))
-        .collect();
+        .collect()
+}
+
+/// A QDQ Conv of one group ([`conv_operands`]) as `ConvInteger(x_q, W_q, x_zero, W_zero)`
+/// scaled per channel, plus B: the nodes computing it, or `None`. (Depthwise and grouped
+/// convolutions stay in float.)
+fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Option<Vec<Node>> {
+    let (a, b, w) = conv_operands(g, producer, node)?;
+    let conv_attrs = conv_attrs(node);
     let mut x = Expansion::new(node);
     let sums = x.op("ConvInteger", &integer_inputs(&a.q, &w, &a, &b), &conv_attrs);
     let real = x.op("Cast", &[&sums], &[("to", Attr::Int(a.real.onnx_code() as i64))]);
@@ -184,7 +196,7 @@ fn requantized_conv(
     let out = node.outputs.first().filter(|o| !o.is_empty())?;
     let [quantize] = readers.get(out.as_str())?[..] else { return None };
     let q = &g.nodes[quantize];
-    if node.int("group", 1) != 1 || g.outputs.contains(out) || q.op != "QuantizeLinear" || !q.domain.is_empty() {
+    if g.outputs.contains(out) || q.op != "QuantizeLinear" || !q.domain.is_empty() {
         return None;
     }
     let (y_scale, y_zero) = (q.input(1)?, q.input(2)?);
@@ -192,16 +204,9 @@ fn requantized_conv(
     if ys.ty.numel() != 1 || yz.ty.numel() != 1 || !matches!(yz.ty.dtype, DType::U8 | DType::I8) {
         return None;
     }
-    let (x, w_dq) = (node.inputs.first()?, node.inputs.get(1)?);
-    let w = g.nodes[*producer.get(w_dq.as_str())?].inputs.first()?.clone();
-    let w_t = g.consts.get(&w)?;
-    if w_t.ty.shape.len() != 4 || q.outputs.first().is_none_or(String::is_empty) {
-        return None;
-    }
-    let a = dequantized(g, producer, x, &[1], 1)?;
-    let b = dequantized(g, producer, w_dq, &[1, w_t.ty.shape[0]], 0)?;
+    let (a, b, w) = conv_operands(g, producer, node)?;
     // QLinearConv's scales are f32.
-    if b.q != w || a.real != DType::F32 || b.real != DType::F32 || ys.ty.dtype != DType::F32 {
+    if a.real != DType::F32 || ys.ty.dtype != DType::F32 || q.outputs.first().is_none_or(String::is_empty) {
         return None;
     }
     let bias = match node.input(2) {
@@ -217,11 +222,7 @@ fn requantized_conv(
     let (a_zero, b_zero) = (zero(&a), zero(&b));
     let mut inputs = vec![a.q.as_str(), &a.scale, &a_zero, &w, &b.scale, &b_zero, y_scale, y_zero];
     inputs.extend(bias.as_deref());
-    let attrs: Vec<(&str, Attr)> = crate::ops::quant::integer::CONV_ATTRIBUTES
-        .iter()
-        .filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone())))
-        .collect();
-    x.op_to("QLinearConv", &inputs, &attrs, &[&q.outputs[0]]);
+    x.op_to("QLinearConv", &inputs, &conv_attrs(node), &[&q.outputs[0]]);
     Some((x.finish(), quantize))
 }
 

@@ -85,14 +85,40 @@ fn is_map_of(m: &Module, g: &Generic, t: ValueId) -> bool {
     is_elementwise(g) && shapes && reads_t && pure && self_contained
 }
 
-/// The value of a constant f32 buffer of one element (a global's initializer).
-fn scalar_constant(m: &Module, v: ValueId) -> Option<f32> {
-    let mt = m.ty(v).as_memref()?;
-    if *mt.elem != Type::f32() || mt.shape.iter().any(|&d| d != Some(1)) {
+/// The value of a constant global of one element (a scale, a zero point), as the attribute of
+/// an `arith.constant`: what an epilogue map computes with instead of reading the buffer.
+pub(super) fn constant_element(m: &Module, v: ValueId) -> Option<Attribute> {
+    let elem = (*m.ty(v).as_memref()?.elem).clone();
+    let (_, _, bytes) = super::pack::constant_global(m, v)?;
+    let count: u64 = m.ty(v).as_memref()?.shape.iter().copied().product::<Option<u64>>()?;
+    let width = match &elem {
+        Type::Float(k) => k.width() as usize / 8,
+        Type::Integer { width, .. } => *width as usize / 8,
+        _ => return None,
+    };
+    if count != 1 || bytes.len() != width {
         return None;
     }
-    let (_, _, bytes) = super::pack::constant_global(m, v)?;
-    Some(f32::from_le_bytes(bytes.get(..4)?.try_into().ok()?))
+    let mut raw = [0u8; 8];
+    raw[..width].copy_from_slice(&bytes);
+    let bits = u64::from_le_bytes(raw);
+    match elem {
+        Type::Float(xcc_ir::types::FloatKind::F32) => {
+            Some(Attribute::Float { value: f32::from_bits(bits as u32) as f64, ty: elem })
+        }
+        Type::Float(xcc_ir::types::FloatKind::F64) => Some(Attribute::Float { value: f64::from_bits(bits), ty: elem }),
+        Type::Integer { .. } if (1..=8).contains(&width) => {
+            // Sign-extended from its width, as MLIR prints an integer constant.
+            let shift = 64 - 8 * width as u32;
+            Some(Attribute::int((((bits << shift) as i64) >> shift) as i128, elem))
+        }
+        _ => None,
+    }
+}
+
+/// The value of a constant f32 buffer of one element, as a constant's attribute.
+fn scalar_constant(m: &Module, v: ValueId) -> Option<Attribute> {
+    constant_element(m, v).filter(|a| matches!(a, Attribute::Float { ty, .. } if *ty == Type::f32()))
 }
 
 /// The generic's body becomes a function `(f32) -> f32` at the end of the module, named by the
@@ -101,14 +127,6 @@ fn fuse_activation(m: &mut Module, p: OpId, generic: OpId, made: &mut usize) {
     let g = Generic::of(m, generic).expect("a generic");
     let (args, result, body) = body_parts(m, &g).expect("checked");
     let span = m.ops[generic].span;
-    let name = loop {
-        *made += 1;
-        let name = format!("xcc_epilogue_map{made}");
-        if m.lookup_symbol(&name).is_none() {
-            break name;
-        }
-    };
-    let f32_to_f32 = xcc_ir::types::FunctionType { inputs: vec![Type::f32()], results: vec![Type::f32()] };
     let region = m.new_region();
     let block = m.append_block(region, span);
     let x = m.add_block_arg(block, Type::f32(), span);
@@ -118,9 +136,7 @@ fn fuse_activation(m: &mut Module, p: OpId, generic: OpId, made: &mut usize) {
     for (&arg, &input) in args.iter().zip(&g.inputs) {
         let value = match scalar_constant(m, input).filter(|_| input != produced) {
             Some(c) => {
-                let spec = xcc_ir::OpSpec::new("arith.constant", span)
-                    .results([Type::f32()])
-                    .attr("value", Attribute::Float { value: c as f64, ty: Type::f32() });
+                let spec = xcc_ir::OpSpec::new("arith.constant", span).results([Type::f32()]).attr("value", c);
                 let op = m.build(block, spec);
                 m.result(op, 0)
             }
@@ -134,13 +150,8 @@ fn fuse_activation(m: &mut Module, p: OpId, generic: OpId, made: &mut usize) {
     }
     let ret = xcc_ir::OpSpec::new("func.return", span).operands([*values.get(&result).unwrap_or(&result)]);
     m.build(block, ret);
-    let func = xcc_ir::OpSpec::new("func.func", span)
-        .attr("sym_name", Attribute::String(name.clone()))
-        .attr("function_type", Attribute::Type(Type::Function(f32_to_f32)))
-        .attr("sym_visibility", Attribute::String("private".into()))
-        .region(region);
-    let body_block = m.body_block();
-    m.build(body_block, func);
+    let f32_to_f32 = xcc_ir::types::FunctionType { inputs: vec![Type::f32()], results: vec![Type::f32()] };
+    let name = add_private_function(m, ("xcc_epilogue_map", made), f32_to_f32, region, span);
     let z = g.outputs[0];
     let mut ops = EpilogueOperands::of(m, p);
     let t = ops.output;
@@ -242,6 +253,32 @@ impl BufferUsers {
             }
         }
     }
+}
+
+/// A private function with body `region`, at the end of the module, named `prefix` and the next
+/// count of `made` that names nothing yet; its name.
+pub(super) fn add_private_function(
+    m: &mut Module,
+    (prefix, made): (&str, &mut usize),
+    ty: xcc_ir::types::FunctionType,
+    region: xcc_ir::RegionId,
+    span: Span,
+) -> String {
+    let name = loop {
+        *made += 1;
+        let name = format!("{prefix}{made}");
+        if m.lookup_symbol(&name).is_none() {
+            break name;
+        }
+    };
+    let func = xcc_ir::OpSpec::new("func.func", span)
+        .attr("sym_name", Attribute::String(name.clone()))
+        .attr("function_type", Attribute::Type(Type::Function(ty)))
+        .attr("sym_visibility", Attribute::String("private".into()))
+        .region(region);
+    let top = m.body_block();
+    m.build(top, func);
+    name
 }
 
 /// The users of a buffer other than its deallocation.

@@ -14,14 +14,15 @@
 //! shape stays: a pass over bytes where there was one over i32 sums.
 
 use super::fuse::{
-    body_parts, hoist_before, is_alloc, is_elementwise, readers_and_writers, remove_buffer, touched_between,
+    add_private_function, body_parts, constant_element, hoist_before, is_alloc, is_elementwise, readers_and_writers,
+    remove_buffer, touched_between,
 };
 use super::ops_named;
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::HashMap;
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::dialects::kernel::{is_map_op, Generic};
-use xcc_ir::types::{FloatKind, FunctionType, Layout, MemRefType};
+use xcc_ir::types::{FunctionType, Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
 pub struct FusePlanesEpilogue;
@@ -216,13 +217,6 @@ fn fuse(m: &mut Module, f: &Found, made: &mut usize) {
 /// at the end of the module; its name.
 fn map_function(m: &mut Module, g: &Generic, read: ValueId, (out, made): (&Type, &mut usize), span: Span) -> String {
     let (args, result, body) = body_parts(m, g).expect("checked");
-    let name = loop {
-        *made += 1;
-        let name = format!("xcc_planes_epilogue{made}");
-        if m.lookup_symbol(&name).is_none() {
-            break name;
-        }
-    };
     let region = m.new_region();
     let block = m.append_block(region, span);
     let sum = m.add_block_arg(block, Type::i32(), span);
@@ -232,6 +226,9 @@ fn map_function(m: &mut Module, g: &Generic, read: ValueId, (out, made): (&Type,
         if input == read {
             values.insert(arg, sum);
         } else if let Some(value) = constant_element(m, input) {
+            // A constant of the map, broadcast by the lowering, rather than an operand loaded
+            // for every tile: values loaded ahead of a tile's loops stay live through them, and
+            // the accumulators already fill the registers.
             let spec = OpSpec::new("arith.constant", span).results([m.ty(arg).clone()]).attr("value", value);
             let op = m.build(block, spec);
             values.insert(arg, m.result(op, 0));
@@ -248,45 +245,7 @@ fn map_function(m: &mut Module, g: &Generic, read: ValueId, (out, made): (&Type,
     }
     m.build(block, OpSpec::new("func.return", span).operands([*values.get(&result).unwrap_or(&result)]));
     let ty = FunctionType { inputs, results: vec![out.clone()] };
-    let func = OpSpec::new("func.func", span)
-        .attr("sym_name", Attribute::String(name.clone()))
-        .attr("function_type", Attribute::Type(Type::Function(ty)))
-        .attr("sym_visibility", Attribute::String("private".into()))
-        .region(region);
-    let top = m.body_block();
-    m.build(top, func);
-    name
-}
-
-/// The value of a constant global of one element (a scale, a zero point) as an attribute of
-/// `arith.constant`: it becomes part of the map, a constant the lowering broadcasts, rather than
-/// an operand loaded for every tile. Values loaded from memory ahead of a tile's loops stay live
-/// through them, and a tile's accumulators already fill the registers.
-fn constant_element(m: &Module, v: ValueId) -> Option<Attribute> {
-    let elem = (*m.ty(v).as_memref()?.elem).clone();
-    let (_, _, bytes) = super::pack::constant_global(m, v)?;
-    let count: u64 = static_shape(m, v)?.iter().product();
-    let width = match &elem {
-        Type::Float(k) => k.width() as usize / 8,
-        Type::Integer { width, .. } => *width as usize / 8,
-        _ => return None,
-    };
-    if count != 1 || bytes.len() != width {
-        return None;
-    }
-    let mut raw = [0u8; 8];
-    raw[..width].copy_from_slice(&bytes);
-    let bits = u64::from_le_bytes(raw);
-    match elem {
-        Type::Float(FloatKind::F32) => Some(Attribute::Float { value: f32::from_bits(bits as u32) as f64, ty: elem }),
-        Type::Float(FloatKind::F64) => Some(Attribute::Float { value: f64::from_bits(bits), ty: elem }),
-        Type::Integer { .. } if (1..=8).contains(&width) => {
-            // Sign-extended from its width, as MLIR prints an integer constant.
-            let shift = 64 - 8 * width as u32;
-            Some(Attribute::int((((bits << shift) as i64) >> shift) as i128, elem))
-        }
-        _ => None,
-    }
+    add_private_function(m, ("xcc_planes_epilogue", made), ty, region, span)
 }
 
 fn alloc_before(m: &mut Module, anchor: OpId, shape: &[u64], elem: &Type, span: Span) -> ValueId {
