@@ -350,6 +350,39 @@ def scatter_cases(rng):
                ["y"], ())
 
 
+def roi_cases(rng):
+    """At opset 21, the newest ONNX Runtime runs. RoiAlign over regions inside, across the edge and past it, tiny and inverted ones, with the
+    sample grid fixed and decided per region (sampling_ratio 0), average and max, both coordinate
+    modes, opset 10's form and float64; MaxRoiPool over non-negative features (ONNX Runtime starts
+    its maxima at the smallest positive float, see max_roi_pool.rs)."""
+    x = f32(rng, [2, 3, 12, 10])
+    boxes = np.array([[0.5, 1.0, 7.5, 9.0], [-3.0, -2.0, 4.0, 3.5], [6.0, 8.0, 14.0, 15.0], [2.2, 3.3, 2.4, 3.4],
+                      [5.0, 6.0, 1.0, 2.0], [0.0, 0.0, 9.0, 11.0], [12.0, 14.0, 20.0, 30.0]], np.float32)
+    batches = np.array([0, 1, 1, 0, 1, 0, 1], np.int64)
+    for name, attrs, opset in [
+        ("roi_align_adaptive_avg", {"output_height": 3, "output_width": 2}, 21),
+        ("roi_align_adaptive_max", {"output_height": 2, "output_width": 3, "mode": "max"}, 21),
+        ("roi_align_scaled_ratio_3", {"output_height": 4, "output_width": 4, "sampling_ratio": 3,
+                                       "spatial_scale": 0.5}, 21),
+        ("roi_align_output_half_pixel", {"output_height": 3, "output_width": 3,
+                                          "coordinate_transformation_mode": "output_half_pixel"}, 21),
+        ("roi_align_opset10", {"output_height": 2, "output_width": 2, "spatial_scale": 0.75}, 10),
+    ]:
+        node = helper.make_node("RoiAlign", ["X", "rois", "batch_indices"], ["Y"], **attrs)
+        yield name, node, {"X": x, "rois": boxes, "batch_indices": batches}, ["Y"], (), opset
+    node = helper.make_node("RoiAlign", ["X", "rois", "batch_indices"], ["Y"], output_height=2, output_width=3)
+    feeds = {"X": x.astype(np.float64), "rois": boxes.astype(np.float64), "batch_indices": batches}
+    yield "roi_align_float64", node, feeds, ["Y"], (), 21
+    features = np.abs(f32(rng, [2, 3, 12, 10]))
+    regions = np.concatenate([batches[:, None].astype(np.float32), boxes * 2.0], axis=1)
+    for name, attrs in [
+        ("max_roi_pool", {"pooled_shape": [3, 2], "spatial_scale": 1.0}),
+        ("max_roi_pool_scaled", {"pooled_shape": [2, 4], "spatial_scale": 0.5}),
+    ]:
+        node = helper.make_node("MaxRoiPool", ["X", "rois"], ["Y"], **attrs)
+        yield name, node, {"X": features, "rois": regions}, ["Y"], (), 21
+
+
 def det_cases(rng):
     """Det of random matrices, one needing a row swap (a zero first pivot), a singular one."""
     m = f32(rng, [3, 5, 5])
@@ -703,6 +736,7 @@ def main():
     oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
     oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
     oracles += [write(out, *case) for case in det_cases(rng)]
+    oracles += [write(out, *case[:5], opset=case[5]) for case in roi_cases(np.random.default_rng(1127))]
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]
     oracles += [write(out, *case) for case in gqa_cases(np.random.default_rng(2611))]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
-use xcc_test_suite::onnx_build::{int64s, model, node, relu_model, symbolic, value, with_ints, FLOAT, INT64};
+use xcc_test_suite::onnx_build::{int64s, model, node, relu_model, symbolic, value, with_int, with_ints, FLOAT, INT64};
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType BOOL.
@@ -518,6 +518,35 @@ int main(void) {
     Ok(())
 }
 
+/// Regions of interest read at run time (models `align`: `RoiAlign(x[n, 2, height, width],
+/// rois[r, 4], batch_indices[r])`, 2x2 bins of 2x2 samples; `pool`: `MaxRoiPool(x, rois[r, 5])`,
+/// 2x2 bins); `regions.c` checks the values on images whose samples it works out by hand
+/// (a constant per channel, a ramp), and that a batch outside `[0, n)` returns
+/// `XCC_ERROR_INDEX_OUT_OF_RANGE`; plain and under AddressSanitizer.
+fn regions_check_their_batches() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-regions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut roi_align = node("align0", "RoiAlign", &["x", "rois", "batch_indices"], &["y"]);
+    roi_align = with_int(with_int(with_int(roi_align, "output_height", 2), "output_width", 2), "sampling_ratio", 2);
+    let align = model(
+        vec![roi_align],
+        vec![
+            symbolic("x", FLOAT, &["n", "2", "height", "width"]),
+            symbolic("rois", FLOAT, &["r", "4"]),
+            symbolic("batch_indices", INT64, &["r"]),
+        ],
+        vec![value("y", FLOAT, &[-1, 2, 2, 2])],
+        vec![],
+    );
+    let pool = model(
+        vec![with_ints(node("pool0", "MaxRoiPool", &["x", "rois"], &["y"]), "pooled_shape", &[2, 2])],
+        vec![symbolic("x", FLOAT, &["n", "2", "height", "width"]), symbolic("rois", FLOAT, &["r", "5"])],
+        vec![value("y", FLOAT, &[-1, 2, 2, 2])],
+        vec![],
+    );
+    drive(&dir, vec![("align", align), ("pool", pool)], "regions")
+}
+
 fn main() -> std::process::ExitCode {
     let sanitizers =
         xcc_test_suite::sanitized_runtime().map_err(|why| println!("skipped: the sanitized check ({why})"));
@@ -538,5 +567,9 @@ fn main() -> std::process::ExitCode {
             "run-checks/windows-and-scatters-check-their-dims",
             || Ok(windows_and_scatters_check_their_dims()?),
         ),
+        Trial::test("run-checks/regions-check-their-batches", || Ok(regions_check_their_batches()?)),
+        Trial::test("run-checks/computed-dims-are-checked-where-they-meet", || {
+            Ok(computed_dims_are_checked_where_they_meet()?)
+        }),
     ])
 }

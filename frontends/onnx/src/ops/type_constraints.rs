@@ -54,7 +54,8 @@ const SAME_TYPE: &[(&[&str], Group)] = &[
     (&["Where"], Group::Inputs(&[1, 2])),
     // X, W, R, B, initial_h, initial_c and P (sequence_lens, input 4, is an integer).
     (&["RNN", "GRU", "LSTM"], Group::Inputs(&[0, 1, 2, 3, 5, 6, 7])),
-    (&["GridSample"], Group::All),
+    (&["GridSample", "MaxRoiPool"], Group::All),
+    (&["RoiAlign"], Group::Inputs(&[0, 1])),
     (&["Scatter", "ScatterElements", "ScatterND"], Group::Inputs(&[0, 2])),
     (&["Pad"], Group::Inputs(&[0, 2])),
 ];
@@ -64,6 +65,7 @@ const INT64: &[(&[&str], &[usize])] = &[
     (&["Expand", "Reshape", "Tile", "Squeeze", "Unsqueeze", "Split", "Pad", "TopK", "Trilu"], &[1]),
     (&["ConstantOfShape"], &[0]),
     (&["GatherND", "ScatterND"], &[1]),
+    (&["RoiAlign"], &[2]),
     (&["Resize"], &[3]),
     (
         &[

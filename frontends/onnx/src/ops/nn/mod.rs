@@ -23,10 +23,12 @@ mod loss;
 mod lp_norm;
 mod lp_pool;
 mod lrn;
+mod max_roi_pool;
 mod mvn;
 mod pool;
 mod recurrent;
 mod rms_norm;
+mod roi_align;
 pub(crate) mod rotary;
 mod rows;
 mod softmax;
@@ -51,6 +53,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["GridSample"], &grid_sample::GridSample);
     r.register(&["Col2Im"], &col2im::Col2Im);
     r.register(&["Det"], &det::Det);
+    r.register(&["RoiAlign"], &roi_align::RoiAlign);
+    r.register(&["MaxRoiPool"], &max_roi_pool::MaxRoiPool);
     // Operators defined by others (crate::ops::expansion).
     r.register(&["Attention"], &Expand(attention::Attention));
     r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));
