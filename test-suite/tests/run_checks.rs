@@ -547,6 +547,25 @@ fn regions_check_their_batches() -> Result<(), String> {
     drive(&dir, vec![("align", align), ("pool", pool)], "regions")
 }
 
+/// Dims the run computes meeting dims it does not (model `meet`: `r = Reshape(x[6], shape)`,
+/// `y = Add(r, b[2, 3])`, `c = Concat(r, b, axis 0)`): equal only when the run reads `shape`,
+/// so each run checks them; `meeting_dims.c` checks the results for shape [2, 3] and that
+/// [3, 2] is refused with `XCC_ERROR_BAD_DIM` and the outputs untouched; plain and under
+/// AddressSanitizer.
+fn computed_dims_are_checked_where_they_meet() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-meeting-dims");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut concat = node("concat0", "Concat", &["r", "b"], &["c"]);
+    concat = with_int(concat, "axis", 0);
+    let meet = model(
+        vec![node("reshape0", "Reshape", &["x", "shape"], &["r"]), node("add0", "Add", &["r", "b"], &["y"]), concat],
+        vec![value("x", FLOAT, &[6]), value("shape", INT64, &[2]), value("b", FLOAT, &[2, 3])],
+        vec![value("y", FLOAT, &[-1, -1]), value("c", FLOAT, &[-1, -1])],
+        vec![],
+    );
+    drive(&dir, vec![("meet", meet)], "meeting_dims")
+}
+
 fn main() -> std::process::ExitCode {
     let sanitizers =
         xcc_test_suite::sanitized_runtime().map_err(|why| println!("skipped: the sanitized check ({why})"));

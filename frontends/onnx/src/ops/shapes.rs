@@ -24,6 +24,42 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> OResult<Vec<usize>> {
 /// Two different expressions could be equal or 1 at run time, but the code is generated for
 /// one rule, so they are an error (fix one of them with `--dim`).
 pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
+    broadcast_with(a, b, &mut |_, _| Ok(None))
+}
+
+/// [`broadcast_dims`], except that two different dims where one is computed by the run (a data
+/// dim, like `size.1` read from an input) are required equal: every run checks it before it
+/// starts, and refuses other values. Expanded functions compute one size in two ways (AffineGrid's
+/// `Range(0, H)` against `ConstantOfShape([H, W])`), which only the run can compare.
+pub fn broadcast_dims_in(g: &Graph, a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
+    broadcast_with(a, b, &mut |x, y| Ok(same_dim_in(g, x, y)?.then(|| x.clone())))
+}
+
+/// Whether dims `x` and `y` are one: equal expressions, or different ones of which one is
+/// computed by the run, which every run then checks are equal before it starts.
+pub fn same_dim_in(g: &Graph, x: &Dim, y: &Dim) -> OResult<bool> {
+    if x == y {
+        return Ok(true);
+    }
+    if computed_symbol(x).or(computed_symbol(y)).is_none() {
+        return Ok(false);
+    }
+    g.require(DataExpr::Dim(x.clone()).eq(&DataExpr::Dim(y.clone())), format!("dims {x} and {y} are equal"))?;
+    Ok(true)
+}
+
+/// A symbol of `d` that the run computes: data dims are named `tensor.k`, model symbols are C
+/// identifiers.
+fn computed_symbol(d: &Dim) -> Option<&str> {
+    d.symbols().into_iter().find(|s| s.contains('.'))
+}
+
+/// Broadcasting where `differ` decides two different dims, neither 1 (`None`: an error).
+fn broadcast_with(
+    a: &[Dim],
+    b: &[Dim],
+    differ: &mut dyn FnMut(&Dim, &Dim) -> OResult<Option<Dim>>,
+) -> OResult<Vec<Dim>> {
     let n = a.len().max(b.len());
     let one = Dim::fixed(1);
     let mut out = Vec::with_capacity(n);
@@ -34,29 +70,26 @@ pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
             (x, y) if x == y => x.clone(),
             (x, y) if *x == one => y.clone(),
             (x, y) if *y == one => x.clone(),
-            _ => {
-                let why = if x.is_fixed() && y.is_fixed() {
-                    String::new()
-                } else {
-                    // Data dims are named `tensor.k`; model symbols are C identifiers.
-                    let computed = [x, y].into_iter().flat_map(|d| d.symbols()).find(|s| s.contains('.'));
-                    let hint = computed.map_or(String::new(), |s| {
+            (x, y) if x.is_fixed() && y.is_fixed() => return err(broadcast_error(a, b, String::new())),
+            (x, y) => match differ(x, y)? {
+                Some(d) => d,
+                None => {
+                    let hint = [x, y].into_iter().find_map(computed_symbol).map_or(String::new(), |s| {
                         format!(
                             " ({s} is computed by the run: read from an input, or clamped to a dim that only a \
                              range, --dim NAME=MIN..MAX, could bound at compile time)"
                         )
                     });
-                    format!(": dims {x} and {y} may differ at run time{hint}")
-                };
-                return err(format!(
-                    "shapes {} and {} cannot be broadcast together{why}",
-                    crate::dim::dims_text(a),
-                    crate::dim::dims_text(b)
-                ));
-            }
+                    return err(broadcast_error(a, b, format!(": dims {x} and {y} may differ at run time{hint}")));
+                }
+            },
         });
     }
     Ok(out)
+}
+
+fn broadcast_error(a: &[Dim], b: &[Dim], why: String) -> String {
+    format!("shapes {} and {} cannot be broadcast together{why}", crate::dim::dims_text(a), crate::dim::dims_text(b))
 }
 
 /// The dims of an image-like input `N x C x spatial...` whose batch and spatial dims may be known

@@ -17,7 +17,7 @@ mod mt19937;
 use crate::emit::{broadcast_map, compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::{broadcast, broadcast_dims, broadcast_index};
+use crate::ops::shapes::{broadcast, broadcast_dims_in, broadcast_index};
 use xcc_ir::affine::AffineMap;
 use xcc_ir::{Type, ValueId};
 
@@ -184,7 +184,7 @@ impl ElementwiseOp {
         let Some(&first) = data.first() else { return err("needs at least one input") };
         let mut dims = g.ty(first)?.dims();
         for x in &data[1..] {
-            dims = broadcast_dims(&dims, &g.ty(x)?.dims())
+            dims = broadcast_dims_in(g, &dims, &g.ty(x)?.dims())
                 .map_err(|e| OnnxError::msg(format!("inputs '{first}' and '{x}': {}", e.message)))?;
         }
         if self.same_types {

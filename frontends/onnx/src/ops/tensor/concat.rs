@@ -4,12 +4,13 @@ use super::{shifted, Move, Movement, Window};
 use crate::dim::dims_text;
 use crate::emit::identity;
 use crate::graph::*;
-use crate::ops::shapes::axis;
+use crate::ops::shapes::{axis, same_dim_in};
 
 pub struct Concat;
 
 impl Movement for Concat {
-    /// Dims outside the axis must be equal as expressions; along it, they add up (`past + seq`).
+    /// Dims outside the axis must be equal as expressions (or checked equal by the run, where it
+    /// computes one); along it, they add up (`past + seq`).
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let first = g.ty(&node.inputs[0])?;
         let a = axis(node, node.int("axis", 0), first.shape.len())?;
@@ -19,7 +20,13 @@ impl Movement for Concat {
         for name in &inputs {
             let t = g.ty(name)?;
             let d = t.dims();
-            if d.len() != dims.len() || d.iter().enumerate().any(|(i, x)| i != a && *x != dims[i]) {
+            let mut matches = d.len() == dims.len();
+            for (i, x) in d.iter().enumerate() {
+                if matches && i != a {
+                    matches = same_dim_in(g, x, &dims[i])?;
+                }
+            }
+            if !matches {
                 return err(format!(
                     "input '{name}' is {}, which does not match {} outside axis {a}",
                     dims_text(&d),
