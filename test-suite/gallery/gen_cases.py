@@ -324,13 +324,14 @@ def dft_cases(rng):
 
 
 def scatter_cases(rng):
-    """Col2Im with strides, dilations and pads; MaxUnpool of a real MaxPool's indices; TensorScatter."""
+    """Col2Im with strides, dilations and pads (its shapes constant, and read at run time); MaxUnpool of a real MaxPool's indices; TensorScatter."""
     cols = f32(rng, [2, 2 * 3 * 2, 12])
     node = helper.make_node("Col2Im", ["input", "image_shape", "block_shape"], ["y"], strides=[2, 1],
                             dilations=[1, 2], pads=[1, 0, 0, 1])
-    yield ("col2im_strides_dilations_pads", node, {"input": cols, "image_shape": np.array([6, 5], np.int64),
-                                                    "block_shape": np.array([3, 2], np.int64)}, ["y"],
-           ("image_shape", "block_shape"))
+    shapes = {"image_shape": np.array([6, 5], np.int64), "block_shape": np.array([3, 2], np.int64)}
+    yield "col2im_strides_dilations_pads", node, {"input": cols, **shapes}, ["y"], ("image_shape", "block_shape")
+    # The same with both shapes read at run time: the image's dims are the run's.
+    yield "col2im_shapes_at_run_time", node, {"input": cols, **shapes}, ["y"], ()
     x = f32(rng, [1, 2, 6, 6])
     pooled = np.zeros([1, 2, 3, 3], np.float32)
     indices = np.zeros([1, 2, 3, 3], np.int64)

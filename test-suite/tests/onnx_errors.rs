@@ -602,13 +602,24 @@ fn new_operator_cases() -> Vec<Case> {
             ],
         ),
         (
-            "col2im-shapes-at-run-time",
-            one(
-                node("ci", "Col2Im", &["x", "image", "block"], &["y"]),
-                vec![value("x", FLOAT, &[1, 4, 9]), value("image", INT64, &[2]), value("block", INT64, &[2])],
-                value("y", FLOAT, &[1, 1, 4, 4]),
+            "col2im-block-of-zero",
+            model(
+                vec![node("ci", "Col2Im", &["x", "image", "block"], &["y"])],
+                vec![value("x", FLOAT, &[1, 4, 9])],
+                vec![value("y", FLOAT, &[1, 1, 4, 4])],
+                vec![int64s("image", &[2], &[4, 4]), int64s("block", &[2], &[2, 0])],
             ),
-            vec!["ci", "Col2Im's input 'image' must hold positive sizes known at compile time"],
+            vec!["ci", "Col2Im's block_shape must hold positive sizes"],
+        ),
+        (
+            "col2im-columns-not-the-block-origins",
+            model(
+                vec![node("ci", "Col2Im", &["x", "image", "block"], &["y"])],
+                vec![value("x", FLOAT, &[1, 4, 8])],
+                vec![value("y", FLOAT, &[1, 1, 4, 4])],
+                vec![int64s("image", &[2], &[4, 4]), int64s("block", &[2], &[2, 2])],
+            ),
+            vec!["ci", "the input's dim 2 must be the number of block origins in the padded image"],
         ),
         (
             "dft-without-a-complex-dim",
