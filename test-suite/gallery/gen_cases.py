@@ -384,6 +384,28 @@ def roi_cases(rng):
         yield name, node, {"X": features, "rois": regions}, ["Y"], (), 21
 
 
+def spectral_cases(rng):
+    """STFT of a real signal with a Hann window (one-sided), of a complex one without a window
+    (two-sided), and with its step and length read at run time; MelWeightMatrix with constant
+    inputs and with every input read at run time, in float and float64."""
+    hann = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(16) / 16)).astype(np.float32)
+    step = np.array(6, np.int64)
+    node = helper.make_node("STFT", ["signal", "frame_step", "window"], ["y"])
+    yield ("stft_hann_onesided", node, {"signal": f32(rng, [2, 64, 1]), "frame_step": step, "window": hann}, ["y"],
+           ("frame_step", "window"))
+    node = helper.make_node("STFT", ["signal", "frame_step", "", "frame_length"], ["y"], onesided=0)
+    feeds = {"signal": f32(rng, [1, 40, 2]), "frame_step": np.array(5, np.int64), "frame_length": np.array(10, np.int64)}
+    yield "stft_complex_two_sided", node, feeds, ["y"], ("frame_step", "frame_length")
+    yield "stft_run_time_framing", node, dict(feeds), ["y"], ()
+    mel = {"num_mel_bins": np.array(10, np.int64), "dft_length": np.array(64, np.int64),
+           "sample_rate": np.array(16000, np.int64), "lower_edge_hertz": np.array(20.0, np.float32),
+           "upper_edge_hertz": np.array(7600.0, np.float32)}
+    node = helper.make_node("MelWeightMatrix", list(mel), ["w"])
+    yield "mel_weight_matrix", node, mel, ["w"], tuple(mel)
+    node = helper.make_node("MelWeightMatrix", list(mel), ["w"], output_datatype=TensorProto.DOUBLE)
+    yield "mel_weight_matrix_run_time_f64", node, dict(mel), ["w"], ()
+
+
 def det_cases(rng):
     """Det of random matrices, one needing a row swap (a zero first pivot), a singular one."""
     m = f32(rng, [3, 5, 5])
@@ -590,7 +612,7 @@ def write(out, name, node, feeds, output_names, inits=(), opset=22):
     for k, (key, value) in enumerate(zip(output_names, results)):
         with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(value, key).SerializeToString())
-    if node.op_type in ("Resize", "DFT"):
+    if node.op_type in ("Resize", "DFT", "STFT"):
         # Cubic weights sum terms of both signs, and a transform's exact zeros (the imaginary
         # part of a real signal's DC bin) come out of an FFT as rounding noise: where results
         # cancel to nearly zero, float32 orders differ by about 1e-6, past the relative tolerance
@@ -737,6 +759,7 @@ def main():
     oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
     oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
     oracles += [write(out, *case) for case in det_cases(rng)]
+    oracles += [write(out, *case) for case in spectral_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case[:5], opset=case[5]) for case in roi_cases(np.random.default_rng(1127))]
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]

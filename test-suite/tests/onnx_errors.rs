@@ -612,6 +612,26 @@ fn new_operator_cases() -> Vec<Case> {
             vec!["ci", "Col2Im's block_shape must hold positive sizes"],
         ),
         (
+            "stft-step-of-zero",
+            model(
+                vec![node("ft", "STFT", &["x", "step"], &["y"])],
+                vec![value("x", FLOAT, &[1, 16, 1])],
+                vec![value("y", FLOAT, &[1, 1, 9, 2])],
+                vec![int64s("step", &[], &[0])],
+            ),
+            vec!["ft", "STFT's frame_step must be positive"],
+        ),
+        (
+            "mel-weight-matrix-without-bins",
+            model(
+                vec![node("mel", "MelWeightMatrix", &["bins", "dft", "rate", "low", "high"], &["w"])],
+                vec![value("low", FLOAT, &[]), value("high", FLOAT, &[])],
+                vec![value("w", FLOAT, &[33, 0])],
+                vec![int64s("bins", &[], &[0]), int64s("dft", &[], &[64]), int64s("rate", &[], &[16000])],
+            ),
+            vec!["mel", "MelWeightMatrix's num_mel_bins must be positive"],
+        ),
+        (
             "col2im-columns-not-the-block-origins",
             model(
                 vec![node("ci", "Col2Im", &["x", "image", "block"], &["y"])],

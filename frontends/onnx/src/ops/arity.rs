@@ -144,6 +144,8 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["MaxUnpool", "TensorScatter"], 2, 3),
     (&["Col2Im", "RoiAlign"], 3, 3),
     (&["MaxRoiPool"], 2, 2),
+    (&["STFT"], 2, 4),
+    (&["MelWeightMatrix"], 5, 5),
     (&["SwiGLU"], 2, 2),
     (&["Det"], 1, 1),
     (&["GridSample", "CenterCropPad", "AffineGrid"], 2, 2),

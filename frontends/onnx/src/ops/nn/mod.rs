@@ -24,6 +24,7 @@ mod lp_norm;
 mod lp_pool;
 mod lrn;
 mod max_roi_pool;
+mod mel_weight_matrix;
 mod mvn;
 mod pool;
 mod recurrent;
@@ -32,6 +33,7 @@ mod roi_align;
 pub(crate) mod rotary;
 mod rows;
 mod softmax;
+mod stft;
 mod tfidf;
 pub mod window;
 mod windows;
@@ -55,6 +57,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Det"], &det::Det);
     r.register(&["RoiAlign"], &roi_align::RoiAlign);
     r.register(&["MaxRoiPool"], &max_roi_pool::MaxRoiPool);
+    r.register(&["STFT"], &stft::Stft);
+    r.register(&["MelWeightMatrix"], &mel_weight_matrix::MelWeightMatrix);
     // Operators defined by others (crate::ops::expansion).
     r.register(&["Attention"], &Expand(attention::Attention));
     r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));
