@@ -324,7 +324,10 @@ def dft_cases(rng):
 
 
 def scatter_cases(rng):
-    """Col2Im with strides, dilations and pads (its shapes constant, and read at run time); MaxUnpool of a real MaxPool's indices; TensorScatter."""
+    """Col2Im with strides, dilations and pads (its shapes constant, and read at run time); MaxUnpool
+    of a real MaxPool's indices; TensorScatter. (MaxUnpool's output_shape is left to the node
+    tests: ONNX Runtime reads the indices in output_shape's layout, where ONNX's reference and
+    test data read them in the unpooled one and pad.)"""
     cols = f32(rng, [2, 2 * 3 * 2, 12])
     node = helper.make_node("Col2Im", ["input", "image_shape", "block_shape"], ["y"], strides=[2, 1],
                             dilations=[1, 2], pads=[1, 0, 0, 1])

@@ -2,7 +2,10 @@
 //!
 //! MaxUnpool writes each value of X at its index from MaxPool (flat over MaxPool's input, whose
 //! dims are the pooled ones inverted: `(in - 1) * stride + kernel - pads`) into zeros, padded at
-//! the end up to output_shape when that is larger.
+//! the end up to output_shape when that is larger (output_shape may be read at run time: the
+//! padding is then computed by the run, which checks that it is not negative). That is how
+//! ONNX's reference and node-test data read it; ONNX Runtime instead reads the indices as
+//! positions in output_shape's layout.
 //!
 //! TensorScatter (opset 24) writes a batch of updates into a cache along `axis` (default -2),
 //! each batch entry from its write_indices position on (0 without them), wrapping around the
@@ -10,6 +13,7 @@
 
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
+use crate::ops::shapes::shape_data;
 
 pub struct MaxUnpool;
 pub struct TensorScatter;
@@ -32,25 +36,14 @@ impl Expanded for MaxUnpool {
             dims.push((t.shape[2 + d] as i64 - 1) * strides[d] + kernel[d] - pads[d] - pads[spatial + d]);
         }
         let wanted = match node.input(2) {
+            Some(s) if !g.consts.contains_key(s) => return run_time_output_shape(node, g, x, &dims, s),
             Some(s) => match g.consts.get(s).map(Tensor::to_i64) {
                 Some(v) if v.len() == rank && v.iter().zip(&dims).all(|(w, d)| w >= d) => v,
-                _ => {
-                    return err(format!("output_shape '{s}' must be known at compile time and hold at least {dims:?}"))
-                }
+                _ => return err(format!("output_shape '{s}' must hold at least {dims:?}")),
             },
             None => dims.clone(),
         };
-        let shape = x.ints(&dims);
-        let zero =
-            x.op("ConstantOfShape", &[&shape], &[("value", Attr::Tensor(Tensor::from_f64(t.dtype, vec![1], &[0.0])))]);
-        let flat = x.ints(&[-1]);
-        let (zeros, values, at) = (
-            x.op("Reshape", &[&zero, &flat], &[]),
-            x.op("Reshape", &[&node.inputs[0], &flat], &[]),
-            x.op("Reshape", &[&node.inputs[1], &flat], &[]),
-        );
-        let scattered = x.op("ScatterElements", &[&zeros, &at, &values], &[("axis", Attr::Int(0))]);
-        let unpooled = x.op("Reshape", &[&scattered, &shape], &[]);
+        let unpooled = unpooled(node, g, x, &dims)?;
         if wanted == dims {
             x.output(&unpooled, Some(&node.outputs[0]));
         } else {
@@ -61,6 +54,40 @@ impl Expanded for MaxUnpool {
         }
         Ok(())
     }
+}
+
+/// X's values scattered at their indices into zeros of the unpooled `dims`.
+fn unpooled(node: &Node, g: &Graph, x: &mut Expansion, dims: &[i64]) -> OResult<String> {
+    let t = g.ty(&node.inputs[0])?;
+    let shape = x.ints(dims);
+    let zero =
+        x.op("ConstantOfShape", &[&shape], &[("value", Attr::Tensor(Tensor::from_f64(t.dtype, vec![1], &[0.0])))]);
+    let flat = x.ints(&[-1]);
+    let (zeros, values, at) = (
+        x.op("Reshape", &[&zero, &flat], &[]),
+        x.op("Reshape", &[&node.inputs[0], &flat], &[]),
+        x.op("Reshape", &[&node.inputs[1], &flat], &[]),
+    );
+    let scattered = x.op("ScatterElements", &[&zeros, &at, &values], &[("axis", Attr::Int(0))]);
+    Ok(x.op("Reshape", &[&scattered, &shape], &[]))
+}
+
+/// An output_shape read at run time: the unpooled tensor padded at the end by
+/// `output_shape - dims`, which every run checks is not negative.
+fn run_time_output_shape(node: &Node, g: &Graph, x: &mut Expansion, dims: &[i64], name: &str) -> OResult<()> {
+    let wanted = shape_data(g, node, 2, "output_shape")?.unwrap_or_default();
+    if wanted.len() != dims.len() {
+        return err(format!("output_shape '{name}' must hold {} dims, not {}", dims.len(), wanted.len()));
+    }
+    for (w, &d) in wanted.iter().zip(dims) {
+        g.require(DataExpr::num(d - 1).lt(w), format!("output_shape must hold at least {dims:?}"))?;
+    }
+    let unpooled = unpooled(node, g, x, dims)?;
+    let (begin, unpooled_dims) = (x.ints(&vec![0; dims.len()]), x.ints(dims));
+    let end = x.op("Sub", &[name, &unpooled_dims], &[]);
+    let pads = x.op("Concat", &[&begin, &end], &[("axis", Attr::Int(0))]);
+    x.op_to("Pad", &[&unpooled, &pads], &[], &[&node.outputs[0]]);
+    Ok(())
 }
 
 impl Expanded for TensorScatter {
