@@ -256,6 +256,19 @@ def control_cases(rng):
     yield "scan_reverse_axis1", node, {"s0": f32(rng, [4]), "rows": f32(rng, [6, 4]), "w": w}, ["s_final", "outs"], {}
 
 
+def scan8_cases(rng):
+    """Scan at opset 8: a batch of three running sums, the input scanned backwards, no sequence_lens."""
+    f = TensorProto.FLOAT
+    sbody = helper.make_graph(
+        [helper.make_node("Add", ["s", "row"], ["s_out"]), helper.make_node("Mul", ["s_out", "row"], ["o"])],
+        "scan8_body",
+        [helper.make_tensor_value_info("s", f, [4]), helper.make_tensor_value_info("row", f, [4])],
+        [helper.make_tensor_value_info("s_out", f, [4]), helper.make_tensor_value_info("o", f, [4])])
+    node = helper.make_node("Scan", ["", "s0", "rows"], ["s_final", "outs"], body=sbody, num_scan_inputs=1,
+                            directions=[1])
+    yield "scan8_batched_reverse", node, {"s0": f32(rng, [3, 4]), "rows": f32(rng, [3, 6, 4])}, ["s_final", "outs"], ()
+
+
 def einsum_cases(rng):
     """Einsum equations beyond the node tests: attention's, implicit outputs, ellipses, traces."""
     for name, eq, shapes in [
@@ -757,6 +770,7 @@ def main():
     oracles += [write(out, *case) for case in contrib_cases(rng)]
     oracles += [write(out, *case) for case in control_cases(rng)]
     oracles += [write(out, *case) for case in einsum_cases(rng)]
+    oracles += [write(out, *case, opset=8) for case in scan8_cases(np.random.default_rng(1129))]
     oracles += [write(out, *case) for case in grid_sample_cases(rng)]
     oracles += [write(out, *case) for case in resize_cases(rng)]
     oracles += [write(out, *case, opset=19) for case in dft_cases(rng)]
