@@ -1198,6 +1198,7 @@ pub fn compute_type(d: DType) -> Type {
     }
 }
 
-fn f64_type() -> Type {
+/// The f64 type, where operators compute what f32 would round too coarsely.
+pub fn f64_type() -> Type {
     Type::Float(xcc_ir::types::FloatKind::F64)
 }

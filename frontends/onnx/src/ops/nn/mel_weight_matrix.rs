@@ -7,11 +7,10 @@
 //! at run time (the dims are then data dims); the values are computed in f64, each element in
 //! parallel, and stored as `output_datatype`.
 
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{f64_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{real_input, shape_data};
-use xcc_ir::types::FloatKind;
 use xcc_ir::{Type, ValueId};
 
 pub struct MelWeightMatrix;
@@ -58,39 +57,35 @@ impl OnnxOp for MelWeightMatrix {
         let extents = e.dim_extents(&g.ty(&node.outputs[0])?.dims());
         let [mels, dft, rate] = [mels, dft, rate].map(|x| {
             let v = e.data_value(&x);
-            super::roi_align::index_to_real(e, v, &f64t())
+            super::roi_align::index_to_real(e, v, &f64_type())
         });
         let low = edge(node, g, e, 3)?;
         let high = edge(node, g, e, 4)?;
         let (low, high) = (to_mel(e, low), to_mel(e, high));
         // (high - low) / (num_mel_bins + 2): the spacing of the edges in mels.
-        let two = e.const_float(2.0, f64t());
+        let two = e.const_float(2.0, f64_type());
         let count = e.fbin("arith.addf", mels, two);
         let span = e.fbin("arith.subf", high, low);
         let step = e.fbin("arith.divf", span, count);
-        let one = e.const_float(1.0, f64t());
+        let one = e.const_float(1.0, f64_type());
         let scale = e.fbin("arith.addf", dft, one);
         let edges = Edges { low, step, scale, rate };
         let stored = crate::emit::compute_type(output_type(node)?);
         e.parallel_over(&extents, &mut |e, ivs| {
-            let j = super::roi_align::index_to_real(e, ivs[0], &f64t());
-            let i = super::roi_align::index_to_real(e, ivs[1], &f64t());
-            let one = e.const_float(1.0, f64t());
+            let j = super::roi_align::index_to_real(e, ivs[0], &f64_type());
+            let i = super::roi_align::index_to_real(e, ivs[1], &f64_type());
+            let one = e.const_float(1.0, f64_type());
             let left = edges.bin(e, i);
             let i1 = e.fbin("arith.addf", i, one);
             let center = edges.bin(e, i1);
             let i2 = e.fbin("arith.addf", i1, one);
             let right = edges.bin(e, i2);
             let v = weight(e, j, [left, center, right]);
-            let v = if stored == f64t() { v } else { e.value_op("arith.truncf", &[v], stored.clone()) };
+            let v = if stored == f64_type() { v } else { e.value_op("arith.truncf", &[v], stored.clone()) };
             e.store(v, out, ivs);
         });
         Ok(())
     }
-}
-
-fn f64t() -> Type {
-    Type::Float(FloatKind::F64)
 }
 
 /// Input `i` (a frequency in hertz, one float) as an f64: a constant, or read by the run.
@@ -98,7 +93,7 @@ fn edge(node: &Node, g: &Graph, e: &mut Emitter, i: usize) -> OResult<ValueId> {
     let name = node.input(i).ok_or_else(|| OnnxError::msg("MelWeightMatrix needs five inputs"))?;
     if let Some(t) = g.consts.get(name) {
         return match t.to_f64().as_slice() {
-            [v] => Ok(e.const_float(*v, f64t())),
+            [v] => Ok(e.const_float(*v, f64_type())),
             _ => err(format!("MelWeightMatrix's input '{name}' must be one value")),
         };
     }
@@ -110,10 +105,10 @@ fn edge(node: &Node, g: &Graph, e: &mut Emitter, i: usize) -> OResult<ValueId> {
 
 /// `2595 log10(1 + f / 700)`.
 fn to_mel(e: &mut Emitter, hertz: ValueId) -> ValueId {
-    let c700 = e.const_float(700.0, f64t());
+    let c700 = e.const_float(700.0, f64_type());
     let r = e.fbin("arith.divf", hertz, c700);
     let l = e.unary("math.log1p", r);
-    let c = e.const_float(2595.0 / std::f64::consts::LN_10, f64t());
+    let c = e.const_float(2595.0 / std::f64::consts::LN_10, f64_type());
     e.fbin("arith.mulf", l, c)
 }
 
@@ -129,10 +124,10 @@ impl Edges {
     fn bin(&self, e: &mut Emitter, i: ValueId) -> ValueId {
         let mel = e.fbin("arith.mulf", i, self.step);
         let mel = e.fbin("arith.addf", mel, self.low);
-        let c = e.const_float(std::f64::consts::LN_10 / 2595.0, f64t());
+        let c = e.const_float(std::f64::consts::LN_10 / 2595.0, f64_type());
         let x = e.fbin("arith.mulf", mel, c);
         let x = e.unary("math.expm1", x);
-        let c700 = e.const_float(700.0, f64t());
+        let c700 = e.const_float(700.0, f64_type());
         let hertz = e.fbin("arith.mulf", x, c700);
         let v = e.fbin("arith.mulf", self.scale, hertz);
         let v = e.fbin("arith.divf", v, self.rate);
@@ -142,28 +137,32 @@ impl Edges {
 
 /// Filter `[left, center, right]`'s weight at spectrum bin `j` (all whole reals).
 fn weight(e: &mut Emitter, j: ValueId, [left, center, right]: [ValueId; 3]) -> ValueId {
-    let (zero, one) = (e.const_float(0.0, f64t()), e.const_float(1.0, f64t()));
+    let (zero, one) = (e.const_float(0.0, f64_type()), e.const_float(1.0, f64_type()));
     let rise = e.fbin("arith.subf", center, left);
     let fall = e.fbin("arith.subf", right, center);
     // Rising: (j - left) / rise over [left, center]; a peak of 1 where rise is 0.
     let up = e.fbin("arith.subf", j, left);
     let up = e.fbin("arith.divf", up, rise);
-    let after_left = e.cmpf("oge", j, left);
-    let before_center = e.cmpf("ole", j, center);
-    let on_rise = e.value_op("arith.andi", &[after_left, before_center], Type::i1());
+    let on_rise = within(e, j, left, "oge", center, "ole");
     let flat = e.cmpf("oeq", rise, zero);
     let at_center = e.cmpf("oeq", j, center);
     let peak = e.value_op("arith.andi", &[flat, at_center], Type::i1());
-    let v = e.value_op("arith.select", &[on_rise, up, zero], f64t());
-    let v = e.value_op("arith.select", &[flat, zero, v], f64t());
-    let v = e.value_op("arith.select", &[peak, one, v], f64t());
+    let v = e.value_op("arith.select", &[on_rise, up, zero], f64_type());
+    let v = e.value_op("arith.select", &[flat, zero, v], f64_type());
+    let v = e.value_op("arith.select", &[peak, one, v], f64_type());
     // Falling: (right - j) / fall over [center, right), written after (over) the rise.
     let down = e.fbin("arith.subf", right, j);
     let down = e.fbin("arith.divf", down, fall);
-    let from_center = e.cmpf("oge", j, center);
-    let before_right = e.cmpf("olt", j, right);
+    let on_fall = within(e, j, center, "oge", right, "olt");
     let falls = e.cmpf("ogt", fall, zero);
-    let on_fall = e.value_op("arith.andi", &[from_center, before_right], Type::i1());
     let on_fall = e.value_op("arith.andi", &[on_fall, falls], Type::i1());
-    e.value_op("arith.select", &[on_fall, down, v], f64t())
+    e.value_op("arith.select", &[on_fall, down, v], f64_type())
+}
+
+/// Whether `j` lies between `lo` and `hi`, by the comparisons `after` (j against lo) and
+/// `before` (j against hi).
+fn within(e: &mut Emitter, j: ValueId, lo: ValueId, after: &str, hi: ValueId, before: &str) -> ValueId {
+    let a = e.cmpf(after, j, lo);
+    let b = e.cmpf(before, j, hi);
+    e.value_op("arith.andi", &[a, b], Type::i1())
 }

@@ -186,8 +186,7 @@ impl Region {
             let v = e.fbin("arith.mulf", v, scale);
             e.fbin("arith.subf", v, offset)
         };
-        let mut region = Region { start: [one; 2], bin: [one; 2], grid: [one; 2] };
-        for k in 0..2 {
+        let mut dims = (0..2).map(|k| {
             let start = corner(e, 1 - k as i64);
             let end = corner(e, 3 - k as i64);
             let mut extent = e.fbin("arith.subf", end, start);
@@ -202,9 +201,10 @@ impl Region {
                 let up = e.unary("math.ceil", bin);
                 clamped_integer(e, up, &ct)
             };
-            (region.start[k], region.bin[k], region.grid[k]) = (start, bin, grid);
-        }
-        region
+            (start, bin, grid)
+        });
+        let (y, x) = (dims.next().expect("y"), dims.next().expect("x"));
+        Region { start: [y.0, x.0], bin: [y.1, x.1], grid: [y.2, x.2] }
     }
 
     /// Bin `pos` of channel `c`: the mean (or maximum) of its samples.

@@ -11,11 +11,10 @@
 //! computes every output bin in parallel, accumulating in f64, the table indexed by `k n` modulo
 //! the frame length, which keeps each term's angle exact.
 
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{f64_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::shape_data;
-use xcc_ir::types::FloatKind;
 use xcc_ir::{Type, ValueId};
 
 pub struct Stft;
@@ -104,7 +103,7 @@ impl OnnxOp for Stft {
         e.parallel_over(&extents, &mut |e, ivs| {
             let (b, frame, k) = (ivs[0], ivs[1], ivs[2]);
             let start = e.value_op("arith.muli", &[frame, step], Type::Index);
-            let zero = e.const_float(0.0, f64t());
+            let zero = e.const_float(0.0, f64_type());
             let lb = e.idx(0);
             // (re, im, j = k n mod length) carried along n.
             let init = [zero, zero, lb];
@@ -156,22 +155,18 @@ impl OnnxOp for Stft {
     }
 }
 
-fn f64t() -> Type {
-    Type::Float(FloatKind::F64)
-}
-
 fn widen(e: &mut Emitter, v: ValueId) -> ValueId {
-    if e.ty(v) == f64t() {
+    if e.ty(v) == f64_type() {
         v
     } else {
-        e.value_op("arith.extf", &[v], f64t())
+        e.value_op("arith.extf", &[v], f64_type())
     }
 }
 
 /// An f64 as the output's compute type.
 fn narrow(e: &mut Emitter, v: ValueId, d: DType) -> ValueId {
     let t = crate::emit::compute_type(d);
-    if t == f64t() {
+    if t == f64_type() {
         v
     } else {
         e.value_op("arith.truncf", &[v], t)
@@ -184,9 +179,9 @@ fn twiddles(e: &mut Emitter, f: &Framing, length: ValueId) -> ValueId {
     let table = e.alloc_tensor(&t);
     let extents = e.dim_extents(std::slice::from_ref(&f.length_dim));
     e.parallel_over(&extents, &mut |e, ivs| {
-        let j = super::roi_align::index_to_real(e, ivs[0], &f64t());
-        let n = super::roi_align::index_to_real(e, length, &f64t());
-        let tau = e.const_float(std::f64::consts::TAU, f64t());
+        let j = super::roi_align::index_to_real(e, ivs[0], &f64_type());
+        let n = super::roi_align::index_to_real(e, length, &f64_type());
+        let tau = e.const_float(std::f64::consts::TAU, f64_type());
         let angle = e.fbin("arith.mulf", tau, j);
         let angle = e.fbin("arith.divf", angle, n);
         let (c, s) = (e.unary("math.cos", angle), e.unary("math.sin", angle));
