@@ -612,6 +612,46 @@ fn new_operator_cases() -> Vec<Case> {
             vec!["ci", "Col2Im's block_shape must hold positive sizes"],
         ),
         (
+            "roi-align-regions-of-three-values",
+            model(
+                vec![node("ra", "RoiAlign", &["x", "rois", "idx"], &["y"])],
+                vec![value("x", FLOAT, &[1, 2, 8, 8]), value("rois", FLOAT, &[3, 3]), value("idx", INT64, &[3])],
+                vec![value("y", FLOAT, &[3, 2, 1, 1])],
+                vec![],
+            ),
+            vec!["ra", "RoiAlign takes X [N, C, H, W], rois [R, 4] and batch_indices [R]"],
+        ),
+        (
+            "roi-align-more-regions-than-batch-indices",
+            model(
+                vec![node("ra", "RoiAlign", &["x", "rois", "idx"], &["y"])],
+                vec![value("x", FLOAT, &[1, 2, 8, 8]), value("rois", FLOAT, &[3, 4]), value("idx", INT64, &[2])],
+                vec![value("y", FLOAT, &[2, 2, 1, 1])],
+                vec![],
+            ),
+            vec!["ra", "RoiAlign has 3 regions but 2 batch indices"],
+        ),
+        (
+            "max-roi-pool-without-pooled-shape",
+            model(
+                vec![node("rp", "MaxRoiPool", &["x", "rois"], &["y"])],
+                vec![value("x", FLOAT, &[1, 2, 8, 8]), value("rois", FLOAT, &[3, 5])],
+                vec![value("y", FLOAT, &[3, 2, 1, 1])],
+                vec![],
+            ),
+            vec!["rp", "MaxRoiPool's pooled_shape must be two positive sizes"],
+        ),
+        (
+            "stft-window-of-another-length",
+            model(
+                vec![node("ft", "STFT", &["x", "step", "w", "len"], &["y"])],
+                vec![value("x", FLOAT, &[1, 16, 1]), value("w", FLOAT, &[6])],
+                vec![value("y", FLOAT, &[1, 1, 5, 2])],
+                vec![int64s("step", &[], &[4]), int64s("len", &[], &[8])],
+            ),
+            vec!["ft", "STFT's frame_length must be the window's length"],
+        ),
+        (
             "stft-step-of-zero",
             model(
                 vec![node("ft", "STFT", &["x", "step"], &["y"])],
