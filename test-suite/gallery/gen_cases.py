@@ -422,6 +422,37 @@ def spectral_cases(rng):
     yield "mel_weight_matrix_run_time_f64", node, dict(mel), ["w"], ()
 
 
+def data_sized_cases(rng):
+    """Outputs as long as the data decides, which the run finds: NonMaxSuppression over many
+    overlapping boxes (two batches, three classes; corners and centers; with and without a
+    score threshold), NonZero of a 3-D tensor, Compress along an axis with a short condition,
+    and Unique of repeated slices (sorted) and of repeated floats (in first-seen order)."""
+    centers = rng.uniform(0, 20, [2, 40, 2]).astype(np.float32)
+    sizes = rng.uniform(6, 14, [2, 40, 2]).astype(np.float32)
+    corners = np.concatenate([centers - sizes / 2, centers + sizes / 2], axis=2)[:, :, [1, 0, 3, 2]]
+    scores = rng.uniform(0, 1, [2, 3, 40]).astype(np.float32)
+    limits = {"max_output_boxes_per_class": np.array([12], np.int64), "iou_threshold": np.array([0.3], np.float32),
+              "score_threshold": np.array([0.25], np.float32)}
+    names = ["boxes", "scores", *limits]
+    node = helper.make_node("NonMaxSuppression", names, ["selected"])
+    yield "non_max_suppression_corners", node, {"boxes": corners, "scores": scores, **limits}, ["selected"], ()
+    node = helper.make_node("NonMaxSuppression", names[:4], ["selected"], center_point_box=1)
+    feeds = {"boxes": np.concatenate([centers, sizes], axis=2), "scores": scores, **limits}
+    del feeds["score_threshold"]
+    yield "non_max_suppression_centers_no_threshold", node, feeds, ["selected"], ()
+    x = rng.integers(-1, 2, [3, 4, 5]).astype(np.int32) * rng.integers(0, 2, [3, 4, 5]).astype(np.int32)
+    yield "non_zero_3d", helper.make_node("NonZero", ["x"], ["y"]), {"x": x}, ["y"], ()
+    node = helper.make_node("Compress", ["x", "condition"], ["y"], axis=1)
+    feeds = {"x": f32(rng, [2, 7, 3]), "condition": np.array([1, 0, 1, 1, 0, 1], bool)}
+    yield "compress_axis_short_condition", node, feeds, ["y"], ()
+    slices = rng.integers(0, 3, [4, 6, 2]).astype(np.int64)[:, rng.integers(0, 3, 6), :]
+    outputs = ["y", "indices", "inverse", "counts"]
+    yield ("unique_sorted_slices", helper.make_node("Unique", ["x"], outputs, axis=1), {"x": slices}, outputs, ())
+    floats = rng.choice(np.array([1.5, -2.0, 0.25, 7.0, -0.5], np.float32), [5, 6])
+    yield ("unique_first_seen_floats", helper.make_node("Unique", ["x"], outputs, sorted=0), {"x": floats}, outputs,
+           ())
+
+
 def det_cases(rng):
     """Det of random matrices, one needing a row swap (a zero first pivot), a singular one."""
     m = f32(rng, [3, 5, 5])
@@ -777,6 +808,7 @@ def main():
     oracles += [write(out, *case, opset=24) for case in scatter_cases(rng)]
     oracles += [write(out, *case) for case in det_cases(rng)]
     oracles += [write(out, *case) for case in spectral_cases(np.random.default_rng(1128))]
+    oracles += [write(out, *case) for case in data_sized_cases(np.random.default_rng(1129))]
     oracles += [write(out, *case[:5], opset=case[5]) for case in roi_cases(np.random.default_rng(1127))]
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]

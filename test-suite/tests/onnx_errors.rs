@@ -642,6 +642,36 @@ fn new_operator_cases() -> Vec<Case> {
             vec!["rp", "MaxRoiPool's pooled_shape must be two positive sizes"],
         ),
         (
+            "a-dim-computed-from-a-found-count",
+            model(
+                vec![node("nz", "NonZero", &["x"], &["i"]), node("rs", "Reshape", &["i", "shape"], &["y"])],
+                vec![value("x", FLOAT, &[6])],
+                vec![value("y", INT64, &[-1, 2])],
+                vec![int64s("shape", &[2], &[-1, 2])],
+            ),
+            vec!["reads a count an operator finds while running (NonZero's, Compress's)"],
+        ),
+        (
+            "non-max-suppression-boxes-of-five-values",
+            model(
+                vec![node("nms", "NonMaxSuppression", &["boxes", "scores"], &["y"])],
+                vec![value("boxes", FLOAT, &[1, 3, 5]), value("scores", FLOAT, &[1, 2, 3])],
+                vec![value("y", INT64, &[-1, 3])],
+                vec![],
+            ),
+            vec!["nms", "NonMaxSuppression takes float boxes [batches, boxes, 4]"],
+        ),
+        (
+            "compress-with-an-integer-condition",
+            model(
+                vec![node("cp", "Compress", &["x", "c"], &["y"])],
+                vec![value("x", FLOAT, &[4]), value("c", INT64, &[4])],
+                vec![value("y", FLOAT, &[-1])],
+                vec![],
+            ),
+            vec!["cp", "Compress's condition must be a 1-D bool tensor"],
+        ),
+        (
             "stft-window-of-another-length",
             model(
                 vec![node("ft", "STFT", &["x", "step", "w", "len"], &["y"])],

@@ -365,8 +365,17 @@ fn file_name(p: &Path) -> String {
 }
 
 /// The C program: reads `DIR/in_j.bin`, runs the model, writes `DIR/out_j.bin`. With
-/// `data_dims`, the outputs are sized by `m_output_dims`, whose dims it writes to `DIR/out_j.dims`.
-fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: bool) -> String {
+/// `data_dims`, the outputs are sized by `m_output_dims`, whose dims it writes to `DIR/out_j.dims`;
+/// an output whose dims the run finds (`found[j]`) is allocated at that capacity, and its dims
+/// and elements are the ones the run says it wrote.
+/// `sizes_read_inputs`: the size functions take the inputs (some dim is computed from their data).
+fn harness(
+    inputs: &[(usize, DType)],
+    outputs: &[(usize, DType)],
+    data_dims: bool,
+    sizes_read_inputs: bool,
+    found: &[bool],
+) -> String {
     let mut c = String::new();
     c.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"m.h\"\n\n");
     c.push_str(
@@ -401,12 +410,13 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: boo
         let _ = writeln!(c, "    void *in{j} = load(dir, \"in_{j}.bin\", (size_t){n} * {});", t.size());
     }
     let ins: String = (0..inputs.len()).map(|j| format!("in{j}, ")).collect();
+    let sized_by = if sizes_read_inputs { ins.clone() } else { String::new() };
     if data_dims {
         for j in 0..outputs.len() {
             let _ = writeln!(c, "    int64_t d{j}[M_OUTPUT{j}_RANK + 1];");
         }
         let dims: Vec<String> = (0..outputs.len()).map(|j| format!("d{j}")).collect();
-        let _ = writeln!(c, "    int32_t drc = m_output_dims({ins}{});", dims.join(", "));
+        let _ = writeln!(c, "    int32_t drc = m_output_dims({sized_by}{});", dims.join(", "));
         c.push_str(
             "    if (drc != 0) { fprintf(stderr, \"m_output_dims returned %d: %s\\n\", (int)drc, xcc_status_message(drc)); \
              return 4; }\n",
@@ -420,7 +430,7 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: boo
                 t.size()
             );
         }
-        let _ = writeln!(c, "    void *ws = buffer(m_workspace_size({}));", ins.trim_end_matches(", "));
+        let _ = writeln!(c, "    void *ws = buffer(m_workspace_size({}));", sized_by.trim_end_matches(", "));
     } else {
         for (j, (n, t)) in outputs.iter().enumerate() {
             let _ = writeln!(c, "    size_t n{j} = {n};\n    void *out{j} = buffer(n{j} * {});", t.size());
@@ -428,8 +438,12 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: boo
         let size = if gpu() { "64" } else { "m_workspace_size()" };
         let _ = writeln!(c, "    void *ws = buffer({size});");
     }
-    let args: Vec<String> =
+    let mut args: Vec<String> =
         (0..inputs.len()).map(|j| format!("in{j}")).chain((0..outputs.len()).map(|j| format!("out{j}"))).collect();
+    for j in (0..outputs.len()).filter(|&j| found[j]) {
+        let _ = writeln!(c, "    int64_t f{j}[M_OUTPUT{j}_RANK + 1];");
+        args.push(format!("f{j}"));
+    }
     if gpu() {
         c.push_str(
             "    (void)ws;\n    m_context *ctx = 0;\n    int32_t rc = m_create(&ctx, 0);\n    \
@@ -450,6 +464,14 @@ fn harness(inputs: &[(usize, DType)], outputs: &[(usize, DType)], data_dims: boo
     c.push_str(
         "    if (rc != 0) { fprintf(stderr, \"m_run returned %d: %s\\n\", (int)rc, xcc_status_message(rc)); return 4; }\n",
     );
+    for j in (0..outputs.len()).filter(|&j| found[j]) {
+        let _ = writeln!(
+            c,
+            "    n{j} = 1;\n    dims{j}[0] = 0;\n    for (int k = 0; k < M_OUTPUT{j}_RANK; k++) {{ n{j} *= (size_t)f{j}[k]; \
+             snprintf(dims{j} + strlen(dims{j}), sizeof dims{j} - strlen(dims{j}), \"%lld \", (long long)f{j}[k]); }}\n    \
+             save(dir, \"out_{j}.dims\", dims{j}, strlen(dims{j}));"
+        );
+    }
     for (j, (_, t)) in outputs.iter().enumerate() {
         let _ = writeln!(c, "    save(dir, \"out_{j}.bin\", out{j}, n{j} * {});", t.size());
     }
@@ -829,7 +851,13 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     }
     let sig = |v: &[Data]| v.iter().map(|d| (d.numel, d.dtype)).collect::<Vec<_>>();
     let data_dims = header.contains("m_output_dims(");
-    std::fs::write(work.join("harness.c"), harness(&sig(ins0), &sig(outs0), data_dims)).unwrap();
+    let found: Vec<bool> =
+        (0..outs0.len()).map(|j| header.contains(&format!("#define M_OUTPUT{j}_DIMS_FOUND "))).collect();
+    std::fs::write(
+        work.join("harness.c"),
+        harness(&sig(ins0), &sig(outs0), data_dims, header.contains("m_workspace_size(const"), &found),
+    )
+    .unwrap();
     let prog = work.join("prog");
     let o = run_command(
         Command::new("cc")

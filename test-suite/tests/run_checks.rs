@@ -566,6 +566,29 @@ fn computed_dims_are_checked_where_they_meet() -> Result<(), String> {
     drive(&dir, vec![("meet", meet)], "meeting_dims")
 }
 
+/// Outputs whose dims the run finds (model `kept`: `m = Greater(x[n], t)`, `y = Compress(x, m)`,
+/// `z = y * y`, `i = NonZero(m)`, `s = ReduceSum(z)`): `found_dims.c` checks the capacities,
+/// the dims each run writes, the kept values in order, nothing written past them, an empty
+/// result, and a NULL dims array; plain and under AddressSanitizer.
+fn found_dims_are_written_by_the_run() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-found-dims");
+    std::fs::create_dir_all(&dir).unwrap();
+    let compress = with_int(node("compress0", "Compress", &["x", "m"], &["y"]), "axis", 0);
+    let kept = model(
+        vec![
+            node("greater0", "Greater", &["x", "t"], &["m"]),
+            compress,
+            node("mul0", "Mul", &["y", "y"], &["z"]),
+            node("nonzero0", "NonZero", &["m"], &["i"]),
+            with_int(node("sum0", "ReduceSum", &["z"], &["s"]), "keepdims", 0),
+        ],
+        vec![symbolic("x", FLOAT, &["n"]), value("t", FLOAT, &[])],
+        vec![value("z", FLOAT, &[-1]), value("i", INT64, &[1, -1]), value("s", FLOAT, &[])],
+        vec![],
+    );
+    drive(&dir, vec![("kept", kept)], "found_dims")
+}
+
 fn main() -> std::process::ExitCode {
     let sanitizers =
         xcc_test_suite::sanitized_runtime().map_err(|why| println!("skipped: the sanitized check ({why})"));
@@ -590,5 +613,6 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/computed-dims-are-checked-where-they-meet", || {
             Ok(computed_dims_are_checked_where_they_meet()?)
         }),
+        Trial::test("run-checks/found-dims-are-written-by-the-run", || Ok(found_dims_are_written_by_the_run()?)),
     ])
 }

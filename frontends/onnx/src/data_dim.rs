@@ -3,6 +3,11 @@
 //! computes its value from the inputs before anything else ([`DataExpr`], evaluated by
 //! `emit`), checks it ([`DataDims::checks`]), and reports it (`NAME_output_dims`). Everything
 //! after the prologue sees an ordinary run-time dim.
+//!
+//! A dim *found* by the run ([`DataDims::found`]: how many elements NonZero or Compress keep) is
+//! known only once its operator has run. It has a capacity, a dim the prologue knows that it
+//! never exceeds: its tensors are placed in the workspace at their capacity, the caller sizes
+//! the outputs at it (`NAME_output_dims`), and the run writes the dims it found beside them.
 
 use crate::dim::Dim;
 use std::fmt;
@@ -236,6 +241,15 @@ impl DataExpr {
         }
     }
 
+    /// Whether the expression reads a dim for which `is` holds.
+    pub fn reads_dim(&self, is: &dyn Fn(&Dim) -> bool) -> bool {
+        match self {
+            DataExpr::Dim(d) => is(d),
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } => false,
+            DataExpr::Op(_, args) => args.iter().any(|a| a.reads_dim(is)),
+        }
+    }
+
     /// The integer value when every symbol has one (`value`) and no step overflows or divides
     /// by 0; `None` for reals and elements.
     pub fn eval(&self, value: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
@@ -437,6 +451,8 @@ pub struct DataCheck {
 pub struct DataDims {
     pub dims: Vec<(String, DataExpr)>,
     pub checks: Vec<DataCheck>,
+    /// Dims found by the run, each with its capacity.
+    pub found: Vec<(String, Dim)>,
 }
 
 impl DataDims {
@@ -457,6 +473,39 @@ impl DataDims {
         }
         self.dims.push((name.clone(), x));
         Dim::symbol(&name)
+    }
+
+    /// A dim the run finds when an operator runs, at most `capacity` (an expression of the
+    /// dims the prologue knows): the symbol `name`, defined again when inference runs again.
+    pub fn find(&mut self, name: String, capacity: Dim) -> Dim {
+        match self.found.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = capacity,
+            None => self.found.push((name.clone(), capacity)),
+        }
+        Dim::symbol(&name)
+    }
+
+    /// The found dim `s`'s capacity, when `s` is one.
+    pub fn capacity(&self, s: &str) -> Option<&Dim> {
+        self.found.iter().find(|(n, _)| n == s).map(|(_, c)| c)
+    }
+
+    /// Whether `d` reads a found dim.
+    pub fn reads_found(&self, d: &Dim) -> bool {
+        d.symbols().iter().any(|s| self.capacity(s).is_some())
+    }
+
+    /// `d` at its largest: each found dim at its capacity. `None` when `d` may shrink as a found
+    /// dim grows (a capacity would then bound nothing).
+    pub fn at_capacity(&self, d: &Dim) -> Option<Dim> {
+        let mut r = d.clone();
+        for (s, capacity) in self.found.iter().rev() {
+            if !r.grows_with(s) {
+                return None;
+            }
+            r = r.substitute(s, capacity);
+        }
+        Some(r)
     }
 
     /// Requires `holds` of every run; `Err` with `what` when it is false whatever the data.
@@ -484,7 +533,7 @@ impl DataDims {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.dims.is_empty() && self.checks.is_empty()
+        self.dims.is_empty() && self.checks.is_empty() && self.found.is_empty()
     }
 
     /// Whether computing the dims or checking the conditions reads the inputs' elements (else
@@ -581,6 +630,22 @@ mod tests {
         assert!(seq.sub(&seq.mul(&DataExpr::element("s", 0))).reads_elements());
         assert!(!seq.floor_div(&seq).grows(), "a divisor that grows");
         assert_eq!(seq.mul(&DataExpr::num(0)).add(&DataExpr::element("s", 0)).mul(&one), DataExpr::element("s", 0));
+    }
+
+    #[test]
+    fn found_dims_take_their_capacity() {
+        let mut d = DataDims::default();
+        let n = Dim::symbol("n");
+        let count = d.find("i.1".into(), n.mul(&Dim::fixed(3)));
+        // A Compress of NonZero's output: at most the first count.
+        let kept = d.find("k.0".into(), count.clone());
+        assert_eq!(d.find("i.1".into(), n.mul(&Dim::fixed(3))), count, "inference may run twice");
+        assert_eq!(d.found.len(), 2);
+        assert!(d.reads_found(&kept.add(&Dim::fixed(1))) && !d.reads_found(&n));
+        let rows = kept.mul(&Dim::fixed(2)).add(&Dim::fixed(1));
+        assert_eq!(d.at_capacity(&rows), Some(n.mul(&Dim::fixed(6)).add(&Dim::fixed(1))));
+        assert_eq!(d.at_capacity(&n.sub(&count)), None, "a dim that shrinks as the count grows");
+        assert!(!d.is_empty());
     }
 
     #[test]

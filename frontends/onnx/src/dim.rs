@@ -131,6 +131,25 @@ impl Dim {
         r
     }
 
+    /// The dim with symbol `s` replaced by `by` everywhere.
+    pub fn substitute(&self, s: &str, by: &Dim) -> Dim {
+        let mut r = Dim::fixed(0);
+        for (key, &c) in &self.terms {
+            let mut term = Dim::constant(c);
+            for k in key {
+                term = term.mul(&if k == s { by.clone() } else { Dim::symbol(k) });
+            }
+            r = r.add(&term);
+        }
+        r
+    }
+
+    /// Whether the dim never shrinks as symbol `s` grows: every term that reads `s` has a
+    /// positive coefficient (the other symbols are never negative).
+    pub fn grows_with(&self, s: &str) -> bool {
+        self.terms.iter().all(|(key, &c)| c > 0 || !key.iter().any(|k| k == s))
+    }
+
     /// The product of `dims` (1 for none).
     pub fn product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
         dims.into_iter().fold(Dim::fixed(1), |acc, d| acc.mul(d))

@@ -48,6 +48,11 @@ pub struct ModelInterface {
     pub workspace_bytes: usize,
     /// A classifier's class labels, indexed by its label output (a Core ML classifier's).
     pub class_labels: Vec<String>,
+    /// The outputs whose dims the run finds (NonZero's count): `NAME_output_dims` gives their
+    /// capacity, and the run writes their dims to an array after the output pointers.
+    pub found_outputs: Vec<usize>,
+    /// Whether some tensor's dims are found by the run (an output's or not).
+    pub finds_dims: bool,
 }
 
 pub struct Emitter {
@@ -62,6 +67,20 @@ pub struct Emitter {
     symbols: HashMap<String, ValueId>,
     /// Whether the target computes rows as vectors (CPUs; not [`crate::OnnxOptions::gpu`]).
     pub vector_rows: bool,
+    /// The dims the run computes and finds ([`DataDims::found`]: a found dim is defined in
+    /// `symbols` once its operator has counted it).
+    data: DataDims,
+    /// Where the tensors whose found dims are not yet known go once they are.
+    pending: HashMap<String, Pending>,
+}
+
+/// The memory of a tensor whose dims its operator finds while it runs.
+#[derive(Clone, Copy)]
+enum Pending {
+    /// A flat workspace buffer of the tensor's capacity.
+    Capacity(ValueId),
+    /// The caller's pointer, for an output.
+    Output(ValueId),
 }
 
 /// The buffer type of a tensor type: `?` for each dim known only at run time.
@@ -113,8 +132,15 @@ pub fn generate(
     let outputs: Vec<(String, TensorType)> =
         g.outputs.iter().map(|o| Ok((o.clone(), g.ty(o)?.clone()))).collect::<OResult<_>>()?;
     let data = g.data_dims.borrow().clone();
-    let sig =
-        Signature { symbols: g.symbols.len(), data: data.dims.len(), inputs: inputs.len(), outputs: outputs.len() };
+    check_found_dims(g, &data)?;
+    let found_outputs: Vec<usize> = (0..outputs.len()).filter(|&k| reads_found(&data, &outputs[k].1)).collect();
+    let sig = Signature {
+        symbols: g.symbols.len(),
+        data: data.dims.len(),
+        inputs: inputs.len(),
+        outputs: outputs.len(),
+        found: found_outputs.len(),
+    };
     let mut m = Module::new();
     let compute = compute_symbol(name);
     let (f, entry) = function(&mut m, &compute, sig.compute_types(), vec![Type::i32()]);
@@ -131,6 +157,8 @@ pub fn generate(
         status: None,
         symbols: HashMap::new(),
         vector_rows,
+        data: data.clone(),
+        pending: HashMap::new(),
     };
     let all_symbols: Vec<String> = g.symbols.iter().cloned().chain(data.dims.iter().map(|(n, _)| n.clone())).collect();
     for (s, &a) in all_symbols.iter().zip(&sym_args) {
@@ -139,6 +167,10 @@ pub fn generate(
     }
     e.status = Some(e.status_buffer());
     for (k, (n, t)) in inputs.iter().chain(outputs.iter()).enumerate() {
+        if reads_found(&data, t) {
+            e.pending.insert(n.clone(), Pending::Output(params[k]));
+            continue;
+        }
         let v = e.memref_from_ptr(params[k], t);
         e.buffers.entry(n.clone()).or_insert(v);
     }
@@ -153,8 +185,9 @@ pub fn generate(
         let fresh: Vec<&String> =
             node.outputs.iter().filter(|o| !o.is_empty() && !e.buffers.contains_key(*o)).collect();
         for o in fresh {
-            let v = e.alloc_tensor(g.ty(o)?);
-            e.buffers.insert(o.clone(), v);
+            if let Some(v) = e.output_buffer(o, g.ty(o)?) {
+                e.buffers.insert(o.clone(), v);
+            }
         }
         lower(node, g, &mut e).map_err(|err| err.in_node(node))?;
     }
@@ -169,6 +202,14 @@ pub fn generate(
             let dst = e.memref_from_ptr(params[inputs.len() + k], t);
             e.copy(src, dst);
         }
+    }
+    let found_dims = &params[inputs.len() + outputs.len()..][..found_outputs.len()];
+    for (&k, &p) in found_outputs.iter().zip(found_dims) {
+        let (o, t) = &outputs[k];
+        if e.pending.contains_key(o) {
+            return Err(OnnxError::tensor(o, "internal: its operator did not say the dims it found"));
+        }
+        e.write_dims(p, &t.dims());
     }
     let at = e.idx(0);
     let status = e.status();
@@ -207,24 +248,28 @@ pub fn generate(
         workspace_size_max: maxima.is_some(),
         workspace_bytes: 0,
         class_labels: Vec::new(),
+        found_outputs,
+        finds_dims: !entries.data.found.is_empty(),
     };
     Ok((e.m, iface))
 }
 
-/// The run functions' parameters: one `i64` per dim symbol, then the tensor pointers and the
-/// workspace. `NAME_compute` takes the data dims after the symbols.
+/// The run functions' parameters: one `i64` per dim symbol, then the tensor pointers, an
+/// array for each output whose dims the run finds, and the workspace. `NAME_compute` takes the
+/// data dims after the symbols.
 #[derive(Clone, Copy)]
 struct Signature {
     symbols: usize,
     data: usize,
     inputs: usize,
     outputs: usize,
+    found: usize,
 }
 
 impl Signature {
-    /// The tensors and the workspace.
+    /// The tensors, the found dims' arrays and the workspace.
     fn pointers(self) -> usize {
-        self.inputs + self.outputs + 1
+        self.inputs + self.outputs + self.found + 1
     }
 
     fn len(self) -> usize {
@@ -270,7 +315,7 @@ impl DimChecks {
             .types
             .values()
             .filter(|t| t.is_dynamic())
-            .map(|t| Dim::product(&t.dims()).mul(&Dim::fixed(t.dtype.size())))
+            .map(|t| Dim::product(&capacity_dims(data, t)).mul(&Dim::fixed(t.dtype.size())))
             .collect();
         counts.sort();
         counts.dedup();
@@ -362,7 +407,7 @@ fn check_ranges(g: &Graph, data: &DataDims, maxima: &[usize]) -> OResult<()> {
         if !t.is_dynamic() {
             continue;
         }
-        let dims = t.dims();
+        let dims = capacity_dims(data, t);
         if let Some(d) = dims.iter().find(|d| d.terms().any(|(c, syms)| c < 0 && !syms.is_empty())) {
             return Err(OnnxError::tensor(
                 name,
@@ -387,6 +432,45 @@ fn check_ranges(g: &Graph, data: &DataDims, maxima: &[usize]) -> OResult<()> {
                      run accepts; lower the ranges' maxima",
                     crate::dim::dims_text(&dims)
                 ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a tensor's dims read a dim the run finds.
+fn reads_found(data: &DataDims, t: &TensorType) -> bool {
+    t.is_dynamic() && t.dims().iter().any(|d| data.reads_found(d))
+}
+
+/// A tensor's dims at their capacity (each found dim at its largest).
+fn capacity_dims(data: &DataDims, t: &TensorType) -> Vec<Dim> {
+    t.dims().iter().map(|d| data.at_capacity(d).unwrap_or_else(|| d.clone())).collect()
+}
+
+/// What the prologue cannot compute: a dim computed from, or a condition on, a dim found while
+/// running; and a tensor whose dims may shrink as a found dim grows (its capacity would not
+/// hold it).
+fn check_found_dims(g: &Graph, data: &DataDims) -> OResult<()> {
+    let found = |d: &Dim| data.reads_found(d);
+    let computed =
+        data.dims.iter().map(|(n, x)| (n.as_str(), x)).chain(data.checks.iter().map(|c| (c.what.as_str(), &c.holds)));
+    for (what, x) in computed {
+        if x.reads_dim(&found) {
+            return err(format!(
+                "'{what}' ({x}) reads a count an operator finds while running (NonZero's, Compress's), but xcc \
+                 computes such dims before the run"
+            ));
+        }
+    }
+    let mut names: Vec<&String> = g.types.keys().collect();
+    names.sort();
+    for name in names {
+        let t = &g.types[name];
+        if let Some(d) = t.dims().iter().find(|d| data.at_capacity(d).is_none()) {
+            return Err(OnnxError::tensor(
+                name,
+                format!("its dim {d} shrinks as a count found while running grows, so its capacity is unknown"),
             ));
         }
     }
@@ -648,6 +732,11 @@ impl Entries {
         let rc = if_ok(e, rc, |e| {
             for (s, &a) in self.dim_names().zip(&all_dims) {
                 let v = e.value_op("arith.index_cast", &[a], Type::Index);
+                e.symbols.insert(s.clone(), v);
+            }
+            // An output's capacity: each found dim at its largest.
+            for (s, capacity) in &self.data.found {
+                let v = e.dim_value(capacity);
                 e.symbols.insert(s.clone(), v);
             }
             for ((_, t), &p) in self.outputs.iter().zip(targets) {
@@ -1067,8 +1156,14 @@ impl Emitter {
         dims.iter().filter(|d| !d.is_fixed()).map(|d| self.dim_value(d)).collect()
     }
 
-    /// A new buffer for a tensor of type `t` (placed in the workspace by `plan-workspace`).
+    /// A new buffer for a tensor of type `t` (placed in the workspace by `plan-workspace`); one
+    /// with dims found by the run takes its capacity, seen at its dims.
     pub fn alloc_tensor(&mut self, t: &TensorType) -> ValueId {
+        if reads_found(&self.data, t) {
+            let flat = self.alloc_capacity(t);
+            let dims = self.dim_extents(&t.dims());
+            return self.reshaped_over(flat, &dims);
+        }
         let sizes = self.dynamic_sizes(t);
         let op = self.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
             .operands(sizes.iter().copied())
@@ -1076,6 +1171,66 @@ impl Emitter {
             .attr("alignment", Attribute::i64(ALIGN))
             .attr("operandSegmentSizes", segment_sizes(&[sizes.len(), 0])));
         self.m.result(op, 0)
+    }
+
+    /// A flat buffer of a tensor's capacity, whose size the prologue knows.
+    fn alloc_capacity(&mut self, t: &TensorType) -> ValueId {
+        let n = Dim::product(&capacity_dims(&self.data, t));
+        self.alloc_tensor(&TensorType::with_dims(t.dtype, vec![n]))
+    }
+
+    /// The buffer a node's output `o` is written to: a new one, the caller's for an output, or
+    /// `None` while its dims wait for a count its operator finds ([`Emitter::found_buffer`]).
+    fn output_buffer(&mut self, o: &str, t: &TensorType) -> Option<ValueId> {
+        if !reads_found(&self.data, t) {
+            return Some(self.alloc_tensor(t));
+        }
+        let known = t.dims().iter().flat_map(|d| d.symbols()).all(|s| self.symbols.contains_key(s));
+        match (known, self.pending.get(o).copied()) {
+            (true, Some(Pending::Output(p))) => {
+                self.pending.remove(o);
+                Some(self.memref_from_ptr(p, t))
+            }
+            (true, _) => Some(self.alloc_tensor(t)),
+            (false, Some(_)) => None,
+            (false, None) => {
+                let flat = self.alloc_capacity(t);
+                self.pending.insert(o.to_string(), Pending::Capacity(flat));
+                None
+            }
+        }
+    }
+
+    /// Found dim `name`'s value (an index, at most its capacity), which the tensors after it
+    /// read.
+    pub fn define_found(&mut self, name: &str, count: ValueId) {
+        self.symbols.insert(name.to_string(), count);
+    }
+
+    /// Output `o` of the node being lowered, whose found dims are now defined: its capacity (or
+    /// the caller's buffer) seen at its dims.
+    pub fn found_buffer(&mut self, o: &str, t: &TensorType) -> OResult<ValueId> {
+        let v = match self.pending.remove(o) {
+            Some(Pending::Output(p)) => self.memref_from_ptr(p, t),
+            Some(Pending::Capacity(flat)) => {
+                let dims = self.dim_extents(&t.dims());
+                self.reshaped_over(flat, &dims)
+            }
+            None => return self.buf(o),
+        };
+        self.buffers.insert(o.to_string(), v);
+        Ok(v)
+    }
+
+    /// Stores `dims`' values (i64 each) at pointer `p`.
+    fn write_dims(&mut self, p: ValueId, dims: &[Dim]) {
+        let buf = self.memref_from_ptr(p, &TensorType::new(DType::I64, vec![dims.len()]));
+        for (j, d) in dims.iter().enumerate() {
+            let v = self.dim_value(d);
+            let v = self.value_op("arith.index_cast", &[v], Type::i64());
+            let at = self.idx(j as i64);
+            self.store(v, buf, &[at]);
+        }
     }
 
     /// A new buffer for an intermediate tensor (placed in the workspace by `plan-workspace`).

@@ -621,11 +621,22 @@ impl ShapeValue {
     }
 }
 
+/// The symbol of dim `k` of tensor `out` when its operator finds it.
+pub fn found_dim_name(out: &str, k: usize) -> String {
+    format!("{out}.{k}")
+}
+
 impl Graph {
     /// A dim whose value the run computes from its inputs ([`DataDims::define`]).
     pub fn data_dim(&self, name: String, x: DataExpr) -> Dim {
         let x = self.simplify(&x);
         self.data_dims.borrow_mut().define(name, x)
+    }
+
+    /// Dim `k` of tensor `out`, which its operator finds when it runs, at most `capacity`
+    /// ([`DataDims::find`]); the operator defines it under [`found_dim_name`].
+    pub fn found_dim(&self, out: &str, k: usize, capacity: Dim) -> Dim {
+        self.data_dims.borrow_mut().find(found_dim_name(out, k), capacity)
     }
 
     /// A condition every run checks of its shape inputs ([`DataDims::require`]).

@@ -78,6 +78,14 @@ pub fn header(
             let _ = writeln!(h, "#define {up}_{kind}{i}_NAME \"{string}\"");
             let _ = writeln!(h, "#define {up}_{kind}{i}_TYPE \"{}\"", t.dtype.name());
             let _ = writeln!(h, "#define {up}_{kind}{i}_RANK {}", t.shape.len());
+            if kind == "OUTPUT" && iface.found_outputs.contains(&i) {
+                let _ = writeln!(
+                    h,
+                    "/* (dims found by the run: at most {n}_output_dims' capacity, which the caller allocates;\n * \
+                     the run writes the dims it found to the array after the outputs) */\n#define {up}_OUTPUT{i}_DIMS_FOUND 1\n"
+                );
+                continue;
+            }
             let reads_data =
                 t.dims().iter().any(|d| d.symbols().iter().any(|s| iface.data_dims.iter().any(|(n, _)| n == s)));
             if reads_data {
@@ -162,6 +170,9 @@ pub fn header(
     for ((_, t), id) in iface.outputs.iter().zip(&names.outputs) {
         params.push(format!("{} *{id}", t.dtype.c_type()));
     }
+    for &k in &iface.found_outputs {
+        params.push(format!("int64_t *{}", names.output_dims[k]));
+    }
     let _ = writeln!(
         h,
         "/* Runs the model; returns XCC_OK (0) or an xcc_status (xcc_status_message(code) says which):\n * \
@@ -170,13 +181,21 @@ pub fn header(
          and a NULL or misaligned workspace are refused before anything runs; an index\n * \
          input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) or an integer divisor of 0\n * \
          (XCC_ERROR_DIVISION_BY_ZERO) is found while running, without reading or writing outside\n * \
-         any buffer or trapping, and leaves the outputs unspecified.\n * \
+         any buffer or trapping, and leaves the outputs unspecified.{}\n * \
          Re-entrant: concurrent calls need separate workspaces. Parallel loops run on the process-wide\n * \
          thread pool (XCC_NUM_THREADS threads, else one per core). */",
         if !iface.reads_shape_inputs {
             ""
         } else {
             " shape inputs\n * their operators refuse (XCC_ERROR_BAD_SHAPE_INPUT)"
+        },
+        if iface.found_outputs.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n * An output whose dims the run finds is allocated at its capacity ({n}_output_dims), and\n * \
+                 the run writes its dims to its int64_t array after the outputs ({up}_OUTPUTk_RANK values)."
+            )
         }
     );
     let _ = writeln!(h, "int32_t {n}_run({}, void *workspace);\n", params.join(", "));
@@ -424,7 +443,9 @@ fn string_text(text: &str) -> String {
 fn output_dims(h: &mut String, iface: &ModelInterface, size_params: &[String], dims_names: &[String]) {
     let n = &iface.name;
     let up = n.to_uppercase();
-    if iface.data_dims.is_empty() {
+    if iface.data_dims.is_empty() && !iface.found_outputs.is_empty() {
+        let _ = writeln!(h, "/* Some outputs' dims are found by the run: these are their capacities.");
+    } else if iface.data_dims.is_empty() {
         let _ = writeln!(h, "/* The run computes no dim, but checks conditions on the dims (an operator's limits).");
     } else {
         let _ = writeln!(h, "/* Dims the run computes, which the outputs' dims read:");

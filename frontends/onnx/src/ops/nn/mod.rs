@@ -26,6 +26,7 @@ mod lrn;
 mod max_roi_pool;
 mod mel_weight_matrix;
 mod mvn;
+mod non_max_suppression;
 mod pool;
 mod recurrent;
 mod rms_norm;
@@ -57,6 +58,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Det"], &det::Det);
     r.register(&["RoiAlign"], &roi_align::RoiAlign);
     r.register(&["MaxRoiPool"], &max_roi_pool::MaxRoiPool);
+    r.register(&["NonMaxSuppression"], &non_max_suppression::NonMaxSuppression);
     r.register(&["STFT"], &stft::Stft);
     r.register(&["MelWeightMatrix"], &mel_weight_matrix::MelWeightMatrix);
     // Operators defined by others (crate::ops::expansion).

@@ -17,6 +17,7 @@ mod eye_like;
 mod gather;
 mod gather_elements;
 mod gather_nd;
+mod non_zero;
 mod one_hot;
 mod pad;
 mod range;
@@ -30,6 +31,7 @@ mod split;
 mod tile;
 mod transpose;
 mod trilu;
+mod unique;
 
 use crate::emit::{identity, Emitter, LoopBuilder};
 use crate::graph::*;
@@ -61,6 +63,9 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["ScatterND"], &scatter::ScatterNd);
     r.register(&["Pad"], &pad::Pad);
     r.register(&["Trilu"], &trilu::Trilu);
+    r.register(&["NonZero"], &non_zero::NonZero);
+    r.register(&["Compress"], &non_zero::Compress);
+    r.register(&["Unique"], &unique::Unique);
     // Operators defined by others (crate::ops::expansion).
     use crate::ops::expansion::Expand as Expanded;
     r.register(&["SpaceToDepth"], &Expanded(depth_space::SpaceToDepth));
