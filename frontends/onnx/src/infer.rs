@@ -132,7 +132,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         if !op.takes_run_time_dims() {
             refuse_run_time_dims(&node, g)?;
         }
-        if op.folds_from_types() {
+        if op.folds_from_types() && node.input(0).is_some() {
             let t = g.ty(&node.inputs[0]).map_err(|e| e.in_node(&node))?.clone();
             let placeholder = Tensor { ty: t.clone(), data: Vec::new() };
             if let Some(result) = op.fold(&node, &[Some(&placeholder)]) {
@@ -210,7 +210,8 @@ fn refuse_unsupported(g: &Graph) -> OResult<()> {
 /// them, or a node whose inputs are all shape values or small integer constants, one at least a
 /// shape value. `None` leaves the node to the usual path.
 fn fold_shape_values(op: &dyn ops::onnx_op::OnnxOp, node: &Node, g: &Graph) -> Option<OResult<Vec<ShapeValue>>> {
-    let reads_run_time_dims = op.folds_from_types() && g.types.get(&node.inputs[0]).is_some_and(TensorType::is_dynamic);
+    let reads_run_time_dims =
+        op.folds_from_types() && node.inputs.first().and_then(|x| g.types.get(x)).is_some_and(TensorType::is_dynamic);
     // Most nodes read no shape value: they leave before any constant is converted.
     if !reads_run_time_dims && !node.inputs.iter().any(|x| g.shape_values.contains_key(x)) {
         return None;

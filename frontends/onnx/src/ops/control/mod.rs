@@ -2,10 +2,12 @@
 //! ([`crate::ops::expansion`]) that copies its bodies into the graph: If with a condition known at
 //! compile time takes its branch, else computes both and selects; Loop and Scan are unrolled over
 //! a trip count or sequence length known at compile time. A body reads names from the graphs
-//! around it as they are; the names it defines are renamed for each copy.
+//! around it as they are; the names it defines are renamed for each copy. An optional is the
+//! tensor it holds (`optional.rs`).
 
 mod if_op;
 mod loop_op;
+mod optional;
 mod scan;
 
 use crate::graph::*;
@@ -16,6 +18,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["If"], &Expand(if_op::If));
     r.register(&["Loop"], &Expand(loop_op::Loop));
     r.register(&["Scan"], &Expand(scan::Scan));
+    r.register(&["OptionalHasElement"], &optional::HasElement);
+    r.register(&["Optional", "OptionalGetElement"], &Expand(optional::Held));
 }
 
 /// The most copies of a body an unrolled Loop or Scan makes.
