@@ -9,6 +9,8 @@ use xcc_frontend_onnx::proto::{
 pub const FLOAT: i32 = 1;
 /// TensorProto.DataType INT64.
 pub const INT64: i32 = 7;
+/// TensorProto.DataType DOUBLE.
+pub const DOUBLE: i32 = 11;
 
 pub fn value(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
     ValueInfoProto {
@@ -59,6 +61,17 @@ pub fn with_int(mut n: NodeProto, name: &str, value: i64) -> NodeProto {
         name: Some(name.into()),
         r#type: Some(attribute_proto::AttributeType::Int as i32),
         i: Some(value),
+        ..Default::default()
+    });
+    n
+}
+
+/// Adds a FLOAT attribute.
+pub fn with_float(mut n: NodeProto, name: &str, value: f32) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Float as i32),
+        f: Some(value),
         ..Default::default()
     });
     n

@@ -10,7 +10,7 @@ use xcc_frontend_onnx::proto::{
     ValueInfoProto,
 };
 use xcc_test_suite::onnx_build::{
-    floats, int64s, model, model_with_domains, node, symbolic, value, with_ints, FLOAT, INT64,
+    floats, int64s, model, model_with_domains, node, symbolic, value, with_float, with_ints, FLOAT, INT64,
 };
 use xcc_test_suite::{clean_failure, run_trials, suite_dir, xcc_binary};
 
@@ -1040,16 +1040,6 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["clip_b", "Clip's parameter 'lo' must be a single value"],
         ),
     ]
-}
-
-fn with_float(mut n: NodeProto, name: &str, value: f32) -> NodeProto {
-    n.attribute.push(AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Float as i32),
-        f: Some(value),
-        ..Default::default()
-    });
-    n
 }
 
 /// A symbolic dim that no flag fixes stays symbolic: the run functions take it first. `--shape`

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
-use xcc_test_suite::onnx_build::{int64s, model, node, relu_model, symbolic, value, with_int, with_ints, FLOAT, INT64};
+use xcc_test_suite::onnx_build::{
+    floats, int64s, model, node, relu_model, symbolic, value, with_float, with_int, with_ints, DOUBLE, FLOAT, INT64,
+};
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
 /// TensorProto.DataType BOOL.
@@ -589,6 +591,45 @@ fn found_dims_are_written_by_the_run() -> Result<(), String> {
     drive(&dir, vec![("kept", kept)], "found_dims")
 }
 
+/// The random operators (model `draws`: RandomUniform, RandomNormal, RandomUniformLike in
+/// double, Bernoulli, Multinomial, and an unseeded RandomUniform): `random.c` checks the
+/// uniforms against its own Philox4x32-10 (itself checked on the known answers), the moments
+/// and frequencies of the rest, that a second run draws the same values, and that the
+/// unseeded node draws another stream; plain and under AddressSanitizer.
+fn random_draws_are_philox() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-random");
+    std::fs::create_dir_all(&dir).unwrap();
+    let seeded = |n: xcc_frontend_onnx::proto::NodeProto, seed: f32| with_float(n, "seed", seed);
+    let fill = |name: &str, op: &str, out: &str, n: i64| with_ints(node(name, op, &[], &[out]), "shape", &[n]);
+    let uniform =
+        with_float(with_float(seeded(fill("u0", "RandomUniform", "u", 100_000), 7.0), "low", -2.0), "high", 3.0);
+    let normal =
+        with_float(with_float(seeded(fill("n0", "RandomNormal", "n", 100_000), 7.0), "mean", 1.0), "scale", 2.0);
+    let like = seeded(with_int(node("d0", "RandomUniformLike", &["x"], &["d"]), "dtype", 11), 3.0);
+    let bernoulli = seeded(node("b0", "Bernoulli", &["p"], &["b"]), 11.0);
+    let multinomial = with_int(
+        with_int(seeded(node("m0", "Multinomial", &["logits"], &["m"]), 5.0), "sample_size", 30_000),
+        "dtype",
+        7,
+    );
+    let unseeded = with_float(with_float(fill("v0", "RandomUniform", "v", 100_000), "low", -2.0), "high", 3.0);
+    let logits: Vec<f32> = [0.2f32, 0.5, 0.3].iter().map(|p| p.ln()).collect();
+    let draws = model(
+        vec![uniform, normal, like, bernoulli, multinomial, unseeded],
+        vec![value("p", FLOAT, &[3, 20_000]), value("x", FLOAT, &[4, 5])],
+        vec![
+            value("u", FLOAT, &[100_000]),
+            value("n", FLOAT, &[100_000]),
+            value("d", DOUBLE, &[4, 5]),
+            value("b", FLOAT, &[3, 20_000]),
+            value("m", INT64, &[1, 30_000]),
+            value("v", FLOAT, &[100_000]),
+        ],
+        vec![floats("logits", &[1, 3], &logits)],
+    );
+    drive(&dir, vec![("draws", draws)], "random")
+}
+
 fn main() -> std::process::ExitCode {
     let sanitizers =
         xcc_test_suite::sanitized_runtime().map_err(|why| println!("skipped: the sanitized check ({why})"));
@@ -614,5 +655,6 @@ fn main() -> std::process::ExitCode {
             Ok(computed_dims_are_checked_where_they_meet()?)
         }),
         Trial::test("run-checks/found-dims-are-written-by-the-run", || Ok(found_dims_are_written_by_the_run()?)),
+        Trial::test("run-checks/random-draws-are-philox", || Ok(random_draws_are_philox()?)),
     ])
 }

@@ -20,6 +20,7 @@ pub mod gemm;
 pub mod ml;
 pub mod nn;
 pub mod quant;
+pub mod random;
 pub mod reduce;
 pub mod resize;
 pub mod tensor;
@@ -41,6 +42,7 @@ pub fn registry() -> &'static Registry {
         tensor::register(&mut r);
         nn::register(&mut r);
         quant::register(&mut r);
+        random::register(&mut r);
         contrib::register(&mut r);
         control::register(&mut r);
         gemm::register(&mut r);

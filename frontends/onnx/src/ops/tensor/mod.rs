@@ -343,7 +343,7 @@ fn shifted(rank: usize, axis: usize, base: usize) -> AffineMap {
 }
 
 /// The error for operators that exist only at compile time, met with inputs known only at run time.
-fn needs_constants<T>(node: &Node) -> OResult<T> {
+pub(crate) fn needs_constants<T>(node: &Node) -> OResult<T> {
     err(format!("{} needs constant inputs", node.op))
 }
 
