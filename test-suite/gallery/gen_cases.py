@@ -218,7 +218,9 @@ def contrib_cases(rng):
 
 
 def control_cases(rng):
-    """If, Loop and Scan with bodies that read outer-scope values; unrolled by xcc."""
+    """If, Loop and Scan with bodies that read outer-scope values: unrolled by xcc where the counts
+    are constants, a loop at run time where the count or condition is an input, or the count is
+    past the unrolling limit."""
     f = TensorProto.FLOAT
     x = f32(rng, [3, 4])
     w = f32(rng, [4])
@@ -245,6 +247,27 @@ def control_cases(rng):
     node = helper.make_node("Loop", ["trips", "", "acc0"], ["acc", "seen_all"], body=body)
     yield "loop_fixed_count", node, {"trips": np.array(5, np.int64), "acc0": f32(rng, [4]), "w": w}, ["acc", "seen_all"], \
         ("trips",)
+    # The same loop with its trip count read at run time: an scf.for over the count.
+    yield "loop_run_time_count", node, {"trips": np.array(7, np.int64), "acc0": f32(rng, [4]), "w": w}, \
+        ["acc", "seen_all"], ()
+    # A run-time condition given as an input (false: no iteration, the scan outputs empty).
+    node = helper.make_node("Loop", ["trips", "go", "acc0"], ["acc", "seen_all"], body=body)
+    for go in [True, False]:
+        feeds = {"trips": np.array(4, np.int64), "go": np.array(go), "acc0": f32(rng, [4]), "w": w}
+        yield f"loop_run_time_condition_{str(go).lower()}", node, feeds, ["acc", "seen_all"], ()
+    # Two carried values swapped each iteration (p, q) -> (q, p + q), past the unrolling limit.
+    fib = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]), helper.make_node("Identity", ["q"], ["p_out"]),
+         helper.make_node("Add", ["p", "q"], ["q_out"])],
+        "fib",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("p", TensorProto.INT64, [3]), helper.make_tensor_value_info("q", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("p_out", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("q_out", TensorProto.INT64, [3])])
+    node = helper.make_node("Loop", ["trips", "", "p0", "q0"], ["p", "q"], body=fib)
+    feeds = {"trips": np.array(5000, np.int64), "p0": np.array([0, 1, 2], np.int64), "q0": np.array([1, 1, 3], np.int64)}
+    yield "loop_swap_past_unrolling", node, feeds, ["p", "q"], ("trips",)
     # Scan: a running state, one input scanned backwards, the output stacked along axis 1.
     sbody = helper.make_graph(
         [helper.make_node("Add", ["s", "row"], ["s_out"]), helper.make_node("Mul", ["s_out", "w"], ["o"])],

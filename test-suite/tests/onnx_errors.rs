@@ -854,28 +854,47 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["mi", "'a' must be int8 or uint8, not float32"],
         ),
         (
-            "loop-with-a-run-time-trip-count",
+            "loop-that-stops-early-at-run-time",
             one(
-                {
-                    let body = xcc_frontend_onnx::proto::GraphProto {
-                        node: vec![node("pass_c", "Identity", &["c"], &["c_out"]), node("pass_a", "Identity", &["a"], &["a_out"])],
-                        input: vec![value("i", INT64, &[]), value("c", BOOL, &[]), value("a", FLOAT, &[2])],
-                        output: vec![value("c_out", BOOL, &[]), value("a_out", FLOAT, &[2])],
-                        ..Default::default()
-                    };
-                    let mut n = node("lp", "Loop", &["m", "", "a0"], &["y"]);
-                    n.attribute.push(AttributeProto {
-                        name: Some("body".into()),
-                        r#type: Some(attribute_proto::AttributeType::Graph as i32),
-                        g: Some(body),
-                        ..Default::default()
-                    });
-                    n
-                },
+                loop_node(vec![node("stop", "Not", &["c"], &["c_out"]), node("pass_a", "Identity", &["a"], &["a_out"])], &[2]),
                 vec![value("m", INT64, &[]), value("a0", FLOAT, &[2])],
                 value("y", FLOAT, &[2]),
             ),
-            vec!["lp", "Loop's input 'm' must be known at compile time (--bind m=VALUE): xcc unrolls it"],
+            vec!["lp", "a Loop whose body computes its condition (one that may stop early) is not supported"],
+        ),
+        (
+            "loop-carried-value-that-grows",
+            one(
+                loop_node(
+                    vec![
+                        node("pass_c", "Identity", &["c"], &["c_out"]),
+                        with_int(node("grow", "Concat", &["a", "a"], &["a_out"]), "axis", 0),
+                    ],
+                    &[4],
+                ),
+                vec![value("m", INT64, &[]), value("a0", FLOAT, &[2])],
+                value("y", FLOAT, &[2]),
+            ),
+            vec!["lp", "the loop-carried value 'a0' is float32 [2] before the loop and float32 [4] after an iteration"],
+        ),
+        (
+            "loop-body-sized-by-its-iteration",
+            model(
+                vec![loop_node(
+                    vec![
+                        node("pass_c", "Identity", &["c"], &["c_out"]),
+                        node("first", "Unsqueeze", &["i", "zero"], &["i1"]),
+                        node("cut", "Slice", &["a", "zero", "i1"], &["part"]),
+                        node("sum", "ReduceSum", &["part"], &["s"]),
+                        node("add", "Add", &["a", "s"], &["a_out"]),
+                    ],
+                    &[2],
+                )],
+                vec![value("m", INT64, &[]), value("a0", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![int64s("zero", &[1], &[0])],
+            ),
+            vec!["lp", "a Loop body whose dims are read from data (the iteration number, a carried value)"],
         ),
         (
             "add-of-two-types",
@@ -1606,4 +1625,23 @@ fn main() -> std::process::ExitCode {
         Ok(shape_flags_that_contradict_the_model()?)
     }));
     run_trials(trials)
+}
+
+/// `Loop(m, "", a0) -> y` whose body runs `nodes` over (i, c, a) and gives (c_out, a_out), with
+/// a_out of dims `a_out`.
+fn loop_node(nodes: Vec<NodeProto>, a_out: &[i64]) -> NodeProto {
+    let body = xcc_frontend_onnx::proto::GraphProto {
+        node: nodes,
+        input: vec![value("i", INT64, &[]), value("c", BOOL, &[]), value("a", FLOAT, &[2])],
+        output: vec![value("c_out", BOOL, &[]), value("a_out", FLOAT, a_out)],
+        ..Default::default()
+    };
+    let mut n = node("lp", "Loop", &["m", "", "a0"], &["y"]);
+    n.attribute.push(AttributeProto {
+        name: Some("body".into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(body),
+        ..Default::default()
+    });
+    n
 }

@@ -1116,7 +1116,7 @@ impl Emitter {
 
     /// The buffer of a tensor folded at compile time (no node writes it): a constant's global,
     /// or a shape value's dims filled at run time; `None` for any other tensor.
-    fn folded_buffer(&mut self, g: &Graph, name: &str) -> Option<ValueId> {
+    pub fn folded_buffer(&mut self, g: &Graph, name: &str) -> Option<ValueId> {
         match (g.consts.get(name), g.shape_values.get(name)) {
             (Some(t), _) => Some(self.constant_buffer(t)),
             (None, Some(v)) => Some(self.shape_value_buffer(v)),

@@ -175,6 +175,12 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         if n.outputs.iter().any(|o| needed.contains(o)) {
             live[i] = true;
             needed.extend(n.inputs.iter().filter(|x| !x.is_empty()).cloned());
+            // A body lowered as it is (a Loop at run time) reads names from around it.
+            for a in n.attrs.values() {
+                if let Attr::Graph(body) = a {
+                    needed.extend(body.free_names());
+                }
+            }
         }
     }
     g.nodes = kept.into_iter().zip(live).filter(|(_, l)| *l).map(|(n, _)| n).collect();

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["If"], &Expand(if_op::If));
-    r.register(&["Loop"], &Expand(loop_op::Loop));
+    r.register(&["Loop"], &loop_op::Loop);
     r.register(&["Scan"], &Expand(scan::Scan));
     r.register(&["OptionalHasElement"], &optional::HasElement);
     r.register(&["Optional", "OptionalGetElement"], &Expand(optional::Held));

@@ -1,14 +1,58 @@
-//! Loop, unrolled: a trip count known at compile time, and a condition that cannot stop it early
-//! (absent or true, and passed through by the body). Each iteration's body gets the iteration
-//! number, `true` and the carried values; the scan outputs are the iterations' values stacked.
+//! Loop. With a trip count known at compile time (at most [`MAX_UNROLL`]) and a condition
+//! that cannot stop it early (absent or true, and passed through by the body), it is unrolled:
+//! each iteration's body is copied into the graph with the iteration number, `true` and the
+//! carried values, and the scan outputs are the iterations' values stacked.
+//!
+//! Otherwise it is a loop at run time ([`run_time`]): the trip count (and a condition given as
+//! an input and passed through) read by the run before anything else, as a data dim, and the
+//! body, inferred as a graph of its own, lowered once inside an `scf.for`.
 
 use super::{body, constant_count, inline, MAX_UNROLL};
+use crate::emit::Emitter;
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
+use crate::ops::onnx_op::OnnxOp;
+
+mod run_time;
 
 pub struct Loop;
 
-impl Expanded for Loop {
+impl OnnxOp for Loop {
+    fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
+        if !unrolls(node, g) {
+            return None;
+        }
+        let mut x = Expansion::new(node);
+        Some(Unrolled.write(node, g, &mut x).map(|()| x.finish()))
+    }
+
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        run_time::output_types(node, g)
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        run_time::lower(node, g, e)
+    }
+}
+
+/// Whether the loop unrolls: a constant trip count of at most [`MAX_UNROLL`], and a condition
+/// absent or constant true that the body passes through.
+fn unrolls(node: &Node, g: &Graph) -> bool {
+    let count = constant_count(node, g, 0).and_then(Result::ok);
+    let cond_true =
+        node.input(1).is_none_or(|c| g.consts.get(c).is_some_and(|t| t.to_f64().first().is_some_and(|&v| v != 0.0)));
+    let passes = body(node, "body").is_ok_and(passes_condition_through);
+    count.is_some_and(|n| n <= MAX_UNROLL) && cond_true && passes
+}
+
+/// The unrolled form.
+struct Unrolled;
+
+impl Expanded for Unrolled {
     fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
         let b = body(node, "body")?;
         let Some(trips) = constant_count(node, g, 0) else {
@@ -58,7 +102,7 @@ impl Expanded for Loop {
 
 /// Whether the body's condition output is its condition input (directly or through Identity)
 /// or a constant true.
-fn passes_condition_through(b: &Subgraph) -> bool {
+pub(super) fn passes_condition_through(b: &Subgraph) -> bool {
     let (Some(cond_in), Some(mut name)) = (b.inputs.get(1), b.outputs.first().cloned()) else { return false };
     loop {
         if &name == cond_in {

@@ -1,0 +1,268 @@
+//! A Loop at run time. The number of iterations is the trip count, at least 0, or 0 where a
+//! condition given as an input is false: read from the inputs (or computed from them by integer
+//! arithmetic) before anything else, as a data dim, which also sizes the scan outputs. The body
+//! must pass its condition through (it cannot stop the loop early) and keep the carried values'
+//! types; it is inferred as a graph of its own (its inputs typed as the iteration number, the
+//! condition and the carried values; names from around it as they are), and its dims may not be
+//! read from data.
+//!
+//! Lowered as one `scf.for`: the carried values live in the Loop's outputs (their initial values
+//! copied in first); every tensor of the body has its buffer before the loop, so the workspace
+//! plan sees them all; each iteration stores its number, runs the body's nodes, writes its scan
+//! values at their row of the scan outputs, and copies the new carried values over the old ones
+//! (through a copy where the body passes one of its inputs on, so that a swap works). Buffers an
+//! operator allocates inside the body are moved before the loop.
+
+use super::super::body;
+use super::passes_condition_through;
+use crate::emit::{Emitter, LoopBuilder};
+use crate::graph::*;
+use crate::ops::computed_data::computed_data;
+use std::cell::RefCell;
+use xcc_ir::{Module, OpId, Type, ValueId};
+
+/// The types of the Loop's outputs: the carried values', then each scan value's with the
+/// iterations first.
+pub fn output_types(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+    let b = body(node, "body")?;
+    let bg = body_graph(node, g)?;
+    let carried = node.inputs.len() - 2;
+    let n = iterations(node, g)?;
+    let mut types = Vec::new();
+    for k in 0..carried {
+        let before = g.ty(&node.inputs[2 + k])?;
+        let after = bg.ty(&b.outputs[1 + k])?;
+        if after.dtype != before.dtype || after.dims() != before.dims() {
+            return err(format!(
+                "the loop-carried value '{}' is {} before the loop and {} after an iteration, but a loop at run \
+                 time keeps its carried values' types",
+                node.inputs[2 + k],
+                before.describe(),
+                after.describe()
+            ));
+        }
+        types.push(before.clone());
+    }
+    for o in &b.outputs[1 + carried..] {
+        let t = bg.ty(o)?;
+        types.push(TensorType::with_dims(t.dtype, std::iter::once(n.clone()).chain(t.dims()).collect()));
+    }
+    Ok(types)
+}
+
+/// The number of iterations, a dim (a data dim when read from the inputs).
+fn iterations(node: &Node, g: &Graph) -> OResult<Dim> {
+    let Some(trip) = node.input(0) else {
+        return err("a Loop without a trip count (one that runs until its condition) is not supported");
+    };
+    let read = |name: &str, what: &str| -> OResult<DataExpr> {
+        match computed_data(g, name)?.as_deref() {
+            Some([x]) => Ok(x.clone()),
+            _ => err(format!(
+                "Loop's {what} '{name}' must be a constant, an input, or computed from them by integer arithmetic"
+            )),
+        }
+    };
+    let mut n = read(trip, "trip count")?.max(&DataExpr::num(0));
+    if let Some(c) = node.input(1) {
+        // A bool reads as 0 or -1.
+        n = read(c, "condition")?.eq(&DataExpr::num(0)).select(&DataExpr::num(0), &n);
+    }
+    let b = body(node, "body")?;
+    if !passes_condition_through(b) {
+        return err("a Loop whose body computes its condition (one that may stop early) is not supported");
+    }
+    Ok(g.data_dim(format!("{}.iterations", node.outputs.first().map_or("loop", String::as_str)), n))
+}
+
+/// The body as a graph of its own, inferred: its inputs typed as the iteration number (int64),
+/// the condition (bool) and the carried values, and every name from around it visible.
+fn body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
+    let b = body(node, "body")?;
+    let carried = &node.inputs[2..];
+    if b.inputs.len() != 2 + carried.len() || b.outputs.len() < 1 + carried.len() {
+        return err(format!(
+            "Loop's body takes {} inputs and gives {} outputs for {} carried values",
+            b.inputs.len(),
+            b.outputs.len(),
+            carried.len()
+        ));
+    }
+    let mut bg = Graph {
+        name: format!("{} body", node.outputs.first().map_or("loop", String::as_str)),
+        inputs: b.inputs.clone(),
+        outputs: b.outputs.clone(),
+        nodes: b.nodes.clone(),
+        consts: g.consts.clone(),
+        types: g.types.clone(),
+        shape_values: g.shape_values.clone(),
+        symbols: g.symbols.clone(),
+        bounds: g.bounds.clone(),
+        data_dims: RefCell::new(g.data_dims.borrow().clone()),
+    };
+    let mut input_types = vec![TensorType::new(DType::I64, vec![]), TensorType::new(DType::Bool, vec![])];
+    for c in carried {
+        input_types.push(g.ty(c)?.clone());
+    }
+    for (name, t) in b.inputs.iter().zip(input_types) {
+        bg.consts.remove(name);
+        bg.shape_values.remove(name);
+        bg.types.insert(name.clone(), t);
+    }
+    for (name, t) in &b.consts {
+        bg.types.insert(name.clone(), t.ty.clone());
+        bg.consts.insert(name.clone(), t.clone());
+    }
+    crate::infer::infer_and_fold(&mut bg)?;
+    let (before, after) = (g.data_dims.borrow(), bg.data_dims.borrow());
+    if after.dims.len() != before.dims.len()
+        || after.checks.len() != before.checks.len()
+        || after.found.len() != before.found.len()
+    {
+        return err(
+            "a Loop body whose dims are read from data (the iteration number, a carried value) is not supported at run \
+             time; give the trip count as a constant to unroll it",
+        );
+    }
+    drop((before, after));
+    Ok(bg)
+}
+
+pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+    let b = body(node, "body")?;
+    let bg = body_graph(node, g)?;
+    let carried = node.inputs.len() - 2;
+    let n = iterations(node, g)?;
+    let trips = e.dim_extent(&n);
+    let mut state = Vec::new();
+    for k in 0..carried {
+        let t = g.ty(&node.inputs[2 + k])?;
+        let s = match node.outputs.get(k).filter(|o| !o.is_empty()) {
+            Some(o) => e.buf(o)?,
+            None => e.alloc_tensor(t),
+        };
+        let initial = e.buf(&node.inputs[2 + k])?;
+        copy_elements(e, initial, s, &[]);
+        state.push(s);
+    }
+    let iteration = e.alloc_tensor(&TensorType::new(DType::I64, vec![]));
+    let truth = e.alloc_tensor(&TensorType::new(DType::Bool, vec![]));
+    let yes = e.const_int(1, Type::i1());
+    e.store(yes, truth, &[]);
+    e.buffers.insert(b.inputs[0].clone(), iteration);
+    e.buffers.insert(b.inputs[1].clone(), truth);
+    for (name, &s) in b.inputs[2..].iter().zip(&state) {
+        e.buffers.insert(name.clone(), s);
+    }
+    body_buffers(e, &bg, b)?;
+    // A carried value the body passes on from its inputs goes through a copy.
+    let mut staged = Vec::new();
+    for k in 0..carried {
+        let from_input = b.inputs.contains(&b.outputs[1 + k]);
+        staged.push(if from_input { Some(e.alloc_tensor(g.ty(&node.inputs[2 + k])?)) } else { None });
+    }
+    let outer = e.block;
+    let mut lowered = Ok(());
+    e.for_loop_over(trips, |e, i| {
+        let number = e.value_op("arith.index_cast", &[i], Type::i64());
+        e.store(number, iteration, &[]);
+        for bn in &bg.nodes {
+            if lowered.is_ok() {
+                lowered = match crate::ops::registry().get_in(&bn.domain, &bn.op) {
+                    Some(op) => op.lower(bn, &bg, e).map_err(|err| err.in_node(bn)),
+                    None => Err(OnnxError::msg("internal: an unregistered operator").in_node(bn)),
+                };
+            }
+        }
+        for (j, o) in b.outputs[1 + carried..].iter().enumerate() {
+            if let (Some(out), Some(&v)) = (node.outputs.get(carried + j).filter(|o| !o.is_empty()), e.buffers.get(o)) {
+                let out = e.buffers[out];
+                copy_elements(e, v, out, &[i]);
+            }
+        }
+        let results: Vec<ValueId> = (0..carried).map(|k| e.buffers[&b.outputs[1 + k]]).collect();
+        for (k, &r) in results.iter().enumerate() {
+            if let Some(s) = staged[k] {
+                copy_elements(e, r, s, &[]);
+            }
+        }
+        for k in 0..carried {
+            let from = staged[k].unwrap_or(results[k]);
+            if from != state[k] {
+                copy_elements(e, from, state[k], &[]);
+            }
+        }
+    });
+    lowered?;
+    let the_loop = *e.m.blocks[outer].ops.last().expect("the loop just emitted");
+    hoist_allocations(&mut e.m, the_loop)
+}
+
+/// The buffers of every tensor the body reads or writes that has none yet: its constants
+/// and folded values, and its nodes' outputs.
+fn body_buffers(e: &mut Emitter, bg: &Graph, b: &Subgraph) -> OResult<()> {
+    let reads = bg.nodes.iter().flat_map(|n| n.inputs.iter()).chain(b.outputs.iter());
+    for x in reads.filter(|x| !x.is_empty()).cloned().collect::<Vec<_>>() {
+        if !e.buffers.contains_key(&x) && !bg.nodes.iter().any(|n| n.outputs.contains(&x)) {
+            let v =
+                e.folded_buffer(bg, &x).ok_or_else(|| OnnxError::tensor(&x, "internal: the tensor has no buffer"))?;
+            e.buffers.insert(x, v);
+        }
+    }
+    for bn in &bg.nodes {
+        for o in bn.outputs.iter().filter(|o| !o.is_empty()) {
+            let v = e.alloc_tensor(bg.ty(o)?);
+            e.buffers.insert(o.clone(), v);
+        }
+    }
+    Ok(())
+}
+
+/// Copies `src` into `dst` element by element, at `dst`'s leading indices `at` (a scan
+/// output's row). A loop of loads and stores rather than a `kernel.copy`, which the workspace
+/// plan could elide by placing `src` in `dst`: inside a loop, `dst` is still read after `src`
+/// is written.
+fn copy_elements(e: &mut Emitter, src: ValueId, dst: ValueId, at: &[ValueId]) {
+    let dims = e.extents(src);
+    e.loop_nest_over(&dims, &mut |e, ivs| {
+        let v = e.load(src, ivs);
+        let to: Vec<ValueId> = at.iter().chain(ivs).copied().collect();
+        e.store(v, dst, &to);
+    });
+}
+
+/// Moves the `memref.alloc`s inside `the_loop` whose sizes are known outside it to just before
+/// it, where the workspace plan places them; an allocation sized inside the loop is an error.
+fn hoist_allocations(m: &mut Module, the_loop: OpId) -> OResult<()> {
+    let mut allocs = Vec::new();
+    m.walk_nested(the_loop, &mut |op| {
+        if m.ops[op].name == "memref.alloc" {
+            allocs.push(op);
+        }
+    });
+    for alloc in allocs {
+        if m.ops[alloc].operands.iter().any(|&v| defined_inside(m, v, the_loop)) {
+            return err("a Loop body makes a tensor whose size changes from one iteration to the next");
+        }
+        let (Some((from, at)), Some((to, before))) = (m.op_index(alloc), m.op_index(the_loop)) else {
+            return err("internal: an allocation outside any block");
+        };
+        m.blocks[from].ops.remove(at);
+        m.blocks[to].ops.insert(before, alloc);
+        m.ops[alloc].parent = Some(to);
+    }
+    Ok(())
+}
+
+/// Whether value `v` is defined inside operation `op`'s regions.
+fn defined_inside(m: &Module, v: ValueId, op: OpId) -> bool {
+    let mut block = m.value_block(v);
+    while let Some(b) = block {
+        match m.parent_op_of_block(b) {
+            Some(p) if p == op => return true,
+            Some(p) => block = m.ops[p].parent,
+            None => return false,
+        }
+    }
+    false
+}
