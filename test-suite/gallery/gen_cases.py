@@ -255,6 +255,25 @@ def control_cases(rng):
     for go in [True, False]:
         feeds = {"trips": np.array(4, np.int64), "go": np.array(go), "acc0": f32(rng, [4]), "w": w}
         yield f"loop_run_time_condition_{str(go).lower()}", node, feeds, ["acc", "seen_all"], ()
+    # A loop that stops where its body's condition turns false (the sum passes a limit), with
+    # scan outputs as long as the run finds; and one whose condition input is false.
+    until = helper.make_graph(
+        [helper.make_node("Add", ["acc", "w"], ["acc_out"]),
+         helper.make_node("ReduceSum", ["acc_out"], ["total"], keepdims=0),
+         helper.make_node("Less", ["total", "limit"], ["cond_out"]),
+         helper.make_node("Mul", ["acc_out", "acc_out"], ["squares"])],
+        "until",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc", f, [4])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", f, [4]),
+         helper.make_tensor_value_info("squares", f, [4])])
+    node = helper.make_node("Loop", ["trips", "", "acc0"], ["acc", "squares_all"], body=until)
+    steps = np.abs(w) + 0.25
+    feeds = {"trips": np.array(50, np.int64), "acc0": np.zeros(4, np.float32), "w": steps,
+             "limit": np.array(9.5 * steps.sum(), np.float32)}
+    yield "loop_until_condition", node, feeds, ["acc", "squares_all"], ()
+    feeds = dict(feeds, trips=np.array(6, np.int64))
+    yield "loop_until_condition_or_count", node, feeds, ["acc", "squares_all"], ()
     # Two carried values swapped each iteration (p, q) -> (q, p + q), past the unrolling limit.
     fib = helper.make_graph(
         [helper.make_node("Identity", ["cond"], ["cond_out"]), helper.make_node("Identity", ["q"], ["p_out"]),

@@ -854,13 +854,18 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["mi", "'a' must be int8 or uint8, not float32"],
         ),
         (
-            "loop-that-stops-early-at-run-time",
+            "loop-without-a-trip-count",
             one(
-                loop_node(vec![node("stop", "Not", &["c"], &["c_out"]), node("pass_a", "Identity", &["a"], &["a_out"])], &[2]),
-                vec![value("m", INT64, &[]), value("a0", FLOAT, &[2])],
+                {
+                    let mut n =
+                        loop_node(vec![node("stop", "Not", &["c"], &["c_out"]), node("pass_a", "Identity", &["a"], &["a_out"])], &[2]);
+                    n.input[0] = String::new();
+                    n
+                },
+                vec![value("a0", FLOAT, &[2])],
                 value("y", FLOAT, &[2]),
             ),
-            vec!["lp", "a Loop whose body computes its condition (one that may stop early) is not supported"],
+            vec!["lp", "a Loop without a trip count (one that runs until its condition) is not supported"],
         ),
         (
             "loop-carried-value-that-grows",

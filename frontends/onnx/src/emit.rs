@@ -1222,6 +1222,22 @@ impl Emitter {
         Ok(v)
     }
 
+    /// Output `o` of the node being lowered, whose found dims are not yet known, seen at its
+    /// capacity (each found dim at its largest): where an operator writes before it knows how
+    /// many it wrote. The rows it writes stay where [`Emitter::found_buffer`] sees them when the
+    /// found dim is the leading one (a Loop's scan outputs).
+    pub fn capacity_view(&mut self, o: &str, t: &TensorType) -> OResult<ValueId> {
+        let dims = capacity_dims(&self.data, t);
+        match self.pending.get(o).copied() {
+            Some(Pending::Output(p)) => Ok(self.memref_from_ptr(p, &TensorType::with_dims(t.dtype, dims))),
+            Some(Pending::Capacity(flat)) => {
+                let extents = self.dim_extents(&dims);
+                Ok(self.reshaped_over(flat, &extents))
+            }
+            None => self.buf(o),
+        }
+    }
+
     /// Stores `dims`' values (i64 each) at pointer `p`.
     fn write_dims(&mut self, p: ValueId, dims: &[Dim]) {
         let buf = self.memref_from_ptr(p, &TensorType::new(DType::I64, vec![dims.len()]));

@@ -1,9 +1,10 @@
-//! Control flow: If, Loop and Scan, whose bodies are graphs. Each is an expansion
-//! ([`crate::ops::expansion`]) that copies its bodies into the graph: If with a condition known at
-//! compile time takes its branch, else computes both and selects; Loop and Scan are unrolled over
-//! a trip count or sequence length known at compile time. A body reads names from the graphs
-//! around it as they are; the names it defines are renamed for each copy. An optional is the
-//! tensor it holds (`optional.rs`).
+//! Control flow: If, Loop and Scan, whose bodies are graphs. If and Scan are expansions
+//! ([`crate::ops::expansion`]) that copy their bodies into the graph: If with a condition known at
+//! compile time takes its branch, else computes both and selects; Scan is unrolled over a sequence
+//! length known at compile time. Loop is unrolled the same way over a constant trip count, and
+//! otherwise lowered as a loop at run time (`loop_op/run_time.rs`). A body reads names from the
+//! graphs around it as they are; the names it defines are renamed for each copy. An optional is
+//! the tensor it holds (`optional.rs`).
 
 mod if_op;
 mod loop_op;

@@ -1,10 +1,13 @@
-//! A Loop at run time. The number of iterations is the trip count, at least 0, or 0 where a
-//! condition given as an input is false: read from the inputs (or computed from them by integer
-//! arithmetic) before anything else, as a data dim, which also sizes the scan outputs. The body
-//! must pass its condition through (it cannot stop the loop early) and keep the carried values'
-//! types; it is inferred as a graph of its own (its inputs typed as the iteration number, the
-//! condition and the carried values; names from around it as they are), and its dims may not be
-//! read from data.
+//! A Loop at run time. Its trip count, at least 0, or 0 where a condition given as an input is
+//! false, is read from the inputs (or computed from them by integer arithmetic) before anything
+//! else, as a data dim. A body that passes its condition through runs that many times, which
+//! sizes the scan outputs. A body that computes its condition stops the loop where it is false:
+//! then the number of iterations is found by the run ([`crate::data_dim::DataDims::found`], the
+//! trip count its capacity), and the scan outputs are written at their capacity and seen at
+//! their found length after the loop. The body must keep the carried values' types; it is
+//! inferred as a graph of its own (its inputs typed as the iteration number, the condition and
+//! the carried values; names from around it as they are), and its dims may not be read from
+//! data.
 //!
 //! Lowered as one `scf.for`: the carried values live in the Loop's outputs (their initial values
 //! copied in first); every tensor of the body has its buffer before the loop, so the workspace
@@ -27,7 +30,7 @@ pub fn output_types(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     let b = body(node, "body")?;
     let bg = body_graph(node, g)?;
     let carried = node.inputs.len() - 2;
-    let n = iterations(node, g)?;
+    let n = iterations(node, g)?.dim();
     let mut types = Vec::new();
     for k in 0..carried {
         let before = g.ty(&node.inputs[2 + k])?;
@@ -50,8 +53,31 @@ pub fn output_types(node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
     Ok(types)
 }
 
-/// The number of iterations, a dim (a data dim when read from the inputs).
-fn iterations(node: &Node, g: &Graph) -> OResult<Dim> {
+/// How many times the body runs.
+enum Iterations {
+    /// The trip count (a data dim when read from the inputs).
+    Counted(Dim),
+    /// Until the body's condition is false, at most the trip count: a dim the run finds, named
+    /// `name`.
+    UntilFalse { trips: Dim, name: String },
+}
+
+impl Iterations {
+    fn dim(&self) -> Dim {
+        match self {
+            Iterations::Counted(n) => n.clone(),
+            Iterations::UntilFalse { name, .. } => Dim::symbol(name),
+        }
+    }
+
+    fn trips(&self) -> &Dim {
+        match self {
+            Iterations::Counted(n) | Iterations::UntilFalse { trips: n, .. } => n,
+        }
+    }
+}
+
+fn iterations(node: &Node, g: &Graph) -> OResult<Iterations> {
     let Some(trip) = node.input(0) else {
         return err("a Loop without a trip count (one that runs until its condition) is not supported");
     };
@@ -68,11 +94,14 @@ fn iterations(node: &Node, g: &Graph) -> OResult<Dim> {
         // A bool reads as 0 or -1.
         n = read(c, "condition")?.eq(&DataExpr::num(0)).select(&DataExpr::num(0), &n);
     }
-    let b = body(node, "body")?;
-    if !passes_condition_through(b) {
-        return err("a Loop whose body computes its condition (one that may stop early) is not supported");
+    let out = node.outputs.first().map_or("loop", String::as_str);
+    let trips = g.data_dim(format!("{out}.trips"), n);
+    if passes_condition_through(body(node, "body")?) {
+        return Ok(Iterations::Counted(trips));
     }
-    Ok(g.data_dim(format!("{}.iterations", node.outputs.first().map_or("loop", String::as_str)), n))
+    let name = format!("{out}.iterations");
+    g.data_dims.borrow_mut().find(name.clone(), trips.clone());
+    Ok(Iterations::UntilFalse { trips, name })
 }
 
 /// The body as a graph of its own, inferred: its inputs typed as the iteration number (int64),
@@ -132,8 +161,8 @@ pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
     let b = body(node, "body")?;
     let bg = body_graph(node, g)?;
     let carried = node.inputs.len() - 2;
-    let n = iterations(node, g)?;
-    let trips = e.dim_extent(&n);
+    let iterations = iterations(node, g)?;
+    let trips = e.dim_extent(iterations.trips());
     let mut state = Vec::new();
     for k in 0..carried {
         let t = g.ty(&node.inputs[2 + k])?;
@@ -145,12 +174,24 @@ pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         copy_elements(e, initial, s, &[]);
         state.push(s);
     }
+    // The scan outputs, at their capacity when the run finds how many rows they have.
+    let mut scans = Vec::new();
+    for o in node.outputs.iter().skip(carried) {
+        scans.push(match (o.is_empty(), &iterations) {
+            (true, _) => None,
+            (false, Iterations::Counted(_)) => Some(e.buf(o)?),
+            (false, Iterations::UntilFalse { .. }) => Some(e.capacity_view(o, g.ty(o)?)?),
+        });
+    }
     let iteration = e.alloc_tensor(&TensorType::new(DType::I64, vec![]));
-    let truth = e.alloc_tensor(&TensorType::new(DType::Bool, vec![]));
+    let running = e.alloc_tensor(&TensorType::new(DType::Bool, vec![]));
+    let count = e.alloc_tensor(&TensorType::new(DType::I64, vec![]));
     let yes = e.const_int(1, Type::i1());
-    e.store(yes, truth, &[]);
+    e.store(yes, running, &[]);
+    let zero = e.const_int(0, Type::i64());
+    e.store(zero, count, &[]);
     e.buffers.insert(b.inputs[0].clone(), iteration);
-    e.buffers.insert(b.inputs[1].clone(), truth);
+    e.buffers.insert(b.inputs[1].clone(), running);
     for (name, &s) in b.inputs[2..].iter().zip(&state) {
         e.buffers.insert(name.clone(), s);
     }
@@ -161,41 +202,79 @@ pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let from_input = b.inputs.contains(&b.outputs[1 + k]);
         staged.push(if from_input { Some(e.alloc_tensor(g.ty(&node.inputs[2 + k])?)) } else { None });
     }
+    let stops = matches!(iterations, Iterations::UntilFalse { .. });
     let outer = e.block;
     let mut lowered = Ok(());
     e.for_loop_over(trips, |e, i| {
-        let number = e.value_op("arith.index_cast", &[i], Type::i64());
-        e.store(number, iteration, &[]);
-        for bn in &bg.nodes {
-            if lowered.is_ok() {
-                lowered = match crate::ops::registry().get_in(&bn.domain, &bn.op) {
-                    Some(op) => op.lower(bn, &bg, e).map_err(|err| err.in_node(bn)),
-                    None => Err(OnnxError::msg("internal: an unregistered operator").in_node(bn)),
-                };
+        let go = e.load(running, &[]);
+        e.if_then(go, |e| {
+            lowered = iteration_body(e, &bg, b, i, iteration, &scans, &state, &staged);
+            if stops {
+                let cond = e.buffers[&b.outputs[0]];
+                let cond = e.load(cond, &[]);
+                e.store(cond, running, &[]);
             }
-        }
-        for (j, o) in b.outputs[1 + carried..].iter().enumerate() {
-            if let (Some(out), Some(&v)) = (node.outputs.get(carried + j).filter(|o| !o.is_empty()), e.buffers.get(o)) {
-                let out = e.buffers[out];
-                copy_elements(e, v, out, &[i]);
-            }
-        }
-        let results: Vec<ValueId> = (0..carried).map(|k| e.buffers[&b.outputs[1 + k]]).collect();
-        for (k, &r) in results.iter().enumerate() {
-            if let Some(s) = staged[k] {
-                copy_elements(e, r, s, &[]);
-            }
-        }
-        for k in 0..carried {
-            let from = staged[k].unwrap_or(results[k]);
-            if from != state[k] {
-                copy_elements(e, from, state[k], &[]);
-            }
-        }
+            let n = e.load(count, &[]);
+            let one = e.const_int(1, Type::i64());
+            let n = e.value_op("arith.addi", &[n, one], Type::i64());
+            e.store(n, count, &[]);
+        });
     });
     lowered?;
     let the_loop = *e.m.blocks[outer].ops.last().expect("the loop just emitted");
-    hoist_allocations(&mut e.m, the_loop)
+    hoist_allocations(&mut e.m, the_loop)?;
+    if let Iterations::UntilFalse { name, .. } = &iterations {
+        let n = e.load(count, &[]);
+        let n = e.value_op("arith.index_cast", &[n], Type::Index);
+        e.define_found(name, n);
+        for o in node.outputs.iter().skip(carried).filter(|o| !o.is_empty()) {
+            e.found_buffer(o, g.ty(o)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// One iteration `i`: its number stored, the body's nodes, its scan values at row `i`, and
+/// the new carried values over the old.
+#[allow(clippy::too_many_arguments)]
+fn iteration_body(
+    e: &mut Emitter,
+    bg: &Graph,
+    b: &Subgraph,
+    i: ValueId,
+    iteration: ValueId,
+    scans: &[Option<ValueId>],
+    state: &[ValueId],
+    staged: &[Option<ValueId>],
+) -> OResult<()> {
+    let number = e.value_op("arith.index_cast", &[i], Type::i64());
+    e.store(number, iteration, &[]);
+    for bn in &bg.nodes {
+        match crate::ops::registry().get_in(&bn.domain, &bn.op) {
+            Some(op) => op.lower(bn, bg, e).map_err(|err| err.in_node(bn))?,
+            None => return Err(OnnxError::msg("internal: an unregistered operator").in_node(bn)),
+        }
+    }
+    let carried = state.len();
+    for (o, out) in b.outputs[1 + carried..].iter().zip(scans) {
+        if let Some(&out) = out.as_ref() {
+            let v = e.buffers[o];
+            copy_elements(e, v, out, &[i]);
+        }
+    }
+    let results: Vec<ValueId> = (0..carried).map(|k| e.buffers[&b.outputs[1 + k]]).collect();
+    for (&r, s) in results.iter().zip(staged) {
+        if let Some(s) = *s {
+            copy_elements(e, r, s, &[]);
+        }
+    }
+    for k in 0..carried {
+        let from = staged[k].unwrap_or(results[k]);
+        if from != state[k] {
+            copy_elements(e, from, state[k], &[]);
+        }
+    }
+    Ok(())
 }
 
 /// The buffers of every tensor the body reads or writes that has none yet: its constants
