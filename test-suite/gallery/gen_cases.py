@@ -468,7 +468,8 @@ def data_sized_cases(rng):
     """Outputs as long as the data decides, which the run finds: NonMaxSuppression over many
     overlapping boxes (two batches, three classes; corners and centers; with and without a
     score threshold), NonZero of a 3-D tensor, Compress along an axis with a short condition,
-    and Unique of repeated slices (sorted) and of repeated floats (in first-seen order)."""
+    a float Range over bounds computed by float arithmetic, and Unique of repeated slices
+    (sorted) and of repeated floats (in first-seen order)."""
     centers = rng.uniform(0, 20, [2, 40, 2]).astype(np.float32)
     sizes = rng.uniform(6, 14, [2, 40, 2]).astype(np.float32)
     corners = np.concatenate([centers - sizes / 2, centers + sizes / 2], axis=2)[:, :, [1, 0, 3, 2]]
@@ -490,6 +491,13 @@ def data_sized_cases(rng):
     slices = rng.integers(0, 3, [4, 6, 2]).astype(np.int64)[:, rng.integers(0, 3, 6), :]
     outputs = ["y", "indices", "inverse", "counts"]
     yield ("unique_sorted_slices", helper.make_node("Unique", ["x"], outputs, axis=1), {"x": slices}, outputs, ())
+    # A float Range whose bounds are computed from inputs by float arithmetic: its length is a
+    # data dim the run computes from them.
+    nodes = [helper.make_node("Add", ["start", "start"], ["twice"]),
+             helper.make_node("Sub", ["limit", "start"], ["shortened"]),
+             helper.make_node("Range", ["twice", "shortened", "delta"], ["y"])]
+    feeds = {"start": np.array(0.5, np.float32), "limit": np.array(7.25, np.float32), "delta": np.array(0.75, np.float32)}
+    yield "range_of_computed_float_bounds", nodes, feeds, ["y"], ()
     floats = rng.choice(np.array([1.5, -2.0, 0.25, 7.0, -0.5], np.float32), [5, 6])
     yield ("unique_first_seen_floats", helper.make_node("Unique", ["x"], outputs, sorted=0), {"x": floats}, outputs,
            ())
@@ -660,12 +668,15 @@ def classic_ml_cases(rng):
 
 
 def write(out, name, node, feeds, output_names, inits=(), opset=22):
+    """One case: `node` (or a list of nodes, the last one naming the case's operator) over `feeds`."""
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
     feeds = {k: v for k, v in feeds.items() if k not in {t.name for t in inits}}
     inputs = [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
               for k, v in feeds.items()]
     outputs = [helper.make_empty_tensor_value_info(o) for o in output_names]
-    graph = helper.make_graph([node], name, inputs, outputs, initializer=inits)
+    nodes = node if isinstance(node, list) else [node]
+    node = nodes[-1]
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
     imports = [helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)]
     if node.domain == "ai.onnx.ml":
         imports.append(helper.make_opsetid("ai.onnx.ml", 5))

@@ -1446,8 +1446,10 @@ fn shapes_computed_from_run_time_dims() -> Result<(), String> {
     )?;
     let float_range = model(
         vec![
-            node("double3", "Add", &["start", "start"], &["twice"]),
-            node("range1", "Range", &["twice", "limit", "delta"], &["y"]),
+            node("square3", "Mul", &["start", "start"], &["squared"]),
+            node("floor3", "Floor", &["squared"], &["whole"]),
+            node("sin3", "Sin", &["whole"], &["wave"]),
+            node("range1", "Range", &["wave", "limit", "delta"], &["y"]),
         ],
         vec![value("start", FLOAT, &[]), value("limit", FLOAT, &[]), value("delta", FLOAT, &[])],
         vec![value("y", FLOAT, &[1])],

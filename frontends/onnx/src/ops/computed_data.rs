@@ -8,7 +8,7 @@
 
 use crate::data_dim::DataOp;
 use crate::graph::*;
-use crate::ops::shapes::{input_elements, real_input};
+use crate::ops::shapes::input_elements;
 
 /// The most elements a computed shape input may have (a shape, pads, axes: a handful).
 const MAX_ELEMENTS: usize = 64;
@@ -26,15 +26,25 @@ pub fn computed_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
     if g.inputs.iter().any(|x| x == name) {
         return Ok(input_elements(g, name));
     }
-    // Computed in 64 bits, as the run computes dims: narrower results could wrap.
-    if t.dtype != DType::I64 || t.is_dynamic() || t.shape.len() > 1 || t.numel() > MAX_ELEMENTS {
+    if t.is_dynamic() || t.shape.len() > 1 || t.numel() > MAX_ELEMENTS {
         return Ok(None);
     }
     let Some(node) = g.nodes.iter().find(|n| n.outputs.iter().any(|o| o == name)) else { return Ok(None) };
-    if node.op == "Cast" {
-        if let Some(reals) = real_input(g, node, 0) {
-            return Ok(Some(reals.iter().map(truncated).collect()));
-        }
+    // A real cast to an integer (toward zero) or to a bool (not zero): a trip count and its
+    // condition computed in floats, as Range's function computes them.
+    let from_real = node.op == "Cast" && g.ty(&node.inputs[0])?.dtype.is_float();
+    if from_real && matches!(t.dtype, DType::I64 | DType::Bool) {
+        let Some(reals) = real_data(g, &node.inputs[0])? else { return Ok(None) };
+        let zero = DataExpr::num(0);
+        let convert = |x: &DataExpr| match t.dtype {
+            DType::Bool => x.real(DataOp::RealLt, &zero).max(&zero.real(DataOp::RealLt, x)),
+            _ => truncated(x),
+        };
+        return Ok(Some(reals.iter().map(convert).collect()));
+    }
+    // Computed in 64 bits, as the run computes dims: narrower results could wrap.
+    if t.dtype != DType::I64 {
+        return Ok(None);
     }
     let mut args = Vec::new();
     for input in node.inputs.iter().filter(|s| !s.is_empty()) {
@@ -147,8 +157,10 @@ fn truncated(v: &DataExpr) -> DataExpr {
 }
 
 /// The elements of a small floating-point tensor as reals the run computes first: a constant's
-/// whole numbers, a float graph input's elements, or integers computed as [`computed_data`]
-/// follows them and then cast to a float type (a window function's size).
+/// whole numbers, a float graph input's elements, integers computed as [`computed_data`]
+/// follows them and then cast to a float type (a window function's size), and float32 or
+/// float64 arithmetic on those (Add, Sub, Mul, Div, Neg, Ceil, Floor, Relu, a Cast that does not
+/// narrow), computed in float64 as the run computes a Range's count from float bounds.
 pub fn real_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
     if let Some(t) = g.consts.get(name) {
         let v = t.to_f64();
@@ -163,9 +175,37 @@ pub fn real_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
         );
     }
     let Some(node) = g.nodes.iter().find(|n| n.outputs.iter().any(|o| o == name)) else { return Ok(None) };
+    let wide = |d: DType| matches!(d, DType::F32 | DType::F64);
+    let (to, from) = (g.ty(name)?.dtype, g.ty(&node.inputs[0])?.dtype);
     match node.op.as_str() {
         "Identity" => real_data(g, &node.inputs[0]),
-        "Cast" if !g.ty(&node.inputs[0])?.dtype.is_float() => computed_data(g, &node.inputs[0]),
+        "Cast" if !from.is_float() => computed_data(g, &node.inputs[0]),
+        "Cast" if wide(from) && (to == DType::F64 || from == to) => real_data(g, &node.inputs[0]),
+        "Add" | "Sub" | "Mul" | "Div" | "Neg" | "Ceil" | "Floor" | "Relu" if wide(to) => real_arithmetic(g, node),
         _ => Ok(None),
     }
+}
+
+/// [`real_data`] of a float32 or float64 arithmetic node, one element per argument.
+fn real_arithmetic(g: &Graph, node: &Node) -> OResult<Option<Vec<DataExpr>>> {
+    let mut args = Vec::new();
+    for input in &node.inputs {
+        match real_data(g, input)?.as_deref() {
+            Some([x]) => args.push(x.clone()),
+            _ => return Ok(None),
+        }
+    }
+    let zero = DataExpr::num(0);
+    let value = match (node.op.as_str(), args.as_slice()) {
+        ("Add", [a, b]) => a.real(DataOp::RealAdd, b),
+        ("Sub", [a, b]) => a.real(DataOp::RealSub, b),
+        ("Mul", [a, b]) => a.real(DataOp::RealMul, b),
+        ("Div", [a, b]) => a.real(DataOp::RealDiv, b),
+        ("Neg", [a]) => zero.real(DataOp::RealSub, a),
+        ("Ceil", [a]) => a.rounded(DataOp::Ceil),
+        ("Floor", [a]) => a.rounded(DataOp::Floor),
+        ("Relu", [a]) => a.real(DataOp::RealMax, &zero),
+        _ => return Ok(None),
+    };
+    Ok(Some(vec![value]))
 }

@@ -60,13 +60,14 @@ fn data_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
 }
 
 /// Start, limit and delta of a floating-point Range as reals the run computes: graph inputs,
-/// whole-number constants, integers cast to floats ([`real_data`]).
+/// whole-number constants, integers cast to floats, and float arithmetic on those
+/// ([`real_data`]).
 fn real_bounds(node: &Node, g: &Graph) -> OResult<[DataExpr; 3]> {
     let scalar = |i: usize, what: &str| match real_data(g, &node.inputs[i])?.as_deref() {
         Some([x]) => Ok(x.clone()),
         _ => err(format!(
-            "a floating-point Range reads its {what} at run time only from a graph input holding one value or an \
-             integer cast to a float (else it must be constant)"
+            "a floating-point Range reads its {what} at run time only from a graph input holding one value, an \
+             integer cast to a float, or float arithmetic on those (else it must be constant)"
         )),
     };
     Ok([scalar(0, "start")?, scalar(1, "limit")?, scalar(2, "delta")?])

@@ -85,7 +85,7 @@ fn iterations(node: &Node, g: &Graph) -> OResult<Iterations> {
         match computed_data(g, name)?.as_deref() {
             Some([x]) => Ok(x.clone()),
             _ => err(format!(
-                "Loop's {what} '{name}' must be a constant, an input, or computed from them by integer arithmetic"
+                "Loop's {what} '{name}' must be a constant, an input, or computed from them by integer or float32 arithmetic"
             )),
         }
     };
