@@ -503,6 +503,36 @@ def data_sized_cases(rng):
            ())
 
 
+def sequence_cases(rng):
+    """Sequences built and read inside the graph (their lengths known at compile time): split
+    into a sequence and stacked back along a new axis; constructed, inserted into, erased from,
+    read at a position and measured; and mapped by a body over a sequence and a tensor."""
+    x = f32(rng, [6, 4])
+    nodes = [helper.make_node("SplitToSequence", ["x", "two"], ["parts"], axis=0),
+             helper.make_node("ConcatFromSequence", ["parts"], ["y"], axis=1, new_axis=1)]
+    yield "sequence_split_and_stack", nodes, {"x": x, "two": np.array(2, np.int64)}, ["y"], ("two",)
+    feeds = {"a": f32(rng, [2, 3]), "b": f32(rng, [2, 3]), "c": f32(rng, [2, 3]), "d": f32(rng, [2, 3]),
+             "one": np.array(1, np.int64), "last": np.array(-1, np.int64)}
+    nodes = [helper.make_node("SequenceConstruct", ["a", "b", "c"], ["abc"]),
+             helper.make_node("SequenceInsert", ["abc", "d", "one"], ["adbc"]),
+             helper.make_node("SequenceErase", ["adbc", "last"], ["adb"]),
+             helper.make_node("SequenceAt", ["adb", "one"], ["second"]),
+             helper.make_node("SequenceLength", ["adb"], ["n"]),
+             helper.make_node("ConcatFromSequence", ["adb"], ["joined"], axis=0)]
+    yield "sequence_edit_and_read", nodes, feeds, ["second", "n", "joined"], ("one", "last")
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["row", "w"], ["scaled"]), helper.make_node("ReduceSum", ["scaled"], ["total"])],
+        "map_body",
+        [helper.make_tensor_value_info("row", TensorProto.FLOAT, [4]), helper.make_tensor_value_info("w", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("scaled", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("total", TensorProto.FLOAT, [1])])
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["rows"], axis=0, keepdims=0),
+             helper.make_node("SequenceMap", ["rows", "w"], ["scaled_rows", "totals"], body=body),
+             helper.make_node("ConcatFromSequence", ["scaled_rows"], ["y"], axis=0, new_axis=1),
+             helper.make_node("ConcatFromSequence", ["totals"], ["t"], axis=0)]
+    yield "sequence_map_rows", nodes, {"x": x, "w": f32(rng, [4])}, ["y", "t"], ()
+
+
 def det_cases(rng):
     """Det of random matrices, one needing a row swap (a zero first pivot), a singular one."""
     m = f32(rng, [3, 5, 5])
@@ -862,6 +892,7 @@ def main():
     oracles += [write(out, *case) for case in det_cases(rng)]
     oracles += [write(out, *case) for case in spectral_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in data_sized_cases(np.random.default_rng(1129))]
+    oracles += [write(out, *case) for case in sequence_cases(np.random.default_rng(1130))]
     oracles += [write(out, *case[:5], opset=case[5]) for case in roi_cases(np.random.default_rng(1127))]
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]

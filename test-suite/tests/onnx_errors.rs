@@ -854,6 +854,39 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["mi", "'a' must be int8 or uint8, not float32"],
         ),
         (
+            "sequence-at-a-run-time-position",
+            model(
+                vec![node("pair", "SequenceConstruct", &["a", "b"], &["s"]), node("pick", "SequenceAt", &["s", "p"], &["y"])],
+                vec![value("a", FLOAT, &[2]), value("b", FLOAT, &[2]), value("p", INT64, &[])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["pick", "SequenceAt's position 'p' must be a constant"],
+        ),
+        (
+            "sequence-at-past-the-end",
+            model(
+                vec![node("pair", "SequenceConstruct", &["a", "b"], &["s"]), node("pick", "SequenceAt", &["s", "p"], &["y"])],
+                vec![value("a", FLOAT, &[2]), value("b", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![int64s("p", &[], &[2])],
+            ),
+            vec!["pick", "SequenceAt's position 2 is outside a sequence of 2"],
+        ),
+        (
+            "concat-from-an-empty-sequence",
+            model(
+                vec![
+                    node("none", "SequenceEmpty", &[], &["s"]),
+                    with_int(node("join", "ConcatFromSequence", &["s"], &["y"]), "axis", 0),
+                ],
+                vec![value("a", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["join", "ConcatFromSequence of an empty sequence"],
+        ),
+        (
             "loop-without-a-trip-count",
             one(
                 {

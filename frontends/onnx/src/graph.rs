@@ -574,6 +574,9 @@ pub struct Graph {
     /// Dims decided by input data, defined by the shape rules that meet them (inference reads
     /// the graph shared, hence the cell).
     pub data_dims: RefCell<DataDims>,
+    /// The sequences built in the graph, each as its elements' tensor names
+    /// ([`crate::ops::sequence`]).
+    pub sequences: RefCell<HashMap<String, Vec<String>>>,
 }
 
 /// The largest value of a symbol without a range: a run refuses more (`XCC_ERROR_BAD_DIM`), as

@@ -23,6 +23,7 @@ pub mod quant;
 pub mod random;
 pub mod reduce;
 pub mod resize;
+pub mod sequence;
 pub mod tensor;
 pub mod training;
 pub mod type_constraints;
@@ -43,6 +44,7 @@ pub fn registry() -> &'static Registry {
         nn::register(&mut r);
         quant::register(&mut r);
         random::register(&mut r);
+        sequence::register(&mut r);
         contrib::register(&mut r);
         control::register(&mut r);
         gemm::register(&mut r);

@@ -122,12 +122,15 @@ fn entries<'a, T>(table: &'a [(&[&str], T)], op: &'a str) -> impl Iterator<Item 
     table.iter().filter(move |(ops, _)| ops.contains(&op)).map(|(_, t)| t)
 }
 
-/// The node's present inputs at `positions` with their element types.
+/// The node's present tensor inputs at `positions` with their element types (a sequence has
+/// none: its operators check their elements).
 fn typed<'a>(node: &'a Node, g: &Graph, positions: &[usize]) -> OResult<Vec<(&'a str, DType)>> {
     let mut out = Vec::new();
     for &i in positions {
         match node.inputs.get(i) {
-            Some(name) if !name.is_empty() => out.push((name.as_str(), g.ty(name)?.dtype)),
+            Some(name) if !name.is_empty() && !g.sequences.borrow().contains_key(name) => {
+                out.push((name.as_str(), g.ty(name)?.dtype))
+            }
             _ => {}
         }
     }
