@@ -274,6 +274,11 @@ def control_cases(rng):
     yield "loop_until_condition", node, feeds, ["acc", "squares_all"], ()
     feeds = dict(feeds, trips=np.array(6, np.int64))
     yield "loop_until_condition_or_count", node, feeds, ["acc", "squares_all"], ()
+    # A while loop as torch exports one: the largest trip count, no scan output.
+    until_only = helper.make_graph(list(until.node)[:3], "until_only", list(until.input), list(until.output)[:2])
+    node = helper.make_node("Loop", ["trips", "", "acc0"], ["acc"], body=until_only)
+    feeds = dict(feeds, trips=np.array(np.iinfo(np.int64).max, np.int64))
+    yield "loop_while_condition", node, feeds, ["acc"], ()
     # Two carried values swapped each iteration (p, q) -> (q, p + q), past the unrolling limit.
     fib = helper.make_graph(
         [helper.make_node("Identity", ["cond"], ["cond_out"]), helper.make_node("Identity", ["q"], ["p_out"]),
@@ -485,6 +490,10 @@ def data_sized_cases(rng):
     yield "non_max_suppression_centers_no_threshold", node, feeds, ["selected"], ()
     x = rng.integers(-1, 2, [3, 4, 5]).astype(np.int32) * rng.integers(0, 2, [3, 4, 5]).astype(np.int32)
     yield "non_zero_3d", helper.make_node("NonZero", ["x"], ["y"]), {"x": x}, ["y"], ()
+    yield "non_zero_scalar", helper.make_node("NonZero", ["x"], ["y"]), {"x": np.array(3.5, np.float32)}, ["y"], ()
+    # Only the count is read: NonZero's output itself is otherwise dead.
+    nodes = [helper.make_node("NonZero", ["x"], ["where"]), helper.make_node("Shape", ["where"], ["y"])]
+    yield "non_zero_count_only", nodes, {"x": x}, ["y"], ()
     node = helper.make_node("Compress", ["x", "condition"], ["y"], axis=1)
     feeds = {"x": f32(rng, [2, 7, 3]), "condition": np.array([1, 0, 1, 1, 0, 1], bool)}
     yield "compress_axis_short_condition", node, feeds, ["y"], ()

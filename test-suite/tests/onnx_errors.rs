@@ -662,6 +662,16 @@ fn new_operator_cases() -> Vec<Case> {
             vec!["nms", "NonMaxSuppression takes float boxes [batches, boxes, 4]"],
         ),
         (
+            "non-max-suppression-scores-of-other-boxes",
+            model(
+                vec![node("nms", "NonMaxSuppression", &["boxes", "scores"], &["y"])],
+                vec![value("boxes", FLOAT, &[1, 3, 4]), value("scores", FLOAT, &[1, 2, 5])],
+                vec![value("y", INT64, &[-1, 3])],
+                vec![],
+            ),
+            vec!["nms", "NonMaxSuppression's scores must be [batches, classes, boxes] for boxes float32 [1, 3, 4]"],
+        ),
+        (
             "compress-with-an-integer-condition",
             model(
                 vec![node("cp", "Compress", &["x", "c"], &["y"])],

@@ -171,8 +171,13 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     let mut needed: HashSet<String> = g.outputs.iter().cloned().collect();
     let kept = std::mem::take(&mut g.nodes);
     let mut live = vec![false; kept.len()];
+    // A node that finds a dim (NonZero's count) stays: a Shape or Range of its output may read the
+    // dim without reading the output.
+    let found: Vec<String> = g.data_dims.borrow().found.iter().map(|(s, _)| s.clone()).collect();
+    let finds =
+        |n: &Node| n.outputs.iter().any(|o| !o.is_empty() && found.iter().any(|s| s.starts_with(&format!("{o}."))));
     for (i, n) in kept.iter().enumerate().rev() {
-        if n.outputs.iter().any(|o| needed.contains(o)) {
+        if n.outputs.iter().any(|o| needed.contains(o)) || finds(n) {
             live[i] = true;
             needed.extend(n.inputs.iter().filter(|x| !x.is_empty()).cloned());
             // A body lowered as it is (a Loop at run time) reads names from around it.

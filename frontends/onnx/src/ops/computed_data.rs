@@ -176,7 +176,11 @@ pub fn real_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
     }
     let Some(node) = g.nodes.iter().find(|n| n.outputs.iter().any(|o| o == name)) else { return Ok(None) };
     let wide = |d: DType| matches!(d, DType::F32 | DType::F64);
-    let (to, from) = (g.ty(name)?.dtype, g.ty(&node.inputs[0])?.dtype);
+    let to = g.ty(name)?.dtype;
+    let from = match node.input(0) {
+        Some(x) => g.ty(x)?.dtype,
+        None => return Ok(None),
+    };
     match node.op.as_str() {
         "Identity" => real_data(g, &node.inputs[0]),
         "Cast" if !from.is_float() => computed_data(g, &node.inputs[0]),

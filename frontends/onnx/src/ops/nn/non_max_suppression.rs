@@ -28,6 +28,13 @@ fn dims(node: &Node, g: &Graph) -> OResult<[Dim; 3]> {
             scores.describe()
         ));
     }
+    if s[0] != b[0] || s[2] != b[1] {
+        return err(format!(
+            "NonMaxSuppression's scores must be [batches, classes, boxes] for boxes {}, not {}",
+            boxes.describe(),
+            scores.describe()
+        ));
+    }
     Ok([b[0].clone(), s[1].clone(), b[1].clone()])
 }
 

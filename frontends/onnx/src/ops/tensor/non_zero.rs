@@ -44,7 +44,8 @@ impl OnnxOp for NonZero {
         let x = g.ty(&node.inputs[0])?;
         let numel = Dim::product(&x.dims());
         let count = g.found_dim(&node.outputs[0], 1, numel);
-        Ok(vec![TensorType::with_dims(DType::I64, vec![Dim::fixed(x.shape.len()), count])])
+        // A scalar is seen as one element of a vector, as ONNX Runtime and ONNX's reference do.
+        Ok(vec![TensorType::with_dims(DType::I64, vec![Dim::fixed(x.shape.len().max(1)), count])])
     }
 
     fn takes_run_time_dims(&self) -> bool {
@@ -54,7 +55,10 @@ impl OnnxOp for NonZero {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let xt = g.ty(&node.inputs[0])?;
         let x = e.buf(&node.inputs[0])?;
-        let dims = e.dim_extents(&xt.dims());
+        let mut dims = e.dim_extents(&xt.dims());
+        if dims.is_empty() {
+            dims.push(Extent::Fixed(1));
+        }
         let total = e.extent_product(&dims);
         let flat = e.reshaped_over(x, &[total]);
         let zero = e.idx(0);

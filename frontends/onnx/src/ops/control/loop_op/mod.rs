@@ -19,6 +19,12 @@ pub struct Loop;
 
 impl OnnxOp for Loop {
     fn expand(&self, node: &Node, g: &Graph) -> Option<OResult<Vec<Node>>> {
+        // The trip count and the condition are optional, but their places are not.
+        if node.inputs.len() < 2 {
+            return Some(err(
+                "Loop takes a trip count and a condition (either may be left empty), then the carried values",
+            ));
+        }
         if !unrolls(node, g) {
             return None;
         }

@@ -18,11 +18,11 @@
 
 use super::super::body;
 use super::passes_condition_through;
-use crate::emit::{Emitter, LoopBuilder};
+use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::computed_data::computed_data;
 use std::cell::RefCell;
-use xcc_ir::{Module, OpId, Type, ValueId};
+use xcc_ir::{Module, OpId, OpSpec, Span, Type, ValueId};
 
 /// The types of the Loop's outputs: the carried values', then each scan value's with the
 /// iterations first.
@@ -94,7 +94,7 @@ fn iterations(node: &Node, g: &Graph) -> OResult<Iterations> {
         // A bool reads as 0 or -1.
         n = read(c, "condition")?.eq(&DataExpr::num(0)).select(&DataExpr::num(0), &n);
     }
-    let out = node.outputs.first().map_or("loop", String::as_str);
+    let out = node.outputs.iter().find(|o| !o.is_empty()).map_or("loop", String::as_str);
     let trips = g.data_dim(format!("{out}.trips"), n);
     if passes_condition_through(body(node, "body")?) {
         return Ok(Iterations::Counted(trips));
@@ -186,11 +186,8 @@ pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
     }
     let iteration = e.alloc_tensor(&TensorType::new(DType::I64, vec![]));
     let running = e.alloc_tensor(&TensorType::new(DType::Bool, vec![]));
-    let count = e.alloc_tensor(&TensorType::new(DType::I64, vec![]));
     let yes = e.const_int(1, Type::i1());
     e.store(yes, running, &[]);
-    let zero = e.const_int(0, Type::i64());
-    e.store(zero, count, &[]);
     e.buffers.insert(b.inputs[0].clone(), iteration);
     e.buffers.insert(b.inputs[1].clone(), running);
     for (name, &s) in b.inputs[2..].iter().zip(&state) {
@@ -203,31 +200,27 @@ pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let from_input = b.inputs.contains(&b.outputs[1 + k]);
         staged.push(if from_input { Some(e.alloc_tensor(g.ty(&node.inputs[2 + k])?)) } else { None });
     }
-    let stops = matches!(iterations, Iterations::UntilFalse { .. });
     let outer = e.block;
     let mut lowered = Ok(());
-    e.for_loop_over(trips, |e, i| {
-        let go = e.load(running, &[]);
-        e.if_then(go, |e| {
-            lowered = iteration_body(e, &bg, b, i, iteration, &scans, &state, &staged);
-            if stops {
-                let cond = e.buffers[&b.outputs[0]];
-                let cond = e.load(cond, &[]);
-                e.store(cond, running, &[]);
-            }
-            let n = e.load(count, &[]);
-            let one = e.const_int(1, Type::i64());
-            let n = e.value_op("arith.addi", &[n, one], Type::i64());
-            e.store(n, count, &[]);
-        });
-    });
+    let mut run = |e: &mut Emitter, i: ValueId| {
+        lowered = iteration_body(e, &bg, b, i, iteration, &scans, &state, &staged);
+    };
+    let ran = match &iterations {
+        Iterations::Counted(_) => {
+            e.for_loop_over(trips, |e, i| run(e, i));
+            None
+        }
+        Iterations::UntilFalse { .. } => Some(while_running(e, trips, running, |e, i| {
+            run(e, i);
+            let cond = e.load(e.buffers[&b.outputs[0]], &[]);
+            e.store(cond, running, &[]);
+        })),
+    };
     lowered?;
     let the_loop = *e.m.blocks[outer].ops.last().expect("the loop just emitted");
     hoist_allocations(&mut e.m, the_loop)?;
-    if let Iterations::UntilFalse { name, .. } = &iterations {
-        let n = e.load(count, &[]);
-        let n = e.value_op("arith.index_cast", &[n], Type::Index);
-        e.define_found(name, n);
+    if let (Iterations::UntilFalse { name, .. }, Some(ran)) = (&iterations, ran) {
+        e.define_found(name, ran);
         for o in node.outputs.iter().skip(carried).filter(|o| !o.is_empty()) {
             e.found_buffer(o, g.ty(o)?)?;
         }
@@ -278,6 +271,39 @@ fn iteration_body(
     Ok(())
 }
 
+/// `scf.while` over `i` from 0 while `i < trips` and `running` holds, `body` each time; returns
+/// how many times it ran.
+fn while_running(
+    e: &mut Emitter,
+    trips: Extent,
+    running: ValueId,
+    body: impl FnOnce(&mut Emitter, ValueId),
+) -> ValueId {
+    let (zero, limit) = (e.idx(0), e.extent(trips));
+    let (before, after) = (e.m.new_region(), e.m.new_region());
+    let test = e.m.append_block(before, Span::UNKNOWN);
+    let i = e.m.add_block_arg(test, Type::Index, Span::UNKNOWN);
+    let step = e.m.append_block(after, Span::UNKNOWN);
+    let j = e.m.add_block_arg(step, Type::Index, Span::UNKNOWN);
+    let the_loop = e.op(OpSpec::new("scf.while", Span::UNKNOWN)
+        .operands([zero])
+        .results([Type::Index])
+        .region(before)
+        .region(after));
+    let saved = e.set_block(test);
+    let within = e.cmpi("ult", i, limit);
+    let go = e.load(running, &[]);
+    let both = e.value_op("arith.andi", &[within, go], Type::i1());
+    e.op(OpSpec::new("scf.condition", Span::UNKNOWN).operands([both, i]));
+    e.set_block(step);
+    body(e, j);
+    let one = e.idx(1);
+    let next = e.value_op("arith.addi", &[j, one], Type::Index);
+    e.op(OpSpec::new("scf.yield", Span::UNKNOWN).operands([next]));
+    e.set_block(saved);
+    e.m.result(the_loop, 0)
+}
+
 /// The buffers of every tensor the body reads or writes that has none yet: its constants
 /// and folded values, and its nodes' outputs.
 fn body_buffers(e: &mut Emitter, bg: &Graph, b: &Subgraph) -> OResult<()> {
@@ -312,7 +338,9 @@ fn copy_elements(e: &mut Emitter, src: ValueId, dst: ValueId, at: &[ValueId]) {
 }
 
 /// Moves the `memref.alloc`s inside `the_loop` whose sizes are known outside it to just before
-/// it, where the workspace plan places them; an allocation sized inside the loop is an error.
+/// it, where the workspace plan places them, with the integer arithmetic inside that computes
+/// their sizes from values outside (a dim's product, emitted where the operator asked for it);
+/// an allocation sized by anything else inside the loop is an error.
 fn hoist_allocations(m: &mut Module, the_loop: OpId) -> OResult<()> {
     let mut allocs = Vec::new();
     m.walk_nested(the_loop, &mut |op| {
@@ -321,17 +349,46 @@ fn hoist_allocations(m: &mut Module, the_loop: OpId) -> OResult<()> {
         }
     });
     for alloc in allocs {
-        if m.ops[alloc].operands.iter().any(|&v| defined_inside(m, v, the_loop)) {
-            return err("a Loop body makes a tensor whose size changes from one iteration to the next");
+        let mut moved = Vec::new();
+        for v in m.ops[alloc].operands.clone() {
+            if !size_arithmetic(m, v, the_loop, &mut moved) {
+                return err("a Loop body makes a tensor whose size changes from one iteration to the next");
+            }
         }
-        let (Some((from, at)), Some((to, before))) = (m.op_index(alloc), m.op_index(the_loop)) else {
-            return err("internal: an allocation outside any block");
-        };
-        m.blocks[from].ops.remove(at);
-        m.blocks[to].ops.insert(before, alloc);
-        m.ops[alloc].parent = Some(to);
+        moved.push(alloc);
+        for op in moved {
+            let (Some((from, at)), Some((to, before))) = (m.op_index(op), m.op_index(the_loop)) else {
+                return err("internal: an operation outside any block");
+            };
+            m.blocks[from].ops.remove(at);
+            m.blocks[to].ops.insert(before, op);
+            m.ops[op].parent = Some(to);
+        }
     }
     Ok(())
+}
+
+/// Whether `v` is defined outside `the_loop`, or inside it by integer arithmetic on such values;
+/// adds the operations inside to `moved`, each after those it reads.
+fn size_arithmetic(m: &Module, v: ValueId, the_loop: OpId, moved: &mut Vec<OpId>) -> bool {
+    if !defined_inside(m, v, the_loop) {
+        return true;
+    }
+    let Some(def) = m.defining_op(v) else { return false };
+    if moved.contains(&def) {
+        return true;
+    }
+    let pure = matches!(m.ops[def].name.as_str(), "arith.constant" | "arith.addi" | "arith.muli" | "arith.index_cast");
+    if !pure || !m.ops[def].regions.is_empty() {
+        return false;
+    }
+    for operand in m.ops[def].operands.clone() {
+        if !size_arithmetic(m, operand, the_loop, moved) {
+            return false;
+        }
+    }
+    moved.push(def);
+    true
 }
 
 /// Whether value `v` is defined inside operation `op`'s regions.
