@@ -740,14 +740,7 @@ impl Entries {
                 e.symbols.insert(s.clone(), v);
             }
             for ((_, t), &p) in self.outputs.iter().zip(targets) {
-                let dims = t.dims();
-                let buf = e.memref_from_ptr(p, &TensorType::new(DType::I64, vec![dims.len()]));
-                for (j, d) in dims.iter().enumerate() {
-                    let v = e.dim_value(d);
-                    let v = e.value_op("arith.index_cast", &[v], Type::i64());
-                    let at = e.idx(j as i64);
-                    e.store(v, buf, &[at]);
-                }
+                e.write_dims(p, &t.dims());
             }
             e.const_int(status::OK as i128, Type::i32())
         });

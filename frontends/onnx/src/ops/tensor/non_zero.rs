@@ -33,7 +33,7 @@ fn is_nonzero(e: &mut Emitter, v: ValueId, dtype: DType) -> ValueId {
 }
 
 /// `count + 1` when `hit`, else `count` (indices).
-fn count_if(e: &mut Emitter, count: ValueId, hit: ValueId) -> ValueId {
+pub(super) fn count_if(e: &mut Emitter, count: ValueId, hit: ValueId) -> ValueId {
     let (one, zero) = (e.idx(1), e.idx(0));
     let step = e.value_op("arith.select", &[hit, one, zero], Type::Index);
     e.value_op("arith.addi", &[count, step], Type::Index)
@@ -88,17 +88,17 @@ impl OnnxOp for NonZero {
 
 pub struct Compress;
 
-/// Compress's input seen as `[outer, along, inner]`, and the output's dim that the count
-/// replaces: `axis`'s, or the only one when the input is flattened.
-struct Layout {
-    outer: Vec<Dim>,
-    along: Dim,
-    inner: Vec<Dim>,
+/// An input seen as `[outer, along, inner]`: slices along `axis`, or, without the attribute,
+/// the flattened elements (Compress, Unique); and the output's dim that the count replaces.
+pub(super) struct Layout {
+    pub outer: Vec<Dim>,
+    pub along: Dim,
+    pub inner: Vec<Dim>,
     /// The output dim the count is (its index).
-    found: usize,
+    pub found: usize,
 }
 
-fn layout(node: &Node, x: &TensorType) -> OResult<Layout> {
+pub(super) fn layout(node: &Node, x: &TensorType) -> OResult<Layout> {
     let dims = x.dims();
     match node.attrs.get("axis") {
         None => Ok(Layout { outer: Vec::new(), along: Dim::product(&dims), inner: Vec::new(), found: 0 }),

@@ -7,42 +7,24 @@
 //! Serial and quadratic in the units: each unit finds the first unit equal to it; each first
 //! one counts the first ones before it (smaller, or earlier) for its place in the result.
 
+use super::non_zero::{count_if, layout};
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
-use crate::ops::shapes::axis;
 use xcc_ir::{Type, ValueId};
 
 pub struct Unique;
 
-/// The input seen as `[outer, units, inner]`: a unit is a slice along the axis, or one element.
-struct Units {
-    outer: Vec<Dim>,
-    units: Dim,
-    inner: Vec<Dim>,
-    /// The output dim that the count of distinct units is.
-    found: usize,
-}
-
-fn units(node: &Node, x: &TensorType) -> OResult<Units> {
-    let dims = x.dims();
-    if !node.attrs.contains_key("axis") {
-        return Ok(Units { outer: Vec::new(), units: Dim::product(&dims), inner: Vec::new(), found: 0 });
-    }
-    let a = axis(node, node.int("axis", 0), dims.len())?;
-    Ok(Units { outer: dims[..a].to_vec(), units: dims[a].clone(), inner: dims[a + 1..].to_vec(), found: a })
-}
-
 impl OnnxOp for Unique {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = g.ty(&node.inputs[0])?;
-        let u = units(node, x)?;
-        let distinct = g.found_dim(&node.outputs[0], u.found, u.units.clone());
+        let u = layout(node, x)?;
+        let distinct = g.found_dim(&node.outputs[0], u.found, u.along.clone());
         let y: Vec<Dim> = u.outer.iter().cloned().chain([distinct.clone()]).chain(u.inner.iter().cloned()).collect();
         Ok(vec![
             TensorType::with_dims(x.dtype, y),
             TensorType::with_dims(DType::I64, vec![distinct.clone()]),
-            TensorType::with_dims(DType::I64, vec![u.units]),
+            TensorType::with_dims(DType::I64, vec![u.along]),
             TensorType::with_dims(DType::I64, vec![distinct]),
         ])
     }
@@ -53,15 +35,15 @@ impl OnnxOp for Unique {
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
         let xt = g.ty(&node.inputs[0])?;
-        let u = units(node, xt)?;
+        let u = layout(node, xt)?;
         let sorted = node.int("sorted", 1) != 0;
         let outer = e.dim_extents(&u.outer);
         let inner = e.dim_extents(&u.inner);
         let (outer, inner) = (e.extent_product(&outer), e.extent_product(&inner));
-        let count = e.dim_extent(&u.units);
+        let count = e.dim_extent(&u.along);
         let x = e.buf(&node.inputs[0])?;
         let x = Slices { x: e.reshaped_over(x, &[outer, count, inner]), outer, inner, dtype: xt.dtype };
-        let scratch = |e: &mut Emitter| e.alloc_tensor(&TensorType::with_dims(DType::I64, vec![u.units.clone()]));
+        let scratch = |e: &mut Emitter| e.alloc_tensor(&TensorType::with_dims(DType::I64, vec![u.along.clone()]));
         let (first_of, place) = (scratch(e), scratch(e));
         first_units(e, &x, count, first_of);
         let zero = e.idx(0);
@@ -124,13 +106,6 @@ struct Slices {
     outer: Extent,
     inner: Extent,
     dtype: DType,
-}
-
-/// `count + 1` when `hit`, else `count` (indices).
-fn count_if(e: &mut Emitter, count: ValueId, hit: ValueId) -> ValueId {
-    let (one, zero) = (e.idx(1), e.idx(0));
-    let step = e.value_op("arith.select", &[hit, one, zero], Type::Index);
-    e.value_op("arith.addi", &[count, step], Type::Index)
 }
 
 /// Whether unit `i` is the first of its kind (`first_of[i] == i`).
