@@ -50,6 +50,15 @@ fn counter(e: &mut Emitter, ivs: &[ValueId], extents: &[Extent]) -> ValueId {
     e.value_op("arith.index_cast", &[flat], Type::i64())
 }
 
+/// The type a draw of compute type `ct` is computed in: float64 for float64, else float32.
+fn drawn_in(ct: &Type) -> DType {
+    if *ct == f64_type() {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
 /// A uniform in `[0, 1)` of the compute type `ct` (f32 or f64) from the words.
 fn uniform(e: &mut Emitter, w: &[ValueId; 4], ct: &Type) -> ValueId {
     if *ct == f64_type() {
@@ -126,7 +135,7 @@ impl OnnxOp for RandomFill {
             let w = words(e, key, index);
             let x = if normal { standard_normal(e, &w, &ct) } else { uniform(e, &w, &ct) };
             let v = scaled(e, x, a, b, &ct);
-            let v = e.convert(v, if ct == f64_type() { DType::F64 } else { DType::F32 }, dtype);
+            let v = e.convert(v, drawn_in(&ct), dtype);
             e.store(v, out, ivs);
         });
         Ok(())
@@ -153,7 +162,7 @@ impl OnnxOp for Bernoulli {
         let (p, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let extents = e.dim_extents(&t.dims());
         let ct = compute_type(pt.dtype);
-        let wide = if ct == f64_type() { DType::F64 } else { DType::F32 };
+        let wide = drawn_in(&ct);
         let (key, from, to) = (key(node), pt.dtype, t.dtype);
         e.parallel_over(&extents, &mut |e, ivs| {
             let index = counter(e, ivs, &extents);
@@ -200,7 +209,7 @@ impl OnnxOp for Multinomial {
         let extents = e.dim_extents(&t.dims());
         let classes = e.dim_extent(&xt.dims()[1]);
         let ct = compute_type(xt.dtype);
-        let wide = if ct == f64_type() { DType::F64 } else { DType::F32 };
+        let wide = drawn_in(&ct);
         let (key, from, to) = (key(node), xt.dtype, t.dtype);
         e.parallel_over(&extents, &mut |e, ivs| {
             let b = ivs[0];

@@ -22,6 +22,7 @@ use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::computed_data::computed_data;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use xcc_ir::{Module, OpId, OpSpec, Span, Type, ValueId};
 
 /// The types of the Loop's outputs: the carried values', then each scan value's with the
@@ -117,14 +118,16 @@ fn body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
             carried.len()
         ));
     }
+    // Of the graph around it, the body sees the names it reads (not every weight).
+    let free = b.free_names();
     let mut bg = Graph {
         name: format!("{} body", node.outputs.first().map_or("loop", String::as_str)),
         inputs: b.inputs.clone(),
         outputs: b.outputs.clone(),
         nodes: b.nodes.clone(),
-        consts: g.consts.clone(),
-        types: g.types.clone(),
-        shape_values: g.shape_values.clone(),
+        consts: only(&g.consts, &free),
+        types: only(&g.types, &free),
+        shape_values: only(&g.shape_values, &free),
         symbols: g.symbols.clone(),
         bounds: g.bounds.clone(),
         data_dims: RefCell::new(g.data_dims.borrow().clone()),
@@ -156,6 +159,11 @@ fn body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
     }
     drop((before, after));
     Ok(bg)
+}
+
+/// The entries of `map` named in `names`.
+fn only<T: Clone>(map: &HashMap<String, T>, names: &[String]) -> HashMap<String, T> {
+    names.iter().filter_map(|n| map.get(n).map(|v| (n.clone(), v.clone()))).collect()
 }
 
 pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
