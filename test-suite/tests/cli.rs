@@ -157,12 +157,16 @@ fn target_errors() -> Result<(), String> {
 }
 
 /// What a model for nvptx64 cannot be, refused up front with one line and no output: options
-/// for other targets, outputs other than the library and PTX, dims known only at run time, and
-/// math without GPU code (listed).
+/// for other targets, outputs other than the library and PTX, dims known only at run time, dims
+/// found by the run (NonZero's), and math without GPU code (listed).
 fn gpu_model_errors() -> Result<(), String> {
     use xcc_test_suite::onnx_build::{model, node, relu_model, symbolic, value};
     let dir = fresh_dir(&work_root("cli").join("gpu-model-errors"));
     let (fixed, open, double_log) = (dir.join("relu.onnx"), dir.join("open.onnx"), dir.join("log.onnx"));
+    let counted = dir.join("nonzero.onnx");
+    let nonzero = vec![node("nz", "NonZero", &["x"], &["y"])];
+    std::fs::write(&counted, model(nonzero, vec![value("x", 1, &[4])], vec![value("y", 7, &[1, -1])], vec![]))
+        .map_err(|e| e.to_string())?;
     std::fs::write(&fixed, relu_model(8)).map_err(|e| e.to_string())?;
     let relu = vec![node("relu", "Relu", &["x"], &["y"])];
     std::fs::write(&open, model(relu, vec![symbolic("x", 1, &["n"])], vec![symbolic("y", 1, &["n"])], vec![]))
@@ -170,12 +174,18 @@ fn gpu_model_errors() -> Result<(), String> {
     let log = vec![node("log", "Log", &["x"], &["y"])];
     std::fs::write(&double_log, model(log, vec![value("x", 11, &[4])], vec![value("y", 11, &[4])], vec![]))
         .map_err(|e| e.to_string())?;
-    let cases: [(&std::path::Path, &[&str], &str, &str); 6] = [
+    let cases: [(&std::path::Path, &[&str], &str, &str); 7] = [
         (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--gpu-host=aarch64"], "m.a", "--gpu-host is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--target=nvptx64", "--emit=obj"], "m.o", "a model for nvptx64 is written as a library"),
         (&fixed, &["--target=nvptx64", "--gpu-host=riscv64"], "m.a", "unknown target 'riscv64'"),
         (&open, &["--target=nvptx64"], "m.a", "dims known only at run time (n) are not supported on GPUs yet"),
+        (
+            &counted,
+            &["--target=nvptx64"],
+            "m.a",
+            "tensors whose size the run finds (NonZero, Compress, Unique, NonMaxSuppression) are not supported on GPUs yet",
+        ),
         (
             &double_log,
             &["--target=nvptx64"],

@@ -897,6 +897,68 @@ fn fuzz_regressions() -> Vec<Case> {
             vec!["join", "ConcatFromSequence of an empty sequence"],
         ),
         (
+            "split-to-sequence-sizes-short-of-the-axis",
+            model(
+                vec![with_int(node("parts", "SplitToSequence", &["x", "sizes"], &["s"]), "axis", 0), {
+                    let join = node("join", "ConcatFromSequence", &["s"], &["y"]);
+                    with_int(join, "axis", 0)
+                }],
+                vec![value("x", FLOAT, &[5, 2])],
+                vec![value("y", FLOAT, &[5, 2])],
+                vec![int64s("sizes", &[2], &[2, 2])],
+            ),
+            vec!["parts", "SplitToSequence's sizes [2, 2] do not cover the axis of 5"],
+        ),
+        (
+            "sequence-erase-of-an-empty-sequence",
+            model(
+                vec![
+                    node("none", "SequenceEmpty", &[], &["s"]),
+                    node("drop", "SequenceErase", &["s"], &["t"]),
+                    with_int(node("join", "ConcatFromSequence", &["t"], &["y"]), "axis", 0),
+                ],
+                vec![value("a", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["drop", "SequenceErase of an empty sequence"],
+        ),
+        (
+            "optional-without-a-value",
+            model(
+                vec![node("none", "Optional", &[], &["o"]), node("get", "OptionalGetElement", &["o"], &["y"])],
+                vec![value("a", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["none", "an Optional without a value is not supported"],
+        ),
+        (
+            "random-uniform-without-a-shape",
+            model(vec![node("draw", "RandomUniform", &[], &["y"])], vec![], vec![value("y", FLOAT, &[2])], vec![]),
+            vec!["draw", "RandomUniform needs the shape attribute"],
+        ),
+        (
+            "random-normal-of-integers",
+            model(
+                vec![with_int(with_ints(node("draw", "RandomNormal", &[], &["y"]), "shape", &[2]), "dtype", 7)],
+                vec![],
+                vec![value("y", INT64, &[2])],
+                vec![],
+            ),
+            vec!["draw", "RandomNormal draws float16, bfloat16, float or double, not int64"],
+        ),
+        (
+            "multinomial-of-float-classes",
+            model(
+                vec![with_int(node("pick", "Multinomial", &["x"], &["y"]), "dtype", 1)],
+                vec![value("x", FLOAT, &[1, 3])],
+                vec![value("y", FLOAT, &[1, 1])],
+                vec![],
+            ),
+            vec!["pick", "Multinomial's dtype must be int32 or int64, not float32"],
+        ),
+        (
             "loop-without-a-trip-count",
             one(
                 {
