@@ -528,3 +528,316 @@ __attribute__((weak)) __bf16 __truncsfbf2(float x) {
 
 __attribute__((weak)) __bf16 __truncdfbf2(double x) { return __truncsfbf2((float)x); }
 #endif
+
+/* ---- strings ------------------------------------------------------------
+ * A STRING tensor is an array of `const char *`, each a NUL-terminated UTF-8 string. The strings
+ * a run makes (concatenations, split parts, case changes) are carved from an arena that is
+ * current on the calling thread between xcc_strings_enter and xcc_strings_leave, which frees
+ * it: a run makes any number of strings without a free per string, and a failed allocation
+ * surfaces once, as the run's status. Before leaving, NAME_run gives each string of its STRING
+ * outputs a malloc block of its own (xcc_strings_export), which the caller frees with free().
+ * The generated code calls the functions below from serial loops on the thread that entered. */
+
+struct xcc_string_block {
+  struct xcc_string_block *next;
+  size_t used, size;
+  char bytes[];
+};
+
+struct xcc_string_arena {
+  struct xcc_string_block *blocks;
+  int failed;
+};
+
+static _Thread_local struct xcc_string_arena *current_strings;
+/* The arena of a thread whose own could not be allocated: every allocation from it fails. */
+static _Thread_local struct xcc_string_arena failed_strings = {NULL, 1};
+
+XCC_DEF void *xcc_strings_enter(void) {
+  struct xcc_string_arena *previous = current_strings;
+  struct xcc_string_arena *arena = calloc(1, sizeof *arena);
+  current_strings = arena ? arena : &failed_strings;
+  return previous;
+}
+
+XCC_DEF int32_t xcc_strings_leave(void *previous, int32_t rc) {
+  struct xcc_string_arena *arena = current_strings;
+  if (arena && arena->failed && rc == XCC_OK)
+    rc = XCC_ERROR_OUT_OF_MEMORY;
+  if (arena && arena != &failed_strings) {
+    for (struct xcc_string_block *b = arena->blocks; b;) {
+      struct xcc_string_block *next = b->next;
+      free(b);
+      b = next;
+    }
+    free(arena);
+  }
+  current_strings = previous;
+  return rc;
+}
+
+/* `bytes` bytes from the current arena; "" (a string that is never written) when none is
+ * current or the allocation fails, which the arena records for xcc_strings_leave. */
+static char *string_bytes(size_t bytes) {
+  static char empty[1];
+  struct xcc_string_arena *arena = current_strings;
+  if (!arena || arena->failed)
+    goto failed;
+  struct xcc_string_block *b = arena->blocks;
+  if (!b || b->size - b->used < bytes) {
+    size_t size = bytes > 4096 ? bytes : 4096;
+    b = malloc(sizeof *b + size);
+    if (!b)
+      goto failed;
+    b->next = arena->blocks;
+    b->used = 0;
+    b->size = size;
+    arena->blocks = b;
+  }
+  char *p = b->bytes + b->used;
+  b->used += bytes;
+  return p;
+failed:
+  if (arena)
+    arena->failed = 1;
+  empty[0] = 0;
+  return empty;
+}
+
+/* Whether the current arena could not give the last string its bytes (or there is none). */
+static int arena_failed(void) { return !current_strings || current_strings->failed; }
+
+/* A copy of `n` bytes at `s`, NUL-terminated, in the arena. */
+static const char *string_copy(const char *s, size_t n) {
+  char *p = string_bytes(n + 1);
+  if (arena_failed())
+    return p;
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+XCC_DEF int32_t xcc_strings_export(const char **strings, int64_t n, int32_t rc) {
+  if (rc != XCC_OK || arena_failed()) {
+    for (int64_t i = 0; i < n; i++)
+      strings[i] = NULL;
+    return rc != XCC_OK ? rc : XCC_ERROR_OUT_OF_MEMORY;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    size_t len = strlen(strings[i]) + 1;
+    char *copy = malloc(len);
+    if (!copy) {
+      for (int64_t j = 0; j < i; j++) {
+        free((void *)strings[j]);
+        strings[j] = NULL;
+      }
+      for (int64_t j = i; j < n; j++)
+        strings[j] = NULL;
+      return XCC_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(copy, strings[i], len);
+    strings[i] = copy;
+  }
+  return XCC_OK;
+}
+
+XCC_DEF int32_t xcc_strings_check(const char *const *strings, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (!strings[i])
+      return XCC_ERROR_NULL_TENSOR;
+  return XCC_OK;
+}
+
+XCC_DEF const char *xcc_string_concat(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  char *p = string_bytes(na + nb + 1);
+  if (arena_failed())
+    return p;
+  memcpy(p, a, na);
+  memcpy(p + na, b, nb + 1);
+  return p;
+}
+
+XCC_DEF int32_t xcc_string_equal(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+/* ---- StringSplit: Python's str.split ---------------------------------------------------- */
+
+static int is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/* The parts of `s`: split at each `delim` (consecutive ones give empty parts), or, for an empty
+ * `delim`, at runs of whitespace with none at either end; at most `maxsplit` splits when it is
+ * not negative, the rest of the string (its leading whitespace skipped) the last part. Returns
+ * the count; part `want` (when there is one) in *start and *len. */
+static int64_t split_parts(const char *s, const char *delim, int64_t maxsplit, int64_t want, const char **start,
+                           size_t *len) {
+  size_t dn = strlen(delim);
+  int64_t count = 0;
+  if (dn == 0) {
+    for (;;) {
+      while (is_space(*s))
+        s++;
+      if (!*s)
+        return count;
+      const char *end = s;
+      if (maxsplit >= 0 && count == maxsplit) {
+        end = s + strlen(s);
+        while (end > s && is_space(end[-1]))
+          end--;
+      } else {
+        while (*end && !is_space(*end))
+          end++;
+      }
+      if (count == want) {
+        *start = s;
+        *len = (size_t)(end - s);
+      }
+      count++;
+      s = end;
+    }
+  }
+  for (;;) {
+    const char *end = maxsplit >= 0 && count == maxsplit ? NULL : strstr(s, delim);
+    if (!end)
+      end = s + strlen(s);
+    if (count == want) {
+      *start = s;
+      *len = (size_t)(end - s);
+    }
+    count++;
+    if (!*end)
+      return count;
+    s = end + dn;
+  }
+}
+
+XCC_DEF int64_t xcc_string_split_count(const char *s, const char *delim, int64_t maxsplit) {
+  return split_parts(s, delim, maxsplit, -1, NULL, NULL);
+}
+
+XCC_DEF const char *xcc_string_split_part(const char *s, const char *delim, int64_t maxsplit, int64_t k) {
+  const char *start = "";
+  size_t len = 0;
+  split_parts(s, delim, maxsplit, k, &start, &len);
+  return string_copy(start, len);
+}
+
+XCC_DEF int64_t xcc_strings_split_max(const char *const *x, int64_t n, const char *delim, int64_t maxsplit) {
+  int64_t most = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (!x[i])
+      return -1;
+    int64_t c = xcc_string_split_count(x[i], delim, maxsplit);
+    most = c > most ? c : most;
+  }
+  return most;
+}
+
+/* ---- StringNormalizer ---------------------------------------------------------------------- */
+
+/* The code point `c` in the other case, for ASCII, Latin-1, Greek and Cyrillic letters (the
+ * changes that keep a UTF-8 sequence's length); any other code point unchanged. */
+static unsigned change_case(unsigned c, int upper) {
+  struct range {
+    unsigned lower, upper, n;
+  };
+  static const struct range ranges[] = {
+      {0x61, 0x41, 26}, {0xE0, 0xC0, 23}, {0xF8, 0xD8, 7}, {0x3B1, 0x391, 17},
+      {0x3C3, 0x3A3, 9}, {0x430, 0x410, 32}, {0x450, 0x400, 16},
+  };
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+    unsigned from = upper ? ranges[i].lower : ranges[i].upper, to = upper ? ranges[i].upper : ranges[i].lower;
+    if (c >= from && c < from + ranges[i].n)
+      return c - from + to;
+  }
+  return c;
+}
+
+/* `s` with its letters changed in place (upper or lower case); other bytes untouched. */
+static void change_case_in_place(char *s, int upper) {
+  unsigned char *p = (unsigned char *)s;
+  while (*p) {
+    if (*p < 0x80) {
+      *p = (unsigned char)change_case(*p, upper);
+      p++;
+    } else if ((p[0] & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80) {
+      unsigned c = change_case(((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu), upper);
+      if (c >= 0x80 && c < 0x800) {
+        p[0] = (unsigned char)(0xC0 | (c >> 6));
+        p[1] = (unsigned char)(0x80 | (c & 0x3F));
+      }
+      p += 2;
+    } else {
+      p++;
+    }
+  }
+}
+
+XCC_DEF const char *xcc_string_change_case(const char *s, int32_t upper) {
+  size_t n = strlen(s);
+  const char *copy = string_copy(s, n);
+  if (!arena_failed())
+    change_case_in_place((char *)copy, upper);
+  return copy;
+}
+
+/* Whether `s` is one of the `count` NUL-separated strings at `list`, compared in lower case
+ * unless case_sensitive. */
+XCC_DEF int32_t xcc_string_in_list(const char *s, const char *list, int64_t count, int32_t case_sensitive) {
+  for (int64_t i = 0; i < count; i++, list += strlen(list) + 1) {
+    if (case_sensitive) {
+      if (strcmp(s, list) == 0)
+        return 1;
+      continue;
+    }
+    size_t n = strlen(s);
+    if (n != strlen(list))
+      continue;
+    char a[256], b[256];
+    char *pa = n < sizeof a ? a : malloc(n + 1), *pb = n < sizeof b ? b : malloc(n + 1);
+    int same = 0;
+    if (pa && pb) {
+      memcpy(pa, s, n + 1);
+      memcpy(pb, list, n + 1);
+      change_case_in_place(pa, 0);
+      change_case_in_place(pb, 0);
+      same = strcmp(pa, pb) == 0;
+    }
+    if (pa != a)
+      free(pa);
+    if (pb != b)
+      free(pb);
+    if (same)
+      return 1;
+  }
+  return 0;
+}
+
+XCC_DEF int64_t xcc_strings_count_kept(const char *const *x, int64_t n, const char *list, int64_t count,
+                                       int32_t case_sensitive) {
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (!x[i])
+      return -1;
+    kept += !xcc_string_in_list(x[i], list, count, case_sensitive);
+  }
+  return kept;
+}
+
+/* ---- lookups ------------------------------------------------------------------------------- */
+
+/* The position of `s` among the `count` NUL-separated strings at `list`, or -1. */
+XCC_DEF int64_t xcc_string_find(const char *s, const char *list, int64_t count) {
+  for (int64_t i = 0; i < count; i++, list += strlen(list) + 1)
+    if (strcmp(s, list) == 0)
+      return i;
+  return -1;
+}
+
+/* RegexFullMatch: walks a DFA xcc built at compile time over the bytes of `s`; `next` has 256
+ * entries per state, `accepts[state]` says whether the text may end there. */
+XCC_DEF int32_t xcc_string_dfa_match(const char *s, const int32_t *next, const uint8_t *accepts, int32_t start) {
+  int32_t state = start;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    state = next[(int64_t)state * 256 + *p];
+  return accepts[state];
+}

@@ -40,6 +40,32 @@ XCC_API void xcc_run_options_leave(const xcc_run_options *previous);
  * raises it), to test or pin a level. */
 XCC_API int32_t xcc_cpu_level(void);
 
+/* STRING tensors (arrays of `const char *`, NUL-terminated UTF-8). The strings a
+ * run makes live in an arena current on the calling thread from enter to leave; leave frees it
+ * and returns rc, or XCC_ERROR_OUT_OF_MEMORY where rc is XCC_OK and the arena ran out. export
+ * gives each of n output strings a malloc block of its own (the caller frees each with free()),
+ * or, where rc is not XCC_OK, sets them to NULL and returns rc. The generated code passes these
+ * pointers as 64-bit integers, which is how the C ABIs of the 64-bit targets pass them. */
+XCC_API void *xcc_strings_enter(void);
+XCC_API int32_t xcc_strings_leave(void *previous, int32_t rc);
+XCC_API int32_t xcc_strings_export(const char **strings, int64_t n, int32_t rc);
+/* XCC_ERROR_NULL_TENSOR where one of the n strings of an input is NULL, else XCC_OK. */
+XCC_API int32_t xcc_strings_check(const char *const *strings, int64_t n);
+XCC_API const char *xcc_string_concat(const char *a, const char *b);
+XCC_API int32_t xcc_string_equal(const char *a, const char *b);
+/* StringSplit, as Python's str.split: `delim` "" splits at runs of whitespace; maxsplit < 0 has
+ * no limit. split_max is the most parts of the n strings (-1 for a NULL string). */
+XCC_API int64_t xcc_string_split_count(const char *s, const char *delim, int64_t maxsplit);
+XCC_API const char *xcc_string_split_part(const char *s, const char *delim, int64_t maxsplit, int64_t k);
+XCC_API int64_t xcc_strings_split_max(const char *const *x, int64_t n, const char *delim, int64_t maxsplit);
+/* StringNormalizer: `list` holds `count` NUL-terminated strings one after the other. */
+XCC_API const char *xcc_string_change_case(const char *s, int32_t upper);
+XCC_API int32_t xcc_string_in_list(const char *s, const char *list, int64_t count, int32_t case_sensitive);
+XCC_API int64_t xcc_strings_count_kept(const char *const *x, int64_t n, const char *list, int64_t count,
+                                       int32_t case_sensitive);
+XCC_API int64_t xcc_string_find(const char *s, const char *list, int64_t count);
+XCC_API int32_t xcc_string_dfa_match(const char *s, const int32_t *next, const uint8_t *accepts, int32_t start);
+
 /* Runs one PTX kernel on the first CUDA device: loads libcuda at run time (no link-time
  * dependency), JIT-loads `ptx`, launches `kernel` on grid x block threads with `args[i]` pointing
  * at each parameter's value, and waits for it. Device buffers: xcc_cuda_alloc / _copy / _free.

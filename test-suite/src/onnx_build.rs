@@ -11,6 +11,10 @@ pub const FLOAT: i32 = 1;
 pub const INT64: i32 = 7;
 /// TensorProto.DataType DOUBLE.
 pub const DOUBLE: i32 = 11;
+/// TensorProto.DataType STRING.
+pub const STRING: i32 = 8;
+/// TensorProto.DataType BOOL.
+pub const BOOL: i32 = 9;
 
 pub fn value(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
     ValueInfoProto {
@@ -167,4 +171,45 @@ pub fn int64s(name: &str, dims: &[i64], values: &[i64]) -> TensorProto {
         int64_data: values.to_vec(),
         ..Default::default()
     }
+}
+
+/// Adds a STRING attribute.
+pub fn with_string(mut n: NodeProto, name: &str, value: &str) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::String as i32),
+        s: Some(value.as_bytes().to_vec()),
+        ..Default::default()
+    });
+    n
+}
+
+/// Adds a STRINGS attribute.
+pub fn with_strings(mut n: NodeProto, name: &str, values: &[&str]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Strings as i32),
+        strings: values.iter().map(|s| s.as_bytes().to_vec()).collect(),
+        ..Default::default()
+    });
+    n
+}
+
+/// A STRING initializer.
+pub fn strings(name: &str, dims: &[i64], values: &[&str]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(STRING),
+        string_data: values.iter().map(|s| s.as_bytes().to_vec()).collect(),
+        ..Default::default()
+    }
+}
+
+/// A model's bytes with `domain` imported at `version` (the default domain's replaced).
+pub fn with_opset(bytes: &[u8], domain: &str, version: i64) -> Vec<u8> {
+    let mut m = ModelProto::decode(bytes).expect("a model");
+    m.opset_import.retain(|o| o.domain.as_deref().unwrap_or("") != domain);
+    m.opset_import.push(OperatorSetIdProto { domain: Some(domain.into()), version: Some(version) });
+    m.encode_to_vec()
 }

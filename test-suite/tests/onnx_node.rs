@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 use xcc_frontend_onnx::graph::DType;
 use xcc_frontend_onnx::import::decode_tensor;
 use xcc_frontend_onnx::proto::{type_proto, ModelProto, TensorProto};
+use xcc_frontend_onnx::strings;
 use xcc_test_suite::{
     compile_timeout, fresh_dir, run_command, run_timeout, run_trials, suite_dir, work_root, xcc_binary,
 };
@@ -357,7 +358,9 @@ fn decode_pb(path: &Path, ds: &Path) -> Result<Data, (Status, String)> {
         return fail(Status::UnsupportedType, format!("{what} holds {}", type_name(code)));
     }
     let t = decode_tensor(&t, ds).map_err(|e| (Status::Harness, format!("cannot decode {what}: {e}")))?;
-    Ok(Data { dtype: t.ty.dtype, dims: t.ty.shape.clone(), numel: t.ty.numel(), bytes: t.data })
+    // Strings travel to and from the program one after the other, each ended by a NUL.
+    let bytes = if t.ty.dtype == DType::Str { strings::joined(&strings::values(&t)) } else { t.data };
+    Ok(Data { dtype: t.ty.dtype, dims: t.ty.shape.clone(), numel: t.ty.numel(), bytes })
 }
 
 fn file_name(p: &Path) -> String {
@@ -397,6 +400,29 @@ fn harness(
          \x20   fclose(f);\n\
          \x20   return p;\n\
          }\n\n\
+         static const char **load_strings(const char *dir, const char *name, size_t n) {\n\
+         \x20   char path[4096];\n\
+         \x20   snprintf(path, sizeof path, \"%s/%s\", dir, name);\n\
+         \x20   FILE *f = fopen(path, \"rb\");\n\
+         \x20   if (!f) { fprintf(stderr, \"cannot open %s\\n\", path); exit(2); }\n\
+         \x20   fseek(f, 0, SEEK_END);\n\
+         \x20   long size = ftell(f);\n\
+         \x20   fseek(f, 0, SEEK_SET);\n\
+         \x20   char *bytes = buffer((size_t)size + 1);\n\
+         \x20   if (size && fread(bytes, 1, (size_t)size, f) != (size_t)size) { fprintf(stderr, \"%s is short\\n\", path); exit(2); }\n\
+         \x20   fclose(f);\n\
+         \x20   const char **strings = buffer(n * sizeof *strings);\n\
+         \x20   for (size_t i = 0; i < n; i++) { strings[i] = bytes; bytes += strlen(bytes) + 1; }\n\
+         \x20   return strings;\n\
+         }\n\n\
+         static void save_strings(const char *dir, const char *name, char **strings, size_t n) {\n\
+         \x20   char path[4096];\n\
+         \x20   snprintf(path, sizeof path, \"%s/%s\", dir, name);\n\
+         \x20   FILE *f = fopen(path, \"wb\");\n\
+         \x20   if (!f) { fprintf(stderr, \"cannot write %s\\n\", path); exit(2); }\n\
+         \x20   for (size_t i = 0; i < n; i++) { fwrite(strings[i], 1, strlen(strings[i]) + 1, f); free(strings[i]); }\n\
+         \x20   fclose(f);\n\
+         }\n\n\
          static void save(const char *dir, const char *name, const void *p, size_t bytes) {\n\
          \x20   char path[4096];\n\
          \x20   snprintf(path, sizeof path, \"%s/%s\", dir, name);\n\
@@ -407,6 +433,10 @@ fn harness(
     );
     c.push_str("int main(int argc, char **argv) {\n    if (argc != 2) return 2;\n    const char *dir = argv[1];\n");
     for (j, (n, t)) in inputs.iter().enumerate() {
+        if *t == DType::Str {
+            let _ = writeln!(c, "    void *in{j} = (void *)load_strings(dir, \"in_{j}.bin\", {n});");
+            continue;
+        }
         let _ = writeln!(c, "    void *in{j} = load(dir, \"in_{j}.bin\", (size_t){n} * {});", t.size());
     }
     let ins: String = (0..inputs.len()).map(|j| format!("in{j}, ")).collect();
@@ -473,6 +503,10 @@ fn harness(
         );
     }
     for (j, (_, t)) in outputs.iter().enumerate() {
+        if *t == DType::Str {
+            let _ = writeln!(c, "    save_strings(dir, \"out_{j}.bin\", out{j}, n{j});");
+            continue;
+        }
         let _ = writeln!(c, "    save(dir, \"out_{j}.bin\", out{j}, n{j} * {});", t.size());
     }
     c.push_str("    return 0;\n}\n");
@@ -562,6 +596,9 @@ fn float_tolerance(case: &Path) -> (f64, f64) {
 }
 
 fn compare(what: &str, d: DType, got: &[u8], want: &Data, steps: i64, (rtol, atol): (f64, f64)) -> Result<(), String> {
+    if d == DType::Str {
+        return compare_strings(what, got, want);
+    }
     if got.len() != want.bytes.len() {
         return Err(format!("{what}: {} elements, expected {}", got.len() / d.size(), want.numel));
     }
@@ -594,6 +631,22 @@ fn compare(what: &str, d: DType, got: &[u8], want: &Data, steps: i64, (rtol, ato
     match first {
         None => Ok(()),
         Some(f) => Err(format!("{what}{f} ({bad} of {n} differ)")),
+    }
+}
+
+/// Strings, byte for byte (each ended by a NUL in both).
+fn compare_strings(what: &str, got: &[u8], want: &Data) -> Result<(), String> {
+    let split = |b: &[u8]| -> Vec<String> {
+        b.split(|&c| c == 0).map(|s| String::from_utf8_lossy(s).into_owned()).take(want.numel).collect()
+    };
+    let (g, w) = (split(got), split(&want.bytes));
+    if got.iter().filter(|&&c| c == 0).count() != want.numel {
+        return Err(format!("{what}: {} strings, expected {}", got.iter().filter(|&&c| c == 0).count(), want.numel));
+    }
+    let bad: Vec<usize> = (0..w.len()).filter(|&i| g[i] != w[i]).collect();
+    match bad.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!("{what}[{i}] = {:?}, expected {:?} ({} of {} differ)", g[i], w[i], bad.len(), w.len())),
     }
 }
 

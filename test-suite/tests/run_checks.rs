@@ -10,7 +10,8 @@ use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
 use xcc_test_suite::onnx_build::{
-    floats, int64s, model, node, relu_model, symbolic, value, with_float, with_int, with_ints, DOUBLE, FLOAT, INT64,
+    floats, int64s, model, node, relu_model, strings, symbolic, value, with_float, with_int, with_ints, with_opset,
+    with_string, with_strings, DOUBLE, FLOAT, INT64, STRING,
 };
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
@@ -630,6 +631,55 @@ fn random_draws_are_philox() -> Result<(), String> {
     drive(&dir, vec![("draws", draws)], "random")
 }
 
+/// STRING tensors (model `words`: StringConcat with a constant, Equal to constants,
+/// StringSplit at spaces, RegexFullMatch, LabelEncoder to strings and to int64s, Identity, over
+/// `x: string[4]`; model `joined`: a StringConcat alone): `strings.c` checks every output against
+/// the values worked out by hand, that each output string is the caller's to free (no leak, no
+/// double free under AddressSanitizer, repeated runs), and that a NULL string is refused with
+/// the string outputs set to NULL.
+fn strings_cross_the_interface() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-strings");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut labels = with_strings(node("label0", "LabelEncoder", &["x"], &["l"]), "keys_strings", &["a b", "ab"]);
+    labels = with_string(with_strings(labels, "values_strings", &["two words", "one word"]), "default_string", "?");
+    labels.domain = Some("ai.onnx.ml".into());
+    let mut ids = with_strings(node("label1", "LabelEncoder", &["x"], &["k"]), "keys_strings", &["ab", "", "a b"]);
+    ids = with_ints(ids, "values_int64s", &[1, 2, 3]);
+    ids.domain = Some("ai.onnx.ml".into());
+    let words = model(
+        vec![
+            node("concat0", "StringConcat", &["x", "bang"], &["c"]),
+            node("equal0", "Equal", &["x", "known"], &["e"]),
+            with_string(node("split0", "StringSplit", &["x"], &["p", "n"]), "delimiter", " "),
+            with_string(node("regex0", "RegexFullMatch", &["x"], &["m"]), "pattern", "[a-z]+( [a-z]+)*"),
+            labels,
+            ids,
+            node("id0", "Identity", &["x"], &["i"]),
+        ],
+        vec![value("x", STRING, &[4])],
+        vec![
+            value("c", STRING, &[4]),
+            value("e", BOOL, &[4]),
+            value("p", STRING, &[4, -1]),
+            value("n", INT64, &[4]),
+            value("m", BOOL, &[4]),
+            value("l", STRING, &[4]),
+            value("k", INT64, &[4]),
+            value("i", STRING, &[4]),
+        ],
+        vec![strings("bang", &[1], &["!"]), strings("known", &[4], &["ab", "x", "", "q"])],
+    );
+    let words = with_opset(&with_opset(&words, "", 20), "ai.onnx.ml", 3);
+    let joined = model(
+        vec![node("concat0", "StringConcat", &["x", "y"], &["c"])],
+        vec![value("x", STRING, &[2]), value("y", STRING, &[2])],
+        vec![value("c", STRING, &[2])],
+        vec![],
+    );
+    let joined = with_opset(&joined, "", 20);
+    drive(&dir, vec![("words", words), ("joined", joined)], "strings")
+}
+
 fn main() -> std::process::ExitCode {
     let sanitizers =
         xcc_test_suite::sanitized_runtime().map_err(|why| println!("skipped: the sanitized check ({why})"));
@@ -656,5 +706,6 @@ fn main() -> std::process::ExitCode {
         }),
         Trial::test("run-checks/found-dims-are-written-by-the-run", || Ok(found_dims_are_written_by_the_run()?)),
         Trial::test("run-checks/random-draws-are-philox", || Ok(random_draws_are_philox()?)),
+        Trial::test("run-checks/strings-cross-the-interface", || Ok(strings_cross_the_interface()?)),
     ])
 }

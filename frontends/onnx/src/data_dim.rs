@@ -30,6 +30,22 @@ pub enum DataExpr {
         index: usize,
     },
     Op(DataOp, Vec<DataExpr>),
+    /// A measure of the strings of a STRING graph input of static shape, which runtime-c takes
+    /// ([`StringMeasure`]): how StringSplit and StringNormalizer size their outputs.
+    Strings {
+        input: String,
+        count: usize,
+        measure: StringMeasure,
+    },
+}
+
+/// What the run measures of a STRING input's `count` strings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StringMeasure {
+    /// The most parts StringSplit cuts one of them into.
+    MostParts { delimiter: Vec<u8>, maxsplit: i64 },
+    /// How many of them StringNormalizer keeps (those not among `stopwords`).
+    Kept { stopwords: Vec<Vec<u8>>, case_sensitive: bool },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -236,7 +252,7 @@ impl DataExpr {
     pub fn reads_elements(&self) -> bool {
         match self {
             DataExpr::Dim(_) => false,
-            DataExpr::Element { .. } | DataExpr::RealElement { .. } => true,
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Strings { .. } => true,
             DataExpr::Op(_, args) => args.iter().any(DataExpr::reads_elements),
         }
     }
@@ -245,7 +261,7 @@ impl DataExpr {
     pub fn reads_dim(&self, is: &dyn Fn(&Dim) -> bool) -> bool {
         match self {
             DataExpr::Dim(d) => is(d),
-            DataExpr::Element { .. } | DataExpr::RealElement { .. } => false,
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Strings { .. } => false,
             DataExpr::Op(_, args) => args.iter().any(|a| a.reads_dim(is)),
         }
     }
@@ -258,7 +274,7 @@ impl DataExpr {
                 let term = syms.iter().try_fold(c, |t, s| t.checked_mul(value(s)?))?;
                 sum.checked_add(term)
             }),
-            DataExpr::Element { .. } | DataExpr::RealElement { .. } => None,
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Strings { .. } => None,
             DataExpr::Op(op, args) => {
                 let v: Vec<i64> = args.iter().map(|a| a.eval(value)).collect::<Option<_>>()?;
                 fold(*op, &v)
@@ -360,6 +376,10 @@ impl fmt::Display for DataExpr {
             DataExpr::Element { input, index } | DataExpr::RealElement { input, index } => {
                 write!(f, "{input}[{index}]")
             }
+            DataExpr::Strings { input, measure: StringMeasure::MostParts { .. }, .. } => {
+                write!(f, "most_parts({input})")
+            }
+            DataExpr::Strings { input, measure: StringMeasure::Kept { .. }, .. } => write!(f, "kept({input})"),
             DataExpr::Op(op, args) => match (op.infix(), args.as_slice()) {
                 (Some(sign), [a, b]) => write!(f, "{} {sign} {}", wrapped(a), wrapped(b)),
                 (_, [c, a, b]) if *op == DataOp::Select => {

@@ -53,6 +53,8 @@ pub struct ModelInterface {
     pub found_outputs: Vec<usize>,
     /// Whether some tensor's dims are found by the run (an output's or not).
     pub finds_dims: bool,
+    /// Whether the model has STRING tensors (its run then keeps a string arena).
+    pub uses_strings: bool,
 }
 
 pub struct Emitter {
@@ -223,6 +225,7 @@ pub fn generate(
         data,
         inputs: inputs.clone(),
         outputs: outputs.clone(),
+        strings: g.types.values().any(|t| t.dtype == DType::Str),
     };
     entries.checked_run(&mut e);
     entries.workspace_size(&mut e);
@@ -250,6 +253,7 @@ pub fn generate(
         class_labels: Vec::new(),
         found_outputs,
         finds_dims: !entries.data.found.is_empty(),
+        uses_strings: entries.strings,
     };
     Ok((e.m, iface))
 }
@@ -526,6 +530,9 @@ struct Entries {
     data: DataDims,
     inputs: Vec<(String, TensorType)>,
     outputs: Vec<(String, TensorType)>,
+    /// Whether the model has STRING tensors: the run then brackets `compute` with a string arena
+    /// and gives its STRING outputs' strings to the caller.
+    strings: bool,
 }
 
 impl Entries {
@@ -671,9 +678,50 @@ impl Entries {
             ];
             let rc = first_failure(e, &failures);
             let call_args: Vec<ValueId> = all_dims.iter().chain(pointers).copied().collect();
-            if_ok(e, rc, |e| call(e, &self.compute, &call_args, Type::i32()))
+            if_ok(e, rc, |e| {
+                if !self.strings {
+                    return call(e, &self.compute, &call_args, Type::i32());
+                }
+                let previous = runtime_call(e, STRINGS_ENTER, &[], Type::i64());
+                self.define_dims(e, &all_dims);
+                let rc = self.check_strings(e, &tensors[..self.sig.inputs]);
+                let rc = if_ok(e, rc, |e| call(e, &self.compute, &call_args, Type::i32()));
+                let rc = self.export_strings(e, rc, &tensors[self.sig.inputs..]);
+                runtime_call(e, STRINGS_LEAVE, &[previous, rc], Type::i32())
+            })
         });
         e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
+    }
+
+    /// Gives the caller each string of the STRING outputs (runtime-c copies them out of the
+    /// run's arena), or NULLs them where `rc` is a failure; returns the status.
+    fn export_strings(&self, e: &mut Emitter, mut rc: ValueId, outputs: &[ValueId]) -> ValueId {
+        for ((_, t), &p) in self.outputs.iter().zip(outputs).filter(|((_, t), _)| t.dtype == DType::Str) {
+            let n = string_count(e, t);
+            let p = address(e, p);
+            rc = runtime_call(e, STRINGS_EXPORT, &[p, n, rc], Type::i32());
+        }
+        rc
+    }
+
+    /// `XCC_ERROR_NULL_TENSOR` where a STRING input holds a NULL string, else `XCC_OK`.
+    fn check_strings(&self, e: &mut Emitter, inputs: &[ValueId]) -> ValueId {
+        let mut rc = e.const_int(status::OK as i128, Type::i32());
+        for ((_, t), &p) in self.inputs.iter().zip(inputs).filter(|((_, t), _)| t.dtype == DType::Str) {
+            let n = string_count(e, t);
+            let p = address(e, p);
+            let bad = runtime_call(e, STRINGS_CHECK, &[p, n], Type::i32());
+            rc = if_ok(e, rc, |_| bad);
+        }
+        rc
+    }
+
+    /// Makes the run's dims (`all_dims`, in [`Entries::dim_names`]' order) the symbols' values.
+    fn define_dims(&self, e: &mut Emitter, all_dims: &[ValueId]) {
+        for (s, &a) in self.dim_names().zip(all_dims) {
+            let v = e.value_op("arith.index_cast", &[a], Type::Index);
+            e.symbols.insert(s.clone(), v);
+        }
     }
 
     /// The parameters of the size functions: the dims, and the inputs when data dims read them.
@@ -730,10 +778,7 @@ impl Entries {
         let (inputs, targets) = pointers.split_at(self.size_inputs());
         let (rc, all_dims) = self.prologue(e, dims, inputs, pointers);
         let rc = if_ok(e, rc, |e| {
-            for (s, &a) in self.dim_names().zip(&all_dims) {
-                let v = e.value_op("arith.index_cast", &[a], Type::Index);
-                e.symbols.insert(s.clone(), v);
-            }
+            self.define_dims(e, &all_dims);
             // An output's capacity: each found dim at its largest.
             for (s, capacity) in &self.data.found {
                 let v = e.dim_value(capacity);
@@ -819,6 +864,28 @@ impl Entries {
         });
         e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([rc]));
     }
+}
+
+/// runtime-c's string arena around a run, and the copy of its STRING outputs for the caller.
+const STRINGS_ENTER: &str = "xcc_strings_enter";
+const STRINGS_LEAVE: &str = "xcc_strings_leave";
+const STRINGS_EXPORT: &str = "xcc_strings_export";
+const STRINGS_CHECK: &str = "xcc_strings_check";
+
+/// The element count of a STRING tensor, an i64 (its dims' symbols defined).
+fn string_count(e: &mut Emitter, t: &TensorType) -> ValueId {
+    let n = e.dim_value(&Dim::product(&t.dims()));
+    e.value_op("arith.index_cast", &[n], Type::i64())
+}
+
+/// A call of runtime-c's function `name`, declared from the arguments' types. Pointers go as
+/// i64 addresses, which the C ABIs of xcc's 64-bit targets pass as they pass `void *`.
+pub fn runtime_call(e: &mut Emitter, name: &str, args: &[ValueId], result: Type) -> ValueId {
+    let params: Vec<Type> = args.iter().map(|&a| e.ty(a).clone()).collect();
+    xcc_lowering::builder::declare_function(&mut e.m, name, params, vec![result.clone()]);
+    let spec = OpSpec::new("llvm.call", Span::UNKNOWN).operands(args.iter().copied()).results([result]);
+    let op = e.op(spec.attr("callee", Attribute::symbol(name)));
+    e.m.result(op, 0)
 }
 
 /// runtime-c's entry points that make a run's options current and restore the previous ones.
@@ -983,6 +1050,11 @@ impl Emitter {
                 return self.value_op("arith.index_cast", &[v], Type::Index);
             }
             DataExpr::RealElement { .. } => unreachable!("a real used as an integer: {x:?}"),
+            DataExpr::Strings { input, count, measure } => {
+                let v = crate::ops::string::measure(self, input, *count, measure)
+                    .expect("a measured input is a graph input, whose buffer the prologue has");
+                return self.value_op("arith.index_cast", &[v], Type::Index);
+            }
             DataExpr::Op(op, args) => (op, args),
         };
         if matches!(op, DataOp::Floor | DataOp::Ceil | DataOp::Round) {
@@ -1111,6 +1183,7 @@ impl Emitter {
     /// or a shape value's dims filled at run time; `None` for any other tensor.
     pub fn folded_buffer(&mut self, g: &Graph, name: &str) -> Option<ValueId> {
         match (g.consts.get(name), g.shape_values.get(name)) {
+            (Some(t), _) if t.ty.dtype == DType::Str => Some(crate::ops::string::constant(self, t)),
             (Some(t), _) => Some(self.constant_buffer(t)),
             (None, Some(v)) => Some(self.shape_value_buffer(v)),
             (None, None) => None,

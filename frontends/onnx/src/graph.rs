@@ -39,6 +39,10 @@ pub enum DType {
     U2,
     I2,
     F4E2M1,
+    /// STRING: each element a `const char *` (NUL-terminated UTF-8) at the C interface, its
+    /// address (an i64) inside xcc ([`crate::strings`]); a constant's element is its index in
+    /// the compile-time string table.
+    Str,
 }
 
 impl DType {
@@ -67,6 +71,7 @@ impl DType {
             23 => DType::F4E2M1,
             25 => DType::U2,
             26 => DType::I2,
+            8 => DType::Str,
             _ => return None,
         })
     }
@@ -96,6 +101,7 @@ impl DType {
             DType::F4E2M1 => 23,
             DType::U2 => 25,
             DType::I2 => 26,
+            DType::Str => 8,
         }
     }
 
@@ -128,7 +134,7 @@ impl DType {
 
     pub fn size(self) -> usize {
         match self {
-            DType::F64 | DType::I64 | DType::U64 => 8,
+            DType::F64 | DType::I64 | DType::U64 | DType::Str => 8,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::I8 | DType::U8 | DType::Bool => 1,
@@ -180,7 +186,7 @@ impl DType {
             DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => Type::i8(),
             DType::I16 | DType::U16 => Type::int(16),
             DType::I32 | DType::U32 => Type::i32(),
-            DType::I64 | DType::U64 => Type::i64(),
+            DType::I64 | DType::U64 | DType::Str => Type::i64(),
             DType::Bool => Type::i1(),
         }
     }
@@ -202,6 +208,15 @@ impl DType {
             DType::I32 => "int32_t",
             DType::I64 => "int64_t",
             DType::Bool => "bool",
+            DType::Str => "char *",
+        }
+    }
+
+    /// An input parameter's declaration: `const float *x`; `const char *const *x` for strings.
+    pub fn c_input(self, id: &str) -> String {
+        match self {
+            DType::Str => format!("const char *const *{id}"),
+            _ => format!("const {} *{id}", self.c_type()),
         }
     }
 
@@ -229,6 +244,7 @@ impl DType {
             DType::I32 => "int32",
             DType::I64 => "int64",
             DType::Bool => "bool",
+            DType::Str => "string",
         }
     }
 }
@@ -319,7 +335,7 @@ impl Tensor {
                 DType::Bool => data.push((v != 0.0) as u8),
                 DType::I16 => data.extend((v as i16).to_le_bytes()),
                 DType::I32 => data.extend((v as i32).to_le_bytes()),
-                DType::I64 => data.extend((v as i64).to_le_bytes()),
+                DType::I64 | DType::Str => data.extend((v as i64).to_le_bytes()),
             }
         }
         Tensor { ty: TensorType::new(dtype, shape), data }
@@ -349,7 +365,7 @@ impl Tensor {
                 DType::U64 => u64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()) as f64,
                 DType::I16 => i16::from_le_bytes(d[i * 2..i * 2 + 2].try_into().unwrap()) as f64,
                 DType::I32 => i32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().unwrap()) as f64,
-                DType::I64 => i64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()) as f64,
+                DType::I64 | DType::Str => i64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap()) as f64,
             })
             .collect()
     }

@@ -65,6 +65,10 @@ pub fn header(
                 " (one value per byte, not packed)"
             } else if t.dtype.float8().is_some() {
                 " (the 8-bit codes)"
+            } else if t.dtype == crate::graph::DType::Str && kind == "INPUT" {
+                " (NUL-terminated UTF-8 strings, read only during the run)"
+            } else if t.dtype == crate::graph::DType::Str {
+                " (the run points each at a NUL-terminated UTF-8 string it allocates with malloc: the caller\n * frees each with free(); NULL where the run fails)"
             } else {
                 ""
             };
@@ -125,12 +129,8 @@ pub fn header(
         let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif");
         return h;
     }
-    let input_params: Vec<String> = iface
-        .inputs
-        .iter()
-        .zip(&names.inputs)
-        .map(|((_, t), id)| format!("const {} *{id}", t.dtype.c_type()))
-        .collect();
+    let input_params: Vec<String> =
+        iface.inputs.iter().zip(&names.inputs).map(|((_, t), id)| t.dtype.c_input(id)).collect();
     let size_params: Vec<String> = if iface.reads_shape_inputs {
         dim_params.iter().chain(&input_params).cloned().collect()
     } else {

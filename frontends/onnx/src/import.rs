@@ -520,6 +520,7 @@ pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
                 t.int32_data.iter().map(|&v| v as u8).collect()
             }
             DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => unreachable!("unpacked above"),
+            DType::Str => crate::strings::table_of(&t.string_data),
         }
     };
     if data.len() != bytes {

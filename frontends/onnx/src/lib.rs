@@ -16,6 +16,7 @@ pub mod import;
 pub mod infer;
 pub mod ops;
 pub mod proto;
+pub mod strings;
 pub mod summary;
 
 use std::collections::HashMap;

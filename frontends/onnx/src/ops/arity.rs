@@ -143,7 +143,8 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["DFT"], 1, 3),
     (&["MaxUnpool", "TensorScatter"], 2, 3),
     (&["Col2Im", "RoiAlign"], 3, 3),
-    (&["MaxRoiPool", "Compress"], 2, 2),
+    (&["MaxRoiPool", "Compress", "StringConcat"], 2, 2),
+    (&["StringSplit", "StringNormalizer", "RegexFullMatch"], 1, 1),
     (&["NonZero", "Unique", "OptionalGetElement"], 1, 1),
     (&["Optional", "OptionalHasElement"], 0, 1),
     (&["SequenceEmpty"], 0, 0),
@@ -204,7 +205,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
 const OTHER_DOMAINS: &[(&str, &[&str], usize, usize)] = &[
     ("ai.onnx.preview", &["FlexAttention"], 3, 3),
     ("ai.onnx.preview.training", &["Adagrad", "Adam", "Momentum"], 3, ANY),
-    ("ai.onnx.ml", &["Binarizer", "TreeEnsemble"], 1, 1),
+    ("ai.onnx.ml", &["Binarizer", "TreeEnsemble", "LabelEncoder"], 1, 1),
     ("ai.onnx.ml", &["ArrayFeatureExtractor"], 2, 2),
     ("com.microsoft", &["GroupQueryAttention"], 1, 12),
     ("com.microsoft", &["QLinearSoftmax"], 1, 5),

@@ -30,6 +30,7 @@ pub mod type_constraints;
 
 pub mod onnx_op;
 pub mod shapes;
+pub mod string;
 
 pub use onnx_op::{OnnxOp, Registry};
 use std::sync::OnceLock;
@@ -52,6 +53,7 @@ pub fn registry() -> &'static Registry {
         resize::register(&mut r);
         training::register(&mut r);
         ml::register(&mut r);
+        string::register(&mut r);
         r
     })
 }

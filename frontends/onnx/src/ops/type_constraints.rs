@@ -5,7 +5,7 @@
 //! kernel that mixes types. Where xcc is stricter than the schema it says so: BatchNormalization
 //! allows its scale and statistics in another float type than X, xcc computes in X's type.
 
-use crate::graph::{DType, Graph, Node, OResult, OnnxError};
+use crate::graph::{err, DType, Graph, Node, OResult, OnnxError};
 
 /// Which inputs share the element type of the first of them.
 #[derive(Clone, Copy)]
@@ -137,9 +137,63 @@ fn typed<'a>(node: &'a Node, g: &Graph, positions: &[usize]) -> OResult<Vec<(&'a
     Ok(out)
 }
 
+/// The operators that take STRING tensors: those that move elements without reading them
+/// (a string's address moves like an int64), and those that compute on strings through the
+/// runtime's string functions ([`crate::ops::string`]).
+const STRINGS: &[&str] = &[
+    "Identity",
+    "Reshape",
+    "Flatten",
+    "Squeeze",
+    "Unsqueeze",
+    "Transpose",
+    "Concat",
+    "Split",
+    "Slice",
+    "Gather",
+    "GatherElements",
+    "GatherND",
+    "ScatterElements",
+    "ScatterND",
+    "Expand",
+    "Tile",
+    "Where",
+    "Compress",
+    "ReverseSequence",
+    "Shape",
+    "Size",
+    "If",
+    "Loop",
+    "Scan",
+    "Equal",
+    "StringConcat",
+    "StringSplit",
+    "StringNormalizer",
+    "RegexFullMatch",
+    "LabelEncoder",
+];
+
+/// An error for a STRING input to an operator that would compute on its elements as numbers.
+fn check_strings(node: &Node, g: &Graph) -> OResult<()> {
+    if STRINGS.contains(&node.op.as_str()) {
+        return Ok(());
+    }
+    let all: Vec<usize> = (0..node.inputs.len()).collect();
+    if let Some((name, _)) = typed(node, g, &all)?.into_iter().find(|(_, t)| *t == DType::Str) {
+        return err(format!("{} does not take strings like '{name}'", node.op));
+    }
+    let to_string = matches!(node.op.as_str(), "Cast" | "CastLike")
+        && (node.int("to", 0) == 8 || node.inputs.get(1).is_some_and(|t| g.ty(t).is_ok_and(|t| t.dtype == DType::Str)));
+    if to_string {
+        return err(format!("{} to strings is not supported", node.op));
+    }
+    Ok(())
+}
+
 /// An error unless the node's inputs have the element types its operator ties together.
 pub fn check(node: &Node, g: &Graph) -> OResult<()> {
     let fail = |message: String| Err(OnnxError::msg(message).in_node(node));
+    check_strings(node, g).map_err(|e| e.in_node(node))?;
     // The tables are the default domain's; a contrib operator checks its inputs itself.
     if !node.domain.is_empty() {
         return Ok(());
@@ -210,7 +264,9 @@ mod tests {
             .chain(INT64.iter().flat_map(|(ops, _)| ops.iter()))
             .chain(INDEX.iter().flat_map(|(ops, _)| ops.iter()))
             .chain(BOOL.iter().flat_map(|(ops, _)| ops.iter()))
-            .chain(FLOAT8.iter());
+            .chain(FLOAT8.iter())
+            // LabelEncoder is ai.onnx.ml's.
+            .chain(STRINGS.iter().filter(|op| **op != "LabelEncoder"));
         for op in named {
             assert!(registered.contains(op), "{op} is not a registered operator");
         }

@@ -44,6 +44,12 @@ pub const OPS: &[Op] = &[
 /// types and bool are unsigned).
 fn compare(e: &mut Emitter, el: &Element, a: &[ValueId], float: &str, signed: &str, unsigned: &str) -> ValueId {
     match el.dtype {
+        DType::Str => {
+            // Only Equal takes strings (type_constraints): their bytes compared by runtime-c.
+            let same = crate::emit::runtime_call(e, "xcc_string_equal", a, Type::i32());
+            let zero = e.const_int(0, Type::i32());
+            e.cmpi("ne", same, zero)
+        }
         d if d.is_float() => e.cmpf(float, a[0], a[1]),
         d if d.is_unsigned() => e.cmpi(unsigned, a[0], a[1]),
         _ => e.cmpi(signed, a[0], a[1]),

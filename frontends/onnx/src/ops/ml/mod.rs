@@ -1,10 +1,11 @@
 //! The `ai.onnx.ml` domain (classic machine learning: scikit-learn models converted to ONNX),
 //! one file per operator, each an expansion ([`crate::ops::expansion`]) into default-domain
-//! operators. What is here takes numeric tensors; the operators over strings (LabelEncoder's
-//! string keys, the string variants of the others) are not supported.
+//! operators, except LabelEncoder, which looks its keys up itself (strings among them). The
+//! string variants of the others are not supported.
 
 mod array_feature_extractor;
 mod binarizer;
+mod label_encoder;
 mod tree_ensemble;
 
 use crate::ops::expansion::Expand;
@@ -14,5 +15,6 @@ pub const DOMAIN: &str = "ai.onnx.ml";
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register_in(DOMAIN, &["ArrayFeatureExtractor"], &Expand(array_feature_extractor::ArrayFeatureExtractor));
     r.register_in(DOMAIN, &["Binarizer"], &Expand(binarizer::Binarizer));
+    r.register_in(DOMAIN, &["LabelEncoder"], &label_encoder::LabelEncoder);
     r.register_in(DOMAIN, &["TreeEnsemble"], &Expand(tree_ensemble::TreeEnsemble));
 }

@@ -1,0 +1,131 @@
+//! Operators on STRING tensors: StringConcat, StringSplit, StringNormalizer, RegexFullMatch
+//! (and Equal and LabelEncoder on strings, in their own families). A string is its address
+//! inside xcc (an i64 element), and the operators call runtime-c's string functions, which make
+//! new strings in the run's string arena. Their loops are serial: the arena belongs to the
+//! thread running the model.
+
+mod concat;
+mod normalizer;
+mod regex_full_match;
+mod split;
+
+use crate::data_dim::StringMeasure;
+use crate::emit::{runtime_call, Emitter, LoopBuilder};
+use crate::graph::*;
+use xcc_ir::{Type, ValueId};
+use xcc_lowering::builder::Extent;
+
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
+    r.register(&["StringConcat"], &concat::StringConcat);
+    r.register(&["StringSplit"], &split::StringSplit);
+    r.register(&["StringNormalizer"], &normalizer::StringNormalizer);
+    r.register(&["RegexFullMatch"], &regex_full_match::RegexFullMatch);
+}
+
+/// The address (an i64) of `bytes` placed in the library as a constant.
+pub fn bytes_address(e: &mut Emitter, bytes: &[u8]) -> ValueId {
+    let mut data = bytes.to_vec();
+    if data.is_empty() {
+        data.push(0);
+    }
+    let global = e.constant_buffer(&Tensor { ty: TensorType::new(DType::U8, vec![data.len()]), data });
+    address_of(e, global)
+}
+
+/// The address (an i64) of a buffer's first element (one with no offset: a global, an
+/// allocation, an argument).
+pub fn address_of(e: &mut Emitter, buf: ValueId) -> ValueId {
+    let p = e.value_op("memref.extract_aligned_pointer_as_index", &[buf], Type::Index);
+    e.value_op("arith.index_cast", &[p], Type::i64())
+}
+
+/// The address of the constant C string `s` (NUL-terminated).
+pub fn c_string(e: &mut Emitter, s: &[u8]) -> ValueId {
+    bytes_address(e, &crate::strings::joined(&[s.to_vec()]))
+}
+
+/// A constant STRING tensor's buffer: its strings placed in the library one after the other, its
+/// elements their addresses, written where the run first reads it.
+pub fn constant(e: &mut Emitter, t: &Tensor) -> ValueId {
+    let strings = crate::strings::values(t);
+    let buf = e.alloc_tensor(&t.ty);
+    if strings.is_empty() {
+        return buf;
+    }
+    let base = bytes_address(e, &crate::strings::joined(&strings));
+    let mut offsets = Vec::with_capacity(strings.len());
+    let mut at = 0i64;
+    for s in &strings {
+        offsets.push(at);
+        at += s.len() as i64 + 1;
+    }
+    if t.ty.shape.is_empty() {
+        e.store(base, buf, &[]);
+        return buf;
+    }
+    let table = e.constant_buffer(&Tensor::from_i64(vec![offsets.len()], &offsets));
+    let flat = e.flat(buf);
+    e.for_loop_over(Extent::Fixed(strings.len()), |e, i| {
+        let offset = e.load(table, &[i]);
+        let address = e.value_op("arith.addi", &[base, offset], Type::i64());
+        e.store(address, flat, &[i]);
+    });
+    buf
+}
+
+/// `[index]` of a rank-0 or flat buffer.
+pub fn at(rank: usize, i: ValueId) -> Vec<ValueId> {
+    if rank == 0 {
+        Vec::new()
+    } else {
+        vec![i]
+    }
+}
+
+/// The value of a [`DataExpr::Strings`] measure in the prologue (an i64): runtime-c reads the
+/// input's strings.
+pub fn measure(e: &mut Emitter, input: &str, count: usize, measure: &StringMeasure) -> OResult<ValueId> {
+    let buf = e.buf(input)?;
+    let x = address_of(e, buf);
+    let n = e.const_int(count as i128, Type::i64());
+    Ok(match measure {
+        StringMeasure::MostParts { delimiter, maxsplit } => {
+            let d = c_string(e, delimiter);
+            let m = e.const_int(*maxsplit as i128, Type::i64());
+            runtime_call(e, "xcc_strings_split_max", &[x, n, d, m], Type::i64())
+        }
+        StringMeasure::Kept { stopwords, case_sensitive } => {
+            let list = bytes_address(e, &crate::strings::joined(stopwords));
+            let k = e.const_int(stopwords.len() as i128, Type::i64());
+            let cs = e.const_int(*case_sensitive as i128, Type::i32());
+            runtime_call(e, "xcc_strings_count_kept", &[x, n, list, k, cs], Type::i64())
+        }
+    })
+}
+
+/// An error unless `name` is a STRING tensor.
+pub fn expect_strings(node: &Node, g: &Graph, name: &str) -> OResult<TensorType> {
+    let t = g.ty(name)?;
+    if t.dtype != DType::Str {
+        return err(format!("{} takes strings, not {} like '{name}'", node.op, t.dtype.name()));
+    }
+    if t.is_dynamic() {
+        return err(format!(
+            "{}'s input '{name}' has dims known only at run time, which it does not take yet",
+            node.op
+        ));
+    }
+    Ok(t.clone())
+}
+
+/// A STRING graph input of static shape, whose strings the prologue reads to size an output.
+pub fn measured_input(node: &Node, g: &Graph, name: &str) -> OResult<TensorType> {
+    let t = expect_strings(node, g, name)?;
+    if !g.inputs.iter().any(|i| i == name) {
+        return err(format!(
+            "{}'s output dims depend on the strings of '{name}', which must be a graph input (xcc measures them before the run)",
+            node.op
+        ));
+    }
+    Ok(t)
+}

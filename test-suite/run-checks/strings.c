@@ -1,0 +1,86 @@
+/* Drives the STRING models tests/run_checks.rs builds:
+ *   words.h: x string[4]; c = StringConcat(x, "!"), e = Equal(x, ["ab", "x", "", "q"]),
+ *            p, n = StringSplit(x, " "), m = RegexFullMatch(x, "[a-z]+( [a-z]+)*"),
+ *            l = LabelEncoder(x: "a b" -> "two words", "ab" -> "one word", else "?"),
+ *            k = LabelEncoder(x: "ab" -> 1, "" -> 2, "a b" -> 3, else -1), i = Identity(x).
+ *   joined.h: x, y string[2]; c = StringConcat(x, y).
+ * Every value is worked out by hand below. Each output string is the caller's, freed here (a leak
+ * or a double free fails the AddressSanitizer build); the runs repeat; a NULL string is refused
+ * (XCC_ERROR_NULL_TENSOR, the string outputs set to NULL; XCC_ERROR_BAD_SHAPE_INPUT where the run
+ * measures the strings to size an output, as StringSplit does). Prints "ok N checks". */
+#include "joined.h"
+#include "words.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define SAME(a, b) ((a) && strcmp((a), (b)) == 0)
+
+static void free_all(char **s, int n) {
+  for (int k = 0; k < n; k++) free(s[k]);
+}
+
+static void words_checks(void *ws) {
+  const char *x[4] = {"ab", "a b", "", "Hi there you"};
+  int64_t c_dims[1], e_dims[1], p_dims[2], n_dims[1], m_dims[1], l_dims[1], k_dims[1], i_dims[1];
+  CHECK(words_output_dims(x, c_dims, e_dims, p_dims, n_dims, m_dims, l_dims, k_dims, i_dims) == XCC_OK, "dims");
+  CHECK(p_dims[0] == 4 && p_dims[1] == 3, "p's dims [%lld, %lld], expected [4, 3]", (long long)p_dims[0],
+        (long long)p_dims[1]);
+  for (int run = 0; run < 3; run++) {
+    char *c[4], *p[12], *l[4], *i[4];
+    bool e[4], m[4];
+    int64_t n[4], k[4];
+    CHECK(words_run(x, c, e, p, n, m, l, k, i, ws) == XCC_OK, "run %d", run);
+    const char *want_c[4] = {"ab!", "a b!", "!", "Hi there you!"};
+    const bool want_e[4] = {1, 0, 1, 0}, want_m[4] = {1, 1, 0, 0};
+    const char *want_p[12] = {"ab", "", "", "a", "b", "", "", "", "", "Hi", "there", "you"};
+    const int64_t want_n[4] = {1, 2, 1, 3}, want_k[4] = {1, 3, 2, -1};
+    const char *want_l[4] = {"one word", "two words", "?", "?"};
+    for (int j = 0; j < 4; j++) {
+      CHECK(SAME(c[j], want_c[j]), "c[%d] = \"%s\", expected \"%s\"", j, c[j], want_c[j]);
+      CHECK(e[j] == want_e[j], "e[%d] = %d", j, e[j]);
+      CHECK(m[j] == want_m[j], "m[%d] = %d", j, m[j]);
+      CHECK(n[j] == want_n[j], "n[%d] = %lld", j, (long long)n[j]);
+      CHECK(k[j] == want_k[j], "k[%d] = %lld", j, (long long)k[j]);
+      CHECK(SAME(l[j], want_l[j]), "l[%d] = \"%s\", expected \"%s\"", j, l[j], want_l[j]);
+      CHECK(SAME(i[j], x[j]) && i[j] != x[j], "i[%d] = \"%s\": a copy of the input's", j, i[j]);
+    }
+    for (int j = 0; j < 12; j++) CHECK(SAME(p[j], want_p[j]), "p[%d] = \"%s\", expected \"%s\"", j, p[j], want_p[j]);
+    free_all(c, 4);
+    free_all(p, 12);
+    free_all(l, 4);
+    free_all(i, 4);
+  }
+  const char *bad[4] = {"ab", NULL, "", "x"};
+  CHECK(words_output_dims(bad, c_dims, e_dims, p_dims, n_dims, m_dims, l_dims, k_dims, i_dims) ==
+            XCC_ERROR_BAD_SHAPE_INPUT,
+        "a NULL string measured for StringSplit");
+}
+
+static void joined_checks(void *ws) {
+  const char *x[2] = {"的", "new"}, *y[2] = {"中", ""};
+  for (int run = 0; run < 2; run++) {
+    char *c[2] = {NULL, NULL};
+    CHECK(joined_run(x, y, c, ws) == XCC_OK, "joined run");
+    CHECK(SAME(c[0], "的中") && SAME(c[1], "new"), "c = \"%s\", \"%s\"", c[0], c[1]);
+    free_all(c, 2);
+  }
+  const char *bad[2] = {"a", NULL};
+  char *c[2] = {(char *)"stale", (char *)"stale"};
+  CHECK(joined_run(x, bad, c, ws) == XCC_ERROR_NULL_TENSOR, "a NULL string");
+  CHECK(c[0] == NULL && c[1] == NULL, "the outputs of a refused run are NULL");
+}
+
+int main(void) {
+  const char *x[4] = {"ab", "a b", "", "Hi there you"};
+  size_t bytes = words_workspace_size(x);
+  if (JOINED_WORKSPACE_SIZE > bytes) bytes = JOINED_WORKSPACE_SIZE;
+  void *ws = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+  words_checks(ws);
+  joined_checks(ws);
+  free(ws);
+  printf("%s %d checks\n", failures ? "FAILED" : "ok", checks);
+  return failures != 0;
+}
