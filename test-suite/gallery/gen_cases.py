@@ -706,6 +706,33 @@ def classic_ml_cases(rng):
     yield "array_feature_extractor_vector", node, {"X": f32(rng, [6]), "i": np.array([[4, 0, 4]], np.int64)}, ["Y"], ()
 
 
+WORDS = ["alpha", "Beta", "GAMMA", "delta", "épée", "Straße", "monday", "x-ray", "the", "fox"]
+
+
+def string_cases(rng):
+    """STRING pipelines over random phrases (UTF-8 among them): joined with a constant and matched
+    by a pattern; split at spaces at most once, compared, and encoded to ids. (StringNormalizer
+    has no oracle here: ONNX Runtime needs an en_US.UTF-8 locale this machine lacks, and the
+    onnx reference implementation removes stopwords as words and strips accents; the node tests
+    carry its cases.)"""
+    def phrase():
+        return " ".join(rng.choice(WORDS, rng.integers(1, 4)))
+    x = np.array([phrase() for _ in range(8)] + ["monday", ""], dtype=object)
+    nodes = [helper.make_node("StringConcat", ["x", "bang"], ["c"]),
+             helper.make_node("RegexFullMatch", ["c"], ["m"], pattern=r"[a-zß]+( [\w\-]+)*!")]
+    feeds = {"x": x, "bang": np.array(["!"], dtype=object)}
+    yield "strings_join_match", nodes, feeds, ["c", "m"], ("bang",)
+    nodes = [helper.make_node("StringSplit", ["x"], ["parts", "count"], delimiter=" ", maxsplit=1),
+             helper.make_node("Equal", ["x", "probe"], ["same"]),
+             helper.make_node("LabelEncoder", ["x"], ["id"], domain="ai.onnx.ml", keys_strings=WORDS,
+                              values_int64s=list(range(len(WORDS))), default_int64=-7)]
+    # ONNX Runtime splits "" at a delimiter into no parts, the onnx reference (Python's str.split)
+    # into one empty part, as xcc does: the split case has a leading space where the other has "".
+    split_x = np.where(x == "", " fox", x).reshape(2, 5)
+    feeds = {"x": split_x, "probe": np.array(["monday", "fox", "", "alpha", "GAMMA"], dtype=object)}
+    yield "strings_split_compare_encode", nodes, feeds, ["parts", "count", "same", "id"], ("probe",)
+
+
 def write(out, name, node, feeds, output_names, inits=(), opset=22):
     """One case: `node` (or a list of nodes, the last one naming the case's operator) over `feeds`."""
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
@@ -902,6 +929,7 @@ def main():
     oracles += [write(out, *case) for case in spectral_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in data_sized_cases(np.random.default_rng(1129))]
     oracles += [write(out, *case) for case in sequence_cases(np.random.default_rng(1130))]
+    oracles += [write(out, *case, opset=20) for case in string_cases(np.random.default_rng(1131))]
     oracles += [write(out, *case[:5], opset=case[5]) for case in roi_cases(np.random.default_rng(1127))]
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]

@@ -277,11 +277,11 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             "unsupported-element-type",
             model(
                 vec![node("relu0", "Relu", &["x"], &["y"])],
-                vec![value("x", 8, &[2])],
-                vec![value("y", 8, &[2])],
+                vec![value("x", 14, &[2])],
+                vec![value("y", 14, &[2])],
                 vec![],
             ),
-            vec!["'x'", "STRING"],
+            vec!["'x'", "COMPLEX64"],
         ),
         (
             "add-shape-mismatch",
@@ -554,7 +554,103 @@ fn index_and_parameter_cases() -> Vec<Case> {
     .into_iter()
     .chain(fuzz_regressions())
     .chain(new_operator_cases())
+    .chain(string_cases())
     .collect()
+}
+
+/// TensorProto.DataType STRING.
+const STRING: i32 = 8;
+
+/// STRING tensors where an operator would compute on them as numbers, and the string operators'
+/// refusals.
+fn string_cases() -> Vec<Case> {
+    let one = |n: NodeProto, inputs: Vec<ValueInfoProto>, out: ValueInfoProto| {
+        xcc_test_suite::onnx_build::with_opset(&model(vec![n], inputs, vec![out], vec![]), "", 20)
+    };
+    let words = |name: &str, dims: &[i64]| value(name, STRING, dims);
+    let label = |n: NodeProto| {
+        let mut n = with_ints(with_ints(n, "keys_int64s", &[1, 2]), "values_int64s", &[3, 4]);
+        n.domain = Some("ai.onnx.ml".into());
+        n
+    };
+    vec![
+        (
+            "add-of-strings",
+            one(node("add0", "Add", &["x", "x"], &["y"]), vec![words("x", &[2])], words("y", &[2])),
+            vec!["add0", "Add does not take strings like 'x'"],
+        ),
+        (
+            "cast-to-string",
+            one(
+                with_int(node("cast0", "Cast", &["x"], &["y"]), "to", 8),
+                vec![value("x", FLOAT, &[2])],
+                words("y", &[2]),
+            ),
+            vec!["cast0", "Cast to strings is not supported"],
+        ),
+        (
+            "string-concat-of-numbers",
+            one(
+                node("cat0", "StringConcat", &["x", "s"], &["y"]),
+                vec![value("x", FLOAT, &[2]), words("s", &[2])],
+                words("y", &[2]),
+            ),
+            vec!["cat0", "StringConcat takes strings, not float32 like 'x'"],
+        ),
+        (
+            "string-split-of-a-computed-string",
+            xcc_test_suite::onnx_build::with_opset(
+                &model(
+                    vec![
+                        node("cat0", "StringConcat", &["x", "x"], &["c"]),
+                        node("split0", "StringSplit", &["c"], &["y", "n"]),
+                    ],
+                    vec![words("x", &[2])],
+                    vec![words("y", &[2, -1]), value("n", INT64, &[2])],
+                    vec![],
+                ),
+                "",
+                20,
+            ),
+            vec!["split0", "depend on the strings of 'c', which must be a graph input"],
+        ),
+        (
+            "regex-that-does-not-parse",
+            one(
+                with_string(node("re0", "RegexFullMatch", &["x"], &["y"]), "pattern", "(a"),
+                vec![words("x", &[2])],
+                value("y", BOOL, &[2]),
+            ),
+            vec!["re0", "RegexFullMatch's pattern '(a' is not one xcc compiles"],
+        ),
+        (
+            "string-normalizer-of-a-matrix",
+            one(node("norm0", "StringNormalizer", &["x"], &["y"]), vec![words("x", &[2, 3])], words("y", &[2, 3])),
+            vec!["norm0", "StringNormalizer takes a [C] or [1, C] input, not [2, 3]"],
+        ),
+        (
+            "string-normalizer-unknown-case-change",
+            one(
+                with_string(node("norm1", "StringNormalizer", &["x"], &["y"]), "case_change_action", "TITLE"),
+                vec![words("x", &[3])],
+                words("y", &[3]),
+            ),
+            vec!["norm1", "case_change_action is NONE, UPPER or LOWER, not 'TITLE'"],
+        ),
+        (
+            "label-encoder-keys-of-another-type",
+            xcc_test_suite::onnx_build::with_opset(
+                &one(
+                    label(node("enc0", "LabelEncoder", &["x"], &["y"])),
+                    vec![words("x", &[2])],
+                    value("y", INT64, &[2]),
+                ),
+                "ai.onnx.ml",
+                4,
+            ),
+            vec!["enc0", "LabelEncoder's keys are int64, its input 'x' string"],
+        ),
+    ]
 }
 
 /// The refusals of the operators added for full ONNX coverage (issue 10), one per error path.

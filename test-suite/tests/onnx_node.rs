@@ -556,7 +556,7 @@ fn ints(d: DType, b: &[u8]) -> Vec<i64> {
     match d {
         // The sub-byte types are one element per byte (sign-extended for the signed ones).
         DType::I8 | DType::I4 | DType::I2 => b.iter().map(|&x| x as i8 as i64).collect(),
-        DType::U4 | DType::U2 | DType::F4E2M1 => b.iter().map(|&x| x as i64).collect(),
+        DType::U4 | DType::U2 | DType::F4E2M1 | DType::F8E8M0 => b.iter().map(|&x| x as i64).collect(),
         DType::U8 | DType::Bool => b.iter().map(|&x| x as i64).collect(),
         DType::I16 => b.chunks_exact(2).map(|c| i16::from_le_bytes(c.try_into().unwrap()) as i64).collect(),
         DType::I32 => b.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap()) as i64).collect(),

@@ -972,6 +972,18 @@ impl Emitter {
         self.convert_saturating(v, from, to, true)
     }
 
+    /// `v` (of type `from`) as a FLOAT8E8M0 code, through f32.
+    pub fn convert_to_e8m0(
+        &mut self,
+        v: ValueId,
+        from: DType,
+        saturate: bool,
+        rounding: crate::float8e8m0::Rounding,
+    ) -> ValueId {
+        let wide = self.convert(v, from, DType::F32);
+        crate::float8e8m0::emit_encode(self, wide, saturate, rounding)
+    }
+
     /// [`Emitter::convert`], with Cast's `saturate` for a float8 result: past its range, the
     /// largest value (true) or infinity or NaN (false).
     pub fn convert_saturating(&mut self, v: ValueId, from: DType, to: DType, saturate: bool) -> ValueId {
@@ -985,6 +997,13 @@ impl Emitter {
         if let Some(f) = to.float8() {
             let wide = self.convert(v, from, DType::F32);
             return f.emit_encode(self, wide, saturate);
+        }
+        if from == DType::F8E8M0 {
+            let wide = crate::float8e8m0::emit_decode(self, v);
+            return self.convert_saturating(wide, DType::F32, to, saturate);
+        }
+        if to == DType::F8E8M0 {
+            return self.convert_to_e8m0(v, from, saturate, crate::float8e8m0::Rounding::Up);
         }
         if from == DType::F4E2M1 {
             let wide = crate::float4::emit_decode(self, v);

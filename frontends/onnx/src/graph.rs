@@ -39,6 +39,8 @@ pub enum DType {
     U2,
     I2,
     F4E2M1,
+    /// FLOAT8E8M0 ([`crate::float8e8m0`]): cast to and from, and moved.
+    F8E8M0,
     /// STRING: each element a `const char *` (NUL-terminated UTF-8) at the C interface, its
     /// address (an i64) inside xcc ([`crate::strings`]); a constant's element is its index in
     /// the compile-time string table.
@@ -72,6 +74,7 @@ impl DType {
             25 => DType::U2,
             26 => DType::I2,
             8 => DType::Str,
+            24 => DType::F8E8M0,
             _ => return None,
         })
     }
@@ -102,6 +105,7 @@ impl DType {
             DType::U2 => 25,
             DType::I2 => 26,
             DType::Str => 8,
+            DType::F8E8M0 => 24,
         }
     }
 
@@ -128,6 +132,7 @@ impl DType {
             21 => "UINT4",
             22 => "INT4",
             23 => "FLOAT4E2M1",
+            24 => "FLOAT8E8M0",
             _ => "unknown",
         }
     }
@@ -139,7 +144,7 @@ impl DType {
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::I8 | DType::U8 | DType::Bool => 1,
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => 1,
-            DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => 1,
+            DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 | DType::F8E8M0 => 1,
         }
     }
 
@@ -183,7 +188,7 @@ impl DType {
             DType::BF16 => Type::Float(xcc_ir::types::FloatKind::BF16),
             DType::I8 | DType::U8 => Type::i8(),
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => Type::i8(),
-            DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => Type::i8(),
+            DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 | DType::F8E8M0 => Type::i8(),
             DType::I16 | DType::U16 => Type::int(16),
             DType::I32 | DType::U32 => Type::i32(),
             DType::I64 | DType::U64 | DType::Str => Type::i64(),
@@ -199,7 +204,7 @@ impl DType {
             DType::I8 => "int8_t",
             DType::U8 => "uint8_t",
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => "uint8_t",
-            DType::U4 | DType::U2 | DType::F4E2M1 => "uint8_t",
+            DType::U4 | DType::U2 | DType::F4E2M1 | DType::F8E8M0 => "uint8_t",
             DType::I4 | DType::I2 => "int8_t",
             DType::U16 => "uint16_t",
             DType::U32 => "uint32_t",
@@ -237,6 +242,7 @@ impl DType {
             DType::U2 => "uint2",
             DType::I2 => "int2",
             DType::F4E2M1 => "float4e2m1",
+            DType::F8E8M0 => "float8e8m0",
             DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
@@ -326,6 +332,7 @@ impl Tensor {
                 DType::U8 => data.push(v as u8),
                 DType::U4 | DType::I4 | DType::U2 | DType::I2 => data.push(wrap_to_width(v, dtype)),
                 DType::F4E2M1 => data.push(crate::float4::encode(v as f32)),
+                DType::F8E8M0 => data.push(crate::float8e8m0::encode(v as f32, true, crate::float8e8m0::Rounding::Up)),
                 d @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
                     data.push(d.float8().expect("a float8 type").encode(v as f32, true))
                 }
@@ -357,6 +364,7 @@ impl Tensor {
                 DType::U8 | DType::Bool | DType::U4 | DType::U2 => d[i] as f64,
                 DType::I4 | DType::I2 => d[i] as i8 as f64,
                 DType::F4E2M1 => crate::float4::decode(d[i]) as f64,
+                DType::F8E8M0 => crate::float8e8m0::decode(d[i]) as f64,
                 t @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
                     t.float8().expect("a float8 type").decode(d[i]) as f64
                 }

@@ -516,7 +516,7 @@ pub fn decode_tensor(t: &proto::TensorProto, base: &Path) -> OResult<Tensor> {
             DType::U32 => t.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
             DType::U64 => t.uint64_data.iter().flat_map(|&v| v.to_le_bytes()).collect(),
             DType::I8 | DType::U8 | DType::Bool => t.int32_data.iter().map(|&v| v as u8).collect(),
-            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => {
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F8E8M0 => {
                 t.int32_data.iter().map(|&v| v as u8).collect()
             }
             DType::U4 | DType::I4 | DType::U2 | DType::I2 | DType::F4E2M1 => unreachable!("unpacked above"),

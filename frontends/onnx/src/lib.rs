@@ -9,6 +9,7 @@ pub mod emit;
 pub mod error;
 pub mod float4;
 pub mod float8;
+pub mod float8e8m0;
 pub mod fuse;
 pub mod graph;
 pub mod header;

@@ -185,6 +185,8 @@ pub fn real_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
         "Identity" => real_data(g, &node.inputs[0]),
         "Cast" if !from.is_float() => computed_data(g, &node.inputs[0]),
         "Cast" if wide(from) && (to == DType::F64 || from == to) => real_data(g, &node.inputs[0]),
+        // float16 and bfloat16 values are exact in float32: Range's function over them casts up.
+        "Cast" if matches!(from, DType::F16 | DType::BF16) && wide(to) => real_data(g, &node.inputs[0]),
         "Add" | "Sub" | "Mul" | "Div" | "Neg" | "Ceil" | "Floor" | "Relu" if wide(to) => real_arithmetic(g, node),
         _ => Ok(None),
     }

@@ -226,7 +226,7 @@ pub fn check(node: &Node, g: &Graph) -> OResult<()> {
     }
     if !FLOAT8.contains(&node.op.as_str()) {
         let all: Vec<usize> = (0..node.inputs.len()).collect();
-        let narrow = |t: &DType| t.float8().is_some() || t.packed_bits().is_some();
+        let narrow = |t: &DType| t.float8().is_some() || t.packed_bits().is_some() || *t == DType::F8E8M0;
         if let Some((name, t)) = typed(node, g, &all)?.into_iter().find(|(_, t)| narrow(t)) {
             return fail(format!(
                 "{} does not take {} tensors like '{name}' (xcc casts, quantizes and moves float8 and sub-byte tensors only)",

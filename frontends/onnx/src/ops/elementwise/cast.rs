@@ -1,4 +1,5 @@
-//! Cast (with ONNX's conversion semantics), CastLike, Identity and BitCast.
+//! Cast (with ONNX's conversion semantics; `round_mode` for FLOAT8E8M0), CastLike, Identity and
+//! BitCast.
 
 use super::{Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{Emitter, LoopBuilder};
@@ -17,7 +18,13 @@ pub const OPS: &[Op] = &[
 
 /// Cast and CastLike: `saturate` (opset 19) decides a float8 result past its range.
 fn cast(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
-    Ok(e.convert_saturating(a[0], el.dtype, el.out, el.node.int("saturate", 1) != 0))
+    let saturate = el.node.int("saturate", 1) != 0;
+    if el.out == DType::F8E8M0 && el.dtype != DType::F8E8M0 {
+        // FLOAT8E8M0 rounds by `round_mode` (opset 24).
+        let rounding = crate::float8e8m0::Rounding::of(el.node.string("round_mode")).map_err(OnnxError::msg)?;
+        return Ok(e.convert_to_e8m0(a[0], el.dtype, saturate, rounding));
+    }
+    Ok(e.convert_saturating(a[0], el.dtype, el.out, saturate))
 }
 
 /// BitCast: the element's bits read as the target type, of the same size (checked before,

@@ -1,8 +1,9 @@
 //! RegexFullMatch: whether each string matches `pattern` from its first byte to its last. The
-//! pattern (RE2 syntax, whose `\w`, `\d`, `\s` and `\b` are ASCII's) is compiled here, at compile
-//! time, into a DFA over bytes by `regex-automata`; its transition table goes into the library,
-//! and runtime-c's `xcc_string_dfa_match` walks it over each string. No regex engine runs in
-//! the model.
+//! pattern (RE2 syntax over UTF-8) is compiled here, at compile time, into a DFA over bytes by
+//! `regex-automata`; its transition table goes into the library, and runtime-c's
+//! `xcc_string_dfa_match` walks it over each string. No regex engine runs in the model. RE2's
+//! Perl classes and word boundaries are ASCII's where the `regex` syntax's are Unicode's, so
+//! they are rewritten as ASCII classes first ([`ascii_classes`]).
 
 use super::{at, bytes_address, expect_strings};
 use crate::emit::{runtime_call, Emitter, LoopBuilder};
@@ -29,13 +30,14 @@ const MAX_STATES: usize = 4096;
 
 /// The DFA of `pattern` matched against a whole string.
 pub fn compile(pattern: &str) -> OResult<Table> {
-    let syntax = regex_automata::util::syntax::Config::new().unicode(false).utf8(false);
+    let syntax = regex_automata::util::syntax::Config::new();
     let config = dense::Config::new().start_kind(StartKind::Anchored).match_kind(MatchKind::All);
     // `\z` ends every match at the end of the text; MatchKind::All keeps every way to get there.
-    let dfa =
-        dense::Builder::new().syntax(syntax).configure(config).build(&format!("(?:{pattern})\\z")).map_err(|e| {
-            OnnxError::msg(format!("RegexFullMatch's pattern '{pattern}' is not one xcc compiles: {e}"))
-        })?;
+    let dfa = dense::Builder::new()
+        .syntax(syntax)
+        .configure(config)
+        .build(&format!("(?:{})\\z", ascii_classes(pattern)))
+        .map_err(|e| OnnxError::msg(format!("RegexFullMatch's pattern '{pattern}' is not one xcc compiles: {e}")))?;
     let first = dfa
         .start_state(&start::Config::new().anchored(Anchored::Yes))
         .map_err(|e| OnnxError::msg(format!("RegexFullMatch's pattern '{pattern}': {e}")))?;
@@ -60,6 +62,58 @@ pub fn compile(pattern: &str) -> OResult<Table> {
     }
     let accepts = order.iter().map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)) as u8).collect();
     Ok(Table { next, accepts, start: 0 })
+}
+
+/// `pattern` with RE2's meaning of `\w`, `\d`, `\s` (ASCII classes; their negations any other
+/// character) and `\b` (an ASCII word boundary) written out for the `regex` syntax. Inside a
+/// bracket class the positive ones are spliced in as ranges; a negated one there keeps the
+/// syntax's Unicode meaning.
+fn ascii_classes(pattern: &str) -> String {
+    let ranges = |c: char| match c {
+        'w' => Some("0-9A-Za-z_"),
+        'd' => Some("0-9"),
+        's' => Some("\\t\\n\\x0C\\r "),
+        _ => None,
+    };
+    let mut out = String::new();
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    let mut class_start = false;
+    while let Some(c) = chars.next() {
+        let first = std::mem::take(&mut class_start);
+        match c {
+            '\\' => {
+                let Some(n) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                match (in_class, ranges(n.to_ascii_lowercase()), n.is_ascii_uppercase()) {
+                    (true, Some(r), false) => out.push_str(r),
+                    (false, Some(r), false) => out.push_str(&format!("[{r}]")),
+                    (false, Some(r), true) => out.push_str(&format!("[^{r}]")),
+                    _ if !in_class && (n == 'b' || n == 'B') => out.push_str(&format!("(?-u:\\{n})")),
+                    _ => {
+                        out.push(c);
+                        out.push(n);
+                    }
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                class_start = true;
+                out.push(c);
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().expect("peeked"));
+                }
+            }
+            ']' if in_class && !first => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn pattern(node: &Node) -> OResult<&str> {
@@ -123,5 +177,10 @@ mod tests {
         assert!(!full_match(&t, "account@hotmail.com"));
         assert!(full_match(&t, " x@yahoo.com!"));
         assert!(compile("(").is_err());
+        // UTF-8 characters are single characters; `\w` is ASCII's, `\W` any other character.
+        let t = compile(r"[a-zß]+\W\w").unwrap();
+        assert!(full_match(&t, "straße-x") && full_match(&t, "ß\u{e9}x") && !full_match(&t, "ab\u{e9}\u{e9}"));
+        assert!(!full_match(&t, "ab-\u{e9}"));
+        assert_eq!(ascii_classes(r"[\w.\-]\D[]\d]"), r"[0-9A-Za-z_.\-][^0-9][]0-9]");
     }
 }
