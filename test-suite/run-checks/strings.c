@@ -3,7 +3,7 @@
  *            p, n = StringSplit(x, " "), m = RegexFullMatch(x, "[a-z]+( [a-z]+)*"),
  *            l = LabelEncoder(x: "a b" -> "two words", "ab" -> "one word", else "?"),
  *            k = LabelEncoder(x: "ab" -> 1, "" -> 2, "a b" -> 3, else -1), i = Identity(x).
- *   joined.h: x, y string[2]; c = StringConcat(x, y).
+ *   joined.h: x string[n], y string[1]; c = StringConcat(x, y), m = RegexFullMatch(c, "\\w+\\.\\w+").
  * Every value is worked out by hand below. Each output string is the caller's, freed here (a leak
  * or a double free fails the AddressSanitizer build); the runs repeat; a NULL string is refused
  * (XCC_ERROR_NULL_TENSOR, the string outputs set to NULL; XCC_ERROR_BAD_SHAPE_INPUT where the run
@@ -59,28 +59,33 @@ static void words_checks(void *ws) {
         "a NULL string measured for StringSplit");
 }
 
-static void joined_checks(void *ws) {
-  const char *x[2] = {"的", "new"}, *y[2] = {"中", ""};
-  for (int run = 0; run < 2; run++) {
-    char *c[2] = {NULL, NULL};
-    CHECK(joined_run(x, y, c, ws) == XCC_OK, "joined run");
-    CHECK(SAME(c[0], "的中") && SAME(c[1], "new"), "c = \"%s\", \"%s\"", c[0], c[1]);
-    free_all(c, 2);
+static void joined_checks(void) {
+  const char *x[3] = {"的", "new", "a.b"}, *y[1] = {".com"};
+  for (int64_t n = 2; n <= 3; n++) {
+    size_t bytes = joined_workspace_size(n);
+    void *ws = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+    char *c[3] = {NULL, NULL, NULL};
+    bool m[3];
+    CHECK(joined_run(n, x, y, c, m, ws) == XCC_OK, "joined run, n = %lld", (long long)n);
+    CHECK(SAME(c[0], "的.com") && SAME(c[1], "new.com"), "c = \"%s\", \"%s\"", c[0], c[1]);
+    CHECK(!m[0] && m[1], "m = %d %d: \\w is ASCII's", m[0], m[1]);
+    if (n == 3) CHECK(SAME(c[2], "a.b.com") && !m[2], "c[2] = \"%s\", m[2] = %d", c[2], m[2]);
+    free_all(c, (int)n);
+    const char *bad[3] = {"a", NULL, "b"};
+    char *d[3] = {(char *)"stale", (char *)"stale", (char *)"stale"};
+    CHECK(joined_run(n, bad, y, d, m, ws) == XCC_ERROR_NULL_TENSOR, "a NULL string");
+    CHECK(d[0] == NULL && d[1] == NULL, "the outputs of a refused run are NULL");
+    free(ws);
   }
-  const char *bad[2] = {"a", NULL};
-  char *c[2] = {(char *)"stale", (char *)"stale"};
-  CHECK(joined_run(x, bad, c, ws) == XCC_ERROR_NULL_TENSOR, "a NULL string");
-  CHECK(c[0] == NULL && c[1] == NULL, "the outputs of a refused run are NULL");
 }
 
 int main(void) {
   const char *x[4] = {"ab", "a b", "", "Hi there you"};
   size_t bytes = words_workspace_size(x);
-  if (JOINED_WORKSPACE_SIZE > bytes) bytes = JOINED_WORKSPACE_SIZE;
   void *ws = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
   words_checks(ws);
-  joined_checks(ws);
   free(ws);
+  joined_checks();
   printf("%s %d checks\n", failures ? "FAILED" : "ok", checks);
   return failures != 0;
 }

@@ -633,7 +633,8 @@ fn random_draws_are_philox() -> Result<(), String> {
 
 /// STRING tensors (model `words`: StringConcat with a constant, Equal to constants,
 /// StringSplit at spaces, RegexFullMatch, LabelEncoder to strings and to int64s, Identity, over
-/// `x: string[4]`; model `joined`: a StringConcat alone): `strings.c` checks every output against
+/// `x: string[4]`; model `joined`: StringConcat and RegexFullMatch over `x: string[n]`):
+/// `strings.c` checks every output against
 /// the values worked out by hand, that each output string is the caller's to free (no leak, no
 /// double free under AddressSanitizer, repeated runs), and that a NULL string is refused with
 /// the string outputs set to NULL.
@@ -671,9 +672,12 @@ fn strings_cross_the_interface() -> Result<(), String> {
     );
     let words = with_opset(&with_opset(&words, "", 20), "ai.onnx.ml", 3);
     let joined = model(
-        vec![node("concat0", "StringConcat", &["x", "y"], &["c"])],
-        vec![value("x", STRING, &[2]), value("y", STRING, &[2])],
-        vec![value("c", STRING, &[2])],
+        vec![
+            node("concat0", "StringConcat", &["x", "y"], &["c"]),
+            with_string(node("regex0", "RegexFullMatch", &["c"], &["m"]), "pattern", r"\w+\.\w+"),
+        ],
+        vec![symbolic("x", STRING, &["n"]), value("y", STRING, &[1])],
+        vec![symbolic("c", STRING, &["n"]), symbolic("m", BOOL, &["n"])],
         vec![],
     );
     let joined = with_opset(&joined, "", 20);

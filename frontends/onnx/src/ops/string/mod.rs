@@ -109,18 +109,18 @@ pub fn expect_strings(node: &Node, g: &Graph, name: &str) -> OResult<TensorType>
     if t.dtype != DType::Str {
         return err(format!("{} takes strings, not {} like '{name}'", node.op, t.dtype.name()));
     }
-    if t.is_dynamic() {
-        return err(format!(
-            "{}'s input '{name}' has dims known only at run time, which it does not take yet",
-            node.op
-        ));
-    }
     Ok(t.clone())
 }
 
 /// A STRING graph input of static shape, whose strings the prologue reads to size an output.
 pub fn measured_input(node: &Node, g: &Graph, name: &str) -> OResult<TensorType> {
     let t = expect_strings(node, g, name)?;
+    if t.is_dynamic() {
+        return err(format!(
+            "{}'s output dims depend on the strings of '{name}', whose dims must be known at compile time",
+            node.op
+        ));
+    }
     if !g.inputs.iter().any(|i| i == name) {
         return err(format!(
             "{}'s output dims depend on the strings of '{name}', which must be a graph input (xcc measures them before the run)",

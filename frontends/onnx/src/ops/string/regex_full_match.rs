@@ -14,7 +14,6 @@ use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 use std::collections::HashMap;
 use xcc_ir::Type;
-use xcc_lowering::builder::Extent;
 
 pub struct RegexFullMatch;
 
@@ -124,7 +123,11 @@ impl OnnxOp for RegexFullMatch {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = expect_strings(node, g, &node.inputs[0])?;
         compile(pattern(node)?)?;
-        Ok(vec![TensorType::new(DType::Bool, x.shape)])
+        Ok(vec![TensorType::with_dims(DType::Bool, x.dims())])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -139,7 +142,8 @@ impl OnnxOp for RegexFullMatch {
         let (x, y) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let rank = xt.shape.len().min(1);
         let (x, y) = if xt.shape.len() > 1 { (e.flat(x), e.flat(y)) } else { (x, y) };
-        e.for_loop_over(Extent::Fixed(xt.numel()), |e, i| {
+        let n = e.dim_extent(&Dim::product(&xt.dims()));
+        e.for_loop_over(n, |e, i| {
             let s = e.load(x, &at(rank, i));
             let matched = runtime_call(e, "xcc_string_dfa_match", &[s, next, accepts, start], Type::i32());
             let zero = e.const_int(0, Type::i32());
