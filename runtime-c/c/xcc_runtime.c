@@ -544,14 +544,22 @@ struct xcc_string_block {
   char bytes[];
 };
 
+/* An output array xcc_strings_export filled, so that a run failing after it is undone. */
+struct xcc_string_export {
+  const char **strings;
+  int64_t n;
+  struct xcc_string_export *next;
+};
+
 struct xcc_string_arena {
   struct xcc_string_block *blocks;
+  struct xcc_string_export *exports;
   int failed;
 };
 
 static _Thread_local struct xcc_string_arena *current_strings;
 /* The arena of a thread whose own could not be allocated: every allocation from it fails. */
-static _Thread_local struct xcc_string_arena failed_strings = {NULL, 1};
+static _Thread_local struct xcc_string_arena failed_strings = {NULL, NULL, 1};
 
 XCC_DEF void *xcc_strings_enter(void) {
   struct xcc_string_arena *previous = current_strings;
@@ -564,6 +572,13 @@ XCC_DEF int32_t xcc_strings_leave(void *previous, int32_t rc) {
   struct xcc_string_arena *arena = current_strings;
   if (arena && arena->failed && rc == XCC_OK)
     rc = XCC_ERROR_OUT_OF_MEMORY;
+  /* A failed run gives the caller no strings: those already exported go back. */
+  for (struct xcc_string_export *x = arena && rc != XCC_OK ? arena->exports : NULL; x; x = x->next) {
+    for (int64_t i = 0; i < x->n; i++) {
+      free((void *)x->strings[i]);
+      x->strings[i] = NULL;
+    }
+  }
   if (arena && arena != &failed_strings) {
     for (struct xcc_string_block *b = arena->blocks; b;) {
       struct xcc_string_block *next = b->next;
@@ -579,29 +594,29 @@ XCC_DEF int32_t xcc_strings_leave(void *previous, int32_t rc) {
 /* `bytes` bytes from the current arena; "" (a string that is never written) when none is
  * current or the allocation fails, which the arena records for xcc_strings_leave. */
 static char *string_bytes(size_t bytes) {
-  static char empty[1];
+  static const char empty[1];
   struct xcc_string_arena *arena = current_strings;
   if (!arena || arena->failed)
     goto failed;
+  /* At a multiple of 8, for the export records among the strings. */
   struct xcc_string_block *b = arena->blocks;
-  if (!b || b->size - b->used < bytes) {
+  size_t at = b ? (b->used + 7) & ~(size_t)7 : 0;
+  if (!b || at > b->size || b->size - at < bytes) {
     size_t size = bytes > 4096 ? bytes : 4096;
     b = malloc(sizeof *b + size);
     if (!b)
       goto failed;
     b->next = arena->blocks;
-    b->used = 0;
     b->size = size;
     arena->blocks = b;
+    at = 0;
   }
-  char *p = b->bytes + b->used;
-  b->used += bytes;
-  return p;
+  b->used = at + bytes;
+  return b->bytes + at;
 failed:
   if (arena)
     arena->failed = 1;
-  empty[0] = 0;
-  return empty;
+  return (char *)empty;
 }
 
 /* Whether the current arena could not give the last string its bytes (or there is none). */
@@ -618,6 +633,7 @@ static const char *string_copy(const char *s, size_t n) {
 }
 
 XCC_DEF int32_t xcc_strings_export(const char **strings, int64_t n, int32_t rc) {
+  struct xcc_string_export *record = rc == XCC_OK && !arena_failed() ? (void *)string_bytes(sizeof *record) : NULL;
   if (rc != XCC_OK || arena_failed()) {
     for (int64_t i = 0; i < n; i++)
       strings[i] = NULL;
@@ -638,6 +654,10 @@ XCC_DEF int32_t xcc_strings_export(const char **strings, int64_t n, int32_t rc) 
     memcpy(copy, strings[i], len);
     strings[i] = copy;
   }
+  record->strings = strings;
+  record->n = n;
+  record->next = current_strings->exports;
+  current_strings->exports = record;
   return XCC_OK;
 }
 
@@ -678,11 +698,10 @@ static int64_t split_parts(const char *s, const char *delim, int64_t maxsplit, i
         s++;
       if (!*s)
         return count;
+      /* The last part allowed is the rest, trailing whitespace and all, as Python keeps it. */
       const char *end = s;
       if (maxsplit >= 0 && count == maxsplit) {
         end = s + strlen(s);
-        while (end > s && is_space(end[-1]))
-          end--;
       } else {
         while (*end && !is_space(*end))
           end++;
@@ -780,35 +799,32 @@ XCC_DEF const char *xcc_string_change_case(const char *s, int32_t upper) {
   return copy;
 }
 
+/* The code point at *p (one or two UTF-8 bytes; any other byte as itself), *p moved past it. */
+static unsigned next_code_point(const unsigned char **p) {
+  const unsigned char *q = *p;
+  if ((q[0] & 0xE0) == 0xC0 && (q[1] & 0xC0) == 0x80) {
+    *p += 2;
+    return ((q[0] & 0x1Fu) << 6) | (q[1] & 0x3Fu);
+  }
+  *p += 1;
+  return q[0];
+}
+
+/* Whether a and b are one string in lower case (letter by letter, as change_case lowers). */
+static int same_in_lower_case(const char *a, const char *b) {
+  const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
+  while (*p && *q)
+    if (change_case(next_code_point(&p), 0) != change_case(next_code_point(&q), 0))
+      return 0;
+  return !*p && !*q;
+}
+
 /* Whether `s` is one of the `count` NUL-separated strings at `list`, compared in lower case
  * unless case_sensitive. */
 XCC_DEF int32_t xcc_string_in_list(const char *s, const char *list, int64_t count, int32_t case_sensitive) {
-  for (int64_t i = 0; i < count; i++, list += strlen(list) + 1) {
-    if (case_sensitive) {
-      if (strcmp(s, list) == 0)
-        return 1;
-      continue;
-    }
-    size_t n = strlen(s);
-    if (n != strlen(list))
-      continue;
-    char a[256], b[256];
-    char *pa = n < sizeof a ? a : malloc(n + 1), *pb = n < sizeof b ? b : malloc(n + 1);
-    int same = 0;
-    if (pa && pb) {
-      memcpy(pa, s, n + 1);
-      memcpy(pb, list, n + 1);
-      change_case_in_place(pa, 0);
-      change_case_in_place(pb, 0);
-      same = strcmp(pa, pb) == 0;
-    }
-    if (pa != a)
-      free(pa);
-    if (pb != b)
-      free(pb);
-    if (same)
+  for (int64_t i = 0; i < count; i++, list += strlen(list) + 1)
+    if (case_sensitive ? strcmp(s, list) == 0 : same_in_lower_case(s, list))
       return 1;
-  }
   return 0;
 }
 

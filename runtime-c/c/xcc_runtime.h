@@ -42,9 +42,10 @@ XCC_API int32_t xcc_cpu_level(void);
 
 /* STRING tensors (arrays of `const char *`, NUL-terminated UTF-8). The strings a
  * run makes live in an arena current on the calling thread from enter to leave; leave frees it
- * and returns rc, or XCC_ERROR_OUT_OF_MEMORY where rc is XCC_OK and the arena ran out. export
- * gives each of n output strings a malloc block of its own (the caller frees each with free()),
- * or, where rc is not XCC_OK, sets them to NULL and returns rc. The generated code passes these
+ * and returns rc, or XCC_ERROR_OUT_OF_MEMORY where rc is XCC_OK and the arena ran out; a run
+ * that fails after some outputs were exported takes their strings back (freed, set to NULL).
+ * export gives each of n output strings a malloc block of its own (the caller frees each with
+ * free()), or, where rc is not XCC_OK, sets them to NULL and returns rc. The generated code passes these
  * pointers as 64-bit integers, which is how the C ABIs of the 64-bit targets pass them. */
 XCC_API void *xcc_strings_enter(void);
 XCC_API int32_t xcc_strings_leave(void *previous, int32_t rc);

@@ -3,12 +3,14 @@
  *            p, n = StringSplit(x, " "), m = RegexFullMatch(x, "[a-z]+( [a-z]+)*"),
  *            l = LabelEncoder(x: "a b" -> "two words", "ab" -> "one word", else "?"),
  *            k = LabelEncoder(x: "ab" -> 1, "" -> 2, "a b" -> 3, else -1), i = Identity(x).
+ *   spaces.h: x string[3]; p, n = StringSplit(x, maxsplit 1) at whitespace.
  *   joined.h: x string[n], y string[1]; c = StringConcat(x, y), m = RegexFullMatch(c, "\\w+\\.\\w+").
  * Every value is worked out by hand below. Each output string is the caller's, freed here (a leak
  * or a double free fails the AddressSanitizer build); the runs repeat; a NULL string is refused
  * (XCC_ERROR_NULL_TENSOR, the string outputs set to NULL; XCC_ERROR_BAD_SHAPE_INPUT where the run
  * measures the strings to size an output, as StringSplit does). Prints "ok N checks". */
 #include "joined.h"
+#include "spaces.h"
 #include "words.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,24 @@ static void joined_checks(void) {
   }
 }
 
+/* Python's str.split(None, 1): leading whitespace skipped, the rest kept whole (its trailing
+ * whitespace too), an all-space string no parts. */
+static void spaces_checks(void) {
+  const char *x[3] = {"a b  ", "  c", " \t "};
+  int64_t p_dims[2], n_dims[1];
+  CHECK(spaces_output_dims(x, p_dims, n_dims) == XCC_OK && p_dims[1] == 2, "spaces' dims");
+  size_t bytes = spaces_workspace_size(x);
+  void *ws = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+  char *p[6];
+  int64_t n[3];
+  CHECK(spaces_run(x, p, n, ws) == XCC_OK, "spaces run");
+  const char *want[6] = {"a", "b  ", "c", "", "", ""};
+  for (int j = 0; j < 6; j++) CHECK(SAME(p[j], want[j]), "p[%d] = \"%s\", expected \"%s\"", j, p[j], want[j]);
+  CHECK(n[0] == 2 && n[1] == 1 && n[2] == 0, "n = %lld %lld %lld", (long long)n[0], (long long)n[1], (long long)n[2]);
+  free_all(p, 6);
+  free(ws);
+}
+
 int main(void) {
   const char *x[4] = {"ab", "a b", "", "Hi there you"};
   size_t bytes = words_workspace_size(x);
@@ -86,6 +106,7 @@ int main(void) {
   words_checks(ws);
   free(ws);
   joined_checks();
+  spaces_checks();
   printf("%s %d checks\n", failures ? "FAILED" : "ok", checks);
   return failures != 0;
 }

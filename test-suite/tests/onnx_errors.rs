@@ -638,6 +638,52 @@ fn string_cases() -> Vec<Case> {
             vec!["norm1", "case_change_action is NONE, UPPER or LOWER, not 'TITLE'"],
         ),
         (
+            "scatter-reduction-over-strings",
+            one(
+                with_string(node("scatter0", "ScatterElements", &["x", "i", "u"], &["y"]), "reduction", "add"),
+                vec![words("x", &[3]), value("i", INT64, &[1]), words("u", &[1])],
+                words("y", &[3]),
+            ),
+            vec!["scatter0", "a reduction over strings is not supported"],
+        ),
+        (
+            "constant-of-shape-of-a-string",
+            {
+                let mut fill = node("fill0", "ConstantOfShape", &["shape"], &["y"]);
+                fill.attribute.push(AttributeProto {
+                    name: Some("value".into()),
+                    r#type: Some(attribute_proto::AttributeType::Tensor as i32),
+                    t: Some(TensorProto {
+                        dims: vec![1],
+                        data_type: Some(STRING),
+                        string_data: vec![b"s".to_vec()],
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                });
+                one(fill, vec![value("shape", INT64, &[1])], words("y", &[-1]))
+            },
+            vec!["fill0", "ConstantOfShape does not make strings like 'y'"],
+        ),
+        (
+            "compress-of-strings-as-an-output",
+            one(
+                node("keep0", "Compress", &["x", "c"], &["y"]),
+                vec![words("x", &[3]), value("c", BOOL, &[3])],
+                words("y", &[-1]),
+            ),
+            vec!["a STRING output whose dims the run finds is not supported"],
+        ),
+        (
+            "regex-negated-class-in-brackets",
+            one(
+                with_string(node("re1", "RegexFullMatch", &["x"], &["y"]), "pattern", r"[\W]"),
+                vec![words("x", &[2])],
+                value("y", BOOL, &[2]),
+            ),
+            vec!["re1", "\\W inside a bracket class"],
+        ),
+        (
             "label-encoder-keys-of-another-type",
             xcc_test_suite::onnx_build::with_opset(
                 &one(

@@ -633,7 +633,8 @@ fn random_draws_are_philox() -> Result<(), String> {
 
 /// STRING tensors (model `words`: StringConcat with a constant, Equal to constants,
 /// StringSplit at spaces, RegexFullMatch, LabelEncoder to strings and to int64s, Identity, over
-/// `x: string[4]`; model `joined`: StringConcat and RegexFullMatch over `x: string[n]`):
+/// `x: string[4]`; model `joined`: StringConcat and RegexFullMatch over `x: string[n]`; model
+/// `spaces`: StringSplit at whitespace, once):
 /// `strings.c` checks every output against
 /// the values worked out by hand, that each output string is the caller's to free (no leak, no
 /// double free under AddressSanitizer, repeated runs), and that a NULL string is refused with
@@ -681,7 +682,14 @@ fn strings_cross_the_interface() -> Result<(), String> {
         vec![],
     );
     let joined = with_opset(&joined, "", 20);
-    drive(&dir, vec![("words", words), ("joined", joined)], "strings")
+    let spaces = model(
+        vec![with_int(node("split0", "StringSplit", &["x"], &["p", "n"]), "maxsplit", 1)],
+        vec![value("x", STRING, &[3])],
+        vec![value("p", STRING, &[3, -1]), value("n", INT64, &[3])],
+        vec![],
+    );
+    let spaces = with_opset(&spaces, "", 20);
+    drive(&dir, vec![("words", words), ("joined", joined), ("spaces", spaces)], "strings")
 }
 
 fn main() -> std::process::ExitCode {

@@ -136,6 +136,9 @@ pub fn generate(
     let data = g.data_dims.borrow().clone();
     check_found_dims(g, &data)?;
     let found_outputs: Vec<usize> = (0..outputs.len()).filter(|&k| reads_found(&data, &outputs[k].1)).collect();
+    if let Some(&k) = found_outputs.iter().find(|&&k| outputs[k].1.dtype == DType::Str) {
+        return Err(OnnxError::tensor(&outputs[k].0, "a STRING output whose dims the run finds is not supported"));
+    }
     let sig = Signature {
         symbols: g.symbols.len(),
         data: data.dims.len(),
@@ -225,7 +228,7 @@ pub fn generate(
         data,
         inputs: inputs.clone(),
         outputs: outputs.clone(),
-        strings: g.types.values().any(|t| t.dtype == DType::Str),
+        strings: g.types.values().any(|t| t.dtype == DType::Str) || makes_strings(&e.m),
     };
     entries.checked_run(&mut e);
     entries.workspace_size(&mut e);
@@ -876,6 +879,14 @@ const STRINGS_CHECK: &str = "xcc_strings_check";
 fn string_count(e: &mut Emitter, t: &TensorType) -> ValueId {
     let n = e.dim_value(&Dim::product(&t.dims()));
     e.value_op("arith.index_cast", &[n], Type::i64())
+}
+
+/// Whether the module calls a runtime-c function that makes strings (inside a body graph whose
+/// strings the top graph never sees, too): its run needs a string arena.
+fn makes_strings(m: &Module) -> bool {
+    ["xcc_string_concat", "xcc_string_split_part", "xcc_string_change_case"]
+        .iter()
+        .any(|f| m.lookup_symbol(f).is_some())
 }
 
 /// A call of runtime-c's function `name`, declared from the arguments' types. Pointers go as

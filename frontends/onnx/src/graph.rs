@@ -152,6 +152,12 @@ impl DType {
         matches!(self, DType::F32 | DType::F64 | DType::F16 | DType::BF16)
     }
 
+    /// Whether its values are reals (not integers): the float types, and the 8- and 4-bit float
+    /// formats xcc casts to and from.
+    pub fn is_real(self) -> bool {
+        self.is_float() || self.float8().is_some() || matches!(self, DType::F4E2M1 | DType::F8E8M0)
+    }
+
     /// The 8-bit float format, for the float8 types.
     pub fn float8(self) -> Option<crate::float8::Float8> {
         use crate::float8::*;

@@ -68,7 +68,7 @@ pub fn header(
             } else if t.dtype == crate::graph::DType::Str && kind == "INPUT" {
                 " (NUL-terminated UTF-8 strings, read only during the run)"
             } else if t.dtype == crate::graph::DType::Str {
-                " (the run points each at a NUL-terminated UTF-8 string it allocates with malloc: the caller\n * frees each with free(); NULL where the run fails)"
+                " (the run points each at a NUL-terminated UTF-8 string it allocates with malloc: the caller\n * frees each with free(); all NULL where the run fails once it has started)"
             } else {
                 ""
             };

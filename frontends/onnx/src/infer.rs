@@ -165,6 +165,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
                 g.types.insert(name.clone(), t);
             }
         }
+        ops::type_constraints::check_string_outputs(&node, g)?;
         g.nodes.push(node);
     }
     // Dead-node removal: keep what the outputs need.

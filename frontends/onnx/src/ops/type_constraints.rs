@@ -190,6 +190,21 @@ fn check_strings(node: &Node, g: &Graph) -> OResult<()> {
     Ok(())
 }
 
+/// An error for a STRING output of an operator that would write numbers into it (ConstantOfShape
+/// of a string, a random draw of dtype STRING): such a node is left to run only when its output
+/// is no string.
+pub fn check_string_outputs(node: &Node, g: &Graph) -> OResult<()> {
+    if STRINGS.contains(&node.op.as_str()) {
+        return Ok(());
+    }
+    for o in node.outputs.iter().filter(|o| !o.is_empty()) {
+        if g.ty(o)?.dtype == DType::Str {
+            return Err(OnnxError::msg(format!("{} does not make strings like '{o}'", node.op)).in_node(node));
+        }
+    }
+    Ok(())
+}
+
 /// An error unless the node's inputs have the element types its operator ties together.
 pub fn check(node: &Node, g: &Graph) -> OResult<()> {
     let fail = |message: String| Err(OnnxError::msg(message).in_node(node));

@@ -227,7 +227,7 @@ impl ElementwiseOp {
         let values: Vec<Vec<f64>> = data.iter().map(|t| t.to_f64()).collect();
         let numel: usize = shape.iter().product();
         let mut args = vec![0.0; data.len()];
-        let integral = !el.float() && el.dtype != DType::Bool;
+        let integral = !el.dtype.is_real() && el.dtype != DType::Bool;
         let mut out: Vec<f64> = Vec::with_capacity(numel);
         for i in 0..numel {
             for (k, t) in data.iter().enumerate() {
@@ -241,7 +241,7 @@ impl ElementwiseOp {
                     node.op
                 )));
             }
-            out.push(if integral || !(dtype.is_float() || dtype == DType::Bool) { r.trunc() } else { r });
+            out.push(if integral || !(dtype.is_real() || dtype == DType::Bool) { r.trunc() } else { r });
         }
         Ok(vec![Tensor::from_f64(dtype, shape, &out)])
     }
@@ -336,6 +336,13 @@ impl OnnxOp for ElementwiseOp {
         // Identity must stay a constant, for the weight packing).
         if self.name == "Identity" {
             return inputs[0].map(|x| Ok(vec![x.clone()]));
+        }
+        // A FLOAT8E8M0 constant is encoded rounding up: other round modes are left to the run.
+        let rounds_otherwise = node.string("round_mode").is_some_and(|m| m != "up");
+        let to_e8m0 =
+            node.int("to", 0) == 24 || inputs.get(1).copied().flatten().is_some_and(|t| t.ty.dtype == DType::F8E8M0);
+        if rounds_otherwise && to_e8m0 {
+            return None;
         }
         // Large tensors (weights) are not worth folding element by element.
         let total: usize = inputs.iter().flatten().map(|t| t.ty.numel()).sum();

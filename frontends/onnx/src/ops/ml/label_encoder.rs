@@ -37,7 +37,7 @@ fn list(node: &Node, kind: &str) -> OResult<Tensor> {
 }
 
 /// The value for a missing key, of the values' type: `default_tensor`, or the typed attribute
-/// with ONNX's defaults ("_Unused", -1, -0.0).
+/// with ONNX's defaults ("_Unused"; -1 for integers, default_int64; -0.0 for reals).
 fn default(node: &Node, dtype: DType) -> OResult<Tensor> {
     if let Some(Attr::Tensor(t)) = node.attrs.get("default_tensor") {
         if t.ty.dtype != dtype || t.ty.numel() != 1 {
@@ -49,10 +49,9 @@ fn default(node: &Node, dtype: DType) -> OResult<Tensor> {
         DType::Str => {
             strings::tensor(vec![], &[node.string("default_string").unwrap_or("_Unused").as_bytes().to_vec()])
         }
-        DType::I64 => {
-            Tensor::from_i64(vec![], &[node.attrs.get("default_int64").map_or(-1, |_| node.int("default_int64", -1))])
-        }
-        d => Tensor::from_f64(d, vec![], &[node.float("default_float", -0.0) as f64]),
+        d if d.is_real() => Tensor::from_f64(d, vec![], &[node.float("default_float", -0.0) as f64]),
+        // An integer type's default is default_int64 (-1), whatever its width (values_tensor).
+        d => Tensor::from_f64(d, vec![], &[node.int("default_int64", -1) as f64]),
     })
 }
 
@@ -67,6 +66,9 @@ impl OnnxOp for LabelEncoder {
                 node.inputs[0],
                 x.dtype.name()
             ));
+        }
+        if keys.ty.numel() == 0 {
+            return err("LabelEncoder needs at least one key");
         }
         if keys.ty.numel() != values.ty.numel() {
             return err(format!("LabelEncoder has {} keys and {} values", keys.ty.numel(), values.ty.numel()));

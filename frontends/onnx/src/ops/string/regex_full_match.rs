@@ -35,8 +35,8 @@ pub fn compile(pattern: &str) -> OResult<Table> {
     let dfa = dense::Builder::new()
         .syntax(syntax)
         .configure(config)
-        .build(&format!("(?:{})\\z", ascii_classes(pattern)))
-        .map_err(|e| OnnxError::msg(format!("RegexFullMatch's pattern '{pattern}' is not one xcc compiles: {e}")))?;
+        .build(&format!("(?:{})\\z", ascii_classes(pattern).map_err(|why| unsupported(pattern, &why))?))
+        .map_err(|e| unsupported(pattern, &e.to_string()))?;
     let first = dfa
         .start_state(&start::Config::new().anchored(Anchored::Yes))
         .map_err(|e| OnnxError::msg(format!("RegexFullMatch's pattern '{pattern}': {e}")))?;
@@ -65,9 +65,8 @@ pub fn compile(pattern: &str) -> OResult<Table> {
 
 /// `pattern` with RE2's meaning of `\w`, `\d`, `\s` (ASCII classes; their negations any other
 /// character) and `\b` (an ASCII word boundary) written out for the `regex` syntax. Inside a
-/// bracket class the positive ones are spliced in as ranges; a negated one there keeps the
-/// syntax's Unicode meaning.
-fn ascii_classes(pattern: &str) -> String {
+/// bracket class the positive ones are spliced in as ranges; a negated one there is refused.
+fn ascii_classes(pattern: &str) -> Result<String, String> {
     let ranges = |c: char| match c {
         'w' => Some("0-9A-Za-z_"),
         'd' => Some("0-9"),
@@ -88,6 +87,7 @@ fn ascii_classes(pattern: &str) -> String {
                 };
                 match (in_class, ranges(n.to_ascii_lowercase()), n.is_ascii_uppercase()) {
                     (true, Some(r), false) => out.push_str(r),
+                    (true, Some(_), true) => return Err(format!("\\{n} inside a bracket class")),
                     (false, Some(r), false) => out.push_str(&format!("[{r}]")),
                     (false, Some(r), true) => out.push_str(&format!("[^{r}]")),
                     _ if !in_class && (n == 'b' || n == 'B') => out.push_str(&format!("(?-u:\\{n})")),
@@ -112,7 +112,11 @@ fn ascii_classes(pattern: &str) -> String {
             _ => out.push(c),
         }
     }
-    out
+    Ok(out)
+}
+
+fn unsupported(pattern: &str, why: &str) -> OnnxError {
+    OnnxError::msg(format!("RegexFullMatch's pattern '{pattern}' is not one xcc compiles: {why}"))
 }
 
 fn pattern(node: &Node) -> OResult<&str> {
@@ -185,6 +189,7 @@ mod tests {
         let t = compile(r"[a-zß]+\W\w").unwrap();
         assert!(full_match(&t, "straße-x") && full_match(&t, "ß\u{e9}x") && !full_match(&t, "ab\u{e9}\u{e9}"));
         assert!(!full_match(&t, "ab-\u{e9}"));
-        assert_eq!(ascii_classes(r"[\w.\-]\D[]\d]"), r"[0-9A-Za-z_.\-][^0-9][]0-9]");
+        assert_eq!(ascii_classes(r"[\w.\-]\D[]\d]").unwrap(), r"[0-9A-Za-z_.\-][^0-9][]0-9]");
+        assert!(compile(r"[\W]").is_err());
     }
 }

@@ -44,6 +44,9 @@ impl Reduction {
         if dtype == DType::Bool && !matches!(self, Reduction::None) {
             return err("a reduction over bool tensors is not supported");
         }
+        if dtype == DType::Str && !matches!(self, Reduction::None) {
+            return err("a reduction over strings is not supported");
+        }
         let unsigned = dtype.is_unsigned();
         Ok(match self {
             Reduction::None => None,
