@@ -94,12 +94,12 @@ const INDEX: &[(&[&str], &[usize])] = &[
     (&["RNN", "GRU", "LSTM"], &[4]),
 ];
 
-/// The operators that take float8 and sub-byte tensors: casts, quantization and data movement
+/// The operators that take float8 and sub-byte tensors besides [`MOVES`]: casts and quantization
 /// (such a tensor is its codes, a byte each; any other operator would compute on them).
-const FLOAT8: &[&str] = &[
-    "Cast",
-    "CastLike",
-    "BitCast",
+const FLOAT8: &[&str] = &["Cast", "CastLike", "BitCast", "QuantizeLinear", "DequantizeLinear"];
+
+/// The operators that move elements without reading them, which take any element type.
+const MOVES: &[&str] = &[
     "Identity",
     "Reshape",
     "Flatten",
@@ -114,8 +114,6 @@ const FLOAT8: &[&str] = &[
     "Gather",
     "Expand",
     "Tile",
-    "QuantizeLinear",
-    "DequantizeLinear",
 ];
 
 fn entries<'a, T>(table: &'a [(&[&str], T)], op: &'a str) -> impl Iterator<Item = &'a T> {
@@ -137,31 +135,17 @@ fn typed<'a>(node: &'a Node, g: &Graph, positions: &[usize]) -> OResult<Vec<(&'a
     Ok(out)
 }
 
-/// The operators that take STRING tensors: those that move elements without reading them
-/// (a string's address moves like an int64), and those that compute on strings through the
-/// runtime's string functions ([`crate::ops::string`]).
+/// The operators that take STRING tensors besides [`MOVES`] (a string's address moves like an
+/// int64): more that move, and those that compute on strings through the runtime's string
+/// functions ([`crate::ops::string`]).
 const STRINGS: &[&str] = &[
-    "Identity",
-    "Reshape",
-    "Flatten",
-    "Squeeze",
-    "Unsqueeze",
-    "Transpose",
-    "Concat",
-    "Split",
-    "Slice",
-    "Gather",
     "GatherElements",
     "GatherND",
     "ScatterElements",
     "ScatterND",
-    "Expand",
-    "Tile",
     "Where",
     "Compress",
     "ReverseSequence",
-    "Shape",
-    "Size",
     "If",
     "Loop",
     "Scan",
@@ -173,9 +157,14 @@ const STRINGS: &[&str] = &[
     "LabelEncoder",
 ];
 
+/// Whether `op` takes STRING tensors ([`STRINGS`], [`MOVES`]).
+fn takes_strings(op: &str) -> bool {
+    STRINGS.contains(&op) || MOVES.contains(&op)
+}
+
 /// An error for a STRING input to an operator that would compute on its elements as numbers.
 fn check_strings(node: &Node, g: &Graph) -> OResult<()> {
-    if STRINGS.contains(&node.op.as_str()) {
+    if takes_strings(&node.op) {
         return Ok(());
     }
     let all: Vec<usize> = (0..node.inputs.len()).collect();
@@ -194,7 +183,7 @@ fn check_strings(node: &Node, g: &Graph) -> OResult<()> {
 /// of a string, a random draw of dtype STRING): such a node is left to run only when its output
 /// is no string.
 pub fn check_string_outputs(node: &Node, g: &Graph) -> OResult<()> {
-    if STRINGS.contains(&node.op.as_str()) {
+    if takes_strings(&node.op) {
         return Ok(());
     }
     for o in node.outputs.iter().filter(|o| !o.is_empty()) {
@@ -239,7 +228,7 @@ pub fn check(node: &Node, g: &Graph) -> OResult<()> {
             return fail(format!("{}'s input '{name}' must be {what}, not {}", node.op, t.name()));
         }
     }
-    if !FLOAT8.contains(&node.op.as_str()) {
+    if !FLOAT8.contains(&node.op.as_str()) && !MOVES.contains(&node.op.as_str()) {
         let all: Vec<usize> = (0..node.inputs.len()).collect();
         let narrow = |t: &DType| t.float8().is_some() || t.packed_bits().is_some() || *t == DType::F8E8M0;
         if let Some((name, t)) = typed(node, g, &all)?.into_iter().find(|(_, t)| narrow(t)) {
@@ -280,6 +269,7 @@ mod tests {
             .chain(INDEX.iter().flat_map(|(ops, _)| ops.iter()))
             .chain(BOOL.iter().flat_map(|(ops, _)| ops.iter()))
             .chain(FLOAT8.iter())
+            .chain(MOVES.iter())
             // LabelEncoder is ai.onnx.ml's.
             .chain(STRINGS.iter().filter(|op| **op != "LabelEncoder"));
         for op in named {
