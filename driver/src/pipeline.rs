@@ -112,6 +112,9 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
             "dims known only at run time ({}) are not supported on GPUs yet: fix them with --dim NAME=N",
             iface.symbols.join(", ")
         )),
+        Some(iface) if gpu && iface.optional_inputs.contains(&true) => {
+            Err("optional inputs are not supported on GPUs: compile the model for a CPU".into())
+        }
         Some(iface) if gpu && iface.uses_strings => {
             Err("STRING tensors are not supported on GPUs: compile the model for a CPU".into())
         }

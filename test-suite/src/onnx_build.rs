@@ -213,3 +213,14 @@ pub fn with_opset(bytes: &[u8], domain: &str, version: i64) -> Vec<u8> {
     m.opset_import.push(OperatorSetIdProto { domain: Some(domain.into()), version: Some(version) });
     m.encode_to_vec()
 }
+
+/// An input of optional type holding a tensor of `elem` and `dims`.
+pub fn optional(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
+    let mut v = value(name, elem, dims);
+    let tensor = v.r#type.take().expect("a type");
+    v.r#type = Some(TypeProto {
+        value: Some(type_proto::Value::OptionalType(type_proto::Optional { elem_type: Some(Box::new(tensor)) })),
+        ..Default::default()
+    });
+    v
+}

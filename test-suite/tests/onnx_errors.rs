@@ -555,7 +555,35 @@ fn index_and_parameter_cases() -> Vec<Case> {
     .chain(fuzz_regressions())
     .chain(new_operator_cases())
     .chain(string_cases())
+    .chain(optional_cases())
     .collect()
+}
+
+/// Optional graph inputs read other than through OptionalHasElement and OptionalGetElement.
+fn optional_cases() -> Vec<Case> {
+    use xcc_test_suite::onnx_build::optional;
+    vec![
+        (
+            "optional-input-read-by-add",
+            model(
+                vec![node("add0", "Add", &["x", "x"], &["y"])],
+                vec![optional("x", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["add0", "reads the optional input 'x', which only OptionalHasElement and OptionalGetElement may read"],
+        ),
+        (
+            "optional-input-as-an-output",
+            model(
+                vec![node("has0", "OptionalHasElement", &["x"], &["h"])],
+                vec![optional("x", FLOAT, &[2])],
+                vec![value("h", BOOL, &[]), value("x", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["'x'", "an optional input that is also an output is not supported"],
+        ),
+    ]
 }
 
 /// TensorProto.DataType STRING.

@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use xcc_frontend_onnx::graph::DType;
 use xcc_frontend_onnx::import::decode_tensor;
-use xcc_frontend_onnx::proto::{type_proto, ModelProto, TensorProto};
+use xcc_frontend_onnx::proto::{type_proto, ModelProto, OptionalProto, TensorProto};
 use xcc_frontend_onnx::strings;
 use xcc_test_suite::{
     compile_timeout, fresh_dir, run_command, run_timeout, run_trials, suite_dir, work_root, xcc_binary,
@@ -259,7 +259,13 @@ fn value_type(t: Option<&xcc_frontend_onnx::proto::TypeProto>) -> Result<DType, 
         }
         Some(type_proto::Value::SequenceType(_)) => Err("a sequence".into()),
         Some(type_proto::Value::MapType(_)) => Err("a map".into()),
-        Some(type_proto::Value::OptionalType(_)) => Err("an optional".into()),
+        Some(type_proto::Value::OptionalType(o)) => match o.elem_type.as_deref() {
+            // An optional tensor: a pointer that may be NULL.
+            Some(t @ xcc_frontend_onnx::proto::TypeProto { value: Some(type_proto::Value::TensorType(_)), .. }) => {
+                value_type(Some(t))
+            }
+            _ => Err("an optional of a sequence".into()),
+        },
         Some(type_proto::Value::SparseTensorType(_)) => Err("a sparse tensor".into()),
         Some(type_proto::Value::OpaqueType(_)) => Err("an opaque value".into()),
         None => Err("untyped".into()),
@@ -346,13 +352,27 @@ struct Data {
     dims: Vec<usize>,
     numel: usize,
     bytes: Vec<u8>,
+    /// False for an empty optional input (the program passes NULL).
+    present: bool,
 }
 
-fn decode_pb(path: &Path, ds: &Path) -> Result<Data, (Status, String)> {
+/// One `.pb` file: a TensorProto, or for an optional input (`optional`: its element type) an
+/// OptionalProto, which may hold none.
+fn decode_pb(path: &Path, ds: &Path, optional: Option<DType>) -> Result<Data, (Status, String)> {
     let what = format!("{}/{}", file_name(ds), file_name(path));
     let bytes = std::fs::read(path).map_err(|e| (Status::Harness, format!("cannot read {what}: {e}")))?;
-    let t =
-        TensorProto::decode(&bytes[..]).map_err(|e| (Status::Harness, format!("{what} is not a TensorProto: {e}")))?;
+    let t = match optional {
+        None => TensorProto::decode(&bytes[..])
+            .map_err(|e| (Status::Harness, format!("{what} is not a TensorProto: {e}")))?,
+        Some(dtype) => {
+            let o = OptionalProto::decode(&bytes[..])
+                .map_err(|e| (Status::Harness, format!("{what} is not an OptionalProto: {e}")))?;
+            match o.tensor_value {
+                Some(t) => t,
+                None => return Ok(Data { dtype, dims: Vec::new(), numel: 0, bytes: Vec::new(), present: false }),
+            }
+        }
+    };
     let code = t.data_type.unwrap_or(0);
     if DType::from_onnx(code).is_none() {
         return fail(Status::UnsupportedType, format!("{what} holds {}", type_name(code)));
@@ -360,7 +380,7 @@ fn decode_pb(path: &Path, ds: &Path) -> Result<Data, (Status, String)> {
     let t = decode_tensor(&t, ds).map_err(|e| (Status::Harness, format!("cannot decode {what}: {e}")))?;
     // Strings travel to and from the program one after the other, each ended by a NUL.
     let bytes = if t.ty.dtype == DType::Str { strings::joined(&strings::values(&t)) } else { t.data };
-    Ok(Data { dtype: t.ty.dtype, dims: t.ty.shape.clone(), numel: t.ty.numel(), bytes })
+    Ok(Data { dtype: t.ty.dtype, dims: t.ty.shape.clone(), numel: t.ty.numel(), bytes, present: true })
 }
 
 fn file_name(p: &Path) -> String {
@@ -378,6 +398,7 @@ fn harness(
     data_dims: bool,
     sizes_read_inputs: bool,
     found: &[bool],
+    optional: &[Option<DType>],
 ) -> String {
     let mut c = String::new();
     c.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"m.h\"\n\n");
@@ -399,6 +420,13 @@ fn harness(
          \x20   if (bytes && fread(p, 1, bytes, f) != bytes) { fprintf(stderr, \"%s is short\\n\", path); exit(2); }\n\
          \x20   fclose(f);\n\
          \x20   return p;\n\
+         }\n\n\
+         static int present(const char *dir, const char *name) {\n\
+         \x20   char path[4096];\n\
+         \x20   snprintf(path, sizeof path, \"%s/%s\", dir, name);\n\
+         \x20   FILE *f = fopen(path, \"rb\");\n\
+         \x20   if (f) fclose(f);\n\
+         \x20   return f != NULL;\n\
          }\n\n\
          static const char **load_strings(const char *dir, const char *name, size_t n) {\n\
          \x20   char path[4096];\n\
@@ -435,6 +463,15 @@ fn harness(
     for (j, (n, t)) in inputs.iter().enumerate() {
         if *t == DType::Str {
             let _ = writeln!(c, "    void *in{j} = (void *)load_strings(dir, \"in_{j}.bin\", {n});");
+            continue;
+        }
+        if optional.get(j).copied().flatten().is_some() {
+            // An empty optional has no file: NULL.
+            let _ = writeln!(
+                c,
+                "    void *in{j} = present(dir, \"in_{j}.bin\") ? load(dir, \"in_{j}.bin\", (size_t){n} * {}) : NULL;",
+                t.size()
+            );
             continue;
         }
         let _ = writeln!(c, "    void *in{j} = load(dir, \"in_{j}.bin\", (size_t){n} * {});", t.size());
@@ -752,6 +789,22 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
 
 /// Whether shape parameters are bound (`XCC_NODE_BIND=1`, which writes its own table) or passed
 /// at run time like every other input, as ONNX Runtime's runner does (the default).
+/// Per graph input (initializers left out), the element type of an optional one, else `None`.
+fn optional_inputs(model: &Path) -> Vec<Option<DType>> {
+    let Ok(bytes) = std::fs::read(model) else { return Vec::new() };
+    let Ok(m) = ModelProto::decode(bytes.as_slice()) else { return Vec::new() };
+    let Some(g) = m.graph else { return Vec::new() };
+    let inits: BTreeSet<String> = g.initializer.iter().filter_map(|t| t.name.clone()).collect();
+    g.input
+        .iter()
+        .filter(|v| !inits.contains(v.name.as_deref().unwrap_or("")))
+        .map(|v| match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(type_proto::Value::OptionalType(_)) => value_type(v.r#type.as_ref()).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
 fn binding() -> bool {
     std::env::var("XCC_NODE_BIND").is_ok_and(|v| v == "1")
 }
@@ -805,10 +858,15 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         return fail(Status::Harness, "no test_data_set_*");
     }
     // Decode all the data first: an unsupported element type is the test's property, not xcc's.
+    let optional = optional_inputs(&case.join("model.onnx"));
     let mut data = Vec::new();
     for ds in &sets {
-        let ins = numbered(ds, "input_").iter().map(|p| decode_pb(p, ds)).collect::<Result<Vec<_>, _>>()?;
-        let outs = numbered(ds, "output_").iter().map(|p| decode_pb(p, ds)).collect::<Result<Vec<_>, _>>()?;
+        let ins = numbered(ds, "input_")
+            .iter()
+            .enumerate()
+            .map(|(k, p)| decode_pb(p, ds, optional.get(k).copied().flatten()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let outs = numbered(ds, "output_").iter().map(|p| decode_pb(p, ds, None)).collect::<Result<Vec<_>, _>>()?;
         data.push((ds, ins, outs));
     }
 
@@ -887,7 +945,7 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     for (_, ins, outs) in &data {
         for (kind, ports, vals) in [("input", &h_in, ins), ("output", &h_out, outs)] {
             for (j, (p, v)) in ports.iter().zip(vals.iter()).enumerate() {
-                if p.ty != v.dtype.name() || p.size.is_some_and(|n| n != v.numel) {
+                if p.ty != v.dtype.name() || p.size.is_some_and(|n| n != v.numel && v.present) {
                     return fail(
                         Status::Wrong,
                         format!(
@@ -903,12 +961,15 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         }
     }
     let sig = |v: &[Data]| v.iter().map(|d| (d.numel, d.dtype)).collect::<Vec<_>>();
+    // An empty optional in the first set is as large as m.h says when another set gives one.
+    let ins_sig: Vec<(usize, DType)> =
+        ins0.iter().zip(&h_in).map(|(d, p)| (if d.present { d.numel } else { p.size.unwrap_or(0) }, d.dtype)).collect();
     let data_dims = header.contains("m_output_dims(");
     let found: Vec<bool> =
         (0..outs0.len()).map(|j| header.contains(&format!("#define M_OUTPUT{j}_DIMS_FOUND "))).collect();
     std::fs::write(
         work.join("harness.c"),
-        harness(&sig(ins0), &sig(outs0), data_dims, header.contains("m_workspace_size(const"), &found),
+        harness(&ins_sig, &sig(outs0), data_dims, header.contains("m_workspace_size(const"), &found, &optional),
     )
     .unwrap();
     let prog = work.join("prog");
@@ -929,7 +990,7 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     for (ds, ins, outs) in &data {
         let dir = work.join(file_name(ds));
         std::fs::create_dir_all(&dir).unwrap();
-        for (j, d) in ins.iter().enumerate() {
+        for (j, d) in ins.iter().enumerate().filter(|(_, d)| d.present) {
             std::fs::write(dir.join(format!("in_{j}.bin")), &d.bytes).unwrap();
         }
         let o = run_command(Command::new(&prog).arg(&dir), run_timeout());

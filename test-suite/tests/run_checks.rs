@@ -10,8 +10,8 @@ use std::process::Command;
 use xcc_frontend_onnx::proto::attribute_proto::AttributeType;
 use xcc_frontend_onnx::proto::AttributeProto;
 use xcc_test_suite::onnx_build::{
-    floats, int64s, model, node, relu_model, strings, symbolic, value, with_float, with_int, with_ints, with_opset,
-    with_string, with_strings, DOUBLE, FLOAT, INT64, STRING,
+    floats, int64s, model, node, optional, relu_model, strings, symbolic, value, with_float, with_int, with_ints,
+    with_opset, with_string, with_strings, DOUBLE, FLOAT, INT64, STRING,
 };
 use xcc_test_suite::{compile_timeout, run_ok, run_trials, suite_dir, xcc_binary};
 
@@ -692,6 +692,31 @@ fn strings_cross_the_interface() -> Result<(), String> {
     drive(&dir, vec![("words", words), ("joined", joined), ("spaces", spaces)], "strings")
 }
 
+/// An optional input (model `maybe`: `h = OptionalHasElement(x)`, `y = OptionalGetElement(x) *
+/// 2` over `x: optional float[3]`): `optional.c` passes a tensor (h true, y doubled) and NULL
+/// (h false in a run of HasElement alone; `XCC_ERROR_NULL_TENSOR` from GetElement).
+fn optional_inputs_may_be_null() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-optional");
+    std::fs::create_dir_all(&dir).unwrap();
+    let maybe = model(
+        vec![
+            node("has0", "OptionalHasElement", &["x"], &["h"]),
+            node("get0", "OptionalGetElement", &["x"], &["v"]),
+            node("mul0", "Mul", &["v", "two"], &["y"]),
+        ],
+        vec![optional("x", FLOAT, &[3])],
+        vec![value("h", BOOL, &[]), value("y", FLOAT, &[3])],
+        vec![floats("two", &[], &[2.0])],
+    );
+    let has = model(
+        vec![node("has0", "OptionalHasElement", &["x"], &["h"])],
+        vec![optional("x", FLOAT, &[3])],
+        vec![value("h", BOOL, &[])],
+        vec![],
+    );
+    drive(&dir, vec![("maybe", with_opset(&maybe, "", 18)), ("has", with_opset(&has, "", 18))], "optional")
+}
+
 fn main() -> std::process::ExitCode {
     let sanitizers =
         xcc_test_suite::sanitized_runtime().map_err(|why| println!("skipped: the sanitized check ({why})"));
@@ -719,5 +744,6 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/found-dims-are-written-by-the-run", || Ok(found_dims_are_written_by_the_run()?)),
         Trial::test("run-checks/random-draws-are-philox", || Ok(random_draws_are_philox()?)),
         Trial::test("run-checks/strings-cross-the-interface", || Ok(strings_cross_the_interface()?)),
+        Trial::test("run-checks/optional-inputs-may-be-null", || Ok(optional_inputs_may_be_null()?)),
     ])
 }

@@ -55,6 +55,8 @@ pub struct ModelInterface {
     pub finds_dims: bool,
     /// Whether the model has STRING tensors (its run then keeps a string arena).
     pub uses_strings: bool,
+    /// Per input, whether it is optional: the caller may pass NULL for none.
+    pub optional_inputs: Vec<bool>,
 }
 
 pub struct Emitter {
@@ -136,6 +138,9 @@ pub fn generate(
     let data = g.data_dims.borrow().clone();
     check_found_dims(g, &data)?;
     let found_outputs: Vec<usize> = (0..outputs.len()).filter(|&k| reads_found(&data, &outputs[k].1)).collect();
+    if let Some((o, _)) = outputs.iter().find(|(o, _)| g.optional_inputs.contains(o)) {
+        return Err(OnnxError::tensor(o, "an optional input that is also an output is not supported"));
+    }
     if let Some(&k) = found_outputs.iter().find(|&&k| outputs[k].1.dtype == DType::Str) {
         return Err(OnnxError::tensor(&outputs[k].0, "a STRING output whose dims the run finds is not supported"));
     }
@@ -229,6 +234,7 @@ pub fn generate(
         inputs: inputs.clone(),
         outputs: outputs.clone(),
         strings: g.types.values().any(|t| t.dtype == DType::Str) || makes_strings(&e.m),
+        optional: inputs.iter().map(|(n, _)| g.optional_inputs.contains(n)).collect(),
     };
     entries.checked_run(&mut e);
     entries.workspace_size(&mut e);
@@ -257,6 +263,7 @@ pub fn generate(
         found_outputs,
         finds_dims: !entries.data.found.is_empty(),
         uses_strings: entries.strings,
+        optional_inputs: entries.optional.clone(),
     };
     Ok((e.m, iface))
 }
@@ -536,6 +543,8 @@ struct Entries {
     /// Whether the model has STRING tensors: the run then brackets `compute` with a string arena
     /// and gives its STRING outputs' strings to the caller.
     strings: bool,
+    /// Per input, whether it is optional (a NULL pointer is no tensor, not an error).
+    optional: Vec<bool>,
 }
 
 impl Entries {
@@ -581,7 +590,9 @@ impl Entries {
             failures.push((self.checks.broken(e, dims), status::BAD_DIM));
         }
         let zero = e.const_int(0, Type::i64());
-        for &p in tensors {
+        // An optional input may be NULL: none given.
+        let optional = |p: ValueId| inputs.iter().position(|&q| q == p).is_some_and(|k| self.optional[k]);
+        for &p in tensors.iter().filter(|&&p| !optional(p)) {
             let a = address(e, p);
             failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
         }

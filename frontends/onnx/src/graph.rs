@@ -607,6 +607,9 @@ pub struct Graph {
     /// The sequences built in the graph, each as its elements' tensor names
     /// ([`crate::ops::sequence`]).
     pub sequences: RefCell<HashMap<String, Vec<String>>>,
+    /// The graph inputs of optional type, which a run may be given as NULL: read only by
+    /// OptionalHasElement and OptionalGetElement ([`crate::ops::control::optional`]).
+    pub optional_inputs: std::collections::BTreeSet<String>,
 }
 
 /// The largest value of a symbol without a range: a run refuses more (`XCC_ERROR_BAD_DIM`), as

@@ -65,6 +65,8 @@ pub fn header(
                 " (one value per byte, not packed)"
             } else if t.dtype.float8().is_some() {
                 " (the 8-bit codes)"
+            } else if kind == "INPUT" && iface.optional_inputs.get(i) == Some(&true) {
+                " (optional: NULL for none)"
             } else if t.dtype == crate::graph::DType::Str && kind == "INPUT" {
                 " (NUL-terminated UTF-8 strings, read only during the run)"
             } else if t.dtype == crate::graph::DType::Str {

@@ -136,6 +136,9 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
             }
         }
         graph.types.insert(name.clone(), ty);
+        if tensor_type(vi).is_some_and(|(_, optional)| optional) {
+            graph.optional_inputs.insert(name.clone());
+        }
         graph.inputs.push(name);
     }
     // An output listed twice is one output (one pointer in the header, written once).
@@ -266,8 +269,19 @@ fn bind_input(vi: &proto::ValueInfoProto, binding: &Binding, base: &Path) -> ORe
 
 /// The shape an input declares, if it declares one.
 fn declared_shape(vi: &proto::ValueInfoProto) -> Option<&proto::TensorShapeProto> {
-    match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-        Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref(),
+    tensor_type(vi).and_then(|(t, _)| t.shape.as_ref())
+}
+
+/// The tensor type of a value, and whether it is an optional one (an optional input may be
+/// absent at run time: a NULL pointer).
+pub fn tensor_type(vi: &proto::ValueInfoProto) -> Option<(&proto::type_proto::Tensor, bool)> {
+    use proto::type_proto::Value;
+    match vi.r#type.as_ref().and_then(|t| t.value.as_ref())? {
+        Value::TensorType(t) => Some((t, false)),
+        Value::OptionalType(o) => match o.elem_type.as_deref().and_then(|t| t.value.as_ref())? {
+            Value::TensorType(t) => Some((t, true)),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -349,14 +363,11 @@ fn value_type(
     symbols: &SymbolValues,
 ) -> OResult<TensorType> {
     let name = vi.name.clone().unwrap_or_default();
-    let tensor = match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-        Some(proto::type_proto::Value::TensorType(t)) => t,
-        _ => {
-            return Err(OnnxError::tensor(
-                &name,
-                "the input is not a tensor (sequences, maps and optionals are not supported)",
-            ))
-        }
+    let Some((tensor, _)) = tensor_type(vi) else {
+        return Err(OnnxError::tensor(
+            &name,
+            "the input is not a tensor (sequences, maps and optionals of them are not supported)",
+        ));
     };
     let code = tensor.elem_type.unwrap_or(0);
     let dtype = DType::from_onnx(code).ok_or_else(|| {

@@ -132,7 +132,9 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         if !op.takes_run_time_dims() {
             refuse_run_time_dims(&node, g)?;
         }
-        if op.folds_from_types() && node.input(0).is_some() {
+        // An optional graph input's presence is known only at run time.
+        let optional = node.input(0).is_some_and(|x| g.optional_inputs.contains(x));
+        if op.folds_from_types() && node.input(0).is_some() && !optional {
             let t = g.ty(&node.inputs[0]).map_err(|e| e.in_node(&node))?.clone();
             let placeholder = Tensor { ty: t.clone(), data: Vec::new() };
             if let Some(result) = op.fold(&node, &[Some(&placeholder)]) {

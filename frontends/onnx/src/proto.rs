@@ -316,6 +316,18 @@ pub struct GraphProto {
     pub metadata_props: Vec<StringStringEntryProto>,
 }
 
+/// A value of an optional type, or none (`onnx-data.proto`): how the ONNX node tests store an
+/// optional input. Only the tensor case is read.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct OptionalProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub elem_type: Option<i32>,
+    #[prost(message, optional, tag = "3")]
+    pub tensor_value: Option<TensorProto>,
+}
+
 /// A dense tensor value. Its data is in exactly one place: `raw_data` (little-endian,
 /// fixed width), one of the typed `*_data` fields, or an external file (`data_location`).
 #[derive(Clone, PartialEq, prost::Message)]

@@ -197,6 +197,13 @@ pub fn check_string_outputs(node: &Node, g: &Graph) -> OResult<()> {
 /// An error unless the node's inputs have the element types its operator ties together.
 pub fn check(node: &Node, g: &Graph) -> OResult<()> {
     let fail = |message: String| Err(OnnxError::msg(message).in_node(node));
+    let reads_optional = !matches!(node.op.as_str(), "OptionalHasElement" | "OptionalGetElement");
+    if let Some(x) = node.inputs.iter().find(|x| reads_optional && g.optional_inputs.contains(*x)) {
+        return fail(format!(
+            "{} reads the optional input '{x}', which only OptionalHasElement and OptionalGetElement may read",
+            node.op
+        ));
+    }
     check_strings(node, g).map_err(|e| e.in_node(node))?;
     // The tables are the default domain's; a contrib operator checks its inputs itself.
     if !node.domain.is_empty() {

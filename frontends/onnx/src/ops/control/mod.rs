@@ -20,7 +20,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Loop"], &loop_op::Loop);
     r.register(&["Scan"], &Expand(scan::Scan));
     r.register(&["OptionalHasElement"], &optional::HasElement);
-    r.register(&["Optional", "OptionalGetElement"], &Expand(optional::Held));
+    r.register(&["Optional"], &Expand(optional::Held));
+    r.register(&["OptionalGetElement"], &optional::GetElement);
 }
 
 /// The most copies of a body an unrolled Loop or Scan makes.
