@@ -684,60 +684,51 @@ XCC_DEF int32_t xcc_string_equal(const char *a, const char *b) { return strcmp(a
 
 static int is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
-/* The parts of `s`: split at each `delim` (consecutive ones give empty parts), or, for an empty
- * `delim`, at runs of whitespace with none at either end; at most `maxsplit` splits when it is
- * not negative, the rest of the string (its leading whitespace skipped) the last part. Returns
- * the count; part `want` (when there is one) in *start and *len. */
-static int64_t split_parts(const char *s, const char *delim, int64_t maxsplit, int64_t want, const char **start,
-                           size_t *len) {
+/* One part of Python's str.split from `s`: split at `delim`, or, for an empty one, at runs of
+ * whitespace (none at either end: *start is NULL where only whitespace is left); `last` takes
+ * the rest whole (maxsplit reached). Returns where the next part's text starts, or NULL when the
+ * string is done. Each call reads only as far as its part, so a whole split is one pass. */
+static const char *next_part(const char *s, const char *delim, int last, const char **start, size_t *len) {
   size_t dn = strlen(delim);
-  int64_t count = 0;
   if (dn == 0) {
-    for (;;) {
-      while (is_space(*s))
-        s++;
-      if (!*s)
-        return count;
-      /* The last part allowed is the rest, trailing whitespace and all, as Python keeps it. */
-      const char *end = s;
-      if (maxsplit >= 0 && count == maxsplit) {
-        end = s + strlen(s);
-      } else {
-        while (*end && !is_space(*end))
-          end++;
-      }
-      if (count == want) {
-        *start = s;
-        *len = (size_t)(end - s);
-      }
-      count++;
-      s = end;
+    while (is_space(*s))
+      s++;
+    if (!*s) {
+      *start = NULL;
+      *len = 0;
+      return NULL;
     }
   }
-  for (;;) {
-    const char *end = maxsplit >= 0 && count == maxsplit ? NULL : strstr(s, delim);
-    if (!end)
-      end = s + strlen(s);
-    if (count == want) {
-      *start = s;
-      *len = (size_t)(end - s);
-    }
-    count++;
-    if (!*end)
-      return count;
-    s = end + dn;
-  }
+  const char *end = last ? NULL : dn ? strstr(s, delim) : s;
+  if (!last && !dn)
+    while (*end && !is_space(*end))
+      end++;
+  if (!end)
+    end = s + strlen(s);
+  *start = s;
+  *len = (size_t)(end - s);
+  if (last || !*end)
+    return NULL;
+  return end + dn;
 }
 
 XCC_DEF int64_t xcc_string_split_count(const char *s, const char *delim, int64_t maxsplit) {
-  return split_parts(s, delim, maxsplit, -1, NULL, NULL);
+  int64_t count = 0;
+  while (s) {
+    const char *start;
+    size_t len;
+    s = next_part(s, delim, maxsplit >= 0 && count == maxsplit, &start, &len);
+    count += start != NULL;
+  }
+  return count;
 }
 
-XCC_DEF const char *xcc_string_split_part(const char *s, const char *delim, int64_t maxsplit, int64_t k) {
-  const char *start = "";
+XCC_DEF const char *xcc_string_split_next(const char **cursor, const char *delim, int32_t last) {
+  const char *start = NULL;
   size_t len = 0;
-  split_parts(s, delim, maxsplit, k, &start, &len);
-  return string_copy(start, len);
+  if (*cursor)
+    *cursor = next_part(*cursor, delim, last, &start, &len);
+  return start ? string_copy(start, len) : "";
 }
 
 XCC_DEF int64_t xcc_strings_split_max(const char *const *x, int64_t n, const char *delim, int64_t maxsplit) {

@@ -57,7 +57,9 @@ XCC_API int32_t xcc_string_equal(const char *a, const char *b);
 /* StringSplit, as Python's str.split: `delim` "" splits at runs of whitespace; maxsplit < 0 has
  * no limit. split_max is the most parts of the n strings (-1 for a NULL string). */
 XCC_API int64_t xcc_string_split_count(const char *s, const char *delim, int64_t maxsplit);
-XCC_API const char *xcc_string_split_part(const char *s, const char *delim, int64_t maxsplit, int64_t k);
+/* split_next: the next part from *cursor (the string at first; "" once it is done, which it
+ * sets to NULL), `last` taking the rest whole; a string's parts in one pass. */
+XCC_API const char *xcc_string_split_next(const char **cursor, const char *delim, int32_t last);
 XCC_API int64_t xcc_strings_split_max(const char *const *x, int64_t n, const char *delim, int64_t maxsplit);
 /* StringNormalizer: `list` holds `count` NUL-terminated strings one after the other. */
 XCC_API const char *xcc_string_change_case(const char *s, int32_t upper);

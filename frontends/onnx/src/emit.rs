@@ -824,8 +824,7 @@ impl Entries {
             .attr("alignment", Attribute::i64(ALIGN))
             .attr("operandSegmentSizes", segment_sizes(&[1, 0])));
         let ws = e.m.result(ws, 0);
-        let addr = e.value_op("memref.extract_aligned_pointer_as_index", &[ws], Type::Index);
-        let addr = e.value_op("arith.index_cast", &[addr], Type::i64());
+        let addr = e.address_of(ws);
         // A workspace of 0 bytes may come back NULL, which is no failure: the run needs none (or
         // refuses its arguments first).
         let zero = e.const_int(0, Type::i64());
@@ -895,7 +894,7 @@ fn string_count(e: &mut Emitter, t: &TensorType) -> ValueId {
 /// Whether the module calls a runtime-c function that makes strings (inside a body graph whose
 /// strings the top graph never sees, too): its run needs a string arena.
 fn makes_strings(m: &Module) -> bool {
-    ["xcc_string_concat", "xcc_string_split_part", "xcc_string_change_case"]
+    ["xcc_string_concat", "xcc_string_split_next", "xcc_string_change_case"]
         .iter()
         .any(|f| m.lookup_symbol(f).is_some())
 }
@@ -1363,6 +1362,13 @@ impl Emitter {
             .attr("alignment", Attribute::i64(ALIGN))
             .attr("operandSegmentSizes", segment_sizes(&[0, 0])));
         self.m.result(op, 0)
+    }
+
+    /// The address (an i64) of a buffer's first element (one with no offset: a global, an
+    /// allocation, an argument).
+    pub fn address_of(&mut self, buf: ValueId) -> ValueId {
+        let p = self.value_op("memref.extract_aligned_pointer_as_index", &[buf], Type::Index);
+        self.value_op("arith.index_cast", &[p], Type::i64())
     }
 
     /// A read-only global holding a constant tensor (a weight, or a table computed at compile

@@ -19,7 +19,7 @@ fn optional_input<'a>(node: &'a Node, g: &Graph) -> Option<&'a str> {
 
 /// Whether the buffer of an optional input is absent (its pointer NULL), an i1.
 fn absent(e: &mut Emitter, buf: ValueId) -> ValueId {
-    let address = crate::ops::string::address_of(e, buf);
+    let address = e.address_of(buf);
     let zero = e.const_int(0, Type::i64());
     e.cmpi("eq", address, zero)
 }

@@ -29,14 +29,7 @@ pub fn bytes_address(e: &mut Emitter, bytes: &[u8]) -> ValueId {
         data.push(0);
     }
     let global = e.constant_buffer(&Tensor { ty: TensorType::new(DType::U8, vec![data.len()]), data });
-    address_of(e, global)
-}
-
-/// The address (an i64) of a buffer's first element (one with no offset: a global, an
-/// allocation, an argument).
-pub fn address_of(e: &mut Emitter, buf: ValueId) -> ValueId {
-    let p = e.value_op("memref.extract_aligned_pointer_as_index", &[buf], Type::Index);
-    e.value_op("arith.index_cast", &[p], Type::i64())
+    e.address_of(global)
 }
 
 /// The address of the constant C string `s` (NUL-terminated).
@@ -86,7 +79,7 @@ pub fn at(rank: usize, i: ValueId) -> Vec<ValueId> {
 /// input's strings.
 pub fn measure(e: &mut Emitter, input: &str, count: usize, measure: &StringMeasure) -> OResult<ValueId> {
     let buf = e.buf(input)?;
-    let x = address_of(e, buf);
+    let x = e.address_of(buf);
     let n = e.const_int(count as i128, Type::i64());
     Ok(match measure {
         StringMeasure::MostParts { delimiter, maxsplit } => {

@@ -140,7 +140,7 @@ impl OnnxOp for RegexFullMatch {
         let next_bytes: Vec<u8> = table.next.iter().flat_map(|v| v.to_le_bytes()).collect();
         let next =
             e.constant_buffer(&Tensor { ty: TensorType::new(DType::I32, vec![table.next.len()]), data: next_bytes });
-        let next = super::address_of(e, next);
+        let next = e.address_of(next);
         let accepts = bytes_address(e, &table.accepts);
         let start = e.const_int(table.start as i128, Type::i32());
         let (x, y) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);

@@ -45,15 +45,28 @@ impl OnnxOp for StringSplit {
         let y = e.reshaped_over(y, &[Extent::Fixed(n), parts]);
         let counts = counts.map(|c| if xt.shape.len() > 1 { e.flat(c) } else { c });
         let rank = xt.shape.len();
+        // Where the string's next part starts: runtime-c moves it along, one pass per string.
+        let cursor = e.alloc_tensor(&TensorType::new(DType::I64, vec![1]));
+        let cursor_address = e.address_of(cursor);
+        let zero = e.idx(0);
         e.for_loop_over(Extent::Fixed(n), |e, i| {
             let s = e.load(x, &at(rank, i));
             if let Some(c) = counts {
                 let count = runtime_call(e, "xcc_string_split_count", &[s, d, m], Type::i64());
                 e.store(count, c, &at(rank, i));
             }
+            e.store(s, cursor, &[zero]);
             e.for_loop_over(parts, |e, k| {
-                let k64 = e.value_op("arith.index_cast", &[k], Type::i64());
-                let part = runtime_call(e, "xcc_string_split_part", &[s, d, m, k64], Type::i64());
+                // Part `maxsplit` is the rest of the string, whole.
+                let last = match maxsplit {
+                    -1 => e.const_int(0, Type::i32()),
+                    m => {
+                        let m = e.idx(m);
+                        let at_last = e.cmpi("eq", k, m);
+                        e.value_op("arith.extui", &[at_last], Type::i32())
+                    }
+                };
+                let part = runtime_call(e, "xcc_string_split_next", &[cursor_address, d, last], Type::i64());
                 e.store(part, y, &[i, k]);
             });
         });
