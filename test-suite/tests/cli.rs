@@ -158,7 +158,7 @@ fn target_errors() -> Result<(), String> {
 
 /// What a model for nvptx64 cannot be, refused up front with one line and no output: options
 /// for other targets, outputs other than the library and PTX, dims known only at run time, dims
-/// found by the run (NonZero's), strings, and math without GPU code (listed).
+/// found by the run (NonZero's), strings, optional inputs, and math without GPU code (listed).
 fn gpu_model_errors() -> Result<(), String> {
     use xcc_test_suite::onnx_build::{model, node, relu_model, symbolic, value};
     let dir = fresh_dir(&work_root("cli").join("gpu-model-errors"));
@@ -175,10 +175,14 @@ fn gpu_model_errors() -> Result<(), String> {
     let concat = vec![node("cat", "StringConcat", &["x", "x"], &["y"])];
     std::fs::write(&words, model(concat, vec![value("x", 8, &[2])], vec![value("y", 8, &[2])], vec![]))
         .map_err(|e| e.to_string())?;
+    let maybe = dir.join("maybe.onnx");
+    let has = vec![node("has", "OptionalHasElement", &["x"], &["h"])];
+    let x = xcc_test_suite::onnx_build::optional("x", 1, &[2]);
+    std::fs::write(&maybe, model(has, vec![x], vec![value("h", 9, &[])], vec![])).map_err(|e| e.to_string())?;
     let log = vec![node("log", "Log", &["x"], &["y"])];
     std::fs::write(&double_log, model(log, vec![value("x", 11, &[4])], vec![value("y", 11, &[4])], vec![]))
         .map_err(|e| e.to_string())?;
-    let cases: [(&std::path::Path, &[&str], &str, &str); 8] = [
+    let cases: [(&std::path::Path, &[&str], &str, &str); 9] = [
         (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--gpu-host=aarch64"], "m.a", "--gpu-host is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--target=nvptx64", "--emit=obj"], "m.o", "a model for nvptx64 is written as a library"),
@@ -191,6 +195,7 @@ fn gpu_model_errors() -> Result<(), String> {
             "tensors whose size the run finds (NonZero, Compress, Unique, NonMaxSuppression) are not supported on GPUs yet",
         ),
         (&words, &["--target=nvptx64"], "m.a", "STRING tensors are not supported on GPUs"),
+        (&maybe, &["--target=nvptx64"], "m.a", "optional inputs are not supported on GPUs"),
         (
             &double_log,
             &["--target=nvptx64"],

@@ -712,6 +712,73 @@ fn string_cases() -> Vec<Case> {
             vec!["re1", "\\W inside a bracket class"],
         ),
         (
+            "label-encoder-without-keys",
+            xcc_test_suite::onnx_build::with_opset(
+                &one(
+                    {
+                        let mut n = with_ints(node("enc1", "LabelEncoder", &["x"], &["y"]), "keys_int64s", &[]);
+                        n = with_ints(n, "values_int64s", &[]);
+                        n.domain = Some("ai.onnx.ml".into());
+                        n
+                    },
+                    vec![value("x", INT64, &[2])],
+                    value("y", INT64, &[2]),
+                ),
+                "ai.onnx.ml",
+                4,
+            ),
+            vec!["enc1", "LabelEncoder needs at least one key"],
+        ),
+        (
+            "label-encoder-default-of-another-type",
+            xcc_test_suite::onnx_build::with_opset(
+                &one(
+                    {
+                        let mut n = label(node("enc2", "LabelEncoder", &["x"], &["y"]));
+                        n.attribute.push(AttributeProto {
+                            name: Some("default_tensor".into()),
+                            r#type: Some(attribute_proto::AttributeType::Tensor as i32),
+                            t: Some(floats("d", &[1], &[1.0])),
+                            ..Default::default()
+                        });
+                        n
+                    },
+                    vec![value("x", INT64, &[2])],
+                    value("y", INT64, &[2]),
+                ),
+                "ai.onnx.ml",
+                4,
+            ),
+            vec!["enc2", "LabelEncoder's default_tensor must be one int64 value"],
+        ),
+        (
+            "string-split-of-run-time-dims",
+            one(
+                node("split1", "StringSplit", &["x"], &["y", "n"]),
+                vec![symbolic("x", STRING, &["b"])],
+                words("y", &[-1, -1]),
+            ),
+            vec!["split1", "the operator does not take dims known only at run time yet, and this input is string [b]"],
+        ),
+        (
+            "cast-to-e8m0-unknown-round-mode",
+            xcc_test_suite::onnx_build::with_opset(
+                &model(
+                    vec![with_string(
+                        with_int(node("cast8", "Cast", &["x"], &["y"]), "to", 24),
+                        "round_mode",
+                        "sideways",
+                    )],
+                    vec![value("x", FLOAT, &[2])],
+                    vec![value("y", 24, &[2])],
+                    vec![],
+                ),
+                "",
+                24,
+            ),
+            vec!["cast8", "Cast's round_mode is up, down or nearest, not 'sideways'"],
+        ),
+        (
             "label-encoder-keys-of-another-type",
             xcc_test_suite::onnx_build::with_opset(
                 &one(
