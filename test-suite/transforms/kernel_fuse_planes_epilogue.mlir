@@ -149,3 +149,61 @@ func.func @long_straight_line(%x: memref<1x1x32x4xi8>, %w: memref<4x10x4xi8>, %s
   }
   return
 }
+
+// A requantization to uint8 followed by the next operator's dequantization (a QDQ model's
+// convolution feeding a float one): the clamped whole number is dequantized directly, the round
+// trip through the byte (fptoui, then uitofp) no longer read. A round trip whose source may not be
+// whole (no rounding) stays.
+func.func @dequantized(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %scale: memref<f32>, %y: memref<1x4x15xf32>) {
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi32>) -> ()
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %scale : memref<1x4x15xi32>, memref<f32>) outs(%y : memref<1x4x15xf32>) {
+  ^bb0(%v: i32, %k: f32, %o: f32):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    %q = math.roundeven %m : f32
+    %zp = arith.constant 3.0 : f32
+    %a = arith.addf %q, %zp : f32
+    %lo = arith.constant 0.0 : f32
+    %hi = arith.constant 255.0 : f32
+    %c = arith.maximumf %a, %lo : f32
+    %d = arith.minimumf %c, %hi : f32
+    %i = arith.fptoui %d : f32 to i8
+    %back = arith.uitofp %i : i8 to f32
+    %z = arith.subf %back, %zp : f32
+    %r = arith.mulf %z, %k : f32
+    kernel.yield %r : f32
+  }
+  return
+}
+
+func.func @not_whole(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %scale: memref<f32>, %y: memref<1x4x15xf32>) {
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi32>) -> ()
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %scale : memref<1x4x15xi32>, memref<f32>) outs(%y : memref<1x4x15xf32>) {
+  ^bb0(%v: i32, %k: f32, %o: f32):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    %lo = arith.constant 0.0 : f32
+    %hi = arith.constant 255.0 : f32
+    %c = arith.maximumf %m, %lo : f32
+    %d = arith.minimumf %c, %hi : f32
+    %i = arith.fptoui %d : f32 to i8
+    %back = arith.uitofp %i : i8 to f32
+    kernel.yield %back : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func private @xcc_planes_epilogue4(%arg0: i32, %arg1: f32) -> (f32)
+// CHECK: [[CLAMPED:%[0-9]+]] = arith.minimumf {{%[0-9]+}}, {{%[0-9]+}} : f32
+// CHECK-NEXT: arith.fptoui [[CLAMPED]] : f32 to i8
+// CHECK-NEXT: arith.uitofp
+// CHECK-NEXT: [[Z:%[0-9]+]] = arith.subf [[CLAMPED]], {{%[0-9]+}} : f32
+// CHECK-NEXT: [[R:%[0-9]+]] = arith.mulf [[Z]], %arg1 : f32
+// CHECK-NEXT: func.return [[R]] : f32
+
+// CHECK-LABEL: func.func private @xcc_planes_epilogue5(%arg0: i32, %arg1: f32) -> (f32)
+// CHECK: [[BYTE:%[0-9]+]] = arith.fptoui {{%[0-9]+}} : f32 to i8
+// CHECK-NEXT: [[BACK:%[0-9]+]] = arith.uitofp [[BYTE]] : i8 to f32
+// CHECK-NEXT: func.return [[BACK]] : f32

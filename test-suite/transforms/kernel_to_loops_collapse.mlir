@@ -83,3 +83,33 @@ func.func @diagonal(%x: memref<8x8xf32>, %y: memref<4x5x8xf32>) {
   }
   return
 }
+
+// A pad's interior (the output read from row 1 on): its rows and columns still merge, since
+// each plane's rows past the first are one run; the shift becomes one of a whole row (5).
+// CHECK-LABEL: func.func @pad_interior
+// CHECK: [[X:%[0-9]+]] = "memref.reinterpret_cast"(%arg0) {{.*}} -> memref<2x15xf32>
+// CHECK: [[Y:%[0-9]+]] = "memref.reinterpret_cast"(%arg1) {{.*}} -> memref<2x20xf32>
+// CHECK: scf.parallel ([[C:%[0-9]+]], [[P:%[0-9]+]]) =
+// CHECK-NEXT: [[E:%[0-9]+]] = memref.load [[X]][[[C]], [[P]]] : memref<2x15xf32>
+// CHECK-NEXT: [[FIVE:%[0-9]+]] = arith.constant 5 : index
+// CHECK-NEXT: [[AT:%[0-9]+]] = arith.addi [[P]], [[FIVE]] : index
+// CHECK-NEXT: memref.store [[E]], [[Y]][[[C]], [[AT]]] : memref<2x20xf32>
+func.func @pad_interior(%x: memref<2x3x5xf32>, %y: memref<2x4x5xf32>) {
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1 + 1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : memref<2x3x5xf32>) outs(%y : memref<2x4x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    kernel.yield %a : f32
+  }
+  return
+}
+
+// Shifted along the inner of the two loops (a pad of columns): kept apart.
+// CHECK-LABEL: func.func @pad_columns
+// CHECK-NOT: reinterpret_cast
+// CHECK: scf.parallel ({{%[0-9]+}}, {{%[0-9]+}}) =
+func.func @pad_columns(%x: memref<3x5xf32>, %y: memref<3x7xf32>) {
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<3x5xf32>) outs(%y : memref<3x7xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    kernel.yield %a : f32
+  }
+  return
+}

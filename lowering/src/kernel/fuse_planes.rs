@@ -4,7 +4,9 @@
 //! zero point times the weights' row sums subtracted, scales, a bias per channel, rounding, the
 //! output's zero point and clamp), often with the next operator's dequantization fused in by
 //! `kernel-fuse-elementwise`: the sums then never go through memory as i32, and the convolution
-//! writes bytes (or the floats a depthwise convolution reads) directly.
+//! writes bytes (or the floats a depthwise convolution reads) directly. Where it writes floats
+//! dequantized from the bytes it rounded, the round trip through the byte is dropped
+//! ([`super::round_trips`]).
 //!
 //! The generic may read the sums `[N, M, Q]` directly or through their reshape (a `kernel.copy`
 //! to `[N, M, H, W']`), at the identity, over an iteration space as large or smaller (a
@@ -244,6 +246,7 @@ fn map_function(m: &mut Module, g: &Generic, read: ValueId, (out, made): (&Type,
         m.append_op(block, copy);
     }
     m.build(block, OpSpec::new("func.return", span).operands([*values.get(&result).unwrap_or(&result)]));
+    super::round_trips::fold(m, block);
     let ty = FunctionType { inputs, results: vec![out.clone()] };
     add_private_function(m, ("xcc_planes_epilogue", made), ty, region, span)
 }

@@ -8,7 +8,8 @@
 //! the loop indices. On CPUs, a `kernel.copy` between contiguous buffers, and a generic that only
 //! moves its input into one contiguous run of its output (a Concat's), are one `memref.copy`,
 //! which `plan-workspace` elides where it can place the source in the destination; on GPUs they
-//! are flat parallel loops. `kernel.matmul` and `kernel.conv` are lowered in [`super::matmul`]
+//! are flat parallel loops, and a move that interleaves a few planes goes in vectors
+//! ([`super::interleave`]). `kernel.matmul` and `kernel.conv` are lowered in [`super::matmul`]
 //! and [`super::conv`].
 
 use super::{ops_named, Cursor};
@@ -60,7 +61,9 @@ impl Pass for KernelToLoops {
                     None if !options.gpu && super::reduce::lower(&mut m, op) => {}
                     None => {
                         collapse_loops(&mut m, op);
-                        lower_generic(&mut m, op)?
+                        if options.gpu || !super::interleave::lower(&mut m, op) {
+                            lower_generic(&mut m, op)?
+                        }
                     }
                 },
                 "kernel.copy" => lower_copy(&mut m, op, options.gpu),
@@ -285,18 +288,35 @@ fn static_loop_sizes(m: &Module, g: &Generic) -> Option<Vec<u64>> {
     sizes.iter().map(|s| if let LoopSize::Static(n) = s { Some(*n) } else { None }).collect()
 }
 
-/// Whether operand `v` (read at `map`) reads loops `d` and `d + 1` as adjacent whole dimensions
-/// of its contiguous static shape, or reads neither.
+/// Whether operand `v` (read at `map`) reads loops `d` and `d + 1` as adjacent dimensions of its
+/// contiguous static shape, the inner one whole and the outer one whole or, shifted by a
+/// constant, in part (a pad's interior: its rows are still one run per plane), or reads neither.
 fn reads_together(m: &Module, v: ValueId, map: &xcc_ir::affine::AffineMap, (d, sizes): (usize, &[u64])) -> bool {
     let mentions = |e: &AffineExpr, dim: usize| e.uses_dim(dim as u32);
     if !map.results.iter().any(|e| mentions(e, d) || mentions(e, d + 1)) {
         return true;
     }
     let Some(mt) = m.ty(v).as_memref().filter(|t| t.layout == Layout::Identity) else { return false };
-    let at = |dim: usize| map.results.iter().position(|e| *e == AffineExpr::Dim(dim as u32));
-    let (Some(p), Some(q)) = (at(d), at(d + 1)) else { return false };
+    let Some(q) = map.results.iter().position(|e| *e == AffineExpr::Dim(d as u32 + 1)) else { return false };
+    let Some(p) = q.checked_sub(1) else { return false };
+    let outer = dim_and_shift(&map.results[p]).filter(|&(dim, _)| dim == d as u32);
     let plain_only = map.results.iter().filter(|e| mentions(e, d) || mentions(e, d + 1)).count() == 2;
-    plain_only && q == p + 1 && mt.shape[p] == Some(sizes[d]) && mt.shape[q] == Some(sizes[d + 1])
+    let fits = outer.is_some_and(|(_, shift)| mt.shape[p].is_some_and(|n| shift as u64 + sizes[d] <= n));
+    plain_only && fits && mt.shape[q] == Some(sizes[d + 1])
+}
+
+/// `(i, c)` for `d_i + c` with `c >= 0` (or `d_i`: `c` is 0).
+fn dim_and_shift(e: &AffineExpr) -> Option<(u32, i64)> {
+    match e {
+        AffineExpr::Dim(d) => Some((*d, 0)),
+        AffineExpr::Add(x, y) => match (&**x, &**y) {
+            (AffineExpr::Dim(d), AffineExpr::Const(c)) | (AffineExpr::Const(c), AffineExpr::Dim(d)) if *c >= 0 => {
+                Some((*d, *c))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// An operand's shape and map results with the positions read at loops of one group merged
@@ -309,10 +329,19 @@ fn merged_positions(
     let (mut shape, mut results): (Vec<u64>, Vec<AffineExpr>) = (Vec::new(), Vec::new());
     for (pos, e) in map.results.iter().enumerate() {
         let extent = mt.shape[pos].unwrap_or(1);
-        if let (AffineExpr::Dim(d), Some(AffineExpr::Dim(prev))) = (e, pos.checked_sub(1).map(|p| &map.results[p])) {
-            // Consecutive loops of one group (not one loop read twice, a diagonal).
-            if *d == *prev + 1 && group[*d as usize] == group[*prev as usize] {
+        let prev = pos.checked_sub(1).and_then(|p| dim_and_shift(&map.results[p]));
+        if let (AffineExpr::Dim(d), Some((prev, _))) = (e, prev) {
+            // Consecutive loops of one group (not one loop read twice, a diagonal); the group's
+            // first may be shifted, by whole runs of the dims merged after it.
+            if *d == prev + 1 && group[*d as usize] == group[prev as usize] {
                 *shape.last_mut().expect("a previous position") *= extent;
+                let last = results.last_mut().expect("a previous position");
+                if let Some((g, shift)) = dim_and_shift(last).filter(|&(_, c)| c > 0) {
+                    *last = AffineExpr::Add(
+                        Box::new(AffineExpr::Dim(g)),
+                        Box::new(AffineExpr::Const(shift * extent as i64)),
+                    );
+                }
                 continue;
             }
         }

@@ -10,7 +10,7 @@
 //!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
 //!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
 //! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`], [`qgemm`], [`reduce`],
-//!   [`qconv`]): the kernel
+//!   [`qconv`], [`interleave`]): the kernel
 //!   operations become loops, parallel loops (`scf.parallel`) where iterations are independent,
 //!   with the register-tiled GEMM micro-kernel behind matmul and convolution;
 //! - `plan-workspace` ([`plan_workspace`]): the buffers a function allocates are placed in its
@@ -25,6 +25,7 @@ pub mod depthwise;
 pub mod elide_copies;
 pub mod fuse;
 pub mod fuse_planes;
+pub mod interleave;
 pub mod lanes;
 pub mod lower;
 pub mod matmul;
@@ -33,6 +34,7 @@ pub mod plan_workspace;
 pub mod qconv;
 pub mod qgemm;
 pub mod reduce;
+pub mod round_trips;
 pub mod winograd;
 
 use crate::builder::LoopBuilder;

@@ -406,14 +406,26 @@ fn conv_over_planes(
     let reach = (positions + panel - 1) / panel * panel + tap_offsets.iter().max().copied().unwrap_or(0);
     let hq = ((h + pads[0] + pads[2] + s[0] - 1) / s[0]).max((reach + wq - 1) / wq);
     let (bottom, right) = (hq * s[0] - h - pads[0], wq * s[1] - wd - pads[1]);
-    let p = x.ints(&[0, 0, pads[0], pads[1], 0, cp - c, bottom, right]);
-    let padded = match o.lhs_zero {
-        Some(z) => x.op("Pad", &[o.lhs, &p, z], &[]),
-        None => x.op("Pad", &[o.lhs, &p], &[]),
+    let amounts = [0, 0, pads[0], pads[1], 0, cp - c, bottom, right];
+    // A pointwise convolution over whole quads and panels pads nothing: no pass over its input.
+    let padded = if amounts.iter().all(|&a| a == 0) {
+        o.lhs.to_string()
+    } else {
+        let p = x.ints(&amounts);
+        match o.lhs_zero {
+            Some(z) => x.op("Pad", &[o.lhs, &p, z], &[]),
+            None => x.op("Pad", &[o.lhs, &p], &[]),
+        }
     };
-    let split = x.reshape(&padded, &[n, cp / 4, 4, hq, s[0], wq, s[1]]);
-    let phases = x.transpose(&split, &[0, 4, 6, 1, 3, 5, 2]);
-    let planes = x.reshape(&phases, &[n, s[0] * s[1] * cp / 4, hq * wq, 4]);
+    let planes = if s[0] == 1 && s[1] == 1 {
+        // One phase: the quads interleave whole planes (one loop along each plane's row).
+        let split = x.reshape(&padded, &[n, cp / 4, 4, hq * wq]);
+        x.transpose(&split, &[0, 1, 3, 2])
+    } else {
+        let split = x.reshape(&padded, &[n, cp / 4, 4, hq, s[0], wq, s[1]]);
+        let phases = x.transpose(&split, &[0, 4, 6, 1, 3, 5, 2]);
+        x.reshape(&phases, &[n, s[0] * s[1] * cp / 4, hq * wq, 4])
+    };
     let weights = x.constant(weights_per_tap(w, cp as usize));
     let attrs = vec![
         ("positions", Attr::Int(positions)),

@@ -1,7 +1,7 @@
 //! Pad: per dim, `begin` elements before and `end` after (negative: cropped). Modes: constant
 //! (a fill value), edge (clamp), reflect (mirror without repeating the edge) and wrap.
 
-use crate::emit::{Emitter, Extent, LoopBuilder};
+use crate::emit::{identity, Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{axis, data_axis_hits, shape_data};
@@ -119,6 +119,11 @@ impl OnnxOp for Pad {
         let fill = fill_value(node, g, e)?;
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let dtype = out_t.dtype;
+        if let (Mode::Constant, Fill::Constant(value)) = (mode, fill) {
+            if let Some(shifts) = growth_only(&begins, &in_shape, &e.dim_extents(&out_t.dims())) {
+                return fill_then_copy(e, (x, out), &shifts, value, dtype);
+            }
+        }
         let extents = e.dim_extents(&out_t.dims());
         e.parallel_over(&extents, &mut |e, ivs| {
             let mut inside: Option<ValueId> = None;
@@ -152,6 +157,50 @@ impl OnnxOp for Pad {
         });
         Ok(())
     }
+}
+
+/// The begins of a constant pad that only grows dims known at compile time (no crop): the
+/// output is then the fill with the input copied in at those shifts.
+fn growth_only(begins: &[Result<i64, ValueId>], input: &[Extent], output: &[Extent]) -> Option<Vec<i64>> {
+    let shifts: Vec<i64> = begins.iter().map(|b| b.ok().filter(|&b| b >= 0)).collect::<Option<_>>()?;
+    let fits = input.iter().zip(output).zip(&shifts).all(|((i, o), &b)| match (i.fixed(), o.fixed()) {
+        (Some(i), Some(o)) => b as usize + i <= o,
+        _ => false,
+    });
+    fits.then_some(shifts)
+}
+
+/// The output filled with `value` (where the input does not cover it), then the input copied
+/// in at `shifts`: two loops over whole rows, which vectorize, instead of one that tests every
+/// element's position.
+fn fill_then_copy(
+    e: &mut Emitter,
+    (x, out): (ValueId, ValueId),
+    shifts: &[i64],
+    value: f64,
+    dtype: DType,
+) -> OResult<()> {
+    use xcc_ir::affine::{AffineExpr, AffineMap};
+    let rank = shifts.len();
+    let covered = e.m.ty(x) == e.m.ty(out);
+    if !covered {
+        let elem = (*e.m.ty(out).as_memref().expect("a buffer").elem).clone();
+        // A 16-bit float is computed in f32 (`const_of`) and stored narrowed.
+        e.generic(&[], &[(out, identity(rank))], vec![true; rank], |e, _| {
+            let v = e.const_of(value, dtype);
+            Ok(vec![e.narrow_to(v, &elem)])
+        })?;
+    }
+    let at = |d: usize, b: i64| match b {
+        0 => AffineExpr::Dim(d as u32),
+        b => AffineExpr::Add(Box::new(AffineExpr::Dim(d as u32)), Box::new(AffineExpr::Const(b))),
+    };
+    let shifted = AffineMap {
+        num_dims: rank as u32,
+        num_symbols: 0,
+        results: shifts.iter().enumerate().map(|(d, &b)| at(d, b)).collect(),
+    };
+    e.generic(&[(x, identity(rank))], &[(out, shifted)], vec![true; rank], |_, args| Ok(vec![args[0]]))
 }
 
 /// The input index for position `pos` (which may lie outside `0..n`) along one dim. In constant

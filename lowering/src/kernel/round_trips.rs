@@ -1,0 +1,78 @@
+//! Float to integer to float round trips that change nothing, removed from a block: a
+//! requantization followed by the next operator's dequantization (`uitofp(fptoui(x))`, the
+//! "fake quantization" of a QDQ model) where `x` is already a whole number inside the integer
+//! type's range (rounded, then clamped to `[0, 255]`). The conversions cost more than the rest of
+//! a convolution's epilogue on x86 (`vcvttps2dq`, two packs, a widening, `vcvtdq2ps`).
+//!
+//! A NaN `x` converts to an unspecified integer, so returning `x` itself is one of the allowed
+//! results.
+
+use std::collections::HashMap;
+use xcc_ir::{Attribute, BlockId, Module, ValueId};
+
+/// Replaces, in `block`'s operations, each round trip through an integer type by its float
+/// source where that is a whole number in the type's range.
+pub fn fold(m: &mut Module, block: BlockId) {
+    let mut replaced: HashMap<ValueId, ValueId> = HashMap::new();
+    for &op in &m.blocks[block].ops {
+        let back = m.ops[op].name.as_str();
+        let (Some(&narrow), [result]) = (m.ops[op].operands.first(), m.ops[op].results.as_slice()) else { continue };
+        let Some(to_int) = m.defining_op(narrow) else { continue };
+        let signed = match (back, m.ops[to_int].name.as_str()) {
+            ("arith.uitofp", "arith.fptoui") => false,
+            ("arith.sitofp", "arith.fptosi") => true,
+            _ => continue,
+        };
+        let source = m.ops[to_int].operands[0];
+        let Some(width) = m.ty(narrow).int_width().filter(|&w| w <= 32) else { continue };
+        let (lo, hi) = if signed {
+            (-(2f64.powi(width as i32 - 1)), 2f64.powi(width as i32 - 1) - 1.0)
+        } else {
+            (0.0, 2f64.powi(width as i32) - 1.0)
+        };
+        let same_type = m.ty(source) == m.ty(*result);
+        if same_type && whole_within(m, source).is_some_and(|(a, b)| a >= lo && b <= hi) {
+            replaced.insert(*result, source);
+        }
+    }
+    if replaced.is_empty() {
+        return;
+    }
+    for op in m.blocks[block].ops.clone() {
+        for v in m.ops[op].operands.iter_mut() {
+            if let Some(&to) = replaced.get(v) {
+                *v = to;
+            }
+        }
+    }
+}
+
+/// Bounds `[lo, hi]` of `v` where it is sure to be a whole number (or NaN): a rounding, an
+/// integer converted, a whole constant, or sums, differences, minima and maxima of these. (Any
+/// float at or past 2^24 is whole, so sums of whole floats stay whole however they round.)
+fn whole_within(m: &Module, v: ValueId) -> Option<(f64, f64)> {
+    let op = m.defining_op(v)?;
+    let operand = |k: usize| whole_within(m, m.ops[op].operands[k]);
+    let both = || operand(0).zip(operand(1));
+    match m.ops[op].name.as_str() {
+        "arith.constant" => match m.attr(op, "value")? {
+            Attribute::Float { value, .. } if value.fract() == 0.0 => Some((*value, *value)),
+            _ => None,
+        },
+        "math.roundeven" | "math.round" | "math.floor" | "math.ceil" | "math.trunc" => {
+            Some((f64::NEG_INFINITY, f64::INFINITY))
+        }
+        "arith.sitofp" | "arith.uitofp" => {
+            let w = m.ty(m.ops[op].operands[0]).int_width()? as i32;
+            Some(match m.ops[op].name.as_str() {
+                "arith.sitofp" => (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0),
+                _ => (0.0, 2f64.powi(w) - 1.0),
+            })
+        }
+        "arith.addf" => both().map(|((a, b), (c, d))| (a + c, b + d)),
+        "arith.subf" => both().map(|((a, b), (c, d))| (a - d, b - c)),
+        "arith.maximumf" | "arith.maxnumf" => both().map(|((a, b), (c, d))| (a.max(c), b.max(d))),
+        "arith.minimumf" | "arith.minnumf" => both().map(|((a, b), (c, d))| (a.min(c), b.min(d))),
+        _ => None,
+    }
+}
