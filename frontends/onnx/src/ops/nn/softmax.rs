@@ -51,6 +51,20 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
         }
         let x3 = e.reshaped_over(x, &[outer, row, inner]);
         let o3 = e.reshaped_over(o, &[outer, row, inner]);
+        // A 16-bit float computes in f32, rounded to its type after each step of Softmax's
+        // definition (Sub, Exp, ReduceSum, Div; the maximum is exact), as the ops would be. The
+        // sum of a bfloat16 row rounds after each addition, as ONNX's reference (numpy's
+        // bfloat16) adds; an f16 row's sum is f32's, rounded once, as numpy sums halves.
+        let narrow = matches!(d, DType::F16 | DType::BF16);
+        let elem = (*e.m.ty(o).as_memref().expect("a buffer").elem).clone();
+        let step = move |e: &mut Emitter, v: ValueId| {
+            if narrow {
+                let t = e.narrow_to(v, &elem);
+                e.value_op("arith.extf", &[t], xcc_ir::Type::f32())
+            } else {
+                v
+            }
+        };
         e.parallel_over(&[outer, inner], &mut |e, ivs| {
             let (o, i) = (ivs[0], ivs[1]);
             let ninf = e.const_of(f64::NEG_INFINITY, d);
@@ -64,12 +78,19 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
             let sum = e.for_accs_between(lb, ub, &[zero], |e, q, acc| {
                 let v = e.load(x3, &[o, q, i]);
                 let s = e.fbin("arith.subf", v, mx);
+                let s = step(e, s);
                 let ex = e.unary("math.exp", s);
-                vec![e.fbin("arith.addf", acc[0], ex)]
+                let ex = step(e, ex);
+                let total = e.fbin("arith.addf", acc[0], ex);
+                vec![if d == DType::BF16 { step(e, total) } else { total }]
             })[0];
-            // LogSoftmax subtracts log(sum); Softmax multiplies by 1 / sum.
+            let sum = step(e, sum);
+            // LogSoftmax subtracts log(sum); Softmax multiplies by 1 / sum (a 16-bit float
+            // divides, as Div would).
             let scale = if log {
                 e.unary("math.log", sum)
+            } else if narrow {
+                sum
             } else {
                 let one = e.const_of(1.0, d);
                 e.fbin("arith.divf", one, sum)
@@ -81,8 +102,10 @@ impl crate::ops::onnx_op::OnnxOp for Softmax {
                 let r = if log {
                     e.fbin("arith.subf", s, scale)
                 } else {
+                    let s = step(e, s);
                     let ex = e.unary("math.exp", s);
-                    e.fbin("arith.mulf", ex, scale)
+                    let ex = step(e, ex);
+                    e.fbin(if narrow { "arith.divf" } else { "arith.mulf" }, ex, scale)
                 };
                 e.store(r, o3, &[o, q, i]);
             });
