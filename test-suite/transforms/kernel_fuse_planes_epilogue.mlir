@@ -207,3 +207,33 @@ func.func @not_whole(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %scale: memr
 // CHECK: [[BYTE:%[0-9]+]] = arith.fptoui {{%[0-9]+}} : f32 to i8
 // CHECK-NEXT: [[BACK:%[0-9]+]] = arith.uitofp [[BYTE]] : i8 to f32
 // CHECK-NEXT: func.return [[BACK]] : f32
+
+// With the scale a constant, the value clamped is bounded (an int32 sum times 0.5, rounded):
+// never NaN, so each clamp is a compare and a select (one vmaxps / vminps on x86) instead of
+// maximumf / minimumf, which must return a NaN operand. The select reads the select before it.
+func.func @bounded_clamp(%x: memref<1x1x16x4xi8>, %w: memref<4x1x4xi8>, %y: memref<1x4x15xi8>) {
+  %scale = memref.get_global @half : memref<f32>
+  %s = memref.alloc() : memref<1x4x15xi32>
+  "kernel.conv_planes"(%x, %w, %s) {tap_offsets = array<i64: 0>, tap_quads = array<i64: 0>} : (memref<1x1x16x4xi8>, memref<4x1x4xi8>, memref<1x4x15xi32>) -> ()
+  kernel.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %scale : memref<1x4x15xi32>, memref<f32>) outs(%y : memref<1x4x15xi8>) {
+  ^bb0(%v: i32, %k: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %k : f32
+    %q = math.roundeven %m : f32
+    %lo = arith.constant -128.0 : f32
+    %hi = arith.constant 127.0 : f32
+    %c = arith.maximumf %q, %lo : f32
+    %d = arith.minimumf %c, %hi : f32
+    %i = arith.fptosi %d : f32 to i8
+    kernel.yield %i : i8
+  }
+  return
+}
+
+// CHECK-LABEL: func.func private @xcc_planes_epilogue6(%arg0: i32) -> (i8)
+// CHECK: [[Q:%[0-9]+]] = math.roundeven
+// CHECK: [[GT:%[0-9]+]] = arith.cmpf ogt, [[Q]], [[LO:%[0-9]+]] : f32
+// CHECK-NEXT: [[UP:%[0-9]+]] = arith.select [[GT]], [[Q]], [[LO]] : f32
+// CHECK: [[LT:%[0-9]+]] = arith.cmpf olt, [[UP]], [[HI:%[0-9]+]] : f32
+// CHECK-NEXT: [[DOWN:%[0-9]+]] = arith.select [[LT]], [[UP]], [[HI]] : f32
+// CHECK: arith.fptosi [[DOWN]] : f32 to i8

@@ -53,3 +53,15 @@ func.func @three_planes(%x: memref<3x64xf32>, %y: memref<64x3xf32>) {
   }
   return
 }
+
+// A diagonal (w read at two positions): not one run per plane, a plain loop nest.
+// CHECK-LABEL: func.func @diagonal
+// CHECK-NOT: vector.load
+// CHECK: scf.parallel
+func.func @diagonal(%x: memref<32x4x32xi8>, %y: memref<32x4xi8>) {
+  kernel.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<32x4x32xi8>) outs(%y : memref<32x4xi8>) {
+  ^bb0(%a: i8, %o: i8):
+    kernel.yield %a : i8
+  }
+  return
+}

@@ -523,11 +523,25 @@ pub(super) fn remove_buffer(m: &mut Module, v: ValueId) {
     }
 }
 
+/// Whether some output of `g` has a dim larger than its loop's size.
+fn writes_in_part(m: &Module, g: &Generic) -> bool {
+    let Ok(sizes) = g.loop_sizes(m) else { return true };
+    g.outputs.iter().any(|&o| {
+        let shape = m.ty(o).as_memref().map(|t| t.shape.clone()).unwrap_or_default();
+        shape.iter().zip(&sizes).any(|(d, s)| match (d, s) {
+            (Some(d), xcc_ir::dialects::kernel::LoopSize::Static(n)) => d != n,
+            _ => false,
+        })
+    })
+}
+
 /// A producer generic that consumer `c` can compute inside its body, and the buffer between them.
 fn find_producer(m: &Module, c: OpId, state: &FusionState) -> Option<(OpId, ValueId)> {
     let gc = Generic::of(m, c)?;
-    // The consumer's outputs, at the identity, keep giving every loop its size.
-    if !is_elementwise(&gc) || !gc.maps[gc.inputs.len()..].iter().all(is_identity) {
+    // The consumer's outputs, at the identity, keep giving every loop its size. A consumer
+    // that writes part of a larger output (a Pad's interior) takes no producer: a convolution's
+    // requantization then stays free to join the convolution's stores.
+    if !is_elementwise(&gc) || !gc.maps[gc.inputs.len()..].iter().all(is_identity) || writes_in_part(m, &gc) {
         return None;
     }
     for (k, &t) in gc.inputs.iter().enumerate() {

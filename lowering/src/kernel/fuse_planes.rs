@@ -247,6 +247,7 @@ fn map_function(m: &mut Module, g: &Generic, read: ValueId, (out, made): (&Type,
     }
     m.build(block, OpSpec::new("func.return", span).operands([*values.get(&result).unwrap_or(&result)]));
     super::round_trips::fold(m, block);
+    super::clamps::fold(m, block);
     let ty = FunctionType { inputs, results: vec![out.clone()] };
     add_private_function(m, ("xcc_planes_epilogue", made), ty, region, span)
 }

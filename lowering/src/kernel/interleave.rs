@@ -87,7 +87,9 @@ fn plan(m: &Module, g: &Generic) -> Option<Interleave> {
         || !(2..=MAX_PLANES).contains(&planes)
         || !planes.is_power_of_two()
         || w == last
+        || reads.iter().filter(|&&d| d == w).count() != 1
         || !reads.contains(&last)
+        || to.shape.iter().any(Option::is_none)
         || (w + 1..last).any(|d| sizes[d] != 1)
         || ![8, 16, 32].contains(&bits)
         || to.shape.get(last) != Some(&Some(planes))

@@ -8,7 +8,7 @@
 //! the loop indices. On CPUs, a `kernel.copy` between contiguous buffers, and a generic that only
 //! moves its input into one contiguous run of its output (a Concat's), are one `memref.copy`,
 //! which `plan-workspace` elides where it can place the source in the destination; on GPUs they
-//! are flat parallel loops, and a move that interleaves a few planes goes in vectors
+//! are flat parallel loops; on CPUs a move that interleaves a few planes goes in vectors
 //! ([`super::interleave`]). `kernel.matmul` and `kernel.conv` are lowered in [`super::matmul`]
 //! and [`super::conv`].
 
@@ -229,8 +229,9 @@ fn is_contiguous(m: &Module, v: ValueId) -> bool {
     m.ty(v).as_memref().is_some_and(|mt| mt.layout == Layout::Identity)
 }
 
-/// Adjacent parallel loops that every operand reads either as adjacent whole dimensions of itself
-/// or not at all become one loop over their product, the operands seen through views with
+/// Adjacent parallel loops that every operand reads either as adjacent dimensions of itself
+/// (the inner one whole, the outer one whole or in part: [`reads_together`]) or not at all
+/// become one loop over their product, the operands seen through views with
 /// those dimensions merged: an elementwise op over a 14 x 14 plane gets one innermost loop of
 /// 196, which vectorizes, instead of rows of 14. Needs static loop sizes and no `kernel.index`.
 fn collapse_loops(m: &mut Module, op: OpId) {
@@ -289,8 +290,8 @@ fn static_loop_sizes(m: &Module, g: &Generic) -> Option<Vec<u64>> {
 }
 
 /// Whether operand `v` (read at `map`) reads loops `d` and `d + 1` as adjacent dimensions of its
-/// contiguous static shape, the inner one whole and the outer one whole or, shifted by a
-/// constant, in part (a pad's interior: its rows are still one run per plane), or reads neither.
+/// contiguous static shape, the inner one whole and the outer one whole or in part, possibly
+/// shifted by a constant (a pad's interior: its rows are still one run per plane), or neither.
 fn reads_together(m: &Module, v: ValueId, map: &xcc_ir::affine::AffineMap, (d, sizes): (usize, &[u64])) -> bool {
     let mentions = |e: &AffineExpr, dim: usize| e.uses_dim(dim as u32);
     if !map.results.iter().any(|e| mentions(e, d) || mentions(e, d + 1)) {

@@ -20,6 +20,7 @@
 //! Tiling, blocked weight layouts and layout choices are further passes at this level; the mapping of
 //! parallel loops to threads or to a GPU grid is a pass over the loops `kernel-to-loops` marks.
 
+pub mod clamps;
 pub mod conv;
 pub mod depthwise;
 pub mod elide_copies;

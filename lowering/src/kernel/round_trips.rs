@@ -4,8 +4,10 @@
 //! type's range (rounded, then clamped to `[0, 255]`). The conversions cost more than the rest of
 //! a convolution's epilogue on x86 (`vcvttps2dq`, two packs, a widening, `vcvtdq2ps`).
 //!
-//! A NaN `x` converts to an unspecified integer, so returning `x` itself is one of the allowed
-//! results.
+//! A NaN `x` converts to poison, so any value may replace the round trip's result; `x` itself
+//! carries the NaN on (into the next layer's floats, where a byte used to stand). A `-0.0` would
+//! come back `+0.0`, so the fold also needs `x` never to be `-0.0` (clamped by a maximum with a
+//! zero or more: the usual uint8 range).
 
 use std::collections::HashMap;
 use xcc_ir::{Attribute, BlockId, Module, ValueId};
@@ -31,7 +33,8 @@ pub fn fold(m: &mut Module, block: BlockId) {
             (0.0, 2f64.powi(width as i32) - 1.0)
         };
         let same_type = m.ty(source) == m.ty(*result);
-        if same_type && whole_within(m, source).is_some_and(|(a, b)| a >= lo && b <= hi) {
+        let inside = whole_within(m, source).is_some_and(|(a, b)| a >= lo && b <= hi);
+        if same_type && inside && never_negative_zero(m, source) {
             replaced.insert(*result, source);
         }
     }
@@ -47,9 +50,32 @@ pub fn fold(m: &mut Module, block: BlockId) {
     }
 }
 
+/// Whether `v` is sure not to be `-0.0`: a maximum with a constant `+0.0` or more, an integer
+/// converted, or a minimum of such values.
+fn never_negative_zero(m: &Module, v: ValueId) -> bool {
+    let Some(op) = m.defining_op(v) else { return false };
+    let operands = &m.ops[op].operands;
+    let positive_constant = |v: ValueId| {
+        m.defining_op(v).is_some_and(|c| {
+            m.ops[c].name == "arith.constant"
+                && matches!(m.attr(c, "value"), Some(Attribute::Float { value, .. }) if *value >= 0.0 && value.is_sign_positive())
+        })
+    };
+    match m.ops[op].name.as_str() {
+        "arith.sitofp" | "arith.uitofp" => true,
+        // max(-0, -5) is -0: a maximum needs a zero or more, or no -0 on either side.
+        "arith.maximumf" => {
+            operands.iter().any(|&a| positive_constant(a)) || operands.iter().all(|&a| never_negative_zero(m, a))
+        }
+        "arith.minimumf" => operands.iter().all(|&a| positive_constant(a) || never_negative_zero(m, a)),
+        _ => false,
+    }
+}
+
 /// Bounds `[lo, hi]` of `v` where it is sure to be a whole number (or NaN): a rounding, an
 /// integer converted, a whole constant, or sums, differences, minima and maxima of these. (Any
-/// float at or past 2^24 is whole, so sums of whole floats stay whole however they round.)
+/// float at or past 2^24 is whole (2^11 in f16), so sums of whole floats stay whole however they
+/// round.)
 fn whole_within(m: &Module, v: ValueId) -> Option<(f64, f64)> {
     let op = m.defining_op(v)?;
     let operand = |k: usize| whole_within(m, m.ops[op].operands[k]);

@@ -42,8 +42,9 @@ pub fn computed_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
         };
         return Ok(Some(reals.iter().map(convert).collect()));
     }
-    // Computed in 64 bits, as the run computes dims: narrower results could wrap.
-    if t.dtype != DType::I64 {
+    // Computed in 64 bits, as the run computes dims; an int32 result (an int32 Range's count)
+    // wraps as int32 arithmetic would.
+    if !matches!(t.dtype, DType::I64 | DType::I32) {
         return Ok(None);
     }
     let mut args = Vec::new();
@@ -63,7 +64,18 @@ pub fn computed_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
         "Split" => split(g, node, name, &args),
         _ => None,
     };
+    let values = match t.dtype {
+        DType::I32 => values.map(|v| v.iter().map(wrapped_to_i32).collect()),
+        _ => values,
+    };
     Ok(values.filter(|v| v.len() == t.numel()))
+}
+
+/// `x` wrapped into int32's range, as a 32-bit result keeps its low bits:
+/// `x - 2^32 * floor((x + 2^31) / 2^32)`.
+fn wrapped_to_i32(x: &DataExpr) -> DataExpr {
+    let (half, whole) = (DataExpr::num(1 << 31), DataExpr::num(1 << 32));
+    x.sub(&x.add(&half).floor_div(&whole).mul(&whole))
 }
 
 /// `op` over the arguments, broadcast (each has the result's length or one element); a Div by

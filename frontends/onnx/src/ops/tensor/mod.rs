@@ -1,7 +1,8 @@
 //! Data-movement and shape operators, one per file. Most are [`Movement`]s: a list of copies
 //! through affine maps ([`Move`]), which is both how they lower (one `kernel.generic` per copy)
 //! and how they fold (the same maps evaluated on constant data), so the two cannot disagree.
-//! The data-dependent rest (Gather, GatherElements, GatherND, Pad, Trilu) are parallel loops,
+//! The data-dependent rest (Gather, GatherElements, GatherND, Trilu, and Pad but for a constant
+//! pad that only grows static dims: a fill and a shifted copy) are parallel loops,
 //! ScatterElements and ScatterND serial ones over their updates, and Constant, Shape and Size
 //! exist only at compile time (as constants, or as shape values over run-time dims);
 //! ConstantOfShape and Range fold too, unless their shape is computed from run-time dims.

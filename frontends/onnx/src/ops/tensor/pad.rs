@@ -170,9 +170,9 @@ fn growth_only(begins: &[Result<i64, ValueId>], input: &[Extent], output: &[Exte
     fits.then_some(shifts)
 }
 
-/// The output filled with `value` (where the input does not cover it), then the input copied
-/// in at `shifts`: two loops over whole rows, which vectorize, instead of one that tests every
-/// element's position.
+/// The whole output filled with `value` (unless the input covers it all), then the input
+/// copied in at `shifts`: two loops over whole rows, which vectorize, instead of one that tests
+/// every element's position (the interior is written twice; the copy is the cheap one).
 fn fill_then_copy(
     e: &mut Emitter,
     (x, out): (ValueId, ValueId),
