@@ -131,15 +131,16 @@ fn integer_products(g: &mut Graph) {
     }
 }
 
-/// The quantized operands of a QDQ Conv of one group (`Conv(DQ(x), DQ(W), ...)`, 8-bit x per
-/// tensor, constant 8-bit 4-D weights per tensor or per output channel, one real type): x's,
-/// W's, and W's quantized values.
+/// The quantized operands of a QDQ Conv (`Conv(DQ(x), DQ(W), ...)`, 8-bit x per tensor,
+/// constant 8-bit 4-D weights per tensor or per output channel, one real type), of one group
+/// unless `grouped`: x's, W's, and W's quantized values.
 fn conv_operands(
     g: &Graph,
     producer: &HashMap<&str, usize>,
     node: &Node,
+    grouped: bool,
 ) -> Option<(Dequantized, Dequantized, String)> {
-    if node.int("group", 1) != 1 {
+    if node.int("group", 1) != 1 && !grouped {
         return None;
     }
     // Before inference nothing has checked the nodes' inputs and outputs: read them with care.
@@ -166,7 +167,7 @@ fn conv_attrs(node: &Node) -> Vec<(&'static str, Attr)> {
 /// scaled per channel, plus B: the nodes computing it, or `None`. (Depthwise and grouped
 /// convolutions stay in float.)
 fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Option<Vec<Node>> {
-    let (a, b, w) = conv_operands(g, producer, node)?;
+    let (a, b, w) = conv_operands(g, producer, node, false)?;
     let conv_attrs = conv_attrs(node);
     let mut x = Expansion::new(node);
     let sums = x.op("ConvInteger", &integer_inputs(&a.q, &w, &a, &b), &conv_attrs);
@@ -178,7 +179,7 @@ fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Op
     Some(x.finish())
 }
 
-/// `QuantizeLinear(Conv(DQ(x), DQ(W), DQ(B)))` of one group, where the quantization's scale and
+/// `QuantizeLinear(Conv(DQ(x), DQ(W), DQ(B)))` (grouped or not: a depthwise one too), where the quantization's scale and
 /// zero point are one constant each, nothing else reads the Conv's output, and the bias (if
 /// any) is int32 scaled by exactly `x_scale * W_scale` with no zero point (as ONNX Runtime's
 /// quantizer writes it): one `QLinearConv(x_q, x_scale, x_zero, W_q, W_scale, W_zero, y_scale,
@@ -204,7 +205,7 @@ fn requantized_conv(
     if ys.ty.numel() != 1 || yz.ty.numel() != 1 || !matches!(yz.ty.dtype, DType::U8 | DType::I8) {
         return None;
     }
-    let (a, b, w) = conv_operands(g, producer, node)?;
+    let (a, b, w) = conv_operands(g, producer, node, true)?;
     // QLinearConv's scales are f32.
     if a.real != DType::F32 || ys.ty.dtype != DType::F32 || q.outputs.first().is_none_or(String::is_empty) {
         return None;
@@ -469,6 +470,20 @@ mod tests {
         assert_eq!(ops, ["DequantizeLinear", "DequantizeLinear", "DequantizeLinear", "QLinearConv"]);
         assert_eq!(g.nodes[3].inputs, ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"]);
         assert_eq!(g.nodes[3].outputs, ["y"]);
+    }
+
+    /// A depthwise convolution (one filter per channel) becomes a QLinearConv of as many
+    /// groups: its sums are then requantized by one multiply, as ONNX Runtime runs the form.
+    #[test]
+    fn a_requantized_depthwise_conv_becomes_a_grouped_qlinear_conv() {
+        let mut g = requantized_conv_graph(true, 0.125);
+        g.types.insert("xq".into(), TensorType::new(DType::U8, vec![1, 2, 2, 2]));
+        g.nodes[3].attrs.insert("group".into(), Attr::Int(2));
+        before_inference(&mut g);
+        let conv = g.nodes.last().expect("nodes");
+        assert_eq!(conv.op, "QLinearConv");
+        assert_eq!(conv.int("group", 1), 2);
+        assert_eq!(conv.outputs, ["y"]);
     }
 
     /// QLinearConv requires W's zero point, which DequantizeLinear may leave out: a zero takes

@@ -219,35 +219,34 @@ fn accumulate(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResul
         if let Some(sums) = conv_as_matmul(node, g, x, o)? {
             return Ok(sums);
         }
+        return conv_in_floats(node, g, x, o);
     }
-    let mut lhs = x.cast(o.lhs, lt.dtype, DType::I32);
-    if let Some(z) = o.lhs_zero {
-        let zt = g.ty(z)?;
-        let z32 = x.cast(z, zt.dtype, DType::I32);
-        // MatMul: one zero point per row of A ([M]) lines up with A's rows.
-        let z32 = if !o.conv && zt.numel() > 1 { x.unsqueeze(&z32, &[-1]) } else { z32 };
-        lhs = x.op("Sub", &[&lhs, &z32], &[]);
-    }
-    let mut rhs = x.cast(o.rhs, rt.dtype, DType::I32);
-    if let Some(z) = o.rhs_zero {
-        let zt = g.ty(z)?;
-        let z32 = x.cast(z, zt.dtype, DType::I32);
-        // Conv: one zero point per output channel, the weights' first dim.
-        let z32 = if o.conv && zt.numel() > 1 { per_channel_of_weights(x, &z32, rt.shape.len()) } else { z32 };
-        rhs = x.op("Sub", &[&rhs, &z32], &[]);
-    }
-    if !o.conv {
-        return Ok(integer_matmul(g, x, o));
-    }
-    let attrs: Vec<(&str, Attr)> =
-        CONV_ATTRIBUTES.iter().filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone()))).collect();
-    // The convolution kernels compute in floats. Each product of two zero-shifted bytes is at
-    // most 255 * 255 in magnitude, so a sum over `K` taps (a depthwise 3x3's 9) whose bound stays
-    // below 2^24 is exact in f32, every partial sum included, in any order; others go in f64,
-    // exact for any int32 sum.
+    Ok(integer_matmul(g, x, o))
+}
+
+/// `(lhs - lhs_zero) * (rhs - rhs_zero)` by the float convolution kernels. Each product of two
+/// zero-shifted bytes is at most 255 * 255 in magnitude, so a sum over `K` taps (a depthwise
+/// 3x3's 9) whose bound stays below 2^24 is exact in f32, every partial sum included, in any
+/// order; others go in f64, exact for any int32 sum. The bytes are shifted in that type (exact
+/// too): where they were requantized in floats just before, the round trip through the byte then
+/// folds away in the producer's stores.
+fn conv_in_floats(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResult<String> {
+    let rt = g.ty(o.rhs)?;
     let taps: usize = rt.shape[1..].iter().product();
     let c = if taps * 255 * 255 < 1 << 24 { DType::F32 } else { DType::F64 };
-    let (l, r) = (x.cast(&lhs, DType::I32, c), x.cast(&rhs, DType::I32, c));
+    let shifted = |x: &mut Expansion, v: &str, zero: Option<&str>, per_channel: bool| -> OResult<String> {
+        let real = x.cast(v, g.ty(v)?.dtype, c);
+        let Some(z) = zero else { return Ok(real) };
+        let zt = g.ty(z)?;
+        let z = x.cast(z, zt.dtype, c);
+        // One zero point per output channel, the weights' first dim.
+        let z = if per_channel && zt.numel() > 1 { per_channel_of_weights(x, &z, rt.shape.len()) } else { z };
+        Ok(x.op("Sub", &[&real, &z], &[]))
+    };
+    let l = shifted(x, o.lhs, o.lhs_zero, false)?;
+    let r = shifted(x, o.rhs, o.rhs_zero, true)?;
+    let attrs: Vec<(&str, Attr)> =
+        CONV_ATTRIBUTES.iter().filter_map(|&k| node.attrs.get(k).map(|v| (k, v.clone()))).collect();
     let sum = x.op("Conv", &[&l, &r], &attrs);
     Ok(x.cast(&sum, c, DType::I32))
 }
