@@ -44,13 +44,8 @@ pub fn lower(m: &mut Module, op: OpId) -> bool {
 }
 
 fn plan(m: &Module, g: &Generic) -> Option<Interleave> {
-    let ([src], [dst]) = (g.inputs.as_slice(), g.outputs.as_slice()) else { return None };
-    let entry = m.regions[g.body].blocks[0];
-    let [yield_op] = m.blocks[entry].ops.as_slice() else { return None };
-    if m.ops[*yield_op].operands != [m.blocks[entry].args[0]] || !g.parallel.iter().all(|&p| p) {
-        return None;
-    }
-    let (from, to) = (m.ty(*src).as_memref()?, m.ty(*dst).as_memref()?);
+    let (src, dst) = super::lower::moved(m, g)?;
+    let (from, to) = (m.ty(src).as_memref()?, m.ty(dst).as_memref()?);
     if from.layout != Layout::Identity || to.layout != Layout::Identity || from.elem != to.elem {
         return None;
     }

@@ -361,15 +361,20 @@ struct Slot {
     len: u64,
 }
 
-fn slot_of_copy(m: &Module, op: OpId) -> Option<Slot> {
-    let g = Generic::of(m, op)?;
+/// The input and output of a generic that only moves its one input's elements into its one
+/// output, every loop parallel.
+pub(super) fn moved(m: &Module, g: &Generic) -> Option<(ValueId, ValueId)> {
     let ([src], [dst]) = (g.inputs.as_slice(), g.outputs.as_slice()) else { return None };
     let entry = m.regions[g.body].blocks[0];
     let [yield_op] = m.blocks[entry].ops.as_slice() else { return None };
-    if m.ops[*yield_op].operands != [m.blocks[entry].args[0]] || !g.parallel.iter().all(|&p| p) {
-        return None;
-    }
-    let (from, to) = (m.ty(*src).as_memref()?, m.ty(*dst).as_memref()?);
+    let moves = m.ops[*yield_op].operands == [m.blocks[entry].args[0]] && g.parallel.iter().all(|&p| p);
+    moves.then_some((*src, *dst))
+}
+
+fn slot_of_copy(m: &Module, op: OpId) -> Option<Slot> {
+    let g = Generic::of(m, op)?;
+    let (src, dst) = moved(m, &g)?;
+    let (from, to) = (m.ty(src).as_memref()?, m.ty(dst).as_memref()?);
     let static_shape = |t: &xcc_ir::types::MemRefType| t.shape.iter().copied().collect::<Option<Vec<u64>>>();
     let (s, d) = (static_shape(from)?, static_shape(to)?);
     if from.layout != Layout::Identity || to.layout != Layout::Identity || from.elem != to.elem || s.len() != d.len() {
