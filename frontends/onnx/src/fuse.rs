@@ -179,10 +179,10 @@ fn quantized_conv(g: &Graph, producer: &HashMap<&str, usize>, node: &Node) -> Op
     Some(x.finish())
 }
 
-/// `QuantizeLinear(Conv(DQ(x), DQ(W), DQ(B)))` (grouped or not: a depthwise one too), where the quantization's scale and
-/// zero point are one constant each, nothing else reads the Conv's output, and the bias (if
-/// any) is int32 scaled by exactly `x_scale * W_scale` with no zero point (as ONNX Runtime's
-/// quantizer writes it): one `QLinearConv(x_q, x_scale, x_zero, W_q, W_scale, W_zero, y_scale,
+/// `QuantizeLinear(Conv(DQ(x), DQ(W), DQ(B)))`, grouped or not (a depthwise one too), where the
+/// quantization's scale and zero point are one constant each, nothing else reads the Conv's
+/// output, and the bias (if any) is int32 scaled by exactly `x_scale * W_scale` with no zero
+/// point (as ONNX Runtime's quantizer writes it): one `QLinearConv(x_q, x_scale, x_zero, W_q, W_scale, W_zero, y_scale,
 /// y_zero, B_q)`, and the index of the QuantizeLinear it replaces. This is the form ONNX Runtime
 /// runs: the sums plus the bias in int32, multiplied once by `x_scale * W_scale / y_scale` and
 /// rounded, where the float form multiplies, adds the bias and divides (the two round alike

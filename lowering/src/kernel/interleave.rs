@@ -12,7 +12,7 @@ use super::lower::affine_index;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::affine::{AffineExpr, AffineMap};
-use xcc_ir::dialects::kernel::{Generic, LoopSize};
+use xcc_ir::dialects::kernel::Generic;
 use xcc_ir::types::Layout;
 use xcc_ir::{Attribute, Module, OpId, OpSpec, Span, Type, ValueId};
 
@@ -54,15 +54,7 @@ fn plan(m: &Module, g: &Generic) -> Option<Interleave> {
         Type::Float(kind) => u64::from(kind.width()),
         _ => return None,
     };
-    let sizes: Vec<u64> = g
-        .loop_sizes(m)
-        .ok()?
-        .into_iter()
-        .map(|s| match s {
-            LoopSize::Static(n) => Some(n),
-            LoopSize::Dynamic { .. } => None,
-        })
-        .collect::<Option<_>>()?;
+    let sizes = super::lower::static_loop_sizes(m, g)?;
     let n = sizes.len();
     let dims = |map: &AffineMap| {
         map.results
@@ -85,7 +77,6 @@ fn plan(m: &Module, g: &Generic) -> Option<Interleave> {
         || reads.iter().filter(|&&d| d == w).count() != 1
         || !reads.contains(&last)
         || to.shape.iter().any(Option::is_none)
-        || (w + 1..last).any(|d| sizes[d] != 1)
         || ![8, 16, 32].contains(&bits)
         || to.shape.get(last) != Some(&Some(planes))
         || (w + 1..last).any(|d| to.shape[d] != Some(1))
@@ -138,10 +129,8 @@ fn emit(m: &mut Module, op: OpId, g: &Generic, plan: &Interleave) {
             ivs[w] = at;
             for p in 0..plan.planes {
                 ivs[q] = c.idx(p as i64);
-                let from: Vec<ValueId> = read.results.iter().map(|e| affine_index(c, e, &ivs)).collect();
-                let v = c.value_op("memref.load", &[&[src][..], &from].concat(), plan.elem.clone());
-                let to: Vec<ValueId> = write.results.iter().map(|e| affine_index(c, e, &ivs)).collect();
-                c.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[v, dst][..], &to].concat()));
+                let v = super::lower::read(c, src, &read, &ivs);
+                super::lower::write(c, v, dst, &write, &ivs);
             }
         });
     });

@@ -119,13 +119,19 @@ fn element_type(m: &Module, buffer: ValueId) -> Type {
 }
 
 /// Reads operand `v` at its map (the raw element: no widening).
-fn read<B: LoopBuilder>(b: &mut B, v: ValueId, map: &xcc_ir::affine::AffineMap, ivs: &[ValueId]) -> ValueId {
+pub(super) fn read<B: LoopBuilder>(b: &mut B, v: ValueId, map: &xcc_ir::affine::AffineMap, ivs: &[ValueId]) -> ValueId {
     let idx: Vec<ValueId> = map.results.iter().map(|e| affine_index(b, e, ivs)).collect();
     let t = element_type(b.module(), v);
     b.value_op("memref.load", &[&[v][..], &idx].concat(), t)
 }
 
-fn write<B: LoopBuilder>(b: &mut B, value: ValueId, v: ValueId, map: &xcc_ir::affine::AffineMap, ivs: &[ValueId]) {
+pub(super) fn write<B: LoopBuilder>(
+    b: &mut B,
+    value: ValueId,
+    v: ValueId,
+    map: &xcc_ir::affine::AffineMap,
+    ivs: &[ValueId],
+) {
     let idx: Vec<ValueId> = map.results.iter().map(|e| affine_index(b, e, ivs)).collect();
     b.op(OpSpec::new("memref.store", Span::UNKNOWN).operands([&[value, v][..], &idx].concat()));
 }
@@ -284,7 +290,7 @@ fn collapse_loops(m: &mut Module, op: OpId) {
     m.set_attr(op, "iterator_types", xcc_ir::Attribute::Array(iterators));
 }
 
-fn static_loop_sizes(m: &Module, g: &Generic) -> Option<Vec<u64>> {
+pub(super) fn static_loop_sizes(m: &Module, g: &Generic) -> Option<Vec<u64>> {
     let sizes = g.loop_sizes(m).ok()?;
     sizes.iter().map(|s| if let LoopSize::Static(n) = s { Some(*n) } else { None }).collect()
 }
@@ -409,16 +415,7 @@ fn slot_of_copy(m: &Module, op: OpId) -> Option<Slot> {
 
 /// `c` for `d_i + c` (or `d_i`), the output index of loop `i` shifted by a constant.
 fn shift_of(e: &AffineExpr, i: u32) -> Option<u64> {
-    match e {
-        AffineExpr::Dim(d) if *d == i => Some(0),
-        AffineExpr::Add(x, y) => match (&**x, &**y) {
-            (AffineExpr::Dim(d), AffineExpr::Const(c)) | (AffineExpr::Const(c), AffineExpr::Dim(d)) if *d == i => {
-                u64::try_from(*c).ok()
-            }
-            _ => None,
-        },
-        _ => None,
-    }
+    dim_and_shift(e).filter(|&(d, _)| d == i).map(|(_, c)| c as u64)
 }
 
 /// A contiguous copy is one `memref.copy` (a `memcpy`), which `plan-workspace` can elide by

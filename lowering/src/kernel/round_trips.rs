@@ -27,11 +27,7 @@ pub fn fold(m: &mut Module, block: BlockId) {
         };
         let source = m.ops[to_int].operands[0];
         let Some(width) = m.ty(narrow).int_width().filter(|&w| w <= 32) else { continue };
-        let (lo, hi) = if signed {
-            (-(2f64.powi(width as i32 - 1)), 2f64.powi(width as i32 - 1) - 1.0)
-        } else {
-            (0.0, 2f64.powi(width as i32) - 1.0)
-        };
+        let (lo, hi) = int_range(width, signed);
         let same_type = m.ty(source) == m.ty(*result);
         let inside = whole_within(m, source).is_some_and(|(a, b)| a >= lo && b <= hi);
         if same_type && inside && never_negative_zero(m, source) {
@@ -88,17 +84,23 @@ fn whole_within(m: &Module, v: ValueId) -> Option<(f64, f64)> {
         "math.roundeven" | "math.round" | "math.floor" | "math.ceil" | "math.trunc" => {
             Some((f64::NEG_INFINITY, f64::INFINITY))
         }
-        "arith.sitofp" | "arith.uitofp" => {
-            let w = m.ty(m.ops[op].operands[0]).int_width()? as i32;
-            Some(match m.ops[op].name.as_str() {
-                "arith.sitofp" => (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0),
-                _ => (0.0, 2f64.powi(w) - 1.0),
-            })
+        name @ ("arith.sitofp" | "arith.uitofp") => {
+            Some(int_range(m.ty(m.ops[op].operands[0]).int_width()?, name == "arith.sitofp"))
         }
         "arith.addf" => both().map(|((a, b), (c, d))| (a + c, b + d)),
         "arith.subf" => both().map(|((a, b), (c, d))| (a - d, b - c)),
         "arith.maximumf" | "arith.maxnumf" => both().map(|((a, b), (c, d))| (a.max(c), b.max(d))),
         "arith.minimumf" | "arith.minnumf" => both().map(|((a, b), (c, d))| (a.min(c), b.min(d))),
         _ => None,
+    }
+}
+
+/// The values of an integer type of `width` bits.
+fn int_range(width: u32, signed: bool) -> (f64, f64) {
+    let w = width as i32;
+    if signed {
+        (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0)
+    } else {
+        (0.0, 2f64.powi(w) - 1.0)
     }
 }

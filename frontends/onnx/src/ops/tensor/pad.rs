@@ -119,12 +119,12 @@ impl OnnxOp for Pad {
         let fill = fill_value(node, g, e)?;
         let (x, out) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
         let dtype = out_t.dtype;
+        let extents = e.dim_extents(&out_t.dims());
         if let (Mode::Constant, Fill::Constant(value)) = (mode, fill) {
-            if let Some(shifts) = growth_only(&begins, &in_shape, &e.dim_extents(&out_t.dims())) {
+            if let Some(shifts) = growth_only(&begins, &in_shape, &extents) {
                 return fill_then_copy(e, (x, out), &shifts, value, dtype);
             }
         }
-        let extents = e.dim_extents(&out_t.dims());
         e.parallel_over(&extents, &mut |e, ivs| {
             let mut inside: Option<ValueId> = None;
             let idx: Vec<ValueId> = begins
@@ -180,7 +180,6 @@ fn fill_then_copy(
     value: f64,
     dtype: DType,
 ) -> OResult<()> {
-    use xcc_ir::affine::{AffineExpr, AffineMap};
     let rank = shifts.len();
     let covered = e.m.ty(x) == e.m.ty(out);
     if !covered {
@@ -191,15 +190,7 @@ fn fill_then_copy(
             Ok(vec![e.narrow_to(v, &elem)])
         })?;
     }
-    let at = |d: usize, b: i64| match b {
-        0 => AffineExpr::Dim(d as u32),
-        b => AffineExpr::Add(Box::new(AffineExpr::Dim(d as u32)), Box::new(AffineExpr::Const(b))),
-    };
-    let shifted = AffineMap {
-        num_dims: rank as u32,
-        num_symbols: 0,
-        results: shifts.iter().enumerate().map(|(d, &b)| at(d, b)).collect(),
-    };
+    let shifted = super::map(rank, shifts.iter().enumerate().map(|(d, &b)| super::offset(super::dim(d), b)).collect());
     e.generic(&[(x, identity(rank))], &[(out, shifted)], vec![true; rank], |_, args| Ok(vec![args[0]]))
 }
 
