@@ -41,6 +41,9 @@ typedef enum xcc_status {
   /* An integer Div or Mod read a divisor of 0 (found while running; the outputs are unspecified).
    * ONNX Runtime's integer division has no such check: the process traps. */
   XCC_ERROR_DIVISION_BY_ZERO = 10,
+  /* A Cast from strings read one that does not start with a number (after whitespace), or an
+   * integer outside int64 (uint64 for the unsigned types). ONNX Runtime fails the run the same way. */
+  XCC_ERROR_NOT_A_NUMBER = 11,
 } xcc_status;
 
 /* A sentence for a status code (any int32_t: unknown codes get a sentence too). */

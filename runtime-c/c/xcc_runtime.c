@@ -13,9 +13,13 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -442,6 +446,9 @@ XCC_DEF const char *xcc_status_message(int32_t status) {
            "nonzero ratio)";
   case XCC_ERROR_DIVISION_BY_ZERO:
     return "an integer Div or Mod read a divisor of 0; the outputs are unspecified";
+  case XCC_ERROR_NOT_A_NUMBER:
+    return "a string cast to a number does not start with one, or is outside the integer type's range; the "
+           "outputs are unspecified";
   default:
     return "unknown xcc status code";
   }
@@ -679,6 +686,73 @@ XCC_DEF const char *xcc_string_concat(const char *a, const char *b) {
 }
 
 XCC_DEF int32_t xcc_string_equal(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+/* ---- Cast between strings and numbers ------------------------------------------------------ */
+
+/* Records `code` in a run's status unless an earlier failure is there already. */
+static void fail_status(int32_t *status, int32_t code) {
+  if (*status == XCC_OK)
+    *status = code;
+}
+
+/* C's strtod in the "C" locale: leading whitespace, then the longest prefix that reads as a number
+ * ("3abc" is 3; "inf", "infinity", "nan" and hex in any case); a string with no such prefix sets
+ * XCC_ERROR_NOT_A_NUMBER. Past the double range it is +-inf, as ONNX Runtime's float casts give. */
+XCC_DEF double xcc_string_to_f64(const char *s, int32_t *status) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s)
+    fail_status(status, XCC_ERROR_NOT_A_NUMBER);
+  return v;
+}
+
+/* strtoll in base 10 ("2.7" is 2, "1e3" is 1); no digits or a value outside int64 sets
+ * XCC_ERROR_NOT_A_NUMBER. The narrower integer types wrap the result, as Cast between them does. */
+XCC_DEF int64_t xcc_string_to_i64(const char *s, int32_t *status) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || errno == ERANGE)
+    fail_status(status, XCC_ERROR_NOT_A_NUMBER);
+  return (int64_t)v;
+}
+
+/* strtoull in base 10, so that "-1" is 2^64 - 1 (as ONNX Runtime's std::stoull). */
+XCC_DEF uint64_t xcc_string_to_u64(const char *s, int32_t *status) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (end == s || errno == ERANGE)
+    fail_status(status, XCC_ERROR_NOT_A_NUMBER);
+  return (uint64_t)v;
+}
+
+/* `text` copied into the arena. */
+static const char *arena_string(const char *text) { return string_copy(text, strlen(text)); }
+
+/* Eight significant digits ("%.8g": "0.33333334", "1e+20", "-0"), "NaN", "INF" and "-INF": what
+ * ONNX Runtime writes for every float type. */
+XCC_DEF const char *xcc_string_of_f64(double v) {
+  char text[40];
+  if (isnan(v))
+    return arena_string("NaN");
+  if (isinf(v))
+    return arena_string(v < 0 ? "-INF" : "INF");
+  snprintf(text, sizeof text, "%.8g", v);
+  return arena_string(text);
+}
+
+XCC_DEF const char *xcc_string_of_i64(int64_t v) {
+  char text[24];
+  snprintf(text, sizeof text, "%" PRId64, v);
+  return arena_string(text);
+}
+
+XCC_DEF const char *xcc_string_of_u64(uint64_t v) {
+  char text[24];
+  snprintf(text, sizeof text, "%" PRIu64, v);
+  return arena_string(text);
+}
 
 /* ---- StringSplit: Python's str.split ---------------------------------------------------- */
 

@@ -54,6 +54,15 @@ XCC_API int32_t xcc_strings_export(const char **strings, int64_t n, int32_t rc);
 XCC_API int32_t xcc_strings_check(const char *const *strings, int64_t n);
 XCC_API const char *xcc_string_concat(const char *a, const char *b);
 XCC_API int32_t xcc_string_equal(const char *a, const char *b);
+/* Cast from strings (C's strtod, strtoll, strtoull in base 10; XCC_ERROR_NOT_A_NUMBER into *status,
+ * unless it holds a failure already, where there is no number) and to strings ("%.8g", "NaN",
+ * "INF", "-INF"; integers in decimal), as ONNX Runtime casts them. */
+XCC_API double xcc_string_to_f64(const char *s, int32_t *status);
+XCC_API int64_t xcc_string_to_i64(const char *s, int32_t *status);
+XCC_API uint64_t xcc_string_to_u64(const char *s, int32_t *status);
+XCC_API const char *xcc_string_of_f64(double v);
+XCC_API const char *xcc_string_of_i64(int64_t v);
+XCC_API const char *xcc_string_of_u64(uint64_t v);
 /* StringSplit, as Python's str.split: `delim` "" splits at runs of whitespace; maxsplit < 0 has
  * no limit. split_max is the most parts of the n strings (-1 for a NULL string). */
 XCC_API int64_t xcc_string_split_count(const char *s, const char *delim, int64_t maxsplit);

@@ -733,6 +733,39 @@ def string_cases(rng):
     yield "strings_split_compare_encode", nodes, feeds, ["parts", "count", "same", "id"], ("probe",)
 
 
+def string_cast_cases(rng):
+    """Cast and CastLike between strings and numbers. Strings with a number at their start, after
+    whitespace ("3abc", hex, "infinity", out of the type's range); numbers of every kind written
+    back (NaN, infinities, -0, large and tiny values)."""
+    reals = np.array(["1.5", " 2", "-INF", "nan", "1e-5", "0x1p3", "3abc", "1e50", "-0", "42", "+Infinity",
+                      "1e-50", "-123.456e2", "7."], dtype=object)
+    # (ONNX Runtime's Python gives no bfloat16 or float8 outputs to compare with.)
+    to_reals = [("f32", TensorProto.FLOAT), ("f64", TensorProto.DOUBLE), ("f16", TensorProto.FLOAT16)]
+    nodes = [helper.make_node("Cast", ["x"], [name], to=to) for name, to in to_reals]
+    yield "cast_strings_to_reals", nodes, {"x": reals.reshape(2, 7)}, [n for n, _ in to_reals], ()
+    ints = np.array(["12", "-7", " 4", "+3", "2.7", "1e3", "300", "-1", "9223372036854775807", "0", "0x10", "65536"],
+                    dtype=object)
+    to_ints = [("i64", TensorProto.INT64), ("i32", TensorProto.INT32), ("i8", TensorProto.INT8),
+               ("u8", TensorProto.UINT8), ("u16", TensorProto.UINT16), ("u64", TensorProto.UINT64),
+               ("b", TensorProto.BOOL)]
+    nodes = [helper.make_node("Cast", ["x"], [name], to=to) for name, to in to_ints]
+    yield "cast_strings_to_integers", nodes, {"x": ints}, [n for n, _ in to_ints], ()
+    special = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e20, 1e-7, 123456789.0, 16777216.0, 0.1, 1 / 3, 3.4e38]
+    f = np.concatenate([np.array(special), rng.standard_normal(12) * 10.0 ** rng.integers(-8, 9, 12)])
+    with np.errstate(over="ignore"):
+        halves = f.astype(np.float16)
+    feeds = {"f32": f.astype(np.float32).reshape(4, 6), "f64": f * (1 + 1e-12), "f16": halves,
+             "i64": np.array([0, -5, 2 ** 62, -2 ** 63, 17], np.int64),
+             "u64": np.array([0, 2 ** 64 - 1, 10], np.uint64), "i8": np.array([-128, 127, 0], np.int8),
+             "b": np.array([True, False])}
+    nodes = [helper.make_node("Cast", [k], [f"s_{k}"], to=TensorProto.STRING) for k in feeds]
+    yield "cast_numbers_to_strings", nodes, feeds, [f"s_{k}" for k in feeds], ()
+    # CastLike takes the target type from its second input: strings both ways.
+    nodes = [helper.make_node("CastLike", ["x", "like"], ["s"]), helper.make_node("CastLike", ["s", "x"], ["back"])]
+    feeds = {"x": (rng.standard_normal(8) * 100).astype(np.float32), "like": np.array(["0"], dtype=object)}
+    yield "castlike_strings_round_trip", nodes, feeds, ["s", "back"], ("like",)
+
+
 def write(out, name, node, feeds, output_names, inits=(), opset=22):
     """One case: `node` (or a list of nodes, the last one naming the case's operator) over `feeds`."""
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
@@ -930,6 +963,7 @@ def main():
     oracles += [write(out, *case) for case in data_sized_cases(np.random.default_rng(1129))]
     oracles += [write(out, *case) for case in sequence_cases(np.random.default_rng(1130))]
     oracles += [write(out, *case, opset=20) for case in string_cases(np.random.default_rng(1131))]
+    oracles += [write(out, *case, opset=21) for case in string_cast_cases(np.random.default_rng(1132))]
     oracles += [write(out, *case[:5], opset=case[5]) for case in roi_cases(np.random.default_rng(1127))]
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]

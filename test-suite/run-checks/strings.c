@@ -5,11 +5,13 @@
  *            k = LabelEncoder(x: "ab" -> 1, "" -> 2, "a b" -> 3, else -1), i = Identity(x).
  *   spaces.h: x string[3]; p, n = StringSplit(x, maxsplit 1) at whitespace.
  *   joined.h: x string[n], y string[1]; c = StringConcat(x, y), m = RegexFullMatch(c, "\\w+\\.\\w+").
+ *   numbers.h: x string[3]; v = Cast(x, float), k = Cast(x, int64), t = Cast(v, string).
  * Every value is worked out by hand below. Each output string is the caller's, freed here (a leak
  * or a double free fails the AddressSanitizer build); the runs repeat; a NULL string is refused
  * (XCC_ERROR_NULL_TENSOR, the string outputs set to NULL; XCC_ERROR_BAD_SHAPE_INPUT where the run
  * measures the strings to size an output, as StringSplit does). Prints "ok N checks". */
 #include "joined.h"
+#include "numbers.h"
 #include "spaces.h"
 #include "words.h"
 #include <stdio.h>
@@ -99,6 +101,30 @@ static void spaces_checks(void) {
   free(ws);
 }
 
+/* C's strtod and strtoll read the number at a string's start, after whitespace; a float is written
+ * back with eight significant digits. A string with no number fails the run. */
+static void numbers_checks(void) {
+  size_t bytes = numbers_workspace_size();
+  void *ws = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+  const char *x[3] = {"1.5", " -2e3", "7abc"};
+  float v[3];
+  int64_t k[3];
+  char *t[3];
+  CHECK(numbers_run(x, v, k, t, ws) == XCC_OK, "numbers run");
+  CHECK(v[0] == 1.5f && v[1] == -2000.0f && v[2] == 7.0f, "v = %g %g %g", v[0], v[1], v[2]);
+  CHECK(k[0] == 1 && k[1] == -2 && k[2] == 7, "k = %lld %lld %lld", (long long)k[0], (long long)k[1],
+        (long long)k[2]);
+  CHECK(SAME(t[0], "1.5") && SAME(t[1], "-2000") && SAME(t[2], "7"), "t = \"%s\", \"%s\", \"%s\"", t[0], t[1],
+        t[2]);
+  free_all(t, 3);
+  const char *bad[3] = {"1", "abc", "2"};
+  char *u[3] = {(char *)"stale", (char *)"stale", (char *)"stale"};
+  int32_t rc = numbers_run(bad, v, k, u, ws);
+  CHECK(rc == XCC_ERROR_NOT_A_NUMBER, "\"abc\" as a number: run = %d (%s)", rc, xcc_status_message(rc));
+  CHECK(u[0] == NULL && u[1] == NULL && u[2] == NULL, "the string outputs of a failed run are NULL");
+  free(ws);
+}
+
 int main(void) {
   const char *x[4] = {"ab", "a b", "", "Hi there you"};
   size_t bytes = words_workspace_size(x);
@@ -107,6 +133,7 @@ int main(void) {
   free(ws);
   joined_checks();
   spaces_checks();
+  numbers_checks();
   printf("%s %d checks\n", failures ? "FAILED" : "ok", checks);
   return failures != 0;
 }

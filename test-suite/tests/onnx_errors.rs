@@ -608,15 +608,6 @@ fn string_cases() -> Vec<Case> {
             vec!["add0", "Add does not take strings like 'x'"],
         ),
         (
-            "cast-to-string",
-            one(
-                with_int(node("cast0", "Cast", &["x"], &["y"]), "to", 8),
-                vec![value("x", FLOAT, &[2])],
-                words("y", &[2]),
-            ),
-            vec!["cast0", "Cast to strings is not supported"],
-        ),
-        (
             "string-concat-of-numbers",
             one(
                 node("cat0", "StringConcat", &["x", "s"], &["y"]),

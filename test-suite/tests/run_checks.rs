@@ -634,11 +634,13 @@ fn random_draws_are_philox() -> Result<(), String> {
 /// STRING tensors (model `words`: StringConcat with a constant, Equal to constants,
 /// StringSplit at spaces, RegexFullMatch, LabelEncoder to strings and to int64s, Identity, over
 /// `x: string[4]`; model `joined`: StringConcat and RegexFullMatch over `x: string[n]`; model
-/// `spaces`: StringSplit at whitespace, once):
+/// `spaces`: StringSplit at whitespace, once; model `numbers`: Cast of `x: string[3]` to float and
+/// int64, and the floats back to strings):
 /// `strings.c` checks every output against
 /// the values worked out by hand, that each output string is the caller's to free (no leak, no
-/// double free under AddressSanitizer, repeated runs), and that a NULL string is refused with
-/// the string outputs set to NULL.
+/// double free under AddressSanitizer, repeated runs), that a NULL string is refused with
+/// the string outputs set to NULL, and that a string with no number fails the casts' run with
+/// `XCC_ERROR_NOT_A_NUMBER`.
 fn strings_cross_the_interface() -> Result<(), String> {
     let dir = repo().join("target/xcc-tests/run-checks-strings");
     std::fs::create_dir_all(&dir).unwrap();
@@ -689,7 +691,18 @@ fn strings_cross_the_interface() -> Result<(), String> {
         vec![],
     );
     let spaces = with_opset(&spaces, "", 20);
-    drive(&dir, vec![("words", words), ("joined", joined), ("spaces", spaces)], "strings")
+    let numbers = model(
+        vec![
+            with_int(node("cast0", "Cast", &["x"], &["v"]), "to", FLOAT as i64),
+            with_int(node("cast1", "Cast", &["x"], &["k"]), "to", INT64 as i64),
+            with_int(node("cast2", "Cast", &["v"], &["t"]), "to", STRING as i64),
+        ],
+        vec![value("x", STRING, &[3])],
+        vec![value("v", FLOAT, &[3]), value("k", INT64, &[3]), value("t", STRING, &[3])],
+        vec![],
+    );
+    let numbers = with_opset(&numbers, "", 21);
+    drive(&dir, vec![("words", words), ("joined", joined), ("spaces", spaces), ("numbers", numbers)], "strings")
 }
 
 /// An optional input (model `maybe`: `h = OptionalHasElement(x)`, `y = OptionalGetElement(x) *

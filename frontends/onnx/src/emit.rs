@@ -944,6 +944,13 @@ impl Emitter {
         self.checked_index(raw, dim, status, status::INDEX_OUT_OF_RANGE)
     }
 
+    /// The address (an i64) of the run's status, for runtime-c functions that report a failure
+    /// themselves: they write their code where the status is still `XCC_OK`.
+    pub fn status_address(&mut self) -> ValueId {
+        let status = self.status();
+        self.address_of(status)
+    }
+
     /// Makes the run return `code` when `cond` (an i1) holds; the code after it runs on (as an
     /// index out of range does), so it must not need `cond` to be false to be safe.
     pub fn fail_run_if(&mut self, cond: ValueId, code: i32) {

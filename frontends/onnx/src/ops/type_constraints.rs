@@ -155,6 +155,8 @@ const STRINGS: &[&str] = &[
     "StringNormalizer",
     "RegexFullMatch",
     "LabelEncoder",
+    "Cast",
+    "CastLike",
 ];
 
 /// Whether `op` takes STRING tensors ([`STRINGS`], [`MOVES`]).
@@ -170,11 +172,6 @@ fn check_strings(node: &Node, g: &Graph) -> OResult<()> {
     let all: Vec<usize> = (0..node.inputs.len()).collect();
     if let Some((name, _)) = typed(node, g, &all)?.into_iter().find(|(_, t)| *t == DType::Str) {
         return err(format!("{} does not take strings like '{name}'", node.op));
-    }
-    let to_string = matches!(node.op.as_str(), "Cast" | "CastLike")
-        && (node.int("to", 0) == 8 || node.inputs.get(1).is_some_and(|t| g.ty(t).is_ok_and(|t| t.dtype == DType::Str)));
-    if to_string {
-        return err(format!("{} to strings is not supported", node.op));
     }
     Ok(())
 }

@@ -1,20 +1,73 @@
 //! Cast (with ONNX's conversion semantics; `round_mode` for FLOAT8E8M0), CastLike, Identity and
-//! BitCast.
+//! BitCast. Cast and CastLike between strings and numbers are [`crate::ops::string::cast`]'s.
 
 use super::{Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::string::cast::{crosses_strings, lower as lower_string_cast};
+use crate::ops::OnnxOp;
 use xcc_ir::{Type, ValueId};
 
-pub const OPS: &[Op] = &[
-    Op::new("Cast", Emit::Custom(cast), |_, a| a[0])
-        .output(Output::CastTo)
-        .mixed_types()
-        .on_dims(|a| Some(a[0].clone())),
-    Op::new("CastLike", Emit::Custom(cast), |_, a| a[0]).output(Output::Input(1)).one_data_input().mixed_types(),
-    IDENTITY,
-    Op::new("BitCast", Emit::Custom(bit_cast), bit_cast_value).output(Output::CastTo).mixed_types(),
+pub const OPS: &[Op] =
+    &[IDENTITY, Op::new("BitCast", Emit::Custom(bit_cast), bit_cast_value).output(Output::CastTo).mixed_types()];
+
+/// Cast and CastLike: elementwise on numbers, a serial loop through runtime-c on strings.
+pub static CASTS: [WithStrings; 2] = [
+    WithStrings(
+        Op::new("Cast", Emit::Custom(cast), |_, a| a[0])
+            .output(Output::CastTo)
+            .mixed_types()
+            .on_dims(|a| Some(a[0].clone())),
+    ),
+    WithStrings(
+        Op::new("CastLike", Emit::Custom(cast), |_, a| a[0]).output(Output::Input(1)).one_data_input().mixed_types(),
+    ),
 ];
+
+/// A cast whose numbers are the elementwise op's, and whose strings are parsed or written.
+pub struct WithStrings(Op);
+
+impl WithStrings {
+    pub fn name(&self) -> &'static str {
+        self.0.name
+    }
+}
+
+impl OnnxOp for WithStrings {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        self.0.infer(node, g)
+    }
+
+    /// Strings are cast at run time only: the compile-time fold has no C library to agree with.
+    fn fold(&self, node: &Node, inputs: &[Option<&Tensor>]) -> Option<OResult<Vec<Tensor>>> {
+        let is_str = |t: &Option<&Tensor>| t.is_some_and(|t| t.ty.dtype == DType::Str);
+        let to_str = node.int("to", 0) == DType::Str.onnx_code() as i64 || inputs.get(1).is_some_and(is_str);
+        if to_str || inputs.first().is_some_and(is_str) {
+            return None;
+        }
+        self.0.fold(node, inputs)
+    }
+
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let out = g.ty(node.outputs.first()?).ok()?.dtype;
+        if out == DType::Str {
+            return None;
+        }
+        self.0.fold_shape(node, g, inputs)
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        let (from, to) = (g.ty(&node.inputs[0])?.dtype, g.ty(&node.outputs[0])?.dtype);
+        if crosses_strings(from, to) {
+            return lower_string_cast(node, g, e);
+        }
+        self.0.lower(node, g, e)
+    }
+}
 
 /// Cast and CastLike: `saturate` (opset 19) decides a float8 result past its range.
 fn cast(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {

@@ -25,6 +25,9 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     for op in [math::OPS, activation::OPS, arith::OPS, bitwise::OPS, logic::OPS, cast::OPS].into_iter().flatten() {
         r.register(std::slice::from_ref(&op.name), op);
     }
+    for op in &cast::CASTS {
+        r.register(&[op.name()], op);
+    }
     r.register(&["Dropout"], &dropout::Dropout);
 }
 

@@ -1,9 +1,11 @@
-//! Operators on STRING tensors: StringConcat, StringSplit, StringNormalizer, RegexFullMatch
-//! (and Equal and LabelEncoder on strings, in their own families). A string is its address
+//! Operators on STRING tensors: StringConcat, StringSplit, StringNormalizer, RegexFullMatch, the
+//! casts between strings and numbers (and Equal and LabelEncoder on strings, in their own
+//! families). A string is its address
 //! inside xcc (an i64 element), and the operators call runtime-c's string functions, which make
 //! new strings in the run's string arena. Their loops are serial: the arena belongs to the
 //! thread running the model.
 
+pub mod cast;
 mod concat;
 mod normalizer;
 mod regex_full_match;
