@@ -345,9 +345,7 @@ fn lower(
         cpu_versions,
         cpu_level: spec.level,
         no_winograd: cli.no_winograd,
-        byte_dot_products: spec.arch == Arch::X86_64
-            && spec.dispatch.is_empty()
-            && spec.features.split(',').any(|f| f == "+avx512vnni"),
+        byte_dots: byte_dots(spec),
     };
     // Each pass's time, from the end of the previous one's verification to its own end.
     let mut times: Vec<(String, Duration)> = Vec::new();
@@ -614,4 +612,16 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
     tmp.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
     tmp.persist(path).map_err(|e| format!("xcc: error: cannot write {}: {}", path.display(), e.error))?;
     Ok(())
+}
+
+/// The byte dot products of the one CPU a library is compiled for, from the features `--mattr`
+/// gives or the host's (`--mcpu=native`): a CPU named without them gets none, as only LLVM knows
+/// what it has.
+fn byte_dots(spec: &xcc_targets::TargetSpec) -> xcc_lowering::ByteDots {
+    let has = |f: &str| spec.features.split(',').any(|x| x == f);
+    match spec.arch {
+        Arch::X86_64 if spec.dispatch.is_empty() && has("+avx512vnni") => xcc_lowering::ByteDots::Vnni,
+        Arch::Aarch64 if has("+dotprod") => xcc_lowering::ByteDots::Neon { mixed: has("+i8mm") },
+        _ => xcc_lowering::ByteDots::None,
+    }
 }

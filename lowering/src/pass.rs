@@ -31,9 +31,32 @@ pub struct LoweringOptions {
     /// Keep every convolution on the im2col GEMM (`--no-winograd`): no Winograd F(2x2, 3x3),
     /// whose results round differently from the direct sums.
     pub no_winograd: bool,
-    /// The one CPU compiled for (no `cpu_versions`) multiplies unsigned by signed bytes in
-    /// fours into 32-bit sums (x86's AVX-512 VNNI, `vpdpbusd`): integer matmuls use it.
-    pub byte_dot_products: bool,
+    /// The byte dot products of the one CPU compiled for (no `cpu_versions`): integer matmuls
+    /// and convolutions multiply their quads of bytes with them.
+    pub byte_dots: ByteDots,
+}
+
+/// Instructions that add the four products of two quads of bytes to each 32-bit lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ByteDots {
+    #[default]
+    None,
+    /// x86's AVX-512 VNNI `vpdpbusd`: unsigned bytes by signed ones.
+    Vnni,
+    /// AArch64's `sdot` and `udot` (FEAT_DotProd): bytes of one sign by bytes of the same; with
+    /// `mixed`, also `usdot` (FEAT_I8MM): unsigned by signed.
+    Neon { mixed: bool },
+}
+
+impl ByteDots {
+    /// Whether quads of A's bytes by B's multiply with these instructions, given their signs.
+    pub fn multiply(self, a_unsigned: bool, b_unsigned: bool) -> bool {
+        match self {
+            ByteDots::None => false,
+            ByteDots::Vnni => a_unsigned != b_unsigned,
+            ByteDots::Neon { mixed } => mixed || a_unsigned == b_unsigned,
+        }
+    }
 }
 
 impl LoweringOptions {

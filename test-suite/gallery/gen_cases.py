@@ -9,6 +9,7 @@ Prints how many cases it wrote; a case ONNX Runtime refuses is left out, and nam
 
 import os
 import platform
+import shutil
 import sys
 
 import numpy as np
@@ -969,6 +970,18 @@ def main():
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]
     oracles += [write(out, *case) for case in gqa_cases(np.random.default_rng(2611))]
     oracles += [write(out, *case) for case in integer_matmul_cases(np.random.default_rng(826))]
+    # For AArch64, run under qemu where the cross tools are at hand: with NEON's dot products
+    # (sdot and udot; usdot from i8mm for mixed signs), and with sdot and udot alone.
+    if shutil.which("aarch64-linux-gnu-gcc") and shutil.which("qemu-aarch64"):
+        for suffix, features in [("aarch64_dotprod_i8mm", "+dotprod,+i8mm"), ("aarch64_dotprod", "+dotprod")]:
+            for name, *case in integer_matmul_cases(np.random.default_rng(826)):
+                oracles.append(write(out, f"{name}_{suffix}", *case))
+                if oracles[-1]:
+                    with open(os.path.join(out, f"test_{name}_{suffix}", "xcc-flags"), "w") as f:
+                        f.write(f"--target=aarch64 --mattr={features}\n")
+    else:
+        print("skipped: the AArch64 integer kernels (aarch64-linux-gnu-gcc or qemu-aarch64 not found)",
+              file=sys.stderr)
     # Again for this machine's CPU (`xcc-flags`): with AVX-512 VNNI, the kernels of vpdpbusd.
     for name, *case in integer_matmul_cases(np.random.default_rng(826)):
         oracles.append(write(out, f"{name}_native", *case))

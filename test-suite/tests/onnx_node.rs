@@ -973,8 +973,11 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
     )
     .unwrap();
     let prog = work.join("prog");
+    // A case compiled for AArch64 (its `xcc-flags`) is cross-linked and runs under qemu, as a CPU
+    // with every extension (`-cpu max`: dot products among them).
+    let aarch64 = flags.iter().any(|f| f == "--target=aarch64");
     let o = run_command(
-        Command::new("cc")
+        Command::new(if aarch64 { "aarch64-linux-gnu-gcc" } else { "cc" })
             .args(["-O0", "-w", "-I"])
             .arg(&work)
             .arg(work.join("harness.c"))
@@ -993,7 +996,14 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         for (j, d) in ins.iter().enumerate().filter(|(_, d)| d.present) {
             std::fs::write(dir.join(format!("in_{j}.bin")), &d.bytes).unwrap();
         }
-        let o = run_command(Command::new(&prog).arg(&dir), run_timeout());
+        let mut command = if aarch64 {
+            let mut qemu = Command::new("qemu-aarch64");
+            qemu.args(["-cpu", "max", "-L", "/usr/aarch64-linux-gnu"]).arg(&prog);
+            qemu
+        } else {
+            Command::new(&prog)
+        };
+        let o = run_command(command.arg(&dir), run_timeout());
         if o.timed_out {
             return fail(Status::Timeout, format!("the program ran over {} s", run_timeout().as_secs()));
         }

@@ -36,12 +36,17 @@ impl Pass for PackWeights {
                 pack_panels(&mut m, op);
             }
             if !options.gpu && xcc_ir::dialects::kernel::is_integer_matmul(&m, op) {
-                pack_quads(&mut m, op, !options.byte_dot_products);
+                let dots =
+                    options.byte_dots.multiply(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some());
+                pack_quads(&mut m, op, !dots);
             }
         }
-        if !options.gpu && !options.byte_dot_products {
+        if !options.gpu {
             for op in ops_named(&m, &["kernel.conv_planes"]) {
-                widen_plane_weights(&mut m, op);
+                let signs = ["weights_unsigned", "input_unsigned"].map(|key| m.attr(op, key).is_some());
+                if !options.byte_dots.multiply(signs[0], signs[1]) {
+                    widen_plane_weights(&mut m, op);
+                }
             }
         }
         if options.no_winograd || options.gpu {

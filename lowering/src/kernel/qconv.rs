@@ -73,8 +73,8 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let taps: Vec<(usize, usize)> =
         list("tap_quads").into_iter().zip(list("tap_offsets")).map(|(b, o)| (b as usize, o as usize)).collect();
     let unsigned = |key: &str| m.attr(op, key).is_some();
-    let dot_bytes = options.byte_dot_products && byte_weights;
-    let signs = Signs::new(unsigned("weights_unsigned"), unsigned("input_unsigned"), dot_bytes);
+    let dots = if byte_weights { options.byte_dots } else { crate::ByteDots::None };
+    let signs = Signs::new(unsigned("weights_unsigned"), unsigned("input_unsigned"), dots);
     let func = m.attr(op, "epilogue_map").and_then(Attribute::as_symbol).and_then(|name| m.lookup_symbol(name));
     let per_channel: Vec<bool> = operands[3..].iter().map(|&v| shape(v).iter().product::<usize>() > 1).collect();
     let mut c = Cursor::new(m, span);
@@ -90,7 +90,13 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     } else if !byte_weights && some_copy_has_avx2(options) {
         by_avx2(&mut c, &|e, avx2| every_tile(e, &p, images, if avx2 { Products::Pairs } else { Products::Widened }));
     } else {
-        every_tile(&mut c, &p, images, if dot_bytes { Products::Dot } else { Products::Widened });
+        let products = match signs.dots {
+            crate::ByteDots::None => Products::Widened,
+            crate::ByteDots::Vnni => Products::Dot(DOT_PANELS),
+            // 4 rows by one group is 16 of NEON's 32 registers, each 16 lanes four of them.
+            crate::ByteDots::Neon { .. } => Products::Dot(1),
+        };
+        every_tile(&mut c, &p, images, products);
     }
     c.finish(op);
     Ok(())
@@ -99,8 +105,9 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
 /// How a CPU tile multiplies.
 #[derive(Clone, Copy)]
 enum Products {
-    /// Bytes by bytes in quads, `vpdpbusd`: [`DOT_PANELS`] groups of 16 positions.
-    Dot,
+    /// Bytes by bytes in quads, with dot product instructions: this many groups of 16 positions
+    /// ([`DOT_PANELS`] with `vpdpbusd`).
+    Dot(usize),
     /// Each input byte and weight widened to 32 bits: one group of 16 positions.
     Widened,
     /// 16-bit weights by input bytes widened to 16 bits, summed in pairs (`vpmaddwd`, AVX2):
@@ -112,7 +119,7 @@ impl Products {
     /// The positions of a tile.
     fn positions(self) -> usize {
         match self {
-            Products::Dot => DOT_PANELS * QUAD_COLUMNS,
+            Products::Dot(groups) => groups * QUAD_COLUMNS,
             Products::Widened => QUAD_COLUMNS,
             Products::Pairs => PAIR_POSITIONS,
         }
@@ -259,7 +266,7 @@ fn tile(
 fn multiply(e: &mut Cursor, p: &Planes, words: &[ValueId], bytes: &[ValueId], accs: &[ValueId]) -> Vec<ValueId> {
     let panels = bytes.len();
     let mut next = accs.to_vec();
-    if p.signs.dot_bytes {
+    if p.signs.dot_bytes() {
         for (r, &at) in words.iter().enumerate() {
             let word = a_word(e, p.w, at, 4);
             for (g, &b) in bytes.iter().enumerate() {

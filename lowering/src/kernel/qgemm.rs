@@ -21,6 +21,7 @@
 
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
+use crate::ByteDots;
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
@@ -35,24 +36,28 @@ pub(super) fn vector(len: usize, elem: Type) -> Type {
     Type::Vector { shape: vec![len as u64], elem: Box::new(elem) }
 }
 
-/// How the bytes of A and B widen (`arith.extui` or `arith.extsi`), and whether their quads
-/// multiply with `vpdpbusd` (a CPU that has it, one operand unsigned and the other signed).
+/// How the bytes of A and B widen (`arith.extui` or `arith.extsi`), and the byte dot products
+/// their quads multiply with (`ByteDots::None` where the CPU has none for these signs).
 #[derive(Clone, Copy)]
 pub(super) struct Signs {
     pub a_ext: &'static str,
     pub b_ext: &'static str,
-    pub dot_bytes: bool,
+    pub dots: ByteDots,
 }
 
 impl Signs {
-    pub(super) fn new(a_unsigned: bool, b_unsigned: bool, byte_dot_products: bool) -> Signs {
+    pub(super) fn new(a_unsigned: bool, b_unsigned: bool, dots: ByteDots) -> Signs {
         let ext = |unsigned| if unsigned { "arith.extui" } else { "arith.extsi" };
-        // vpdpbusd multiplies unsigned bytes by signed ones: A's by B's, or B's by A's.
         Signs {
             a_ext: ext(a_unsigned),
             b_ext: ext(b_unsigned),
-            dot_bytes: byte_dot_products && a_unsigned != b_unsigned,
+            dots: if dots.multiply(a_unsigned, b_unsigned) { dots } else { ByteDots::None },
         }
+    }
+
+    /// Whether quads of bytes multiply with dot product instructions.
+    pub(super) fn dot_bytes(self) -> bool {
+        self.dots != ByteDots::None
     }
 }
 
@@ -75,16 +80,17 @@ const AVX2_LEVEL: u32 = 3;
 /// accumulators, with B's 4 vectors and a row of A, 13 of AVX2's 16 registers.
 const PAIR_ROWS: usize = 2;
 
-/// `options.byte_dot_products`: the CPU has `vpdpbusd` (AVX-512 VNNI); an unsigned A by a signed
-/// B then multiplies each quad with it. With B widened to i16 and code for AVX2, 16-bit pairs
-/// (`vpmaddwd`) on the CPUs that have it, chosen by a branch `cpu-dispatch` folds.
+/// `options.byte_dots`: the CPU's byte dot products (`vpdpbusd`, NEON's `sdot`/`udot`/`usdot`)
+/// multiply each quad where they take A's and B's signs (`kernel-pack-weights` then leaves B in
+/// bytes). With B widened to i16 and code for AVX2, 16-bit pairs (`vpmaddwd`) on the CPUs that
+/// have it, chosen by a branch `cpu-dispatch` folds.
 pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let b_elem = (*m.ty(ops.b).as_memref().expect("verified memref").elem).clone();
     let byte_b = b_elem == Type::i8();
-    let dot_bytes = options.byte_dot_products && byte_b;
-    let signs = Signs::new(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some(), dot_bytes);
+    let dots = if byte_b { options.byte_dots } else { ByteDots::None };
+    let signs = Signs::new(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some(), dots);
     let a_dims = m.ty(ops.a).as_memref().expect("verified memref").shape.clone();
     let out_dims = m.ty(ops.output).as_memref().expect("verified memref").shape.clone();
     let (Some(k), Some(n)) = (a_dims[a_dims.len() - 1], out_dims[out_dims.len() - 1]) else {
@@ -273,7 +279,7 @@ fn quad_products(
     let at = e.affine(&[(panel, 1), (quad, (QUAD_COLUMNS * 4) as i64)], 0);
     let bytes = e.value_op("vector.load", &[q.b, at], vector(QUAD_COLUMNS * 4, q.b_elem.clone()));
     let a_at: Vec<ValueId> = a_rows.iter().map(|&row| e.affine(&[(row, 1), (quad, 4)], 0)).collect();
-    if q.signs.dot_bytes {
+    if q.signs.dot_bytes() {
         return a_at
             .iter()
             .zip(accs)
@@ -350,11 +356,54 @@ pub(super) fn a_word(e: &mut Cursor, a: ValueId, at: ValueId, used: usize) -> Va
     e.value_op("vector.bitcast", &[splat], vector(QUAD_COLUMNS * 4, Type::i8()))
 }
 
-/// `vpdpbusd`: each lane of `acc` plus the four products of A's quad (`word`, from [`a_word`])
-/// by B's in that column, the unsigned bytes by the signed.
+/// Each lane of `acc` plus the four products of A's quad (`word`, from [`a_word`]) by B's in
+/// that column: `vpdpbusd` (the unsigned bytes by the signed), or NEON's dot products.
 pub(super) fn dot(e: &mut Cursor, s: Signs, acc: ValueId, word: ValueId, bytes: ValueId) -> ValueId {
-    let (unsigned, signed) = if s.a_ext == "arith.extui" { (word, bytes) } else { (bytes, word) };
+    let a_unsigned = s.a_ext == "arith.extui";
+    if let ByteDots::Neon { .. } = s.dots {
+        return neon_dot(e, (a_unsigned, s.b_ext == "arith.extui"), acc, word, bytes);
+    }
+    let (unsigned, signed) = if a_unsigned { (word, bytes) } else { (bytes, word) };
     e.value_op("llvm.intr.x86.avx512.vpdpbusd.512", &[acc, unsigned, signed], vector(QUAD_COLUMNS, Type::i32()))
+}
+
+/// [`dot`] with NEON's 128-bit instructions, four columns each: `udot` or `sdot` for bytes of one
+/// sign, `usdot` (the unsigned by the signed) for mixed ones. The pieces are lanes of the 16-lane
+/// values, which LLVM keeps in four registers each.
+fn neon_dot(
+    e: &mut Cursor,
+    (a_unsigned, b_unsigned): (bool, bool),
+    acc: ValueId,
+    word: ValueId,
+    bytes: ValueId,
+) -> ValueId {
+    let lanes = |from: usize, count: usize| Attribute::DenseArray {
+        elem: Type::i64(),
+        values: (from..from + count).map(|l| l as i128).collect(),
+    };
+    let piece = |e: &mut Cursor, v: ValueId, (from, count): (usize, usize), elem: Type| {
+        e.value_attr("vector.shuffle", &[v, v], vector(count, elem), vec![("mask", lanes(from, count))])
+    };
+    let a = piece(e, word, (0, 16), Type::i8());
+    let sums: Vec<ValueId> = (0..QUAD_COLUMNS / 4)
+        .map(|g| {
+            let acc = piece(e, acc, (4 * g, 4), Type::i32());
+            let b = piece(e, bytes, (16 * g, 16), Type::i8());
+            let (name, x, y) = match (a_unsigned, b_unsigned) {
+                (true, true) => ("llvm.intr.aarch64.neon.udot", a, b),
+                (false, false) => ("llvm.intr.aarch64.neon.sdot", a, b),
+                (true, false) => ("llvm.intr.aarch64.neon.usdot", a, b),
+                (false, true) => ("llvm.intr.aarch64.neon.usdot", b, a),
+            };
+            e.value_op(name, &[acc, x, y], vector(4, Type::i32()))
+        })
+        .collect();
+    let joined = |e: &mut Cursor, x: ValueId, y: ValueId, count: usize| {
+        e.value_attr("vector.shuffle", &[x, y], vector(2 * count, Type::i32()), vec![("mask", lanes(0, 2 * count))])
+    };
+    let low = joined(e, sums[0], sums[1], 4);
+    let high = joined(e, sums[2], sums[3], 4);
+    joined(e, low, high, 8)
 }
 
 /// A `vector<lanes x i32>` of zeros: accumulators' start.
