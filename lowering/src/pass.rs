@@ -44,18 +44,27 @@ pub enum ByteDots {
     /// x86's AVX-512 VNNI `vpdpbusd`: unsigned bytes by signed ones.
     Vnni,
     /// AArch64's `sdot` and `udot` (FEAT_DotProd): bytes of one sign by bytes of the same; with
-    /// `mixed`, also `usdot` (FEAT_I8MM): unsigned by signed.
+    /// `mixed`, also `usdot` (FEAT_I8MM): unsigned by signed. Without it, unsigned bytes read at
+    /// run time by signed constant ones go through `sdot` shifted ([`ByteDots::shifts`]).
     Neon { mixed: bool },
 }
 
 impl ByteDots {
-    /// Whether quads of A's bytes by B's multiply with these instructions, given their signs.
-    pub fn multiply(self, a_unsigned: bool, b_unsigned: bool) -> bool {
+    /// Whether quads of bytes read at run time by constant ones (a matmul's A by its packed B, a
+    /// convolution's input by its weights) multiply with these instructions, given their signs.
+    pub fn multiply(self, run_time_unsigned: bool, constant_unsigned: bool) -> bool {
         match self {
             ByteDots::None => false,
-            ByteDots::Vnni => a_unsigned != b_unsigned,
-            ByteDots::Neon { mixed } => mixed || a_unsigned == b_unsigned,
+            ByteDots::Vnni => run_time_unsigned != constant_unsigned,
+            ByteDots::Neon { mixed } => mixed || run_time_unsigned || !constant_unsigned,
         }
+    }
+
+    /// Whether unsigned run-time bytes by signed constant ones multiply as signed bytes with
+    /// `sdot`: each run-time byte less 128 (its top bit flipped), the sums starting at 128 times
+    /// the constant bytes' sums, which makes them exact (NEON without `usdot`).
+    pub fn shifts(self, run_time_unsigned: bool, constant_unsigned: bool) -> bool {
+        self == ByteDots::Neon { mixed: false } && run_time_unsigned && !constant_unsigned
     }
 }
 

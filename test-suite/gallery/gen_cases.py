@@ -892,6 +892,16 @@ def quantized_models(out, tmp):
                 with open(os.path.join(case, "tolerance"), "w") as f:
                     f.write(f"1e-4 {DYNAMIC_TOLERANCE[model] * float(np.abs(y).max())}\n")
             written.append("onnxruntime")
+    # The QDQ SqueezeNet for AArch64 with sdot alone (its uint8 activations shifted to signed
+    # bytes), under qemu where the cross tools are at hand.
+    if shutil.which("aarch64-linux-gnu-gcc") and shutil.which("qemu-aarch64"):
+        source = os.path.join(out, "test_quantized_squeezenet1_1_qdq")
+        if os.path.isdir(source):
+            case = os.path.join(out, "test_quantized_squeezenet1_1_qdq_aarch64_dotprod")
+            shutil.copytree(source, case)
+            with open(os.path.join(case, "xcc-flags"), "w") as f:
+                f.write("--target=aarch64 --mattr=+dotprod\n")
+            written.append("onnxruntime")
     return written
 
 

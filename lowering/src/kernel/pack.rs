@@ -43,7 +43,7 @@ impl Pass for PackWeights {
         }
         if !options.gpu {
             for op in ops_named(&m, &["kernel.conv_planes"]) {
-                let signs = ["weights_unsigned", "input_unsigned"].map(|key| m.attr(op, key).is_some());
+                let signs = ["input_unsigned", "weights_unsigned"].map(|key| m.attr(op, key).is_some());
                 if !options.byte_dots.multiply(signs[0], signs[1]) {
                     widen_plane_weights(&mut m, op);
                 }
@@ -219,16 +219,15 @@ fn pack_winograd(m: &mut Module, op: OpId, plane: &Plane) {
 
 /// Makes `op` read B from a new constant global `GLOBAL_suffix` of `shape` holding `bytes`; the
 /// old global goes when nothing reads it any more.
-fn replace_b(
+/// A constant global beside `global` (named after it with `suffix`; made once) holding `bytes`
+/// as `elem`s of `shape`, and its value read just before `op`.
+pub(crate) fn sibling_global(
     m: &mut Module,
     op: OpId,
-    (get, global): (OpId, OpId),
-    bytes: Vec<u8>,
-    elem: &Type,
-    shape: &[usize],
+    global: OpId,
+    (bytes, elem, shape): (Vec<u8>, &Type, &[usize]),
     suffix: &str,
-) {
-    let b = m.ops[op].operands[1];
+) -> ValueId {
     let new_type = Type::MemRef(MemRefType {
         shape: shape.iter().map(|&d| Some(d as u64)).collect(),
         elem: Box::new(elem.clone()),
@@ -248,11 +247,24 @@ fn replace_b(
         m.ops[g].parent = Some(block);
         m.blocks[block].ops.insert(index + 1, g);
     }
-    let new_get = m.build_before(
+    let get = m.build_before(
         op,
         OpSpec::new("memref.get_global", m.ops[op].span).results([new_type]).attr("name", Attribute::symbol(&name)),
     );
-    m.ops[op].operands[1] = m.result(new_get, 0);
+    m.result(get, 0)
+}
+
+fn replace_b(
+    m: &mut Module,
+    op: OpId,
+    (get, global): (OpId, OpId),
+    bytes: Vec<u8>,
+    elem: &Type,
+    shape: &[usize],
+    suffix: &str,
+) {
+    let b = m.ops[op].operands[1];
+    m.ops[op].operands[1] = sibling_global(m, op, global, (bytes, elem, shape), suffix);
     if m.users(b).is_empty() {
         m.erase_op(get);
         let sym = m.sym_name(global).unwrap_or_default().to_string();

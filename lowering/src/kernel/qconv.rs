@@ -49,6 +49,8 @@ struct Planes {
     /// Per tap: (first quad, offset).
     taps: Vec<(usize, usize)>,
     signs: Signs,
+    /// Where the input's bytes are shifted ([`Signs::shift`]): each output channel's start, `[m]`.
+    starts: Option<ValueId>,
     /// What is stored instead of each sum, with an `epilogue_map`.
     map: Option<StoredMap>,
 }
@@ -74,16 +76,21 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
         list("tap_quads").into_iter().zip(list("tap_offsets")).map(|(b, o)| (b as usize, o as usize)).collect();
     let unsigned = |key: &str| m.attr(op, key).is_some();
     let dots = if byte_weights { options.byte_dots } else { crate::ByteDots::None };
-    let signs = Signs::new(unsigned("weights_unsigned"), unsigned("input_unsigned"), dots);
+    let mut signs = Signs::new((unsigned("weights_unsigned"), unsigned("input_unsigned")), dots, false);
     let func = m.attr(op, "epilogue_map").and_then(Attribute::as_symbol).and_then(|name| m.lookup_symbol(name));
     let per_channel: Vec<bool> = operands[3..].iter().map(|&v| shape(v).iter().product::<usize>() > 1).collect();
+    let starts = if signs.shift { channel_starts(m, op, operands[1]) } else { None };
+    if signs.shift && starts.is_none() {
+        // No constant weights to sum: the bytes widen instead.
+        signs = Signs { dots: crate::ByteDots::None, shift: false, ..signs };
+    }
     let mut c = Cursor::new(m, span);
     let (x, w, out) = (c.flat(operands[0]), c.flat(operands[1]), c.flat(operands[2]));
     let map = func.map(|func| {
         let args = operands[3..].iter().zip(per_channel).map(|(&v, per)| (c.flat(v), per)).collect();
         StoredMap { func, args }
     });
-    let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs, map };
+    let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs, starts, map };
     let images = xs[0];
     if options.gpu {
         direct(&mut c, &p, images);
@@ -100,6 +107,22 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     }
     c.finish(op);
     Ok(())
+}
+
+/// Where the input's unsigned bytes are shifted to signed ones ([`Signs::shift`]): 128 times the
+/// sum of each output channel's signed weights (`[M, T, K]`), a constant `[M]` of i32 beside
+/// them, from which the channel's sums start. `None` where the weights are no constant.
+fn channel_starts(m: &mut Module, op: OpId, w: ValueId) -> Option<ValueId> {
+    let (_, global, bytes) = super::pack::constant_global(m, w)?;
+    let channels = (*m.ty(w).as_memref()?.shape.first()?)? as usize;
+    if channels == 0 || bytes.len() % channels != 0 {
+        return None;
+    }
+    let starts: Vec<u8> = bytes
+        .chunks(bytes.len() / channels)
+        .flat_map(|channel| (128 * channel.iter().map(|&b| b as i8 as i32).sum::<i32>()).to_le_bytes())
+        .collect();
+    Some(super::pack::sibling_global(m, op, global, (starts, &Type::i32(), &[channels]), "channel_starts"))
 }
 
 /// How a CPU tile multiplies.
@@ -241,6 +264,14 @@ fn tile(
 ) -> Vec<ValueId> {
     let zero = zero_vector(e, QUAD_COLUMNS);
     let mut accs = vec![zero; rows * panels];
+    if let Some(starts) = p.starts {
+        for r in 0..rows {
+            let channel = e.affine(&[(m0, 1)], r as i64);
+            let start = e.load(starts, &[channel]);
+            let lanes = e.value_op("vector.broadcast", &[start], vector(QUAD_COLUMNS, Type::i32()));
+            accs[r * panels..(r + 1) * panels].fill(lanes);
+        }
+    }
     let quads = p.k / 4;
     for (t, &(first, offset)) in p.taps.iter().enumerate() {
         accs = e.for_accs(0, quads, &accs, |e, cq, accs| {

@@ -36,23 +36,24 @@ pub(super) fn vector(len: usize, elem: Type) -> Type {
     Type::Vector { shape: vec![len as u64], elem: Box::new(elem) }
 }
 
-/// How the bytes of A and B widen (`arith.extui` or `arith.extsi`), and the byte dot products
-/// their quads multiply with (`ByteDots::None` where the CPU has none for these signs).
+/// How the bytes of A and B widen (`arith.extui` or `arith.extsi`), the byte dot products
+/// their quads multiply with (`ByteDots::None` where the CPU has none for these signs), and
+/// whether the unsigned operand's bytes are shifted to signed ones for them ([`ByteDots::shifts`]).
 #[derive(Clone, Copy)]
 pub(super) struct Signs {
     pub a_ext: &'static str,
     pub b_ext: &'static str,
     pub dots: ByteDots,
+    pub shift: bool,
 }
 
 impl Signs {
-    pub(super) fn new(a_unsigned: bool, b_unsigned: bool, dots: ByteDots) -> Signs {
+    /// `constant_b`: B is the constant operand (a matmul's weights), else A is (a convolution's).
+    pub(super) fn new((a_unsigned, b_unsigned): (bool, bool), dots: ByteDots, constant_b: bool) -> Signs {
         let ext = |unsigned| if unsigned { "arith.extui" } else { "arith.extsi" };
-        Signs {
-            a_ext: ext(a_unsigned),
-            b_ext: ext(b_unsigned),
-            dots: if dots.multiply(a_unsigned, b_unsigned) { dots } else { ByteDots::None },
-        }
+        let (run_time, constant) = if constant_b { (a_unsigned, b_unsigned) } else { (b_unsigned, a_unsigned) };
+        let dots = if dots.multiply(run_time, constant) { dots } else { ByteDots::None };
+        Signs { a_ext: ext(a_unsigned), b_ext: ext(b_unsigned), dots, shift: dots.shifts(run_time, constant) }
     }
 
     /// Whether quads of bytes multiply with dot product instructions.
@@ -71,6 +72,8 @@ struct Quads {
     n: usize,
     signs: Signs,
     b_elem: Type,
+    /// Where A's bytes are shifted ([`Signs::shift`]): each column's start, `[panels * 16]`.
+    starts: Option<ValueId>,
 }
 
 /// The x86-64 level with AVX2, `xcc_cpu_level()`'s numbering.
@@ -90,17 +93,22 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let b_elem = (*m.ty(ops.b).as_memref().expect("verified memref").elem).clone();
     let byte_b = b_elem == Type::i8();
     let dots = if byte_b { options.byte_dots } else { ByteDots::None };
-    let signs = Signs::new(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some(), dots);
+    let mut signs = Signs::new((m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some()), dots, true);
     let a_dims = m.ty(ops.a).as_memref().expect("verified memref").shape.clone();
     let out_dims = m.ty(ops.output).as_memref().expect("verified memref").shape.clone();
     let (Some(k), Some(n)) = (a_dims[a_dims.len() - 1], out_dims[out_dims.len() - 1]) else {
         return Err(Diagnostic::new(span, "an integer matmul with b_quads needs static K and N"));
     };
+    let starts = if signs.shift { column_starts(m, op, ops.b, k as usize) } else { None };
+    if signs.shift && starts.is_none() {
+        // No constant B to sum: the bytes widen instead.
+        signs = Signs { dots: ByteDots::None, shift: false, ..signs };
+    }
     let mut c = Cursor::new(m, span);
     let (a, b, out) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
-    let q = Quads { a, b, out, k: k as usize, n: n as usize, signs, b_elem };
+    let q = Quads { a, b, out, k: k as usize, n: n as usize, signs, b_elem, starts };
     if !byte_b && some_copy_has_avx2(options) {
         by_avx2(&mut c, &|e, pairs| every_tile(e, &q, rows, pairs));
     } else {
@@ -108,6 +116,27 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     }
     c.finish(op);
     Ok(())
+}
+
+/// Where A's unsigned bytes are shifted to signed ones ([`Signs::shift`]): 128 times the sum of
+/// each column of B's packed signed bytes, a constant `[panels * 16]` of i32 beside B, from which
+/// each tile's sums start. `None` where B is no constant.
+fn column_starts(m: &mut Module, op: OpId, b: ValueId, k: usize) -> Option<ValueId> {
+    let (_, global, bytes) = super::pack::constant_global(m, b)?;
+    let panel_bytes = k.div_ceil(4) * QUAD_COLUMNS * 4;
+    if bytes.is_empty() || bytes.len() % panel_bytes != 0 {
+        return None;
+    }
+    let mut starts = Vec::new();
+    for panel in bytes.chunks(panel_bytes) {
+        for j in 0..QUAD_COLUMNS {
+            let column = panel.chunks(QUAD_COLUMNS * 4).flat_map(|quad| &quad[4 * j..4 * j + 4]);
+            let sum: i32 = column.map(|&byte| byte as i8 as i32).sum();
+            starts.extend((128 * sum).to_le_bytes());
+        }
+    }
+    let shape = [starts.len() / 4];
+    Some(super::pack::sibling_global(m, op, global, (starts, &Type::i32(), &shape), "column_starts"))
 }
 
 /// Whether some copy of the code is for a CPU with AVX2 (every copy's level known), so that its
@@ -262,8 +291,14 @@ fn pair_products(
 
 /// The sums of `rows` rows from `i0` by panel `p`, one `vector<16xi32>` per row.
 fn tile(e: &mut Cursor, q: &Quads, i0: ValueId, p: ValueId, rows: usize) -> Vec<ValueId> {
-    let zero = zero_vector(e, QUAD_COLUMNS);
-    over_quads(e, q, (i0, p, rows), vec![zero; rows], quad_products)
+    let start = match q.starts {
+        Some(starts) => {
+            let at = e.affine(&[(p, QUAD_COLUMNS as i64)], 0);
+            e.value_op("vector.load", &[starts, at], vector(QUAD_COLUMNS, Type::i32()))
+        }
+        None => zero_vector(e, QUAD_COLUMNS),
+    };
+    over_quads(e, q, (i0, p, rows), vec![start; rows], quad_products)
 }
 
 /// `accs` plus one quad of k (its first `used` k; B's others are zeros): B's 64 bytes times
@@ -360,6 +395,17 @@ pub(super) fn a_word(e: &mut Cursor, a: ValueId, at: ValueId, used: usize) -> Va
 /// that column: `vpdpbusd` (the unsigned bytes by the signed), or NEON's dot products.
 pub(super) fn dot(e: &mut Cursor, s: Signs, acc: ValueId, word: ValueId, bytes: ValueId) -> ValueId {
     let a_unsigned = s.a_ext == "arith.extui";
+    if s.shift {
+        // The unsigned operand less 128 (its top bit flipped); the sums started at 128 times the
+        // signed operand's sums.
+        let flipped = |e: &mut Cursor, v: ValueId| {
+            let top = e.const_int(0x80, Type::i8());
+            let tops = e.value_op("vector.broadcast", &[top], vector(QUAD_COLUMNS * 4, Type::i8()));
+            e.value_op("arith.xori", &[v, tops], vector(QUAD_COLUMNS * 4, Type::i8()))
+        };
+        let (word, bytes) = if a_unsigned { (flipped(e, word), bytes) } else { (word, flipped(e, bytes)) };
+        return neon_dot(e, (false, false), acc, word, bytes);
+    }
     if let ByteDots::Neon { .. } = s.dots {
         return neon_dot(e, (a_unsigned, s.b_ext == "arith.extui"), acc, word, bytes);
     }
