@@ -18,6 +18,7 @@ const TARGETS: &[(&str, &str)] = &[("x86_64", "x86_64-unknown-linux-gnu"), ("aar
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=c/xcc_runtime.c");
+    println!("cargo:rerun-if-changed=c/xcc_image.c");
     println!("cargo:rerun-if-changed=c/xcc_cuda.c");
     println!("cargo:rerun-if-changed=c/xcc_gpu.c");
     println!("cargo:rerun-if-changed=c/xcc_gpu_emu.c");

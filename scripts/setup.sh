@@ -3,7 +3,8 @@
 #  - LLVM 22 (static libraries for inkwell, clang-22 for C harnesses, mlir-22-tools as the differential oracle),
 #  - the aarch64 cross toolchain and qemu-user (aarch64 run tests), cmake and pkg-config (the CMake package's example, the runtime's .pc file),
 #  - cargo-fuzz (the fuzz targets in fuzz/),
-#  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc),
+#  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc,
+#    pillow for onnx's reference ImageDecoder),
 #  - a second one, .venv-torch, with torch and coremltools (the Core ML tests' converters).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,9 +42,9 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c 'import onnx, onnxruntime, numpy, nvidia.cu13' 2>/dev/null; then
+if ! .venv/bin/python -c 'import onnx, onnxruntime, numpy, nvidia.cu13, PIL' 2>/dev/null; then
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q "onnx==1.23.2" onnxruntime numpy nvidia-cuda-nvcc
+  .venv/bin/pip install -q "onnx==1.23.2" onnxruntime numpy nvidia-cuda-nvcc pillow
 fi
 # A second git-ignored venv, .venv-torch, for the converters: torch and coremltools 9 (which is
 # tested with torch up to 2.7.0), so that the Core ML tests convert torch models to ML Programs and

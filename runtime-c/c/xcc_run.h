@@ -44,6 +44,9 @@ typedef enum xcc_status {
   /* A Cast from strings read one that does not start with a number (after whitespace), or an
    * integer outside int64 (uint64 for the unsigned types). ONNX Runtime fails the run the same way. */
   XCC_ERROR_NOT_A_NUMBER = 11,
+  /* An ImageDecoder input is not an image of a kind the model decodes (BMP, PNM, PNG or
+   * uncompressed TIFF; see the README), or its bytes end early or do not add up. */
+  XCC_ERROR_BAD_IMAGE = 12,
 } xcc_status;
 
 /* A sentence for a status code (any int32_t: unknown codes get a sentence too). */

@@ -449,6 +449,9 @@ XCC_DEF const char *xcc_status_message(int32_t status) {
   case XCC_ERROR_NOT_A_NUMBER:
     return "a string cast to a number does not start with one, or is outside the integer type's range; the "
            "outputs are unspecified";
+  case XCC_ERROR_BAD_IMAGE:
+    return "an ImageDecoder input is not an image the model decodes (BMP, PNM, PNG or uncompressed TIFF), or is "
+           "corrupt";
   default:
     return "unknown xcc status code";
   }
@@ -922,3 +925,7 @@ XCC_DEF int32_t xcc_string_dfa_match(const char *s, const int32_t *next, const u
     state = next[(int64_t)state * 256 + *p];
   return accepts[state];
 }
+
+/* ---- ImageDecoder --------------------------------------------------------------------------- */
+
+#include "xcc_image.c"

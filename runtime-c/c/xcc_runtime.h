@@ -63,6 +63,13 @@ XCC_API uint64_t xcc_string_to_u64(const char *s, int32_t *status);
 XCC_API const char *xcc_string_of_f64(double v);
 XCC_API const char *xcc_string_of_i64(int64_t v);
 XCC_API const char *xcc_string_of_u64(uint64_t v);
+/* ImageDecoder (xcc_image.c): the height (which 0) or width (1) of the image in n bytes, 0 where
+ * they hold no image xcc decodes; and the image decoded into out (height x width x 3 for format 0,
+ * RGB, or 1, BGR; x 1 for 2, grayscale), XCC_ERROR_BAD_IMAGE or XCC_ERROR_OUT_OF_MEMORY into
+ * *status (unless it holds a failure already) where it cannot be. */
+XCC_API int64_t xcc_image_dim(const uint8_t *bytes, int64_t n, int32_t which);
+XCC_API void xcc_image_decode(const uint8_t *bytes, int64_t n, uint8_t *out, int64_t height, int64_t width,
+                              int32_t format, int32_t *status);
 /* StringSplit, as Python's str.split: `delim` "" splits at runs of whitespace; maxsplit < 0 has
  * no limit. split_max is the most parts of the n strings (-1 for a NULL string). */
 XCC_API int64_t xcc_string_split_count(const char *s, const char *delim, int64_t maxsplit);

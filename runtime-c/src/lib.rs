@@ -73,6 +73,7 @@ pub mod status {
     pub const UNSUPPORTED_INPUT: i32 = 9;
     pub const DIVISION_BY_ZERO: i32 = 10;
     pub const NOT_A_NUMBER: i32 = 11;
+    pub const BAD_IMAGE: i32 = 12;
 }
 
 /// runtime-c's check of a run's workspace against its options:
@@ -98,6 +99,7 @@ mod tests {
             ("XCC_ERROR_UNSUPPORTED_INPUT", status::UNSUPPORTED_INPUT),
             ("XCC_ERROR_DIVISION_BY_ZERO", status::DIVISION_BY_ZERO),
             ("XCC_ERROR_NOT_A_NUMBER", status::NOT_A_NUMBER),
+            ("XCC_ERROR_BAD_IMAGE", status::BAD_IMAGE),
         ];
         for (name, code) in codes {
             assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");

@@ -767,6 +767,41 @@ def string_cast_cases(rng):
     yield "castlike_strings_round_trip", nodes, feeds, ["s", "back"], ("like",)
 
 
+def image_cases(rng):
+    """ImageDecoder over images Pillow writes (seeded pixels), checked by onnx's reference
+    implementation (Pillow; ONNX Runtime has no ImageDecoder): PNG with every filter (`optimize`),
+    palettes, gray and alpha; BMP of 24 bits and 4-bit palettes; binary PGM and PPM; uncompressed
+    TIFF. RGB and BGR only from RGB images (the reference returns a palette's indices, or four
+    channels, where ONNX's RGB is three); Grayscale from every kind."""
+    import io
+
+    from PIL import Image
+
+    h, w = 13, 21
+    smooth = np.cumsum(rng.integers(0, 40, (h, w, 3)), axis=1) % 256
+    rgb = Image.fromarray(smooth.astype(np.uint8))
+    kinds = {
+        "png_rgb": (rgb, "PNG", {"optimize": True}),
+        "png_palette": (rgb.quantize(12), "PNG", {}),
+        "png_gray": (rgb.convert("L"), "PNG", {}),
+        "png_rgba": (rgb.convert("RGBA"), "PNG", {}),
+        "bmp_rgb": (rgb, "BMP", {}),
+        "bmp_palette4": (rgb.quantize(16), "BMP", {}),
+        "ppm_rgb": (rgb, "PPM", {}),
+        "pgm_gray": (rgb.convert("L"), "PPM", {}),
+        "tiff_rgb": (rgb, "TIFF", {}),
+        "tiff_gray": (rgb.convert("L"), "TIFF", {}),
+    }
+    for kind, (image, fmt, options) in kinds.items():
+        encoded = io.BytesIO()
+        image.save(encoded, fmt, **options)
+        feeds = {"x": np.frombuffer(encoded.getvalue(), np.uint8).copy()}
+        formats = ["RGB", "BGR", "Grayscale"] if image.mode == "RGB" else ["Grayscale"]
+        for pixel_format in formats:
+            node = helper.make_node("ImageDecoder", ["x"], ["y"], pixel_format=pixel_format)
+            yield f"image_decoder_{kind}_{pixel_format.lower()}", node, feeds, ["y"], ()
+
+
 def write(out, name, node, feeds, output_names, inits=(), opset=22):
     """One case: `node` (or a list of nodes, the last one naming the case's operator) over `feeds`."""
     inits = [numpy_helper.from_array(feeds[k], k) for k in inits]
@@ -975,6 +1010,7 @@ def main():
     oracles += [write(out, *case) for case in sequence_cases(np.random.default_rng(1130))]
     oracles += [write(out, *case, opset=20) for case in string_cases(np.random.default_rng(1131))]
     oracles += [write(out, *case, opset=21) for case in string_cast_cases(np.random.default_rng(1132))]
+    oracles += [write(out, *case, opset=20) for case in image_cases(np.random.default_rng(1133))]
     oracles += [write(out, *case[:5], opset=case[5]) for case in roi_cases(np.random.default_rng(1127))]
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]

@@ -634,6 +634,29 @@ fn string_cases() -> Vec<Case> {
             vec!["split0", "depend on the strings of 'c', which must be a graph input"],
         ),
         (
+            "image-decoder-of-a-computed-tensor",
+            xcc_test_suite::onnx_build::with_opset(
+                &model(
+                    vec![node("copy0", "Identity", &["x"], &["c"]), node("decode0", "ImageDecoder", &["c"], &["y"])],
+                    vec![value("x", 2, &[64])],
+                    vec![value("y", 2, &[-1, -1, 3])],
+                    vec![],
+                ),
+                "",
+                20,
+            ),
+            vec!["decode0", "the sides of the image in 'c', which must be a graph input"],
+        ),
+        (
+            "image-decoder-of-floats",
+            one(
+                node("decode0", "ImageDecoder", &["x"], &["y"]),
+                vec![value("x", FLOAT, &[64])],
+                value("y", 2, &[-1, -1, 3]),
+            ),
+            vec!["decode0", "ImageDecoder decodes a 1-D uint8 tensor of static size, not float32"],
+        ),
+        (
             "regex-that-does-not-parse",
             one(
                 with_string(node("re0", "RegexFullMatch", &["x"], &["y"]), "pattern", "(a"),

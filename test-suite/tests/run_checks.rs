@@ -705,6 +705,23 @@ fn strings_cross_the_interface() -> Result<(), String> {
     drive(&dir, vec![("words", words), ("joined", joined), ("spaces", spaces), ("numbers", numbers)], "strings")
 }
 
+/// ImageDecoder (model `images`: `y = ImageDecoder(x, RGB)`, `g = ImageDecoder(x, Grayscale)` over
+/// `x: uint8[17]`): `images.c` checks the dims read from two PPM headers, the pixels, the gray
+/// values worked out by hand, and that bytes holding no image return `XCC_ERROR_BAD_IMAGE`.
+fn images_are_decoded() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-images");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut gray = node("decode1", "ImageDecoder", &["x"], &["g"]);
+    gray = with_string(gray, "pixel_format", "Grayscale");
+    let images = model(
+        vec![with_string(node("decode0", "ImageDecoder", &["x"], &["y"]), "pixel_format", "RGB"), gray],
+        vec![value("x", UINT8, &[17])],
+        vec![value("y", UINT8, &[-1, -1, 3]), value("g", UINT8, &[-1, -1, 1])],
+        vec![],
+    );
+    drive(&dir, vec![("images", with_opset(&images, "", 20))], "images")
+}
+
 /// An optional input (model `maybe`: `h = OptionalHasElement(x)`, `y = OptionalGetElement(x) *
 /// 2` over `x: optional float[3]`): `optional.c` passes a tensor (h true, y doubled) and NULL
 /// (h false in a run of HasElement alone; `XCC_ERROR_NULL_TENSOR` from GetElement).
@@ -758,5 +775,6 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/random-draws-are-philox", || Ok(random_draws_are_philox()?)),
         Trial::test("run-checks/strings-cross-the-interface", || Ok(strings_cross_the_interface()?)),
         Trial::test("run-checks/optional-inputs-may-be-null", || Ok(optional_inputs_may_be_null()?)),
+        Trial::test("run-checks/images-are-decoded", || Ok(images_are_decoded()?)),
     ])
 }

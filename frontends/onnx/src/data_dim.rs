@@ -30,22 +30,25 @@ pub enum DataExpr {
         index: usize,
     },
     Op(DataOp, Vec<DataExpr>),
-    /// A measure of the strings of a STRING graph input of static shape, which runtime-c takes
-    /// ([`StringMeasure`]): how StringSplit and StringNormalizer size their outputs.
-    Strings {
+    /// A measure that runtime-c takes of a graph input of static shape (its `count` elements,
+    /// [`Measure`]): how StringSplit, StringNormalizer and ImageDecoder size their outputs.
+    Measured {
         input: String,
         count: usize,
-        measure: StringMeasure,
+        measure: Measure,
     },
 }
 
-/// What the run measures of a STRING input's `count` strings.
+/// What the run measures of an input's `count` elements.
 #[derive(Clone, Debug, PartialEq)]
-pub enum StringMeasure {
-    /// The most parts StringSplit cuts one of them into.
+pub enum Measure {
+    /// The most parts StringSplit cuts one of its strings into.
     MostParts { delimiter: Vec<u8>, maxsplit: i64 },
-    /// How many of them StringNormalizer keeps (those not among `stopwords`).
+    /// How many of its strings StringNormalizer keeps (those not among `stopwords`).
     Kept { stopwords: Vec<Vec<u8>>, case_sensitive: bool },
+    /// The height (`width` false) or width of the image its bytes encode (0 where they encode
+    /// none ImageDecoder reads).
+    ImageSide { width: bool },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -252,7 +255,7 @@ impl DataExpr {
     pub fn reads_elements(&self) -> bool {
         match self {
             DataExpr::Dim(_) => false,
-            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Strings { .. } => true,
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Measured { .. } => true,
             DataExpr::Op(_, args) => args.iter().any(DataExpr::reads_elements),
         }
     }
@@ -261,7 +264,7 @@ impl DataExpr {
     pub fn reads_dim(&self, is: &dyn Fn(&Dim) -> bool) -> bool {
         match self {
             DataExpr::Dim(d) => is(d),
-            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Strings { .. } => false,
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Measured { .. } => false,
             DataExpr::Op(_, args) => args.iter().any(|a| a.reads_dim(is)),
         }
     }
@@ -274,7 +277,7 @@ impl DataExpr {
                 let term = syms.iter().try_fold(c, |t, s| t.checked_mul(value(s)?))?;
                 sum.checked_add(term)
             }),
-            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Strings { .. } => None,
+            DataExpr::Element { .. } | DataExpr::RealElement { .. } | DataExpr::Measured { .. } => None,
             DataExpr::Op(op, args) => {
                 let v: Vec<i64> = args.iter().map(|a| a.eval(value)).collect::<Option<_>>()?;
                 fold(*op, &v)
@@ -376,10 +379,13 @@ impl fmt::Display for DataExpr {
             DataExpr::Element { input, index } | DataExpr::RealElement { input, index } => {
                 write!(f, "{input}[{index}]")
             }
-            DataExpr::Strings { input, measure: StringMeasure::MostParts { .. }, .. } => {
+            DataExpr::Measured { input, measure: Measure::MostParts { .. }, .. } => {
                 write!(f, "most_parts({input})")
             }
-            DataExpr::Strings { input, measure: StringMeasure::Kept { .. }, .. } => write!(f, "kept({input})"),
+            DataExpr::Measured { input, measure: Measure::Kept { .. }, .. } => write!(f, "kept({input})"),
+            DataExpr::Measured { input, measure: Measure::ImageSide { width }, .. } => {
+                write!(f, "image_{}({input})", if *width { "width" } else { "height" })
+            }
             DataExpr::Op(op, args) => match (op.infix(), args.as_slice()) {
                 (Some(sign), [a, b]) => write!(f, "{} {sign} {}", wrapped(a), wrapped(b)),
                 (_, [c, a, b]) if *op == DataOp::Select => {

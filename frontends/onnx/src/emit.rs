@@ -909,6 +909,14 @@ pub fn runtime_call(e: &mut Emitter, name: &str, args: &[ValueId], result: Type)
     e.m.result(op, 0)
 }
 
+/// [`runtime_call`] of a function that returns nothing.
+pub fn runtime_call_void(e: &mut Emitter, name: &str, args: &[ValueId]) {
+    let params: Vec<Type> = args.iter().map(|&a| e.ty(a).clone()).collect();
+    xcc_lowering::builder::declare_function(&mut e.m, name, params, vec![]);
+    let spec = OpSpec::new("llvm.call", Span::UNKNOWN).operands(args.iter().copied());
+    e.op(spec.attr("callee", Attribute::symbol(name)));
+}
+
 /// runtime-c's entry points that make a run's options current and restore the previous ones.
 const RUN_OPTIONS_ENTER: &str = "xcc_run_options_enter";
 const RUN_OPTIONS_LEAVE: &str = "xcc_run_options_leave";
@@ -1097,9 +1105,14 @@ impl Emitter {
                 return self.value_op("arith.index_cast", &[v], Type::Index);
             }
             DataExpr::RealElement { .. } => unreachable!("a real used as an integer: {x:?}"),
-            DataExpr::Strings { input, count, measure } => {
-                let v = crate::ops::string::measure(self, input, *count, measure)
-                    .expect("a measured input is a graph input, whose buffer the prologue has");
+            DataExpr::Measured { input, count, measure } => {
+                let v = match measure {
+                    crate::data_dim::Measure::ImageSide { width } => {
+                        crate::ops::image::measure(self, input, *count, *width)
+                    }
+                    _ => crate::ops::string::measure(self, input, *count, measure),
+                }
+                .expect("a measured input is a graph input, whose buffer the prologue has");
                 return self.value_op("arith.index_cast", &[v], Type::Index);
             }
             DataExpr::Op(op, args) => (op, args),

@@ -17,6 +17,7 @@ pub mod control;
 pub mod elementwise;
 pub mod expansion;
 pub mod gemm;
+pub mod image;
 pub mod ml;
 pub mod nn;
 pub mod quant;
@@ -54,6 +55,7 @@ pub fn registry() -> &'static Registry {
         training::register(&mut r);
         ml::register(&mut r);
         string::register(&mut r);
+        image::register(&mut r);
         r
     })
 }

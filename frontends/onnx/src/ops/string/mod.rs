@@ -11,7 +11,7 @@ mod normalizer;
 mod regex_full_match;
 mod split;
 
-use crate::data_dim::StringMeasure;
+use crate::data_dim::Measure;
 use crate::emit::{runtime_call, Emitter, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::{Type, ValueId};
@@ -77,24 +77,25 @@ pub fn at(rank: usize, i: ValueId) -> Vec<ValueId> {
     }
 }
 
-/// The value of a [`DataExpr::Strings`] measure in the prologue (an i64): runtime-c reads the
+/// The value of a [`DataExpr::Measured`] measure in the prologue (an i64): runtime-c reads the
 /// input's strings.
-pub fn measure(e: &mut Emitter, input: &str, count: usize, measure: &StringMeasure) -> OResult<ValueId> {
+pub fn measure(e: &mut Emitter, input: &str, count: usize, measure: &Measure) -> OResult<ValueId> {
     let buf = e.buf(input)?;
     let x = e.address_of(buf);
     let n = e.const_int(count as i128, Type::i64());
     Ok(match measure {
-        StringMeasure::MostParts { delimiter, maxsplit } => {
+        Measure::MostParts { delimiter, maxsplit } => {
             let d = c_string(e, delimiter);
             let m = e.const_int(*maxsplit as i128, Type::i64());
             runtime_call(e, "xcc_strings_split_max", &[x, n, d, m], Type::i64())
         }
-        StringMeasure::Kept { stopwords, case_sensitive } => {
+        Measure::Kept { stopwords, case_sensitive } => {
             let list = bytes_address(e, &crate::strings::joined(stopwords));
             let k = e.const_int(stopwords.len() as i128, Type::i64());
             let cs = e.const_int(*case_sensitive as i128, Type::i32());
             runtime_call(e, "xcc_strings_count_kept", &[x, n, list, k, cs], Type::i64())
         }
+        Measure::ImageSide { .. } => unreachable!("an image's sides are ImageDecoder's measures"),
     })
 }
 

@@ -6,7 +6,7 @@
 //! `locale` attribute is not read.
 
 use super::{c_string, measured_input};
-use crate::data_dim::{DataOp, StringMeasure};
+use crate::data_dim::{DataOp, Measure};
 use crate::emit::{runtime_call, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::OnnxOp;
@@ -40,8 +40,8 @@ impl OnnxOp for StringNormalizer {
             return err(format!("StringNormalizer takes a [C] or [1, C] input, not {:?}", x.shape));
         }
         let measure =
-            StringMeasure::Kept { stopwords: stopwords(node), case_sensitive: node.int("is_case_sensitive", 0) != 0 };
-        let kept = DataExpr::Strings { input: node.inputs[0].clone(), count: x.numel(), measure };
+            Measure::Kept { stopwords: stopwords(node), case_sensitive: node.int("is_case_sensitive", 0) != 0 };
+        let kept = DataExpr::Measured { input: node.inputs[0].clone(), count: x.numel(), measure };
         let kept =
             g.data_dim(format!("{}.kept", node.outputs[0]), DataExpr::op(DataOp::Max, vec![kept, DataExpr::num(1)]));
         let mut dims = x.dims();

@@ -4,7 +4,7 @@
 //! graph input), padded with empty strings; the second output is each string's part count.
 
 use super::{at, measured_input};
-use crate::data_dim::StringMeasure;
+use crate::data_dim::Measure;
 use crate::emit::{runtime_call, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::OnnxOp;
@@ -23,8 +23,8 @@ impl OnnxOp for StringSplit {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let x = measured_input(node, g, &node.inputs[0])?;
         let (delimiter, maxsplit) = params(node);
-        let measure = StringMeasure::MostParts { delimiter, maxsplit };
-        let expr = DataExpr::Strings { input: node.inputs[0].clone(), count: x.numel(), measure };
+        let measure = Measure::MostParts { delimiter, maxsplit };
+        let expr = DataExpr::Measured { input: node.inputs[0].clone(), count: x.numel(), measure };
         let parts = g.data_dim(format!("{}.parts", node.outputs[0]), expr);
         let mut dims = x.dims();
         dims.push(parts);

@@ -1,0 +1,88 @@
+//! ImageDecoder: the image a uint8 graph input encodes, decoded by runtime-c (`xcc_image.c`: BMP,
+//! PNM, PNG and uncompressed TIFF; the README lists the kinds) into `[height, width, 3]` (RGB or
+//! BGR) or `[height, width, 1]` (Grayscale). The run reads the image's sides from its header
+//! before it starts (`NAME_output_dims`), so the input must be a graph input of static size.
+//! Bytes that hold no such image (a JPEG, JPEG 2000 or WebP among them: the format is known only
+//! from the bytes) make the run return `XCC_ERROR_BAD_IMAGE`.
+
+use crate::data_dim::Measure;
+use crate::emit::{runtime_call, runtime_call_void, Emitter, LoopBuilder};
+use crate::graph::*;
+use crate::ops::OnnxOp;
+use xcc_ir::{Type, ValueId};
+
+pub fn register(r: &mut crate::ops::onnx_op::Registry) {
+    r.register(&["ImageDecoder"], &ImageDecoder);
+}
+
+pub struct ImageDecoder;
+
+/// runtime-c's code for the output's pixel format, and its channels.
+fn pixel_format(node: &Node) -> OResult<(i32, usize)> {
+    match node.string("pixel_format").unwrap_or("RGB") {
+        "RGB" => Ok((0, 3)),
+        "BGR" => Ok((1, 3)),
+        "Grayscale" => Ok((2, 1)),
+        other => err(format!("ImageDecoder's pixel_format '{other}' is none of RGB, BGR and Grayscale")),
+    }
+}
+
+impl OnnxOp for ImageDecoder {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let name = &node.inputs[0];
+        let x = g.ty(name)?;
+        if x.dtype != DType::U8 || x.shape.len() != 1 || x.is_dynamic() {
+            return err(format!(
+                "ImageDecoder decodes a 1-D uint8 tensor of static size, not {} like '{name}'",
+                x.describe()
+            ));
+        }
+        if !g.inputs.iter().any(|i| i == name) {
+            return err(format!(
+                "ImageDecoder's output dims are the sides of the image in '{name}', which must be a graph input \
+                 (xcc reads its header before the run)"
+            ));
+        }
+        let (_, channels) = pixel_format(node)?;
+        let side = |width: bool, what: &str| {
+            let measure = Measure::ImageSide { width };
+            let expr = DataExpr::Measured { input: name.clone(), count: x.numel(), measure };
+            g.data_dim(format!("{}.{what}", node.outputs[0]), expr)
+        };
+        let dims = vec![side(false, "height"), side(true, "width"), Dim::fixed(channels)];
+        Ok(vec![TensorType::with_dims(DType::U8, dims)])
+    }
+
+    fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
+        if !e.vector_rows {
+            return err("ImageDecoder is not supported on GPUs: compile the model for a CPU");
+        }
+        let (format, _) = pixel_format(node)?;
+        let dims = g.ty(&node.outputs[0])?.dims();
+        let bytes = g.ty(&node.inputs[0])?.numel();
+        let (x, y) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
+        let side = |e: &mut Emitter, d: &Dim| {
+            let v = e.dim_value(d);
+            e.value_op("arith.index_cast", &[v], Type::i64())
+        };
+        let args = [
+            e.address_of(x),
+            e.const_int(bytes as i128, Type::i64()),
+            e.address_of(y),
+            side(e, &dims[0]),
+            side(e, &dims[1]),
+            e.const_int(format as i128, Type::i32()),
+            e.status_address(),
+        ];
+        runtime_call_void(e, "xcc_image_decode", &args);
+        Ok(())
+    }
+}
+
+/// The height (`width` false) or width (an i64) of the image in graph input `input`'s `count`
+/// bytes, in the prologue: 0 where they hold no image runtime-c decodes.
+pub fn measure(e: &mut Emitter, input: &str, count: usize, width: bool) -> OResult<ValueId> {
+    let buf = e.buf(input)?;
+    let args = [e.address_of(buf), e.const_int(count as i128, Type::i64()), e.const_int(width as i128, Type::i32())];
+    Ok(runtime_call(e, "xcc_image_dim", &args, Type::i64()))
+}
