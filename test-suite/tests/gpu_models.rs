@@ -338,6 +338,7 @@ fn edge_cases() -> Vec<EdgeCase> {
     out.push(chunked_rows("softmax_rows_in_chunks", "Softmax"));
     out.push(chunked_rows("layer_norm_rows_in_chunks", "LayerNormalization"));
     out.extend(device_math());
+    out.extend(derived_math());
     out.push(split_gemm());
     out.push(split_conv("conv_split_over_channels", 1));
     out.push(split_conv("grouped_conv_split_over_channels", 2));
@@ -424,6 +425,65 @@ fn device_math() -> Vec<EdgeCase> {
         vec![xcc_test_suite::onnx_build::floats("e", &[rows, 1], &exponents)],
     );
     out.push(("pow_sweep".to_string(), bytes, xs, ys));
+    out
+}
+
+/// The functions GPU code derives from exp, log, atan and sqrt (Sinh, Cosh, Asinh, Acosh, Atanh,
+/// Asin, Acos) over sweeps of 4,001 inputs with their domains' edges and NaN; then every
+/// function with device code again in f64, between a Cast to double and one back (so f64's own
+/// exp, log, sin, cos and atan run; the comparison sees their results rounded to f32). Expected
+/// values from Rust's f64 functions.
+fn derived_math() -> Vec<EdgeCase> {
+    let n = 4_001usize;
+    let sweep = |from: f64, to: f64| -> Vec<f32> {
+        (0..n).map(|i| (from + (to - from) * i as f64 / (n - 1) as f64) as f32).collect()
+    };
+    let logs = |from: f64, to: f64| -> Vec<f32> {
+        let mut v: Vec<f32> = sweep(from, to).iter().map(|&e| 10f64.powf(e as f64) as f32).collect();
+        v.extend(v.clone().iter().map(|x| -x));
+        v
+    };
+    let with = |mut v: Vec<f32>, extra: &[f32]| {
+        v.extend_from_slice(extra);
+        v
+    };
+    let nan = f32::NAN;
+    let cases: Vec<(&str, &str, Vec<f32>, fn(f64) -> f64)> = vec![
+        ("sinh", "Sinh", with(sweep(-30.0, 30.0), &[1e-6, -1e-20, 0.0, 89.0, nan]), f64::sinh),
+        ("cosh", "Cosh", with(sweep(-30.0, 30.0), &[1e-6, 0.0, -89.0, nan]), f64::cosh),
+        ("asinh", "Asinh", with(logs(-6.0, 12.0), &[0.0, f32::INFINITY, nan]), f64::asinh),
+        ("acosh", "Acosh", with(logs(0.0, 12.0), &[1.0, 1.0000001, 0.5, nan]), f64::acosh),
+        ("atanh", "Atanh", with(sweep(-0.9999, 0.9999), &[1e-7, 1.0, -1.0, 2.0, nan]), f64::atanh),
+        ("asin", "Asin", with(sweep(-1.0, 1.0), &[1e-7, 1.5, nan]), f64::asin),
+        ("acos", "Acos", with(sweep(-1.0, 1.0), &[1e-7, -1.5, nan]), f64::acos),
+        ("exp", "Exp", with(sweep(-100.0, 100.0), &[1e-8, 0.0, nan]), f64::exp),
+        ("log", "Log", with(logs(-40.0, 38.0), &[0.0, 1.0, f32::INFINITY, nan]), f64::ln),
+        ("sin", "Sin", sweep(-100.0, 100.0), f64::sin),
+        ("cos", "Cos", sweep(-100.0, 100.0), f64::cos),
+        ("tan", "Tan", sweep(-1.5, 1.5), f64::tan),
+        ("atan", "Atan", with(logs(-4.0, 4.0), &[0.0, f32::INFINITY, nan]), f64::atan),
+        ("tanh", "Tanh", with(sweep(-30.0, 30.0), &[1e-7, nan]), f64::tanh),
+    ];
+    let mut out = Vec::new();
+    for (name, op, x, f) in cases {
+        let y: Vec<f32> = x.iter().map(|&v| f(v as f64) as f32).collect();
+        let dims = [x.len() as i64];
+        let cast = |n: &str, from: &str, to: &str, ty: i64| {
+            xcc_test_suite::onnx_build::with_int(node(n, "Cast", &[from], &[to]), "to", ty)
+        };
+        if !matches!(op, "Exp" | "Log" | "Sin" | "Cos" | "Tan" | "Atan" | "Tanh") {
+            let bytes = model(
+                vec![node("f", op, &["x"], &["y"])],
+                vec![value("x", 1, &dims)],
+                vec![value("y", 1, &dims)],
+                vec![],
+            );
+            out.push((format!("{name}_sweep"), bytes, x.clone(), y.clone()));
+        }
+        let nodes = vec![cast("up", "x", "d", 11), node("f", op, &["d"], &["e"]), cast("down", "e", "y", 1)];
+        let bytes = model(nodes, vec![value("x", 1, &dims)], vec![value("y", 1, &dims)], vec![]);
+        out.push((format!("{name}_f64_sweep"), bytes, x, y));
+    }
     out
 }
 

@@ -1,6 +1,7 @@
 //! f32 math that GPUs get as arithmetic, since NVPTX has no code for it without NVIDIA's
 //! libdevice (which xcc does not ship): `math-polynomial-approximation` rewrites these on GPU
-//! targets only (CPUs keep the C library's).
+//! targets only (CPUs keep the C library's). On f64 the same ops take f64's exp, log, sin, cos
+//! and atan ([`super::device_f64`]).
 //!
 //! - log: `x = m 2^e` with `m` in `[sqrt(1/2), sqrt(2))` from the bits (subnormals scaled by 2^23
 //!   first), `log(1 + t) = t - t^2/2 + t^3 P(t)` for `t = m - 1` (degree 7, relative error
@@ -46,20 +47,29 @@ const COS_POLY: [f64; 4] = [0.0416666666384858, -0.0013888885068751033, 2.479986
 
 impl F<'_, '_> {
     /// The rewrite of `name` (one of [`NAMES`]) of `operands`.
+    /// f32's own code; f64's from [`super::device_f64`], as the element type says.
     pub(super) fn device_math(&mut self, name: &str, operands: &[ValueId]) -> ValueId {
         let x = operands[0];
         match name {
-            "math.log" => self.log(x),
+            "math.log" => self.log_of(x),
             "math.log2" => self.scaled_log(x, std::f64::consts::LOG2_E),
             "math.log10" => self.scaled_log(x, std::f64::consts::LOG10_E),
             "math.powf" => self.pow(x, operands[1]),
-            "math.sin" => self.sin_cos(x, false),
+            "math.sin" => self.sin_cos_of(x, false),
             "math.tan" => {
-                let (sin, cos) = (self.sin_cos(x, false), self.sin_cos(x, true));
+                let (sin, cos) = (self.sin_cos_of(x, false), self.sin_cos_of(x, true));
                 self.op("arith.divf", &[sin, cos])
             }
-            "math.atan" => self.atan(x),
-            _ => self.sin_cos(x, true),
+            "math.atan" => self.atan_of(x),
+            _ => self.sin_cos_of(x, true),
+        }
+    }
+
+    fn sin_cos_of(&mut self, x: ValueId, cos: bool) -> ValueId {
+        if *self.t.element_or_self() == Type::f32() {
+            self.sin_cos(x, cos)
+        } else {
+            self.sin_cos64(x, cos)
         }
     }
 
@@ -73,7 +83,7 @@ impl F<'_, '_> {
         self.c.value_op(name, &[a, b], it)
     }
 
-    fn log(&mut self, x: ValueId) -> ValueId {
+    pub(super) fn log(&mut self, x: ValueId) -> ValueId {
         let it = self.t.with_element(Type::i32());
         // Subnormals (and 0) scaled into the normal range, the exponent corrected below.
         let (smallest, scale) = (self.k(f32::MIN_POSITIVE as f64), self.k(8388608.0));
@@ -125,16 +135,16 @@ impl F<'_, '_> {
     }
 
     fn scaled_log(&mut self, x: ValueId, scale: f64) -> ValueId {
-        let l = self.log(x);
+        let l = self.log_of(x);
         let s = self.k(scale);
         self.op("arith.mulf", &[l, s])
     }
 
     fn pow(&mut self, x: ValueId, y: ValueId) -> ValueId {
         let a = self.op("math.absf", &[x]);
-        let l = self.log(a);
+        let l = self.log_of(a);
         let yl = self.op("arith.mulf", &[y, l]);
-        let r = self.exp(yl);
+        let r = self.exp_of(yl);
         // A negative base: an odd integer power is negative, a non-integer one NaN.
         let zero = self.k(0.0);
         let negative = self.c.cmpf("olt", x, zero);
@@ -157,7 +167,7 @@ impl F<'_, '_> {
         self.select(x_one, one, r)
     }
 
-    fn atan(&mut self, x: ValueId) -> ValueId {
+    pub(super) fn atan(&mut self, x: ValueId) -> ValueId {
         let a = self.op("math.absf", &[x]);
         let one = self.k(1.0);
         let big = self.c.cmpf("ogt", a, one);

@@ -1,16 +1,29 @@
 //! Transforms within the math dialect.
 
+pub mod device_derived;
+pub mod device_f64;
 pub mod device_math;
 pub mod polynomial_approximation;
 
+use xcc_ir::types::FloatKind;
 use xcc_ir::Type;
 
+/// Whether `math-polynomial-approximation` rewrites math op `name` on `elem`s for GPUs: exp,
+/// tanh, [`device_math::NAMES`] and [`device_derived::NAMES`] on f32 and f64, erf on f32.
+pub fn gpu_rewrites(name: &str, elem: &Type) -> bool {
+    let both = ["math.exp", "math.tanh"].contains(&name)
+        || device_math::NAMES.contains(&name)
+        || device_derived::NAMES.contains(&name);
+    match elem {
+        Type::Float(FloatKind::F32) => both || name == "math.erf",
+        Type::Float(FloatKind::F64) => both,
+        _ => false,
+    }
+}
+
 /// Whether GPU code can compute math op `name` on elements of type `elem`: NVPTX has code for
-/// it ([`crate::conversion::math_to_llvm::gpu_supports`]), or `math-polynomial-approximation`
-/// rewrites it on GPUs (f32 exp, erf, tanh and [`device_math::NAMES`]). For frontends, which
-/// name the nodes that cannot run on a GPU before anything is lowered.
+/// it ([`crate::conversion::math_to_llvm::gpu_supports`]), or [`gpu_rewrites`] holds. For
+/// frontends, which name the nodes that cannot run on a GPU before anything is lowered.
 pub fn gpu_has_code(name: &str, elem: &Type) -> bool {
-    let f32_rewritten = *elem == Type::f32()
-        && (["math.exp", "math.erf", "math.tanh"].contains(&name) || device_math::NAMES.contains(&name));
-    f32_rewritten || crate::conversion::math_to_llvm::gpu_supports(name, elem)
+    gpu_rewrites(name, elem) || crate::conversion::math_to_llvm::gpu_supports(name, elem)
 }

@@ -2,7 +2,9 @@
 //! vectors) become arithmetic — polynomials, a floor, integer exponent arithmetic and selects —
 //! instead of calls to the C library, so the loops around them vectorize (a libm call per
 //! element cannot). On GPUs too, where NVPTX has no code of its own for them, with log, log2,
-//! log10, pow, sin and cos besides ([`super::device_math`]).
+//! log10, pow, sin, cos, tan and atan besides ([`super::device_math`]), the functions derived
+//! from those ([`super::device_derived`]: log1p, expm1, the hyperbolic functions and their
+//! inverses, asin, acos), and all of them but erf on f64 too ([`super::device_f64`]).
 //!
 //! - exp: `x = n ln2 + r` with `n = round(x log2e)` and `|r| <= ln2 / 2` (ln2 in two parts, so
 //!   `r` is exact to f32), `exp(r)` by a degree-5 polynomial, and `2^n` added to the result's
@@ -72,23 +74,33 @@ impl Pass for PolynomialApproximation {
         let mut names = vec!["math.exp", "math.erf", "math.tanh"];
         if options.gpu {
             names.extend(super::device_math::NAMES);
+            names.extend(super::device_derived::NAMES);
         }
         for op in crate::kernel::ops_named(&m, &names) {
             let t = m.ty(m.ops[op].results[0]).clone();
-            if *t.element_or_self() != Type::Float(FloatKind::F32) {
+            let elem = t.element_or_self().clone();
+            let rewritten = if options.gpu {
+                super::gpu_rewrites(&m.ops[op].name, &elem)
+            } else {
+                elem == Type::Float(FloatKind::F32)
+            };
+            if !rewritten {
                 continue;
             }
+            let f64 = elem == Type::Float(FloatKind::F64);
             let x = m.ops[op].operands[0];
             let span = m.ops[op].span;
             let mut c = Cursor::new(&mut m, span);
             let mut f = F { c: &mut c, t: t.clone() };
             let operands = f.c.m.ops[op].operands.clone();
             let name = f.c.m.ops[op].name.clone();
-            let y = match name.as_str() {
-                "math.exp" => f.exp(x),
-                "math.erf" => f.erf(x),
-                "math.tanh" => f.tanh(x),
-                name => f.device_math(name, &operands),
+            let y = match (name.as_str(), f64) {
+                ("math.exp", _) => f.exp_of(x),
+                ("math.erf", _) => f.erf(x),
+                ("math.tanh", false) => f.tanh(x),
+                ("math.tanh", true) => f.derived("math.tanh", x),
+                (name, _) if super::device_derived::NAMES.contains(&name) => f.derived(name, x),
+                (name, _) => f.device_math(name, &operands),
             };
             c.finish(op);
             let r = m.ops[op].results[0];
@@ -107,8 +119,9 @@ pub(super) struct F<'a, 'm> {
 
 impl F<'_, '_> {
     pub(super) fn k(&mut self, v: f64) -> ValueId {
+        let f64 = *self.t.element_or_self() == Type::Float(FloatKind::F64);
         match self.t {
-            Type::Vector { .. } => self.c.splat_const(v as f32 as f64, self.t.clone()),
+            Type::Vector { .. } => self.c.splat_const(if f64 { v } else { v as f32 as f64 }, self.t.clone()),
             _ => self.c.const_float(v, self.t.clone()),
         }
     }

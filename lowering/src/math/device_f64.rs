@@ -1,0 +1,198 @@
+//! f64 exp, log, sin, cos and atan as arithmetic, for GPUs (NVPTX has no code for them without
+//! NVIDIA's libdevice). Each reduces its argument so that a truncated Taylor series converges
+//! past f64's precision, with the reduction's constants split in two or three parts:
+//!
+//! - exp: `x = n ln2 + r`, `n = roundeven(x log2e)`, `|r| <= ln2/2`; `exp(r)` to `r^13/13!`
+//!   (truncation 4e-18); times `2^n` as two powers of two built in the exponent field, so that
+//!   results down to the subnormals and up to the largest double come out. Above 709.78 +inf,
+//!   below -745.13 0, NaN through.
+//! - log: `x = m 2^e` from the bits, `m` in `[sqrt(1/2), sqrt(2))` (subnormals scaled by 2^54);
+//!   `log m = 2 atanh(s)` with `s = (m - 1) / (m + 1)`, `|s| <= 0.172`, to `s^23/23`
+//!   (truncation 1e-19); plus `e ln2`. 0 gives -inf, negatives NaN, +inf +inf.
+//! - sin, cos: `x = j pi/2 + r`, `j = roundeven(x 2/pi)`, pi/2 in three parts (the first two 33
+//!   bits each, so `j p` is exact while `|j| < 2^20`); `sin r` to `r^17/17!` and `cos r` to
+//!   `r^18/18!` (truncation below 1e-16 relative for `|r| <= pi/4`), chosen and signed by `j mod 4`.
+//!   Accurate while `|x| < 2^20` or so; larger arguments lose digits.
+//! - atan: `|x| > 1` through `pi/2 - atan(1/|x|)`, `t > tan(pi/12)` through
+//!   `pi/6 + atan((t sqrt3 - 1) / (sqrt3 + t))`; then the series to `t^31/31` (`t^2 <= 0.072`,
+//!   truncation 1e-19).
+
+use super::polynomial_approximation::F;
+use crate::builder::LoopBuilder;
+use xcc_ir::{Type, ValueId};
+
+/// The Taylor coefficients `sign^k / (step k + first)!`-style series as a polynomial in `u`.
+fn series(count: usize, term: impl Fn(usize) -> f64) -> Vec<f64> {
+    (0..count).map(term).collect()
+}
+
+fn factorial(n: usize) -> f64 {
+    (1..=n).map(|k| k as f64).product()
+}
+
+impl F<'_, '_> {
+    fn bits64(&mut self, x: ValueId) -> ValueId {
+        let it = self.t.with_element(Type::i64());
+        self.c.value_op("arith.bitcast", &[x], it)
+    }
+
+    fn int64_op(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
+        let it = self.t.with_element(Type::i64());
+        self.c.value_op(name, &[a, b], it)
+    }
+
+    /// `2^n` for a whole `n` (an f64) in `[-1022, 1023]`, from the exponent field.
+    fn power_of_two(&mut self, n: ValueId) -> ValueId {
+        let it = self.t.with_element(Type::i64());
+        let ni = self.c.value_op("arith.fptosi", &[n], it.clone());
+        let (bias, shift) = (self.int(1023, &it), self.int(52, &it));
+        let biased = self.int64_op("arith.addi", ni, bias);
+        let field = self.int64_op("arith.shli", biased, shift);
+        self.op("arith.bitcast", &[field])
+    }
+
+    pub(super) fn exp64(&mut self, x: ValueId) -> ValueId {
+        // Clamped so that n stays where two powers of two make 2^n; the ends are selected below.
+        let (low, high) = (self.k(-746.0), self.k(710.0));
+        let xc = self.op("arith.maximumf", &[x, low]);
+        let xc = self.op("arith.minimumf", &[xc, high]);
+        let log2e = self.k(std::f64::consts::LOG2_E);
+        let scaled = self.op("arith.mulf", &[xc, log2e]);
+        let n = self.op("math.roundeven", &[scaled]);
+        // ln2 = hi + lo, hi with its low 32 bits zero: n hi is exact.
+        let (hi, lo) = (self.k(-6.931_471_803_691_238e-1), self.k(-1.908_214_929_270_587_7e-10));
+        let r = self.c.fmuladd(n, hi, xc);
+        let r = self.c.fmuladd(n, lo, r);
+        let p = self.poly(&series(14, |k| 1.0 / factorial(k)), r);
+        // 2^n as 2^(n - n/2) 2^(n/2): each factor a normal double.
+        let half = self.k(0.5);
+        let halved = self.op("arith.mulf", &[n, half]);
+        let n1 = self.op("math.floor", &[halved]);
+        let n2 = self.op("arith.subf", &[n, n1]);
+        let (s1, s2) = (self.power_of_two(n1), self.power_of_two(n2));
+        let y = self.op("arith.mulf", &[p, s1]);
+        let y = self.op("arith.mulf", &[y, s2]);
+        let (top, bottom) = (self.k(709.782_712_893_384), self.k(-745.133_219_101_941_2));
+        let (zero, inf) = (self.k(0.0), self.k(f64::INFINITY));
+        let under = self.c.cmpf("olt", x, bottom);
+        let y = self.select(under, zero, y);
+        let over = self.c.cmpf("ogt", x, top);
+        let y = self.select(over, inf, y);
+        self.keep_nan(x, y)
+    }
+
+    pub(super) fn log64(&mut self, x: ValueId) -> ValueId {
+        let it = self.t.with_element(Type::i64());
+        let (smallest, scale) = (self.k(f64::MIN_POSITIVE), self.k(18_014_398_509_481_984.0));
+        let sub = self.c.cmpf("olt", x, smallest);
+        let scaled = self.op("arith.mulf", &[x, scale]);
+        let xs = self.select(sub, scaled, x);
+        let bits = self.bits64(xs);
+        let (fifty_two, mask) = (self.int(52, &it), self.int(0x7ff, &it));
+        let (mantissa, one_bits) = (self.int(0x000f_ffff_ffff_ffff, &it), self.int(0x3ff0_0000_0000_0000, &it));
+        let shifted = self.int64_op("arith.shrui", bits, fifty_two);
+        let biased = self.int64_op("arith.andi", shifted, mask);
+        let m_bits = self.int64_op("arith.andi", bits, mantissa);
+        let m_bits = self.int64_op("arith.ori", m_bits, one_bits);
+        // x = m 2^e with m in [1, 2): e = biased - 1023 (- 54 for a scaled subnormal).
+        let m = self.op("arith.bitcast", &[m_bits]);
+        let e = self.op("arith.sitofp", &[biased]);
+        let (bias, sub_bias) = (self.k(1023.0), self.k(1077.0));
+        let bias = self.select(sub, sub_bias, bias);
+        let e = self.op("arith.subf", &[e, bias]);
+        // m above sqrt(2): m/2 and e + 1.
+        let (sqrt2, half, one) = (self.k(std::f64::consts::SQRT_2), self.k(0.5), self.k(1.0));
+        let high = self.c.cmpf("ogt", m, sqrt2);
+        let halved = self.op("arith.mulf", &[m, half]);
+        let m = self.select(high, halved, m);
+        let e_more = self.op("arith.addf", &[e, one]);
+        let e = self.select(high, e_more, e);
+        // log m = 2 (s + s^3/3 + s^5/5 + ...), s = (m - 1) / (m + 1).
+        let num = self.op("arith.subf", &[m, one]);
+        let den = self.op("arith.addf", &[m, one]);
+        let s = self.op("arith.divf", &[num, den]);
+        let z = self.op("arith.mulf", &[s, s]);
+        let p = self.poly(&series(12, |k| 2.0 / (2 * k + 1) as f64), z);
+        let y = self.op("arith.mulf", &[s, p]);
+        let (hi, lo) = (self.k(6.931_471_803_691_238e-1), self.k(1.908_214_929_270_587_7e-10));
+        let y = self.c.fmuladd(e, lo, y);
+        let y = self.c.fmuladd(e, hi, y);
+        let (zero, ninf, inf, nan) = (self.k(0.0), self.k(f64::NEG_INFINITY), self.k(f64::INFINITY), self.k(f64::NAN));
+        let is_zero = self.c.cmpf("oeq", x, zero);
+        let y = self.select(is_zero, ninf, y);
+        let negative = self.c.cmpf("olt", x, zero);
+        let y = self.select(negative, nan, y);
+        let is_inf = self.c.cmpf("oeq", x, inf);
+        let y = self.select(is_inf, inf, y);
+        self.keep_nan(x, y)
+    }
+
+    pub(super) fn sin_cos64(&mut self, x: ValueId, cos: bool) -> ValueId {
+        let two_over_pi = self.k(std::f64::consts::FRAC_2_PI);
+        let scaled = self.op("arith.mulf", &[x, two_over_pi]);
+        let j = self.op("math.roundeven", &[scaled]);
+        let mut r = x;
+        for p in [1.570_796_326_734_125_6, 6.077_100_506_303_966e-11, 2.022_266_248_711_166_5e-21] {
+            let minus = self.k(-p);
+            r = self.c.fmuladd(j, minus, r);
+        }
+        let r2 = self.op("arith.mulf", &[r, r]);
+        // sin r = r (1 - r^2/3! + r^4/5! ...), cos r = 1 - r^2/2! + r^4/4! ...
+        let sign = |k: usize| if k % 2 == 0 { 1.0 } else { -1.0 };
+        let s = self.poly(&series(9, |k| sign(k) / factorial(2 * k + 1)), r2);
+        let sin = self.op("arith.mulf", &[r, s]);
+        let cos_r = self.poly(&series(10, |k| sign(k) / factorial(2 * k)), r2);
+        // Quadrant q = j mod 4 (+1 for cos), as in the f32 sin_cos.
+        let it = self.t.with_element(Type::i64());
+        // Clamped first: past 2^52 the quadrant is lost anyway, and fptosi must not overflow.
+        let (low, high) = (self.k(-4_503_599_627_370_496.0), self.k(4_503_599_627_370_496.0));
+        let j_low = self.op("arith.maximumf", &[j, low]);
+        let jc = self.op("arith.minimumf", &[j_low, high]);
+        let mut q = self.c.value_op("arith.fptosi", &[jc], it.clone());
+        if cos {
+            let one_i = self.int(1, &it);
+            q = self.int64_op("arith.addi", q, one_i);
+        }
+        let (one_i, two_i, zero_i) = (self.int(1, &it), self.int(2, &it), self.int(0, &it));
+        let odd = self.int64_op("arith.andi", q, one_i);
+        let odd = self.c.cmpi("ne", odd, zero_i);
+        let v = self.select(odd, cos_r, sin);
+        let upper = self.int64_op("arith.andi", q, two_i);
+        let upper = self.c.cmpi("ne", upper, zero_i);
+        let neg_v = self.op("arith.negf", &[v]);
+        let v = self.select(upper, neg_v, v);
+        // Infinities give NaN, as the C library's.
+        let inf = self.k(f64::INFINITY);
+        let a = self.op("math.absf", &[x]);
+        let infinite = self.c.cmpf("oeq", a, inf);
+        let nan = self.k(f64::NAN);
+        self.select(infinite, nan, v)
+    }
+
+    pub(super) fn atan64(&mut self, x: ValueId) -> ValueId {
+        let a = self.op("math.absf", &[x]);
+        let one = self.k(1.0);
+        let big = self.c.cmpf("ogt", a, one);
+        let inverse = self.op("arith.divf", &[one, a]);
+        let t = self.select(big, inverse, a);
+        let (sqrt3, tan_pi_12) = (self.k(3f64.sqrt()), self.k((std::f64::consts::PI / 12.0).tan()));
+        let mid = self.c.cmpf("ogt", t, tan_pi_12);
+        let minus_one = self.k(-1.0);
+        let num = self.c.fmuladd(t, sqrt3, minus_one);
+        let den = self.op("arith.addf", &[sqrt3, t]);
+        let shifted = self.op("arith.divf", &[num, den]);
+        let u = self.select(mid, shifted, t);
+        let u2 = self.op("arith.mulf", &[u, u]);
+        let sign = |k: usize| if k % 2 == 0 { 1.0 } else { -1.0 };
+        let p = self.poly(&series(16, |k| sign(k) / (2 * k + 1) as f64), u2);
+        let r = self.op("arith.mulf", &[u, p]);
+        let (zero, sixth) = (self.k(0.0), self.k(std::f64::consts::FRAC_PI_6));
+        let base = self.select(mid, sixth, zero);
+        let r = self.op("arith.addf", &[r, base]);
+        let half_pi = self.k(std::f64::consts::FRAC_PI_2);
+        let reflected = self.op("arith.subf", &[half_pi, r]);
+        let r = self.select(big, reflected, r);
+        let r = self.op("math.copysign", &[r, x]);
+        self.keep_nan(x, r)
+    }
+}
