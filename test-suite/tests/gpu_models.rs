@@ -428,6 +428,9 @@ fn device_math() -> Vec<EdgeCase> {
     out
 }
 
+/// A sweep's name, ONNX op, inputs and the f64 function it computes.
+type Sweep = (&'static str, &'static str, Vec<f32>, fn(f64) -> f64);
+
 /// The functions GPU code derives from exp, log, atan and sqrt (Sinh, Cosh, Asinh, Acosh, Atanh,
 /// Asin, Acos) over sweeps of 4,001 inputs with their domains' edges and NaN; then every
 /// function with device code again in f64, between a Cast to double and one back (so f64's own
@@ -448,7 +451,7 @@ fn derived_math() -> Vec<EdgeCase> {
         v
     };
     let nan = f32::NAN;
-    let cases: Vec<(&str, &str, Vec<f32>, fn(f64) -> f64)> = vec![
+    let cases: Vec<Sweep> = vec![
         ("sinh", "Sinh", with(sweep(-30.0, 30.0), &[1e-6, -1e-20, 0.0, 89.0, nan]), f64::sinh),
         ("cosh", "Cosh", with(sweep(-30.0, 30.0), &[1e-6, 0.0, -89.0, nan]), f64::cosh),
         ("asinh", "Asinh", with(logs(-6.0, 12.0), &[0.0, f32::INFINITY, nan]), f64::asinh),

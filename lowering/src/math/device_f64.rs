@@ -21,9 +21,18 @@ use super::polynomial_approximation::F;
 use crate::builder::LoopBuilder;
 use xcc_ir::{Type, ValueId};
 
-/// The Taylor coefficients `sign^k / (step k + first)!`-style series as a polynomial in `u`.
+/// The first `count` coefficients of a series, `term(k)` for `k = 0, 1, ...`.
 fn series(count: usize, term: impl Fn(usize) -> f64) -> Vec<f64> {
     (0..count).map(term).collect()
+}
+
+/// `(-1)^k`.
+fn alternating(k: usize) -> f64 {
+    if k.is_multiple_of(2) {
+        1.0
+    } else {
+        -1.0
+    }
 }
 
 fn factorial(n: usize) -> f64 {
@@ -138,10 +147,9 @@ impl F<'_, '_> {
         }
         let r2 = self.op("arith.mulf", &[r, r]);
         // sin r = r (1 - r^2/3! + r^4/5! ...), cos r = 1 - r^2/2! + r^4/4! ...
-        let sign = |k: usize| if k % 2 == 0 { 1.0 } else { -1.0 };
-        let s = self.poly(&series(9, |k| sign(k) / factorial(2 * k + 1)), r2);
+        let s = self.poly(&series(9, |k| alternating(k) / factorial(2 * k + 1)), r2);
         let sin = self.op("arith.mulf", &[r, s]);
-        let cos_r = self.poly(&series(10, |k| sign(k) / factorial(2 * k)), r2);
+        let cos_r = self.poly(&series(10, |k| alternating(k) / factorial(2 * k)), r2);
         // Quadrant q = j mod 4 (+1 for cos), as in the f32 sin_cos.
         let it = self.t.with_element(Type::i64());
         // Clamped first: past 2^52 the quadrant is lost anyway, and fptosi must not overflow.
@@ -183,8 +191,7 @@ impl F<'_, '_> {
         let shifted = self.op("arith.divf", &[num, den]);
         let u = self.select(mid, shifted, t);
         let u2 = self.op("arith.mulf", &[u, u]);
-        let sign = |k: usize| if k % 2 == 0 { 1.0 } else { -1.0 };
-        let p = self.poly(&series(16, |k| sign(k) / (2 * k + 1) as f64), u2);
+        let p = self.poly(&series(16, |k| alternating(k) / (2 * k + 1) as f64), u2);
         let r = self.op("arith.mulf", &[u, p]);
         let (zero, sixth) = (self.k(0.0), self.k(std::f64::consts::FRAC_PI_6));
         let base = self.select(mid, sixth, zero);
