@@ -2,7 +2,8 @@
  * (ITU-R 601-2 luma in 16-bit fixed point, L = (19595 R + 38470 G + 7471 B + 2^15) >> 16, as Pillow
  * converts). The formats: BMP (uncompressed, 1, 4 and 8-bit palettes, 24 and 32 bits), PNM with a
  * maxval of 255 or bitmaps (P1-P6), PNG (every color type and bit depth, Adam7 interlacing; alpha
- * is dropped, 16-bit samples keep their high byte), and uncompressed TIFF (8-bit gray or RGB strips,
+ * is dropped, 16-bit samples keep their high byte, where Pillow clamps 16-bit gray to 255), and
+ * uncompressed TIFF (8-bit gray or RGB strips,
  * one plane). Anything else, or bytes that end early or do not add up, is XCC_ERROR_BAD_IMAGE.
  * Included by xcc_runtime.c. */
 
@@ -120,7 +121,8 @@ static int bmp_header(struct image *im, struct bmp *b) {
   uint32_t compression = 0, colors = 0;
   if (dib == 12) {
     im->width = le16(p + 18);
-    height = (int16_t)le16(p + 20);
+    /* The old header's height is unsigned: always bottom up. */
+    height = le16(p + 20);
     b->bpp = le16(p + 24);
     b->entry = 3;
   } else if (dib >= 40 && im->n >= 54) {
@@ -222,7 +224,8 @@ static int tiff_header(struct image *im, struct tiff *t) {
     return 0;
   im->width = tiff_value(im, t, 256, 0, -1);
   im->height = tiff_value(im, t, 257, 0, -1);
-  return sides_ok(im->height, im->width);
+  /* Uncompressed: a byte a pixel at least, which the file must hold. */
+  return sides_ok(im->height, im->width) && im->height * im->width <= im->n;
 }
 
 static int tiff_decode(struct image *im, uint8_t *rgb) {
@@ -234,7 +237,8 @@ static int tiff_decode(struct image *im, uint8_t *rgb) {
   int gray = photometric == 0 || photometric == 1;
   if (tiff_value(im, &t, 259, 0, 1) != 1 || tiff_value(im, &t, 284, 0, 1) != 1 || rows_per_strip < 1)
     return 0;
-  if (!(gray && samples >= 1) && !(photometric == 2 && samples >= 3))
+  /* Gray, gray and alpha, RGB, RGBA and a few extra samples at most. */
+  if (!(gray && samples >= 1 && samples <= 8) && !(photometric == 2 && samples >= 3 && samples <= 8))
     return 0;
   for (int64_t s = 0; s < samples; s++) {
     /* One value for every sample is common too. */
@@ -245,8 +249,9 @@ static int tiff_decode(struct image *im, uint8_t *rgb) {
   int64_t row_bytes = im->width * samples;
   for (int64_t y = 0; y < im->height; y++) {
     int64_t strip = tiff_value(im, &t, 273, (uint32_t)(y / rows_per_strip), -1);
+    /* Sides below 2^24 and at most 8 samples: no product here overflows. */
     int64_t at = strip + (y % rows_per_strip) * row_bytes;
-    if (strip < 0 || at + row_bytes > im->n)
+    if (strip < 0 || at > im->n || row_bytes > im->n - at)
       return 0;
     for (int64_t x = 0; x < im->width; x++) {
       const uint8_t *v = im->p + at + x * samples;
@@ -665,9 +670,10 @@ static enum image_format image_format_of(struct image *im) {
   return IMAGE_NONE;
 }
 
-/* The format and dims, where the dims fit the bytes: no format here holds more than 8 pixels a
- * byte uncompressed (bitmaps), and deflate compresses at most 1032 to 1, so a header claiming
- * more pixels than 8448 a byte is corrupt (and would make the caller allocate for nothing). */
+/* The format and dims, where the dims fit the bytes: the uncompressed formats hold at least a
+ * pixel in 8 bits' worth of bytes (bitmaps; TIFF a byte a pixel, checked by its header), and
+ * deflate compresses at most 1032 to 1, so a header claiming more pixels than 8448 a byte is
+ * corrupt (and would make the caller allocate for nothing). */
 static enum image_format image_header(struct image *im) {
   enum image_format format = image_format_of(im);
   return format != IMAGE_NONE && im->height * im->width <= 8448 * im->n ? format : IMAGE_NONE;

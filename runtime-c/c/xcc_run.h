@@ -41,8 +41,9 @@ typedef enum xcc_status {
   /* An integer Div or Mod read a divisor of 0 (found while running; the outputs are unspecified).
    * ONNX Runtime's integer division has no such check: the process traps. */
   XCC_ERROR_DIVISION_BY_ZERO = 10,
-  /* A Cast from strings read one that does not start with a number (after whitespace), or an
-   * integer outside int64 (uint64 for the unsigned types). ONNX Runtime fails the run the same way. */
+  /* A Cast from strings read one that does not start with a number (after whitespace), a real
+   * outside the double range or below its normal numbers, or an integer outside int64 (uint64 for
+   * the unsigned types and bool). ONNX Runtime fails the run the same way. */
   XCC_ERROR_NOT_A_NUMBER = 11,
   /* An ImageDecoder input is not an image of a kind the model decodes (BMP, PNM, PNG or
    * uncompressed TIFF; see the README), or its bytes end early or do not add up. */

@@ -698,13 +698,16 @@ static void fail_status(int32_t *status, int32_t code) {
     *status = code;
 }
 
-/* C's strtod in the "C" locale: leading whitespace, then the longest prefix that reads as a number
- * ("3abc" is 3; "inf", "infinity", "nan" and hex in any case); a string with no such prefix sets
- * XCC_ERROR_NOT_A_NUMBER. Past the double range it is +-inf, as ONNX Runtime's float casts give. */
+/* C's strtod (in the process's LC_NUMERIC locale, "C" unless the program sets one): leading
+ * whitespace, then the longest prefix that reads as a number ("3abc" is 3; "inf", "infinity",
+ * "nan" and hex in any case). A string with no such prefix, or one past the double range or
+ * below its normal numbers (strtod's ERANGE: "1e400", "1e-310"), sets XCC_ERROR_NOT_A_NUMBER, as
+ * ONNX Runtime's std::stod fails its run; the narrower float types then round the double. */
 XCC_DEF double xcc_string_to_f64(const char *s, int32_t *status) {
   char *end;
+  errno = 0;
   double v = strtod(s, &end);
-  if (end == s)
+  if (end == s || errno == ERANGE)
     fail_status(status, XCC_ERROR_NOT_A_NUMBER);
   return v;
 }
@@ -733,8 +736,9 @@ XCC_DEF uint64_t xcc_string_to_u64(const char *s, int32_t *status) {
 /* `text` copied into the arena. */
 static const char *arena_string(const char *text) { return string_copy(text, strlen(text)); }
 
-/* Eight significant digits ("%.8g": "0.33333334", "1e+20", "-0"), "NaN", "INF" and "-INF": what
- * ONNX Runtime writes for every float type. */
+/* Eight significant digits ("%.8g": "0.33333334", "1e+20", "-0"; the decimal point of the
+ * process's LC_NUMERIC locale), "NaN", "INF" and "-INF": what ONNX Runtime writes for every float
+ * type. */
 XCC_DEF const char *xcc_string_of_f64(double v) {
   char text[40];
   if (isnan(v))

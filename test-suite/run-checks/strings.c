@@ -122,6 +122,12 @@ static void numbers_checks(void) {
   int32_t rc = numbers_run(bad, v, k, u, ws);
   CHECK(rc == XCC_ERROR_NOT_A_NUMBER, "\"abc\" as a number: run = %d (%s)", rc, xcc_status_message(rc));
   CHECK(u[0] == NULL && u[1] == NULL && u[2] == NULL, "the string outputs of a failed run are NULL");
+  /* Past the double range, and below its normal numbers: strtod's ERANGE, as std::stod's. */
+  const char *huge[3] = {"1", "1e400", "2"}, *tiny[3] = {"1e-310", "1", "2"};
+  rc = numbers_run(huge, v, k, u, ws);
+  CHECK(rc == XCC_ERROR_NOT_A_NUMBER, "\"1e400\": run = %d (%s)", rc, xcc_status_message(rc));
+  rc = numbers_run(tiny, v, k, u, ws);
+  CHECK(rc == XCC_ERROR_NOT_A_NUMBER, "\"1e-310\": run = %d (%s)", rc, xcc_status_message(rc));
   free(ws);
 }
 

@@ -7,9 +7,12 @@
 //! 16 positions in `vector<16xi32>` accumulators. Per tap (unrolled: each has its own offset
 //! and first quad) a loop over the tap's channel quads loads one 64-byte panel of X per group
 //! and one 4-byte word of weights per row, and multiplies them as the integer matmul does
-//! (`qgemm`: `vpdpbusd` where the CPU has it, [`DOT_PANELS`] groups for 16 accumulators; else
-//! widened bytes, one group). Without byte dot products, `kernel-pack-weights` widens constant
-//! weights to i16, and a CPU with AVX2 multiplies 16-bit pairs instead ([`pair_tile`]:
+//! (`qgemm`: `vpdpbusd` where the CPU has it, [`DOT_PANELS`] groups for 16 accumulators; NEON's
+//! `sdot`, `udot` or `usdot`, one group, its unsigned input bytes shifted to signed ones for
+//! `sdot` where there is no `usdot` ([`channel_starts`]); else widened bytes, one group). Where
+//! no byte dot product takes the weights' and input's signs (`ByteDots::multiply`),
+//! `kernel-pack-weights` widens constant weights to i16, and a CPU with AVX2 multiplies 16-bit
+//! pairs instead ([`pair_tile`]:
 //! `vpmaddwd`, 16 exact multiply-adds per instruction, twice an f32 FMA's), chosen by a branch
 //! on the CPU's level that `cpu-dispatch` folds in each copy of the code.
 //!
@@ -31,7 +34,8 @@ use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 const ROWS: usize = 4;
 
 /// The groups of 16 positions in a tile with `vpdpbusd`: 4 rows by 4 groups, 16 accumulators,
-/// enough independent sums to cover the instruction's latency.
+/// enough independent sums to cover the instruction's latency (NEON's tiles take one group: its
+/// 16-lane accumulators are four registers each).
 const DOT_PANELS: usize = 4;
 
 /// One `kernel.conv_planes`: its flat buffers, sizes and taps.
@@ -114,8 +118,10 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
 /// them, from which the channel's sums start. `None` where the weights are no constant.
 fn channel_starts(m: &mut Module, op: OpId, w: ValueId) -> Option<ValueId> {
     let (_, global, bytes) = super::pack::constant_global(m, w)?;
-    let channels = (*m.ty(w).as_memref()?.shape.first()?)? as usize;
-    if channels == 0 || bytes.len() % channels != 0 {
+    let shape = m.ty(w).as_memref()?.shape.clone();
+    let channels = shape.first().copied()?? as usize;
+    let elements = shape.iter().map(|d| d.map(|d| d as usize)).product::<Option<usize>>()?;
+    if channels == 0 || bytes.len() != elements {
         return None;
     }
     let starts: Vec<u8> = bytes

@@ -169,12 +169,18 @@ impl F<'_, '_> {
         let upper = self.c.cmpi("ne", upper, zero_i);
         let neg_v = self.op("arith.negf", &[v]);
         let v = self.select(upper, neg_v, v);
-        // Infinities give NaN, as the C library's.
+        // Infinities give NaN, as the C library's; sin keeps a zero's sign (-0 too).
         let inf = self.k(f64::INFINITY);
         let a = self.op("math.absf", &[x]);
         let infinite = self.c.cmpf("oeq", a, inf);
         let nan = self.k(f64::NAN);
-        self.select(infinite, nan, v)
+        let v = self.select(infinite, nan, v);
+        if cos {
+            return v;
+        }
+        let zero = self.k(0.0);
+        let is_zero = self.c.cmpf("oeq", x, zero);
+        self.select(is_zero, x, v)
     }
 
     pub(super) fn atan64(&mut self, x: ValueId) -> ValueId {

@@ -47,6 +47,10 @@ pub fn computed_data(g: &Graph, name: &str) -> OResult<Option<Vec<DataExpr>>> {
     if !matches!(t.dtype, DType::I64 | DType::I32) {
         return Ok(None);
     }
+    // A string's element is its address: a Cast from strings parses them only when it runs.
+    if node.inputs.iter().filter(|s| !s.is_empty()).any(|i| g.ty(i).is_ok_and(|t| t.dtype == DType::Str)) {
+        return Ok(None);
+    }
     let mut args = Vec::new();
     for input in node.inputs.iter().filter(|s| !s.is_empty()) {
         match computed_data(g, input)? {

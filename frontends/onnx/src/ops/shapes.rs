@@ -170,8 +170,9 @@ pub fn input_elements(g: &Graph, name: &str) -> Option<Vec<DataExpr>> {
         return None;
     }
     let t = g.types.get(name)?;
-    // A bool reads as 0 or -1 (sign-extended): compare it with 0.
-    let int = !t.dtype.is_float();
+    // A bool reads as 0 or -1 (sign-extended): compare it with 0. Strings and the real formats
+    // (float8, float4) are no integers.
+    let int = !t.dtype.is_real() && t.dtype != DType::Str;
     if !int || t.is_dynamic() || t.shape.len() > 1 || t.numel() > MAX_INPUT_ELEMENTS {
         return None;
     }

@@ -1,10 +1,12 @@
 //! Cast and CastLike between strings and numbers, as ONNX Runtime runs them. runtime-c parses a
 //! string with C's `strtod` for the real types (float8 and float4 through a double, with Cast's
-//! `saturate`), `strtoll` for the signed ones and bool (nonzero is true) and `strtoull` for the
-//! unsigned ones, in base 10; a narrower integer wraps, as Cast between integers does. A string
-//! with no number at its start (after whitespace), or an integer past 64 bits, makes the run
-//! return `XCC_ERROR_NOT_A_NUMBER`. A number becomes eight significant digits (`%.8g`, for every
-//! real type), `NaN`, `INF` or `-INF`, or an integer in decimal (bool as `1` and `0`).
+//! `saturate`, where ONNX Runtime always saturates), `strtoll` for the signed ones and
+//! `strtoull` for the unsigned ones and bool (nonzero is true), in base 10; a narrower integer
+//! wraps, as Cast between integers does (int4 too, where ONNX Runtime reads an int32 first). A
+//! string with no number at its start (after whitespace), a real outside the double's normal
+//! range, or an integer past 64 bits makes the run return `XCC_ERROR_NOT_A_NUMBER`. A number
+//! becomes eight significant digits (`%.8g`, for every real type), `NaN`, `INF` or `-INF`, or an
+//! integer in decimal (bool as `1` and `0`).
 //!
 //! The loop is serial: the strings it makes go into the arena of the thread running the model.
 
@@ -38,7 +40,7 @@ pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
 fn from_string(e: &mut Emitter, s: ValueId, to: DType, saturate: bool, status: ValueId) -> ValueId {
     let (parse, parsed) = match to {
         t if t.is_real() => ("xcc_string_to_f64", DType::F64),
-        t if t.is_unsigned() && t != DType::Bool => ("xcc_string_to_u64", DType::U64),
+        t if t.is_unsigned() => ("xcc_string_to_u64", DType::U64),
         _ => ("xcc_string_to_i64", DType::I64),
     };
     let v = runtime_call(e, parse, &[s, status], compute_type(parsed));
