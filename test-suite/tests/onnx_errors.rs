@@ -654,7 +654,7 @@ fn string_cases() -> Vec<Case> {
                 vec![value("x", FLOAT, &[64])],
                 value("y", 2, &[-1, -1, 3]),
             ),
-            vec!["decode0", "ImageDecoder decodes a 1-D uint8 tensor of static size, not float32"],
+            vec!["decode0", "ImageDecoder decodes a 1-D uint8 tensor, not float32"],
         ),
         (
             "regex-that-does-not-parse",

@@ -706,8 +706,10 @@ fn strings_cross_the_interface() -> Result<(), String> {
 }
 
 /// ImageDecoder (model `images`: `y = ImageDecoder(x, RGB)`, `g = ImageDecoder(x, Grayscale)` over
-/// `x: uint8[17]`): `images.c` checks the dims read from two PPM headers, the pixels, the gray
-/// values worked out by hand, and that bytes holding no image return `XCC_ERROR_BAD_IMAGE`.
+/// `x: uint8[17]`; model `sized`: `y = ImageDecoder(x, BGR)` over `x: uint8[n]`): `images.c`
+/// checks the dims read from PPM headers, the pixels, the gray values worked out by hand, images
+/// of two byte counts through one library, and that bytes holding no image return
+/// `XCC_ERROR_BAD_IMAGE`.
 fn images_are_decoded() -> Result<(), String> {
     let dir = repo().join("target/xcc-tests/run-checks-images");
     std::fs::create_dir_all(&dir).unwrap();
@@ -719,7 +721,13 @@ fn images_are_decoded() -> Result<(), String> {
         vec![value("y", UINT8, &[-1, -1, 3]), value("g", UINT8, &[-1, -1, 1])],
         vec![],
     );
-    drive(&dir, vec![("images", with_opset(&images, "", 20))], "images")
+    let sized = model(
+        vec![with_string(node("decode0", "ImageDecoder", &["x"], &["y"]), "pixel_format", "BGR")],
+        vec![symbolic("x", UINT8, &["n"])],
+        vec![value("y", UINT8, &[-1, -1, 3])],
+        vec![],
+    );
+    drive(&dir, vec![("images", with_opset(&images, "", 20)), ("sized", with_opset(&sized, "", 20))], "images")
 }
 
 /// An optional input (model `maybe`: `h = OptionalHasElement(x)`, `y = OptionalGetElement(x) *

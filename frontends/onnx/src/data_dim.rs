@@ -30,11 +30,12 @@ pub enum DataExpr {
         index: usize,
     },
     Op(DataOp, Vec<DataExpr>),
-    /// A measure that runtime-c takes of a graph input of static shape (its `count` elements,
-    /// [`Measure`]): how StringSplit, StringNormalizer and ImageDecoder size their outputs.
+    /// A measure that runtime-c takes of a graph input (its `count` elements, a dim the run
+    /// knows before it starts; [`Measure`]): how StringSplit, StringNormalizer and ImageDecoder
+    /// size their outputs.
     Measured {
         input: String,
-        count: usize,
+        count: Dim,
         measure: Measure,
     },
 }

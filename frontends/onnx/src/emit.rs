@@ -621,7 +621,10 @@ impl Entries {
         }
         e.buffers.clear();
         for ((n, t), &p) in self.inputs.iter().zip(inputs) {
-            if !t.is_dynamic() {
+            // An input's dims are the model's symbols, known here (an image's byte count).
+            let known =
+                t.dims().iter().all(|d| d.terms().all(|(_, syms)| syms.iter().all(|s| e.symbols.contains_key(s))));
+            if known {
                 let v = e.memref_from_ptr(p, t);
                 e.buffers.insert(n.clone(), v);
             }
@@ -1108,9 +1111,9 @@ impl Emitter {
             DataExpr::Measured { input, count, measure } => {
                 let v = match measure {
                     crate::data_dim::Measure::ImageSide { width } => {
-                        crate::ops::image::measure(self, input, *count, *width)
+                        crate::ops::image::measure(self, input, count, *width)
                     }
-                    _ => crate::ops::string::measure(self, input, *count, measure),
+                    _ => crate::ops::string::measure(self, input, count, measure),
                 }
                 .expect("a measured input is a graph input, whose buffer the prologue has");
                 return self.value_op("arith.index_cast", &[v], Type::Index);

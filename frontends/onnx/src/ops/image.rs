@@ -1,7 +1,8 @@
 //! ImageDecoder: the image a uint8 graph input encodes, decoded by runtime-c (`xcc_image.c`: BMP,
 //! PNM, PNG and uncompressed TIFF; the README lists the kinds) into `[height, width, 3]` (RGB or
 //! BGR) or `[height, width, 1]` (Grayscale). The run reads the image's sides from its header
-//! before it starts (`NAME_output_dims`), so the input must be a graph input of static size.
+//! before it starts (`NAME_output_dims`), so the input must be a graph input; its size may be a
+//! dim given at run time, as encoded images' sizes vary.
 //! Bytes that hold no such image (a JPEG, JPEG 2000 or WebP among them: the format is known only
 //! from the bytes) make the run return `XCC_ERROR_BAD_IMAGE`.
 
@@ -31,11 +32,8 @@ impl OnnxOp for ImageDecoder {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let name = &node.inputs[0];
         let x = g.ty(name)?;
-        if x.dtype != DType::U8 || x.shape.len() != 1 || x.is_dynamic() {
-            return err(format!(
-                "ImageDecoder decodes a 1-D uint8 tensor of static size, not {} like '{name}'",
-                x.describe()
-            ));
+        if x.dtype != DType::U8 || x.shape.len() != 1 {
+            return err(format!("ImageDecoder decodes a 1-D uint8 tensor, not {} like '{name}'", x.describe()));
         }
         if !g.inputs.iter().any(|i| i == name) {
             return err(format!(
@@ -44,13 +42,18 @@ impl OnnxOp for ImageDecoder {
             ));
         }
         let (_, channels) = pixel_format(node)?;
+        let bytes = x.dims()[0].clone();
         let side = |width: bool, what: &str| {
             let measure = Measure::ImageSide { width };
-            let expr = DataExpr::Measured { input: name.clone(), count: x.numel(), measure };
+            let expr = DataExpr::Measured { input: name.clone(), count: bytes.clone(), measure };
             g.data_dim(format!("{}.{what}", node.outputs[0]), expr)
         };
         let dims = vec![side(false, "height"), side(true, "width"), Dim::fixed(channels)];
         Ok(vec![TensorType::with_dims(DType::U8, dims)])
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
     }
 
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
@@ -59,18 +62,18 @@ impl OnnxOp for ImageDecoder {
         }
         let (format, _) = pixel_format(node)?;
         let dims = g.ty(&node.outputs[0])?.dims();
-        let bytes = g.ty(&node.inputs[0])?.numel();
+        let bytes = g.ty(&node.inputs[0])?.dims()[0].clone();
         let (x, y) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
-        let side = |e: &mut Emitter, d: &Dim| {
+        let value = |e: &mut Emitter, d: &Dim| {
             let v = e.dim_value(d);
             e.value_op("arith.index_cast", &[v], Type::i64())
         };
         let args = [
             e.address_of(x),
-            e.const_int(bytes as i128, Type::i64()),
+            value(e, &bytes),
             e.address_of(y),
-            side(e, &dims[0]),
-            side(e, &dims[1]),
+            value(e, &dims[0]),
+            value(e, &dims[1]),
             e.const_int(format as i128, Type::i32()),
             e.status_address(),
         ];
@@ -81,8 +84,10 @@ impl OnnxOp for ImageDecoder {
 
 /// The height (`width` false) or width (an i64) of the image in graph input `input`'s `count`
 /// bytes, in the prologue: 0 where they hold no image runtime-c decodes.
-pub fn measure(e: &mut Emitter, input: &str, count: usize, width: bool) -> OResult<ValueId> {
+pub fn measure(e: &mut Emitter, input: &str, count: &Dim, width: bool) -> OResult<ValueId> {
     let buf = e.buf(input)?;
-    let args = [e.address_of(buf), e.const_int(count as i128, Type::i64()), e.const_int(width as i128, Type::i32())];
+    let n = e.dim_value(count);
+    let args =
+        [e.address_of(buf), e.value_op("arith.index_cast", &[n], Type::i64()), e.const_int(width as i128, Type::i32())];
     Ok(runtime_call(e, "xcc_image_dim", &args, Type::i64()))
 }

@@ -79,10 +79,11 @@ pub fn at(rank: usize, i: ValueId) -> Vec<ValueId> {
 
 /// The value of a [`DataExpr::Measured`] measure in the prologue (an i64): runtime-c reads the
 /// input's strings.
-pub fn measure(e: &mut Emitter, input: &str, count: usize, measure: &Measure) -> OResult<ValueId> {
+pub fn measure(e: &mut Emitter, input: &str, count: &Dim, measure: &Measure) -> OResult<ValueId> {
     let buf = e.buf(input)?;
     let x = e.address_of(buf);
-    let n = e.const_int(count as i128, Type::i64());
+    let n = e.dim_value(count);
+    let n = e.value_op("arith.index_cast", &[n], Type::i64());
     Ok(match measure {
         Measure::MostParts { delimiter, maxsplit } => {
             let d = c_string(e, delimiter);

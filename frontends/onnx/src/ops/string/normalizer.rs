@@ -41,7 +41,7 @@ impl OnnxOp for StringNormalizer {
         }
         let measure =
             Measure::Kept { stopwords: stopwords(node), case_sensitive: node.int("is_case_sensitive", 0) != 0 };
-        let kept = DataExpr::Measured { input: node.inputs[0].clone(), count: x.numel(), measure };
+        let kept = DataExpr::Measured { input: node.inputs[0].clone(), count: Dim::fixed(x.numel()), measure };
         let kept =
             g.data_dim(format!("{}.kept", node.outputs[0]), DataExpr::op(DataOp::Max, vec![kept, DataExpr::num(1)]));
         let mut dims = x.dims();

@@ -24,7 +24,7 @@ impl OnnxOp for StringSplit {
         let x = measured_input(node, g, &node.inputs[0])?;
         let (delimiter, maxsplit) = params(node);
         let measure = Measure::MostParts { delimiter, maxsplit };
-        let expr = DataExpr::Measured { input: node.inputs[0].clone(), count: x.numel(), measure };
+        let expr = DataExpr::Measured { input: node.inputs[0].clone(), count: Dim::fixed(x.numel()), measure };
         let parts = g.data_dim(format!("{}.parts", node.outputs[0]), expr);
         let mut dims = x.dims();
         dims.push(parts);
