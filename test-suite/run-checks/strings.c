@@ -6,10 +6,13 @@
  *   spaces.h: x string[3]; p, n = StringSplit(x, maxsplit 1) at whitespace.
  *   joined.h: x string[n], y string[1]; c = StringConcat(x, y), m = RegexFullMatch(c, "\\w+\\.\\w+").
  *   numbers.h: x string[3]; v = Cast(x, float), k = Cast(x, int64), t = Cast(v, string).
+ *   counted.h: x string[n]; p, c = StringSplit(x, " "), k = StringNormalizer(x, stopwords "the",
+ *              UPPER).
  * Every value is worked out by hand below. Each output string is the caller's, freed here (a leak
  * or a double free fails the AddressSanitizer build); the runs repeat; a NULL string is refused
  * (XCC_ERROR_NULL_TENSOR, the string outputs set to NULL; XCC_ERROR_BAD_SHAPE_INPUT where the run
  * measures the strings to size an output, as StringSplit does). Prints "ok N checks". */
+#include "counted.h"
 #include "joined.h"
 #include "numbers.h"
 #include "spaces.h"
@@ -131,6 +134,32 @@ static void numbers_checks(void) {
   free(ws);
 }
 
+/* Split and normalized over two run-time lengths: the parts and the kept strings are sized by the
+ * strings themselves. */
+static void counted_checks(void) {
+  const char *x[3] = {"the end", "the", "a b c"};
+  for (int64_t n = 2; n <= 3; n++) {
+    int64_t p_dims[2], c_dims[1], k_dims[1];
+    CHECK(counted_output_dims(n, x, p_dims, c_dims, k_dims) == XCC_OK, "counted dims, n = %lld", (long long)n);
+    int64_t parts = n == 3 ? 3 : 2, kept = n == 3 ? 2 : 1;
+    CHECK(p_dims[0] == n && p_dims[1] == parts && c_dims[0] == n && k_dims[0] == kept,
+          "n = %lld: p [%lld, %lld], k [%lld]", (long long)n, (long long)p_dims[0], (long long)p_dims[1],
+          (long long)k_dims[0]);
+    size_t bytes = counted_workspace_size(n, x);
+    void *ws = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+    char *p[9], *k[3];
+    int64_t c[3];
+    CHECK(counted_run(n, x, p, c, k, ws) == XCC_OK, "counted run, n = %lld", (long long)n);
+    CHECK(SAME(p[0], "the") && SAME(p[1], "end") && SAME(p[parts], "the") && c[0] == 2 && c[1] == 1,
+          "n = %lld: p = %s %s, c = %lld %lld", (long long)n, p[0], p[1], (long long)c[0], (long long)c[1]);
+    CHECK(SAME(k[0], "THE END"), "k[0] = %s", k[0]);
+    if (n == 3) CHECK(SAME(k[1], "A B C") && c[2] == 3 && SAME(p[8], "c"), "n = 3: k[1] = %s", k[1]);
+    free_all(p, (int)(n * parts));
+    free_all(k, (int)kept);
+    free(ws);
+  }
+}
+
 int main(void) {
   const char *x[4] = {"ab", "a b", "", "Hi there you"};
   size_t bytes = words_workspace_size(x);
@@ -140,6 +169,7 @@ int main(void) {
   joined_checks();
   spaces_checks();
   numbers_checks();
+  counted_checks();
   printf("%s %d checks\n", failures ? "FAILED" : "ok", checks);
   return failures != 0;
 }

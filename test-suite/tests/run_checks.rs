@@ -635,7 +635,8 @@ fn random_draws_are_philox() -> Result<(), String> {
 /// StringSplit at spaces, RegexFullMatch, LabelEncoder to strings and to int64s, Identity, over
 /// `x: string[4]`; model `joined`: StringConcat and RegexFullMatch over `x: string[n]`; model
 /// `spaces`: StringSplit at whitespace, once; model `numbers`: Cast of `x: string[3]` to float and
-/// int64, and the floats back to strings):
+/// int64, and the floats back to strings; model `counted`: StringSplit and StringNormalizer over
+/// `x: string[n]`, sized by the run):
 /// `strings.c` checks every output against
 /// the values worked out by hand, that each output string is the caller's to free (no leak, no
 /// double free under AddressSanitizer, repeated runs), that a NULL string is refused with
@@ -702,7 +703,18 @@ fn strings_cross_the_interface() -> Result<(), String> {
         vec![],
     );
     let numbers = with_opset(&numbers, "", 21);
-    drive(&dir, vec![("words", words), ("joined", joined), ("spaces", spaces), ("numbers", numbers)], "strings")
+    let mut normalize = node("norm0", "StringNormalizer", &["x"], &["k"]);
+    normalize = with_string(with_strings(normalize, "stopwords", &["the"]), "case_change_action", "UPPER");
+    let counted = model(
+        vec![with_string(node("split0", "StringSplit", &["x"], &["p", "c"]), "delimiter", " "), normalize],
+        vec![symbolic("x", STRING, &["n"])],
+        vec![value("p", STRING, &[-1, -1]), value("c", INT64, &[-1]), value("k", STRING, &[-1])],
+        vec![],
+    );
+    let counted = with_opset(&counted, "", 20);
+    let models =
+        vec![("words", words), ("joined", joined), ("spaces", spaces), ("numbers", numbers), ("counted", counted)];
+    drive(&dir, models, "strings")
 }
 
 /// ImageDecoder (model `images`: `y = ImageDecoder(x, RGB)`, `g = ImageDecoder(x, Grayscale)` over

@@ -109,9 +109,10 @@ pub fn expect_strings(node: &Node, g: &Graph, name: &str) -> OResult<TensorType>
     Ok(t.clone())
 }
 
-/// A STRING graph input of static shape, whose strings the prologue reads to size an output.
-pub fn measured_input(node: &Node, g: &Graph, name: &str) -> OResult<TensorType> {
-    // Its dims are static: StringSplit and StringNormalizer do not take run-time dims.
+/// A STRING graph input, whose strings the prologue reads to size an output, and how many there
+/// are (a dim: one of the input's own where it has run-time dims, for which it must be a vector,
+/// or a row where `row` allows `[1, C]`).
+pub fn measured_input(node: &Node, g: &Graph, name: &str, row: bool) -> OResult<(TensorType, Dim)> {
     let t = expect_strings(node, g, name)?;
     if !g.inputs.iter().any(|i| i == name) {
         return err(format!(
@@ -119,5 +120,14 @@ pub fn measured_input(node: &Node, g: &Graph, name: &str) -> OResult<TensorType>
             node.op
         ));
     }
-    Ok(t)
+    if !t.is_dynamic() {
+        let n = t.numel();
+        return Ok((t, Dim::fixed(n)));
+    }
+    let dims = t.dims();
+    match dims.as_slice() {
+        [n] => Ok((t.clone(), n.clone())),
+        [one, n] if row && one.as_fixed() == Some(1) => Ok((t.clone(), n.clone())),
+        _ => err(format!("{} takes run-time dims only in a vector of strings, not {}", node.op, t.describe())),
+    }
 }
