@@ -56,15 +56,6 @@ impl F<'_, '_> {
         }
     }
 
-    /// atan of this precision.
-    pub(super) fn atan_of(&mut self, x: ValueId) -> ValueId {
-        if self.is_f64() {
-            self.atan64(x)
-        } else {
-            self.atan(x)
-        }
-    }
-
     /// The rewrite of `name` (one of [`NAMES`], or f64's tanh) of `x`.
     pub(super) fn derived(&mut self, name: &str, x: ValueId) -> ValueId {
         match name {
@@ -130,13 +121,7 @@ impl F<'_, '_> {
         let one = self.k(1.0);
         let e1 = self.op("arith.addf", &[e, one]);
         let ratio = self.op("arith.divf", &[e, e1]);
-        let sum = self.op("arith.addf", &[e, ratio]);
-        let half = self.k(0.5);
-        let small = self.op("arith.mulf", &[sum, half]);
-        let large = self.half_exp(a);
-        let twenty = self.k(20.0);
-        let beyond = self.c.cmpf("ogt", a, twenty);
-        let y = self.select(beyond, large, small);
+        let y = self.hyperbolic(a, e, ratio);
         let y = self.op("math.copysign", &[y, x]);
         self.keep_nan(x, y)
     }
@@ -146,14 +131,19 @@ impl F<'_, '_> {
         let e = self.exp_of(a);
         let one = self.k(1.0);
         let inverse = self.op("arith.divf", &[one, e]);
-        let sum = self.op("arith.addf", &[e, inverse]);
+        let y = self.hyperbolic(a, e, inverse);
+        self.keep_nan(x, y)
+    }
+
+    /// `(p + q) / 2` for `a = |x|` up to 20, `exp(a) / 2` beyond (where `q` no longer counts).
+    fn hyperbolic(&mut self, a: ValueId, p: ValueId, q: ValueId) -> ValueId {
+        let sum = self.op("arith.addf", &[p, q]);
         let half = self.k(0.5);
         let small = self.op("arith.mulf", &[sum, half]);
         let large = self.half_exp(a);
         let twenty = self.k(20.0);
         let beyond = self.c.cmpf("ogt", a, twenty);
-        let y = self.select(beyond, large, small);
-        self.keep_nan(x, y)
+        self.select(beyond, large, small)
     }
 
     fn tanh_from_expm1(&mut self, x: ValueId) -> ValueId {
@@ -235,7 +225,7 @@ impl F<'_, '_> {
         let r = self.op("arith.mulf", &[below, above]);
         let r = self.op("math.sqrt", &[r]);
         let q = self.op("arith.divf", &[x, r]);
-        let y = self.atan_of(q);
+        let y = self.atan(q);
         self.keep_nan(x, y)
     }
 
@@ -245,7 +235,7 @@ impl F<'_, '_> {
         let above = self.op("arith.addf", &[one, x]);
         let r = self.op("arith.divf", &[below, above]);
         let r = self.op("math.sqrt", &[r]);
-        let a = self.atan_of(r);
+        let a = self.atan(r);
         let y = self.op("arith.addf", &[a, a]);
         self.keep_nan(x, y)
     }

@@ -13,9 +13,7 @@
 //!   bits each, so `j p` is exact while `|j| < 2^20`); `sin r` to `r^17/17!` and `cos r` to
 //!   `r^18/18!` (truncation below 1e-16 relative for `|r| <= pi/4`), chosen and signed by `j mod 4`.
 //!   Accurate while `|x| < 2^20` or so; larger arguments lose digits.
-//! - atan: `|x| > 1` through `pi/2 - atan(1/|x|)`, `t > tan(pi/12)` through
-//!   `pi/6 + atan((t sqrt3 - 1) / (sqrt3 + t))`; then the series to `t^31/31` (`t^2 <= 0.072`,
-//!   truncation 1e-19).
+//! - atan: the f32 reduction (`device_math`) with the series to `t^31/31` ([`atan_series`]).
 
 use super::polynomial_approximation::F;
 use crate::builder::LoopBuilder;
@@ -35,16 +33,17 @@ fn alternating(k: usize) -> f64 {
     }
 }
 
+/// atan's series `1 - u/3 + u^2/5 - ...` in `u = t^2`, to `t^31/31`: for `t^2 <= 0.072`
+/// (`|t| <= tan(pi/12)`), truncation 1e-19.
+pub(super) fn atan_series() -> Vec<f64> {
+    series(16, |k| alternating(k) / (2 * k + 1) as f64)
+}
+
 fn factorial(n: usize) -> f64 {
     (1..=n).map(|k| k as f64).product()
 }
 
 impl F<'_, '_> {
-    fn bits64(&mut self, x: ValueId) -> ValueId {
-        let it = self.t.with_element(Type::i64());
-        self.c.value_op("arith.bitcast", &[x], it)
-    }
-
     fn int64_op(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
         let it = self.t.with_element(Type::i64());
         self.c.value_op(name, &[a, b], it)
@@ -91,24 +90,8 @@ impl F<'_, '_> {
     }
 
     pub(super) fn log64(&mut self, x: ValueId) -> ValueId {
-        let it = self.t.with_element(Type::i64());
-        let (smallest, scale) = (self.k(f64::MIN_POSITIVE), self.k(18_014_398_509_481_984.0));
-        let sub = self.c.cmpf("olt", x, smallest);
-        let scaled = self.op("arith.mulf", &[x, scale]);
-        let xs = self.select(sub, scaled, x);
-        let bits = self.bits64(xs);
-        let (fifty_two, mask) = (self.int(52, &it), self.int(0x7ff, &it));
-        let (mantissa, one_bits) = (self.int(0x000f_ffff_ffff_ffff, &it), self.int(0x3ff0_0000_0000_0000, &it));
-        let shifted = self.int64_op("arith.shrui", bits, fifty_two);
-        let biased = self.int64_op("arith.andi", shifted, mask);
-        let m_bits = self.int64_op("arith.andi", bits, mantissa);
-        let m_bits = self.int64_op("arith.ori", m_bits, one_bits);
-        // x = m 2^e with m in [1, 2): e = biased - 1023 (- 54 for a scaled subnormal).
-        let m = self.op("arith.bitcast", &[m_bits]);
-        let e = self.op("arith.sitofp", &[biased]);
-        let (bias, sub_bias) = (self.k(1023.0), self.k(1077.0));
-        let bias = self.select(sub, sub_bias, bias);
-        let e = self.op("arith.subf", &[e, bias]);
+        // x = m 2^e with m in [1, 2).
+        let (m, e) = self.split_exponent(x, 1023);
         // m above sqrt(2): m/2 and e + 1.
         let (sqrt2, half, one) = (self.k(std::f64::consts::SQRT_2), self.k(0.5), self.k(1.0));
         let high = self.c.cmpf("ogt", m, sqrt2);
@@ -126,14 +109,7 @@ impl F<'_, '_> {
         let (hi, lo) = (self.k(6.931_471_803_691_238e-1), self.k(1.908_214_929_270_587_7e-10));
         let y = self.c.fmuladd(e, lo, y);
         let y = self.c.fmuladd(e, hi, y);
-        let (zero, ninf, inf, nan) = (self.k(0.0), self.k(f64::NEG_INFINITY), self.k(f64::INFINITY), self.k(f64::NAN));
-        let is_zero = self.c.cmpf("oeq", x, zero);
-        let y = self.select(is_zero, ninf, y);
-        let negative = self.c.cmpf("olt", x, zero);
-        let y = self.select(negative, nan, y);
-        let is_inf = self.c.cmpf("oeq", x, inf);
-        let y = self.select(is_inf, inf, y);
-        self.keep_nan(x, y)
+        self.log_special_values(x, y)
     }
 
     pub(super) fn sin_cos64(&mut self, x: ValueId, cos: bool) -> ValueId {
@@ -150,25 +126,14 @@ impl F<'_, '_> {
         let s = self.poly(&series(9, |k| alternating(k) / factorial(2 * k + 1)), r2);
         let sin = self.op("arith.mulf", &[r, s]);
         let cos_r = self.poly(&series(10, |k| alternating(k) / factorial(2 * k)), r2);
-        // Quadrant q = j mod 4 (+1 for cos), as in the f32 sin_cos.
+        // j as an integer for its quadrant, clamped first: past 2^52 the quadrant is lost anyway,
+        // and fptosi must not overflow.
         let it = self.t.with_element(Type::i64());
-        // Clamped first: past 2^52 the quadrant is lost anyway, and fptosi must not overflow.
         let (low, high) = (self.k(-4_503_599_627_370_496.0), self.k(4_503_599_627_370_496.0));
         let j_low = self.op("arith.maximumf", &[j, low]);
         let jc = self.op("arith.minimumf", &[j_low, high]);
-        let mut q = self.c.value_op("arith.fptosi", &[jc], it.clone());
-        if cos {
-            let one_i = self.int(1, &it);
-            q = self.int64_op("arith.addi", q, one_i);
-        }
-        let (one_i, two_i, zero_i) = (self.int(1, &it), self.int(2, &it), self.int(0, &it));
-        let odd = self.int64_op("arith.andi", q, one_i);
-        let odd = self.c.cmpi("ne", odd, zero_i);
-        let v = self.select(odd, cos_r, sin);
-        let upper = self.int64_op("arith.andi", q, two_i);
-        let upper = self.c.cmpi("ne", upper, zero_i);
-        let neg_v = self.op("arith.negf", &[v]);
-        let v = self.select(upper, neg_v, v);
+        let q = self.c.value_op("arith.fptosi", &[jc], it);
+        let v = self.by_quadrant(q, cos, (sin, cos_r));
         // Infinities give NaN, as the C library's; sin keeps a zero's sign (-0 too).
         let inf = self.k(f64::INFINITY);
         let a = self.op("math.absf", &[x]);
@@ -181,31 +146,5 @@ impl F<'_, '_> {
         let zero = self.k(0.0);
         let is_zero = self.c.cmpf("oeq", x, zero);
         self.select(is_zero, x, v)
-    }
-
-    pub(super) fn atan64(&mut self, x: ValueId) -> ValueId {
-        let a = self.op("math.absf", &[x]);
-        let one = self.k(1.0);
-        let big = self.c.cmpf("ogt", a, one);
-        let inverse = self.op("arith.divf", &[one, a]);
-        let t = self.select(big, inverse, a);
-        let (sqrt3, tan_pi_12) = (self.k(3f64.sqrt()), self.k((std::f64::consts::PI / 12.0).tan()));
-        let mid = self.c.cmpf("ogt", t, tan_pi_12);
-        let minus_one = self.k(-1.0);
-        let num = self.c.fmuladd(t, sqrt3, minus_one);
-        let den = self.op("arith.addf", &[sqrt3, t]);
-        let shifted = self.op("arith.divf", &[num, den]);
-        let u = self.select(mid, shifted, t);
-        let u2 = self.op("arith.mulf", &[u, u]);
-        let p = self.poly(&series(16, |k| alternating(k) / (2 * k + 1) as f64), u2);
-        let r = self.op("arith.mulf", &[u, p]);
-        let (zero, sixth) = (self.k(0.0), self.k(std::f64::consts::FRAC_PI_6));
-        let base = self.select(mid, sixth, zero);
-        let r = self.op("arith.addf", &[r, base]);
-        let half_pi = self.k(std::f64::consts::FRAC_PI_2);
-        let reflected = self.op("arith.subf", &[half_pi, r]);
-        let r = self.select(big, reflected, r);
-        let r = self.op("math.copysign", &[r, x]);
-        self.keep_nan(x, r)
     }
 }

@@ -19,8 +19,8 @@
 //! - tan: sin / cos of the same reduction.
 //! - atan: `|x| > 1` through `pi/2 - atan(1/|x|)`, then `t > tan(pi/12)` through
 //!   `pi/6 + atan((t sqrt3 - 1) / (sqrt3 + t))`, so that the polynomial `t + t^3 P(t^2)` (degree
-//!   4, relative error 3e-10 in double) sees `|t| <= tan(pi/12)`; the sign of x restored. atan of
-//!   an infinity is pi/2 with its sign.
+//!   4, relative error 3e-10 in double; f64's series, [`super::device_f64::atan_series`]) sees
+//!   `|t| <= tan(pi/12)`; the sign of x restored. atan of an infinity is pi/2 with its sign.
 //!
 //! The coefficients are least-squares fits (reweighted towards minimax) made for xcc.
 
@@ -61,7 +61,7 @@ impl F<'_, '_> {
                 let (sin, cos) = (self.sin_cos_of(x, false), self.sin_cos_of(x, true));
                 self.op("arith.divf", &[sin, cos])
             }
-            "math.atan" => self.atan_of(x),
+            "math.atan" => self.atan(x),
             _ => self.sin_cos_of(x, true),
         }
     }
@@ -79,31 +79,53 @@ impl F<'_, '_> {
         self.c.value_op("arith.bitcast", &[x], it)
     }
 
-    fn int_op(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
-        let it = self.t.with_element(Type::i32());
-        self.c.value_op(name, &[a, b], it)
-    }
-
-    pub(super) fn log(&mut self, x: ValueId) -> ValueId {
-        let it = self.t.with_element(Type::i32());
-        // Subnormals (and 0) scaled into the normal range, the exponent corrected below.
-        let (smallest, scale) = (self.k(f32::MIN_POSITIVE as f64), self.k(8388608.0));
+    /// `x = m 2^e` for a positive `x` (subnormals scaled into the normal range first, `e`
+    /// corrected), with `m`'s biased exponent field `m_exponent`: `(m, e)`, both floats. f32's
+    /// fields are 8 and 23 bits, f64's 11 and 52.
+    pub(super) fn split_exponent(&mut self, x: ValueId, m_exponent: i64) -> (ValueId, ValueId) {
+        let f32 = *self.t.element_or_self() == Type::f32();
+        let (width, mantissa_bits, exponent_mask) = if f32 { (32, 23, 0xff) } else { (64, 52, 0x7ff) };
+        // 2^(mantissa bits + 1) lifts the smallest subnormal to a normal number; f64 takes 2^54.
+        let lift = if f32 { 23 } else { 54 };
+        let it = self.t.with_element(Type::int(width));
+        let int = |f: &mut Self, name: &str, a: ValueId, b: ValueId| f.c.value_op(name, &[a, b], it.clone());
+        let smallest = self.k(if f32 { f32::MIN_POSITIVE as f64 } else { f64::MIN_POSITIVE });
+        let scale = self.k(2f64.powi(lift));
         let sub = self.c.cmpf("olt", x, smallest);
         let scaled = self.op("arith.mulf", &[x, scale]);
         let xs = self.select(sub, scaled, x);
-        let bits = self.bits(xs);
-        let (twenty_three, mask, mantissa, half) =
-            (self.int(23, &it), self.int(0xff, &it), self.int(0x007f_ffff, &it), self.int(0x3f00_0000, &it));
-        let shifted = self.int_op("arith.shrui", bits, twenty_three);
-        let biased = self.int_op("arith.andi", shifted, mask);
-        let m_bits = self.int_op("arith.andi", bits, mantissa);
-        let m_bits = self.int_op("arith.ori", m_bits, half);
+        let bits = self.c.value_op("arith.bitcast", &[xs], it.clone());
+        let (shift, mask) = (self.int(mantissa_bits, &it), self.int(exponent_mask, &it));
+        let (mantissa, field) = (self.int((1 << mantissa_bits) - 1, &it), self.int(m_exponent << mantissa_bits, &it));
+        let shifted = int(self, "arith.shrui", bits, shift);
+        let biased = int(self, "arith.andi", shifted, mask);
+        let m_bits = int(self, "arith.andi", bits, mantissa);
+        let m_bits = int(self, "arith.ori", m_bits, field);
         let m = self.op("arith.bitcast", &[m_bits]);
-        // x = m 2^e, m in [1/2, 1): e = biased - 126 (- 23 for a scaled subnormal).
         let e = self.op("arith.sitofp", &[biased]);
-        let (bias, sub_bias) = (self.k(126.0), self.k(149.0));
+        let (bias, sub_bias) = (self.k(m_exponent as f64), self.k((m_exponent + lift as i64) as f64));
         let bias = self.select(sub, sub_bias, bias);
         let e = self.op("arith.subf", &[e, bias]);
+        (m, e)
+    }
+
+    /// The value for log's special arguments, else `y`: 0 gives -inf, below 0 NaN, +inf +inf,
+    /// NaN NaN.
+    pub(super) fn log_special_values(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let (zero, ninf, inf) = (self.k(0.0), self.k(f64::NEG_INFINITY), self.k(f64::INFINITY));
+        let nan = self.k(f64::NAN);
+        let is_zero = self.c.cmpf("oeq", x, zero);
+        let y = self.select(is_zero, ninf, y);
+        let negative = self.c.cmpf("olt", x, zero);
+        let y = self.select(negative, nan, y);
+        let is_inf = self.c.cmpf("oeq", x, inf);
+        let y = self.select(is_inf, inf, y);
+        self.keep_nan(x, y)
+    }
+
+    pub(super) fn log(&mut self, x: ValueId) -> ValueId {
+        // x = m 2^e, m in [1/2, 1).
+        let (m, e) = self.split_exponent(x, 126);
         // m below sqrt(1/2): 2m and e - 1, so that t = m - 1 lies in [sqrt(1/2) - 1, sqrt(2) - 1).
         let sqrt_half = self.k(std::f64::consts::FRAC_1_SQRT_2);
         let low = self.c.cmpf("olt", m, sqrt_half);
@@ -123,16 +145,7 @@ impl F<'_, '_> {
         let (hi, lo) = (self.k(0.693359375), self.k(-2.121_944_4e-4));
         let y = self.c.fmuladd(e, lo, y);
         let y = self.c.fmuladd(e, hi, y);
-        // 0: -inf; below 0: NaN; +inf: +inf; NaN: NaN.
-        let (zero, ninf, inf) = (self.k(0.0), self.k(f64::NEG_INFINITY), self.k(f64::INFINITY));
-        let nan = self.k(f64::NAN);
-        let is_zero = self.c.cmpf("oeq", x, zero);
-        let y = self.select(is_zero, ninf, y);
-        let negative = self.c.cmpf("olt", x, zero);
-        let y = self.select(negative, nan, y);
-        let is_inf = self.c.cmpf("oeq", x, inf);
-        let y = self.select(is_inf, inf, y);
-        self.keep_nan(x, y)
+        self.log_special_values(x, y)
     }
 
     fn scaled_log(&mut self, x: ValueId, scale: f64) -> ValueId {
@@ -183,18 +196,21 @@ impl F<'_, '_> {
         let shifted = self.op("arith.divf", &[num, den]);
         let u = self.select(mid, shifted, t);
         let u2 = self.op("arith.mulf", &[u, u]);
-        let u3 = self.op("arith.mulf", &[u2, u]);
-        let p = self.poly(&ATAN_POLY, u2);
-        let r = self.c.fmuladd(u3, p, u);
+        let r = if *self.t.element_or_self() == Type::f32() {
+            let u3 = self.op("arith.mulf", &[u2, u]);
+            let p = self.poly(&ATAN_POLY, u2);
+            self.c.fmuladd(u3, p, u)
+        } else {
+            let p = self.poly(&super::device_f64::atan_series(), u2);
+            self.op("arith.mulf", &[u, p])
+        };
         let (zero, sixth) = (self.k(0.0), self.k(std::f64::consts::FRAC_PI_6));
         let base = self.select(mid, sixth, zero);
         let r = self.op("arith.addf", &[r, base]);
         let half_pi = self.k(std::f64::consts::FRAC_PI_2);
         let reflected = self.op("arith.subf", &[half_pi, r]);
         let r = self.select(big, reflected, r);
-        let negative = self.c.cmpf("olt", x, zero);
-        let minus_r = self.op("arith.negf", &[r]);
-        let r = self.select(negative, minus_r, r);
+        let r = self.op("math.copysign", &[r, x]);
         self.keep_nan(x, r)
     }
 
@@ -221,19 +237,22 @@ impl F<'_, '_> {
         let (one, minus_half) = (self.k(1.0), self.k(-0.5));
         let cos_r = self.c.fmuladd(minus_half, r2, one);
         let cos_r = self.c.fmuladd(r4, c, cos_r);
-        // Quadrant q = j mod 4 (+1 for cos): odd quadrants take the other function, quadrants 2
-        // and 3 the negation.
-        let it = self.t.with_element(Type::i32());
-        let mut q = self.bits(biased);
-        if cos {
-            let one_i = self.int(1, &it);
-            q = self.int_op("arith.addi", q, one_i);
-        }
+        let q = self.bits(biased);
+        self.by_quadrant(q, cos, (sin, cos_r))
+    }
+
+    /// sin x (or cos x, `cos`) from `sin r` and `cos r` for `x = j pi/2 + r`, `q` an integer whose
+    /// low bits are `j mod 4`: quadrant `q` (+1 for cos); odd quadrants take the other function,
+    /// quadrants 2 and 3 the negation.
+    pub(super) fn by_quadrant(&mut self, q: ValueId, cos: bool, (sin, cos_r): (ValueId, ValueId)) -> ValueId {
+        let it = self.c.ty(q).clone();
+        let int = |f: &mut Self, name: &str, a: ValueId, b: ValueId| f.c.value_op(name, &[a, b], it.clone());
         let (one_i, two_i, zero_i) = (self.int(1, &it), self.int(2, &it), self.int(0, &it));
-        let odd = self.int_op("arith.andi", q, one_i);
+        let q = if cos { int(self, "arith.addi", q, one_i) } else { q };
+        let odd = int(self, "arith.andi", q, one_i);
         let odd = self.c.cmpi("ne", odd, zero_i);
         let v = self.select(odd, cos_r, sin);
-        let upper = self.int_op("arith.andi", q, two_i);
+        let upper = int(self, "arith.andi", q, two_i);
         let upper = self.c.cmpi("ne", upper, zero_i);
         let neg_v = self.op("arith.negf", &[v]);
         self.select(upper, neg_v, v)
