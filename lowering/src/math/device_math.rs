@@ -85,7 +85,7 @@ impl F<'_, '_> {
     pub(super) fn split_exponent(&mut self, x: ValueId, m_exponent: i64) -> (ValueId, ValueId) {
         let f32 = *self.t.element_or_self() == Type::f32();
         let (width, mantissa_bits, exponent_mask) = if f32 { (32, 23, 0xff) } else { (64, 52, 0x7ff) };
-        // 2^(mantissa bits + 1) lifts the smallest subnormal to a normal number; f64 takes 2^54.
+        // 2^23 (f32) or 2^54 (f64) lifts the smallest subnormal into the normal range.
         let lift = if f32 { 23 } else { 54 };
         let it = self.t.with_element(Type::int(width));
         let int = |f: &mut Self, name: &str, a: ValueId, b: ValueId| f.c.value_op(name, &[a, b], it.clone());

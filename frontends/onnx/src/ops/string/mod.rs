@@ -128,6 +128,9 @@ pub fn measured_input(node: &Node, g: &Graph, name: &str, row: bool) -> OResult<
     match dims.as_slice() {
         [n] => Ok((t.clone(), n.clone())),
         [one, n] if row && one.as_fixed() == Some(1) => Ok((t.clone(), n.clone())),
-        _ => err(format!("{} takes run-time dims only in a vector of strings, not {}", node.op, t.describe())),
+        _ => {
+            let shapes = if row { "a vector of strings or a [1, C] row" } else { "a vector of strings" };
+            err(format!("{} takes run-time dims only in {shapes}, not {}", node.op, t.describe()))
+        }
     }
 }
