@@ -42,8 +42,12 @@ pub fn objects_for_arch(arch: &str) -> Option<RuntimeObjects> {
 /// The x86_64 runtime built with `-fsanitize=address`, for `xcc --sanitize=address` libraries.
 pub const RUNTIME_X86_64_ASAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_x86_64_asan.o"));
 
-/// The C source, for users who build the runtime themselves.
+/// The C source, for users who build the runtime themselves; it includes [`IMAGE_SOURCE`] as
+/// `xcc_image.c`, which goes beside it.
 pub const SOURCE: &str = include_str!("../c/xcc_runtime.c");
+
+/// ImageDecoder's decoders, `#include`d by [`SOURCE`].
+pub const IMAGE_SOURCE: &str = include_str!("../c/xcc_image.c");
 
 /// The CUDA launch shim's C source.
 pub const CUDA_SOURCE: &str = include_str!("../c/xcc_cuda.c");

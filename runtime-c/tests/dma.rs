@@ -245,6 +245,7 @@ fn build_sanitized(runtime_from_source: bool) -> PathBuf {
     std::fs::write(dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER).unwrap();
     let runtime = if runtime_from_source {
         std::fs::write(dir.join("xcc_runtime.c"), xcc_runtime_c::SOURCE).unwrap();
+        std::fs::write(dir.join("xcc_image.c"), xcc_runtime_c::IMAGE_SOURCE).unwrap();
         "xcc_runtime.c"
     } else {
         std::fs::write(dir.join("xcc_runtime_asan.o"), xcc_runtime_c::RUNTIME_X86_64_ASAN).unwrap();

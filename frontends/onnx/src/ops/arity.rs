@@ -144,7 +144,7 @@ const TABLE: &[(&[&str], usize, usize)] = &[
     (&["MaxUnpool", "TensorScatter"], 2, 3),
     (&["Col2Im", "RoiAlign"], 3, 3),
     (&["MaxRoiPool", "Compress", "StringConcat"], 2, 2),
-    (&["StringSplit", "StringNormalizer", "RegexFullMatch"], 1, 1),
+    (&["StringSplit", "StringNormalizer", "RegexFullMatch", "ImageDecoder"], 1, 1),
     (&["NonZero", "Unique", "OptionalGetElement"], 1, 1),
     (&["Optional", "OptionalHasElement"], 0, 1),
     (&["SequenceEmpty"], 0, 0),
