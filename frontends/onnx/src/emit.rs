@@ -1218,6 +1218,12 @@ impl Emitter {
         self.value_op("arith.index_cast", &[i], Type::Index)
     }
 
+    /// The value of a dim as an i64, as runtime-c's functions take sizes.
+    pub fn dim_i64(&mut self, d: &Dim) -> ValueId {
+        let v = self.dim_value(d);
+        self.value_op("arith.index_cast", &[v], Type::i64())
+    }
+
     /// The value (an index) of a dim.
     pub fn dim_value(&mut self, d: &Dim) -> ValueId {
         if let Some(n) = d.as_const() {

@@ -64,16 +64,12 @@ impl OnnxOp for ImageDecoder {
         let dims = g.ty(&node.outputs[0])?.dims();
         let bytes = g.ty(&node.inputs[0])?.dims()[0].clone();
         let (x, y) = (e.buf(&node.inputs[0])?, e.buf(&node.outputs[0])?);
-        let value = |e: &mut Emitter, d: &Dim| {
-            let v = e.dim_value(d);
-            e.value_op("arith.index_cast", &[v], Type::i64())
-        };
         let args = [
             e.address_of(x),
-            value(e, &bytes),
+            e.dim_i64(&bytes),
             e.address_of(y),
-            value(e, &dims[0]),
-            value(e, &dims[1]),
+            e.dim_i64(&dims[0]),
+            e.dim_i64(&dims[1]),
             e.const_int(format as i128, Type::i32()),
             e.status_address(),
         ];
@@ -86,8 +82,6 @@ impl OnnxOp for ImageDecoder {
 /// bytes, in the prologue: 0 where they hold no image runtime-c decodes.
 pub fn measure(e: &mut Emitter, input: &str, count: &Dim, width: bool) -> OResult<ValueId> {
     let buf = e.buf(input)?;
-    let n = e.dim_value(count);
-    let args =
-        [e.address_of(buf), e.value_op("arith.index_cast", &[n], Type::i64()), e.const_int(width as i128, Type::i32())];
+    let args = [e.address_of(buf), e.dim_i64(count), e.const_int(width as i128, Type::i32())];
     Ok(runtime_call(e, "xcc_image_dim", &args, Type::i64()))
 }

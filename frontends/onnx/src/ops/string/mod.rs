@@ -82,8 +82,7 @@ pub fn at(rank: usize, i: ValueId) -> Vec<ValueId> {
 pub fn measure(e: &mut Emitter, input: &str, count: &Dim, measure: &Measure) -> OResult<ValueId> {
     let buf = e.buf(input)?;
     let x = e.address_of(buf);
-    let n = e.dim_value(count);
-    let n = e.value_op("arith.index_cast", &[n], Type::i64());
+    let n = e.dim_i64(count);
     Ok(match measure {
         Measure::MostParts { delimiter, maxsplit } => {
             let d = c_string(e, delimiter);
