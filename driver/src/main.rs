@@ -39,6 +39,18 @@ pub enum Sanitizer {
     Address,
 }
 
+/// How GPU matmuls and convolutions are lowered (`--gpu-gemm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GpuGemmChoice {
+    /// Tiled through shared memory where the GEMM has enough tiles to fill a GPU; direct
+    /// otherwise.
+    Auto,
+    /// Every f32 GEMM of static sizes tiled (small ones too).
+    Tiled,
+    /// A thread per output (sums split over K where outputs are few), none tiled.
+    Direct,
+}
+
 /// The input's language (`-x`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Language {
@@ -101,10 +113,14 @@ pub struct Cli {
     #[arg(long, value_enum)]
     pub sanitize: Option<Sanitizer>,
     /// With --target=nvptx64: compile the kernels for this host CPU instead, and put runtime-c's
-    /// GPU emulator in the library, which runs each kernel's grid thread by thread (the GPU code
-    /// tested without a GPU).
+    /// GPU emulator in the library, which runs each kernel's grid thread by thread, a block's
+    /// threads as coroutines that meet at its barriers (the GPU code tested without a GPU).
     #[arg(long)]
     pub emulate_gpu: bool,
+    /// With --target=nvptx64: how matmuls and convolutions are lowered, tiled through shared
+    /// memory (a block per 64x64 tile of the output) or direct (a thread per output).
+    #[arg(long, value_enum, value_name = "HOW", default_value = "auto")]
+    pub gpu_gemm: GpuGemmChoice,
     /// With --target=nvptx64: the CPU the library's host code runs on, `x86_64` (default) or
     /// `aarch64` (a Grace or Jetson host); emulated kernels run there too.
     #[arg(long, value_name = "ARCH", default_value = "x86_64")]

@@ -346,6 +346,11 @@ fn lower(
         cpu_level: spec.level,
         no_winograd: cli.no_winograd,
         byte_dots: byte_dots(spec),
+        gpu_gemm: match cli.gpu_gemm {
+            crate::GpuGemmChoice::Auto => xcc_lowering::GpuGemm::Auto,
+            crate::GpuGemmChoice::Tiled => xcc_lowering::GpuGemm::Tiled,
+            crate::GpuGemmChoice::Direct => xcc_lowering::GpuGemm::Direct,
+        },
     };
     // Each pass's time, from the end of the previous one's verification to its own end.
     let mut times: Vec<(String, Duration)> = Vec::new();

@@ -31,9 +31,24 @@ pub struct LoweringOptions {
     /// Keep every convolution on the im2col GEMM (`--no-winograd`): no Winograd F(2x2, 3x3),
     /// whose results round differently from the direct sums.
     pub no_winograd: bool,
+    /// How GPU matmuls and convolutions are lowered (`--gpu-gemm`).
+    pub gpu_gemm: GpuGemm,
     /// The byte dot products of the one CPU compiled for (no `cpu_versions`): integer matmuls
     /// and convolutions multiply their quads of bytes with them.
     pub byte_dots: ByteDots,
+}
+
+/// How a GPU matmul or convolution is lowered: tiled through shared memory
+/// ([`crate::kernel::gpu_gemm`]) or direct (a thread per output).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GpuGemm {
+    /// Tiled where the GEMM has enough tiles to fill a GPU ([`crate::kernel::gpu_gemm::MIN_TILES`]).
+    #[default]
+    Auto,
+    /// Every f32 GEMM of static sizes tiled.
+    Tiled,
+    /// None tiled.
+    Direct,
 }
 
 /// Instructions that add the four products of two quads of bytes to each 32-bit lane.

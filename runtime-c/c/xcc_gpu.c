@@ -4,9 +4,11 @@
  *
  * Compiled a second time with XCC_GPU_EMULATE (xcc_gpu_emu.c) for libraries built with
  * --emulate-gpu: the same calls, with "device" memory in host memory and each launch running
- * the kernels, compiled for the CPU, over the whole grid on the calling thread, thread by
- * thread (the kernels xcc writes today use no barriers or shared memory, so any order of
- * threads is a valid schedule). Definitions are weak, as the rest of runtime-c's. */
+ * the kernels, compiled for the CPU, over the whole grid on the calling thread: thread by
+ * thread for kernels without shared memory (which have no barriers either, so any order of
+ * threads is a valid schedule); for the others, block by block, each of the block's threads a
+ * coroutine (ucontext) that hands over to the next at a barrier. Definitions are weak, as the
+ * rest of runtime-c's. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "xcc_gpu.h"
 #include "xcc_runtime.h"
@@ -16,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef XCC_GPU_EMULATE
+#include <ucontext.h>
+#endif
 
 #define XCC_DEF XCC_API __attribute__((weak))
 
@@ -31,7 +36,7 @@ struct buffer {
 };
 
 struct launch {
-  int32_t kernel, threads, count;
+  int32_t kernel, threads, shared_bytes, count;
   int64_t blocks;
   void *pointers[MAX_PARAMS];
 };
@@ -290,8 +295,8 @@ static int32_t launch_on(xcc_gpu_context *ctx, void *stream, const struct launch
     values[i] = l->pointers[i];
     params[i] = &values[i];
   }
-  cu_result rc = cu.launch_kernel(ctx->kernels[l->kernel], (unsigned)l->blocks, 1, 1, (unsigned)l->threads, 1, 1, 0,
-                                  stream, params, NULL);
+  cu_result rc = cu.launch_kernel(ctx->kernels[l->kernel], (unsigned)l->blocks, 1, 1, (unsigned)l->threads, 1, 1,
+                                  (unsigned)l->shared_bytes, stream, params, NULL);
   if (rc != 0) {
     char text[200];
     snprintf(text, sizeof text, "launching kernel %s%d", ctx->prefix, (int)l->kernel);
@@ -300,12 +305,7 @@ static int32_t launch_on(xcc_gpu_context *ctx, void *stream, const struct launch
   return XCC_OK;
 }
 
-static int32_t device_launch(xcc_gpu_context *ctx, int32_t k, int64_t blocks, int32_t threads, void **pointers,
-                             int32_t count) {
-  struct launch l = {.kernel = k, .threads = threads, .count = count, .blocks = blocks};
-  memcpy(l.pointers, pointers, sizeof(void *) * (size_t)count);
-  return launch_on(ctx, ctx->stream, &l);
-}
+static int32_t device_launch(xcc_gpu_context *ctx, const struct launch *l) { return launch_on(ctx, ctx->stream, l); }
 
 /* The pending launches captured into a graph on the context's own stream (capture records, it
    does not run) and instantiated; 0 if the driver refuses, which turns graphs off. */
@@ -440,19 +440,117 @@ static void call_kernel(void *f, void **a, int32_t n) {
   }
 }
 
-static int32_t device_launch(xcc_gpu_context *ctx, int32_t k, int64_t blocks, int32_t threads, void **pointers,
-                             int32_t count) {
-  if (!ctx->kernels[k]) return fail(ctx, XCC_ERROR_GPU, "kernel %s%d has no emulated function", ctx->prefix, (int)k);
+/* A block run as coroutines: each thread runs the kernel on its own stack until a barrier, where
+   it hands over to the next thread that has not finished (the last to arrive hands back to the
+   first), so that every thread's code before a barrier runs before any thread's code after it. */
+struct emulated_block {
+  ucontext_t host;
+  ucontext_t *threads;
+  char *stacks;
+  uint8_t *finished;
+  int32_t count, current;
+  void *shared;
+  void *kernel;
+  void **pointers;
+  int32_t parameters;
+};
+
+/* A kernel's frame is small (its sums and indices); the emulated math calls need little more. */
+#define EMULATED_STACK (128 * 1024)
+
+static __thread struct emulated_block *running_block;
+
+XCC_DEF void *xcc_gpu_emulated_shared(void) { return running_block ? running_block->shared : NULL; }
+
+/* The next thread after the current one that has not finished, or -1. */
+static int32_t next_thread(const struct emulated_block *b) {
+  for (int32_t i = 1; i <= b->count; i++) {
+    int32_t t = (b->current + i) % b->count;
+    if (!b->finished[t]) return t;
+  }
+  return -1;
+}
+
+static void switch_to(struct emulated_block *b, int32_t t, ucontext_t *from) {
+  int32_t was = b->current;
+  b->current = t;
+  coordinates[0] = (uint32_t)t;
+  if (t != was) swapcontext(from, &b->threads[t]);
+}
+
+XCC_DEF void xcc_gpu_emulated_barrier(void) {
+  struct emulated_block *b = running_block;
+  if (!b) return; /* a kernel without shared memory runs thread by thread: nothing to wait for */
+  int32_t me = b->current, next = next_thread(b);
+  if (next >= 0) switch_to(b, next, &b->threads[me]);
+  coordinates[0] = (uint32_t)me;
+}
+
+static void emulated_thread(void) {
+  struct emulated_block *b = running_block;
+  call_kernel(b->kernel, b->pointers, b->parameters);
+  b->finished[b->current] = 1;
+  int32_t next = next_thread(b);
+  if (next >= 0) {
+    b->current = next;
+    coordinates[0] = (uint32_t)next;
+    setcontext(&b->threads[next]);
+  }
+  setcontext(&b->host);
+}
+
+static int32_t run_blocks_as_coroutines(xcc_gpu_context *ctx, const struct launch *l) {
+  struct emulated_block b;
+  memset(&b, 0, sizeof b);
+  b.count = l->threads;
+  b.kernel = ctx->kernels[l->kernel];
+  b.pointers = (void **)l->pointers;
+  b.parameters = l->count;
+  b.threads = calloc((size_t)b.count, sizeof *b.threads);
+  b.finished = calloc((size_t)b.count, 1);
+  b.stacks = malloc((size_t)b.count * EMULATED_STACK);
+  b.shared = xcc_alloc(l->shared_bytes > 0 ? l->shared_bytes : 1, 64);
+  int32_t rc = XCC_OK;
+  if (!b.threads || !b.finished || !b.stacks || !b.shared) {
+    rc = fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "the emulated block of %d threads", (int)b.count);
+  }
+  running_block = &b;
+  for (int64_t block = 0; block < l->blocks && rc == XCC_OK; block++) {
+    coordinates[3] = (uint32_t)block;
+    for (int32_t t = 0; t < b.count; t++) {
+      getcontext(&b.threads[t]);
+      b.threads[t].uc_stack.ss_sp = b.stacks + (size_t)t * EMULATED_STACK;
+      b.threads[t].uc_stack.ss_size = EMULATED_STACK;
+      b.threads[t].uc_link = &b.host;
+      makecontext(&b.threads[t], emulated_thread, 0);
+    }
+    memset(b.finished, 0, (size_t)b.count);
+    b.current = 0;
+    coordinates[0] = 0;
+    swapcontext(&b.host, &b.threads[0]);
+  }
+  running_block = NULL;
+  free(b.threads);
+  free(b.finished);
+  free(b.stacks);
+  xcc_free(b.shared);
+  return rc;
+}
+
+static int32_t device_launch(xcc_gpu_context *ctx, const struct launch *l) {
+  if (!ctx->kernels[l->kernel])
+    return fail(ctx, XCC_ERROR_GPU, "kernel %s%d has no emulated function", ctx->prefix, (int)l->kernel);
   memset(coordinates, 0, sizeof coordinates);
-  coordinates[6] = (uint32_t)threads;
+  coordinates[6] = (uint32_t)l->threads;
   coordinates[7] = coordinates[8] = 1;
-  coordinates[9] = (uint32_t)blocks;
+  coordinates[9] = (uint32_t)l->blocks;
   coordinates[10] = coordinates[11] = 1;
-  for (int64_t b = 0; b < blocks; b++) {
+  if (l->shared_bytes > 0) return run_blocks_as_coroutines(ctx, l);
+  for (int64_t b = 0; b < l->blocks; b++) {
     coordinates[3] = (uint32_t)b;
-    for (int32_t t = 0; t < threads; t++) {
+    for (int32_t t = 0; t < l->threads; t++) {
       coordinates[0] = (uint32_t)t;
-      call_kernel(ctx->kernels[k], pointers, count);
+      call_kernel(ctx->kernels[l->kernel], (void **)l->pointers, l->count);
     }
   }
   return XCC_OK;
@@ -658,8 +756,7 @@ XCC_DEF void *xcc_gpu_global(xcc_gpu_context *ctx, int32_t global) {
 }
 
 /* A launch held until the run's end (xcc_gpu_end). */
-static int32_t hold(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_t threads, void **pointers,
-                    int32_t count) {
+static int32_t hold(xcc_gpu_context *ctx, const struct launch *l) {
   struct launch_list *p = &ctx->pending;
   if (p->count == p->capacity) {
     int32_t capacity = p->capacity ? 2 * p->capacity : 64;
@@ -668,13 +765,7 @@ static int32_t hold(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_
     p->items = items;
     p->capacity = capacity;
   }
-  struct launch *l = &p->items[p->count++];
-  memset(l, 0, sizeof *l);
-  l->kernel = kernel;
-  l->blocks = blocks;
-  l->threads = threads;
-  l->count = count;
-  memcpy(l->pointers, pointers, sizeof(void *) * (size_t)count);
+  p->items[p->count++] = *l;
   return XCC_OK;
 }
 
@@ -687,16 +778,25 @@ XCC_DEF int32_t xcc_gpu_end(xcc_gpu_context *ctx) {
   return rc;
 }
 
-XCC_DEF int32_t xcc_gpu_launch(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_t threads, void **pointers,
-                               int32_t count) {
+XCC_DEF int32_t xcc_gpu_launch(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_t threads,
+                               int32_t shared_bytes, void **pointers, int32_t count) {
   if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
-  if (kernel < 0 || kernel >= ctx->kernel_count || count < 0 || count > MAX_PARAMS || blocks < 1 || threads < 1)
+  if (kernel < 0 || kernel >= ctx->kernel_count || count < 0 || count > MAX_PARAMS || blocks < 1 || threads < 1 ||
+      threads > 1024 || shared_bytes < 0 || shared_bytes > 48 * 1024)
     return fail(ctx, XCC_ERROR_GPU, "launch of kernel %d with a bad grid or parameters", (int)kernel);
-  if (ctx->graphs) return hold(ctx, kernel, blocks, threads, pointers, count);
-  if (!ctx->times) return device_launch(ctx, kernel, blocks, threads, pointers, count);
+  struct launch l;
+  memset(&l, 0, sizeof l); /* padding too: held launches are compared as bytes */
+  l.kernel = kernel;
+  l.blocks = blocks;
+  l.threads = threads;
+  l.shared_bytes = shared_bytes;
+  l.count = count;
+  memcpy(l.pointers, pointers, sizeof(void *) * (size_t)count);
+  if (ctx->graphs) return hold(ctx, &l);
+  if (!ctx->times) return device_launch(ctx, &l);
   int32_t rc = device_synchronize(ctx);
   double start = now_ms();
-  if (rc == XCC_OK) rc = device_launch(ctx, kernel, blocks, threads, pointers, count);
+  if (rc == XCC_OK) rc = device_launch(ctx, &l);
   if (rc == XCC_OK) rc = device_synchronize(ctx);
   struct kernel_time *t = &ctx->times[kernel];
   t->ms += now_ms() - start;

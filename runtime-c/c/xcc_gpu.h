@@ -56,8 +56,9 @@ int32_t xcc_gpu_upload(xcc_gpu_context *context, int32_t global, const void *hos
 int32_t xcc_gpu_workspace(xcc_gpu_context *context, int64_t bytes);
 void *xcc_gpu_global(xcc_gpu_context *context, int32_t global);
 void *xcc_gpu_status_word(xcc_gpu_context *context);
-int32_t xcc_gpu_launch(xcc_gpu_context *context, int32_t kernel, int64_t blocks, int32_t threads, void **pointers,
-                       int32_t count);
+/* shared_bytes: the block's shared memory (the kernels' `extern .shared` array). */
+int32_t xcc_gpu_launch(xcc_gpu_context *context, int32_t kernel, int64_t blocks, int32_t threads, int32_t shared_bytes,
+                       void **pointers, int32_t count);
 /* The end of a run's launches: on CUDA they are held until here, and a run that repeats the last
    one's launches (same kernels, grids and buffers) replays them as a CUDA graph (XCC_GPU_GRAPHS=0
    turns that off). */

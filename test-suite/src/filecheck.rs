@@ -1,5 +1,6 @@
 //! The part of LLVM's FileCheck the golden tests use: `// CHECK:` lines matched in order against
-//! xcc's output, with `CHECK-NEXT:`, `CHECK-SAME:`, `CHECK-NOT:` and `CHECK-LABEL:`. A pattern
+//! xcc's output, with `CHECK-NEXT:`, `CHECK-SAME:`, `CHECK-NOT:`, `CHECK-LABEL:` and
+//! `CHECK-COUNT-N:` (the pattern N times, each match after the last). A pattern
 //! is literal text, except `{{regex}}` and the variables `[[NAME:regex]]` (define) and
 //! `[[NAME]]` (use the text matched before); whitespace runs match any whitespace run. `[[[`
 //! is a literal bracket followed by a variable (`%m[[[I]]]`).
@@ -36,6 +37,13 @@ pub fn directives(text: &str) -> Vec<Directive> {
     for (i, l) in text.lines().enumerate() {
         let Some(rest) = l.trim_start().strip_prefix("//") else { continue };
         let rest = rest.trim_start();
+        if let Some((count, p)) = rest.strip_prefix("CHECK-COUNT-").and_then(|r| r.split_once(':')) {
+            if let Ok(n) = count.parse::<usize>() {
+                let d = Directive { line: i + 1, kind: Kind::Check, pattern: p.trim().to_string() };
+                out.extend(std::iter::repeat_n(d, n));
+                continue;
+            }
+        }
         for (tag, kind) in kinds {
             if let Some(p) = rest.strip_prefix(tag) {
                 out.push(Directive { line: i + 1, kind, pattern: p.trim().to_string() });
@@ -193,6 +201,8 @@ mod tests {
         assert!(run("// CHECK: a = 1\n// CHECK-NEXT: b\n// CHECK: c\n// CHECK-SAME: i32", out).is_ok());
         assert!(run("// CHECK: b\n// CHECK: a", out).is_err());
         assert!(run("// CHECK: a\n// CHECK-NEXT: c", out).is_err());
+        assert!(run("// CHECK-COUNT-2: {{[a-z]}}", "a\nb").is_ok());
+        assert!(run("// CHECK-COUNT-3: {{[a-z]}}", "a\nb").is_err());
         assert!(run("// CHECK: a\n// CHECK-NOT: b\n// CHECK: c", out).is_err());
         assert!(run("// CHECK: a\n// CHECK-NOT: z\n// CHECK: c", out).is_ok());
         assert!(run("// CHECK: c\n// CHECK-NOT: a", out).is_ok());

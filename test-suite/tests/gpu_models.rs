@@ -5,7 +5,7 @@
 //!   refusals), compared with the reference output and with ONNX Runtime run now (1e-4 relative
 //!   plus 1e-5 absolute);
 //! - `ptx-sm_80`, `ptx-sm_90`: the kernels' PTX accepted by `ptxas -v` in whole-program mode,
-//!   every `.entry` compiled and nothing left external;
+//!   every `.entry` compiled and nothing left external but the launch-sized shared memory;
 //! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
 //! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
 //!   a message, nothing crashes (ignored where a driver is present);
@@ -171,7 +171,9 @@ fn ptx(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
         "xcc --emit=ptx",
     )?;
     let text = std::fs::read_to_string(&file).unwrap();
-    if text.contains(".extern") {
+    // The one extern a kernel module may have is its dynamic shared memory, which each launch
+    // sizes.
+    if text.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")) {
         return Err("the PTX has external symbols".into());
     }
     let entries = text.lines().filter(|l| l.contains(".entry")).count();
@@ -558,7 +560,183 @@ fn split_conv(name: &str, group: usize) -> EdgeCase {
     (name.to_string(), bytes, x, y)
 }
 
-fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32]) -> Result<(), String> {
+/// GEMMs tiled through shared memory (`--gpu-gemm=tiled` for the small ones; in the emulator a
+/// block's threads run as coroutines that meet at its barriers): sizes past whole 64 x 64 tiles
+/// and 16-deep slices, a batch sharing B, transposes with alpha, beta and a bias, convolutions
+/// as implicit GEMMs, and a matmul and a convolution large enough to be tiled by default.
+/// Expected values summed here in f64.
+fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
+    let tiled: &[&str] = &["--gpu-gemm=tiled"];
+    let mut out = Vec::new();
+    let (batch, m, n, k) = (2usize, 70usize, 130usize, 37usize);
+    let (a, b) = (pseudo_random(batch * m * k, 31), pseudo_random(k * n, 32));
+    let mut y = Vec::new();
+    for p in 0..batch {
+        y.extend(gemm_reference(&a[p * m * k..(p + 1) * m * k], &b, (m, n, k), (false, false)));
+    }
+    let bytes = model(
+        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
+        vec![value("a", 1, &[batch as i64, m as i64, k as i64])],
+        vec![value("y", 1, &[batch as i64, m as i64, n as i64])],
+        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
+    );
+    out.push((("tiled_matmul_batch_ragged".to_string(), bytes, a, y), tiled));
+    // Gemm: y = 0.5 A' B' + 2 bias, A given K x M and B given N x K.
+    let (m, n, k) = (65usize, 33usize, 17usize);
+    let (a, b, bias) = (pseudo_random(k * m, 33), pseudo_random(n * k, 34), pseudo_random(n, 35));
+    let y: Vec<f32> = gemm_reference(&a, &b, (m, n, k), (true, true))
+        .iter()
+        .enumerate()
+        .map(|(at, &v)| (0.5 * v as f64 + 2.0 * bias[at % n] as f64) as f32)
+        .collect();
+    let gemm = node("gemm", "Gemm", &["a", "b", "c"], &["y"]);
+    let gemm = xcc_test_suite::onnx_build::with_int(gemm, "transA", 1);
+    let gemm = xcc_test_suite::onnx_build::with_int(gemm, "transB", 1);
+    let gemm = xcc_test_suite::onnx_build::with_float(gemm, "alpha", 0.5);
+    let gemm = xcc_test_suite::onnx_build::with_float(gemm, "beta", 2.0);
+    let bytes = model(
+        vec![gemm],
+        vec![value("a", 1, &[k as i64, m as i64])],
+        vec![value("y", 1, &[m as i64, n as i64])],
+        vec![
+            xcc_test_suite::onnx_build::floats("b", &[n as i64, k as i64], &b),
+            xcc_test_suite::onnx_build::floats("c", &[n as i64], &bias),
+        ],
+    );
+    out.push((("tiled_gemm_transposed_bias".to_string(), bytes, a, y), tiled));
+    // 16 x 8 = 128 tiles over K = 64: tiled without being asked.
+    let (m, n, k) = (1024usize, 512usize, 64usize);
+    let (a, b) = (pseudo_random(m * k, 36), pseudo_random(k * n, 37));
+    let y = gemm_reference(&a, &b, (m, n, k), (false, false));
+    let bytes = model(
+        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
+        vec![value("a", 1, &[m as i64, k as i64])],
+        vec![value("y", 1, &[m as i64, n as i64])],
+        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
+    );
+    out.push((("tiled_matmul_by_default".to_string(), bytes, a, y), &[][..]));
+    // Convolutions as implicit GEMMs: two groups of 12 output channels over 2 images, strided,
+    // dilated and unevenly padded, with a bias and a fused Relu; and a 3x3 one of 64 channels
+    // over 2 images of 64x64 (128 tiles of 64 positions, K = 288), tiled without being asked.
+    let shape = ConvShape {
+        batch: 2,
+        ic: 6,
+        oc: 24,
+        group: 2,
+        hw: (9, 11),
+        kernel: (3, 2),
+        stride: (2, 1),
+        dilation: (1, 2),
+        pads: [1, 0, 2, 1],
+    };
+    out.push((conv_case("tiled_conv_grouped_strided_dilated", &shape, true), tiled));
+    let shape = ConvShape {
+        batch: 2,
+        ic: 32,
+        oc: 64,
+        group: 1,
+        hw: (64, 64),
+        kernel: (3, 3),
+        stride: (1, 1),
+        dilation: (1, 1),
+        pads: [1, 1, 1, 1],
+    };
+    out.push((conv_case("tiled_conv_by_default", &shape, false), &[][..]));
+    out
+}
+
+/// A 2-D convolution's sizes.
+struct ConvShape {
+    batch: usize,
+    ic: usize,
+    oc: usize,
+    group: usize,
+    hw: (usize, usize),
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    dilation: (usize, usize),
+    /// Top, left, bottom, right.
+    pads: [usize; 4],
+}
+
+/// Conv (with a bias; `relu`: followed by Relu) of random data, its output summed here in f64.
+fn conv_case(name: &str, s: &ConvShape, relu: bool) -> EdgeCase {
+    let (icg, ocg) = (s.ic / s.group, s.oc / s.group);
+    let (h, w) = s.hw;
+    let out_side = |size: usize, k: usize, stride: usize, dil: usize, lo: usize, hi: usize| {
+        (size + lo + hi - dil * (k - 1) - 1) / stride + 1
+    };
+    let oh = out_side(h, s.kernel.0, s.stride.0, s.dilation.0, s.pads[0], s.pads[2]);
+    let ow = out_side(w, s.kernel.1, s.stride.1, s.dilation.1, s.pads[1], s.pads[3]);
+    let x = pseudo_random(s.batch * s.ic * h * w, 41);
+    let wt = pseudo_random(s.oc * icg * s.kernel.0 * s.kernel.1, 42);
+    let bias = pseudo_random(s.oc, 43);
+    let mut y = Vec::with_capacity(s.batch * s.oc * oh * ow);
+    for n in 0..s.batch {
+        for o in 0..s.oc {
+            let g = o / ocg;
+            for i in 0..oh {
+                for j in 0..ow {
+                    let mut acc = bias[o] as f64;
+                    for c in 0..icg {
+                        for ki in 0..s.kernel.0 {
+                            for kj in 0..s.kernel.1 {
+                                let r = (i * s.stride.0 + ki * s.dilation.0) as i64 - s.pads[0] as i64;
+                                let q = (j * s.stride.1 + kj * s.dilation.1) as i64 - s.pads[1] as i64;
+                                if (0..h as i64).contains(&r) && (0..w as i64).contains(&q) {
+                                    let xv = x[((n * s.ic + g * icg + c) * h + r as usize) * w + q as usize] as f64;
+                                    acc += xv * wt[((o * icg + c) * s.kernel.0 + ki) * s.kernel.1 + kj] as f64;
+                                }
+                            }
+                        }
+                    }
+                    y.push(if relu { acc.max(0.0) as f32 } else { acc as f32 });
+                }
+            }
+        }
+    }
+    use xcc_test_suite::onnx_build::{floats, with_int, with_ints};
+    let k = |a: usize, b: usize| [a as i64, b as i64];
+    let conv = node("conv", "Conv", &["x", "w", "b"], &[if relu { "c" } else { "y" }]);
+    let conv = with_ints(conv, "kernel_shape", &k(s.kernel.0, s.kernel.1));
+    let conv = with_ints(conv, "strides", &k(s.stride.0, s.stride.1));
+    let conv = with_ints(conv, "dilations", &k(s.dilation.0, s.dilation.1));
+    let conv = with_ints(conv, "pads", &s.pads.map(|p| p as i64));
+    let mut nodes = vec![with_int(conv, "group", s.group as i64)];
+    if relu {
+        nodes.push(node("relu", "Relu", &["c"], &["y"]));
+    }
+    let bytes = model(
+        nodes,
+        vec![value("x", 1, &[s.batch as i64, s.ic as i64, h as i64, w as i64])],
+        vec![value("y", 1, &[s.batch as i64, s.oc as i64, oh as i64, ow as i64])],
+        vec![
+            floats("w", &[s.oc as i64, icg as i64, s.kernel.0 as i64, s.kernel.1 as i64], &wt),
+            floats("b", &[s.oc as i64], &bias),
+        ],
+    );
+    (name.to_string(), bytes, x, y)
+}
+
+/// `A B` in f64, rounded to f32: A is m x k (k x m if `ta`), B k x n (n x k if `tb`).
+fn gemm_reference(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize), (ta, tb): (bool, bool)) -> Vec<f32> {
+    let mut y = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let dot: f64 = (0..k)
+                .map(|q| {
+                    let av = if ta { a[q * m + i] } else { a[i * k + q] };
+                    let bv = if tb { b[j * k + q] } else { b[q * n + j] };
+                    av as f64 * bv as f64
+                })
+                .sum();
+            y.push(dot as f32);
+        }
+    }
+    y
+}
+
+fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32], extra: &[&str]) -> Result<(), String> {
     let dir = work().join("edge").join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let onnx = dir.join("m.onnx");
@@ -566,7 +744,8 @@ fn edge_case(name: &str, bytes: &[u8], input: &[f32], want: &[f32]) -> Result<()
     let input_file = dir.join("input.bin");
     std::fs::write(&input_file, input.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
     let case = Case { name: "m".into(), onnx, input: input_file, expected: None };
-    let got = build_and_run(&case, &dir, &["--emulate-gpu"])?;
+    let flags: Vec<&str> = ["--emulate-gpu"].iter().chain(extra).copied().collect();
+    let got = build_and_run(&case, &dir, &flags)?;
     // Infinities and NaN must match exactly (compare_f32 takes equal infinities as a NaN gap).
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         if (w.is_nan() || w.is_infinite()) && !(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())) {
@@ -659,7 +838,12 @@ fn main() -> std::process::ExitCode {
     );
     for (name, bytes, input, want) in edge_cases() {
         trials.push(libtest_mimic::Trial::test(format!("gpu-models/edge/{name}"), move || {
-            Ok(edge_case(&name, &bytes, &input, &want)?)
+            Ok(edge_case(&name, &bytes, &input, &want, &[])?)
+        }));
+    }
+    for ((name, bytes, input, want), flags) in tiled_cases() {
+        trials.push(libtest_mimic::Trial::test(format!("gpu-models/edge/{name}"), move || {
+            Ok(edge_case(&name, &bytes, &input, &want, flags)?)
         }));
     }
     run_trials(trials)

@@ -12,7 +12,7 @@
 // CHECK: llvm.store %arg0,
 // CHECK: llvm.store %arg1,
 // CHECK: llvm.store [[W]],
-// CHECK: llvm.call @xcc_gpu_launch(%arg3, {{%[0-9]+}}, {{%[0-9]+}}, {{%[0-9]+}}, [[SLOTS]], {{%[0-9]+}})
+// CHECK: llvm.call @xcc_gpu_launch(%arg3, {{%[0-9]+}}, {{%[0-9]+}}, {{%[0-9]+}}, {{%[0-9]+}}, [[SLOTS]], {{%[0-9]+}})
 // CHECK-NOT: scf.parallel
 // CHECK: llvm.call @xcc_gpu_end(%arg3)
 // CHECK: func.return

@@ -1,11 +1,12 @@
 //! `gpu`: the thread and block coordinates of a kernel (a function marked `gpu.kernel`), lowered
-//! to NVVM's special registers on `nvptx64`.
+//! to NVVM's special registers on `nvptx64`; the block's barrier and its shared memory, which
+//! tiled kernels stage their operands in.
 
 use crate::attributes::Attribute;
 use crate::diagnostics::Diagnostic;
 use crate::entity::OpId;
 use crate::module::{Module, OpSpec};
-use crate::op_def::{required, AttrKind, OpDef, Syntax};
+use crate::op_def::{required, AttrKind, OpDef, Syntax, Traits};
 use crate::parser::{PResult, Parser};
 use crate::printer::OpPrinter;
 use crate::types::Type;
@@ -26,6 +27,14 @@ pub const OPS: &[OpDef] = &[
     coordinate("gpu.block_id", "this block's index in the grid"),
     coordinate("gpu.block_dim", "the number of threads per block"),
     coordinate("gpu.grid_dim", "the number of blocks in the grid"),
+    OpDef::new("gpu.barrier", "waits until every thread of the block reaches it; their shared-memory writes are seen")
+        .traits(Traits::READS.union(Traits::WRITES))
+        .syntax(Syntax::custom(parse_barrier, Some(print_barrier))),
+    OpDef::new("gpu.dynamic_shared_memory", "the block's shared memory, as bytes the launch sized")
+        .results(1)
+        .pure()
+        .verify(verify_shared_memory)
+        .syntax(Syntax::custom(parse_shared_memory, Some(print_shared_memory))),
 ];
 
 /// `x`, `y` or `z` from `#gpu<dim x>` (or the plain string `"x"` in hand-written generic form).
@@ -63,5 +72,39 @@ fn print_coordinate(p: &mut OpPrinter, op: OpId) -> Option<()> {
     }
     let d = dimension(p.module(), op)?;
     p.word(&d);
+    Some(())
+}
+
+/// `gpu.barrier`
+fn parse_barrier(_: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    Ok(spec)
+}
+
+fn print_barrier(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    (!p.has_other_attrs(op, &[])).then_some(())
+}
+
+/// A 1-D byte buffer: its static size, where it has one, is the bytes the kernel uses.
+fn verify_shared_memory(m: &Module, op: OpId) -> Result<(), String> {
+    match m.ty(m.ops[op].results[0]).as_memref() {
+        Some(t) if t.rank() == 1 && *t.elem == Type::i8() => Ok(()),
+        _ => Err("the result must be a 1-D memref of i8".into()),
+    }
+}
+
+/// `gpu.dynamic_shared_memory : memref<?xi8>`
+fn parse_shared_memory(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
+    p.expect_punct(":")?;
+    let t = p.parse_type()?;
+    Ok(spec.results([t]))
+}
+
+fn print_shared_memory(p: &mut OpPrinter, op: OpId) -> Option<()> {
+    if p.has_other_attrs(op, &[]) {
+        return None;
+    }
+    let m = p.module();
+    p.word(": ");
+    p.ty(m.ty(m.ops[op].results[0]));
     Some(())
 }

@@ -125,6 +125,7 @@ pub const OPS: &[OpDef] = &[
             optional("constant", AttrKind::Unit),
             optional("alignment", AttrKind::Integer),
             optional("linkage", AttrKind::Any),
+            optional("addr_space", AttrKind::Integer),
         ])
         .traits(Traits::SYMBOL)
         .syntax(Syntax::custom(parse_global, Some(print_global)))

@@ -473,15 +473,18 @@ fn parse_parallel(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     let entry: Vec<_> = ivs.iter().map(|r| (r.name.clone(), Type::Index, r.span)).collect();
     let region = p.parse_region(&entry, true)?;
     ensure_terminator(p, region, "scf.reduce", spec.span);
-    Ok(spec.operands(ops).region(region).attr("operandSegmentSizes", segment_sizes(&[n, n, n, 0])))
+    // Upstream's attribute dictionary after the body (a GPU mapping, xcc's block and thread marks).
+    let attrs = if p.is_punct("{") { p.parse_attr_dict()? } else { Vec::new() };
+    let mut spec = spec.operands(ops).region(region).attr("operandSegmentSizes", segment_sizes(&[n, n, n, 0]));
+    for (k, v) in attrs {
+        spec = spec.attr(k, v);
+    }
+    Ok(spec)
 }
 
 fn print_parallel(p: &mut OpPrinter, op: OpId) -> Option<()> {
     let m = p.module();
     let d = &m.ops[op];
-    if p.has_other_attrs(op, &["operandSegmentSizes"]) {
-        return None;
-    }
     let body = d.regions[0];
     let entry = *m.regions[body].blocks.first()?;
     let ivs = m.blocks[entry].args.clone();
@@ -498,6 +501,7 @@ fn print_parallel(p: &mut OpPrinter, op: OpId) -> Option<()> {
     p.values(&d.operands[2 * n..]);
     p.word(") ");
     p.region_without_entry_args(body, false);
+    p.attr_dict_except(op, &["operandSegmentSizes"]);
     Some(())
 }
 

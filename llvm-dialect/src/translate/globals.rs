@@ -49,7 +49,9 @@ impl Translator<'_> {
         };
         let t = self.ty(ty, span)?;
         unsafe {
-            let g = LLVMAddGlobal(self.module, t, cstr(&name).as_ptr());
+            // `addr_space`: where the global lives (3, shared memory, on NVPTX).
+            let space = m.attr(op, "addr_space").and_then(Attribute::as_int).unwrap_or(0) as u32;
+            let g = LLVMAddGlobalInAddressSpace(self.module, t, cstr(&name).as_ptr(), space);
             let declaration = matches!(word, Some("external" | "extern_weak"));
             match m.attr(op, "value") {
                 Some(v) => LLVMSetInitializer(g, self.initializer(v, ty, span)?),

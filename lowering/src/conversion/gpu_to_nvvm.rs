@@ -1,10 +1,13 @@
 //! `convert-gpu-to-nvvm`: a kernel's thread and block coordinates to NVVM's special registers
-//! (`%tid`, `%ctaid`, `%ntid`, `%nctaid`), on `nvptx64`; where the grid is emulated on the CPU
-//! (`--emulate-gpu`), to calls of runtime-c's emulator, which runs the same kernels with the
-//! coordinates it sets.
+//! (`%tid`, `%ctaid`, `%ntid`, `%nctaid`), its barrier to `bar.sync 0` and its shared memory to
+//! the module's one `extern .shared` array (sized by the launch), on `nvptx64`; where the grid
+//! is emulated on the CPU (`--emulate-gpu`), to calls of runtime-c's emulator, which runs the
+//! same kernels with the coordinates it sets, switches threads at barriers and keeps a block's
+//! shared memory.
 
+use super::memref_descriptor::MemRefDescriptor;
 use super::{unsupported, ConversionSet, Rewriter};
-use xcc_ir::{Diagnostic, OpId, Type, ValueId};
+use xcc_ir::{Attribute, Diagnostic, OpId, OpSpec, Type, ValueId};
 
 pub const CONVERSION: ConversionSet = ConversionSet {
     name: "gpu",
@@ -14,6 +17,8 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("gpu.block_id", coordinate),
         ("gpu.block_dim", coordinate),
         ("gpu.grid_dim", coordinate),
+        ("gpu.barrier", barrier),
+        ("gpu.dynamic_shared_memory", shared_memory),
     ],
 };
 
@@ -21,12 +26,23 @@ pub const CONVERSION: ConversionSet = ConversionSet {
 /// 3 x (thread id, block id, block size, grid size) + (x, y, z).
 pub const EMULATED_COORDINATE: &str = "xcc_gpu_emulated_coordinate";
 
+/// runtime-c's emulator: `void xcc_gpu_emulated_barrier(void)` runs the block's other threads up
+/// to the barrier before this one goes on.
+pub const EMULATED_BARRIER: &str = "xcc_gpu_emulated_barrier";
+
+/// runtime-c's emulator: `void *xcc_gpu_emulated_shared(void)`, the running block's shared memory.
+pub const EMULATED_SHARED: &str = "xcc_gpu_emulated_shared";
+
+/// The kernels' shared memory on the GPU: `extern .shared` bytes whose size each launch gives.
+pub const SHARED_SYMBOL: &str = "xcc_shared_memory";
+
+/// NVPTX's address space of shared memory.
+const SHARED_SPACE: u32 = 3;
+
 fn coordinate(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    outside_gpu_code(rw, op)?;
     let name = rw.old.ops[op].name.clone();
     let span = rw.old.ops[op].span;
-    if !rw.options.gpu {
-        return Err(unsupported(span, format!("'{name}' outside GPU code (compile with --target=nvptx64)")));
-    }
     let dim = xcc_ir::dialects::gpu::dimension(rw.old, op).expect("verified dimension");
     let register = match name.as_str() {
         "gpu.thread_id" => "tid",
@@ -54,4 +70,69 @@ fn coordinate(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let mut b = rw.builder(span);
     let v = b.value(&format!("llvm.intr.nvvm.read.ptx.sreg.{register}.{dim}"), &[], Type::i32());
     Ok(vec![b.value("llvm.zext", &[v], index)])
+}
+
+fn outside_gpu_code(rw: &Rewriter, op: OpId) -> Result<(), Diagnostic> {
+    let name = &rw.old.ops[op].name;
+    if rw.options.gpu {
+        return Ok(());
+    }
+    Err(unsupported(rw.old.ops[op].span, format!("'{name}' outside GPU code (compile with --target=nvptx64)")))
+}
+
+fn barrier(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    outside_gpu_code(rw, op)?;
+    let span = rw.old.ops[op].span;
+    if rw.options.gpu_emulation {
+        rw.declare(EMULATED_BARRIER, vec![], vec![]);
+        let mut b = rw.builder(span);
+        let spec = b.spec("llvm.call").attr("callee", Attribute::symbol(EMULATED_BARRIER));
+        b.insert(spec);
+    } else {
+        let mut b = rw.builder(span);
+        let all = b.llvm_const(0, Type::i32());
+        let spec = b.spec("llvm.intr.nvvm.barrier.cta.sync.aligned.all").operands([all]);
+        b.insert(spec);
+    }
+    Ok(vec![])
+}
+
+/// The descriptor of the shared bytes: a static size is what the kernel uses (a dynamic one
+/// reads as 0).
+fn shared_memory(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    outside_gpu_code(rw, op)?;
+    let span = rw.old.ops[op].span;
+    let mt = rw.old.ty(rw.old.ops[op].results[0]).as_memref().expect("verified").clone();
+    let pointer = if rw.options.gpu_emulation {
+        rw.declare(EMULATED_SHARED, vec![], vec![Type::ptr()]);
+        let mut b = rw.builder(span);
+        let spec = b.spec("llvm.call").results([Type::ptr()]).attr("callee", Attribute::symbol(EMULATED_SHARED));
+        let call = b.insert(spec);
+        b.m.ops[call].results[0]
+    } else {
+        declare_shared_symbol(rw);
+        let mut b = rw.builder(span);
+        let space = Type::LlvmPtr { address_space: SHARED_SPACE };
+        let attrs = vec![("global_name".into(), Attribute::symbol(SHARED_SYMBOL))];
+        let shared = b.value_with("llvm.mlir.addressof", &[], space, attrs);
+        b.value("llvm.addrspacecast", &[shared], Type::ptr())
+    };
+    let mut b = rw.builder(span);
+    let sizes: Vec<ValueId> = mt.shape.iter().filter(|d| d.is_none()).map(|_| b.llvm_const(0, Type::i64())).collect();
+    Ok(vec![MemRefDescriptor::from_pointers(&mut b, pointer, pointer, &mt, &sizes).value])
+}
+
+/// `llvm.mlir.global external @xcc_shared_memory() {addr_space = 3, alignment = 16} : !llvm.array<0 x i8>`,
+/// once per module.
+fn declare_shared_symbol(rw: &mut Rewriter) {
+    if rw.new.lookup_symbol(SHARED_SYMBOL).is_some() {
+        return;
+    }
+    let spec = OpSpec::new("llvm.mlir.global", xcc_ir::Span::UNKNOWN)
+        .attr("sym_name", Attribute::String(SHARED_SYMBOL.into()))
+        .attr("global_type", Attribute::Type(Type::LlvmArray { len: 0, elem: Box::new(Type::i8()) }))
+        .attr("linkage", Attribute::String("external".into()))
+        .attr("addr_space", Attribute::int(SHARED_SPACE as i128, Type::i32()))
+        .attr("alignment", Attribute::i64(16));
+    rw.add_top_level(spec);
 }

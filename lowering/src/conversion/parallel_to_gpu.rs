@@ -19,7 +19,7 @@
 //! }
 //! ```
 //! and the function launches it through runtime-c (`xcc_gpu_launch(ctx, 0, blocks, threads,
-//! pointers, count)`). Anything else with work (a serial loop, a conditional) is a kernel of one
+//! shared_bytes, pointers, count)`). Anything else with work (a serial loop, a conditional) is a kernel of one
 //! thread. Kernel parameters are the base pointers of the buffers the kernel reads and writes
 //! (the function's arguments: inputs, outputs, workspace; and the weights' device copies): every
 //! view of them is defined again inside the kernel, so a kernel takes pointers only, the same on
@@ -606,6 +606,7 @@ fn outline(
         m.erase_op(op);
         return Ok(());
     }
+    let blocked = if group.len() == 1 { block_mapping(m, op)? } else { None };
     let index = plan.kernels;
     plan.kernels += 1;
     let kernel = kernel_function(m, f, &format!("{}_kernel{index}", plan.name), pointers.len(), span);
@@ -615,9 +616,19 @@ fn outline(
         let copy = m.clone_op(def, &mut map);
         m.append_op(entry, copy);
     }
+    if let Some(blocked) = blocked {
+        let grid = (blocked.tiles.iter().product::<u64>().min(MAX_BLOCKS), blocked.threads.iter().product());
+        launch(m, op, plan, slots, index, &pointers, (grid.0, grid.1, blocked.shared_bytes));
+        block_stride_loop(m, op, entry, &blocked);
+        m.build(entry, OpSpec::new("func.return", span));
+        for (from, to) in map {
+            m.replace_uses_in(kernel, from, to);
+        }
+        return Ok(());
+    }
     // A kernel that is not a grid-mapped loop runs as one thread.
     let grid = trips.as_ref().map_or((1, 1), |t| grid_for(t.iter().product::<u64>()));
-    launch(m, op, plan, slots, index, &pointers, grid);
+    launch(m, op, plan, slots, index, &pointers, (grid.0, grid.1, 0));
     match trips {
         Some(trips) => grid_stride_loop(m, op, entry, &trips),
         None => {
@@ -635,6 +646,92 @@ fn outline(
     Ok(())
 }
 
+/// A parallel loop over tiles (marked [`BLOCKS_ATTR`]) whose body holds one parallel loop over a
+/// tile's threads (marked [`THREADS_ATTR`]): one block a tile, the inner loop's iterations its
+/// threads, which share the memory the body stages tiles in and meet at its barriers.
+pub struct BlockMapping {
+    pub tiles: Vec<u64>,
+    pub threads: Vec<u64>,
+    pub inner: OpId,
+    pub shared_bytes: u64,
+}
+
+/// Marks a parallel loop whose iterations are the blocks of a grid.
+pub const BLOCKS_ATTR: &str = "xcc.gpu_blocks";
+
+/// Marks the parallel loop in a block-mapped loop's body whose iterations are a block's threads.
+pub const THREADS_ATTR: &str = "xcc.gpu_threads";
+
+/// The most threads a block may have (CUDA's limit).
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// The most shared memory a kernel may use without opting in to more (CUDA's static limit).
+pub const MAX_SHARED_BYTES: u64 = 48 * 1024;
+
+fn block_mapping(m: &Module, op: OpId) -> Result<Option<BlockMapping>, Diagnostic> {
+    if m.ops[op].name != "scf.parallel" || m.attr(op, BLOCKS_ATTR).is_none() {
+        return Ok(None);
+    }
+    let span = m.ops[op].span;
+    let body = m.regions[m.ops[op].regions[0]].blocks[0];
+    let inner: Vec<OpId> = m.blocks[body].ops.iter().copied().filter(|&o| m.attr(o, THREADS_ATTR).is_some()).collect();
+    let (Some(tiles), [inner]) = (static_trip_counts(m, op), inner.as_slice()) else {
+        return Err(Diagnostic::new(span, "a block-mapped loop needs static bounds and one loop over its threads"));
+    };
+    let threads = static_trip_counts(m, *inner).unwrap_or_default();
+    let count: u64 = threads.iter().product();
+    if threads.is_empty() || count == 0 || count > MAX_BLOCK_THREADS {
+        return Err(Diagnostic::new(span, format!("a block's threads must be 1 to {MAX_BLOCK_THREADS}, static")));
+    }
+    let mut shared_bytes = 0;
+    m.walk_nested(op, &mut |o| {
+        if m.ops[o].name == "gpu.dynamic_shared_memory" {
+            let size = m.ty(m.ops[o].results[0]).as_memref().and_then(|t| t.shape[0]).unwrap_or(0);
+            shared_bytes = shared_bytes.max(size);
+        }
+    });
+    if shared_bytes > MAX_SHARED_BYTES {
+        return Err(Diagnostic::new(span, format!("a kernel's shared memory is at most {MAX_SHARED_BYTES} bytes")));
+    }
+    Ok(Some(BlockMapping { tiles, threads, inner: *inner, shared_bytes }))
+}
+
+/// The block-mapped loop's body under a loop over tiles from the block's index by the grid's
+/// size (every thread of a block takes the same tiles, so its barriers are met by all), its
+/// thread loop's body run once by each thread.
+fn block_stride_loop(m: &mut Module, op: OpId, entry: BlockId, blocked: &BlockMapping) {
+    let span = m.ops[op].span;
+    let total: u64 = blocked.tiles.iter().product();
+    let mut b = Builder::at_end(m, entry, span);
+    let first = coordinate(&mut b, "gpu.block_id");
+    let stride = coordinate(&mut b, "gpu.grid_dim");
+    let end = b.index_const(total as i64);
+    let region = m.new_region();
+    let body = m.append_block(region, span);
+    let iv = m.add_block_arg(body, Type::Index, span);
+    m.build(entry, OpSpec::new("scf.for", span).operands([first, end, stride]).region(region));
+    let trips: Vec<Trips> = blocked.tiles.iter().map(|&t| Trips::Static(t)).collect();
+    move_body(m, op, (body, iv), &trips, trips.len());
+    m.erase_op(op);
+    let inner = blocked.inner;
+    let mut b = Builder::before(m, inner);
+    let tid = coordinate(&mut b, "gpu.thread_id");
+    let trips: Vec<Trips> = blocked.threads.iter().map(|&t| Trips::Static(t)).collect();
+    let scratch = m.new_region();
+    let scratch = m.append_block(scratch, span);
+    move_body(m, inner, (scratch, tid), &trips, trips.len());
+    let yield_op = m.blocks[scratch].ops.pop().expect("move_body's yield");
+    m.ops[yield_op].parent = None;
+    m.splice_before(scratch, inner);
+    m.erase_op(inner);
+}
+
+/// `gpu.thread_id x` and the like.
+fn coordinate(b: &mut Builder, name: &str) -> ValueId {
+    let attrs = vec![("dimension".into(), Attribute::Opaque("#gpu<dim x>".into()))];
+    b.value_with(name, &[], Type::Index, attrs)
+}
+
 /// The trip counts of a parallel loop that maps to the grid (static bounds, no results).
 fn grid_trips(m: &Module, op: OpId) -> Option<Vec<u64>> {
     (m.ops[op].name == "scf.parallel" && m.ops[op].results.is_empty()).then(|| static_trip_counts(m, op)).flatten()
@@ -649,7 +746,16 @@ fn kernel_function(m: &mut Module, f: OpId, name: &str, params: usize, span: Spa
 
 /// Before `op` in the host function: the kernel's pointers stored in the slot array, and the
 /// launch.
-fn launch(m: &mut Module, op: OpId, plan: &Plan, slots: ValueId, index: usize, pointers: &[ValueId], grid: (u64, u64)) {
+/// `grid`: blocks, threads per block, and the bytes of shared memory each block uses.
+fn launch(
+    m: &mut Module,
+    op: OpId,
+    plan: &Plan,
+    slots: ValueId,
+    index: usize,
+    pointers: &[ValueId],
+    grid: (u64, u64, u64),
+) {
     let mut b = Builder::before(m, op);
     for (i, &p) in pointers.iter().enumerate() {
         let indices = Attribute::DenseArray { elem: Type::i32(), values: vec![i as i128] };
@@ -661,17 +767,18 @@ fn launch(m: &mut Module, op: OpId, plan: &Plan, slots: ValueId, index: usize, p
     let k = b.llvm_const(index as i64, Type::i32());
     let blocks = b.llvm_const(grid.0 as i64, Type::i64());
     let threads = b.llvm_const(grid.1 as i64, Type::i32());
+    let shared = b.llvm_const(grid.2 as i64, Type::i32());
     let count = b.llvm_const(pointers.len() as i64, Type::i32());
     let spec = b
         .spec("llvm.call")
-        .operands([plan.ctx, k, blocks, threads, slots, count])
+        .operands([plan.ctx, k, blocks, threads, shared, slots, count])
         .results([Type::i32()])
         .attr("callee", Attribute::symbol(GPU_LAUNCH));
     b.insert(spec);
     declare_function(
         m,
         GPU_LAUNCH,
-        vec![Type::ptr(), Type::i32(), Type::i64(), Type::i32(), Type::ptr(), Type::i32()],
+        vec![Type::ptr(), Type::i32(), Type::i64(), Type::i32(), Type::i32(), Type::ptr(), Type::i32()],
         vec![Type::i32()],
     );
 }
@@ -682,10 +789,6 @@ fn grid_stride_loop(m: &mut Module, op: OpId, entry: BlockId, trips: &[u64]) {
     let span = m.ops[op].span;
     let total: u64 = trips.iter().product();
     let mut b = Builder::at_end(m, entry, span);
-    let coordinate = |b: &mut Builder, name: &str| {
-        let attrs = vec![("dimension".into(), Attribute::Opaque("#gpu<dim x>".into()))];
-        b.value_with(name, &[], Type::Index, attrs)
-    };
     let tid = coordinate(&mut b, "gpu.thread_id");
     let bid = coordinate(&mut b, "gpu.block_id");
     let bdim = coordinate(&mut b, "gpu.block_dim");

@@ -19,6 +19,7 @@ use super::lanes;
 use super::matmul::{gemm, gemm_cols_at_run_time, Activation, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
+use crate::pass::GpuGemm;
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::{FloatKind, Layout, MemRefType};
@@ -131,7 +132,8 @@ pub fn gpu_splits(outputs: usize, icg: usize) -> usize {
     (1..=want.min(icg / 16).max(1)).rev().find(|s| icg.is_multiple_of(*s)).unwrap_or(1)
 }
 
-pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
+pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Diagnostic> {
+    let gpu = tiling.is_some();
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
@@ -162,7 +164,10 @@ pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
         let outs: Option<Vec<usize>> = outs.iter().map(|e| e.fixed()).collect();
         let outputs = outs.as_ref().map_or(usize::MAX, |o| o.iter().product());
         let splits = gpu_splits(outputs, w[1]);
-        if let (Some(outs), true) = (&outs, splits > 1 && elem == Type::f32()) {
+        let tiled = outs.as_ref().and_then(|o| implicit_gemm_sizes(tiling, &elem, o, (w[0], w[1]), &win));
+        if let (Some(outs), Some(gemm)) = (&outs, tiled) {
+            implicit_gemm(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, &gemm);
+        } else if let (Some(outs), true) = (&outs, splits > 1 && elem == Type::f32()) {
             direct_split(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, splits);
         } else {
             let tile = if outputs >= GPU_TILE_MIN_OUTPUTS {
@@ -1127,6 +1132,96 @@ fn direct(
             sums.finish(e, ep, acc, &[&[n, oc][..], &osp].concat());
         }
     });
+}
+
+/// The GEMM a GPU convolution of static shape (`outs`: batch, channels, positions) computes as an
+/// implicit GEMM ([`implicit_gemm`]), if it does: f32, large enough unless `--gpu-gemm=tiled`.
+fn implicit_gemm_sizes(
+    tiling: Option<GpuGemm>,
+    elem: &Type,
+    outs: &[usize],
+    (oc_n, icg): (usize, usize),
+    win: &Window,
+) -> Option<super::gpu_gemm::Gemm> {
+    let forced = match tiling? {
+        GpuGemm::Direct => return None,
+        GpuGemm::Tiled => true,
+        GpuGemm::Auto => false,
+    };
+    let gemm = super::gpu_gemm::Gemm {
+        batch: vec![win.group],
+        m: oc_n / win.group,
+        n: outs[0] * outs[2..].iter().product::<usize>(),
+        k: icg * win.kernel.iter().product::<usize>(),
+        a_along_k: true,
+        b_along_n: true,
+    };
+    (*elem == Type::f32() && gemm.worth_tiling(forced)).then_some(gemm)
+}
+
+/// An f32 convolution as an implicit GEMM tiled through shared memory ([`super::gpu_gemm`]):
+/// per group, its weights (output channels by input channels x taps) times its windows (input
+/// channels x taps by images x positions), the windows gathered from the input (zeros in the
+/// padding) as the tiles are staged, never written out.
+fn implicit_gemm(
+    c: &mut Cursor,
+    ops: &EpilogueOperands,
+    ep: &Epilogue,
+    (oc_n, icg): (usize, usize),
+    win: &Window,
+    outs: &[usize],
+    gemm: &super::gpu_gemm::Gemm,
+) {
+    let sums = DirectSums { ops, win, compute: Type::f32(), float: true };
+    let (ocg, k) = (oc_n / win.group, gemm.k);
+    let weights = c.flat(ops.b);
+    let mut taps = vec![icg];
+    taps.extend(&win.kernel);
+    let mut columns = vec![outs[0]];
+    columns.extend(&outs[2..]);
+    let channel = |e: &mut Cursor, g: ValueId, i: ValueId| e.affine(&[(g, ocg as i64), (i, 1)], 0);
+    let load_a = |e: &mut Cursor, bivs: &[ValueId], i: ValueId, q: ValueId| {
+        let oc = channel(e, bivs[0], i);
+        let at = e.affine(&[(oc, k as i64), (q, 1)], 0);
+        e.load(weights, &[at])
+    };
+    let load_b = |e: &mut Cursor, bivs: &[ValueId], q: ValueId, j: ValueId| {
+        let tap = e.unflatten(q, &taps);
+        let at = e.unflatten(j, &columns);
+        let ic = e.affine(&[(bivs[0], icg as i64), (tap[0], 1)], 0);
+        let mut inside = None;
+        let mut position = vec![at[0], ic];
+        for d in 0..win.kernel.len() {
+            let p = e.affine(
+                &[(at[d + 1], win.strides[d] as i64), (tap[d + 1], win.dilations[d] as i64)],
+                -(win.pads[d] as i64),
+            );
+            position.push(e.clamp_tap(p, win.input[d], &mut inside));
+        }
+        let v = e.load(ops.a, &position);
+        match inside {
+            Some(ok) => {
+                let zero = e.const_float(0.0, Type::f32());
+                e.value_op("arith.select", &[ok, v, zero], Type::f32())
+            }
+            None => v,
+        }
+    };
+    let finish = |e: &mut Cursor, bivs: &[ValueId], (i, j): (ValueId, ValueId), sum: ValueId| {
+        let oc = channel(e, bivs[0], i);
+        let at = e.unflatten(j, &columns);
+        let sum = match ops.bias {
+            Some(b) => {
+                let bv = e.load(b, &[oc]);
+                e.value_op("arith.addf", &[sum, bv], Type::f32())
+            }
+            None => sum,
+        };
+        let mut index = vec![at[0], oc];
+        index.extend(&at[1..]);
+        sums.finish(e, ep, sum, &index);
+    };
+    super::gpu_gemm::emit(c, gemm, &load_a, &load_b, &finish);
 }
 
 /// A direct f32 convolution of static shape whose outputs are too few to fill a GPU, its sum

@@ -50,6 +50,7 @@ impl Pass for KernelToLoops {
             .filter_map(|name| m.lookup_symbol(name))
             .collect();
         let top = ["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv", "kernel.conv_planes"];
+        let gpu = options.gpu.then_some(options.gpu_gemm);
         for op in ops_named(&m, &top) {
             // An op nested in a generic being lowered was copied out and is gone.
             if m.ops[op].parent.is_none() {
@@ -72,9 +73,9 @@ impl Pass for KernelToLoops {
                 {
                     super::qgemm::lower(&mut m, op, options)?
                 }
-                "kernel.matmul" => super::matmul::lower(&mut m, op, options.gpu)?,
+                "kernel.matmul" => super::matmul::lower(&mut m, op, gpu)?,
                 "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,
-                _ => super::conv::lower(&mut m, op, options.gpu)?,
+                _ => super::conv::lower(&mut m, op, gpu)?,
             }
             m.erase_op(op);
         }

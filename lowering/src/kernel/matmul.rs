@@ -20,6 +20,7 @@
 
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
+use crate::pass::GpuGemm;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -987,15 +988,15 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
 
 /// On GPUs every matmul is the parallel loop over the output with a dot product per element
 /// (one thread each, once the loop is mapped to the grid).
-pub fn lower(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
-    if gpu && m.attr(op, "b_panels").is_none() {
-        lower_general(m, op, true)
+pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuGemm>) -> Result<(), Diagnostic> {
+    if gpu.is_some() && m.attr(op, "b_panels").is_none() {
+        lower_general(m, op, gpu)
     } else if micro_kernel_applies(m, op) {
         lower_on_micro_kernel(m, op)
     } else if rows_apply(m, op) {
         lower_rows(m, op)
     } else if m.attr(op, "b_panels").is_none() {
-        lower_general(m, op, false)
+        lower_general(m, op, None)
     } else {
         Err(Diagnostic::new(
             m.ops[op].span,
@@ -1352,11 +1353,32 @@ fn row_column<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j: ValueId) {
     }
 }
 
+/// The GEMM a GPU matmul tiles through shared memory ([`super::gpu_gemm`]), if it does: f32 with
+/// static sizes, large enough unless `--gpu-gemm=tiled`.
+fn tiled_gemm(
+    tiling: Option<GpuGemm>,
+    elem: &Type,
+    (mm, nn, kk): (Extent, Extent, Extent),
+    batch: &[Extent],
+    (ta, tb): (bool, bool),
+) -> Option<super::gpu_gemm::Gemm> {
+    let forced = match tiling? {
+        GpuGemm::Direct => return None,
+        GpuGemm::Tiled => true,
+        GpuGemm::Auto => false,
+    };
+    let batch = batch.iter().map(|e| e.fixed()).collect::<Option<Vec<usize>>>()?;
+    let gemm =
+        super::gpu_gemm::Gemm { batch, m: mm.fixed()?, n: nn.fixed()?, k: kk.fixed()?, a_along_k: !ta, b_along_n: !tb };
+    (*elem == Type::f32() && gemm.worth_tiling(forced)).then_some(gemm)
+}
+
 /// Rows of the output one GPU thread computes in [`lower_general`], where M allows and the output
 /// is large (see [`super::conv::GPU_CHANNEL_TILE`]): each element of B read serves them all.
 pub const GPU_ROW_TILE: usize = 4;
 
-fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> {
+fn lower_general(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Diagnostic> {
+    let gpu = tiling.is_some();
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
@@ -1370,6 +1392,7 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
     let half = matches!(elem, Type::Float(FloatKind::F16 | FloatKind::BF16));
     let compute = if half { Type::f32() } else { elem.clone() };
     let outputs = [mm, nn].iter().chain(&batch).map(|e| e.fixed().unwrap_or(1)).product::<usize>();
+    let tiled = tiled_gemm(tiling, &elem, (mm, nn, kk), &batch, (ta, tb));
     let tile = match mm {
         Extent::Fixed(rows)
             if gpu && rows.is_multiple_of(GPU_ROW_TILE) && outputs >= super::conv::GPU_TILE_MIN_OUTPUTS =>
@@ -1382,7 +1405,9 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
     // sums to a buffer of the workspace, then a second loop adds them and finishes each output.
     let all_fixed = [mm, nn, kk].iter().chain(&batch).all(|e| e.fixed().is_some());
     let splits = match kk {
-        Extent::Fixed(k) if gpu && tile == 1 && all_fixed && elem == Type::f32() => super::conv::gpu_splits(outputs, k),
+        Extent::Fixed(k) if gpu && tile == 1 && all_fixed && elem == Type::f32() && tiled.is_none() => {
+            super::conv::gpu_splits(outputs, k)
+        }
         _ => 1,
     };
     let partial = (splits > 1).then(|| super::conv::plane_buffer(&mut c, splits * outputs));
@@ -1435,6 +1460,27 @@ fn lower_general(m: &mut Module, op: OpId, gpu: bool) -> Result<(), Diagnostic> 
         }
         e.store(v, o1, &[at]);
     };
+    if let Some(gemm) = tiled {
+        let load = |e: &mut Cursor,
+                    buf: ValueId,
+                    (lead, matrix, cols): (&[Extent], Extent, Extent),
+                    bivs: &[ValueId],
+                    (row, col)| {
+            let at = batch_offset(e, lead, &batch, bivs, matrix);
+            let within = e.affine_over(&[(row, cols), (col, one)], 0);
+            let at = e.value_op("arith.addi", &[at, within], Type::Index);
+            e.load(buf, &[at])
+        };
+        let load_a = |e: &mut Cursor, bivs: &[ValueId], i, k| {
+            load(e, a1, (&a_lead, a_matrix, a_cols), bivs, if ta { (k, i) } else { (i, k) })
+        };
+        let load_b = |e: &mut Cursor, bivs: &[ValueId], k, j| {
+            load(e, b1, (&b_lead, b_matrix, b_cols), bivs, if tb { (j, k) } else { (k, j) })
+        };
+        super::gpu_gemm::emit(&mut c, &gemm, &load_a, &load_b, &finish);
+        c.finish(op);
+        return Ok(());
+    }
     c.parallel_over(&full, &mut |e, ivs| {
         let (split, ivs) = if splits > 1 { (Some(ivs[0]), &ivs[1..]) } else { (None, ivs) };
         let (bivs, j) = (&ivs[..r], ivs[r + 1]);

@@ -26,6 +26,7 @@ pub mod depthwise;
 pub mod elide_copies;
 pub mod fuse;
 pub mod fuse_planes;
+pub mod gpu_gemm;
 pub mod interleave;
 pub mod lanes;
 pub mod lower;
