@@ -162,7 +162,7 @@ fn target_errors() -> Result<(), String> {
 fn gpu_model_errors() -> Result<(), String> {
     use xcc_test_suite::onnx_build::{model, node, relu_model, symbolic, value};
     let dir = fresh_dir(&work_root("cli").join("gpu-model-errors"));
-    let (fixed, open, double_erf) = (dir.join("relu.onnx"), dir.join("open.onnx"), dir.join("erf.onnx"));
+    let (fixed, open) = (dir.join("relu.onnx"), dir.join("open.onnx"));
     let counted = dir.join("nonzero.onnx");
     let nonzero = vec![node("nz", "NonZero", &["x"], &["y"])];
     std::fs::write(&counted, model(nonzero, vec![value("x", 1, &[4])], vec![value("y", 7, &[1, -1])], vec![]))
@@ -179,11 +179,7 @@ fn gpu_model_errors() -> Result<(), String> {
     let has = vec![node("has", "OptionalHasElement", &["x"], &["h"])];
     let x = xcc_test_suite::onnx_build::optional("x", 1, &[2]);
     std::fs::write(&maybe, model(has, vec![x], vec![value("h", 9, &[])], vec![])).map_err(|e| e.to_string())?;
-    // f64 erf is the one math function without GPU code.
-    let erf = vec![node("erf", "Erf", &["x"], &["y"])];
-    std::fs::write(&double_erf, model(erf, vec![value("x", 11, &[4])], vec![value("y", 11, &[4])], vec![]))
-        .map_err(|e| e.to_string())?;
-    let cases: [(&std::path::Path, &[&str], &str, &str); 9] = [
+    let cases: [(&std::path::Path, &[&str], &str, &str); 8] = [
         (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--gpu-host=aarch64"], "m.a", "--gpu-host is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--target=nvptx64", "--emit=obj"], "m.o", "a model for nvptx64 is written as a library"),
@@ -197,12 +193,6 @@ fn gpu_model_errors() -> Result<(), String> {
         ),
         (&words, &["--target=nvptx64"], "m.a", "STRING tensors are not supported on GPUs"),
         (&maybe, &["--target=nvptx64"], "m.a", "optional inputs are not supported on GPUs"),
-        (
-            &double_erf,
-            &["--target=nvptx64"],
-            "m.a",
-            "1 node(s) use math not supported on GPUs yet: Erf 'erf' (math.erf on f64)",
-        ),
     ];
     for (input, args, output, want) in cases {
         let out_path = dir.join(output);

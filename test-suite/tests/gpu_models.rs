@@ -438,6 +438,21 @@ type Sweep = (&'static str, &'static str, Vec<f32>, fn(f64) -> f64);
 /// function with device code again in f64, between a Cast to double and one back (so f64's own
 /// exp, log, sin, cos and atan run; the comparison sees their results rounded to f32). Expected
 /// values from Rust's f64 functions.
+/// erf by Simpson's rule over `2/sqrt(pi) exp(-t^2)` from 0 (4,000 intervals up to 6, past
+/// which erf is 1 in f32): an oracle independent of the series the GPU code sums.
+fn erf_by_simpson(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    let to = x.abs().min(6.0);
+    let n = 4_000;
+    let h = to / n as f64;
+    let f = |t: f64| (-t * t).exp();
+    let inner: f64 = (1..n).map(|i| f(i as f64 * h) * if i % 2 == 1 { 4.0 } else { 2.0 }).sum();
+    let integral = h / 3.0 * (f(0.0) + inner + f(to));
+    (std::f64::consts::FRAC_2_SQRT_PI * integral).copysign(x)
+}
+
 fn derived_math() -> Vec<EdgeCase> {
     let n = 4_001usize;
     let sweep = |from: f64, to: f64| -> Vec<f32> {
@@ -468,6 +483,7 @@ fn derived_math() -> Vec<EdgeCase> {
         ("tan", "Tan", sweep(-1.5, 1.5), f64::tan),
         ("atan", "Atan", with(logs(-4.0, 4.0), &[0.0, f32::INFINITY, nan]), f64::atan),
         ("tanh", "Tanh", with(sweep(-30.0, 30.0), &[1e-7, nan]), f64::tanh),
+        ("erf", "Erf", with(sweep(-7.0, 7.0), &[1e-30, -1e-7, f32::INFINITY, -f32::INFINITY, nan]), erf_by_simpson),
     ];
     let mut out = Vec::new();
     for (name, op, x, f) in cases {
@@ -476,7 +492,7 @@ fn derived_math() -> Vec<EdgeCase> {
         let cast = |n: &str, from: &str, to: &str, ty: i64| {
             xcc_test_suite::onnx_build::with_int(node(n, "Cast", &[from], &[to]), "to", ty)
         };
-        if !matches!(op, "Exp" | "Log" | "Sin" | "Cos" | "Tan" | "Atan" | "Tanh") {
+        if !matches!(op, "Exp" | "Log" | "Sin" | "Cos" | "Tan" | "Atan" | "Tanh" | "Erf") {
             let bytes = model(
                 vec![node("f", op, &["x"], &["y"])],
                 vec![value("x", 1, &dims)],

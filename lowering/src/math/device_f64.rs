@@ -1,4 +1,4 @@
-//! f64 exp, log, sin, cos and atan as arithmetic, for GPUs (NVPTX has no code for them without
+//! f64 exp, log, sin, cos, atan and erf as arithmetic, for GPUs (NVPTX has no code for them without
 //! NVIDIA's libdevice). Each reduces its argument so that a truncated Taylor series converges
 //! past f64's precision, with the reduction's constants split in two or three parts:
 //!
@@ -14,7 +14,12 @@
 //!   `r^18/18!` (truncation below 1e-16 relative for `|r| <= pi/4`), chosen and signed by `j mod 4`.
 //!   Accurate while `|x| < 2^20` or so; larger arguments lose digits.
 //! - atan: the f32 reduction (`device_math`) with the series to `t^31/31` ([`atan_series`]).
-
+//! - erf: odd, so on `a = |x|`. Below 2, `2/sqrt(pi) a exp(-a^2) P(a^2)` with `P(z) = sum 2^n
+//!   z^n / (1 3 5 ... (2n+1))`, every term positive (no cancellation), to `z^33` (truncation
+//!   below 1e-18 of the sum). From 2, `1 - erfc(a)` with `erfc(a) = exp(-a^2) / (sqrt(pi) (a +
+//!   (1/2) / (a + 1 / (a + (3/2) / (a + ...)))))`, the continued fraction 50 deep from the
+//!   bottom (erfc's error below 1e-17, against erf's 1e-16 steps there).
+//!
 use super::polynomial_approximation::F;
 use crate::builder::LoopBuilder;
 use xcc_ir::{Type, ValueId};
@@ -38,6 +43,23 @@ fn alternating(k: usize) -> f64 {
 pub(super) fn atan_series() -> Vec<f64> {
     series(16, |k| alternating(k) / (2 * k + 1) as f64)
 }
+
+/// erf's series in `z = a^2` after its factor `2/sqrt(pi) a exp(-z)`: `2^n / (2n+1)!!`, to
+/// `n = 33` (enough for `a` below [`ERF_SPLIT`]).
+fn erf_series() -> Vec<f64> {
+    let mut c = vec![1.0];
+    for n in 1..34 {
+        let last = c[n - 1];
+        c.push(last * 2.0 / (2 * n + 1) as f64);
+    }
+    c
+}
+
+/// Where erf's series gives way to erfc's continued fraction.
+const ERF_SPLIT: f64 = 2.0;
+
+/// The depth of erfc's continued fraction: 50 levels give erfc to 4e-18 from [`ERF_SPLIT`] on.
+const ERFC_DEPTH: usize = 50;
 
 fn factorial(n: usize) -> f64 {
     (1..=n).map(|k| k as f64).product()
@@ -110,6 +132,40 @@ impl F<'_, '_> {
         let y = self.c.fmuladd(e, lo, y);
         let y = self.c.fmuladd(e, hi, y);
         self.log_special_values(x, y)
+    }
+
+    pub(super) fn erf64(&mut self, x: ValueId) -> ValueId {
+        let a = self.op("math.absf", &[x]);
+        let split = self.k(ERF_SPLIT);
+        // Each side on an argument clamped to its own range, so the other side's values stay
+        // finite; the select takes one.
+        let low = self.op("arith.minimumf", &[a, split]);
+        let z = self.op("arith.mulf", &[low, low]);
+        let minus = self.op("arith.negf", &[z]);
+        let e = self.exp64(minus);
+        let p = self.poly(&erf_series(), z);
+        let scale = self.k(std::f64::consts::FRAC_2_SQRT_PI);
+        let series = self.op("arith.mulf", &[low, scale]);
+        let series = self.op("arith.mulf", &[series, e]);
+        let series = self.op("arith.mulf", &[series, p]);
+        let high = self.op("arith.maximumf", &[a, split]);
+        let mut t = high;
+        for k in (1..=ERFC_DEPTH).rev() {
+            let half_k = self.k(k as f64 / 2.0);
+            let q = self.op("arith.divf", &[half_k, t]);
+            t = self.op("arith.addf", &[high, q]);
+        }
+        let z = self.op("arith.mulf", &[high, high]);
+        let minus = self.op("arith.negf", &[z]);
+        let e = self.exp64(minus);
+        let root_pi = self.k(std::f64::consts::PI.sqrt());
+        let d = self.op("arith.mulf", &[root_pi, t]);
+        let erfc = self.op("arith.divf", &[e, d]);
+        let one = self.k(1.0);
+        let fraction = self.op("arith.subf", &[one, erfc]);
+        let below = self.c.cmpf("olt", a, split);
+        let y = self.select(below, series, fraction);
+        self.op("math.copysign", &[y, x])
     }
 
     pub(super) fn sin_cos64(&mut self, x: ValueId, cos: bool) -> ValueId {

@@ -9,16 +9,12 @@ use xcc_ir::types::FloatKind;
 use xcc_ir::Type;
 
 /// Whether `math-polynomial-approximation` rewrites math op `name` on `elem`s for GPUs: exp,
-/// tanh, [`device_math::NAMES`] and [`device_derived::NAMES`] on f32 and f64, erf on f32.
+/// erf, tanh, [`device_math::NAMES`] and [`device_derived::NAMES`] on f32 and f64.
 pub fn gpu_rewrites(name: &str, elem: &Type) -> bool {
-    let both = ["math.exp", "math.tanh"].contains(&name)
+    let named = ["math.exp", "math.erf", "math.tanh"].contains(&name)
         || device_math::NAMES.contains(&name)
         || device_derived::NAMES.contains(&name);
-    match elem {
-        Type::Float(FloatKind::F32) => both || name == "math.erf",
-        Type::Float(FloatKind::F64) => both,
-        _ => false,
-    }
+    named && matches!(elem, Type::Float(FloatKind::F32 | FloatKind::F64))
 }
 
 /// Whether GPU code can compute math op `name` on elements of type `elem`: NVPTX has code for

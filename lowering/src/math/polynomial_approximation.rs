@@ -4,7 +4,7 @@
 //! element cannot). On GPUs too, where NVPTX has no code of its own for them, with log, log2,
 //! log10, pow, sin, cos, tan and atan besides ([`super::device_math`]), the functions derived
 //! from those ([`super::device_derived`]: log1p, expm1, the hyperbolic functions and their
-//! inverses, asin, acos), and all of them but erf on f64 too ([`super::device_f64`]).
+//! inverses, asin, acos), and all of them on f64 too ([`super::device_f64`]).
 //!
 //! - exp: `x = n ln2 + r` with `n = round(x log2e)` and `|r| <= ln2 / 2` (ln2 in two parts, so
 //!   `r` is exact to f32), `exp(r)` by a degree-5 polynomial, and `2^n` added to the result's
@@ -96,7 +96,8 @@ impl Pass for PolynomialApproximation {
             let name = f.c.m.ops[op].name.clone();
             let y = match (name.as_str(), f64) {
                 ("math.exp", _) => f.exp_of(x),
-                ("math.erf", _) => f.erf(x),
+                ("math.erf", false) => f.erf(x),
+                ("math.erf", true) => f.erf64(x),
                 ("math.tanh", false) => f.tanh(x),
                 ("math.tanh", true) => f.derived("math.tanh", x),
                 (name, _) if super::device_derived::NAMES.contains(&name) => f.derived(name, x),
