@@ -719,7 +719,14 @@ fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
     let work = work_root.join(name);
     let (op, checked) = inspect_model(&case.join("model.onnx"));
     DEVIATION.with(|d| d.set(0.0));
-    let outcome = checked.and_then(|()| run_checked(&case, &work));
+    let mut outcome = checked.and_then(|()| run_checked(&case, &work, &[]));
+    // The GPU's matmuls and convolutions again through the kernels tiled through shared memory,
+    // which these small cases would not get by default (blocks of coroutines in the emulator).
+    if outcome.is_ok() && gpu() && !coreml() && TILED_CASES.iter().any(|c| name.contains(c)) {
+        let tiled = work.with_file_name(format!("{name}.tiled"));
+        outcome = run_checked(&case, &tiled, &["--gpu-gemm=tiled".to_string()])
+            .map_err(|(s, d)| (s, format!("with --gpu-gemm=tiled: {d}")));
+    }
     if outcome.is_ok() && coreml() {
         // A model's library holds its weights (up to 100 MB each): a passing case's go.
         let _ = std::fs::remove_dir_all(&work);
@@ -847,7 +854,12 @@ fn input_name(model: &Path, k: usize) -> String {
         .unwrap_or_default()
 }
 
-fn run_checked(case: &Path, work: &Path) -> Outcome {
+/// Cases whose names say they have a matmul or a convolution, which the GPU run also checks with
+/// every GEMM tiled through shared memory (`--gpu-gemm=tiled`).
+const TILED_CASES: &[&str] = &["matmul", "gemm", "conv", "einsum", "attention", "_rnn", "lstm", "gru"];
+
+/// One case compiled (with `variant`'s flags after the rest) and run on every data set.
+fn run_checked(case: &Path, work: &Path, variant: &[String]) -> Outcome {
     let mut sets: Vec<PathBuf> = std::fs::read_dir(case)
         .map_err(|e| (Status::Harness, format!("cannot read the case: {e}")))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -906,6 +918,7 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
             .args(&flags)
             .args(if gpu() { &["--target=nvptx64", "--emulate-gpu"][..] } else { &[] })
             .args(extra_flags())
+            .args(variant)
             .current_dir(case),
         XCC_TIMEOUT,
     );
@@ -1033,21 +1046,22 @@ fn run_checked(case: &Path, work: &Path) -> Outcome {
         }
     }
     if gpu() {
-        check_ptx(case, &work, &binds)?;
+        check_ptx(case, &work, &[&binds[..], variant].concat())?;
     }
     Ok(())
 }
 
-/// For the GPU run: the same kernels as PTX for sm_80, with nothing left external (whole-program
-/// `ptxas` would refuse it) and accepted by `ptxas` where it is installed.
-fn check_ptx(case: &Path, work: &Path, binds: &[String]) -> Outcome {
+/// For the GPU run: the same kernels as PTX for sm_80, with nothing left external but the
+/// launch-sized shared memory (whole-program `ptxas` would refuse it) and accepted by `ptxas`
+/// where it is installed.
+fn check_ptx(case: &Path, work: &Path, flags: &[String]) -> Outcome {
     let ptx = work.join("m.ptx");
     let o = run_command(
         Command::new(xcc_binary())
             .arg(model_file())
             .args(["--name", "m", "-O1", "--target=nvptx64", "--mcpu=sm_80", "--emit=ptx", "-o"])
             .arg(&ptx)
-            .args(binds)
+            .args(flags)
             .current_dir(case),
         XCC_TIMEOUT,
     );
@@ -1055,7 +1069,7 @@ fn check_ptx(case: &Path, work: &Path, binds: &[String]) -> Outcome {
         return fail(Status::CompileError, format!("PTX: {}", first_error(&format!("{}\n{}", o.stderr, o.stdout))));
     }
     let text = std::fs::read_to_string(&ptx).map_err(|e| (Status::CompileError, format!("PTX: {e}")))?;
-    if let Some(line) = text.lines().find(|l| l.contains(".extern")) {
+    if let Some(line) = text.lines().find(|l| l.contains(".extern") && !l.contains(".extern .shared")) {
         return fail(Status::CompileError, format!("PTX: an external symbol: {}", line.trim()));
     }
     if let Some(ptxas) = xcc_test_suite::ptxas() {
