@@ -2,16 +2,19 @@
 //! that launches kernels, and its setup) and the kernels (functions marked `nvvm.kernel`). The
 //! kernels go through LLVM for the GPU (PTX, embedded in the host code as text the driver
 //! JIT-compiles) or, with `--emulate-gpu`, for the host CPU; the host code for `--gpu-host`
-//! (x86_64 unless told aarch64). The
-//! library holds the host object, the emulated kernels' object if any, runtime-c and its GPU
-//! part (on CUDA, or the emulator).
+//! (x86_64 unless told aarch64). Where `ptxas` is at hand (`--ptxas`, `XCC_PTXAS`, `PATH`,
+//! `CUDA_HOME` or `/usr/local/cuda`), the kernels are also compiled to a cubin for `--mcpu`,
+//! embedded beside the PTX: the driver loads the cubin where it fits the device, and JIT-compiles
+//! the PTX elsewhere. The library holds the host object, the emulated kernels' object if any,
+//! runtime-c and its GPU part (on CUDA, or the emulator).
 
 use crate::pipeline::{module_name, translate_optimized};
 use crate::{Cli, Emit};
 use inkwell::context::Context;
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId};
-use xcc_lowering::conversion::parallel_to_gpu::PTX_GLOBAL_ATTR;
+use xcc_lowering::conversion::parallel_to_gpu::{CUBIN_GLOBAL_ATTR, PTX_GLOBAL_ATTR};
 
 /// The output for a model compiled for nvptx64: the kernels' PTX (`--emit=ptx`) or the library.
 pub fn model_output(
@@ -43,6 +46,10 @@ pub fn model_output(
             return Ok(ptx);
         }
         set_ptx(&mut host, &ptx)?;
+        if let Some(ptxas) = ptxas(cli) {
+            let cubin = cubin(&ptxas, &ptx, &spec.cpu).map_err(error)?;
+            set_cubin(&mut host, cubin)?;
+        }
     }
     if emit != Emit::Lib {
         return Err(error(
@@ -106,6 +113,62 @@ fn set_ptx(host: &mut Module, ptx: &[u8]) -> Result<(), String> {
     let Some(global) = global else { return Err("xcc: internal error: no global for the kernels' PTX".into()) };
     let len = text.len() as u64 + 1;
     host.set_attr(global, "value", Attribute::String(format!("{text}\0")));
+    host.set_attr(
+        global,
+        "global_type",
+        Attribute::Type(xcc_ir::Type::LlvmArray { len, elem: Box::new(xcc_ir::Type::i8()) }),
+    );
+    Ok(())
+}
+
+/// The `ptxas` to make the cubin with: `--ptxas`, else `XCC_PTXAS`, else one on `PATH`, in
+/// `$CUDA_HOME/bin` or in `/usr/local/cuda/bin`; none with `--no-cubin`.
+fn ptxas(cli: &Cli) -> Option<PathBuf> {
+    if cli.no_cubin {
+        return None;
+    }
+    if let Some(p) = &cli.ptxas {
+        return Some(p.clone());
+    }
+    if let Some(p) = std::env::var_os("XCC_PTXAS").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    dirs.extend(std::env::var_os("CUDA_HOME").map(|h| Path::new(&h).join("bin")));
+    dirs.push(PathBuf::from("/usr/local/cuda/bin"));
+    dirs.into_iter().map(|d| d.join("ptxas")).find(|p| p.is_file())
+}
+
+/// The kernels' cubin for `arch` (`sm_80`...), from `ptxas` in whole-program mode.
+fn cubin(ptxas: &Path, ptx: &[u8], arch: &str) -> Result<Vec<u8>, String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("a folder for ptxas: {e}"))?;
+    let (input, output) = (dir.path().join("kernels.ptx"), dir.path().join("kernels.cubin"));
+    std::fs::write(&input, ptx).map_err(|e| format!("writing the PTX for ptxas: {e}"))?;
+    let run = std::process::Command::new(ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    if !run.status.success() {
+        let why = String::from_utf8_lossy(&run.stderr);
+        let why = if why.trim().is_empty() { format!("it exited with {}", run.status) } else { why.trim().to_string() };
+        return Err(format!("{} refused the kernels' PTX: {why}", ptxas.display()));
+    }
+    std::fs::read(&output).map_err(|e| format!("reading ptxas's cubin: {e}"))
+}
+
+/// The cubin, after its size, in the global the lowering left for it.
+fn set_cubin(host: &mut Module, cubin: Vec<u8>) -> Result<(), String> {
+    let global = host.top_ops().iter().copied().find(|&op| host.attr(op, CUBIN_GLOBAL_ATTR).is_some());
+    let Some(global) = global else { return Err("xcc: internal error: no global for the kernels' cubin".into()) };
+    let mut bytes = (cubin.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(cubin);
+    let len = bytes.len() as u64;
+    let ty = xcc_ir::Type::Tensor { shape: Some(vec![Some(len)]), elem: Box::new(xcc_ir::Type::i8()) };
+    host.set_attr(global, "value", Attribute::Dense { values: xcc_ir::attributes::DenseValues::Hex(bytes), ty });
     host.set_attr(
         global,
         "global_type",

@@ -117,6 +117,15 @@ pub struct Cli {
     /// threads as coroutines that meet at its barriers (the GPU code tested without a GPU).
     #[arg(long)]
     pub emulate_gpu: bool,
+    /// With --target=nvptx64: the `ptxas` that compiles the kernels to a cubin for --mcpu, which
+    /// the library carries beside the PTX (default: `XCC_PTXAS`, else one on PATH, in
+    /// $CUDA_HOME/bin or /usr/local/cuda/bin; without one, the PTX alone).
+    #[arg(long, value_name = "PATH")]
+    pub ptxas: Option<std::path::PathBuf>,
+    /// With --target=nvptx64: no cubin, even where `ptxas` is found (the driver JIT-compiles the
+    /// PTX when a context is created).
+    #[arg(long)]
+    pub no_cubin: bool,
     /// With --target=nvptx64: how matmuls and convolutions are lowered, tiled through shared
     /// memory (a block per 64x64 tile of the output) or direct (a thread per output).
     #[arg(long, value_enum, value_name = "HOW", default_value = "auto")]

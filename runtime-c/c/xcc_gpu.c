@@ -53,6 +53,8 @@ struct xcc_gpu_context {
   void *cu_context;
   int32_t device;
   void *module;
+  /* Whether the module came from the library's cubin (else from its PTX, JIT-compiled). */
+  int from_cubin;
   char prefix[128];
   int32_t kernel_count, global_count;
   void **kernels;
@@ -273,8 +275,17 @@ static int32_t device_synchronize(xcc_gpu_context *ctx) {
   return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "waiting for the stream (a kernel failed, or the stream is invalid)");
 }
 
-static int32_t device_load(xcc_gpu_context *ctx, const char *ptx) {
-  cu_result rc = cu.module_load_data(&ctx->module, ptx);
+/* The kernels' module: the cubin where the library has one for this device (XCC_GPU_JIT=1 skips
+   it), else the PTX, which the driver compiles for the device. A cubin for another architecture
+   is refused by the driver, and the PTX is loaded instead. */
+static int32_t device_load(xcc_gpu_context *ctx, const char *ptx, const uint8_t *cubin) {
+  uint64_t cubin_bytes = 0;
+  memcpy(&cubin_bytes, cubin, sizeof cubin_bytes);
+  const char *jit = getenv("XCC_GPU_JIT");
+  int use_cubin = cubin_bytes > 0 && !(jit && strcmp(jit, "1") == 0);
+  cu_result rc = use_cubin ? cu.module_load_data(&ctx->module, cubin + 8) : 1;
+  ctx->from_cubin = rc == 0;
+  if (rc != 0) rc = cu.module_load_data(&ctx->module, ptx);
   if (rc != 0) return cu_fail(ctx, rc, "loading the kernels' PTX (cuModuleLoadData)");
   for (int32_t k = 0; k < ctx->kernel_count; k++) {
     char name[160];
@@ -411,8 +422,9 @@ static int32_t device_synchronize(xcc_gpu_context *ctx) {
   return XCC_OK;
 }
 
-static int32_t device_load(xcc_gpu_context *ctx, const char *ptx) {
+static int32_t device_load(xcc_gpu_context *ctx, const char *ptx, const uint8_t *cubin) {
   (void)ptx;
+  (void)cubin;
   (void)ctx;
   return XCC_OK;
 }
@@ -580,6 +592,15 @@ static int by_time(const void *a, const void *b) {
 }
 
 /* The kernels by time taken, launch and wait included, on standard error. */
+/* Whether the kernels run in the emulator (this file compiled with XCC_GPU_EMULATE). */
+static int is_emulated(void) {
+#ifdef XCC_GPU_EMULATE
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 static void print_profile(const xcc_gpu_context *ctx) {
   const struct kernel_time **order = malloc(sizeof *order * (size_t)ctx->kernel_count);
   if (!order) return;
@@ -589,8 +610,9 @@ static void print_profile(const xcc_gpu_context *ctx) {
     total += ctx->times[k].ms;
   }
   qsort(order, (size_t)ctx->kernel_count, sizeof *order, by_time);
-  fprintf(stderr, "xcc GPU profile (%s*): %.3f ms in %d kernels\n  %-28s %8s %10s %10s %16s\n", ctx->prefix, total,
-          (int)ctx->kernel_count, "kernel", "calls", "total ms", "mean us", "blocks x threads");
+  fprintf(stderr, "xcc GPU profile (%s*, %s): %.3f ms in %d kernels\n  %-28s %8s %10s %10s %16s\n", ctx->prefix,
+          is_emulated() ? "emulated" : ctx->from_cubin ? "the cubin" : "the PTX", total, (int)ctx->kernel_count, "kernel", "calls", "total ms",
+          "mean us", "blocks x threads");
   for (int32_t i = 0; i < ctx->kernel_count; i++) {
     const struct kernel_time *t = order[i];
     if (!t->calls) continue;
@@ -706,8 +728,8 @@ XCC_DEF int32_t xcc_gpu_synchronize(xcc_gpu_context *ctx) {
 
 /* ---- what the generated host code calls --------------------------------------------------------- */
 
-XCC_DEF int32_t xcc_gpu_load(xcc_gpu_context *ctx, const char *ptx, const char *prefix, int32_t kernels,
-                             int32_t globals) {
+XCC_DEF int32_t xcc_gpu_load(xcc_gpu_context *ctx, const char *ptx, const uint8_t *cubin, const char *prefix,
+                             int32_t kernels, int32_t globals) {
   if (!valid(ctx)) return fail(NULL, XCC_ERROR_BAD_CONTEXT, "the GPU context is NULL or was destroyed");
   if (ctx->kernels) return fail(ctx, XCC_ERROR_GPU, "the context already holds a model");
   snprintf(ctx->prefix, sizeof ctx->prefix, "%s", prefix);
@@ -722,7 +744,7 @@ XCC_DEF int32_t xcc_gpu_load(xcc_gpu_context *ctx, const char *ptx, const char *
   ctx->graphs = graphs_available() && !ctx->times && !(graphs && strcmp(graphs, "0") == 0);
   int32_t rc = device_alloc(ctx, &ctx->status_word.device, 4, "the run's status");
   if (rc == XCC_OK) rc = device_zero_word(ctx, ctx->status_word.device);
-  return rc != XCC_OK ? rc : device_load(ctx, ptx);
+  return rc != XCC_OK ? rc : device_load(ctx, ptx, cubin);
 }
 
 XCC_DEF int32_t xcc_gpu_kernel_function(xcc_gpu_context *ctx, int32_t kernel, void *function) {

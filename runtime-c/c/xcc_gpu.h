@@ -49,8 +49,9 @@ int32_t xcc_gpu_status(xcc_gpu_context *context);
 int32_t xcc_gpu_read_status(xcc_gpu_context *context);
 
 /* The calls the generated host code makes. */
-int32_t xcc_gpu_load(xcc_gpu_context *context, const char *ptx, const char *kernel_prefix, int32_t kernels,
-                     int32_t globals);
+/* cubin: its size as 8 little-endian bytes, then the cubin (a size of 0: none). */
+int32_t xcc_gpu_load(xcc_gpu_context *context, const char *ptx, const uint8_t *cubin, const char *kernel_prefix,
+                     int32_t kernels, int32_t globals);
 int32_t xcc_gpu_kernel_function(xcc_gpu_context *context, int32_t kernel, void *function);
 int32_t xcc_gpu_upload(xcc_gpu_context *context, int32_t global, const void *host, int64_t bytes);
 int32_t xcc_gpu_workspace(xcc_gpu_context *context, int64_t bytes);

@@ -179,7 +179,9 @@ fn gpu_model_errors() -> Result<(), String> {
     let has = vec![node("has", "OptionalHasElement", &["x"], &["h"])];
     let x = xcc_test_suite::onnx_build::optional("x", 1, &[2]);
     std::fs::write(&maybe, model(has, vec![x], vec![value("h", 9, &[])], vec![])).map_err(|e| e.to_string())?;
-    let cases: [(&std::path::Path, &[&str], &str, &str); 8] = [
+    let cases: [(&std::path::Path, &[&str], &str, &str); 10] = [
+        (&fixed, &["--target=nvptx64", "--ptxas=/nonexistent/ptxas"], "m.a", "running /nonexistent/ptxas"),
+        (&fixed, &["--target=nvptx64", "--ptxas=/bin/false"], "m.a", "/bin/false refused the kernels' PTX"),
         (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--gpu-host=aarch64"], "m.a", "--gpu-host is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--target=nvptx64", "--emit=obj"], "m.o", "a model for nvptx64 is written as a library"),

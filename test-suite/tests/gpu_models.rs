@@ -6,6 +6,8 @@
 //!   plus 1e-5 absolute);
 //! - `ptx-sm_80`, `ptx-sm_90`: the kernels' PTX accepted by `ptxas -v` in whole-program mode,
 //!   every `.entry` compiled and nothing left external but the launch-sized shared memory;
+//! - `cubin-sm_80`, `cubin-sm_90` (tiny_cnn): the library built with `--ptxas` carries exactly
+//!   the cubin `ptxas` makes of its PTX;
 //! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
 //! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
 //!   a message, nothing crashes (ignored where a driver is present);
@@ -187,6 +189,30 @@ fn ptx(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The CUDA library with `--ptxas`: it carries, after its size, exactly the cubin `ptxas` makes of
+/// the kernels' PTX for `arch` (which the driver loads where it fits the device).
+fn embedded_cubin(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
+    let dir = work().join(&case.name).join(format!("cubin-{arch}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (lib, ptx, cubin) = (dir.join("libm.a"), dir.join("m.ptx"), dir.join("m.cubin"));
+    let xcc = |emit: &str, out: &Path| {
+        let mut c = Command::new(xcc_binary());
+        c.arg(&case.onnx).args(["--target=nvptx64", "--name", "m", "--mcpu", arch, emit, "--ptxas"]).arg(ptxas);
+        c.arg("-o").arg(out);
+        c
+    };
+    run(&mut xcc("--emit=lib", &lib), "xcc --ptxas")?;
+    run(&mut xcc("--emit=ptx", &ptx), "xcc --emit=ptx")?;
+    run(Command::new(ptxas).arg(format!("-arch={arch}")).arg(&ptx).arg("-o").arg(&cubin), "ptxas")?;
+    let (archive, cubin) = (std::fs::read(&lib).unwrap(), std::fs::read(&cubin).unwrap());
+    let sized: Vec<u8> = (cubin.len() as u64).to_le_bytes().iter().chain(&cubin).copied().collect();
+    if !archive.windows(sized.len()).any(|w| w == sized.as_slice()) {
+        return Err(format!("the library does not carry ptxas's {} bytes of cubin for {arch}", cubin.len()));
+    }
+    println!("{} {arch}: a cubin of {} bytes embedded", case.name, cubin.len());
+    Ok(())
+}
+
 /// `gpu/two_models.c`: tiny_cnn compiled twice (`a`, `b`) into one program, three contexts run
 /// concurrently from three threads, one destroyed while the others go on.
 fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String> {
@@ -275,7 +301,7 @@ fn profile(case: &Case) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let prefix = format!("{}_compute_kernel", case.name);
-    let header = format!("xcc GPU profile ({prefix}*):");
+    let header = format!("xcc GPU profile ({prefix}*, emulated):");
     let rows: Vec<&str> = stderr.lines().filter(|l| l.trim_start().starts_with(&prefix)).collect();
     let called =
         rows.iter().all(|r| r.split_whitespace().nth(1).and_then(|c| c.parse::<u64>().ok()).is_some_and(|c| c > 0));
@@ -814,6 +840,17 @@ fn main() -> std::process::ExitCode {
                 })
                 .with_ignored_flag(!available || ptxas.is_none()),
             );
+        }
+        if name == "tiny_cnn" {
+            for arch in ["sm_80", "sm_90"] {
+                let (l, p) = (load.clone(), ptxas.clone());
+                trials.push(
+                    libtest_mimic::Trial::test(format!("gpu-models/{name}/cubin-{arch}"), move || {
+                        Ok(embedded_cubin(&l()?, arch, p.as_deref().expect("ptxas"))?)
+                    })
+                    .with_ignored_flag(!available || ptxas.is_none()),
+                );
+            }
         }
         let l = load.clone();
         trials.push(

@@ -75,6 +75,10 @@ const DEVICE_SCALAR: &str = "xcc.gpu_scalar";
 /// The attribute marking the global that holds the kernels' PTX (filled in by the driver).
 pub const PTX_GLOBAL_ATTR: &str = "xcc.gpu_ptx";
 
+/// The attribute marking the global that holds the kernels' cubin where the driver made one
+/// (`ptxas` at hand): its size as 8 little-endian bytes, then the cubin; 8 zero bytes where none.
+pub const CUBIN_GLOBAL_ATTR: &str = "xcc.gpu_cubin";
+
 const CAST: &str = "builtin.unrealized_conversion_cast";
 
 impl Pass for ParallelToGpu {
@@ -813,12 +817,14 @@ fn setup_function(m: &mut Module, f: OpId, plan: &Plan, options: &LoweringOption
     let span = m.ops[f].span;
     let ptx = string_global(m, &format!("{}_ptx", plan.name), "");
     m.set_attr(ptx, PTX_GLOBAL_ATTR, Attribute::Unit);
+    let cubin = byte_global(m, &format!("{}_cubin", plan.name), vec![0; 8]);
+    m.set_attr(cubin, CUBIN_GLOBAL_ATTR, Attribute::Unit);
     string_global(m, &format!("{}_kernel_prefix", plan.name), &format!("{}_kernel", plan.name));
     let (p, i32t, i64t) = (Type::ptr(), Type::i32(), Type::i64());
     declare_function(
         m,
         GPU_LOAD,
-        vec![p.clone(), p.clone(), p.clone(), i32t.clone(), i32t.clone()],
+        vec![p.clone(), p.clone(), p.clone(), p.clone(), i32t.clone(), i32t.clone()],
         vec![i32t.clone()],
     );
     declare_function(m, GPU_UPLOAD, vec![p.clone(), i32t.clone(), p.clone(), i64t.clone()], vec![i32t.clone()]);
@@ -852,9 +858,10 @@ fn setup_function(m: &mut Module, f: OpId, plan: &Plan, options: &LoweringOption
     };
     let (text, prefix) =
         (address(&mut b, &format!("{}_ptx", plan.name)), address(&mut b, &format!("{}_kernel_prefix", plan.name)));
+    let cubin = address(&mut b, &format!("{}_cubin", plan.name));
     let (kernels, globals) =
         (b.llvm_const(plan.kernels as i64, Type::i32()), b.llvm_const(plan.globals.len() as i64, Type::i32()));
-    call(&mut b, GPU_LOAD, vec![ctx, text, prefix, kernels, globals]);
+    call(&mut b, GPU_LOAD, vec![ctx, text, cubin, prefix, kernels, globals]);
     if options.gpu_emulation {
         for k in 0..plan.kernels {
             let fp = address(&mut b, &format!("{}_kernel{k}", plan.name));
@@ -885,6 +892,26 @@ fn setup_function(m: &mut Module, f: OpId, plan: &Plan, options: &LoweringOption
     let status = b.m.ops[status].results[0];
     let spec = b.spec("func.return").operands([status]);
     b.insert(spec);
+}
+
+/// `llvm.mlir.global internal constant @name(dense<bytes>)`, 16-byte aligned.
+pub fn byte_global(m: &mut Module, name: &str, bytes: Vec<u8>) -> OpId {
+    let len = bytes.len() as u64;
+    let spec = OpSpec::new("llvm.mlir.global", Span::UNKNOWN)
+        .attr("sym_name", Attribute::String(name.to_string()))
+        .attr("global_type", Attribute::Type(Type::LlvmArray { len, elem: Box::new(Type::i8()) }))
+        .attr(
+            "value",
+            Attribute::Dense {
+                values: DenseValues::Hex(bytes),
+                ty: Type::Tensor { shape: Some(vec![Some(len)]), elem: Box::new(Type::i8()) },
+            },
+        )
+        .attr("linkage", Attribute::String("internal".into()))
+        .attr("alignment", Attribute::i64(16))
+        .attr("constant", Attribute::Unit);
+    let top = m.body_block();
+    m.build(top, spec)
 }
 
 /// `llvm.mlir.global private constant @name("text\00")`.
