@@ -127,9 +127,10 @@ pub struct Cli {
     #[arg(long)]
     pub no_cubin: bool,
     /// With --target=nvptx64: how matmuls and convolutions are lowered, tiled through shared
-    /// memory (a block per 64x64 tile of the output) or direct (a thread per output).
-    #[arg(long, value_enum, value_name = "HOW", default_value = "auto")]
-    pub gpu_gemm: GpuGemmChoice,
+    /// memory (a block per 64x64 tile of the output) or direct (a thread per output); default
+    /// auto.
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub gpu_gemm: Option<GpuGemmChoice>,
     /// With --target=nvptx64: the CPU the library's host code runs on, `x86_64` (default) or
     /// `aarch64` (a Grace or Jetson host); emulated kernels run there too.
     #[arg(long, value_name = "ARCH", default_value = "x86_64")]

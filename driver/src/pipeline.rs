@@ -98,7 +98,8 @@ fn verify_input(module: &xcc_ir::Module, from_onnx: bool, render: &dyn Fn(Diagno
     })
 }
 
-/// `--emulate-gpu` is for GPU models; their dims must be known at compile time (for now).
+/// `--emulate-gpu` is for GPU models, `--gpu-gemm`, `--ptxas` and `--no-cubin` for GPU code; a GPU
+/// model's dims must be known at compile time (for now).
 fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&ModelInterface>) -> Result<(), String> {
     let gpu = spec.arch == Arch::Nvptx64;
     if cli.emulate_gpu && !(gpu && model.is_some()) {
@@ -106,6 +107,11 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
     }
     if cli.gpu_host != "x86_64" && !(gpu && model.is_some()) {
         return Err("--gpu-host is for ONNX models compiled with --target=nvptx64".into());
+    }
+    let gpu_only =
+        [("--gpu-gemm", cli.gpu_gemm.is_some()), ("--ptxas", cli.ptxas.is_some()), ("--no-cubin", cli.no_cubin)];
+    if let Some((flag, _)) = gpu_only.iter().find(|(_, given)| *given && !gpu) {
+        return Err(format!("{flag} is for code compiled with --target=nvptx64"));
     }
     match model {
         Some(iface) if gpu && !iface.symbols.is_empty() => Err(format!(
@@ -346,7 +352,7 @@ fn lower(
         cpu_level: spec.level,
         no_winograd: cli.no_winograd,
         byte_dots: byte_dots(spec),
-        gpu_gemm: match cli.gpu_gemm {
+        gpu_gemm: match cli.gpu_gemm.unwrap_or(crate::GpuGemmChoice::Auto) {
             crate::GpuGemmChoice::Auto => xcc_lowering::GpuGemm::Auto,
             crate::GpuGemmChoice::Tiled => xcc_lowering::GpuGemm::Tiled,
             crate::GpuGemmChoice::Direct => xcc_lowering::GpuGemm::Direct,

@@ -51,6 +51,17 @@ pub enum GpuGemm {
     Direct,
 }
 
+impl GpuGemm {
+    /// Whether every GEMM is tiled (`Some(true)`), those large enough (`Some(false)`), or none.
+    pub fn forced(self) -> Option<bool> {
+        match self {
+            GpuGemm::Auto => Some(false),
+            GpuGemm::Tiled => Some(true),
+            GpuGemm::Direct => None,
+        }
+    }
+}
+
 /// Instructions that add the four products of two quads of bytes to each 32-bit lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ByteDots {

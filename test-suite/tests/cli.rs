@@ -179,7 +179,8 @@ fn gpu_model_errors() -> Result<(), String> {
     let has = vec![node("has", "OptionalHasElement", &["x"], &["h"])];
     let x = xcc_test_suite::onnx_build::optional("x", 1, &[2]);
     std::fs::write(&maybe, model(has, vec![x], vec![value("h", 9, &[])], vec![])).map_err(|e| e.to_string())?;
-    let cases: [(&std::path::Path, &[&str], &str, &str); 10] = [
+    let cases: [(&std::path::Path, &[&str], &str, &str); 11] = [
+        (&fixed, &["--gpu-gemm=tiled"], "m.a", "--gpu-gemm is for code compiled with --target=nvptx64"),
         (&fixed, &["--target=nvptx64", "--ptxas=/nonexistent/ptxas"], "m.a", "running /nonexistent/ptxas"),
         (&fixed, &["--target=nvptx64", "--ptxas=/bin/false"], "m.a", "/bin/false refused the kernels' PTX"),
         (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),

@@ -1,16 +1,16 @@
 // RUN: --target=nvptx64 --gpu-gemm=tiled --passes=kernel-to-loops
 // kernel.matmul to loops on GPUs, tiled through shared memory: a parallel loop over the 2 x 1
 // tiles of 64 x 64 outputs (xcc.gpu_blocks) stages 16-deep slices of A and B in the block's
-// 8192 bytes of shared memory and holds a parallel loop over its 256 threads (xcc.gpu_threads),
-// each carrying 4 x 4 sums through the K loop: copy the slices (clamped loads, zeros past the
-// edges), barrier, 16 x 16 fused multiply-adds from shared memory, barrier. Then the bias and
-// ReLU of each output inside the matrix, and its store.
+// 8320 bytes of shared memory (rows padded by a word) and holds a parallel loop over its 256
+// threads (xcc.gpu_threads), each carrying 4 x 4 sums through the K loop: copy the slices
+// (clamped loads, zeros past the edges), barrier, 16 x 16 fused multiply-adds from shared
+// memory, barrier. Then the bias and ReLU of each output inside the matrix, and its store.
 
 // CHECK-LABEL: func.func @mm_f32
 // CHECK: scf.parallel ({{%[0-9]+}}, {{%[0-9]+}}) = ({{%[0-9]+}}, {{%[0-9]+}}) to ([[TM:%[0-9]+]], [[TN:%[0-9]+]])
-// CHECK: [[SHARED:%[0-9]+]] = gpu.dynamic_shared_memory : memref<8192xi8>
-// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8192xi8> to memref<16x64xf32>
-// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8192xi8> to memref<16x64xf32>
+// CHECK: [[SHARED:%[0-9]+]] = gpu.dynamic_shared_memory : memref<8320xi8>
+// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8320xi8> to memref<16x65xf32>
+// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8320xi8> to memref<16x65xf32>
 // CHECK: scf.parallel ([[T:%[0-9]+]]) = ({{%[0-9]+}}) to ({{%[0-9]+}})
 // CHECK: {{%[0-9]+}}:16 = scf.for
 // CHECK: arith.minui

@@ -19,8 +19,10 @@
 //! }
 //! ```
 //! and the function launches it through runtime-c (`xcc_gpu_launch(ctx, 0, blocks, threads,
-//! shared_bytes, pointers, count)`). Anything else with work (a serial loop, a conditional) is a kernel of one
-//! thread. Kernel parameters are the base pointers of the buffers the kernel reads and writes
+//! shared_bytes, pointers, count)`). A parallel loop over tiles marked [`BLOCKS_ATTR`], whose body
+//! holds a parallel loop over a tile's threads marked [`THREADS_ATTR`], is a kernel of a block a
+//! tile ([`block_stride_loop`]), its shared memory sized by the launch. Anything else with work
+//! (a serial loop, a conditional) is a kernel of one thread. Kernel parameters are the base pointers of the buffers the kernel reads and writes
 //! (the function's arguments: inputs, outputs, workspace; and the weights' device copies): every
 //! view of them is defined again inside the kernel, so a kernel takes pointers only, the same on
 //! the GPU and in the CPU emulation of the grid.
@@ -604,13 +606,20 @@ fn outline(
 ) -> Result<(), Diagnostic> {
     let op = group[0];
     let span = m.ops[op].span;
+    let blocked = if group.len() == 1 { block_mapping(m, op)? } else { None };
+    if blocked.is_none() && group.iter().any(|&o| uses_block(m, o)) {
+        return Err(Diagnostic::new(
+            span,
+            format!("'{}' uses shared memory or barriers outside a loop mapped to a block", m.ops[op].name),
+        ));
+    }
     let (defs, pointers) = kernel_inputs(m, f, group, workspace)?;
     let trips = if group.len() == 1 { grid_trips(m, op) } else { None };
     if trips.as_ref().is_some_and(|t| t.iter().product::<u64>() == 0) {
         m.erase_op(op);
         return Ok(());
     }
-    let blocked = if group.len() == 1 { block_mapping(m, op)? } else { None };
+
     let index = plan.kernels;
     plan.kernels += 1;
     let kernel = kernel_function(m, f, &format!("{}_kernel{index}", plan.name), pointers.len(), span);
@@ -620,22 +629,23 @@ fn outline(
         let copy = m.clone_op(def, &mut map);
         m.append_op(entry, copy);
     }
-    if let Some(blocked) = blocked {
-        let grid = (blocked.tiles.iter().product::<u64>().min(MAX_BLOCKS), blocked.threads.iter().product());
-        launch(m, op, plan, slots, index, &pointers, (grid.0, grid.1, blocked.shared_bytes));
-        block_stride_loop(m, op, entry, &blocked);
-        m.build(entry, OpSpec::new("func.return", span));
-        for (from, to) in map {
-            m.replace_uses_in(kernel, from, to);
+    match (blocked, trips) {
+        (Some(blocked), _) => {
+            // At least a byte: the emulator runs a block's threads as coroutines (which meet at
+            // barriers) for kernels with shared memory.
+            let shared = blocked.shared_bytes.max(1);
+            let grid = (blocked.tiles.iter().product::<u64>().min(MAX_BLOCKS), blocked.threads.iter().product());
+            launch(m, op, plan, slots, index, &pointers, (grid.0, grid.1, shared));
+            block_stride_loop(m, op, entry, &blocked);
         }
-        return Ok(());
-    }
-    // A kernel that is not a grid-mapped loop runs as one thread.
-    let grid = trips.as_ref().map_or((1, 1), |t| grid_for(t.iter().product::<u64>()));
-    launch(m, op, plan, slots, index, &pointers, (grid.0, grid.1, 0));
-    match trips {
-        Some(trips) => grid_stride_loop(m, op, entry, &trips),
-        None => {
+        (None, Some(trips)) => {
+            let grid = grid_for(trips.iter().product::<u64>());
+            launch(m, op, plan, slots, index, &pointers, (grid.0, grid.1, 0));
+            grid_stride_loop(m, op, entry, &trips);
+        }
+        // A kernel that is not a grid-mapped loop runs as one thread.
+        (None, None) => {
+            launch(m, op, plan, slots, index, &pointers, (1, 1, 0));
             for &o in group {
                 let (b, i) = m.op_index(o).expect("a top-level op");
                 m.blocks[b].ops.remove(i);
@@ -672,28 +682,48 @@ pub const MAX_BLOCK_THREADS: u64 = 1024;
 /// The most shared memory a kernel may use without opting in to more (CUDA's static limit).
 pub const MAX_SHARED_BYTES: u64 = 48 * 1024;
 
+/// Whether `op` or an op nested in it is a barrier or the block's shared memory.
+fn uses_block(m: &Module, op: OpId) -> bool {
+    let is = |o: OpId| matches!(m.ops[o].name.as_str(), "gpu.barrier" | "gpu.dynamic_shared_memory");
+    let mut found = is(op);
+    m.walk_nested(op, &mut |o| found |= is(o));
+    found
+}
+
+/// The block mapping of `op`, if it is marked [`BLOCKS_ATTR`]: static bounds, no results, one
+/// loop over its threads (marked [`THREADS_ATTR`]) beside views and constants (each thread
+/// computes them; barriers are then only in the threads' loop), and shared memory of a static
+/// size.
 fn block_mapping(m: &Module, op: OpId) -> Result<Option<BlockMapping>, Diagnostic> {
     if m.ops[op].name != "scf.parallel" || m.attr(op, BLOCKS_ATTR).is_none() {
         return Ok(None);
     }
     let span = m.ops[op].span;
+    let refuse = |what: &str| Err(Diagnostic::new(span, format!("a loop mapped to blocks {what}")));
     let body = m.regions[m.ops[op].regions[0]].blocks[0];
     let inner: Vec<OpId> = m.blocks[body].ops.iter().copied().filter(|&o| m.attr(o, THREADS_ATTR).is_some()).collect();
-    let (Some(tiles), [inner]) = (static_trip_counts(m, op), inner.as_slice()) else {
-        return Err(Diagnostic::new(span, "a block-mapped loop needs static bounds and one loop over its threads"));
+    let (Some(tiles), [inner], true) = (static_trip_counts(m, op), inner.as_slice(), m.ops[op].results.is_empty())
+    else {
+        return refuse("needs static bounds, no results and one loop over its threads");
     };
+    let mut beside = m.blocks[body].ops.iter().filter(|&&o| o != *inner && m.ops[o].name != "scf.reduce");
+    if beside.any(|&o| !is_view_or_constant(m, o) && m.ops[o].name != "gpu.dynamic_shared_memory") {
+        return refuse("may hold only views and constants beside its threads' loop");
+    }
     let threads = static_trip_counts(m, *inner).unwrap_or_default();
     let count: u64 = threads.iter().product();
     if threads.is_empty() || count == 0 || count > MAX_BLOCK_THREADS {
         return Err(Diagnostic::new(span, format!("a block's threads must be 1 to {MAX_BLOCK_THREADS}, static")));
     }
-    let mut shared_bytes = 0;
+    let mut sizes = Vec::new();
     m.walk_nested(op, &mut |o| {
         if m.ops[o].name == "gpu.dynamic_shared_memory" {
-            let size = m.ty(m.ops[o].results[0]).as_memref().and_then(|t| t.shape[0]).unwrap_or(0);
-            shared_bytes = shared_bytes.max(size);
+            sizes.push(m.ty(m.ops[o].results[0]).as_memref().and_then(|t| t.shape[0]));
         }
     });
+    let Some(shared_bytes) = sizes.into_iter().try_fold(0, |most, size| size.map(|s| s.max(most))) else {
+        return refuse("needs its shared memory's size at compile time");
+    };
     if shared_bytes > MAX_SHARED_BYTES {
         return Err(Diagnostic::new(span, format!("a kernel's shared memory is at most {MAX_SHARED_BYTES} bytes")));
     }
@@ -724,8 +754,8 @@ fn block_stride_loop(m: &mut Module, op: OpId, entry: BlockId, blocked: &BlockMa
     let scratch = m.new_region();
     let scratch = m.append_block(scratch, span);
     move_body(m, inner, (scratch, tid), &trips, trips.len());
-    let yield_op = m.blocks[scratch].ops.pop().expect("move_body's yield");
-    m.ops[yield_op].parent = None;
+    let yield_op = *m.blocks[scratch].ops.last().expect("move_body's yield");
+    m.erase_op(yield_op);
     m.splice_before(scratch, inner);
     m.erase_op(inner);
 }

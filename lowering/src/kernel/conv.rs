@@ -109,9 +109,9 @@ impl Window {
     }
 }
 
-/// On GPUs every convolution is direct: a parallel loop over the output, one element a thread
-/// once the loop is mapped to the grid.
-/// Output channels one GPU thread computes, where a group's channel count allows and there are
+/// Output channels one GPU thread computes in a direct convolution (a parallel loop over the
+/// output, one element a thread once the loop is mapped to the grid: the GPU's lowering of
+/// those not tiled as an implicit GEMM), where a group's channel count allows and there are
 /// at least [`GPU_TILE_MIN_OUTPUTS`] outputs: below that (a batch of one image) a thread per
 /// output keeps more of the GPU busy, which was measured to pay more than the reuse (resnet18 at
 /// batch 1 on an H200: 4.2 ms with 4 channels a thread, 2.7 ms with one).
@@ -164,7 +164,9 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Di
         let outs: Option<Vec<usize>> = outs.iter().map(|e| e.fixed()).collect();
         let outputs = outs.as_ref().map_or(usize::MAX, |o| o.iter().product());
         let splits = gpu_splits(outputs, w[1]);
-        let tiled = outs.as_ref().and_then(|o| implicit_gemm_sizes(tiling, &elem, o, (w[0], w[1]), &win));
+        let top = super::gpu_gemm::in_function_body(c.m, op);
+        let tiled =
+            outs.as_ref().filter(|_| top).and_then(|o| implicit_gemm_sizes(tiling, &elem, o, (w[0], w[1]), &win));
         if let (Some(outs), Some(gemm)) = (&outs, tiled) {
             implicit_gemm(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, &gemm);
         } else if let (Some(outs), true) = (&outs, splits > 1 && elem == Type::f32()) {
@@ -1143,11 +1145,7 @@ fn implicit_gemm_sizes(
     (oc_n, icg): (usize, usize),
     win: &Window,
 ) -> Option<super::gpu_gemm::Gemm> {
-    let forced = match tiling? {
-        GpuGemm::Direct => return None,
-        GpuGemm::Tiled => true,
-        GpuGemm::Auto => false,
-    };
+    let forced = tiling?.forced()?;
     let gemm = super::gpu_gemm::Gemm {
         batch: vec![win.group],
         m: oc_n / win.group,

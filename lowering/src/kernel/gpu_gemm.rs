@@ -7,9 +7,9 @@
 //! marked [`THREADS_ATTR`] (`convert-parallel-to-gpu` maps the two to blocks and threads):
 //! ```text
 //! scf.parallel (%batch, %ti, %tj) {xcc.gpu_blocks} {
-//!   %shared = gpu.dynamic_shared_memory : memref<8192xi8>
-//!   %a = memref.view %shared[0][] ... : memref<16x64xf32>     // a[k][i]
-//!   %b = memref.view %shared[4096][] ... : memref<16x64xf32>  // b[k][j]
+//!   %shared = gpu.dynamic_shared_memory : memref<8320xi8>
+//!   %a = memref.view %shared[0][] ... : memref<16x65xf32>     // a[k][i], a row padded
+//!   %b = memref.view %shared[4160][] ... : memref<16x65xf32>  // b[k][j]
 //!   scf.parallel (%t) = (0) to (256) {xcc.gpu_threads} {
 //!     sums = 0 (4 x 4 a thread)
 //!     scf.for %k0 = 0 to K step 16 {
@@ -33,7 +33,7 @@ use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use crate::conversion::parallel_to_gpu::{BLOCKS_ATTR, THREADS_ATTR};
 use xcc_ir::types::{Layout, MemRefType};
-use xcc_ir::{Attribute, Type, ValueId};
+use xcc_ir::{Attribute, Module, OpId, Type, ValueId};
 
 /// Rows of the output a block computes.
 pub const TILE_M: usize = 64;
@@ -45,6 +45,14 @@ pub const TILE_K: usize = 16;
 pub const THREADS: usize = 256;
 const SIDE: usize = 16;
 const PER_THREAD: usize = 4;
+/// A slice's row in shared memory: one word past the tile, so that the threads of a warp copying
+/// a column of A (neighbours along K) store to different banks (at most two to a bank).
+const ROW: usize = TILE_M + 1;
+
+// The layout above: a 16 x 16 block of threads, 4 x 4 outputs each, covers the tile, and each
+// thread copies a whole number of elements of each slice.
+const _: () = assert!(THREADS == SIDE * SIDE && TILE_M == SIDE * PER_THREAD && TILE_N == TILE_M);
+const _: () = assert!((TILE_K * TILE_M).is_multiple_of(THREADS));
 
 /// The smallest GEMM (in tiles) worth tiling: fewer tiles leave most of a GPU's multiprocessors
 /// idle, where the direct lowering (a thread per output, sums split over K) keeps them busy.
@@ -130,17 +138,25 @@ fn marked_parallel(c: &mut Cursor, shape: &[Extent], attr: &str, body: &mut dyn 
     c.m.set_attr(op, attr, Attribute::Unit);
 }
 
-/// The block's shared memory as the two slices, `[TILE_K][TILE_M]` of A and `[TILE_K][TILE_N]`
-/// of B, both f32.
+/// The block's shared memory as the two slices, `[TILE_K][ROW]` of A and of B (f32, the
+/// tile's `TILE_M` columns used).
 fn shared_tiles(c: &mut Cursor) -> (ValueId, ValueId) {
-    let bytes = 4 * TILE_K * (TILE_M + TILE_N);
-    let bytes_type = memref(vec![Some(bytes as u64)], Type::i8());
+    let slice = 4 * TILE_K * ROW;
+    let bytes_type = memref(vec![Some(2 * slice as u64)], Type::i8());
     let shared = c.value_op("gpu.dynamic_shared_memory", &[], bytes_type);
-    let view = |c: &mut Cursor, at: usize, width: usize| {
+    let view = |c: &mut Cursor, at: usize| {
         let shift = c.idx(at as i64);
-        c.value_op("memref.view", &[shared, shift], memref(vec![Some(TILE_K as u64), Some(width as u64)], Type::f32()))
+        c.value_op("memref.view", &[shared, shift], memref(vec![Some(TILE_K as u64), Some(ROW as u64)], Type::f32()))
     };
-    (view(c, 0, TILE_M), view(c, 4 * TILE_K * TILE_M, TILE_N))
+    (view(c, 0), view(c, slice))
+}
+
+/// Whether `op` is in its function's body, not in a loop or a conditional: only there does a
+/// parallel loop become a kernel of its own, which the tiled loops need (a kernel run by one
+/// thread would have no block to share memory with).
+pub fn in_function_body(m: &Module, op: OpId) -> bool {
+    let parent = m.ops[op].parent.and_then(|b| m.parent_op_of_block(b));
+    parent.is_some_and(|p| m.ops[p].name == "func.func")
 }
 
 fn memref(shape: Vec<Option<u64>>, elem: Type) -> Type {

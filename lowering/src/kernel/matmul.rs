@@ -16,7 +16,8 @@
 //! ([`dot_columns`]). It needs f32 elements, static K and N, and B's rows contiguous or packed. Other f32 matmuls without transposes (K or N known
 //! only at run time, alpha or beta, a full bias) go row by row with blocks of vector
 //! accumulators ([`lower_rows`]); the rest (other element types, a transposed operand) are a
-//! parallel loop over the output with a dot product inside.
+//! parallel loop over the output with a dot product inside. On GPUs, large f32 matmuls of static
+//! shape are tiled through shared memory ([`super::gpu_gemm`]), the others that parallel loop.
 
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
@@ -986,8 +987,9 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
         && kind.is_some()
 }
 
-/// On GPUs every matmul is the parallel loop over the output with a dot product per element
-/// (one thread each, once the loop is mapped to the grid).
+/// On GPUs a matmul is tiled through shared memory ([`super::gpu_gemm`]) where it is large
+/// enough, else the parallel loop over the output with a dot product per element (one thread
+/// each, or a few rows, once the loop is mapped to the grid).
 pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuGemm>) -> Result<(), Diagnostic> {
     if gpu.is_some() && m.attr(op, "b_panels").is_none() {
         lower_general(m, op, gpu)
@@ -1354,23 +1356,54 @@ fn row_column<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j: ValueId) {
 }
 
 /// The GEMM a GPU matmul tiles through shared memory ([`super::gpu_gemm`]), if it does: f32 with
-/// static sizes, large enough unless `--gpu-gemm=tiled`.
+/// static sizes, in the function's body (not in a loop a kernel would run as one thread), large
+/// enough unless `--gpu-gemm=tiled`.
 fn tiled_gemm(
-    tiling: Option<GpuGemm>,
+    tiling: GpuGemm,
+    m: &Module,
+    op: OpId,
     elem: &Type,
     (mm, nn, kk): (Extent, Extent, Extent),
     batch: &[Extent],
     (ta, tb): (bool, bool),
 ) -> Option<super::gpu_gemm::Gemm> {
-    let forced = match tiling? {
-        GpuGemm::Direct => return None,
-        GpuGemm::Tiled => true,
-        GpuGemm::Auto => false,
-    };
+    let forced = tiling.forced()?;
     let batch = batch.iter().map(|e| e.fixed()).collect::<Option<Vec<usize>>>()?;
     let gemm =
         super::gpu_gemm::Gemm { batch, m: mm.fixed()?, n: nn.fixed()?, k: kk.fixed()?, a_along_k: !ta, b_along_n: !tb };
-    (*elem == Type::f32() && gemm.worth_tiling(forced)).then_some(gemm)
+    let at_top = super::gpu_gemm::in_function_body(m, op);
+    (*elem == Type::f32() && at_top && gemm.worth_tiling(forced)).then_some(gemm)
+}
+
+/// A matmul's flat operands, for [`emit_tiled`]: each buffer with its leading (batch) dims, its
+/// matrices' size and its rows' length.
+struct TiledOperands<'a> {
+    a: (ValueId, &'a [Extent], Extent, Extent),
+    b: (ValueId, &'a [Extent], Extent, Extent),
+    batch: &'a [Extent],
+}
+
+/// The matmul as a GEMM tiled through shared memory, `finish` its epilogue.
+fn emit_tiled(
+    c: &mut Cursor,
+    gemm: &super::gpu_gemm::Gemm,
+    ops: &TiledOperands,
+    (ta, tb): (bool, bool),
+    finish: super::gpu_gemm::Finish,
+) {
+    let one = Extent::Fixed(1);
+    let load = |e: &mut Cursor,
+                (buf, lead, matrix, cols): (ValueId, &[Extent], Extent, Extent),
+                bivs: &[ValueId],
+                (row, col)| {
+        let at = batch_offset(e, lead, ops.batch, bivs, matrix);
+        let within = e.affine_over(&[(row, cols), (col, one)], 0);
+        let at = e.value_op("arith.addi", &[at, within], Type::Index);
+        e.load(buf, &[at])
+    };
+    let load_a = |e: &mut Cursor, bivs: &[ValueId], i, k| load(e, ops.a, bivs, if ta { (k, i) } else { (i, k) });
+    let load_b = |e: &mut Cursor, bivs: &[ValueId], k, j| load(e, ops.b, bivs, if tb { (j, k) } else { (k, j) });
+    super::gpu_gemm::emit(c, gemm, &load_a, &load_b, finish);
 }
 
 /// Rows of the output one GPU thread computes in [`lower_general`], where M allows and the output
@@ -1392,7 +1425,7 @@ fn lower_general(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<()
     let half = matches!(elem, Type::Float(FloatKind::F16 | FloatKind::BF16));
     let compute = if half { Type::f32() } else { elem.clone() };
     let outputs = [mm, nn].iter().chain(&batch).map(|e| e.fixed().unwrap_or(1)).product::<usize>();
-    let tiled = tiled_gemm(tiling, &elem, (mm, nn, kk), &batch, (ta, tb));
+    let tiled = tiling.and_then(|t| tiled_gemm(t, c.m, op, &elem, (mm, nn, kk), &batch, (ta, tb)));
     let tile = match mm {
         Extent::Fixed(rows)
             if gpu && rows.is_multiple_of(GPU_ROW_TILE) && outputs >= super::conv::GPU_TILE_MIN_OUTPUTS =>
@@ -1461,23 +1494,9 @@ fn lower_general(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<()
         e.store(v, o1, &[at]);
     };
     if let Some(gemm) = tiled {
-        let load = |e: &mut Cursor,
-                    buf: ValueId,
-                    (lead, matrix, cols): (&[Extent], Extent, Extent),
-                    bivs: &[ValueId],
-                    (row, col)| {
-            let at = batch_offset(e, lead, &batch, bivs, matrix);
-            let within = e.affine_over(&[(row, cols), (col, one)], 0);
-            let at = e.value_op("arith.addi", &[at, within], Type::Index);
-            e.load(buf, &[at])
-        };
-        let load_a = |e: &mut Cursor, bivs: &[ValueId], i, k| {
-            load(e, a1, (&a_lead, a_matrix, a_cols), bivs, if ta { (k, i) } else { (i, k) })
-        };
-        let load_b = |e: &mut Cursor, bivs: &[ValueId], k, j| {
-            load(e, b1, (&b_lead, b_matrix, b_cols), bivs, if tb { (j, k) } else { (k, j) })
-        };
-        super::gpu_gemm::emit(&mut c, &gemm, &load_a, &load_b, &finish);
+        let operands =
+            TiledOperands { a: (a1, &a_lead, a_matrix, a_cols), b: (b1, &b_lead, b_matrix, b_cols), batch: &batch };
+        emit_tiled(&mut c, &gemm, &operands, (ta, tb), &finish);
         c.finish(op);
         return Ok(());
     }
