@@ -778,6 +778,10 @@ const SHAPE_PARAMETERS: &[(&str, &[usize])] = &[
     ("CenterCropPad", &[1]),
     ("AffineGrid", &[1]),
     ("DFT", &[1, 2]),
+    ("STFT", &[1, 3]),
+    // Its frequencies place the triangles' bins, which xcc computes before the run as it
+    // computes dims.
+    ("MelWeightMatrix", &[0, 1, 2, 3, 4]),
     ("Col2Im", &[1, 2]),
     ("MaxUnpool", &[2]),
     // training_mode decides what the operator means (xcc compiles inference graphs).
@@ -818,6 +822,13 @@ fn binding() -> bool {
 
 fn shape_parameter_inputs(model: &Path) -> Vec<usize> {
     use prost::Message;
+    // An expanded case (the operator written out as its function body) binds what its twin
+    // binds: the same graph inputs, which the body passes through other nodes first.
+    let case = model.parent().unwrap_or(Path::new(""));
+    let twin = file_name(case).strip_suffix("_expanded").map(|t| case.with_file_name(t).join("model.onnx"));
+    if let Some(twin) = twin.filter(|t| t.exists()) {
+        return shape_parameter_inputs(&twin);
+    }
     let Ok(bytes) = std::fs::read(model) else { return Vec::new() };
     let Ok(m) = xcc_frontend_onnx::proto::ModelProto::decode(bytes.as_slice()) else { return Vec::new() };
     let Some(g) = m.graph else { return Vec::new() };

@@ -104,14 +104,50 @@ impl DataExpr {
         DataExpr::RealElement { input: input.to_string(), index }
     }
 
-    /// `op` over reals (`self`, then `b`).
+    /// `op` over reals (`self`, then `b`); a number when both are numbers and so is the result
+    /// (a whole real below 2^53, or a comparison), computed now as the run would compute it.
     pub fn real(&self, op: DataOp, b: &DataExpr) -> DataExpr {
-        DataExpr::Op(op, vec![self.clone(), b.clone()])
+        let x = DataExpr::Op(op, vec![self.clone(), b.clone()]);
+        if op == DataOp::RealLt {
+            if let (Some(a), Some(b)) = (self.real_const(), b.real_const()) {
+                return DataExpr::num(i64::from(a < b));
+            }
+        }
+        match x.real_const() {
+            Some(r) if r.fract() == 0.0 && r.abs() < (1u64 << 53) as f64 => DataExpr::num(r as i64),
+            _ => x,
+        }
     }
 
-    /// A real rounded by `op` (Floor, Ceil, Round) to an integer.
+    /// A real rounded by `op` (Floor, Ceil, Round) to an integer; a number when the real's
+    /// leaves are numbers.
     pub fn rounded(&self, op: DataOp) -> DataExpr {
-        DataExpr::Op(op, vec![self.clone()])
+        match self.real_const() {
+            Some(v) => DataExpr::num(round_real(op, v)),
+            None => DataExpr::Op(op, vec![self.clone()]),
+        }
+    }
+
+    /// The value of a real expression whose leaves are numbers, in f64 as the run computes it
+    /// (`emit`'s `data_real`: integers converted, min and max NaN-propagating).
+    fn real_const(&self) -> Option<f64> {
+        match self {
+            DataExpr::Dim(d) => d.as_const().map(|c| c as f64),
+            DataExpr::Op(op, args) if op.is_real() => {
+                let (a, b) = (args[0].real_const()?, args[1].real_const()?);
+                let either_nan = a.is_nan() || b.is_nan();
+                Some(match op {
+                    DataOp::RealAdd => a + b,
+                    DataOp::RealSub => a - b,
+                    DataOp::RealMul => a * b,
+                    DataOp::RealDiv => a / b,
+                    _ if either_nan => f64::NAN,
+                    DataOp::RealMin => a.min(b),
+                    _ => a.max(b),
+                })
+            }
+            _ => None,
+        }
     }
 
     /// The number, when the expression is one.
@@ -440,6 +476,21 @@ fn min_or_max(op: DataOp, (lo, hi): (i128, i128), args: &[DataExpr]) -> Option<D
     }
 }
 
+/// `v` rounded by `op` (Floor, Ceil, Round: halves away from zero) as the run rounds it: NaN and
+/// magnitudes from 2^62 on give -1.
+fn round_real(op: DataOp, v: f64) -> i64 {
+    let r = match op {
+        DataOp::Floor => v.floor(),
+        DataOp::Ceil => v.ceil(),
+        _ => v.round(),
+    };
+    if r.abs() < 4.611_686_018_427_388e18 {
+        r as i64
+    } else {
+        -1
+    }
+}
+
 fn fold(op: DataOp, v: &[i64]) -> Option<i64> {
     Some(match (op, v) {
         (DataOp::Add, [a, b]) => a.checked_add(*b)?,
@@ -573,6 +624,28 @@ impl DataDims {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reals over numbers fold as the run computes them (f64, then rounded with NaN and huge
+    /// values as -1); a real over an element stays for the run.
+    #[test]
+    fn reals_over_numbers_fold() {
+        let n = DataExpr::num;
+        let range_count = n(5).real(DataOp::RealSub, &n(1)).real(DataOp::RealDiv, &n(2));
+        assert_eq!(range_count, n(2), "a whole real is a number");
+        let third = n(4).real(DataOp::RealDiv, &n(3));
+        assert!(matches!(third, DataExpr::Op(DataOp::RealDiv, _)), "4/3 stays a real");
+        assert_eq!(third.rounded(DataOp::Ceil), n(2));
+        assert_eq!(third.rounded(DataOp::Floor), n(1));
+        assert_eq!(n(-5).real(DataOp::RealDiv, &n(2)).rounded(DataOp::Round), n(-3), "halves away from zero");
+        assert_eq!(n(0).real(DataOp::RealDiv, &n(0)).rounded(DataOp::Floor), n(-1), "NaN");
+        assert_eq!(n(1).real(DataOp::RealDiv, &n(0)).rounded(DataOp::Floor), n(-1), "infinity");
+        let nan = n(0).real(DataOp::RealDiv, &n(0));
+        assert_eq!(nan.real(DataOp::RealMax, &n(3)).rounded(DataOp::Floor), n(-1), "max keeps NaN");
+        assert_eq!(third.real(DataOp::RealLt, &n(2)), n(1));
+        assert_eq!(nan.real(DataOp::RealLt, &n(2)), n(0));
+        let x = DataExpr::real_element("scales", 0);
+        assert!(matches!(x.real(DataOp::RealMul, &n(2)).rounded(DataOp::Floor), DataExpr::Op(DataOp::Floor, _)));
+    }
 
     #[test]
     fn numbers_fold_and_data_stays() {

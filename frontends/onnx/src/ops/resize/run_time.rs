@@ -113,6 +113,10 @@ fn constant_given(node: &Node, g: &Graph) -> OResult<Given> {
 /// `floor(n * scale)` as integer arithmetic when the scale is a constant ratio `p / q` (a dim
 /// that grows with `n`, an expression of the dims when `q` is 1), else over reals.
 fn scaled_size(n: &DataExpr, scale: &DataExpr) -> DataExpr {
+    // A whole ratio folds to its number (2 / 1 is 2).
+    if let Some(p) = scale.as_const() {
+        return n.mul(&DataExpr::num(p));
+    }
     if let DataExpr::Op(DataOp::RealDiv, ratio) = scale {
         if let (Some(p), Some(q)) = (ratio[0].as_const(), ratio[1].as_const()) {
             return n.mul(&DataExpr::num(p)).floor_div(&DataExpr::num(q));
