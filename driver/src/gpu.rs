@@ -46,9 +46,14 @@ pub fn model_output(
             return Ok(ptx);
         }
         set_ptx(&mut host, &ptx)?;
-        if let Some(ptxas) = ptxas(cli) {
-            let cubin = cubin(&ptxas, &ptx, &spec.cpu).map_err(error)?;
-            set_cubin(&mut host, cubin)?;
+        if let Some((ptxas, named)) = ptxas(cli) {
+            match cubin(&ptxas, &ptx, &spec.cpu) {
+                Ok(cubin) => set_cubin(&mut host, cubin)?,
+                // A ptxas found on the machine (an older toolkit, say) that fails leaves the
+                // library to its PTX; one the command named must work.
+                Err(e) if !named => eprintln!("xcc: warning: {e}; the library carries the PTX alone"),
+                Err(e) => return Err(error(e)),
+            }
         }
     }
     if emit != Emit::Lib {
@@ -121,23 +126,24 @@ fn set_ptx(host: &mut Module, ptx: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// The `ptxas` to make the cubin with: `--ptxas`, else `XCC_PTXAS`, else one on `PATH`, in
-/// `$CUDA_HOME/bin` or in `/usr/local/cuda/bin`; none with `--no-cubin`.
-fn ptxas(cli: &Cli) -> Option<PathBuf> {
+/// The `ptxas` to make the cubin with, and whether it was named (`--ptxas`, else `XCC_PTXAS`)
+/// rather than found (on `PATH`, in `$CUDA_HOME/bin` or in `/usr/local/cuda/bin`); none with
+/// `--no-cubin`.
+fn ptxas(cli: &Cli) -> Option<(PathBuf, bool)> {
     if cli.no_cubin {
         return None;
     }
     if let Some(p) = &cli.ptxas {
-        return Some(p.clone());
+        return Some((p.clone(), true));
     }
     if let Some(p) = std::env::var_os("XCC_PTXAS").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
+        return Some((PathBuf::from(p), true));
     }
     let mut dirs: Vec<PathBuf> =
         std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
     dirs.extend(std::env::var_os("CUDA_HOME").map(|h| Path::new(&h).join("bin")));
     dirs.push(PathBuf::from("/usr/local/cuda/bin"));
-    dirs.into_iter().map(|d| d.join("ptxas")).find(|p| p.is_file())
+    dirs.into_iter().map(|d| d.join("ptxas")).find(|p| p.is_file()).map(|p| (p, false))
 }
 
 /// The kernels' cubin for `arch` (`sm_80`...), from `ptxas` in whole-program mode.

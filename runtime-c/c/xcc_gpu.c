@@ -279,8 +279,9 @@ static int32_t device_synchronize(xcc_gpu_context *ctx) {
    it), else the PTX, which the driver compiles for the device. A cubin for another architecture
    is refused by the driver, and the PTX is loaded instead. */
 static int32_t device_load(xcc_gpu_context *ctx, const char *ptx, const uint8_t *cubin) {
+  /* The size is little-endian: the hosts (x86_64, aarch64 Linux) are too. */
   uint64_t cubin_bytes = 0;
-  memcpy(&cubin_bytes, cubin, sizeof cubin_bytes);
+  if (cubin) memcpy(&cubin_bytes, cubin, sizeof cubin_bytes);
   const char *jit = getenv("XCC_GPU_JIT");
   int use_cubin = cubin_bytes > 0 && !(jit && strcmp(jit, "1") == 0);
   cu_result rc = use_cubin ? cu.module_load_data(&ctx->module, cubin + 8) : 1;
@@ -578,6 +579,15 @@ static int graphs_available(void) { return 0; }
 XCC_DEF int32_t xcc_gpu_is_emulated(void) { return 1; }
 #endif
 
+/* Whether the kernels run in the emulator (this file compiled with XCC_GPU_EMULATE). */
+static int is_emulated(void) {
+#ifdef XCC_GPU_EMULATE
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 /* ---- XCC_GPU_PROFILE --------------------------------------------------------------------------- */
 
 static double now_ms(void) {
@@ -592,14 +602,6 @@ static int by_time(const void *a, const void *b) {
 }
 
 /* The kernels by time taken, launch and wait included, on standard error. */
-/* Whether the kernels run in the emulator (this file compiled with XCC_GPU_EMULATE). */
-static int is_emulated(void) {
-#ifdef XCC_GPU_EMULATE
-  return 1;
-#else
-  return 0;
-#endif
-}
 
 static void print_profile(const xcc_gpu_context *ctx) {
   const struct kernel_time **order = malloc(sizeof *order * (size_t)ctx->kernel_count);
@@ -610,9 +612,9 @@ static void print_profile(const xcc_gpu_context *ctx) {
     total += ctx->times[k].ms;
   }
   qsort(order, (size_t)ctx->kernel_count, sizeof *order, by_time);
+  const char *origin = is_emulated() ? "emulated" : ctx->from_cubin ? "the cubin" : "the PTX";
   fprintf(stderr, "xcc GPU profile (%s*, %s): %.3f ms in %d kernels\n  %-28s %8s %10s %10s %16s\n", ctx->prefix,
-          is_emulated() ? "emulated" : ctx->from_cubin ? "the cubin" : "the PTX", total, (int)ctx->kernel_count, "kernel", "calls", "total ms",
-          "mean us", "blocks x threads");
+          origin, total, (int)ctx->kernel_count, "kernel", "calls", "total ms", "mean us", "blocks x threads");
   for (int32_t i = 0; i < ctx->kernel_count; i++) {
     const struct kernel_time *t = order[i];
     if (!t->calls) continue;

@@ -213,6 +213,69 @@ fn embedded_cubin(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The emulated library's f64 Erf (its own series and continued fraction) against the C
+/// library's `erf`, in units in the last place, over 20,001 points from -6.5 to 6.5, the split at
+/// 2 and its neighbours, 0, -0, a subnormal and the infinities: at most 8 ulp.
+fn erf_f64_ulps() -> Result<(), String> {
+    let dir = work().join("edge").join("erf_f64_ulps");
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 20_001i64 + 8;
+    let bytes =
+        model(vec![node("erf", "Erf", &["x"], &["y"])], vec![value("x", 11, &[n])], vec![value("y", 11, &[n])], vec![]);
+    std::fs::write(dir.join("m.onnx"), bytes).unwrap();
+    let lib = dir.join("libm.a");
+    run(
+        Command::new(xcc_binary()).arg(dir.join("m.onnx")).args(["--target=nvptx64", "--emulate-gpu", "-o"]).arg(&lib),
+        "xcc",
+    )?;
+    let program = format!(
+        r#"#include "m.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {{
+  enum {{ N = {n} }};
+  static double x[N], y[N];
+  for (int i = 0; i < 20001; i++) x[i] = -6.5 + 13.0 * i / 20000.0;
+  double extra[8] = {{2.0, nextafter(2.0, 0.0), nextafter(2.0, 3.0), 0.0, -0.0, 4.9e-324, INFINITY, -INFINITY}};
+  for (int i = 0; i < 8; i++) x[20001 + i] = extra[i];
+  m_context *c;
+  if (m_create(&c, 0) != 0 || m_run(c, x, y) != 0) return 2;
+  m_destroy(&c);
+  double worst = 0, at = 0;
+  for (int i = 0; i < N; i++) {{
+    double want = erf(x[i]);
+    if (signbit(want) != signbit(y[i])) {{ printf("sign of erf(%g): %g\n", x[i], y[i]); return 1; }}
+    double ulp = want == 0 ? 4.9e-324 : nextafter(fabs(want), INFINITY) - fabs(want);
+    double err = fabs(y[i] - want) / ulp;
+    if (!(err <= worst)) {{ worst = err; at = x[i]; }}
+  }}
+  printf("%.1f %.17g\n", worst, at);
+  return worst <= 8 ? 0 : 1;
+}}
+"#
+    );
+    std::fs::write(dir.join("erf.c"), program).unwrap();
+    let exe = dir.join("erf");
+    run(
+        Command::new("cc")
+            .args(["-O1", "-I"])
+            .arg(&dir)
+            .arg(dir.join("erf.c"))
+            .arg(&lib)
+            .args(["-lm", "-lpthread", "-ldl", "-o"])
+            .arg(&exe),
+        "cc",
+    )?;
+    let out = Command::new(&exe).output().map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!("f64 erf beyond 8 ulp of the C library's (worst ulp, at): {text}"));
+    }
+    println!("erf f64: worst {} ulp", text.split_whitespace().next().unwrap_or("?"));
+    Ok(())
+}
+
 /// `gpu/two_models.c`: tiny_cnn compiled twice (`a`, `b`) into one program, three contexts run
 /// concurrently from three threads, one destroyed while the others go on.
 fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String> {
@@ -459,11 +522,6 @@ fn device_math() -> Vec<EdgeCase> {
 /// A sweep's name, ONNX op, inputs and the f64 function it computes.
 type Sweep = (&'static str, &'static str, Vec<f32>, fn(f64) -> f64);
 
-/// The functions GPU code derives from exp, log, atan and sqrt (Sinh, Cosh, Asinh, Acosh, Atanh,
-/// Asin, Acos) over sweeps of 4,001 inputs with their domains' edges and NaN; then every
-/// function with device code again in f64, between a Cast to double and one back (so f64's own
-/// exp, log, sin, cos and atan run; the comparison sees their results rounded to f32). Expected
-/// values from Rust's f64 functions.
 /// erf by Simpson's rule over `2/sqrt(pi) exp(-t^2)` from 0 (4,000 intervals up to 6, past
 /// which erf is 1 in f32): an oracle independent of the series the GPU code sums.
 fn erf_by_simpson(x: f64) -> f64 {
@@ -479,6 +537,11 @@ fn erf_by_simpson(x: f64) -> f64 {
     (std::f64::consts::FRAC_2_SQRT_PI * integral).copysign(x)
 }
 
+/// The functions GPU code derives from exp, log, atan and sqrt (Sinh, Cosh, Asinh, Acosh, Atanh,
+/// Asin, Acos) over sweeps of 4,001 inputs with their domains' edges and NaN; then every
+/// function with device code again in f64, between a Cast to double and one back (so f64's own
+/// exp, log, sin, cos, atan and erf run; the comparison sees their results rounded to f32).
+/// Expected values from Rust's f64 functions, erf's from [`erf_by_simpson`].
 fn derived_math() -> Vec<EdgeCase> {
     let n = 4_001usize;
     let sweep = |from: f64, to: f64| -> Vec<f32> {
@@ -894,6 +957,7 @@ fn main() -> std::process::ExitCode {
             Ok(edge_case(&name, &bytes, &input, &want, &[])?)
         }));
     }
+    trials.push(libtest_mimic::Trial::test("gpu-models/edge/erf_f64_ulps", move || Ok(erf_f64_ulps()?)));
     for ((name, bytes, input, want), flags) in tiled_cases() {
         trials.push(libtest_mimic::Trial::test(format!("gpu-models/edge/{name}"), move || {
             Ok(edge_case(&name, &bytes, &input, &want, flags)?)

@@ -1206,8 +1206,10 @@ fn write_table(results: &[&CaseResult], line: &str, breakdown: &str) {
             "This is the GPU run (`cargo test -p xcc-test-suite --test onnx_node_gpu`): each case compiled with\n\
              `--target=nvptx64 --emulate-gpu` (the GPU kernels, run by runtime-c's grid emulator) and run through the\n\
              header's GPU functions (`m_create`, `m_run`); a case that passes is also compiled to PTX for sm_80, which\n\
-             must have no external symbol and pass `ptxas`. Models whose shapes are read from inputs at run time are\n\
-             refused on GPUs for now, and so are functions without GPU code yet (f64 exp, log, pow; atan, ...).\n\n",
+             must have no external symbol but its shared memory and pass `ptxas`, and a matmul, Gemm, convolution,\n\
+             Einsum, attention or recurrent case runs again with every GEMM tiled through shared memory\n\
+             (`--gpu-gemm=tiled`). Models whose shapes are read from inputs at run time, strings, optional inputs and\n\
+             dims found by the run are refused on GPUs for now.\n\n",
         );
         if binding() {
             t.push_str(

@@ -104,8 +104,9 @@ impl DataExpr {
         DataExpr::RealElement { input: input.to_string(), index }
     }
 
-    /// `op` over reals (`self`, then `b`); a number when both are numbers and so is the result
-    /// (a whole real below 2^53, or a comparison), computed now as the run would compute it.
+    /// `op` over reals (`self`, then `b`); a number when every leaf is a number and so is the
+    /// result (a whole real below 2^53, not -0; or a comparison), computed now as the run would
+    /// compute it.
     pub fn real(&self, op: DataOp, b: &DataExpr) -> DataExpr {
         let x = DataExpr::Op(op, vec![self.clone(), b.clone()]);
         if op == DataOp::RealLt {
@@ -114,7 +115,10 @@ impl DataExpr {
             }
         }
         match x.real_const() {
-            Some(r) if r.fract() == 0.0 && r.abs() < (1u64 << 53) as f64 => DataExpr::num(r as i64),
+            // -0 stays a real: a later division or comparison may see its sign.
+            Some(r) if r.fract() == 0.0 && r.abs() < (1u64 << 53) as f64 && !(r == 0.0 && r.is_sign_negative()) => {
+                DataExpr::num(r as i64)
+            }
             _ => x,
         }
     }
@@ -135,15 +139,13 @@ impl DataExpr {
             DataExpr::Dim(d) => d.as_const().map(|c| c as f64),
             DataExpr::Op(op, args) if op.is_real() => {
                 let (a, b) = (args[0].real_const()?, args[1].real_const()?);
-                let either_nan = a.is_nan() || b.is_nan();
                 Some(match op {
                     DataOp::RealAdd => a + b,
                     DataOp::RealSub => a - b,
                     DataOp::RealMul => a * b,
                     DataOp::RealDiv => a / b,
-                    _ if either_nan => f64::NAN,
-                    DataOp::RealMin => a.min(b),
-                    _ => a.max(b),
+                    DataOp::RealMin => minimum(a, b),
+                    _ => -minimum(-a, -b),
                 })
             }
             _ => None,
@@ -476,18 +478,37 @@ fn min_or_max(op: DataOp, (lo, hi): (i128, i128), args: &[DataExpr]) -> Option<D
     }
 }
 
+/// The magnitude from which a rounded real is no dim (2^62): it becomes -1, which the checks on
+/// sizes refuse.
+pub const ROUNDED_LIMIT: f64 = 4.611_686_018_427_388e18;
+
 /// `v` rounded by `op` (Floor, Ceil, Round: halves away from zero) as the run rounds it: NaN and
-/// magnitudes from 2^62 on give -1.
+/// magnitudes from [`ROUNDED_LIMIT`] on give -1.
 fn round_real(op: DataOp, v: f64) -> i64 {
     let r = match op {
         DataOp::Floor => v.floor(),
         DataOp::Ceil => v.ceil(),
         _ => v.round(),
     };
-    if r.abs() < 4.611_686_018_427_388e18 {
+    if r.abs() < ROUNDED_LIMIT {
         r as i64
     } else {
         -1
+    }
+}
+
+/// IEEE 754-2019's minimum, as the run's `arith.minimumf`: NaN if either is, -0 below +0.
+fn minimum(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        if a.is_sign_negative() {
+            a
+        } else {
+            b
+        }
+    } else {
+        a.min(b)
     }
 }
 
@@ -643,6 +664,13 @@ mod tests {
         assert_eq!(nan.real(DataOp::RealMax, &n(3)).rounded(DataOp::Floor), n(-1), "max keeps NaN");
         assert_eq!(third.real(DataOp::RealLt, &n(2)), n(1));
         assert_eq!(nan.real(DataOp::RealLt, &n(2)), n(0));
+        let minus_zero = n(0).real(DataOp::RealDiv, &n(-1));
+        assert!(matches!(minus_zero, DataExpr::Op(..)), "-0 stays a real");
+        assert_eq!(n(1).real(DataOp::RealDiv, &minus_zero).real(DataOp::RealLt, &n(0)), n(1), "1 / -0 is -inf");
+        let least = minus_zero.real(DataOp::RealMin, &n(0));
+        assert_eq!(n(1).real(DataOp::RealDiv, &least).real(DataOp::RealLt, &n(0)), n(1), "min(-0, 0) is -0");
+        let most = minus_zero.real(DataOp::RealMax, &n(0));
+        assert_eq!(n(1).real(DataOp::RealDiv, &most).real(DataOp::RealLt, &n(0)), n(0), "max(-0, 0) is +0");
         let x = DataExpr::real_element("scales", 0);
         assert!(matches!(x.real(DataOp::RealMul, &n(2)).rounded(DataOp::Floor), DataExpr::Op(DataOp::Floor, _)));
     }

@@ -1199,7 +1199,7 @@ impl Emitter {
         }
     }
 
-    /// A real rounded to an index; NaN and magnitudes past 2^62 give -1.
+    /// A real rounded to an index; NaN and magnitudes from 2^62 on give -1.
     fn rounded_real(&mut self, op: crate::data_dim::DataOp, x: &DataExpr) -> ValueId {
         use crate::data_dim::DataOp;
         let f64t = f64_type();
@@ -1210,7 +1210,7 @@ impl Emitter {
             _ => self.value_op("math.round", &[v], f64t.clone()),
         };
         let mag = self.value_op("math.absf", &[r], f64t.clone());
-        let limit = self.const_float(4.611686018427388e18, f64t.clone());
+        let limit = self.const_float(crate::data_dim::ROUNDED_LIMIT, f64t.clone());
         let fits = self.cmpf("olt", mag, limit);
         let minus_one = self.const_float(-1.0, f64t.clone());
         let r = self.value_op("arith.select", &[fits, r, minus_one], f64t);

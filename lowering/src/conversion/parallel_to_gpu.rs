@@ -925,7 +925,7 @@ fn setup_function(m: &mut Module, f: OpId, plan: &Plan, options: &LoweringOption
 }
 
 /// `llvm.mlir.global internal constant @name(dense<bytes>)`, 16-byte aligned.
-pub fn byte_global(m: &mut Module, name: &str, bytes: Vec<u8>) -> OpId {
+fn byte_global(m: &mut Module, name: &str, bytes: Vec<u8>) -> OpId {
     let len = bytes.len() as u64;
     let spec = OpSpec::new("llvm.mlir.global", Span::UNKNOWN)
         .attr("sym_name", Attribute::String(name.to_string()))

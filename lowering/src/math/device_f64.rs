@@ -1,6 +1,7 @@
 //! f64 exp, log, sin, cos, atan and erf as arithmetic, for GPUs (NVPTX has no code for them without
-//! NVIDIA's libdevice). Each reduces its argument so that a truncated Taylor series converges
-//! past f64's precision, with the reduction's constants split in two or three parts:
+//! NVIDIA's libdevice). exp, log, sin, cos and atan reduce their argument so that a truncated
+//! Taylor series converges past f64's precision, with the reduction's constants split in two or
+//! three parts; erf sums a series of positive terms or a continued fraction:
 //!
 //! - exp: `x = n ln2 + r`, `n = roundeven(x log2e)`, `|r| <= ln2/2`; `exp(r)` to `r^13/13!`
 //!   (truncation 4e-18); times `2^n` as two powers of two built in the exponent field, so that
@@ -19,7 +20,7 @@
 //!   below 1e-18 of the sum). From 2, `1 - erfc(a)` with `erfc(a) = exp(-a^2) / (sqrt(pi) (a +
 //!   (1/2) / (a + 1 / (a + (3/2) / (a + ...)))))`, the continued fraction 50 deep from the
 //!   bottom (erfc's error below 1e-17, against erf's 1e-16 steps there).
-//!
+
 use super::polynomial_approximation::F;
 use crate::builder::LoopBuilder;
 use xcc_ir::{Type, ValueId};

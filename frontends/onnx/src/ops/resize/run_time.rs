@@ -155,6 +155,10 @@ pub fn params(node: &Node, g: &Graph, shape: &[Dim], axes: &[usize]) -> OResult<
             }
             (_, p) => return err(format!("keep_aspect_ratio_policy '{p}' is not supported")),
         };
+        // A size computed now (a NaN or a huge scaled size folds to -1) must be a dim.
+        if let Some(v) = size.as_const().filter(|v| *v < 0) {
+            return err(format!("output dim {a} would be {v}: its size or scale gives no dim"));
+        }
         let out_dim = g.data_dim(format!("{}.{a}", node.outputs[0]), size.clone());
         out[a] = Some(DimParams { scale, out: DataExpr::Dim(out_dim), roi: roi[a].clone() });
     }
