@@ -211,6 +211,36 @@ fn gpu_model_errors() -> Result<(), String> {
             ));
         }
     }
+    found_ptxas_that_fails(&dir, &fixed)
+}
+
+/// A `ptxas` found on `PATH` (not named) that fails: a warning, and the library with its PTX alone.
+fn found_ptxas_that_fails(dir: &std::path::Path, model: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("failing-toolkit");
+    std::fs::create_dir_all(&bin).map_err(|e| e.to_string())?;
+    let ptxas = bin.join("ptxas");
+    std::fs::write(&ptxas, "#!/bin/sh\necho 'ptxas fatal: unsupported .version' >&2\nexit 1\n")
+        .map_err(|e| e.to_string())?;
+    std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let lib = dir.join("found.a");
+    let out = Command::new(xcc_binary())
+        .arg(model)
+        .args(["--target=nvptx64", "-o"])
+        .arg(&lib)
+        .env("PATH", path)
+        .env_remove("XCC_PTXAS")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warned = stderr.contains("xcc: warning:") && stderr.contains("the library carries the PTX alone");
+    if !out.status.success() || !warned || !lib.exists() {
+        return Err(format!(
+            "a failing ptxas found on PATH: expected a warning and the library, got {:?}:\n{stderr}",
+            out.status
+        ));
+    }
     Ok(())
 }
 

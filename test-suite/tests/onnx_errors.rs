@@ -1482,7 +1482,15 @@ fn symbolic_dims_stay_symbolic_or_are_specialized() -> Result<(), String> {
         "not-yet",
         &resize,
         &["Resize node 'resize0'", "scale 0.3", "ratios of small integers", "--dim"],
-    )
+    )?;
+    // A size that is no dim, computed before the run: refused, not an empty output.
+    let negative = model(
+        vec![node("resize1", "Resize", &["x", "", "", "sizes"], &["y"])],
+        vec![batch(value("x", FLOAT, &[1, 1, 2, 2]))],
+        vec![value("y", FLOAT, &[1, 1, 4, 4])],
+        vec![xcc_test_suite::onnx_build::int64s("sizes", &[4], &[1, 1, -1, 4])],
+    );
+    expect_failure(&dir, "negative-size", &negative, &["Resize node 'resize1'", "output dim 2 would be -1"])
 }
 
 /// `--shape` may fill in open dims only: it names an input that exists, keeps the declared rank
