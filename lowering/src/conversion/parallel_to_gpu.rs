@@ -735,18 +735,10 @@ fn block_mapping(m: &Module, op: OpId) -> Result<Option<BlockMapping>, Diagnosti
 /// thread loop's body run once by each thread.
 fn block_stride_loop(m: &mut Module, op: OpId, entry: BlockId, blocked: &BlockMapping) {
     let span = m.ops[op].span;
-    let total: u64 = blocked.tiles.iter().product();
     let mut b = Builder::at_end(m, entry, span);
     let first = coordinate(&mut b, "gpu.block_id");
     let stride = coordinate(&mut b, "gpu.grid_dim");
-    let end = b.index_const(total as i64);
-    let region = m.new_region();
-    let body = m.append_block(region, span);
-    let iv = m.add_block_arg(body, Type::Index, span);
-    m.build(entry, OpSpec::new("scf.for", span).operands([first, end, stride]).region(region));
-    let trips: Vec<Trips> = blocked.tiles.iter().map(|&t| Trips::Static(t)).collect();
-    move_body(m, op, (body, iv), &trips, trips.len());
-    m.erase_op(op);
+    strided_loop(m, op, entry, (first, stride), &blocked.tiles);
     let inner = blocked.inner;
     let mut b = Builder::before(m, inner);
     let tid = coordinate(&mut b, "gpu.thread_id");
@@ -821,7 +813,6 @@ fn launch(
 /// of the kernel's entry block; the loop op itself goes.
 fn grid_stride_loop(m: &mut Module, op: OpId, entry: BlockId, trips: &[u64]) {
     let span = m.ops[op].span;
-    let total: u64 = trips.iter().product();
     let mut b = Builder::at_end(m, entry, span);
     let tid = coordinate(&mut b, "gpu.thread_id");
     let bid = coordinate(&mut b, "gpu.block_id");
@@ -830,7 +821,14 @@ fn grid_stride_loop(m: &mut Module, op: OpId, entry: BlockId, trips: &[u64]) {
     let first = b.value("arith.muli", &[bid, bdim], Type::Index);
     let first = b.value("arith.addi", &[first, tid], Type::Index);
     let stride = b.value("arith.muli", &[gdim, bdim], Type::Index);
-    let end = b.index_const(total as i64);
+    strided_loop(m, op, entry, (first, stride), trips);
+}
+
+/// `scf.for %n = first to (the iterations) step stride` at the end of `entry`, the parallel loop
+/// `op`'s body under it (its indices from `%n`, the innermost fastest); `op` goes.
+fn strided_loop(m: &mut Module, op: OpId, entry: BlockId, (first, stride): (ValueId, ValueId), trips: &[u64]) {
+    let span = m.ops[op].span;
+    let end = Builder::at_end(m, entry, span).index_const(trips.iter().product::<u64>() as i64);
     let region = m.new_region();
     let body = m.append_block(region, span);
     let iv = m.add_block_arg(body, Type::Index, span);
