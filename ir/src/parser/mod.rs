@@ -1297,6 +1297,11 @@ impl<'a> Parser<'a> {
                     Some((d, r)) => (d.to_string(), format!(".{r}{body}")),
                     None => (name.to_string(), body),
                 };
+                if name == "gpu.mma_matrix" {
+                    // Known to xcc: checked and spelled one way, so that equal types compare equal.
+                    let fragment = crate::dialects::gpu::MmaMatrix::from_body(&rest);
+                    return fragment.map(|f| f.to_type()).map_err(|e| Diagnostic::new(span, e));
+                }
                 Ok(Type::Opaque { dialect, body: rest })
             }
             _ => Err(Diagnostic::new(span, format!("undefined type alias '!{name}'"))),
