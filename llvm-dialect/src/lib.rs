@@ -8,4 +8,4 @@
 
 pub mod translate;
 
-pub use translate::{translate_module, translates, TranslateError, TranslateOptions};
+pub use translate::{sm_version, translate_module, translates, TranslateError, TranslateOptions};

@@ -7,7 +7,7 @@
  * the kernels, compiled for the CPU, over the whole grid on the calling thread: thread by
  * thread for kernels without shared memory (which have no barriers either, so any order of
  * threads is a valid schedule); for the others, block by block, each of the block's threads a
- * coroutine (ucontext) that hands over to the next at a barrier. Definitions are weak, as the
+ * coroutine that hands over to the next at a barrier. Definitions are weak, as the
  * rest of runtime-c's. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "xcc_gpu.h"
@@ -453,16 +453,72 @@ static void call_kernel(void *f, void **a, int32_t n) {
   }
 }
 
+/* ---- coroutines: a stack each, switched at barriers ----
+   On x86-64 a switch saves the callee-saved registers on the running stack and moves to the
+   other's: a few nanoseconds, where swapcontext also saves the signal mask with a system call
+   (about 240 ns on a Zen 4), and a tiled kernel switches twice per barrier and thread. The
+   floating-point control words are not saved: kernels do not change them. Other hosts use
+   ucontext. All the libraries linked into one program come from one xcc: the emulator's
+   definitions are weak, and the first one linked serves every model. */
+#if defined(__x86_64__) && defined(__LP64__) && defined(__ELF__)
+struct coroutine {
+  void *sp;
+};
+
+/* void xcc_coroutine_switch(void **save_sp, void *load_sp) */
+void xcc_coroutine_switch(void **save_sp, void *load_sp);
+__asm__(".pushsection .text\n"
+        ".p2align 4\n"
+        ".type xcc_coroutine_switch,@function\n"
+        "xcc_coroutine_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size xcc_coroutine_switch, .-xcc_coroutine_switch\n"
+        ".popsection\n");
+
+/* A coroutine that starts in entry (which never returns) on [stack, stack + size): the six
+   registers the switch pops, entry as its return address, and below the top a null return
+   address for entry, so that entry starts with the stack as after a call. */
+static void coroutine_start(struct coroutine *c, char *stack, size_t size, void (*entry)(void)) {
+  uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+  void **sp = (void **)top;
+  *--sp = NULL;
+  *--sp = (void *)entry;
+  for (int i = 0; i < 6; i++) *--sp = NULL;
+  c->sp = sp;
+}
+
+static void coroutine_switch(struct coroutine *from, struct coroutine *to) { xcc_coroutine_switch(&from->sp, to->sp); }
+#else
+struct coroutine {
+  ucontext_t context;
+};
+
+static void coroutine_start(struct coroutine *c, char *stack, size_t size, void (*entry)(void)) {
+  getcontext(&c->context);
+  c->context.uc_stack.ss_sp = stack;
+  c->context.uc_stack.ss_size = size;
+  c->context.uc_link = NULL;
+  makecontext(&c->context, entry, 0);
+}
+
+static void coroutine_switch(struct coroutine *from, struct coroutine *to) { swapcontext(&from->context, &to->context); }
+#endif
+
 /* A block run as coroutines: each thread runs the kernel on its own stack until a barrier, where
    it hands over to the next thread that has not finished (the last to arrive hands back to the
    first), so that every thread's code before a barrier runs before any thread's code after it. */
 struct emulated_block {
-  ucontext_t host;
-  ucontext_t *threads;
+  struct coroutine host;
+  struct coroutine *threads;
   char *stacks;
   uint8_t *finished;
   int32_t count, current;
   void *shared;
+  float *mma; /* each warp's operands of its matrix multiply: MMA_WARP_FLOATS a warp */
   void *kernel;
   void **pointers;
   int32_t parameters;
@@ -475,6 +531,78 @@ static __thread struct emulated_block *running_block;
 
 XCC_DEF void *xcc_gpu_emulated_shared(void) { return running_block ? running_block->shared : NULL; }
 
+/* ---- a warp's matrix multiply-accumulate (gpu.subgroup_mma_*, TF32 m16n16k8) ----
+   A fragment (A 16 x 8, B 8 x 16, C 16 x 16) is spread over the warp's 32 threads: element
+   lane + 32 i of the row-major matrix is element i of thread lane's part. A product is
+   collective: each thread puts its parts of A, B and C into its warp's buffer, the block meets at
+   a barrier, and each takes its part of D = A B + C. */
+#define MMA_WARP 32
+#define MMA_WARP_FLOATS (16 * 8 + 8 * 16 + 16 * 16)
+static const int32_t mma_columns[3] = {8, 16, 16};
+static const int32_t mma_at[3] = {0, 16 * 8, 16 * 8 + 8 * 16};
+
+/* What a kernel did that a GPU would not have run (a misaligned fragment), reported by the launch. */
+static __thread const char *emulated_fault;
+
+static int32_t emulated_thread_index(void) { return running_block ? running_block->current : (int32_t)coordinates[0]; }
+
+/* To TF32 (10 bits of mantissa) by rounding to nearest, ties away from zero, as
+   cvt.rna.tf32.f32; infinities and NaNs are kept. */
+static float tf32_rounded(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+/* wmma.load and wmma.store need a fragment's first element 32-byte aligned. */
+static int fragment_aligned(const float *p) {
+  if (((uintptr_t)p & 31u) == 0) return 1;
+  if (!emulated_fault) emulated_fault = "a tensor-core fragment's address is not 32-byte aligned";
+  return 0;
+}
+
+XCC_DEF float xcc_gpu_emulated_mma_load(const float *p, int64_t ld, int32_t code, int32_t i) {
+  int32_t operand = code & 3, transposed = code >> 2;
+  if (operand > 2 || !fragment_aligned(p)) return 0.0f;
+  int32_t e = emulated_thread_index() % MMA_WARP + MMA_WARP * i;
+  int64_t row = e / mma_columns[operand], column = e % mma_columns[operand];
+  float v = transposed ? p[column * ld + row] : p[row * ld + column];
+  return operand == 2 ? v : tf32_rounded(v);
+}
+
+XCC_DEF void xcc_gpu_emulated_mma_store(float *p, int64_t ld, int32_t i, float v) {
+  if (!fragment_aligned(p)) return;
+  int32_t e = emulated_thread_index() % MMA_WARP + MMA_WARP * i;
+  p[(int64_t)(e / 16) * ld + e % 16] = v;
+}
+
+/* This thread's warp's operands, or NULL (and a fault) outside a block run as coroutines. */
+static float *warp_operands(void) {
+  struct emulated_block *b = running_block;
+  if (b && b->mma) return b->mma + (size_t)(b->current / MMA_WARP) * MMA_WARP_FLOATS;
+  if (!emulated_fault) emulated_fault = "a warp's matrix multiply outside a block with shared memory";
+  return NULL;
+}
+
+XCC_DEF void xcc_gpu_emulated_mma_put(int32_t slot, float v) {
+  float *w = warp_operands();
+  if (!w || slot < 0 || slot >= 16) return;
+  int32_t operand = slot < 4 ? 0 : slot < 8 ? 1 : 2, i = slot - (operand == 0 ? 0 : operand == 1 ? 4 : 8);
+  w[mma_at[operand] + emulated_thread_index() % MMA_WARP + MMA_WARP * i] = v;
+}
+
+XCC_DEF float xcc_gpu_emulated_mma_result(int32_t i) {
+  const float *w = warp_operands();
+  if (!w) return 0.0f;
+  int32_t e = emulated_thread_index() % MMA_WARP + MMA_WARP * i, row = e / 16, column = e % 16;
+  const float *a = w + mma_at[0], *b = w + mma_at[1];
+  float sum = w[mma_at[2] + e];
+  for (int32_t k = 0; k < 8; k++) sum += a[row * 8 + k] * b[k * 16 + column];
+  return sum;
+}
+
 /* The next thread after the current one that has not finished, or -1. */
 static int32_t next_thread(const struct emulated_block *b) {
   for (int32_t i = 1; i <= b->count; i++) {
@@ -484,11 +612,11 @@ static int32_t next_thread(const struct emulated_block *b) {
   return -1;
 }
 
-static void switch_to(struct emulated_block *b, int32_t t, ucontext_t *from) {
+static void switch_to(struct emulated_block *b, int32_t t, struct coroutine *from) {
   int32_t was = b->current;
   b->current = t;
   coordinates[0] = (uint32_t)t;
-  if (t != was) swapcontext(from, &b->threads[t]);
+  if (t != was) coroutine_switch(from, &b->threads[t]);
 }
 
 XCC_DEF void xcc_gpu_emulated_barrier(void) {
@@ -502,14 +630,16 @@ XCC_DEF void xcc_gpu_emulated_barrier(void) {
 static void emulated_thread(void) {
   struct emulated_block *b = running_block;
   call_kernel(b->kernel, b->pointers, b->parameters);
-  b->finished[b->current] = 1;
-  int32_t next = next_thread(b);
+  int32_t me = b->current, next;
+  b->finished[me] = 1;
+  next = next_thread(b);
   if (next >= 0) {
     b->current = next;
     coordinates[0] = (uint32_t)next;
-    setcontext(&b->threads[next]);
+    coroutine_switch(&b->threads[me], &b->threads[next]);
   }
-  setcontext(&b->host);
+  coroutine_switch(&b->threads[me], &b->host);
+  abort(); /* a finished thread is never switched back to */
 }
 
 static int32_t run_blocks_as_coroutines(xcc_gpu_context *ctx, const struct launch *l) {
@@ -523,29 +653,27 @@ static int32_t run_blocks_as_coroutines(xcc_gpu_context *ctx, const struct launc
   b.finished = calloc((size_t)b.count, 1);
   b.stacks = malloc((size_t)b.count * EMULATED_STACK);
   b.shared = xcc_alloc(l->shared_bytes > 0 ? l->shared_bytes : 1, 64);
+  b.mma = calloc((size_t)(b.count + MMA_WARP - 1) / MMA_WARP * MMA_WARP_FLOATS, sizeof *b.mma);
   int32_t rc = XCC_OK;
-  if (!b.threads || !b.finished || !b.stacks || !b.shared) {
+  if (!b.threads || !b.finished || !b.stacks || !b.shared || !b.mma) {
     rc = fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "the emulated block of %d threads", (int)b.count);
   }
   running_block = &b;
   for (int64_t block = 0; block < l->blocks && rc == XCC_OK; block++) {
     coordinates[3] = (uint32_t)block;
     for (int32_t t = 0; t < b.count; t++) {
-      getcontext(&b.threads[t]);
-      b.threads[t].uc_stack.ss_sp = b.stacks + (size_t)t * EMULATED_STACK;
-      b.threads[t].uc_stack.ss_size = EMULATED_STACK;
-      b.threads[t].uc_link = &b.host;
-      makecontext(&b.threads[t], emulated_thread, 0);
+      coroutine_start(&b.threads[t], b.stacks + (size_t)t * EMULATED_STACK, EMULATED_STACK, emulated_thread);
     }
     memset(b.finished, 0, (size_t)b.count);
     b.current = 0;
     coordinates[0] = 0;
-    swapcontext(&b.host, &b.threads[0]);
+    coroutine_switch(&b.host, &b.threads[0]);
   }
   running_block = NULL;
   free(b.threads);
   free(b.finished);
   free(b.stacks);
+  free(b.mma);
   xcc_free(b.shared);
   return rc;
 }
@@ -558,15 +686,22 @@ static int32_t device_launch(xcc_gpu_context *ctx, const struct launch *l) {
   coordinates[7] = coordinates[8] = 1;
   coordinates[9] = (uint32_t)l->blocks;
   coordinates[10] = coordinates[11] = 1;
-  if (l->shared_bytes > 0) return run_blocks_as_coroutines(ctx, l);
-  for (int64_t b = 0; b < l->blocks; b++) {
-    coordinates[3] = (uint32_t)b;
-    for (int32_t t = 0; t < l->threads; t++) {
-      coordinates[0] = (uint32_t)t;
-      call_kernel(ctx->kernels[l->kernel], (void **)l->pointers, l->count);
+  emulated_fault = NULL;
+  int32_t rc = XCC_OK;
+  if (l->shared_bytes > 0) {
+    rc = run_blocks_as_coroutines(ctx, l);
+  } else {
+    for (int64_t b = 0; b < l->blocks; b++) {
+      coordinates[3] = (uint32_t)b;
+      for (int32_t t = 0; t < l->threads; t++) {
+        coordinates[0] = (uint32_t)t;
+        call_kernel(ctx->kernels[l->kernel], (void **)l->pointers, l->count);
+      }
     }
   }
-  return XCC_OK;
+  if (rc == XCC_OK && emulated_fault)
+    rc = fail(ctx, XCC_ERROR_GPU, "kernel %s%d: %s", ctx->prefix, (int)l->kernel, emulated_fault);
+  return rc;
 }
 
 static int32_t device_flush(xcc_gpu_context *ctx) {

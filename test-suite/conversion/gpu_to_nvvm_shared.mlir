@@ -9,7 +9,7 @@
 // CHECK: llvm.insertvalue [[GENERIC]], {{%[0-9]+}}[0]
 // CHECK: [[ALL:%[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: "llvm.intr.nvvm.barrier.cta.sync.aligned.all"([[ALL]]) : (i32) -> ()
-// CHECK: llvm.mlir.global external @xcc_shared_memory() {addr_space = 3 : i32, alignment = 16} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @xcc_shared_memory() {addr_space = 3 : i32, alignment = 128} : !llvm.array<0 x i8>
 func.func @k(%x: memref<64xf32>) attributes {gpu.kernel} {
   %c0 = arith.constant 0 : index
   %shared = gpu.dynamic_shared_memory : memref<256xi8>

@@ -33,6 +33,9 @@ const IMMARG_PROPERTIES: &[(&str, &[(&str, Imm)])] = &[
     ("llvm.expect.with.probability", &[("prob", Imm::F64)]),
 ];
 
+/// NVVM intrinsics of TF32 tensor cores (sm_80 on), which LLVM cannot select for older GPUs.
+const TF32_INTRINSICS: &[&str] = &["llvm.nvvm.wmma.m16n16k8.", "llvm.nvvm.f2tf32."];
+
 impl Translator<'_> {
     /// Calls the LLVM intrinsic named by the op (`llvm.intr.X` or `llvm.X`), picking the
     /// overload whose signature matches the operands and results.
@@ -55,6 +58,13 @@ impl Translator<'_> {
                     format!("'{full}' is an {arch} intrinsic, but the target is {}", self.options.arch),
                 ));
             }
+        }
+        let sm = super::sm_version(&self.options.cpu).unwrap_or(u32::MAX);
+        if sm < 80 && TF32_INTRINSICS.iter().any(|p| full.starts_with(p)) {
+            return Err(unsupported(
+                span,
+                format!("'{full}' needs tensor cores with TF32, sm_80 or newer (the target is sm_{sm})"),
+            ));
         }
         let id = LLVMLookupIntrinsicID(full.as_ptr() as *const CChar, full.len());
         if id == 0 {

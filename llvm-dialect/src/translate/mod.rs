@@ -43,6 +43,14 @@ pub struct TranslateOptions {
     /// The target architecture (`x86_64`, `aarch64`, `nvptx64`): intrinsics of another target
     /// are rejected here rather than aborting inside LLVM's instruction selection.
     pub arch: String,
+    /// The CPU compiled for (`sm_90` on `nvptx64`): NVVM intrinsics newer than it are rejected
+    /// here, as LLVM would abort selecting them.
+    pub cpu: String,
+}
+
+/// The compute capability an `sm_NN` (or `sm_NNa`) names.
+pub fn sm_version(cpu: &str) -> Option<u32> {
+    cpu.strip_prefix("sm_")?.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()
 }
 
 /// Top-level operations: functions and globals.

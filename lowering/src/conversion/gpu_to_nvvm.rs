@@ -3,7 +3,9 @@
 //! the module's one `extern .shared` array (sized by the launch), on `nvptx64`; where the grid
 //! is emulated on the CPU (`--emulate-gpu`), to calls of runtime-c's emulator, which runs the
 //! same kernels with the coordinates it sets, switches threads at barriers and keeps a block's
-//! shared memory.
+//! shared memory. A warp's matrix multiply-accumulate on tensor cores is in `mma`.
+
+mod mma;
 
 use super::memref_descriptor::MemRefDescriptor;
 use super::{unsupported, ConversionSet, Rewriter};
@@ -19,6 +21,10 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("gpu.grid_dim", coordinate),
         ("gpu.barrier", barrier),
         ("gpu.dynamic_shared_memory", shared_memory),
+        ("gpu.subgroup_mma_constant_matrix", mma::constant),
+        ("gpu.subgroup_mma_load_matrix", mma::load),
+        ("gpu.subgroup_mma_compute", mma::compute),
+        ("gpu.subgroup_mma_store_matrix", mma::store),
     ],
 };
 
@@ -35,6 +41,9 @@ pub const EMULATED_SHARED: &str = "xcc_gpu_emulated_shared";
 
 /// The kernels' shared memory on the GPU: `extern .shared` bytes whose size each launch gives.
 pub const SHARED_SYMBOL: &str = "xcc_shared_memory";
+
+/// The alignment of the kernels' shared memory, in bytes.
+pub const SHARED_ALIGNMENT: i64 = 128;
 
 /// NVPTX's address space of shared memory.
 const SHARED_SPACE: u32 = 3;
@@ -122,8 +131,8 @@ fn shared_memory(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic
     Ok(vec![MemRefDescriptor::from_pointers(&mut b, pointer, pointer, &mt, &sizes).value])
 }
 
-/// `llvm.mlir.global external @xcc_shared_memory() {addr_space = 3, alignment = 16} : !llvm.array<0 x i8>`,
-/// once per module.
+/// `llvm.mlir.global external @xcc_shared_memory() {addr_space = 3, alignment = 128} : !llvm.array<0 x i8>`,
+/// once per module (`wmma` needs fragments 32-byte aligned; 128 is a line of shared memory).
 fn declare_shared_symbol(rw: &mut Rewriter) {
     if rw.new.lookup_symbol(SHARED_SYMBOL).is_some() {
         return;
@@ -133,6 +142,6 @@ fn declare_shared_symbol(rw: &mut Rewriter) {
         .attr("global_type", Attribute::Type(Type::LlvmArray { len: 0, elem: Box::new(Type::i8()) }))
         .attr("linkage", Attribute::String("external".into()))
         .attr("addr_space", Attribute::int(SHARED_SPACE as i128, Type::i32()))
-        .attr("alignment", Attribute::i64(16));
+        .attr("alignment", Attribute::i64(SHARED_ALIGNMENT));
     rw.add_top_level(spec);
 }

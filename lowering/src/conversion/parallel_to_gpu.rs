@@ -44,6 +44,7 @@ use crate::builder::{declare_function, Builder};
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use xcc_ir::attributes::DenseValues;
+use xcc_ir::dialects::gpu::WARP;
 use xcc_ir::types::FunctionType;
 use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
@@ -682,11 +683,26 @@ pub const MAX_BLOCK_THREADS: u64 = 1024;
 /// The most shared memory a kernel may use without opting in to more (CUDA's static limit).
 pub const MAX_SHARED_BYTES: u64 = 48 * 1024;
 
-/// Whether `op` or an op nested in it is a barrier or the block's shared memory.
+/// Whether `op` or an op nested in it is a barrier, the block's shared memory or a warp's
+/// matrix multiply (which its threads compute together).
 fn uses_block(m: &Module, op: OpId) -> bool {
-    let is = |o: OpId| matches!(m.ops[o].name.as_str(), "gpu.barrier" | "gpu.dynamic_shared_memory");
+    let is = |o: OpId| {
+        let name = m.ops[o].name.as_str();
+        matches!(name, "gpu.barrier" | "gpu.dynamic_shared_memory") || is_warp_collective(name)
+    };
     let mut found = is(op);
     m.walk_nested(op, &mut |o| found |= is(o));
+    found
+}
+
+fn is_warp_collective(name: &str) -> bool {
+    name.starts_with("gpu.subgroup_mma_")
+}
+
+/// Whether `op` holds an op that the 32 threads of a warp run together.
+fn uses_warps(m: &Module, op: OpId) -> bool {
+    let mut found = false;
+    m.walk_nested(op, &mut |o| found |= is_warp_collective(&m.ops[o].name));
     found
 }
 
@@ -714,6 +730,9 @@ fn block_mapping(m: &Module, op: OpId) -> Result<Option<BlockMapping>, Diagnosti
     let count: u64 = threads.iter().product();
     if threads.is_empty() || count == 0 || count > MAX_BLOCK_THREADS {
         return Err(Diagnostic::new(span, format!("a block's threads must be 1 to {MAX_BLOCK_THREADS}, static")));
+    }
+    if !count.is_multiple_of(WARP) && uses_warps(m, op) {
+        return refuse(&format!("whose threads multiply matrices as warps needs whole warps ({WARP} threads each)"));
     }
     let mut sizes = Vec::new();
     m.walk_nested(op, &mut |o| {

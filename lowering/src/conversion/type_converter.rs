@@ -2,11 +2,13 @@
 //! `index` is an integer of the target's pointer width, vectors flatten to one dimension, a
 //! memref is its descriptor struct (see [`super::memref_descriptor`]), a function value is a
 //! pointer. A function signature expands each memref parameter into the descriptor's fields, as
-//! upstream's calling convention does.
+//! upstream's calling convention does. A warp's `!gpu.mma_matrix` fragment is the struct of a
+//! thread's part of it.
 
 use super::memref_descriptor::MemRefDescriptor;
 use super::unsupported;
 use crate::pass::LoweringOptions;
+use xcc_ir::dialects::gpu::{MmaMatrix, MmaOperand};
 use xcc_ir::types::FunctionType;
 use xcc_ir::{Diagnostic, Span, Type};
 
@@ -37,6 +39,10 @@ impl LlvmTypeConverter {
                 fields: fields.iter().map(|f| self.convert(f, span)).collect::<Result<_, _>>()?,
             },
             Type::LlvmArray { len, elem } => Type::LlvmArray { len: *len, elem: Box::new(self.convert(elem, span)?) },
+            Type::Opaque { .. } if MmaMatrix::from_type(t).is_some() => {
+                let fragment = MmaMatrix::from_type(t).expect("an mma fragment");
+                Self::fragment_struct(fragment)
+            }
             Type::Tensor { .. } => {
                 return Err(unsupported(
                     span,
@@ -45,6 +51,13 @@ impl LlvmTypeConverter {
             }
             _ => return Err(unsupported(span, format!("type {t}"))),
         })
+    }
+
+    /// A warp's fragment, as NVVM's `wmma` intrinsics hold a thread's part: A's and B's TF32
+    /// elements as i32, C's as f32.
+    pub fn fragment_struct(fragment: MmaMatrix) -> Type {
+        let elem = if fragment.operand == MmaOperand::C { Type::f32() } else { Type::i32() };
+        Type::LlvmStruct { packed: false, fields: vec![elem; fragment.per_thread() as usize] }
     }
 
     /// The types one parameter of type `t` becomes (a memref: its descriptor's 3 + 2 * rank fields).
