@@ -131,6 +131,11 @@ pub struct Cli {
     /// auto.
     #[arg(long, value_enum, value_name = "HOW")]
     pub gpu_gemm: Option<GpuGemmChoice>,
+    /// With --target=nvptx64 (sm_80 or newer): the tiled matmuls and convolutions multiply on
+    /// tensor cores in TF32, their inputs rounded to 10 bits of mantissa (relative error about
+    /// 1e-3 where f32 has 1e-7), their sums in f32; faster, less accurate, as PyTorch's allow_tf32.
+    #[arg(long)]
+    pub tf32: bool,
     /// With --target=nvptx64: the CPU the library's host code runs on, `x86_64` (default) or
     /// `aarch64` (a Grace or Jetson host); emulated kernels run there too.
     #[arg(long, value_name = "ARCH", default_value = "x86_64")]

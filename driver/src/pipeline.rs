@@ -98,7 +98,8 @@ fn verify_input(module: &xcc_ir::Module, from_onnx: bool, render: &dyn Fn(Diagno
     })
 }
 
-/// `--emulate-gpu` is for GPU models, `--gpu-gemm`, `--ptxas` and `--no-cubin` for GPU code; a GPU
+/// `--emulate-gpu` is for GPU models, `--gpu-gemm`, `--ptxas`, `--no-cubin` and `--tf32` for GPU code
+/// (`--tf32` for sm_80 on); a GPU
 /// model's dims must be known at compile time (for now).
 fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&ModelInterface>) -> Result<(), String> {
     let gpu = spec.arch == Arch::Nvptx64;
@@ -108,10 +109,20 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
     if cli.gpu_host != "x86_64" && !(gpu && model.is_some()) {
         return Err("--gpu-host is for ONNX models compiled with --target=nvptx64".into());
     }
-    let gpu_only =
-        [("--gpu-gemm", cli.gpu_gemm.is_some()), ("--ptxas", cli.ptxas.is_some()), ("--no-cubin", cli.no_cubin)];
+    let gpu_only = [
+        ("--gpu-gemm", cli.gpu_gemm.is_some()),
+        ("--ptxas", cli.ptxas.is_some()),
+        ("--no-cubin", cli.no_cubin),
+        ("--tf32", cli.tf32),
+    ];
     if let Some((flag, _)) = gpu_only.iter().find(|(_, given)| *given && !gpu) {
         return Err(format!("{flag} is for code compiled with --target=nvptx64"));
+    }
+    if cli.tf32 && cli.gpu_gemm == Some(crate::GpuGemmChoice::Direct) {
+        return Err("--tf32 multiplies the tiled GEMMs on tensor cores: --gpu-gemm=direct tiles none".into());
+    }
+    if let Some(sm) = xcc_llvm_dialect::sm_version(&spec.cpu).filter(|&sm| cli.tf32 && sm < 80) {
+        return Err(format!("--tf32 needs tensor cores with TF32, sm_80 or newer (--mcpu=sm_{sm})"));
     }
     match model {
         Some(iface) if gpu && !iface.symbols.is_empty() => Err(format!(
@@ -352,10 +363,13 @@ fn lower(
         cpu_level: spec.level,
         no_winograd: cli.no_winograd,
         byte_dots: byte_dots(spec),
-        gpu_gemm: match cli.gpu_gemm.unwrap_or(crate::GpuGemmChoice::Auto) {
-            crate::GpuGemmChoice::Auto => xcc_lowering::GpuGemm::Auto,
-            crate::GpuGemmChoice::Tiled => xcc_lowering::GpuGemm::Tiled,
-            crate::GpuGemmChoice::Direct => xcc_lowering::GpuGemm::Direct,
+        gpu_gemm: xcc_lowering::GpuGemm {
+            tiling: match cli.gpu_gemm.unwrap_or(crate::GpuGemmChoice::Auto) {
+                crate::GpuGemmChoice::Auto => xcc_lowering::GpuTiling::Auto,
+                crate::GpuGemmChoice::Tiled => xcc_lowering::GpuTiling::Tiled,
+                crate::GpuGemmChoice::Direct => xcc_lowering::GpuTiling::Direct,
+            },
+            tensor_cores: cli.tf32,
         },
     };
     // Each pass's time, from the end of the previous one's verification to its own end.
@@ -437,8 +451,11 @@ pub(crate) fn translate_optimized<'c>(
     module_name: &str,
     render: &dyn Fn(Diagnostic) -> String,
 ) -> Result<(inkwell::module::Module<'c>, inkwell::targets::TargetMachine), String> {
-    let options =
-        xcc_llvm_dialect::TranslateOptions { nvptx: spec.arch == Arch::Nvptx64, arch: spec.arch.name().to_string() };
+    let options = xcc_llvm_dialect::TranslateOptions {
+        nvptx: spec.arch == Arch::Nvptx64,
+        arch: spec.arch.name().to_string(),
+        cpu: spec.cpu.clone(),
+    };
     let llvm = xcc_llvm_dialect::translate_module(ctx, lowered, module_name, &options).map_err(|e| match e.span() {
         s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
         _ => format!("xcc: error: {e}"),

@@ -28,7 +28,7 @@ pub mod llvm;
 pub mod math;
 mod pass;
 
-pub use pass::{ByteDots, CpuVersion, GpuGemm, LoweringOptions, Pass};
+pub use pass::{ByteDots, CpuVersion, GpuGemm, GpuTiling, LoweringOptions, Pass};
 
 use conversion::{ConversionSet, LlvmConversionPass};
 use xcc_ir::{Diagnostic, Module};

@@ -31,7 +31,7 @@ pub struct LoweringOptions {
     /// Keep every convolution on the im2col GEMM (`--no-winograd`): no Winograd F(2x2, 3x3),
     /// whose results round differently from the direct sums.
     pub no_winograd: bool,
-    /// How GPU matmuls and convolutions are lowered (`--gpu-gemm`).
+    /// How GPU matmuls and convolutions are lowered (`--gpu-gemm`, `--tf32`).
     pub gpu_gemm: GpuGemm,
     /// The byte dot products of the one CPU compiled for (no `cpu_versions`): integer matmuls
     /// and convolutions multiply their quads of bytes with them.
@@ -39,9 +39,19 @@ pub struct LoweringOptions {
 }
 
 /// How a GPU matmul or convolution is lowered: tiled through shared memory
-/// ([`crate::kernel::gpu_gemm`]) or direct (a thread per output).
+/// ([`crate::kernel::gpu_gemm`]) or direct (a thread per output); the tiles' products by FMAs
+/// in f32 or on tensor cores in TF32.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum GpuGemm {
+pub struct GpuGemm {
+    pub tiling: GpuTiling,
+    /// The tiled GEMMs' products on tensor cores in TF32 (`--tf32`): A's and B's elements
+    /// rounded to 10 bits of mantissa, their products summed in f32.
+    pub tensor_cores: bool,
+}
+
+/// Which GPU matmuls and convolutions are tiled (`--gpu-gemm`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GpuTiling {
     /// Tiled where the GEMM has enough tiles to fill a GPU ([`crate::kernel::gpu_gemm::MIN_TILES`]).
     #[default]
     Auto,
@@ -54,10 +64,10 @@ pub enum GpuGemm {
 impl GpuGemm {
     /// Whether every GEMM is tiled (`Some(true)`), those large enough (`Some(false)`), or none.
     pub fn forced(self) -> Option<bool> {
-        match self {
-            GpuGemm::Auto => Some(false),
-            GpuGemm::Tiled => Some(true),
-            GpuGemm::Direct => None,
+        match self.tiling {
+            GpuTiling::Auto => Some(false),
+            GpuTiling::Tiled => Some(true),
+            GpuTiling::Direct => None,
         }
     }
 }

@@ -179,8 +179,11 @@ fn gpu_model_errors() -> Result<(), String> {
     let has = vec![node("has", "OptionalHasElement", &["x"], &["h"])];
     let x = xcc_test_suite::onnx_build::optional("x", 1, &[2]);
     std::fs::write(&maybe, model(has, vec![x], vec![value("h", 9, &[])], vec![])).map_err(|e| e.to_string())?;
-    let cases: [(&std::path::Path, &[&str], &str, &str); 11] = [
+    let cases: [(&std::path::Path, &[&str], &str, &str); 14] = [
         (&fixed, &["--gpu-gemm=tiled"], "m.a", "--gpu-gemm is for code compiled with --target=nvptx64"),
+        (&fixed, &["--tf32"], "m.a", "--tf32 is for code compiled with --target=nvptx64"),
+        (&fixed, &["--target=nvptx64", "--mcpu=sm_75", "--tf32"], "m.a", "--tf32 needs tensor cores with TF32, sm_80"),
+        (&fixed, &["--target=nvptx64", "--tf32", "--gpu-gemm=direct"], "m.a", "--gpu-gemm=direct tiles none"),
         (&fixed, &["--target=nvptx64", "--ptxas=/nonexistent/ptxas"], "m.a", "running /nonexistent/ptxas"),
         (&fixed, &["--target=nvptx64", "--ptxas=/bin/false"], "m.a", "/bin/false refused the kernels' PTX"),
         (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),
@@ -211,7 +214,26 @@ fn gpu_model_errors() -> Result<(), String> {
             ));
         }
     }
+    tensor_cores_before_sm_80(&dir)?;
     found_ptxas_that_fails(&dir, &fixed)
+}
+
+/// Hand-written tensor-core code for a GPU without TF32 (sm_75) is refused at the intrinsic
+/// (LLVM would abort selecting it), with the op's place, and no PTX written.
+fn tensor_cores_before_sm_80(dir: &std::path::Path) -> Result<(), String> {
+    let mma = suite_dir().join("conversion/gpu_to_nvvm_mma.mlir");
+    let ptx = dir.join("mma.ptx");
+    let out = Command::new(xcc_binary()).arg(&mma).args(["--target=nvptx64", "--mcpu=sm_75", "-o"]).arg(&ptx).output();
+    let out = out.map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let want = "gpu_to_nvvm_mma.mlir:24:3: error: 'llvm.nvvm.wmma.m16n16k8.load.a.col.stride.tf32' needs tensor cores with TF32, sm_80 or newer";
+    if out.status.code() != Some(1) || !stderr.contains(want) || ptx.exists() {
+        return Err(format!(
+            "tensor cores for sm_75: expected exit 1 with '{want}' and no PTX, got {:?}:\n{stderr}",
+            out.status.code()
+        ));
+    }
+    Ok(())
 }
 
 /// A `ptxas` found on `PATH` (not named) that fails: a warning, and the library with its PTX alone.

@@ -9,6 +9,9 @@
 //! - `cubin-sm_80`, `cubin-sm_90` (tiny_cnn): the library built with `--ptxas` carries exactly
 //!   the cubin `ptxas` makes of its PTX;
 //! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
+//! - `tf32/emulated`, `tf32/gpu`, `tf32/ptx-sm_80`, `tf32/ptx-sm_90`: the same with every GEMM
+//!   tiled on tensor cores (`--gpu-gemm=tiled --tf32`), within 1% of the output's largest
+//!   magnitude of ONNX Runtime's f32 run ([`TF32_TOLERANCE`]), the PTX with its `wmma` products;
 //! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
 //!   a message, nothing crashes (ignored where a driver is present);
 //! - `profile`: `XCC_GPU_PROFILE=1` lists every kernel of the PTX, each called;
@@ -153,6 +156,50 @@ fn emulated(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
+/// How far a run with `--tf32` may be from ONNX Runtime's f32 run: 1% of the output's largest
+/// magnitude. TF32 keeps 10 bits of mantissa (a product's inputs off by up to 2^-11 relative
+/// each), and a model's layers carry it on; the shared models and tiny_cnn measure 0.02-0.14% (see
+/// `tf32_emulated`'s output).
+pub const TF32_TOLERANCE: f64 = 1e-2;
+
+/// Every GEMM tiled on tensor cores (`--gpu-gemm=tiled --tf32`), emulated, against ONNX Runtime
+/// within [`TF32_TOLERANCE`] of the output's scale.
+fn tf32_emulated(case: &Case) -> Result<(), String> {
+    tf32_run(case, "tf32-emulated", &["--emulate-gpu"])
+}
+
+/// [`tf32_emulated`] on the GPU.
+fn tf32_on_gpu(case: &Case) -> Result<(), String> {
+    tf32_run(case, "tf32-gpu", &["--mcpu=sm_80"])
+}
+
+fn tf32_run(case: &Case, folder: &str, flags: &[&str]) -> Result<(), String> {
+    let dir = work().join(&case.name).join(folder);
+    let flags: Vec<&str> = flags.iter().chain(&["--gpu-gemm=tiled", "--tf32"]).copied().collect();
+    let got = build_and_run(case, &dir, &flags)?;
+    let ort = onnxruntime(case, &dir.join("ort.bin"))?;
+    let error = scaled_error(&got, &ort)?;
+    println!("{} ({folder}): error {error:.2e} of the output's largest magnitude", case.name);
+    if error > TF32_TOLERANCE {
+        return Err(format!("{}: TF32 error {error:.2e} is past {TF32_TOLERANCE:e}", case.name));
+    }
+    Ok(())
+}
+
+/// The largest difference over the largest magnitude of `want`.
+fn scaled_error(got: &[f32], want: &[f32]) -> Result<f64, String> {
+    if got.len() != want.len() || got.iter().any(|v| !v.is_finite()) {
+        return Err(format!(
+            "{} values (finite: {}), expected {}",
+            got.len(),
+            got.iter().all(|v| v.is_finite()),
+            want.len()
+        ));
+    }
+    let scale = want.iter().fold(0f64, |m, &w| m.max((w as f64).abs())).max(f64::MIN_POSITIVE);
+    Ok(got.iter().zip(want).fold(0f64, |m, (&g, &w)| m.max((g as f64 - w as f64).abs())) / scale)
+}
+
 fn on_gpu(case: &Case) -> Result<(), String> {
     let dir = work().join(&case.name).join("gpu");
     let got = build_and_run(case, &dir, &["--mcpu=sm_80"])?;
@@ -161,18 +208,27 @@ fn on_gpu(case: &Case) -> Result<(), String> {
 }
 
 /// The PTX for `arch` through `ptxas -v` (whole program: an external symbol is an error).
-fn ptx(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
-    let dir = work().join(&case.name).join(arch);
+/// `tf32`: every GEMM tiled on tensor cores (`--gpu-gemm=tiled --tf32`), and the PTX must have
+/// their `wmma` products and the rounding to TF32.
+fn ptx(case: &Case, arch: &str, ptxas: &Path, tf32: bool) -> Result<(), String> {
+    let dir = work().join(&case.name).join(if tf32 { format!("{arch}-tf32") } else { arch.to_string() });
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{}.ptx", case.name));
+    let tensor_cores: &[&str] = if tf32 { &["--gpu-gemm=tiled", "--tf32"] } else { &[] };
     run(
         Command::new(xcc_binary())
             .arg(&case.onnx)
-            .args(["--target=nvptx64", "--emit=ptx", "--mcpu", arch, "-o"])
+            .args(["--target=nvptx64", "--emit=ptx", "--mcpu", arch])
+            .args(tensor_cores)
+            .arg("-o")
             .arg(&file),
         "xcc --emit=ptx",
     )?;
     let text = std::fs::read_to_string(&file).unwrap();
+    let products = text.matches("wmma.mma.sync.aligned.col.row.m16n16k8.f32.tf32.tf32.f32").count();
+    if tf32 && (products == 0 || !text.contains("cvt.rna.tf32.f32")) {
+        return Err(format!("{products} tensor-core products in the PTX, or no rounding to TF32"));
+    }
     // The one extern a kernel module may have is its dynamic shared memory, which each launch
     // sizes.
     if text.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")) {
@@ -185,7 +241,8 @@ fn ptx(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
     if entries == 0 || compiled != entries {
         return Err(format!("{entries} kernels in the PTX, ptxas compiled {compiled}:\n{log}"));
     }
-    println!("{} {arch}: {entries} kernels, all accepted by ptxas", case.name);
+    let tensor_cores = if tf32 { format!(" ({products} tensor-core products)") } else { String::new() };
+    println!("{} {arch}: {entries} kernels{tensor_cores}, all accepted by ptxas", case.name);
     Ok(())
 }
 
@@ -673,42 +730,8 @@ fn split_conv(name: &str, group: usize) -> EdgeCase {
 fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     let tiled: &[&str] = &["--gpu-gemm=tiled"];
     let mut out = Vec::new();
-    let (batch, m, n, k) = (2usize, 70usize, 130usize, 37usize);
-    let (a, b) = (pseudo_random(batch * m * k, 31), pseudo_random(k * n, 32));
-    let mut y = Vec::new();
-    for p in 0..batch {
-        y.extend(gemm_reference(&a[p * m * k..(p + 1) * m * k], &b, (m, n, k), (false, false)));
-    }
-    let bytes = model(
-        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
-        vec![value("a", 1, &[batch as i64, m as i64, k as i64])],
-        vec![value("y", 1, &[batch as i64, m as i64, n as i64])],
-        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
-    );
-    out.push((("tiled_matmul_batch_ragged".to_string(), bytes, a, y), tiled));
-    // Gemm: y = 0.5 A' B' + 2 bias, A given K x M and B given N x K.
-    let (m, n, k) = (65usize, 33usize, 17usize);
-    let (a, b, bias) = (pseudo_random(k * m, 33), pseudo_random(n * k, 34), pseudo_random(n, 35));
-    let y: Vec<f32> = gemm_reference(&a, &b, (m, n, k), (true, true))
-        .iter()
-        .enumerate()
-        .map(|(at, &v)| (0.5 * v as f64 + 2.0 * bias[at % n] as f64) as f32)
-        .collect();
-    let gemm = node("gemm", "Gemm", &["a", "b", "c"], &["y"]);
-    let gemm = xcc_test_suite::onnx_build::with_int(gemm, "transA", 1);
-    let gemm = xcc_test_suite::onnx_build::with_int(gemm, "transB", 1);
-    let gemm = xcc_test_suite::onnx_build::with_float(gemm, "alpha", 0.5);
-    let gemm = xcc_test_suite::onnx_build::with_float(gemm, "beta", 2.0);
-    let bytes = model(
-        vec![gemm],
-        vec![value("a", 1, &[k as i64, m as i64])],
-        vec![value("y", 1, &[m as i64, n as i64])],
-        vec![
-            xcc_test_suite::onnx_build::floats("b", &[n as i64, k as i64], &b),
-            xcc_test_suite::onnx_build::floats("c", &[n as i64], &bias),
-        ],
-    );
-    out.push((("tiled_gemm_transposed_bias".to_string(), bytes, a, y), tiled));
+    out.push((ragged_matmul("tiled_matmul_batch_ragged", pseudo_random, &|v| v), tiled));
+    out.push((transposed_gemm("tiled_gemm_transposed_bias", pseudo_random), tiled));
     // 16 x 8 = 128 tiles over K = 64: tiled without being asked.
     let (m, n, k) = (1024usize, 512usize, 64usize);
     let (a, b) = (pseudo_random(m * k, 36), pseudo_random(k * n, 37));
@@ -734,7 +757,7 @@ fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
         dilation: (1, 2),
         pads: [1, 0, 2, 1],
     };
-    out.push((conv_case("tiled_conv_grouped_strided_dilated", &shape, true), tiled));
+    out.push((conv_case("tiled_conv_grouped_strided_dilated", &shape, true, pseudo_random), tiled));
     let shape = ConvShape {
         batch: 2,
         ic: 32,
@@ -746,7 +769,111 @@ fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
         dilation: (1, 1),
         pads: [1, 1, 1, 1],
     };
-    out.push((conv_case("tiled_conv_by_default", &shape, false), &[][..]));
+    out.push((conv_case("tiled_conv_by_default", &shape, false, pseudo_random), &[][..]));
+    out
+}
+
+/// Inputs of `n` elements from a seed.
+type Values = fn(usize, u64) -> Vec<f32>;
+
+/// A MatMul of 2 matrices of 70 x 37 (sharing B) by 37 x 130: past whole 64 x 64 tiles and
+/// 16-deep slices. `seen` is what the product sees of an input (TF32 rounds it).
+fn ragged_matmul(name: &str, values: Values, seen: &dyn Fn(f32) -> f32) -> EdgeCase {
+    let (batch, m, n, k) = (2usize, 70usize, 130usize, 37usize);
+    let (a, b) = (values(batch * m * k, 31), values(k * n, 32));
+    let (a_seen, b_seen): (Vec<f32>, Vec<f32>) =
+        (a.iter().map(|&v| seen(v)).collect(), b.iter().map(|&v| seen(v)).collect());
+    let mut y = Vec::new();
+    for p in 0..batch {
+        y.extend(gemm_reference(&a_seen[p * m * k..(p + 1) * m * k], &b_seen, (m, n, k), (false, false)));
+    }
+    let bytes = model(
+        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
+        vec![value("a", 1, &[batch as i64, m as i64, k as i64])],
+        vec![value("y", 1, &[batch as i64, m as i64, n as i64])],
+        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
+    );
+    (name.to_string(), bytes, a, y)
+}
+
+/// Gemm: y = 0.5 A' B' + 2 bias, A given K x M and B given N x K.
+fn transposed_gemm(name: &str, values: Values) -> EdgeCase {
+    let (m, n, k) = (65usize, 33usize, 17usize);
+    let (a, b, bias) = (values(k * m, 33), values(n * k, 34), pseudo_random(n, 35));
+    let y: Vec<f32> = gemm_reference(&a, &b, (m, n, k), (true, true))
+        .iter()
+        .enumerate()
+        .map(|(at, &v)| (0.5 * v as f64 + 2.0 * bias[at % n] as f64) as f32)
+        .collect();
+    let gemm = node("gemm", "Gemm", &["a", "b", "c"], &["y"]);
+    let gemm = xcc_test_suite::onnx_build::with_int(gemm, "transA", 1);
+    let gemm = xcc_test_suite::onnx_build::with_int(gemm, "transB", 1);
+    let gemm = xcc_test_suite::onnx_build::with_float(gemm, "alpha", 0.5);
+    let gemm = xcc_test_suite::onnx_build::with_float(gemm, "beta", 2.0);
+    let bytes = model(
+        vec![gemm],
+        vec![value("a", 1, &[k as i64, m as i64])],
+        vec![value("y", 1, &[m as i64, n as i64])],
+        vec![
+            xcc_test_suite::onnx_build::floats("b", &[n as i64, k as i64], &b),
+            xcc_test_suite::onnx_build::floats("c", &[n as i64], &bias),
+        ],
+    );
+    (name.to_string(), bytes, a, y)
+}
+
+/// `v` rounded to TF32 (10 bits of mantissa) to nearest, ties away from zero, as
+/// `cvt.rna.tf32.f32`: by f64 arithmetic on the value (f64's `round` takes ties away from zero).
+fn tf32_rounded(v: f32) -> f32 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let x = v as f64;
+    let quantum = 2f64.powi(x.abs().log2().floor() as i32 - 10);
+    ((x / quantum).round() * quantum) as f32
+}
+
+/// [`pseudo_random`] values that TF32 holds exactly.
+fn tf32_exact(n: usize, seed: u64) -> Vec<f32> {
+    pseudo_random(n, seed).into_iter().map(tf32_rounded).collect()
+}
+
+/// The tiled GEMMs on tensor cores (`--tf32`; emulated, each warp's fragments spread over its
+/// threads, which multiply them together at a barrier). Inputs that TF32 holds exactly leave only
+/// the f32 sums' rounding (a fragment element read from or written to the wrong place is off by
+/// far more): a ragged matmul, a transposed Gemm with a bias, a grouped, strided and dilated
+/// convolution, and a matmul tiled without `--gpu-gemm=tiled`. Inputs that TF32 rounds are
+/// checked against sums of the inputs rounded to nearest (ties away from zero).
+fn tf32_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
+    let tiled: &[&str] = &["--gpu-gemm=tiled", "--tf32"];
+    let mut out = vec![
+        (ragged_matmul("tf32_matmul_batch_ragged", tf32_exact, &|v| v), tiled),
+        (transposed_gemm("tf32_gemm_transposed_bias", tf32_exact), tiled),
+        (ragged_matmul("tf32_matmul_rounded_inputs", pseudo_random, &tf32_rounded), tiled),
+    ];
+    let shape = ConvShape {
+        batch: 2,
+        ic: 6,
+        oc: 24,
+        group: 2,
+        hw: (9, 11),
+        kernel: (3, 2),
+        stride: (2, 1),
+        dilation: (1, 2),
+        pads: [1, 0, 2, 1],
+    };
+    out.push((conv_case("tf32_conv_grouped_strided_dilated", &shape, true, tf32_exact), tiled));
+    // 16 x 8 = 128 tiles over K = 64: tiled without being asked.
+    let (m, n, k) = (1024usize, 512usize, 64usize);
+    let (a, b) = (tf32_exact(m * k, 36), tf32_exact(k * n, 37));
+    let y = gemm_reference(&a, &b, (m, n, k), (false, false));
+    let bytes = model(
+        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
+        vec![value("a", 1, &[m as i64, k as i64])],
+        vec![value("y", 1, &[m as i64, n as i64])],
+        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
+    );
+    out.push((("tf32_matmul_by_default".to_string(), bytes, a, y), &["--tf32"][..]));
     out
 }
 
@@ -764,8 +891,9 @@ struct ConvShape {
     pads: [usize; 4],
 }
 
-/// Conv (with a bias; `relu`: followed by Relu) of random data, its output summed here in f64.
-fn conv_case(name: &str, s: &ConvShape, relu: bool) -> EdgeCase {
+/// Conv (with a bias; `relu`: followed by Relu) of `values` (input and weights), its output
+/// summed here in f64.
+fn conv_case(name: &str, s: &ConvShape, relu: bool, values: Values) -> EdgeCase {
     let (icg, ocg) = (s.ic / s.group, s.oc / s.group);
     let (h, w) = s.hw;
     let out_side = |size: usize, k: usize, stride: usize, dil: usize, lo: usize, hi: usize| {
@@ -773,8 +901,8 @@ fn conv_case(name: &str, s: &ConvShape, relu: bool) -> EdgeCase {
     };
     let oh = out_side(h, s.kernel.0, s.stride.0, s.dilation.0, s.pads[0], s.pads[2]);
     let ow = out_side(w, s.kernel.1, s.stride.1, s.dilation.1, s.pads[1], s.pads[3]);
-    let x = pseudo_random(s.batch * s.ic * h * w, 41);
-    let wt = pseudo_random(s.oc * icg * s.kernel.0 * s.kernel.1, 42);
+    let x = values(s.batch * s.ic * h * w, 41);
+    let wt = values(s.oc * icg * s.kernel.0 * s.kernel.1, 42);
     let bias = pseudo_random(s.oc, 43);
     let mut y = Vec::with_capacity(s.batch * s.oc * oh * ow);
     for n in 0..s.batch {
@@ -895,13 +1023,16 @@ fn main() -> std::process::ExitCode {
             libtest_mimic::Trial::test(format!("gpu-models/{name}/emulated"), move || Ok(emulated(&l()?)?))
                 .with_ignored_flag(!available),
         );
-        for arch in ["sm_80", "sm_90"] {
+        for (arch, tf32) in [("sm_80", false), ("sm_90", false), ("sm_80", true), ("sm_90", true)] {
             let (l, p) = (load.clone(), ptxas.clone());
+            let trial = if tf32 {
+                format!("gpu-models/{name}/tf32/ptx-{arch}")
+            } else {
+                format!("gpu-models/{name}/ptx-{arch}")
+            };
             trials.push(
-                libtest_mimic::Trial::test(format!("gpu-models/{name}/ptx-{arch}"), move || {
-                    Ok(ptx(&l()?, arch, p.as_deref().expect("ptxas"))?)
-                })
-                .with_ignored_flag(!available || ptxas.is_none()),
+                libtest_mimic::Trial::test(trial, move || Ok(ptx(&l()?, arch, p.as_deref().expect("ptxas"), tf32)?))
+                    .with_ignored_flag(!available || ptxas.is_none()),
             );
         }
         if name == "tiny_cnn" {
@@ -917,7 +1048,17 @@ fn main() -> std::process::ExitCode {
         }
         let l = load.clone();
         trials.push(
+            libtest_mimic::Trial::test(format!("gpu-models/{name}/tf32/emulated"), move || Ok(tf32_emulated(&l()?)?))
+                .with_ignored_flag(!available),
+        );
+        let l = load.clone();
+        trials.push(
             libtest_mimic::Trial::test(format!("gpu-models/{name}/gpu"), move || Ok(on_gpu(&l()?)?))
+                .with_ignored_flag(!available || !gpu),
+        );
+        let l = load.clone();
+        trials.push(
+            libtest_mimic::Trial::test(format!("gpu-models/{name}/tf32/gpu"), move || Ok(tf32_on_gpu(&l()?)?))
                 .with_ignored_flag(!available || !gpu),
         );
     }
@@ -958,7 +1099,7 @@ fn main() -> std::process::ExitCode {
         }));
     }
     trials.push(libtest_mimic::Trial::test("gpu-models/edge/erf_f64_ulps", move || Ok(erf_f64_ulps()?)));
-    for ((name, bytes, input, want), flags) in tiled_cases() {
+    for ((name, bytes, input, want), flags) in tiled_cases().into_iter().chain(tf32_cases()) {
         trials.push(libtest_mimic::Trial::test(format!("gpu-models/edge/{name}"), move || {
             Ok(edge_case(&name, &bytes, &input, &want, flags)?)
         }));

@@ -1145,7 +1145,8 @@ fn implicit_gemm_sizes(
     (oc_n, icg): (usize, usize),
     win: &Window,
 ) -> Option<super::gpu_gemm::Gemm> {
-    let forced = tiling?.forced()?;
+    let tiling = tiling?;
+    let forced = tiling.forced()?;
     let gemm = super::gpu_gemm::Gemm {
         batch: vec![win.group],
         m: oc_n / win.group,
@@ -1153,6 +1154,7 @@ fn implicit_gemm_sizes(
         k: icg * win.kernel.iter().product::<usize>(),
         a_along_k: true,
         b_along_n: true,
+        tensor_cores: tiling.tensor_cores,
     };
     (*elem == Type::f32() && gemm.worth_tiling(forced)).then_some(gemm)
 }

@@ -27,13 +27,19 @@
 //! conflicts) and write 16 neighbouring outputs. Each element of A and B read from device memory
 //! serves 64 products, where the direct lowering reads one per product.
 //!
+//! With `--tf32` the products are on tensor cores: each warp multiplies 16 x 8 by 8 x 16
+//! fragments of the staged slices (`gpu.subgroup_mma_compute`, TF32: A's and B's elements
+//! rounded to 10 bits of mantissa, sums in f32), and the warps' sums reach the threads that
+//! finish the outputs through shared memory.
+//!
 //! On a CPU the two loops would be serial; this lowering is for GPUs only.
 
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use crate::conversion::parallel_to_gpu::{BLOCKS_ATTR, THREADS_ATTR};
+use xcc_ir::dialects::gpu::{MmaMatrix, MmaOperand, WARP};
 use xcc_ir::types::{Layout, MemRefType};
-use xcc_ir::{Attribute, Module, OpId, Type, ValueId};
+use xcc_ir::{Attribute, Module, OpId, OpSpec, Type, ValueId};
 
 /// Rows of the output a block computes.
 pub const TILE_M: usize = 64;
@@ -45,9 +51,6 @@ pub const TILE_K: usize = 16;
 pub const THREADS: usize = 256;
 const SIDE: usize = 16;
 const PER_THREAD: usize = 4;
-/// A slice's row in shared memory: one word past the tile, so that the threads of a warp copying
-/// a column of A (neighbours along K) store to different banks (at most two to a bank).
-const ROW: usize = TILE_M + 1;
 
 // The layout above: a 16 x 16 block of threads, 4 x 4 outputs each, covers the tile, and each
 // thread copies a whole number of elements of each slice.
@@ -69,6 +72,8 @@ pub struct Gemm {
     pub a_along_k: bool,
     /// Whether B's neighbouring elements in memory are along N (else along K).
     pub b_along_n: bool,
+    /// Whether the products are on tensor cores, in TF32 (`--tf32`).
+    pub tensor_cores: bool,
 }
 
 impl Gemm {
@@ -99,25 +104,20 @@ pub fn emit(c: &mut Cursor, g: &Gemm, load_a: Load, load_b: Load, finish: Finish
     let r = g.batch.len();
     marked_parallel(c, &tiles, BLOCKS_ATTR, &mut |c, ivs| {
         let (bivs, ti, tj) = (&ivs[..r], ivs[r], ivs[r + 1]);
-        let (a_tile, b_tile) = shared_tiles(c);
+        let shared = SharedTiles::new(c, g.tensor_cores);
         let row0 = c.affine(&[(ti, TILE_M as i64)], 0);
         let col0 = c.affine(&[(tj, TILE_N as i64)], 0);
         marked_parallel(c, &[Extent::Fixed(THREADS)], THREADS_ATTR, &mut |c, t| {
             let side = c.idx(SIDE as i64);
             let ty = c.value_op("arith.divui", &[t[0], side], Type::Index);
             let tx = c.value_op("arith.remui", &[t[0], side], Type::Index);
-            let zero = c.const_float(0.0, Type::f32());
-            let inits = vec![zero; PER_THREAD * PER_THREAD];
-            let (first, depth) = (c.idx(0), c.idx(g.k as i64));
-            let sums = c.for_accs_step(first, depth, TILE_K, &inits, |c, k0, sums| {
-                let stage = Stage { g, bivs, t: t[0], k0, row0, col0 };
-                stage.copy_a(c, a_tile, load_a);
-                stage.copy_b(c, b_tile, load_b);
-                c.op(xcc_ir::OpSpec::new("gpu.barrier", c.span));
-                let next = multiply_slices(c, (a_tile, b_tile), (ty, tx), sums);
-                c.op(xcc_ir::OpSpec::new("gpu.barrier", c.span));
-                next
-            });
+            // The K loop sets k0.
+            let at = Stage { g, bivs, t: t[0], k0: first_k(c), row0, col0 };
+            let sums = if g.tensor_cores {
+                tensor_core_sums(c, &at, &shared, (ty, tx), (load_a, load_b))
+            } else {
+                fma_sums(c, &at, &shared, (ty, tx), (load_a, load_b))
+            };
             for rr in 0..PER_THREAD {
                 let i = c.affine(&[(row0, 1), (ty, 1)], (SIDE * rr) as i64);
                 for cc in 0..PER_THREAD {
@@ -131,6 +131,140 @@ pub fn emit(c: &mut Cursor, g: &Gemm, load_a: Load, load_b: Load, finish: Finish
     });
 }
 
+/// The thread's 4 x 4 sums by FMAs: per 16-deep step of K, the block stages the slices, then
+/// each thread multiplies its rows of A's by its columns of B's.
+fn fma_sums(
+    c: &mut Cursor,
+    at: &Stage,
+    shared: &SharedTiles,
+    (ty, tx): (ValueId, ValueId),
+    (load_a, load_b): (Load, Load),
+) -> Vec<ValueId> {
+    let zero = c.const_float(0.0, Type::f32());
+    let inits = vec![zero; PER_THREAD * PER_THREAD];
+    let (first, depth) = (c.idx(0), c.idx(at.g.k as i64));
+    c.for_accs_step(first, depth, TILE_K, &inits, |c, k0, sums| {
+        let stage = Stage { k0, ..*at };
+        stage.copy_a(c, shared.a, load_a);
+        stage.copy_b(c, shared.b, load_b);
+        barrier(c);
+        let next = multiply_slices(c, (shared.a, shared.b), (ty, tx), sums);
+        barrier(c);
+        next
+    })
+}
+
+/// The thread's 4 x 4 sums by tensor cores (TF32): each of the block's 8 warps holds a 16 x 32
+/// part of the tile as two 16 x 16 fragments (warp `w`: rows `16 (w / 2)`, columns
+/// `32 (w % 2)`); per 16-deep step of K, the block stages the slices and each warp multiplies
+/// two 8-deep fragments of them. The fragments then go through shared memory (the C tile, over
+/// the slices) to the threads that finish the outputs as [`fma_sums`]'s would.
+fn tensor_core_sums(
+    c: &mut Cursor,
+    at: &Stage,
+    shared: &SharedTiles,
+    (ty, tx): (ValueId, ValueId),
+    (load_a, load_b): (Load, Load),
+) -> Vec<ValueId> {
+    let a_type = MmaMatrix::new(MmaOperand::A).to_type();
+    let b_type = MmaMatrix::new(MmaOperand::B).to_type();
+    let c_type = MmaMatrix::new(MmaOperand::C).to_type();
+    let warp = c.idx(WARP as i64);
+    let w = c.value_op("arith.divui", &[at.t, warp], Type::Index);
+    let two = c.idx(2);
+    let wm = c.value_op("arith.divui", &[w, two], Type::Index);
+    let wn = c.value_op("arith.remui", &[w, two], Type::Index);
+    let row = c.affine(&[(wm, MmaMatrix::M as i64)], 0);
+    let columns: Vec<ValueId> = (0..WARP_FRAGMENTS)
+        .map(|f| c.affine(&[(wn, (WARP_FRAGMENTS * MmaMatrix::N) as i64)], (f * MmaMatrix::N) as i64))
+        .collect();
+    let zero = c.const_float(0.0, Type::f32());
+    let init = c.value_op("gpu.subgroup_mma_constant_matrix", &[zero], c_type.clone());
+    let inits = vec![init; WARP_FRAGMENTS as usize];
+    let (first, depth) = (c.idx(0), c.idx(at.g.k as i64));
+    let ld = shared.row as i64;
+    let fragments = c.for_accs_step(first, depth, TILE_K, &inits, |c, k0, accs| {
+        let stage = Stage { k0, ..*at };
+        stage.copy_a(c, shared.a, load_a);
+        stage.copy_b(c, shared.b, load_b);
+        barrier(c);
+        let mut accs = accs.to_vec();
+        for kk in (0..TILE_K as u64).step_by(MmaMatrix::K as usize) {
+            let kk = c.idx(kk as i64);
+            // A's slice is a[k][i]: a fragment's (i, k) is read transposed.
+            let a = mma_load(c, shared.a, [kk, row], ld, true, a_type.clone());
+            for (acc, &column) in accs.iter_mut().zip(&columns) {
+                let b = mma_load(c, shared.b, [kk, column], ld, false, b_type.clone());
+                *acc = c.value_op("gpu.subgroup_mma_compute", &[a, b, *acc], c_type.clone());
+                let op = c.m.defining_op(*acc).expect("the product");
+                c.m.set_attr(op, "a_transpose", Attribute::Unit);
+            }
+        }
+        barrier(c);
+        accs
+    });
+    let c_tile = shared.c.expect("the C tile of a tensor-core GEMM");
+    for (&fragment, &column) in fragments.iter().zip(&columns) {
+        let spec = OpSpec::new("gpu.subgroup_mma_store_matrix", c.span)
+            .operands([fragment, c_tile, row, column])
+            .attr("leadDimension", Attribute::int(ld as i128, Type::Index));
+        c.op(spec);
+    }
+    barrier(c);
+    let mut sums = Vec::new();
+    for rr in 0..PER_THREAD {
+        let i = c.affine(&[(ty, 1)], (SIDE * rr) as i64);
+        for cc in 0..PER_THREAD {
+            let j = c.affine(&[(tx, 1)], (SIDE * cc) as i64);
+            sums.push(c.load(c_tile, &[i, j]));
+        }
+    }
+    // A block with more tiles than the grid has blocks goes on to its next tile, whose slices
+    // lie over the C tile: every thread reads its sums first.
+    barrier(c);
+    sums
+}
+
+/// The C fragments of a warp, side by side along N.
+const WARP_FRAGMENTS: u64 = TILE_N as u64 / 2 / MmaMatrix::N;
+
+// 8 warps of 16 x 32 cover the 64 x 64 tile, and two 8-deep fragments a slice.
+const _: () = assert!(
+    (THREADS as u64 / WARP) * MmaMatrix::M * WARP_FRAGMENTS * MmaMatrix::N == (TILE_M * TILE_N) as u64
+        && TILE_M as u64 == 4 * MmaMatrix::M
+        && (TILE_K as u64).is_multiple_of(MmaMatrix::K)
+);
+
+/// A tensor-core row of the slices and the C tile, in bytes: fragments start every 8 rows of a
+/// slice (K), every 16 rows of the C tile and every 16 columns, all 32-byte aligned (`wmma`'s
+/// need) from the shared memory's start (aligned to 128), and B's slice starts 16 rows in.
+const TENSOR_CORE_ROW_BYTES: usize = 4 * (TILE_M + 4);
+const _: () = assert!(
+    (MmaMatrix::K as usize * TENSOR_CORE_ROW_BYTES).is_multiple_of(32)
+        && (4 * MmaMatrix::N as usize).is_multiple_of(32)
+        && (TILE_K * TENSOR_CORE_ROW_BYTES).is_multiple_of(32)
+);
+
+/// `gpu.subgroup_mma_load_matrix %tile[at] {leadDimension = ld[, transpose]}`
+fn mma_load(c: &mut Cursor, tile: ValueId, at: [ValueId; 2], ld: i64, transpose: bool, t: Type) -> ValueId {
+    let v = c.value_op("gpu.subgroup_mma_load_matrix", &[tile, at[0], at[1]], t);
+    let op = c.m.defining_op(v).expect("the load");
+    c.m.set_attr(op, "leadDimension", Attribute::int(ld as i128, Type::Index));
+    if transpose {
+        c.m.set_attr(op, "transpose", Attribute::Unit);
+    }
+    v
+}
+
+/// K's first index, the start of a [`Stage`] that the K loop moves on.
+fn first_k(c: &mut Cursor) -> ValueId {
+    c.idx(0)
+}
+
+fn barrier(c: &mut Cursor) {
+    c.op(OpSpec::new("gpu.barrier", c.span));
+}
+
 /// `scf.parallel` over `shape` with `attr` set on it.
 fn marked_parallel(c: &mut Cursor, shape: &[Extent], attr: &str, body: &mut dyn FnMut(&mut Cursor, &[ValueId])) {
     c.parallel_over(shape, body);
@@ -138,17 +272,34 @@ fn marked_parallel(c: &mut Cursor, shape: &[Extent], attr: &str, body: &mut dyn 
     c.m.set_attr(op, attr, Attribute::Unit);
 }
 
-/// The block's shared memory as the two slices, `[TILE_K][ROW]` of A and of B (f32, the
-/// tile's `TILE_M` columns used).
-fn shared_tiles(c: &mut Cursor) -> (ValueId, ValueId) {
-    let slice = 4 * TILE_K * ROW;
-    let bytes_type = memref(vec![Some(2 * slice as u64)], Type::i8());
-    let shared = c.value_op("gpu.dynamic_shared_memory", &[], bytes_type);
-    let view = |c: &mut Cursor, at: usize| {
-        let shift = c.idx(at as i64);
-        c.value_op("memref.view", &[shared, shift], memref(vec![Some(TILE_K as u64), Some(ROW as u64)], Type::f32()))
-    };
-    (view(c, 0), view(c, slice))
+/// The block's shared memory: the slices of A and B, `[TILE_K][row]` of f32 each (the tile's
+/// `TILE_M` columns used), and for tensor cores the C tile, `[TILE_M][row]` over them.
+struct SharedTiles {
+    a: ValueId,
+    b: ValueId,
+    c: Option<ValueId>,
+    /// A row's length: one word past the tile, so that the threads of a warp copying a column
+    /// of A (neighbours along K) store to different banks (at most two to a bank); for tensor
+    /// cores four words past (`wmma`'s stride is a multiple of 16 bytes, and each fragment's
+    /// first element 32-byte aligned: see the assertion below).
+    row: usize,
+}
+
+impl SharedTiles {
+    fn new(c: &mut Cursor, tensor_cores: bool) -> SharedTiles {
+        let row = if tensor_cores { TENSOR_CORE_ROW_BYTES / 4 } else { TILE_M + 1 };
+        let slice = 4 * TILE_K * row;
+        let c_tile = 4 * TILE_M * row;
+        let bytes = if tensor_cores { (2 * slice).max(c_tile) } else { 2 * slice };
+        let shared = c.value_op("gpu.dynamic_shared_memory", &[], memref(vec![Some(bytes as u64)], Type::i8()));
+        let mut view = |at: usize, rows: usize| {
+            let shift = c.idx(at as i64);
+            c.value_op("memref.view", &[shared, shift], memref(vec![Some(rows as u64), Some(row as u64)], Type::f32()))
+        };
+        let (a, b) = (view(0, TILE_K), view(slice, TILE_K));
+        let c_tile = tensor_cores.then(|| view(0, TILE_M));
+        SharedTiles { a, b, c: c_tile, row }
+    }
 }
 
 /// Whether `op` is in its function's body, not in a loop or a conditional: only there does a

@@ -1360,7 +1360,7 @@ fn row_column<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j: ValueId) {
 /// enough unless `--gpu-gemm=tiled`.
 fn tiled_gemm(
     tiling: GpuGemm,
-    m: &Module,
+    module: &Module,
     op: OpId,
     elem: &Type,
     (mm, nn, kk): (Extent, Extent, Extent),
@@ -1369,9 +1369,10 @@ fn tiled_gemm(
 ) -> Option<super::gpu_gemm::Gemm> {
     let forced = tiling.forced()?;
     let batch = batch.iter().map(|e| e.fixed()).collect::<Option<Vec<usize>>>()?;
-    let gemm =
-        super::gpu_gemm::Gemm { batch, m: mm.fixed()?, n: nn.fixed()?, k: kk.fixed()?, a_along_k: !ta, b_along_n: !tb };
-    let at_top = super::gpu_gemm::in_function_body(m, op);
+    let (m, n, k) = (mm.fixed()?, nn.fixed()?, kk.fixed()?);
+    let tensor_cores = tiling.tensor_cores;
+    let gemm = super::gpu_gemm::Gemm { batch, m, n, k, a_along_k: !ta, b_along_n: !tb, tensor_cores };
+    let at_top = super::gpu_gemm::in_function_body(module, op);
     (*elem == Type::f32() && at_top && gemm.worth_tiling(forced)).then_some(gemm)
 }
 
