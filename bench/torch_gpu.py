@@ -1,6 +1,7 @@
 """PyTorch eager on CUDA for a shared model (the torch source of ../shared/models/make_models.py),
-the GPU benchmark's reference. Usage: torch_gpu.py MAKE_MODELS.py NAME [BATCH [BUDGET_MS]].
-Float32 throughout (TF32 off for matmuls and cuDNN convolutions, as xcc computes in float32).
+the GPU benchmark's reference. Usage: torch_gpu.py MAKE_MODELS.py NAME [BATCH [BUDGET_MS [tf32]]].
+Float32 throughout (TF32 off for matmuls and cuDNN convolutions, as xcc computes in float32),
+unless "tf32" is given (TF32 on, to compare with a library built with xcc --tf32).
 Prints "median_ms" per forward pass: batches of 20 passes queued, then one synchronize."""
 import importlib.util, sys, time
 import torch
@@ -11,8 +12,9 @@ spec.loader.exec_module(mm)
 name = sys.argv[2]
 batch = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 budget = float(sys.argv[4]) / 1e3 if len(sys.argv) > 4 else 2.0
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
+tf32 = len(sys.argv) > 5 and sys.argv[5] == "tf32"
+torch.backends.cuda.matmul.allow_tf32 = tf32
+torch.backends.cudnn.allow_tf32 = tf32
 ctor, shape = mm.MODELS[name]
 torch.manual_seed(0)
 model = ctor().eval().cuda()

@@ -11,7 +11,9 @@
 # BATCH=N (prepare) writes the models at batch N instead of 1 (bench/rebatch.py); GPU_GEMM=
 # auto|tiled|direct (prepare) is xcc's --gpu-gemm (matmuls and convolutions tiled through shared
 # memory or a thread per output; default auto), shown in the table's gemm column: prepare two
-# folders to compare. The venv's ptxas (when there is one) makes each library carry its cubin.
+# folders to compare. TF32=1 (prepare) adds --tf32 (the tiled GEMMs on tensor cores): the check
+# then allows 1% of the output's scale, PyTorch runs with TF32 on, and the gemm column says +tf32.
+# The venv's ptxas (when there is one) makes each library carry its cubin.
 # BUDGET_MS (default 1500) is the time one measurement may take.
 set -euo pipefail
 mode=${1:?usage: bench-gpu.sh prepare DIR [MODEL...] | run DIR}
@@ -26,6 +28,8 @@ if [ "$mode" = prepare ]; then
   cp bench/torch_gpu.py "$models/make_models.py" "$dir/"
   batch="${BATCH:-1}"
   gemm="${GPU_GEMM:-auto}"
+  tf32=()
+  [ "${TF32:-0}" = 1 ] && tf32=(--tf32)
   venv_ptxas=$(ls .venv/lib/python*/site-packages/nvidia/*/bin/ptxas 2>/dev/null | head -1 || true)
   export XCC_PTXAS="${XCC_PTXAS:-$venv_ptxas}"
   for m in "${@:-mlp squeezenet1_1 mobilenet_v2 resnet18 encoder}"; do
@@ -34,15 +38,17 @@ if [ "$mode" = prepare ]; then
       mkdir -p "$dir/$one"
       echo "$batch" > "$dir/$one/batch"
       echo "$gemm" > "$dir/$one/gemm"
+      rm -f "$dir/$one/tf32"
+      [ ${#tf32[@]} = 0 ] || touch "$dir/$one/tf32"
       sed "s/@NAME@/$one/g; s/@UP@/$up/g" bench/gpu_driver.c.in > "$dir/$one/bench.c"
       if [ "$batch" = 1 ]; then
-        ./target/release/xcc "$models/$one.onnx" --target=nvptx64 --mcpu=sm_90 --gpu-gemm="$gemm" -O3 -o "$dir/$one/lib$one.a"
+        ./target/release/xcc "$models/$one.onnx" --target=nvptx64 --mcpu=sm_90 --gpu-gemm="$gemm" ${tf32[@]+"${tf32[@]}"} -O3 -o "$dir/$one/lib$one.a"
         cp "$models/$one.input.bin" "$dir/$one/input.bin"
         cp "$models/$one.output.bin" "$dir/$one/expected.bin"
       else
         # The batch-N copy of the model, its expected output for the `lcg` input (no input file).
         .venv/bin/python bench/rebatch.py "$models/$one.onnx" "$batch" "$dir/$one/model" >/dev/null
-        ./target/release/xcc "$dir/$one/model/$one.onnx" --target=nvptx64 --mcpu=sm_90 --gpu-gemm="$gemm" -O3 -o "$dir/$one/lib$one.a"
+        ./target/release/xcc "$dir/$one/model/$one.onnx" --target=nvptx64 --mcpu=sm_90 --gpu-gemm="$gemm" ${tf32[@]+"${tf32[@]}"} -O3 -o "$dir/$one/lib$one.a"
         mv "$dir/$one/model/$one.output.bin" "$dir/$one/expected.bin"
         rm -r "$dir/$one/model"
       fi
@@ -66,15 +72,18 @@ printf '| model | batch | gemm | xcc run ms (host memory) | xcc run_device ms | 
 printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
   [ -d "$dir/$m" ] || continue
-  cc -O2 -I "$dir/$m" "$dir/$m/bench.c" "$dir/$m/lib$m.a" -lm -lpthread -ldl -o "$dir/$m/bench"
+  tf32_flag=(); torch_tf32=""
+  [ -f "$dir/$m/tf32" ] && { tf32_flag=(-DXCC_BENCH_TF32); torch_tf32=tf32; }
+  cc -O2 ${tf32_flag[@]+"${tf32_flag[@]}"} -I "$dir/$m" "$dir/$m/bench.c" "$dir/$m/lib$m.a" -lm -lpthread -ldl -o "$dir/$m/bench"
   batch=$(cat "$dir/$m/batch" 2>/dev/null || echo 1)
   gemm=$(cat "$dir/$m/gemm" 2>/dev/null || echo auto)
+  [ -z "$torch_tf32" ] || gemm="$gemm+tf32"
   input="$dir/$m/input.bin"; [ -f "$input" ] || input=lcg
   line=$("$dir/$m/bench" "$input" "$dir/$m/expected.bin" "$budget" | tail -1) || true
   read -r status worst run dev _ mib <<< "$line"
   # The same without CUDA graphs (every launch on its own).
   plain=$(XCC_GPU_GRAPHS=0 "$dir/$m/bench" "$input" "$dir/$m/expected.bin" "$budget" | tail -1 | awk '$1 == "ok" {print $4}')
-  torch=$(python3 "$dir/torch_gpu.py" "$dir/make_models.py" "$m" "$batch" "$budget" 2>/dev/null | tail -1) || torch=nan
+  torch=$(python3 "$dir/torch_gpu.py" "$dir/make_models.py" "$m" "$batch" "$budget" $torch_tf32 2>/dev/null | tail -1) || torch=nan
   kernels=$(grep -c '^\.visible \.entry\|^\.entry' <(strings "$dir/$m/lib$m.a") || true)
   ratio=$(python3 -c "print(f'{$dev/$torch:.2f}')" 2>/dev/null || echo "?")
   if [ "$status" = ok ]; then check="ok (worst $worst of tolerance)"; else check="FAILED: $line"; run=-; dev=-; fi
