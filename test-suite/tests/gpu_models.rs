@@ -746,18 +746,7 @@ fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     // Convolutions as implicit GEMMs: two groups of 12 output channels over 2 images, strided,
     // dilated and unevenly padded, with a bias and a fused Relu; and a 3x3 one of 64 channels
     // over 2 images of 64x64 (128 tiles of 64 positions, K = 288), tiled without being asked.
-    let shape = ConvShape {
-        batch: 2,
-        ic: 6,
-        oc: 24,
-        group: 2,
-        hw: (9, 11),
-        kernel: (3, 2),
-        stride: (2, 1),
-        dilation: (1, 2),
-        pads: [1, 0, 2, 1],
-    };
-    out.push((conv_case("tiled_conv_grouped_strided_dilated", &shape, true, pseudo_random), tiled));
+    out.push((conv_case("tiled_conv_grouped_strided_dilated", &GROUPED, true, pseudo_random), tiled));
     let shape = ConvShape {
         batch: 2,
         ic: 32,
@@ -851,18 +840,7 @@ fn tf32_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
         (transposed_gemm("tf32_gemm_transposed_bias", tf32_exact), tiled),
         (ragged_matmul("tf32_matmul_rounded_inputs", pseudo_random, &tf32_rounded), tiled),
     ];
-    let shape = ConvShape {
-        batch: 2,
-        ic: 6,
-        oc: 24,
-        group: 2,
-        hw: (9, 11),
-        kernel: (3, 2),
-        stride: (2, 1),
-        dilation: (1, 2),
-        pads: [1, 0, 2, 1],
-    };
-    out.push((conv_case("tf32_conv_grouped_strided_dilated", &shape, true, tf32_exact), tiled));
+    out.push((conv_case("tf32_conv_grouped_strided_dilated", &GROUPED, true, tf32_exact), tiled));
     // 16 x 8 = 128 tiles over K = 64: tiled without being asked.
     let (m, n, k) = (1024usize, 512usize, 64usize);
     let (a, b) = (tf32_exact(m * k, 36), tf32_exact(k * n, 37));
@@ -876,6 +854,19 @@ fn tf32_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     out.push((("tf32_matmul_by_default".to_string(), bytes, a, y), &["--tf32"][..]));
     out
 }
+
+/// Two groups of 12 output channels over 2 images, strided, dilated and unevenly padded.
+const GROUPED: ConvShape = ConvShape {
+    batch: 2,
+    ic: 6,
+    oc: 24,
+    group: 2,
+    hw: (9, 11),
+    kernel: (3, 2),
+    stride: (2, 1),
+    dilation: (1, 2),
+    pads: [1, 0, 2, 1],
+};
 
 /// A 2-D convolution's sizes.
 struct ConvShape {

@@ -131,24 +131,37 @@ pub fn emit(c: &mut Cursor, g: &Gemm, load_a: Load, load_b: Load, finish: Finish
     });
 }
 
-/// The thread's 4 x 4 sums by FMAs: per 16-deep step of K, the block stages the slices, then
-/// each thread multiplies its rows of A's by its columns of B's.
+/// The thread's 4 x 4 sums by FMAs: per 16-deep step of K, each thread multiplies its rows of
+/// A's slice by its columns of B's.
 fn fma_sums(
     c: &mut Cursor,
     at: &Stage,
     shared: &SharedTiles,
     (ty, tx): (ValueId, ValueId),
-    (load_a, load_b): (Load, Load),
+    loads: (Load, Load),
 ) -> Vec<ValueId> {
     let zero = c.const_float(0.0, Type::f32());
     let inits = vec![zero; PER_THREAD * PER_THREAD];
+    over_slices(c, at, shared, loads, &inits, &mut |c, sums| multiply_slices(c, (shared.a, shared.b), (ty, tx), sums))
+}
+
+/// The K loop, 16 deep a step, carrying `inits`: the block stages the slices of A and B in shared
+/// memory (a barrier), `multiply` reads them, and a barrier lets the next step overwrite them.
+fn over_slices(
+    c: &mut Cursor,
+    at: &Stage,
+    shared: &SharedTiles,
+    (load_a, load_b): (Load, Load),
+    inits: &[ValueId],
+    multiply: &mut dyn FnMut(&mut Cursor, &[ValueId]) -> Vec<ValueId>,
+) -> Vec<ValueId> {
     let (first, depth) = (c.idx(0), c.idx(at.g.k as i64));
-    c.for_accs_step(first, depth, TILE_K, &inits, |c, k0, sums| {
+    c.for_accs_step(first, depth, TILE_K, inits, |c, k0, carried| {
         let stage = Stage { k0, ..*at };
         stage.copy_a(c, shared.a, load_a);
         stage.copy_b(c, shared.b, load_b);
         barrier(c);
-        let next = multiply_slices(c, (shared.a, shared.b), (ty, tx), sums);
+        let next = multiply(c, carried);
         barrier(c);
         next
     })
@@ -164,7 +177,7 @@ fn tensor_core_sums(
     at: &Stage,
     shared: &SharedTiles,
     (ty, tx): (ValueId, ValueId),
-    (load_a, load_b): (Load, Load),
+    loads: (Load, Load),
 ) -> Vec<ValueId> {
     let a_type = MmaMatrix::new(MmaOperand::A).to_type();
     let b_type = MmaMatrix::new(MmaOperand::B).to_type();
@@ -181,13 +194,8 @@ fn tensor_core_sums(
     let zero = c.const_float(0.0, Type::f32());
     let init = c.value_op("gpu.subgroup_mma_constant_matrix", &[zero], c_type.clone());
     let inits = vec![init; WARP_FRAGMENTS as usize];
-    let (first, depth) = (c.idx(0), c.idx(at.g.k as i64));
     let ld = shared.row as i64;
-    let fragments = c.for_accs_step(first, depth, TILE_K, &inits, |c, k0, accs| {
-        let stage = Stage { k0, ..*at };
-        stage.copy_a(c, shared.a, load_a);
-        stage.copy_b(c, shared.b, load_b);
-        barrier(c);
+    let fragments = over_slices(c, at, shared, loads, &inits, &mut |c, accs| {
         let mut accs = accs.to_vec();
         for kk in (0..TILE_K as u64).step_by(MmaMatrix::K as usize) {
             let kk = c.idx(kk as i64);
@@ -200,7 +208,6 @@ fn tensor_core_sums(
                 c.m.set_attr(op, "a_transpose", Attribute::Unit);
             }
         }
-        barrier(c);
         accs
     });
     let c_tile = shared.c.expect("the C tile of a tensor-core GEMM");
