@@ -831,7 +831,9 @@ fn tf32_exact(n: usize, seed: u64) -> Vec<f32> {
 /// threads, which multiply them together at a barrier). Inputs that TF32 holds exactly leave only
 /// the f32 sums' rounding (a fragment element read from or written to the wrong place is off by
 /// far more): a ragged matmul, a transposed Gemm with a bias, a grouped, strided and dilated
-/// convolution, and a matmul tiled without `--gpu-gemm=tiled`. Inputs that TF32 rounds are
+/// convolution, a matmul tiled without `--gpu-gemm=tiled`, and more tiles than the grid has
+/// blocks (a block's next tile must not copy its slices over the sums that its threads are still
+/// reading: this one fails without the barrier after the reads). Inputs that TF32 rounds are
 /// checked against sums of the inputs rounded to nearest (ties away from zero).
 fn tf32_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     let tiled: &[&str] = &["--gpu-gemm=tiled", "--tf32"];
@@ -852,6 +854,21 @@ fn tf32_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
         vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
     );
     out.push((("tf32_matmul_by_default".to_string(), bytes, a, y), &["--tf32"][..]));
+    // 65,537 tiles (products of 3 x 5 by 5 x 2): more than the grid has blocks, so a block goes on
+    // to a second tile, whose slices lie over the first one's sums.
+    let (batch, m, n, k) = (65_537usize, 3usize, 2usize, 5usize);
+    let (a, b) = (tf32_exact(batch * m * k, 38), tf32_exact(k * n, 39));
+    let mut y = Vec::new();
+    for p in 0..batch {
+        y.extend(gemm_reference(&a[p * m * k..(p + 1) * m * k], &b, (m, n, k), (false, false)));
+    }
+    let bytes = model(
+        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
+        vec![value("a", 1, &[batch as i64, m as i64, k as i64])],
+        vec![value("y", 1, &[batch as i64, m as i64, n as i64])],
+        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
+    );
+    out.push((("tf32_matmul_more_tiles_than_blocks".to_string(), bytes, a, y), tiled));
     out
 }
 
