@@ -736,12 +736,7 @@ fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     let (m, n, k) = (1024usize, 512usize, 64usize);
     let (a, b) = (pseudo_random(m * k, 36), pseudo_random(k * n, 37));
     let y = gemm_reference(&a, &b, (m, n, k), (false, false));
-    let bytes = model(
-        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
-        vec![value("a", 1, &[m as i64, k as i64])],
-        vec![value("y", 1, &[m as i64, n as i64])],
-        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
-    );
+    let bytes = matmul_model(&[], (m, n, k), &b);
     out.push((("tiled_matmul_by_default".to_string(), bytes, a, y), &[][..]));
     // Convolutions as implicit GEMMs: two groups of 12 output channels over 2 images, strided,
     // dilated and unevenly padded, with a bias and a fused Relu; and a 3x3 one of 64 channels
@@ -762,6 +757,17 @@ fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     out
 }
 
+/// MatMul of an input A (`batch` x m x k) by a constant B (k x n).
+fn matmul_model(batch: &[usize], (m, n, k): (usize, usize, usize), b: &[f32]) -> Vec<u8> {
+    let dims = |last: [usize; 2]| batch.iter().chain(&last).map(|&d| d as i64).collect::<Vec<i64>>();
+    model(
+        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
+        vec![value("a", 1, &dims([m, k]))],
+        vec![value("y", 1, &dims([m, n]))],
+        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], b)],
+    )
+}
+
 /// Inputs of `n` elements from a seed.
 type Values = fn(usize, u64) -> Vec<f32>;
 
@@ -776,12 +782,7 @@ fn ragged_matmul(name: &str, values: Values, seen: &dyn Fn(f32) -> f32) -> EdgeC
     for p in 0..batch {
         y.extend(gemm_reference(&a_seen[p * m * k..(p + 1) * m * k], &b_seen, (m, n, k), (false, false)));
     }
-    let bytes = model(
-        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
-        vec![value("a", 1, &[batch as i64, m as i64, k as i64])],
-        vec![value("y", 1, &[batch as i64, m as i64, n as i64])],
-        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
-    );
+    let bytes = matmul_model(&[batch], (m, n, k), &b);
     (name.to_string(), bytes, a, y)
 }
 
@@ -847,12 +848,7 @@ fn tf32_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     let (m, n, k) = (1024usize, 512usize, 64usize);
     let (a, b) = (tf32_exact(m * k, 36), tf32_exact(k * n, 37));
     let y = gemm_reference(&a, &b, (m, n, k), (false, false));
-    let bytes = model(
-        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
-        vec![value("a", 1, &[m as i64, k as i64])],
-        vec![value("y", 1, &[m as i64, n as i64])],
-        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
-    );
+    let bytes = matmul_model(&[], (m, n, k), &b);
     out.push((("tf32_matmul_by_default".to_string(), bytes, a, y), &["--tf32"][..]));
     // 65,537 tiles (products of 3 x 5 by 5 x 2): more than the grid has blocks, so a block goes on
     // to a second tile, whose slices lie over the first one's sums.
@@ -862,12 +858,7 @@ fn tf32_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
     for p in 0..batch {
         y.extend(gemm_reference(&a[p * m * k..(p + 1) * m * k], &b, (m, n, k), (false, false)));
     }
-    let bytes = model(
-        vec![node("matmul", "MatMul", &["a", "b"], &["y"])],
-        vec![value("a", 1, &[batch as i64, m as i64, k as i64])],
-        vec![value("y", 1, &[batch as i64, m as i64, n as i64])],
-        vec![xcc_test_suite::onnx_build::floats("b", &[k as i64, n as i64], &b)],
-    );
+    let bytes = matmul_model(&[batch], (m, n, k), &b);
     out.push((("tf32_matmul_more_tiles_than_blocks".to_string(), bytes, a, y), tiled));
     out
 }

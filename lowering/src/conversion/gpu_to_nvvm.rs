@@ -9,7 +9,7 @@ mod mma;
 
 use super::memref_descriptor::MemRefDescriptor;
 use super::{unsupported, ConversionSet, Rewriter};
-use xcc_ir::{Attribute, Diagnostic, OpId, OpSpec, Type, ValueId};
+use xcc_ir::{Attribute, Diagnostic, OpId, OpSpec, Span, Type, ValueId};
 
 pub const CONVERSION: ConversionSet = ConversionSet {
     name: "gpu",
@@ -61,24 +61,30 @@ fn coordinate(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     };
     let index = rw.types.index.clone();
     if rw.options.gpu_emulation {
-        rw.declare(EMULATED_COORDINATE, vec![Type::i32()], vec![Type::i32()]);
         let registers = ["tid", "ctaid", "ntid", "nctaid"];
         let code = registers.iter().position(|r| *r == register).expect("a register") * 3
             + ["x", "y", "z"].iter().position(|d| *d == dim).expect("a verified dimension");
-        let mut b = rw.builder(span);
-        let k = b.llvm_const(code as i64, Type::i32());
-        let spec = b
-            .spec("llvm.call")
-            .operands([k])
-            .results([Type::i32()])
-            .attr("callee", xcc_ir::Attribute::symbol(EMULATED_COORDINATE));
-        let call = b.insert(spec);
-        let v = b.m.ops[call].results[0];
-        return Ok(vec![b.value("llvm.zext", &[v], index)]);
+        let k = rw.builder(span).llvm_const(code as i64, Type::i32());
+        let v = runtime_call(rw, span, EMULATED_COORDINATE, &[k], Some(Type::i32())).expect("a result");
+        return Ok(vec![rw.builder(span).value("llvm.zext", &[v], index)]);
     }
     let mut b = rw.builder(span);
     let v = b.value(&format!("llvm.intr.nvvm.read.ptx.sreg.{register}.{dim}"), &[], Type::i32());
     Ok(vec![b.value("llvm.zext", &[v], index)])
+}
+
+/// Calls runtime-c's `name` (declared once), its result if it has one.
+fn runtime_call(rw: &mut Rewriter, span: Span, name: &str, args: &[ValueId], result: Option<Type>) -> Option<ValueId> {
+    let inputs: Vec<Type> = args.iter().map(|&v| rw.new.ty(v).clone()).collect();
+    rw.declare(name, inputs, result.iter().cloned().collect());
+    let mut b = rw.builder(span);
+    let spec = b
+        .spec("llvm.call")
+        .operands(args.iter().copied())
+        .results(result.iter().cloned())
+        .attr("callee", Attribute::symbol(name));
+    let call = b.insert(spec);
+    b.m.ops[call].results.first().copied()
 }
 
 fn outside_gpu_code(rw: &Rewriter, op: OpId) -> Result<(), Diagnostic> {
@@ -93,10 +99,7 @@ fn barrier(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     outside_gpu_code(rw, op)?;
     let span = rw.old.ops[op].span;
     if rw.options.gpu_emulation {
-        rw.declare(EMULATED_BARRIER, vec![], vec![]);
-        let mut b = rw.builder(span);
-        let spec = b.spec("llvm.call").attr("callee", Attribute::symbol(EMULATED_BARRIER));
-        b.insert(spec);
+        runtime_call(rw, span, EMULATED_BARRIER, &[], None);
     } else {
         let mut b = rw.builder(span);
         let all = b.llvm_const(0, Type::i32());
@@ -113,11 +116,7 @@ fn shared_memory(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic
     let span = rw.old.ops[op].span;
     let mt = rw.old.ty(rw.old.ops[op].results[0]).as_memref().expect("verified").clone();
     let pointer = if rw.options.gpu_emulation {
-        rw.declare(EMULATED_SHARED, vec![], vec![Type::ptr()]);
-        let mut b = rw.builder(span);
-        let spec = b.spec("llvm.call").results([Type::ptr()]).attr("callee", Attribute::symbol(EMULATED_SHARED));
-        let call = b.insert(spec);
-        b.m.ops[call].results[0]
+        runtime_call(rw, span, EMULATED_SHARED, &[], Some(Type::ptr())).expect("a result")
     } else {
         declare_shared_symbol(rw);
         let mut b = rw.builder(span);

@@ -111,8 +111,7 @@ pub fn emit(c: &mut Cursor, g: &Gemm, load_a: Load, load_b: Load, finish: Finish
             let side = c.idx(SIDE as i64);
             let ty = c.value_op("arith.divui", &[t[0], side], Type::Index);
             let tx = c.value_op("arith.remui", &[t[0], side], Type::Index);
-            // The K loop sets k0.
-            let at = Stage { g, bivs, t: t[0], k0: first_k(c), row0, col0 };
+            let at = Tile { g, bivs, t: t[0], row0, col0 };
             let sums = if g.tensor_cores {
                 tensor_core_sums(c, &at, &shared, (ty, tx), (load_a, load_b))
             } else {
@@ -135,7 +134,7 @@ pub fn emit(c: &mut Cursor, g: &Gemm, load_a: Load, load_b: Load, finish: Finish
 /// A's slice by its columns of B's.
 fn fma_sums(
     c: &mut Cursor,
-    at: &Stage,
+    at: &Tile,
     shared: &SharedTiles,
     (ty, tx): (ValueId, ValueId),
     loads: (Load, Load),
@@ -149,7 +148,7 @@ fn fma_sums(
 /// memory (a barrier), `multiply` reads them, and a barrier lets the next step overwrite them.
 fn over_slices(
     c: &mut Cursor,
-    at: &Stage,
+    at: &Tile,
     shared: &SharedTiles,
     (load_a, load_b): (Load, Load),
     inits: &[ValueId],
@@ -157,9 +156,8 @@ fn over_slices(
 ) -> Vec<ValueId> {
     let (first, depth) = (c.idx(0), c.idx(at.g.k as i64));
     c.for_accs_step(first, depth, TILE_K, inits, |c, k0, carried| {
-        let stage = Stage { k0, ..*at };
-        stage.copy_a(c, shared.a, load_a);
-        stage.copy_b(c, shared.b, load_b);
+        at.copy_a(c, k0, shared.a, load_a);
+        at.copy_b(c, k0, shared.b, load_b);
         barrier(c);
         let next = multiply(c, carried);
         barrier(c);
@@ -174,7 +172,7 @@ fn over_slices(
 /// the slices) to the threads that finish the outputs as [`fma_sums`]'s would.
 fn tensor_core_sums(
     c: &mut Cursor,
-    at: &Stage,
+    at: &Tile,
     shared: &SharedTiles,
     (ty, tx): (ValueId, ValueId),
     loads: (Load, Load),
@@ -263,11 +261,6 @@ fn mma_load(c: &mut Cursor, tile: ValueId, at: [ValueId; 2], ld: i64, transpose:
     v
 }
 
-/// K's first index, the start of a [`Stage`] that the K loop moves on.
-fn first_k(c: &mut Cursor) -> ValueId {
-    c.idx(0)
-}
-
 fn barrier(c: &mut Cursor) {
     c.op(OpSpec::new("gpu.barrier", c.span));
 }
@@ -329,26 +322,29 @@ fn both(c: &mut Cursor, (a, a_end): (ValueId, usize), (b, b_end): (ValueId, usiz
     c.value_op("arith.andi", &[x, y], Type::i1())
 }
 
-/// One step of the K loop: where the block's threads copy slices of A and B from.
-struct Stage<'a> {
+/// A block's tile of the output and one of its threads: where the thread copies slices of A and
+/// B from.
+#[derive(Clone, Copy)]
+struct Tile<'a> {
     g: &'a Gemm,
     bivs: &'a [ValueId],
     t: ValueId,
-    k0: ValueId,
     row0: ValueId,
     col0: ValueId,
 }
 
-impl Stage<'_> {
+impl Tile<'_> {
     /// `a[k][i] = A(row0 + i, k0 + k)`, 0 past the matrix. Neighbouring threads take
     /// neighbouring elements in memory (along K or along M, as A is laid out).
-    fn copy_a(&self, c: &mut Cursor, a_tile: ValueId, load: Load) {
-        self.copy(c, a_tile, TILE_M, self.g.a_along_k, (self.row0, self.g.m), &|c, i, k| load(c, self.bivs, i, k));
+    fn copy_a(&self, c: &mut Cursor, k0: ValueId, a_tile: ValueId, load: Load) {
+        let (x, end) = (self.row0, self.g.m);
+        self.copy(c, (k0, a_tile), TILE_M, self.g.a_along_k, (x, end), &|c, i, k| load(c, self.bivs, i, k));
     }
 
     /// `b[k][j] = B(k0 + k, col0 + j)`, 0 past the matrix.
-    fn copy_b(&self, c: &mut Cursor, b_tile: ValueId, load: Load) {
-        self.copy(c, b_tile, TILE_N, !self.g.b_along_n, (self.col0, self.g.n), &|c, j, k| load(c, self.bivs, k, j));
+    fn copy_b(&self, c: &mut Cursor, k0: ValueId, b_tile: ValueId, load: Load) {
+        let (x, end) = (self.col0, self.g.n);
+        self.copy(c, (k0, b_tile), TILE_N, !self.g.b_along_n, (x, end), &|c, j, k| load(c, self.bivs, k, j));
     }
 
     /// Fills `tile[k][x]` (x < `width`) from `load(x0 + x, k0 + k)`, each thread
@@ -356,7 +352,7 @@ impl Stage<'_> {
     fn copy(
         &self,
         c: &mut Cursor,
-        tile: ValueId,
+        (k0, tile): (ValueId, ValueId),
         width: usize,
         along_k: bool,
         (x0, x_end): (ValueId, usize),
@@ -372,7 +368,7 @@ impl Stage<'_> {
                 (c.value_op("arith.divui", &[e, s], Type::Index), c.value_op("arith.remui", &[e, s], Type::Index))
             };
             let gx = c.affine(&[(x0, 1), (x, 1)], 0);
-            let gk = c.affine(&[(self.k0, 1), (k, 1)], 0);
+            let gk = c.affine(&[(k0, 1), (k, 1)], 0);
             let inside = both(c, (gx, x_end), (gk, self.g.k));
             // Clamped into the matrix, so the load is always in bounds; the value is then
             // replaced by 0 outside.

@@ -7,9 +7,9 @@
 use super::super::memref_descriptor::{position, MemRefDescriptor};
 use super::super::type_converter::LlvmTypeConverter;
 use super::super::Rewriter;
-use super::{outside_gpu_code, EMULATED_BARRIER};
+use super::{outside_gpu_code, runtime_call, EMULATED_BARRIER};
 use xcc_ir::dialects::gpu::{lead_dimension, MmaMatrix, MmaOperand};
-use xcc_ir::{Attribute, Diagnostic, OpId, Span, Type, ValueId};
+use xcc_ir::{Diagnostic, OpId, Span, Type, ValueId};
 
 /// runtime-c's emulator: `float xcc_gpu_emulated_mma_load(const float *p, int64_t ld,
 /// int32_t code, int32_t i)`, element `i` of this thread's part of a fragment (`code`: the
@@ -93,7 +93,7 @@ fn emulated_load(
             let mut b = rw.builder(span);
             let args =
                 [pointer, b.llvm_const(ld, Type::i64()), b.llvm_const(code, Type::i32()), b.llvm_const(i, Type::i32())];
-            let v = call(rw, span, EMULATED_LOAD, &args, Some(Type::f32())).expect("a result");
+            let v = runtime_call(rw, span, EMULATED_LOAD, &args, Some(Type::f32())).expect("a result");
             as_part(rw, span, fragment, v)
         })
         .collect();
@@ -136,17 +136,17 @@ fn emulated_compute(rw: &mut Rewriter, span: Span, parts: &[ValueId]) -> ValueId
         let mut b = rw.builder(span);
         let v = if slot < a_and_b { b.value("llvm.bitcast", &[v], Type::f32()) } else { v };
         let slot = b.llvm_const(slot as i64, Type::i32());
-        call(rw, span, EMULATED_PUT, &[slot, v], None);
+        runtime_call(rw, span, EMULATED_PUT, &[slot, v], None);
     }
-    call(rw, span, EMULATED_BARRIER, &[], None);
+    runtime_call(rw, span, EMULATED_BARRIER, &[], None);
     let c = MmaMatrix::new(MmaOperand::C);
     let results: Vec<ValueId> = (0..c.per_thread() as i64)
         .map(|i| {
             let i = rw.builder(span).llvm_const(i, Type::i32());
-            call(rw, span, EMULATED_RESULT, &[i], Some(Type::f32())).expect("a result")
+            runtime_call(rw, span, EMULATED_RESULT, &[i], Some(Type::f32())).expect("a result")
         })
         .collect();
-    call(rw, span, EMULATED_BARRIER, &[], None);
+    runtime_call(rw, span, EMULATED_BARRIER, &[], None);
     pack(rw, span, c, &results)
 }
 
@@ -162,7 +162,7 @@ pub(super) fn store(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnos
         for (i, &v) in parts.iter().enumerate() {
             let mut b = rw.builder(span);
             let args = [pointer, b.llvm_const(ld, Type::i64()), b.llvm_const(i as i64, Type::i32()), v];
-            call(rw, span, EMULATED_STORE, &args, None);
+            runtime_call(rw, span, EMULATED_STORE, &args, None);
         }
         return Ok(vec![]);
     }
@@ -205,18 +205,4 @@ fn unpack(rw: &mut Rewriter, span: Span, fragment: MmaMatrix, s: ValueId) -> Vec
     (0..fragment.per_thread() as i64)
         .map(|i| b.value_with("llvm.extractvalue", &[s], elem.clone(), position(&[i])))
         .collect()
-}
-
-/// Calls runtime-c's `name` (declared once), its result if it has one.
-fn call(rw: &mut Rewriter, span: Span, name: &str, args: &[ValueId], result: Option<Type>) -> Option<ValueId> {
-    let inputs: Vec<Type> = args.iter().map(|&v| rw.new.ty(v).clone()).collect();
-    rw.declare(name, inputs, result.iter().cloned().collect());
-    let mut b = rw.builder(span);
-    let spec = b
-        .spec("llvm.call")
-        .operands(args.iter().copied())
-        .results(result.iter().cloned())
-        .attr("callee", Attribute::symbol(name));
-    let call = b.insert(spec);
-    b.m.ops[call].results.first().copied()
 }
