@@ -12,13 +12,13 @@
 // CHECK: llvm.mlir.global external @xcc_shared_memory() {addr_space = 3 : i32, alignment = 128} : !llvm.array<0 x i8>
 func.func @k(%x: memref<64xf32>) attributes {gpu.kernel} {
   %c0 = arith.constant 0 : index
-  %shared = gpu.dynamic_shared_memory : memref<256xi8>
-  %stage = memref.view %shared[%c0][] : memref<256xi8> to memref<64xf32>
+  %shared = gpu.dynamic_shared_memory : memref<256xi8, #gpu.address_space<workgroup>>
+  %stage = memref.view %shared[%c0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
   %t = gpu.thread_id x
   %v = memref.load %x[%t] : memref<64xf32>
-  memref.store %v, %stage[%t] : memref<64xf32>
+  memref.store %v, %stage[%t] : memref<64xf32, #gpu.address_space<workgroup>>
   gpu.barrier
-  %w = memref.load %stage[%c0] : memref<64xf32>
+  %w = memref.load %stage[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
   memref.store %w, %x[%t] : memref<64xf32>
   return
 }

@@ -229,6 +229,13 @@ fn ptx(case: &Case, arch: &str, ptxas: &Path, tf32: bool) -> Result<(), String> 
     if tf32 && (products == 0 || !text.contains("cvt.rna.tf32.f32")) {
         return Err(format!("{products} tensor-core products in the PTX, or no rounding to TF32"));
     }
+    // The fragments are staged in shared memory: a generic wmma load or store would convert
+    // each address (cvta) and miss the shared form.
+    let generic =
+        text.lines().filter(|l| l.contains("wmma.load") || l.contains("wmma.store")).find(|l| !l.contains(".shared."));
+    if let Some(line) = generic {
+        return Err(format!("a wmma load or store without .shared: {}", line.trim()));
+    }
     // The one extern a kernel module may have is its dynamic shared memory, which each launch
     // sizes.
     if text.lines().any(|l| l.contains(".extern") && !l.contains(".extern .shared")) {

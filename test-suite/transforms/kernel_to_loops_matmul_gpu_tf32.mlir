@@ -9,16 +9,16 @@
 // the C tile), then the bias, ReLU and store inside the matrix.
 
 // CHECK-LABEL: func.func @mm_f32
-// CHECK: [[SHARED:%[0-9]+]] = gpu.dynamic_shared_memory : memref<17408xi8>
-// CHECK: [[A:%[0-9]+]] = memref.view [[SHARED]][{{%[0-9]+}}][] : memref<17408xi8> to memref<16x68xf32>
-// CHECK: [[B:%[0-9]+]] = memref.view [[SHARED]][{{%[0-9]+}}][] : memref<17408xi8> to memref<16x68xf32>
-// CHECK: [[C:%[0-9]+]] = memref.view [[SHARED]][{{%[0-9]+}}][] : memref<17408xi8> to memref<64x68xf32>
+// CHECK: [[SHARED:%[0-9]+]] = gpu.dynamic_shared_memory : memref<17408xi8, #gpu.address_space<workgroup>>
+// CHECK: [[A:%[0-9]+]] = memref.view [[SHARED]][{{%[0-9]+}}][] : memref<17408xi8, #gpu.address_space<workgroup>> to memref<16x68xf32, #gpu.address_space<workgroup>>
+// CHECK: [[B:%[0-9]+]] = memref.view [[SHARED]][{{%[0-9]+}}][] : memref<17408xi8, #gpu.address_space<workgroup>> to memref<16x68xf32, #gpu.address_space<workgroup>>
+// CHECK: [[C:%[0-9]+]] = memref.view [[SHARED]][{{%[0-9]+}}][] : memref<17408xi8, #gpu.address_space<workgroup>> to memref<64x68xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.parallel
 // CHECK: [[ZERO:%[0-9]+]] = gpu.subgroup_mma_constant_matrix {{%[0-9]+}} : !gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: [[SUMS:%[0-9]+]]:2 = scf.for {{.*}} iter_args([[S0:%[0-9]+]] = [[ZERO]], [[S1:%[0-9]+]] = [[ZERO]])
 // CHECK: gpu.barrier
-// CHECK: [[A0:%[0-9]+]] = gpu.subgroup_mma_load_matrix [[A]][{{%[0-9]+}}, {{%[0-9]+}}] {leadDimension = 68 : index, transpose} : memref<16x68xf32> -> !gpu.mma_matrix<16x8xf32, "AOp">
-// CHECK-NEXT: [[B0:%[0-9]+]] = gpu.subgroup_mma_load_matrix [[B]][{{%[0-9]+}}, {{%[0-9]+}}] {leadDimension = 68 : index} : memref<16x68xf32> -> !gpu.mma_matrix<8x16xf32, "BOp">
+// CHECK: [[A0:%[0-9]+]] = gpu.subgroup_mma_load_matrix [[A]][{{%[0-9]+}}, {{%[0-9]+}}] {leadDimension = 68 : index, transpose} : memref<16x68xf32, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x8xf32, "AOp">
+// CHECK-NEXT: [[B0:%[0-9]+]] = gpu.subgroup_mma_load_matrix [[B]][{{%[0-9]+}}, {{%[0-9]+}}] {leadDimension = 68 : index} : memref<16x68xf32, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<8x16xf32, "BOp">
 // CHECK-NEXT: [[P0:%[0-9]+]] = gpu.subgroup_mma_compute [[A0]], [[B0]], [[S0]] {a_transpose}
 // CHECK-NEXT: [[B1:%[0-9]+]] = gpu.subgroup_mma_load_matrix [[B]]
 // CHECK-NEXT: [[P1:%[0-9]+]] = gpu.subgroup_mma_compute [[A0]], [[B1]], [[S1]] {a_transpose}
@@ -27,7 +27,7 @@
 // CHECK: [[Q1:%[0-9]+]] = gpu.subgroup_mma_compute [[A1]], {{%[0-9]+}}, [[P1]] {a_transpose}
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.yield [[Q0]], [[Q1]]
-// CHECK: gpu.subgroup_mma_store_matrix [[SUMS]]#0, [[C]][{{%[0-9]+}}, {{%[0-9]+}}] {leadDimension = 68 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<64x68xf32>
+// CHECK: gpu.subgroup_mma_store_matrix [[SUMS]]#0, [[C]][{{%[0-9]+}}, {{%[0-9]+}}] {leadDimension = 68 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<64x68xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: gpu.subgroup_mma_store_matrix [[SUMS]]#1, [[C]]
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-16: memref.load [[C]]

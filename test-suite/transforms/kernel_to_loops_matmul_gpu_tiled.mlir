@@ -8,9 +8,9 @@
 
 // CHECK-LABEL: func.func @mm_f32
 // CHECK: scf.parallel ({{%[0-9]+}}, {{%[0-9]+}}) = ({{%[0-9]+}}, {{%[0-9]+}}) to ([[TM:%[0-9]+]], [[TN:%[0-9]+]])
-// CHECK: [[SHARED:%[0-9]+]] = gpu.dynamic_shared_memory : memref<8320xi8>
-// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8320xi8> to memref<16x65xf32>
-// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8320xi8> to memref<16x65xf32>
+// CHECK: [[SHARED:%[0-9]+]] = gpu.dynamic_shared_memory : memref<8320xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8320xi8, #gpu.address_space<workgroup>> to memref<16x65xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view [[SHARED]][{{%[0-9]+}}][] : memref<8320xi8, #gpu.address_space<workgroup>> to memref<16x65xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.parallel ([[T:%[0-9]+]]) = ({{%[0-9]+}}) to ({{%[0-9]+}})
 // CHECK: {{%[0-9]+}}:16 = scf.for
 // CHECK: arith.minui

@@ -16,7 +16,7 @@
 // CHECK: [[FIRST:%[0-9]+]] = gpu.block_id x
 // CHECK: [[GRID:%[0-9]+]] = gpu.grid_dim x
 // CHECK: scf.for [[TILE:%[0-9]+]] = [[FIRST]] to {{%[0-9]+}} step [[GRID]] {
-// CHECK: gpu.dynamic_shared_memory : memref<256xi8>
+// CHECK: gpu.dynamic_shared_memory : memref<256xi8, #gpu.address_space<workgroup>>
 // CHECK: memref.view
 // CHECK: [[T:%[0-9]+]] = gpu.thread_id x
 // CHECK-NOT: scf.parallel
@@ -48,14 +48,14 @@ func.func private @f(%x: !llvm.ptr, %y: !llvm.ptr, %ws: !llvm.ptr) -> i32 attrib
   %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
   scf.parallel (%row) = (%c0) to (%c2) step (%c1) {
-    %shared = gpu.dynamic_shared_memory : memref<256xi8>
-    %stage = memref.view %shared[%c0][] : memref<256xi8> to memref<64xf32>
+    %shared = gpu.dynamic_shared_memory : memref<256xi8, #gpu.address_space<workgroup>>
+    %stage = memref.view %shared[%c0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
     scf.parallel (%t) = (%c0) to (%c64) step (%c1) {
       %v = memref.load %xm[%row, %t] : memref<2x64xf32>
-      memref.store %v, %stage[%t] : memref<64xf32>
+      memref.store %v, %stage[%t] : memref<64xf32, #gpu.address_space<workgroup>>
       gpu.barrier
       %back = arith.subi %c63, %t : index
-      %w = memref.load %stage[%back] : memref<64xf32>
+      %w = memref.load %stage[%back] : memref<64xf32, #gpu.address_space<workgroup>>
       memref.store %w, %ym[%row, %t] : memref<2x64xf32>
       gpu.barrier
       scf.reduce

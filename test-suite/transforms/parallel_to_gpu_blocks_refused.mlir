@@ -9,7 +9,7 @@ func.func private @f(%x: memref<2x64xf32>, %ws: !llvm.ptr) -> i32 attributes {xc
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   scf.parallel (%row) = (%c0) to (%c2) step (%c1) {
-    %shared = gpu.dynamic_shared_memory : memref<256xi8>
+    %shared = gpu.dynamic_shared_memory : memref<256xi8, #gpu.address_space<workgroup>>
     memref.store %zero, %x[%row, %c0] : memref<2x64xf32>
     scf.parallel (%t) = (%c0) to (%c64) step (%c1) {
       gpu.barrier

@@ -9,7 +9,7 @@ use crate::module::{Module, OpSpec};
 use crate::op_def::{required, AttrKind, OpDef, Syntax, Traits};
 use crate::parser::{PResult, Parser};
 use crate::printer::OpPrinter;
-use crate::types::Type;
+use crate::types::{MemRefType, Type};
 
 const DIMENSION: &[crate::op_def::AttrDef] = &[required("dimension", AttrKind::Any)];
 
@@ -120,14 +120,29 @@ fn print_barrier(p: &mut OpPrinter, op: OpId) -> Option<()> {
 }
 
 /// A 1-D byte buffer: its static size, where it has one, is the bytes the kernel uses.
+/// The memory space of a block's shared memory, as upstream spells it.
+pub const WORKGROUP_SPACE: &str = "#gpu.address_space<workgroup>";
+
+/// `#gpu.address_space<workgroup>`, for a memref type's memory space.
+pub fn workgroup_space() -> Attribute {
+    Attribute::Opaque(WORKGROUP_SPACE.into())
+}
+
+/// Whether a memref is in a block's shared memory. Its descriptor's pointers stay generic (the
+/// NVPTX backend infers shared loads and stores from them); what it cannot infer, `wmma`'s
+/// operands, takes a shared pointer where the type says so.
+pub fn in_workgroup(t: &MemRefType) -> bool {
+    t.memory_space.as_ref().is_some_and(|s| s.to_string().split_whitespace().collect::<String>() == WORKGROUP_SPACE)
+}
+
 fn verify_shared_memory(m: &Module, op: OpId) -> Result<(), String> {
     match m.ty(m.ops[op].results[0]).as_memref() {
-        Some(t) if t.rank() == 1 && *t.elem == Type::i8() => Ok(()),
-        _ => Err("the result must be a 1-D memref of i8".into()),
+        Some(t) if t.rank() == 1 && *t.elem == Type::i8() && in_workgroup(t) => Ok(()),
+        _ => Err(format!("the result must be a 1-D memref of i8 in {WORKGROUP_SPACE}")),
     }
 }
 
-/// `gpu.dynamic_shared_memory : memref<?xi8>`
+/// `gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>`
 fn parse_shared_memory(p: &mut Parser, spec: OpSpec) -> PResult<OpSpec> {
     p.expect_punct(":")?;
     let t = p.parse_type()?;

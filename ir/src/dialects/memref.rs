@@ -264,8 +264,26 @@ fn verify_dim(m: &Module, op: OpId) -> Result<(), String> {
     }
 }
 
+/// The memory space a memref type names (`None`: the default one).
+pub(super) fn memory_space(t: &Type) -> Option<&Attribute> {
+    match t {
+        Type::MemRef(m) => m.memory_space.as_deref(),
+        Type::UnrankedMemRef { memory_space, .. } => memory_space.as_deref(),
+        _ => None,
+    }
+}
+
+/// A cast, view or reshape sees the same buffer, so it keeps the buffer's memory space.
+pub(super) fn same_memory_space(from: &Type, to: &Type) -> Result<(), String> {
+    if memory_space(from) != memory_space(to) {
+        return Err(format!("the memory spaces differ: {from} and {to}"));
+    }
+    Ok(())
+}
+
 fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
     let (from, to) = (operand_types(m, op)[0], result_types(m, op)[0]);
+    same_memory_space(from, to)?;
     let elem = |t: &Type| match t {
         Type::MemRef(m) => Some((*m.elem).clone()),
         Type::UnrankedMemRef { elem, .. } => Some((**elem).clone()),
@@ -315,6 +333,7 @@ fn verify_subview(m: &Module, op: OpId) -> Result<(), String> {
         return Err("takes a ranked memref and gives one".into());
     };
     check_mixed_lists(m, op, src.rank())?;
+    same_memory_space(operand_types(m, op)[0], result_types(m, op)[0])?;
     if src.elem != dst.elem || dst.rank() > src.rank() {
         return Err(format!(
             "cannot take a subview of type {} from {}",
@@ -337,6 +356,7 @@ fn verify_reinterpret_cast(m: &Module, op: OpId) -> Result<(), String> {
     if *src_elem != dst.elem {
         return Err("the element types must agree".into());
     }
+    same_memory_space(src, result_types(m, op)[0])?;
     check_mixed_lists(m, op, dst.rank())
 }
 
@@ -347,6 +367,7 @@ fn verify_view(m: &Module, op: OpId) -> Result<(), String> {
     if src.rank() != 1 || *src.elem != Type::i8() {
         return Err(format!("the source must be a 1-D memref of i8, not {}", Type::MemRef(src.clone())));
     }
+    same_memory_space(operand_types(m, op)[0], result_types(m, op)[0])?;
     let dynamic = dst.shape.iter().filter(|d| d.is_none()).count();
     let given = m.ops[op].operands.len() - 2;
     if given != dynamic {
@@ -369,6 +390,7 @@ fn verify_reshape(m: &Module, op: OpId) -> Result<(), String> {
     if src.elem != dst.elem || shape.rank() != 1 || shape.shape[0] != Some(dst.rank() as u64) {
         return Err(format!("the shape memref must be 1-D with {} entries and element types must agree", dst.rank()));
     }
+    same_memory_space(ins[0], result_types(m, op)[0])?;
     Ok(())
 }
 

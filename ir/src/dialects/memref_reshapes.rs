@@ -61,7 +61,10 @@ pub fn reassociation(m: &Module, op: OpId) -> Vec<Vec<usize>> {
 
 fn memrefs(m: &Module, op: OpId) -> Result<(&MemRefType, &MemRefType), String> {
     match (operand_types(m, op)[0], result_types(m, op)[0]) {
-        (Type::MemRef(a), Type::MemRef(b)) if a.elem == b.elem => Ok((a, b)),
+        (Type::MemRef(a), Type::MemRef(b)) if a.elem == b.elem => {
+            super::memref::same_memory_space(operand_types(m, op)[0], result_types(m, op)[0])?;
+            Ok((a, b))
+        }
         _ => Err("takes and gives ranked memrefs of one element type".into()),
     }
 }

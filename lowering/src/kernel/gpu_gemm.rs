@@ -7,9 +7,9 @@
 //! marked [`THREADS_ATTR`] (`convert-parallel-to-gpu` maps the two to blocks and threads):
 //! ```text
 //! scf.parallel (%batch, %ti, %tj) {xcc.gpu_blocks} {
-//!   %shared = gpu.dynamic_shared_memory : memref<8320xi8>
-//!   %a = memref.view %shared[0][] ... : memref<16x65xf32>     // a[k][i], a row padded
-//!   %b = memref.view %shared[4160][] ... : memref<16x65xf32>  // b[k][j]
+//!   %shared = gpu.dynamic_shared_memory : memref<8320xi8, #gpu.address_space<workgroup>>
+//!   %a = memref.view %shared[0][] ... : memref<16x65xf32, #gpu...>     // a[k][i], a row padded
+//!   %b = memref.view %shared[4160][] ... : memref<16x65xf32, #gpu...>  // b[k][j]
 //!   scf.parallel (%t) = (0) to (256) {xcc.gpu_threads} {
 //!     sums = 0 (4 x 4 a thread)
 //!     scf.for %k0 = 0 to K step 16 {
@@ -291,10 +291,11 @@ impl SharedTiles {
         let slice = 4 * TILE_K * row;
         let c_tile = 4 * TILE_M * row;
         let bytes = if tensor_cores { (2 * slice).max(c_tile) } else { 2 * slice };
-        let shared = c.value_op("gpu.dynamic_shared_memory", &[], memref(vec![Some(bytes as u64)], Type::i8()));
+        let shared = c.value_op("gpu.dynamic_shared_memory", &[], shared_memref(vec![Some(bytes as u64)], Type::i8()));
         let mut view = |at: usize, rows: usize| {
             let shift = c.idx(at as i64);
-            c.value_op("memref.view", &[shared, shift], memref(vec![Some(rows as u64), Some(row as u64)], Type::f32()))
+            let t = shared_memref(vec![Some(rows as u64), Some(row as u64)], Type::f32());
+            c.value_op("memref.view", &[shared, shift], t)
         };
         let (a, b) = (view(0, TILE_K), view(slice, TILE_K));
         let c_tile = tensor_cores.then(|| view(0, TILE_M));
@@ -310,8 +311,10 @@ pub fn in_function_body(m: &Module, op: OpId) -> bool {
     parent.is_some_and(|p| m.ops[p].name == "func.func")
 }
 
-fn memref(shape: Vec<Option<u64>>, elem: Type) -> Type {
-    Type::MemRef(MemRefType { shape, elem: Box::new(elem), layout: Layout::Identity, memory_space: None })
+/// A buffer in the block's shared memory (`#gpu.address_space<workgroup>`).
+fn shared_memref(shape: Vec<Option<u64>>, elem: Type) -> Type {
+    let memory_space = Some(Box::new(xcc_ir::dialects::gpu::workgroup_space()));
+    Type::MemRef(MemRefType { shape, elem: Box::new(elem), layout: Layout::Identity, memory_space })
 }
 
 /// `a < a_end && b < b_end`.

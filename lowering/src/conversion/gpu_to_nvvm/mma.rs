@@ -7,8 +7,8 @@
 use super::super::memref_descriptor::{position, MemRefDescriptor};
 use super::super::type_converter::LlvmTypeConverter;
 use super::super::Rewriter;
-use super::{outside_gpu_code, runtime_call, EMULATED_BARRIER};
-use xcc_ir::dialects::gpu::{lead_dimension, MmaMatrix, MmaOperand};
+use super::{outside_gpu_code, runtime_call, EMULATED_BARRIER, SHARED_SPACE};
+use xcc_ir::dialects::gpu::{in_workgroup, lead_dimension, MmaMatrix, MmaOperand};
 use xcc_ir::{Diagnostic, OpId, Span, Type, ValueId};
 
 /// runtime-c's emulator: `float xcc_gpu_emulated_mma_load(const float *p, int64_t ld,
@@ -177,14 +177,22 @@ pub(super) fn store(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnos
 }
 
 /// The address of the fragment's first element: the memref operand `at` indexed by the
-/// operands after it.
+/// operands after it. A matrix in shared memory gets a shared pointer (address space 3), so
+/// that the intrinsic's `.p3` form is called: `wmma.load.a.sync.aligned.col.m16n16k8.shared`.
+/// NVPTX infers the space of plain loads and stores from the descriptor's generic pointer, but
+/// not of these intrinsics', whose generic form costs an address conversion per access.
 fn matrix_address(rw: &mut Rewriter, op: OpId, at: usize) -> Result<ValueId, Diagnostic> {
     let operands = rw.operands(op)?;
     let mt = rw.old.ty(rw.old.ops[op].operands[at]).as_memref().expect("a verified memref").clone();
     let descriptor = MemRefDescriptor { value: operands[at], rank: mt.rank() };
     let span = rw.old.ops[op].span;
+    let emulated = rw.options.gpu_emulation;
     let mut b = rw.builder(span);
-    descriptor.element_address(&mut b, &mt, &Type::f32(), &operands[at + 1..])
+    let address = descriptor.element_address(&mut b, &mt, &Type::f32(), &operands[at + 1..])?;
+    if emulated || !in_workgroup(&mt) {
+        return Ok(address);
+    }
+    Ok(b.value("llvm.addrspacecast", &[address], Type::LlvmPtr { address_space: SHARED_SPACE }))
 }
 
 /// The thread's part of a fragment as a struct.
