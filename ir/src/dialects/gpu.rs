@@ -119,7 +119,6 @@ fn print_barrier(p: &mut OpPrinter, op: OpId) -> Option<()> {
     (!p.has_other_attrs(op, &[])).then_some(())
 }
 
-/// A 1-D byte buffer: its static size, where it has one, is the bytes the kernel uses.
 /// The memory space of a block's shared memory, as upstream spells it.
 pub const WORKGROUP_SPACE: &str = "#gpu.address_space<workgroup>";
 
@@ -135,6 +134,8 @@ pub fn in_workgroup(t: &MemRefType) -> bool {
     t.memory_space.as_ref().is_some_and(|s| s.to_string().split_whitespace().collect::<String>() == WORKGROUP_SPACE)
 }
 
+/// A 1-D byte buffer in the workgroup memory space: its static size, where it has one, is the
+/// bytes the kernel uses (upstream has only `?`: its launch gives the size).
 fn verify_shared_memory(m: &Module, op: OpId) -> Result<(), String> {
     match m.ty(m.ops[op].results[0]).as_memref() {
         Some(t) if t.rank() == 1 && *t.elem == Type::i8() && in_workgroup(t) => Ok(()),
