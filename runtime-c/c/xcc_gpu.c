@@ -763,6 +763,37 @@ static void print_profile(const xcc_gpu_context *ctx) {
   free(order);
 }
 
+/* ---- device memory ------------------------------------------------------------------------------ */
+
+/* XCC_GPU_MEMORY_LIMIT=BYTES caps the device memory one context may hold (weights, workspace,
+   staging buffers, status word): an allocation past it fails as the device's own would, with
+   XCC_ERROR_OUT_OF_MEMORY. It keeps a model within a budget on a shared GPU, and it reaches the
+   out-of-memory paths, emulated or on a GPU, without filling a device. Read at each allocation;
+   -1 when unset, -2 when it is not a number of bytes. */
+static int64_t memory_limit(void) {
+  const char *text = getenv("XCC_GPU_MEMORY_LIMIT");
+  if (!text || !*text) return -1;
+  char *end = NULL;
+  long long limit = strtoll(text, &end, 10);
+  return *end || limit < 0 ? -2 : (int64_t)limit;
+}
+
+/* `b` allocated with `bytes` bytes of device memory, counted in the context's. */
+static int32_t context_alloc(xcc_gpu_context *ctx, struct buffer *b, int64_t bytes, const char *what) {
+  int64_t limit = memory_limit();
+  if (limit == -2)
+    return fail(ctx, XCC_ERROR_GPU, "XCC_GPU_MEMORY_LIMIT=%s is not a number of bytes", getenv("XCC_GPU_MEMORY_LIMIT"));
+  if (limit >= 0 && bytes > limit - ctx->device_bytes)
+    return fail(ctx, XCC_ERROR_OUT_OF_MEMORY,
+                "allocating %lld bytes of device memory for %s: the context holds %lld, and XCC_GPU_MEMORY_LIMIT is %lld",
+                (long long)bytes, what, (long long)ctx->device_bytes, (long long)limit);
+  int32_t rc = device_alloc(ctx, &b->device, bytes, what);
+  if (rc != XCC_OK) return rc;
+  b->bytes = bytes;
+  ctx->device_bytes += bytes;
+  return XCC_OK;
+}
+
 /* ---- contexts --------------------------------------------------------------------------------- */
 
 XCC_DEF int32_t xcc_gpu_context_create(xcc_gpu_context **context, int32_t device) {
@@ -837,10 +868,8 @@ static int32_t slot_buffer(xcc_gpu_context *ctx, int32_t slot, int64_t bytes, vo
     ctx->device_bytes -= b->bytes;
     b->device = NULL;
     b->bytes = 0;
-    int32_t rc = device_alloc(ctx, &b->device, bytes, "an input or output");
+    int32_t rc = context_alloc(ctx, b, bytes, "an input or output");
     if (rc != XCC_OK) return rc;
-    b->bytes = bytes;
-    ctx->device_bytes += bytes;
   }
   *device = b->device;
   return XCC_OK;
@@ -882,7 +911,7 @@ XCC_DEF int32_t xcc_gpu_load(xcc_gpu_context *ctx, const char *ptx, const uint8_
     return fail(ctx, XCC_ERROR_OUT_OF_MEMORY, "allocating the profile");
   const char *graphs = getenv("XCC_GPU_GRAPHS");
   ctx->graphs = graphs_available() && !ctx->times && !(graphs && strcmp(graphs, "0") == 0);
-  int32_t rc = device_alloc(ctx, &ctx->status_word.device, 4, "the run's status");
+  int32_t rc = context_alloc(ctx, &ctx->status_word, 4, "the run's status");
   if (rc == XCC_OK) rc = device_zero_word(ctx, ctx->status_word.device);
   return rc != XCC_OK ? rc : device_load(ctx, ptx, cubin);
 }
@@ -897,20 +926,15 @@ XCC_DEF int32_t xcc_gpu_upload(xcc_gpu_context *ctx, int32_t global, const void 
   if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
   if (global < 0 || global >= ctx->global_count) return fail(ctx, XCC_ERROR_GPU, "weight %d is out of range", (int)global);
   struct buffer *b = &ctx->globals[global];
-  int32_t rc = device_alloc(ctx, &b->device, bytes, "the weights");
+  int32_t rc = context_alloc(ctx, b, bytes, "the weights");
   if (rc != XCC_OK) return rc;
-  b->bytes = bytes;
-  ctx->device_bytes += bytes;
   rc = device_upload(ctx, b->device, host, bytes);
   return rc != XCC_OK ? rc : device_synchronize(ctx);
 }
 
 XCC_DEF int32_t xcc_gpu_workspace(xcc_gpu_context *ctx, int64_t bytes) {
   if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
-  int32_t rc = device_alloc(ctx, &ctx->workspace.device, bytes, "the workspace");
-  if (rc == XCC_OK) ctx->workspace.bytes = bytes;
-  if (rc == XCC_OK) ctx->device_bytes += bytes;
-  return rc;
+  return context_alloc(ctx, &ctx->workspace, bytes, "the workspace");
 }
 
 XCC_DEF void *xcc_gpu_global(xcc_gpu_context *ctx, int32_t global) {

@@ -18,6 +18,9 @@
 //! - `aarch64-host`: the host code (and emulated kernels) for aarch64, run under qemu;
 //! - `two-models-concurrent`: two models in one program, three contexts run from three threads
 //!   at once (`gpu/two_models.c`), emulated and, where there is one, on the GPU;
+//! - `out-of-memory`: a context limited to a byte less than it needs at creation, then at a run
+//!   (`gpu/out_of_memory.c`): refused with `XCC_ERROR_OUT_OF_MEMORY` and a sentence, nothing
+//!   leaked, and the run done once the limit allows it; emulated and on the GPU;
 //! - kernel edge cases built here (one element, sizes that are not multiples of a block,
 //!   broadcasting, more elements than one grid covers), against values computed here.
 //!
@@ -372,6 +375,44 @@ fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String>
     if !out.contains("ok") {
         return Err(out);
     }
+    Ok(())
+}
+
+/// `gpu/out_of_memory.c`: tiny_cnn (as `m`) under runtime-c's `XCC_GPU_MEMORY_LIMIT`, a byte
+/// short at creation and at a run: refused with `XCC_ERROR_OUT_OF_MEMORY` and a sentence, no
+/// context left, and, emulated, no leak (AddressSanitizer's leak check; libcuda is not built for
+/// it, so the GPU's program goes without).
+fn out_of_memory(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String> {
+    let dir = work().join(&case.name).join(dir_name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("libm.a");
+    run(
+        Command::new(xcc_binary())
+            .arg(&case.onnx)
+            .args(["--target=nvptx64", "-O2", "--name", "m"])
+            .args(extra)
+            .arg("-o")
+            .arg(&lib),
+        "xcc",
+    )?;
+    let sanitize: &[&str] = if extra.contains(&"--emulate-gpu") { &["-fsanitize=address", "-g"] } else { &[] };
+    let exe = dir.join("out_of_memory");
+    run(
+        Command::new("cc")
+            .args(["-O1", "-I"])
+            .arg(&dir)
+            .args(sanitize)
+            .arg(suite_dir().join("gpu/out_of_memory.c"))
+            .arg(&lib)
+            .args(["-lm", "-lpthread", "-ldl", "-o"])
+            .arg(&exe),
+        "link",
+    )?;
+    let out = run(Command::new(&exe).arg(&case.input).env("ASAN_OPTIONS", "detect_leaks=1"), "the program")?;
+    if !out.contains("ok") {
+        return Err(out);
+    }
+    println!("{}", out.trim());
     Ok(())
 }
 
@@ -1077,6 +1118,18 @@ fn main() -> std::process::ExitCode {
     trials.push(
         libtest_mimic::Trial::test("gpu-models/tiny_cnn/two-models-concurrent/gpu", move || {
             Ok(two_models(&tiny_cnn()?, "two-gpu", &[])?)
+        })
+        .with_ignored_flag(!has_venv || !gpu),
+    );
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/out-of-memory/emulated", move || {
+            Ok(out_of_memory(&tiny_cnn()?, "oom-emulated", &["--emulate-gpu"])?)
+        })
+        .with_ignored_flag(!has_venv),
+    );
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/out-of-memory/gpu", move || {
+            Ok(out_of_memory(&tiny_cnn()?, "oom-gpu", &[])?)
         })
         .with_ignored_flag(!has_venv || !gpu),
     );
