@@ -137,6 +137,8 @@ static struct {
   cu_result (*graph_destroy)(void *);
   int has_graphs;
   cu_result (*get_error_name)(cu_result, const char **);
+  /* Optional (CUDA 9.2 on): which context a caller's stream belongs to. */
+  cu_result (*stream_get_ctx)(void *, void **);
 } cu = {.once = PTHREAD_ONCE_INIT};
 
 #define CU_ERROR_OUT_OF_MEMORY 2
@@ -171,6 +173,7 @@ static void cu_open(void) {
   SYM(memset_d32_async, "cuMemsetD32Async")
   SYM(get_error_name, "cuGetErrorName")
 #undef SYM
+  *(void **)&cu.stream_get_ctx = dlsym(lib, "cuStreamGetCtx");
   *(void **)&cu.stream_create = dlsym(lib, "cuStreamCreate");
   *(void **)&cu.stream_destroy = dlsym(lib, "cuStreamDestroy_v2");
   *(void **)&cu.begin_capture = dlsym(lib, "cuStreamBeginCapture_v2");
@@ -235,6 +238,22 @@ static void device_close(xcc_gpu_context *ctx) {
 static int32_t device_current(xcc_gpu_context *ctx) {
   cu_result rc = cu.ctx_set_current(ctx->cu_context);
   return rc == 0 ? XCC_OK : cu_fail(ctx, rc, "cuCtxSetCurrent");
+}
+
+/* A caller's stream must belong to the model's CUDA context (its device's primary context, which
+   the CUDA runtime shares): one of another context or device is refused before anything is queued
+   on it, where a launch would fail halfway through the run. NULL and the legacy and per-thread
+   default streams (handles 1 and 2) are the current context's. Without cuStreamGetCtx the driver
+   alone judges. */
+static int32_t device_accepts_stream(xcc_gpu_context *ctx, void *stream) {
+  if ((uintptr_t)stream <= 2 || !cu.stream_get_ctx) return XCC_OK;
+  void *owner = NULL;
+  cu_result rc = cu.stream_get_ctx(stream, &owner);
+  if (rc != 0) return cu_fail(ctx, rc, "the stream given (cuStreamGetCtx)");
+  if (owner != ctx->cu_context)
+    return fail(ctx, XCC_ERROR_GPU, "the stream given belongs to another CUDA context than the model's (the primary context of device %d)",
+                (int)ctx->device);
+  return XCC_OK;
 }
 
 static int32_t device_alloc(xcc_gpu_context *ctx, void **out, int64_t bytes, const char *what) {
@@ -390,6 +409,12 @@ static void device_close(xcc_gpu_context *ctx) { (void)ctx; }
 static int32_t device_current(xcc_gpu_context *ctx) {
   (void)ctx;
   return XCC_OK;
+}
+
+/* The emulated GPU has one stream, the default (NULL). */
+static int32_t device_accepts_stream(xcc_gpu_context *ctx, void *stream) {
+  if (!stream) return XCC_OK;
+  return fail(ctx, XCC_ERROR_GPU, "the emulated GPU has one stream, the default (NULL): %p is not one of its streams", stream);
 }
 
 static int32_t device_alloc(xcc_gpu_context *ctx, void **out, int64_t bytes, const char *what) {
@@ -837,8 +862,10 @@ XCC_DEF int32_t xcc_gpu_begin(xcc_gpu_context *ctx, void *stream) {
   last_error[0] = 0;
   if (!valid(ctx)) return fail(NULL, XCC_ERROR_BAD_CONTEXT, "the GPU context is NULL or was destroyed");
   ctx->status = XCC_OK;
-  ctx->stream = stream;
+  ctx->stream = NULL;
   int32_t rc = device_current(ctx);
+  if (rc == XCC_OK) rc = device_accepts_stream(ctx, stream);
+  if (rc == XCC_OK) ctx->stream = stream;
   if (rc == XCC_OK && ctx->status_word.device) rc = device_zero_word(ctx, ctx->status_word.device);
   return rc;
 }

@@ -21,6 +21,9 @@
 //! - `out-of-memory`: a context limited to a byte less than it needs at creation, then at a run
 //!   (`gpu/out_of_memory.c`): refused with `XCC_ERROR_OUT_OF_MEMORY` and a sentence, nothing
 //!   leaked, and the run done once the limit allows it; emulated and on the GPU;
+//! - `wrong-stream`: a run on device memory with a stream that is not the model's
+//!   (`gpu/wrong_stream.c`): refused with `XCC_ERROR_GPU` and a sentence, the context running as
+//!   before afterwards; emulated and on the GPU;
 //! - kernel edge cases built here (one element, sizes that are not multiples of a block,
 //!   broadcasting, more elements than one grid covers), against values computed here.
 //!
@@ -378,12 +381,13 @@ fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String>
     Ok(())
 }
 
-/// `gpu/out_of_memory.c`: tiny_cnn (as `m`) under runtime-c's `XCC_GPU_MEMORY_LIMIT`, a byte
-/// short at creation and at a run: refused with `XCC_ERROR_OUT_OF_MEMORY` and a sentence, no
-/// context left, and, emulated, no leak (AddressSanitizer's leak check; libcuda is not built for
-/// it, so the GPU's program goes without).
-fn out_of_memory(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String> {
-    let dir = work().join(&case.name).join(dir_name);
+/// A failure-path program of `gpu/` (`out_of_memory.c`, `wrong_stream.c`) over tiny_cnn compiled
+/// as `m` (`extra`: `--emulate-gpu` or not): it prints "ok" or why not. Emulated, it is built
+/// with `-DXCC_TEST_EMULATED` and AddressSanitizer, whose leak check fails the run on any leak
+/// (libcuda is not built for it, so the GPU's programs go without).
+fn failure_path(case: &Case, program: &str, extra: &[&str]) -> Result<(), String> {
+    let emulated = extra.contains(&"--emulate-gpu");
+    let dir = work().join(&case.name).join(format!("{program}-{}", if emulated { "emulated" } else { "gpu" }));
     std::fs::create_dir_all(&dir).unwrap();
     let lib = dir.join("libm.a");
     run(
@@ -395,24 +399,24 @@ fn out_of_memory(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), Stri
             .arg(&lib),
         "xcc",
     )?;
-    let sanitize: &[&str] = if extra.contains(&"--emulate-gpu") { &["-fsanitize=address", "-g"] } else { &[] };
-    let exe = dir.join("out_of_memory");
+    let sanitize: &[&str] = if emulated { &["-DXCC_TEST_EMULATED", "-fsanitize=address", "-g"] } else { &[] };
+    let exe = dir.join(program);
     run(
         Command::new("cc")
             .args(["-O1", "-I"])
             .arg(&dir)
             .args(sanitize)
-            .arg(suite_dir().join("gpu/out_of_memory.c"))
+            .arg(suite_dir().join(format!("gpu/{program}.c")))
             .arg(&lib)
             .args(["-lm", "-lpthread", "-ldl", "-o"])
             .arg(&exe),
         "link",
     )?;
-    let out = run(Command::new(&exe).arg(&case.input).env("ASAN_OPTIONS", "detect_leaks=1"), "the program")?;
-    if !out.contains("ok") {
+    let out = run(Command::new(&exe).arg(&case.input).env("ASAN_OPTIONS", "detect_leaks=1"), program)?;
+    if !out.starts_with("ok") {
         return Err(out);
     }
-    println!("{}", out.trim());
+    println!("{program}: {}", out.trim());
     Ok(())
 }
 
@@ -1121,18 +1125,20 @@ fn main() -> std::process::ExitCode {
         })
         .with_ignored_flag(!has_venv || !gpu),
     );
-    trials.push(
-        libtest_mimic::Trial::test("gpu-models/tiny_cnn/out-of-memory/emulated", move || {
-            Ok(out_of_memory(&tiny_cnn()?, "oom-emulated", &["--emulate-gpu"])?)
-        })
-        .with_ignored_flag(!has_venv),
-    );
-    trials.push(
-        libtest_mimic::Trial::test("gpu-models/tiny_cnn/out-of-memory/gpu", move || {
-            Ok(out_of_memory(&tiny_cnn()?, "oom-gpu", &[])?)
-        })
-        .with_ignored_flag(!has_venv || !gpu),
-    );
+    for (trial, program) in [("out-of-memory", "out_of_memory"), ("wrong-stream", "wrong_stream")] {
+        trials.push(
+            libtest_mimic::Trial::test(format!("gpu-models/tiny_cnn/{trial}/emulated"), move || {
+                Ok(failure_path(&tiny_cnn()?, program, &["--emulate-gpu"])?)
+            })
+            .with_ignored_flag(!has_venv),
+        );
+        trials.push(
+            libtest_mimic::Trial::test(format!("gpu-models/tiny_cnn/{trial}/gpu"), move || {
+                Ok(failure_path(&tiny_cnn()?, program, &[])?)
+            })
+            .with_ignored_flag(!has_venv || !gpu),
+        );
+    }
     let cross = xcc_test_suite::find_tool("aarch64-linux-gnu-gcc").is_some()
         && xcc_test_suite::find_tool("qemu-aarch64").is_some();
     if !cross {
