@@ -13,6 +13,7 @@
 #include "xcc_gpu.h"
 #include "xcc_runtime.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,9 @@
 #define MAX_SLOTS 64
 /* The most pointer parameters a kernel takes (the lowering's MAX_KERNEL_BUFFERS). */
 #define MAX_PARAMS 16
+/* The most blocks a launch asks for (the lowering's MAX_BLOCKS: its kernels loop past it), within
+   every GPU's grid limit in any dimension. */
+#define MAX_BLOCKS 65535
 #define CONTEXT_MAGIC 0x78636367707521ull
 
 struct buffer {
@@ -95,12 +99,55 @@ static int32_t fail(xcc_gpu_context *ctx, int32_t status, const char *format, ..
 
 XCC_DEF const char *xcc_gpu_last_error(void) { return last_error; }
 
-static int valid(const xcc_gpu_context *ctx) { return ctx && ctx->magic == CONTEXT_MAGIC; }
+/* The live contexts. valid() looks a pointer up here rather than reading through it, so that a
+   copy of a pointer whose context was destroyed is refused (XCC_ERROR_BAD_CONTEXT) instead of
+   read after its memory was freed. A program has a few contexts: a list will do. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static const xcc_gpu_context **live;
+static size_t live_count, live_capacity;
+
+static int valid(const xcc_gpu_context *ctx) {
+  if (!ctx) return 0;
+  pthread_mutex_lock(&live_lock);
+  size_t i = 0;
+  while (i < live_count && live[i] != ctx) i++;
+  int found = i < live_count;
+  pthread_mutex_unlock(&live_lock);
+  return found && ctx->magic == CONTEXT_MAGIC;
+}
+
+/* 0 when the list cannot grow. */
+static int add_live(const xcc_gpu_context *ctx) {
+  pthread_mutex_lock(&live_lock);
+  if (live_count == live_capacity) {
+    size_t capacity = live_capacity ? 2 * live_capacity : 8;
+    const xcc_gpu_context **grown = realloc(live, capacity * sizeof *live);
+    if (!grown) {
+      pthread_mutex_unlock(&live_lock);
+      return 0;
+    }
+    live = grown;
+    live_capacity = capacity;
+  }
+  live[live_count++] = ctx;
+  pthread_mutex_unlock(&live_lock);
+  return 1;
+}
+
+static void remove_live(const xcc_gpu_context *ctx) {
+  pthread_mutex_lock(&live_lock);
+  for (size_t i = 0; i < live_count; i++) {
+    if (live[i] == ctx) {
+      live[i] = live[--live_count];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&live_lock);
+}
 
 #ifndef XCC_GPU_EMULATE
 /* ---- the CUDA driver, loaded at run time ---------------------------------------------------- */
 #include <dlfcn.h>
-#include <pthread.h>
 
 typedef int cu_result;
 typedef unsigned long long cu_deviceptr;
@@ -216,7 +263,11 @@ static int32_t device_open(xcc_gpu_context *ctx, int32_t device) {
   if ((rc = cu.device_get(&handle, device)) != 0) return cu_fail(NULL, rc, "cuDeviceGet");
   if ((rc = cu.primary_retain(&ctx->cu_context, handle)) != 0) return cu_fail(NULL, rc, "cuDevicePrimaryCtxRetain");
   ctx->device = handle;
-  if ((rc = cu.ctx_set_current(ctx->cu_context)) != 0) return cu_fail(NULL, rc, "cuCtxSetCurrent");
+  if ((rc = cu.ctx_set_current(ctx->cu_context)) != 0) {
+    cu.primary_release(handle);
+    ctx->cu_context = NULL;
+    return cu_fail(NULL, rc, "cuCtxSetCurrent");
+  }
   return XCC_OK;
 }
 
@@ -833,6 +884,11 @@ XCC_DEF int32_t xcc_gpu_context_create(xcc_gpu_context **context, int32_t device
     return rc;
   }
   ctx->magic = CONTEXT_MAGIC;
+  if (!add_live(ctx)) {
+    device_close(ctx);
+    free(ctx);
+    return fail(NULL, XCC_ERROR_OUT_OF_MEMORY, "allocating the list of GPU contexts");
+  }
   *context = ctx;
   return XCC_OK;
 }
@@ -840,6 +896,7 @@ XCC_DEF int32_t xcc_gpu_context_create(xcc_gpu_context **context, int32_t device
 XCC_DEF void xcc_gpu_context_destroy(xcc_gpu_context **context) {
   if (!context || !valid(*context)) return;
   xcc_gpu_context *ctx = *context;
+  remove_live(ctx);
   if (device_current(ctx) == XCC_OK) {
     for (int32_t g = 0; g < ctx->global_count; g++) device_free(ctx->globals[g].device);
     for (int i = 0; i < MAX_SLOTS; i++) device_free(ctx->slots[i].device);
@@ -994,9 +1051,12 @@ XCC_DEF int32_t xcc_gpu_end(xcc_gpu_context *ctx) {
 XCC_DEF int32_t xcc_gpu_launch(xcc_gpu_context *ctx, int32_t kernel, int64_t blocks, int32_t threads,
                                int32_t shared_bytes, void **pointers, int32_t count) {
   if (!valid(ctx) || ctx->status != XCC_OK) return xcc_gpu_status(ctx);
-  if (kernel < 0 || kernel >= ctx->kernel_count || count < 0 || count > MAX_PARAMS || blocks < 1 || threads < 1 ||
+  if (kernel < 0 || kernel >= ctx->kernel_count || count < 0 || count > MAX_PARAMS || blocks < 1 || blocks > MAX_BLOCKS || threads < 1 ||
       threads > 1024 || shared_bytes < 0 || shared_bytes > 48 * 1024)
-    return fail(ctx, XCC_ERROR_GPU, "launch of kernel %d with a bad grid or parameters", (int)kernel);
+    return fail(ctx, XCC_ERROR_GPU,
+                "launch of kernel %d with a bad grid or parameters (%lld blocks of %d threads, %d bytes of shared "
+                "memory, %d parameters)",
+                (int)kernel, (long long)blocks, (int)threads, (int)shared_bytes, (int)count);
   struct launch l;
   memset(&l, 0, sizeof l); /* padding too: held launches are compared as bytes */
   l.kernel = kernel;

@@ -21,6 +21,8 @@
 //! - `out-of-memory`: a context limited to a byte less than it needs at creation, then at a run
 //!   (`gpu/out_of_memory.c`): refused with `XCC_ERROR_OUT_OF_MEMORY` and a sentence, nothing
 //!   leaked, and the run done once the limit allows it; emulated and on the GPU;
+//! - `used-after-destroy`: every call through a copy of a destroyed context's pointer refused
+//!   (`gpu/used_after_destroy.c`), without reading the freed context (AddressSanitizer);
 //! - `wrong-stream`: a run on device memory with a stream that is not the model's
 //!   (`gpu/wrong_stream.c`): refused with `XCC_ERROR_GPU` and a sentence, the context running as
 //!   before afterwards; emulated and on the GPU;
@@ -381,7 +383,8 @@ fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String>
     Ok(())
 }
 
-/// A failure-path program of `gpu/` (`out_of_memory.c`, `wrong_stream.c`) over tiny_cnn compiled
+/// A failure-path program of `gpu/` (`out_of_memory.c`, `wrong_stream.c`, `used_after_destroy.c`)
+/// over tiny_cnn compiled
 /// as `m` (`extra`: `--emulate-gpu` or not): it prints "ok" or why not. Emulated, it is built
 /// with `-DXCC_TEST_EMULATED` and AddressSanitizer, whose leak check fails the run on any leak
 /// (libcuda is not built for it, so the GPU's programs go without).
@@ -1125,7 +1128,12 @@ fn main() -> std::process::ExitCode {
         })
         .with_ignored_flag(!has_venv || !gpu),
     );
-    for (trial, program) in [("out-of-memory", "out_of_memory"), ("wrong-stream", "wrong_stream")] {
+    let failure_paths = [
+        ("out-of-memory", "out_of_memory"),
+        ("wrong-stream", "wrong_stream"),
+        ("used-after-destroy", "used_after_destroy"),
+    ];
+    for (trial, program) in failure_paths {
         trials.push(
             libtest_mimic::Trial::test(format!("gpu-models/tiny_cnn/{trial}/emulated"), move || {
                 Ok(failure_path(&tiny_cnn()?, program, &["--emulate-gpu"])?)
