@@ -384,9 +384,9 @@ fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String>
 }
 
 /// A failure-path program of `gpu/` (`out_of_memory.c`, `wrong_stream.c`, `used_after_destroy.c`)
-/// over tiny_cnn compiled
-/// as `m` (`extra`: `--emulate-gpu` or not): it prints "ok" or why not. Emulated, it is built
-/// with `-DXCC_TEST_EMULATED` and AddressSanitizer, whose leak check fails the run on any leak
+/// over tiny_cnn compiled as `m` (`extra`: `--emulate-gpu` or not): it prints "ok" or why not.
+/// Emulated, it is built with `-DXCC_TEST_EMULATED` and AddressSanitizer, runtime-c's emulator
+/// included (compiled from source), so that a read of freed memory or any leak fails the run
 /// (libcuda is not built for it, so the GPU's programs go without).
 fn failure_path(case: &Case, program: &str, extra: &[&str]) -> Result<(), String> {
     let emulated = extra.contains(&"--emulate-gpu");
@@ -402,19 +402,18 @@ fn failure_path(case: &Case, program: &str, extra: &[&str]) -> Result<(), String
             .arg(&lib),
         "xcc",
     )?;
-    let sanitize: &[&str] = if emulated { &["-DXCC_TEST_EMULATED", "-fsanitize=address", "-g"] } else { &[] };
+    let mut cc = Command::new("cc");
+    cc.args(["-O1", "-I"]).arg(&dir).arg(suite_dir().join(format!("gpu/{program}.c")));
+    if emulated {
+        // runtime-c's emulator from source, instrumented too: its strong definitions take the
+        // place of the library's weak ones, so that its reads and writes are checked.
+        let runtime = repo().join("runtime-c/c");
+        cc.args(["-DXCC_TEST_EMULATED", "-fsanitize=address", "-g", "-I"])
+            .arg(&runtime)
+            .arg(runtime.join("xcc_gpu_emu.c"));
+    }
     let exe = dir.join(program);
-    run(
-        Command::new("cc")
-            .args(["-O1", "-I"])
-            .arg(&dir)
-            .args(sanitize)
-            .arg(suite_dir().join(format!("gpu/{program}.c")))
-            .arg(&lib)
-            .args(["-lm", "-lpthread", "-ldl", "-o"])
-            .arg(&exe),
-        "link",
-    )?;
+    run(cc.arg(&lib).args(["-lm", "-lpthread", "-ldl", "-o"]).arg(&exe), "link")?;
     let out = run(Command::new(&exe).arg(&case.input).env("ASAN_OPTIONS", "detect_leaks=1"), program)?;
     if !out.starts_with("ok") {
         return Err(out);
