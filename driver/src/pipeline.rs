@@ -140,9 +140,12 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
                 .into(),
         ),
         Some(iface) if gpu && (iface.reads_shape_inputs || iface.computes_dims) => {
-            Err("shapes read from inputs at run time are not supported on GPUs yet: freeze those inputs with \
-             --bind NAME=VALUES"
-                .into())
+            let read: Vec<String> = iface.shape_inputs.iter().map(|n| format!("'{n}'")).collect();
+            let from = if read.is_empty() { String::new() } else { format!(" (from {})", read.join(", ")) };
+            Err(format!(
+                "shapes read from inputs at run time are not supported on GPUs yet{from}: freeze those inputs \
+                 with --bind NAME=VALUES"
+            ))
         }
         _ => Ok(()),
     }

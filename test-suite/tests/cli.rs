@@ -158,7 +158,8 @@ fn target_errors() -> Result<(), String> {
 
 /// What a model for nvptx64 cannot be, refused up front with one line and no output: options
 /// for other targets, outputs other than the library and PTX, dims known only at run time, dims
-/// found by the run (NonZero's), strings, optional inputs, and math without GPU code (listed).
+/// found by the run (NonZero's), shapes read from inputs (naming them), strings, optional inputs,
+/// and math without GPU code (listed).
 fn gpu_model_errors() -> Result<(), String> {
     use xcc_test_suite::onnx_build::{model, node, relu_model, symbolic, value};
     let dir = fresh_dir(&work_root("cli").join("gpu-model-errors"));
@@ -179,7 +180,12 @@ fn gpu_model_errors() -> Result<(), String> {
     let has = vec![node("has", "OptionalHasElement", &["x"], &["h"])];
     let x = xcc_test_suite::onnx_build::optional("x", 1, &[2]);
     std::fs::write(&maybe, model(has, vec![x], vec![value("h", 9, &[])], vec![])).map_err(|e| e.to_string())?;
-    let cases: [(&std::path::Path, &[&str], &str, &str); 14] = [
+    let reshaped = dir.join("reshape.onnx");
+    let reshape = vec![node("reshape", "Reshape", &["x", "shape"], &["y"])];
+    let inputs = vec![value("x", 1, &[2, 6]), value("shape", 7, &[2])];
+    std::fs::write(&reshaped, model(reshape, inputs, vec![value("y", 1, &[3, 4])], vec![]))
+        .map_err(|e| e.to_string())?;
+    let cases: [(&std::path::Path, &[&str], &str, &str); 15] = [
         (&fixed, &["--gpu-gemm=tiled"], "m.a", "--gpu-gemm is for code compiled with --target=nvptx64"),
         (&fixed, &["--tf32"], "m.a", "--tf32 is for code compiled with --target=nvptx64"),
         (&fixed, &["--target=nvptx64", "--mcpu=sm_75", "--tf32"], "m.a", "--tf32 needs tensor cores with TF32, sm_80"),
@@ -199,6 +205,12 @@ fn gpu_model_errors() -> Result<(), String> {
         ),
         (&words, &["--target=nvptx64"], "m.a", "STRING tensors are not supported on GPUs"),
         (&maybe, &["--target=nvptx64"], "m.a", "optional inputs are not supported on GPUs"),
+        (
+            &reshaped,
+            &["--target=nvptx64"],
+            "m.a",
+            "shapes read from inputs at run time are not supported on GPUs yet (from 'shape'): freeze those inputs",
+        ),
     ];
     for (input, args, output, want) in cases {
         let out_path = dir.join(output);

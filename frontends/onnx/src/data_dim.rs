@@ -299,6 +299,19 @@ impl DataExpr {
         }
     }
 
+    /// The graph inputs whose elements (or measures) the expression reads, added to `names`.
+    pub fn inputs_read(&self, names: &mut std::collections::BTreeSet<String>) {
+        match self {
+            DataExpr::Dim(_) => {}
+            DataExpr::Element { input, .. }
+            | DataExpr::RealElement { input, .. }
+            | DataExpr::Measured { input, .. } => {
+                names.insert(input.clone());
+            }
+            DataExpr::Op(_, args) => args.iter().for_each(|a| a.inputs_read(names)),
+        }
+    }
+
     /// Whether the expression reads a dim for which `is` holds.
     pub fn reads_dim(&self, is: &dyn Fn(&Dim) -> bool) -> bool {
         match self {
@@ -639,6 +652,14 @@ impl DataDims {
     /// the dims alone decide them).
     pub fn reads_inputs(&self) -> bool {
         self.dims.iter().any(|(_, x)| x.reads_elements()) || self.checks.iter().any(|c| c.holds.reads_elements())
+    }
+
+    /// The graph inputs whose elements the dims or the conditions read, by name.
+    pub fn inputs_read(&self) -> Vec<String> {
+        let mut names = std::collections::BTreeSet::new();
+        self.dims.iter().for_each(|(_, x)| x.inputs_read(&mut names));
+        self.checks.iter().for_each(|c| c.holds.inputs_read(&mut names));
+        names.into_iter().collect()
     }
 }
 

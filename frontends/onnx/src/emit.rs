@@ -36,6 +36,9 @@ pub struct ModelInterface {
     /// Whether a run reads inputs that decide shapes (data dims, or conditions on shape inputs
     /// alone): then the size functions and `NAME_output_dims` take the inputs.
     pub reads_shape_inputs: bool,
+    /// The inputs whose elements decide dims or conditions on them (a Reshape's shape input),
+    /// by name: what `--bind` would freeze.
+    pub shape_inputs: Vec<String>,
     /// Whether the run computes dims the header cannot write as expressions of the symbols (read
     /// from data, or a floor division or minimum of dims): then the header has
     /// `NAME_output_dims`.
@@ -255,6 +258,7 @@ pub fn generate(
         symbols: g.symbols.clone(),
         data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
         reads_shape_inputs: entries.reads_inputs(),
+        shape_inputs: entries.data.inputs_read(),
         computes_dims: entries.computes_dims(),
         ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),
         workspace_size_max: maxima.is_some(),
