@@ -54,6 +54,8 @@ struct xcc_gpu_context {
   uint64_t magic;
   int32_t status;
   void *stream;
+  /* The context's own stream (see xcc_gpu_own_stream). */
+  void *own_stream;
   void *cu_context;
   int32_t device;
   void *module;
@@ -268,6 +270,8 @@ static int32_t device_open(xcc_gpu_context *ctx, int32_t device) {
     ctx->cu_context = NULL;
     return cu_fail(NULL, rc, "cuCtxSetCurrent");
   }
+  /* Without one (an old driver), NAME_run works on the default stream. */
+  if (cu.stream_create && cu.stream_create(&ctx->own_stream, 1 /* non-blocking */) != 0) ctx->own_stream = NULL;
   return XCC_OK;
 }
 
@@ -282,6 +286,7 @@ static void device_close(xcc_gpu_context *ctx) {
   cu.ctx_set_current(ctx->cu_context);
   drop_graph(ctx);
   if (ctx->capture_stream) cu.stream_destroy(ctx->capture_stream);
+  if (ctx->own_stream && cu.stream_destroy) cu.stream_destroy(ctx->own_stream);
   if (ctx->module) cu.module_unload(ctx->module);
   cu.primary_release(ctx->device);
 }
@@ -940,6 +945,8 @@ XCC_DEF void *xcc_gpu_status_word(xcc_gpu_context *ctx) { return valid(ctx) ? ct
 XCC_DEF int64_t xcc_gpu_device_bytes(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->device_bytes : 0; }
 
 XCC_DEF int32_t xcc_gpu_status(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->status : XCC_ERROR_BAD_CONTEXT; }
+
+XCC_DEF void *xcc_gpu_own_stream(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->own_stream : NULL; }
 
 XCC_DEF void *xcc_gpu_workspace_pointer(xcc_gpu_context *ctx) { return valid(ctx) ? ctx->workspace.device : NULL; }
 

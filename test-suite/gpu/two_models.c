@@ -1,6 +1,8 @@
 /* Two models in one program (tiny_cnn compiled twice, as `a` and `b`), two contexts of `a` and one
    of `b`, run concurrently from three threads, each run checked bitwise against the same context's
-   first run; then a context destroyed while the others keep running. Prints "ok". Usage:
+   first run: from host memory (each context on its own stream), then on device memory, each
+   context's run on a separate stream (its own: NULL where the grid is emulated); then a context
+   destroyed while the others keep running. Prints "ok". Usage:
    two_models input.bin. Built by tests/gpu_models.rs, with the libraries for the GPU or the
    emulator. */
 #include "a.h"
@@ -18,10 +20,30 @@ struct job {
   const float *in;
   float want[A_OUTPUT0_SIZE];
   int failed;
+  /* The context's staged input and output, for the runs on device memory. */
+  void *d_in, *d_out;
 };
 
 static int run_once(struct job *j, float *out) {
   return j->is_a ? a_run((a_context *)j->ctx, j->in, out) : b_run((b_context *)j->ctx, j->in, out);
+}
+
+/* A run on device memory on the context's own stream, waited for, its output fetched. */
+static int run_device_once(struct job *j, float *out) {
+  void *stream = xcc_gpu_own_stream(j->ctx);
+  int rc = j->is_a ? a_run_device((a_context *)j->ctx, (const float *)j->d_in, (float *)j->d_out, stream)
+                   : b_run_device((b_context *)j->ctx, (const float *)j->d_in, (float *)j->d_out, stream);
+  if (rc == XCC_OK) rc = j->is_a ? a_run_device_status((a_context *)j->ctx) : b_run_device_status((b_context *)j->ctx);
+  return rc != XCC_OK ? rc : xcc_gpu_fetch(j->ctx, out, j->d_out, sizeof(float) * A_OUTPUT0_SIZE);
+}
+
+static void *device_worker(void *arg) {
+  struct job *j = (struct job *)arg;
+  float out[A_OUTPUT0_SIZE];
+  for (int i = 0; i < RUNS && !j->failed; i++) {
+    if (run_device_once(j, out) != XCC_OK || memcmp(out, j->want, sizeof out) != 0) j->failed = 1;
+  }
+  return NULL;
 }
 
 static void *worker(void *arg) {
@@ -45,7 +67,7 @@ int main(int argc, char **argv) {
     printf("create failed: %s\n", a_last_error());
     return 1;
   }
-  struct job jobs[3] = {{1, a1, in, {0}, 0}, {1, a2, in, {0}, 0}, {0, b1, in, {0}, 0}};
+  struct job jobs[3] = {{1, a1, in, {0}, 0, NULL, NULL}, {1, a2, in, {0}, 0, NULL, NULL}, {0, b1, in, {0}, 0, NULL, NULL}};
   for (int k = 0; k < 3; k++) {
     if (run_once(&jobs[k], jobs[k].want) != XCC_OK) {
       printf("first run of context %d failed: %s\n", k, a_last_error());
@@ -62,6 +84,26 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; k++) {
     if (jobs[k].failed) {
       printf("concurrent runs of context %d differ or fail\n", k);
+      return 1;
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    if (xcc_gpu_stage_input(jobs[k].ctx, 0, in, sizeof in, &jobs[k].d_in) != XCC_OK ||
+        xcc_gpu_stage_output(jobs[k].ctx, 1, sizeof(float) * A_OUTPUT0_SIZE, &jobs[k].d_out) != XCC_OK) {
+      printf("staging for context %d failed: %s\n", k, a_last_error());
+      return 1;
+    }
+  }
+  if ((xcc_gpu_own_stream(a1) == NULL) != (xcc_gpu_is_emulated() != 0) ||
+      (xcc_gpu_own_stream(a1) && xcc_gpu_own_stream(a1) == xcc_gpu_own_stream(a2))) {
+    printf("the contexts' own streams are missing or shared\n");
+    return 1;
+  }
+  for (int k = 0; k < 3; k++) pthread_create(&threads[k], NULL, device_worker, &jobs[k]);
+  for (int k = 0; k < 3; k++) pthread_join(threads[k], NULL);
+  for (int k = 0; k < 3; k++) {
+    if (jobs[k].failed) {
+      printf("concurrent runs on device memory of context %d differ or fail: %s\n", k, a_last_error());
       return 1;
     }
   }

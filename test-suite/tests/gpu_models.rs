@@ -15,7 +15,8 @@
 //! - `no-driver`: the CUDA library where there is no driver: creating a context is refused with
 //!   a message, nothing crashes (ignored where a driver is present);
 //! - `profile`: `XCC_GPU_PROFILE=1` lists every kernel of the PTX, each called;
-//! - `aarch64-host`: the host code (and emulated kernels) for aarch64, run under qemu;
+//! - `aarch64-host`: the host code (and emulated kernels) for aarch64, run under qemu; and the
+//!   CUDA library for aarch64 there, refusing to create a context without a driver;
 //! - `two-models-concurrent`: two models in one program, three contexts run from three threads
 //!   at once (`gpu/two_models.c`), emulated and, where there is one, on the GPU;
 //! - `out-of-memory`: a context limited to a byte less than it needs at creation, then at a run
@@ -425,16 +426,19 @@ fn failure_path(case: &Case, program: &str, extra: &[&str]) -> Result<(), String
 /// The library with its host code for aarch64 (`--gpu-host=aarch64 --emulate-gpu`: the emulated
 /// kernels run there too), linked with the cross compiler and run under qemu, against ONNX
 /// Runtime's output.
-fn aarch64_host(case: &Case) -> Result<(), String> {
-    let dir = work().join(&case.name).join("aarch64-host");
+/// Without `emulate`, the CUDA library for aarch64, whose run under qemu (no libcuda there) must
+/// refuse to create a context, naming the driver.
+fn aarch64_host(case: &Case, emulate: bool) -> Result<(), String> {
+    let dir = work().join(&case.name).join(if emulate { "aarch64-host" } else { "aarch64-host-cuda" });
     std::fs::create_dir_all(&dir).unwrap();
     let n = &case.name;
     let lib = dir.join(format!("lib{n}.a"));
     run(
         Command::new(xcc_binary())
             .arg(&case.onnx)
-            .args(["--target=nvptx64", "--emulate-gpu", "--gpu-host=aarch64", "-O2", "-o"])
-            .arg(&lib),
+            .args(["--target=nvptx64", "--gpu-host=aarch64", "-O2", "-o"])
+            .arg(&lib)
+            .args(if emulate { &["--emulate-gpu"][..] } else { &[] }),
         "xcc --gpu-host=aarch64",
     )?;
     let template = std::fs::read_to_string(suite_dir().join("gpu/model_harness.c.in")).unwrap();
@@ -451,10 +455,18 @@ fn aarch64_host(case: &Case) -> Result<(), String> {
         "aarch64 link",
     )?;
     let out = dir.join("out.bin");
-    run(
+    let ran = run(
         Command::new("qemu-aarch64").args(["-L", "/usr/aarch64-linux-gnu"]).arg(&exe).arg(&case.input).arg(&out),
         "qemu",
-    )?;
+    );
+    if !emulate {
+        return match ran {
+            Err(e) if e.contains("create returned 11") && e.contains("libcuda") => Ok(()),
+            Err(e) => Err(format!("expected XCC_ERROR_GPU_UNAVAILABLE naming libcuda, got:\n{e}")),
+            Ok(_) => Err("ran without a driver".into()),
+        };
+    }
+    ran?;
     println!("{} (aarch64 host, emulated GPU)", check(case, &dir, &read_f32(&out)?)?);
     Ok(())
 }
@@ -1153,7 +1165,13 @@ fn main() -> std::process::ExitCode {
     }
     trials.push(
         libtest_mimic::Trial::test("gpu-models/tiny_cnn/aarch64-host/emulated", move || {
-            Ok(aarch64_host(&tiny_cnn()?)?)
+            Ok(aarch64_host(&tiny_cnn()?, true)?)
+        })
+        .with_ignored_flag(!has_venv || !cross),
+    );
+    trials.push(
+        libtest_mimic::Trial::test("gpu-models/tiny_cnn/aarch64-host/no-driver", move || {
+            Ok(aarch64_host(&tiny_cnn()?, false)?)
         })
         .with_ignored_flag(!has_venv || !cross),
     );

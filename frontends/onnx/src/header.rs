@@ -331,11 +331,11 @@ fn gpu_functions(h: &mut String, iface: &ModelInterface, names: &ParameterNames)
         let _ = writeln!(body, "  if (rc == XCC_OK) rc = xcc_gpu_fetch(context, {id}, {id}_device, {b});");
     }
     let _ = writeln!(body, "  if (rc == XCC_OK) rc = xcc_gpu_read_status(context);");
-    let _ = writeln!(h, "/* Runs on host memory: copies the inputs in, runs, copies the outputs back and waits. */");
+    let _ = writeln!(h, "/* Runs on host memory, on the context's own stream: copies the inputs in, runs, copies the outputs back\n * and waits. */");
     let _ = writeln!(
         h,
         "static inline int32_t {n}_run({n}_context *context, {}) {{\n  \
-         int32_t rc = xcc_gpu_begin(context, 0);\n  \
+         int32_t rc = xcc_gpu_begin(context, xcc_gpu_own_stream(context));\n  \
          if (rc != XCC_OK) return rc;\n  \
          if ({}) return XCC_ERROR_NULL_TENSOR;
 {body}  return rc;
