@@ -22,6 +22,9 @@
 //! - `out-of-memory`: a context limited to a byte less than it needs at creation, then at a run
 //!   (`gpu/out_of_memory.c`): refused with `XCC_ERROR_OUT_OF_MEMORY` and a sentence, nothing
 //!   leaked, and the run done once the limit allows it; emulated and on the GPU;
+//! - `edge/index_out_of_range`: a Gather's index outside its dim, found by a kernel, reported by
+//!   `NAME_run` and `NAME_run_device_status` as `XCC_ERROR_INDEX_OUT_OF_RANGE`, the next run
+//!   with good indices right (`gpu/index_out_of_range.c`); emulated and on the GPU;
 //! - `used-after-destroy`: every call through a copy of a destroyed context's pointer refused
 //!   (`gpu/used_after_destroy.c`), without reading the freed context (AddressSanitizer);
 //! - `wrong-stream`: a run on device memory with a stream that is not the model's
@@ -384,20 +387,21 @@ fn two_models(case: &Case, dir_name: &str, extra: &[&str]) -> Result<(), String>
     Ok(())
 }
 
-/// A failure-path program of `gpu/` (`out_of_memory.c`, `wrong_stream.c`, `used_after_destroy.c`)
-/// over tiny_cnn compiled as `m` (`extra`: `--emulate-gpu` or not): it prints "ok" or why not.
+/// A failure-path program of `gpu/` (`out_of_memory.c`, `wrong_stream.c`, `used_after_destroy.c`
+/// over tiny_cnn compiled as `m`, `index_out_of_range.c` over a Gather as `g`; `extra`:
+/// `--emulate-gpu` or not), run with `args`: it prints "ok" or why not.
 /// Emulated, it is built with `-DXCC_TEST_EMULATED` and AddressSanitizer, runtime-c's emulator
 /// included (compiled from source), so that a read of freed memory or any leak fails the run
 /// (libcuda is not built for it, so the GPU's programs go without).
-fn failure_path(case: &Case, program: &str, extra: &[&str]) -> Result<(), String> {
+fn failure_path(onnx: &Path, (name, program): (&str, &str), extra: &[&str], args: &[&Path]) -> Result<(), String> {
     let emulated = extra.contains(&"--emulate-gpu");
-    let dir = work().join(&case.name).join(format!("{program}-{}", if emulated { "emulated" } else { "gpu" }));
+    let dir = work().join("failure-paths").join(format!("{program}-{}", if emulated { "emulated" } else { "gpu" }));
     std::fs::create_dir_all(&dir).unwrap();
-    let lib = dir.join("libm.a");
+    let lib = dir.join(format!("lib{name}.a"));
     run(
         Command::new(xcc_binary())
-            .arg(&case.onnx)
-            .args(["--target=nvptx64", "-O2", "--name", "m"])
+            .arg(onnx)
+            .args(["--target=nvptx64", "-O2", "--name", name])
             .args(extra)
             .arg("-o")
             .arg(&lib),
@@ -415,12 +419,27 @@ fn failure_path(case: &Case, program: &str, extra: &[&str]) -> Result<(), String
     }
     let exe = dir.join(program);
     run(cc.arg(&lib).args(["-lm", "-lpthread", "-ldl", "-o"]).arg(&exe), "link")?;
-    let out = run(Command::new(&exe).arg(&case.input).env("ASAN_OPTIONS", "detect_leaks=1"), program)?;
+    let out = run(Command::new(&exe).args(args).env("ASAN_OPTIONS", "detect_leaks=1"), program)?;
     if !out.starts_with("ok") {
         return Err(out);
     }
     println!("{program}: {}", out.trim());
     Ok(())
+}
+
+/// `gpu/index_out_of_range.c`'s model: one Gather of data [4, 3] by int64 indices [2], written
+/// to the work folder.
+fn gather_model() -> PathBuf {
+    let bytes = model(
+        vec![node("gather", "Gather", &["data", "indices"], &["y"])],
+        vec![value("data", 1, &[4, 3]), value("indices", 7, &[2])],
+        vec![value("y", 1, &[2, 3])],
+        vec![],
+    );
+    let path = work().join("failure-paths").join("gather.onnx");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    path
 }
 
 /// The library with its host code for aarch64 (`--gpu-host=aarch64 --emulate-gpu`: the emulated
@@ -1147,15 +1166,25 @@ fn main() -> std::process::ExitCode {
     for (trial, program) in failure_paths {
         trials.push(
             libtest_mimic::Trial::test(format!("gpu-models/tiny_cnn/{trial}/emulated"), move || {
-                Ok(failure_path(&tiny_cnn()?, program, &["--emulate-gpu"])?)
+                let case = tiny_cnn()?;
+                Ok(failure_path(&case.onnx, ("m", program), &["--emulate-gpu"], &[&case.input])?)
             })
             .with_ignored_flag(!has_venv),
         );
         trials.push(
             libtest_mimic::Trial::test(format!("gpu-models/tiny_cnn/{trial}/gpu"), move || {
-                Ok(failure_path(&tiny_cnn()?, program, &[])?)
+                let case = tiny_cnn()?;
+                Ok(failure_path(&case.onnx, ("m", program), &[], &[&case.input])?)
             })
             .with_ignored_flag(!has_venv || !gpu),
+        );
+    }
+    for (mode, extra) in [("emulated", &["--emulate-gpu"][..]), ("gpu", &[])] {
+        trials.push(
+            libtest_mimic::Trial::test(format!("gpu-models/edge/index_out_of_range/{mode}"), move || {
+                Ok(failure_path(&gather_model(), ("g", "index_out_of_range"), extra, &[])?)
+            })
+            .with_ignored_flag(mode == "gpu" && !gpu),
         );
     }
     let cross = xcc_test_suite::find_tool("aarch64-linux-gnu-gcc").is_some()
