@@ -7,7 +7,7 @@
 //! - `ptx-sm_80`, `ptx-sm_90`: the kernels' PTX accepted by `ptxas -v` in whole-program mode,
 //!   every `.entry` compiled and nothing left external but the launch-sized shared memory;
 //! - `cubin-sm_80`, `cubin-sm_90` (tiny_cnn): the library built with `--ptxas` carries exactly
-//!   the cubin `ptxas` makes of its PTX;
+//!   the cubin `ptxas` makes of its PTX, and its weights and the cubin are read-only data;
 //! - `gpu`: the CUDA library on the GPU, where `nvidia-smi` works (else ignored, saying so);
 //! - `tf32/emulated`, `tf32/gpu`, `tf32/ptx-sm_80`, `tf32/ptx-sm_90`: the same with every GEMM
 //!   tiled on tensor cores (`--gpu-gemm=tiled --tf32`), within 1% of the output's largest
@@ -285,8 +285,32 @@ fn embedded_cubin(case: &Case, arch: &str, ptxas: &Path) -> Result<(), String> {
     if !archive.windows(sized.len()).any(|w| w == sized.as_slice()) {
         return Err(format!("the library does not carry ptxas's {} bytes of cubin for {arch}", cubin.len()));
     }
-    println!("{} {arch}: a cubin of {} bytes embedded", case.name, cubin.len());
+    let weights = read_only_weights(&lib, "m")?;
+    println!("{} {arch}: a cubin of {} bytes embedded, {weights} weights in read-only data", case.name, cubin.len());
     Ok(())
+}
+
+/// The weights (`NAME_wK`, `NAME_wK_packed`) and the cubin in the library are read-only data
+/// (`nm`'s `r`): the host's copies the context uploads, never written. Returns the weights'
+/// count.
+fn read_only_weights(lib: &Path, name: &str) -> Result<usize, String> {
+    let listing = run(Command::new("nm").arg(lib), "nm")?;
+    let mut weights = 0;
+    for line in listing.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [_, kind, symbol] = fields.as_slice() else { continue };
+        let is_weight =
+            symbol.strip_prefix(&format!("{name}_w")).is_some_and(|k| k.starts_with(|c: char| c.is_ascii_digit()));
+        let is_image = *symbol == format!("{name}_compute_cubin");
+        if (is_weight || is_image) && !matches!(*kind, "r" | "R") {
+            return Err(format!("{symbol} is not read-only data ({kind}):\n{listing}"));
+        }
+        weights += usize::from(is_weight);
+    }
+    if weights == 0 {
+        return Err(format!("no weights ({name}_wK) in the library:\n{listing}"));
+    }
+    Ok(weights)
 }
 
 /// The emulated library's f64 Erf (its own series and continued fraction) against the C
