@@ -555,6 +555,27 @@ fn no_driver(case: &Case) -> Result<(), String> {
     }
 }
 
+/// One-element tensors through a matmul, a convolution (these two first: [`tiled_cases`] takes
+/// them), a softmax and a reduction (the GEMM, convolution and row kernels, whose grids and
+/// chunks are then one thread): `2.5 x`, `-3 x`, 1 and `x`.
+fn one_element_ops() -> Vec<EdgeCase> {
+    use xcc_test_suite::onnx_build::floats;
+    let x = vec![0.75f32];
+    let one = |name: &str, op: &str, dims: &[i64], weight: Option<(&[i64], f32)>, want: f32| {
+        let inputs: &[&str] = if weight.is_some() { &["x", "w"] } else { &["x"] };
+        let inits = weight.map(|(d, v)| vec![floats("w", d, &[v])]).unwrap_or_default();
+        let bytes =
+            model(vec![node(op, op, inputs, &["y"])], vec![value("x", 1, dims)], vec![value("y", 1, dims)], inits);
+        (format!("one_element_{name}"), bytes, x.clone(), vec![want])
+    };
+    vec![
+        one("matmul", "MatMul", &[1, 1], Some((&[1, 1], 2.5)), 2.5 * x[0]),
+        one("conv", "Conv", &[1, 1, 1, 1], Some((&[1, 1, 1, 1], -3.0)), -3.0 * x[0]),
+        one("softmax", "Softmax", &[1, 1], None, 1.0),
+        one("reduce_sum", "ReduceSum", &[1, 1], None, x[0]),
+    ]
+}
+
 /// A one-node model with values computed here: name, model bytes, input, expected output.
 type EdgeCase = (String, Vec<u8>, Vec<f32>, Vec<f32>);
 
@@ -573,6 +594,7 @@ fn edge_cases() -> Vec<EdgeCase> {
         (name.to_string(), bytes, x, y)
     };
     out.push(relu("one_element", &[1]));
+    out.extend(one_element_ops());
     out.push(relu("not_a_multiple_of_a_block", &[3, 7, 13]));
     // 16,777,216 + 1 elements: one more than 65,535 blocks of 256 threads cover in one pass.
     out.push(relu("more_than_one_grid", &[65_535 * 256 + 1]));
@@ -863,6 +885,14 @@ fn tiled_cases() -> Vec<(EdgeCase, &'static [&'static str])> {
         pads: [1, 1, 1, 1],
     };
     out.push((conv_case("tiled_conv_by_default", &shape, false, pseudo_random), &[][..]));
+    // One element through the tiles (one tile, almost all of it past the edges), on FMA units
+    // and on tensor cores (0.75, 2.5 and -3 are exact in TF32).
+    let tensor_cores: &[&str] = &["--gpu-gemm=tiled", "--tf32"];
+    for (suffix, flags) in [("tiled", tiled), ("tf32", tensor_cores)] {
+        for (name, bytes, x, y) in one_element_ops().into_iter().take(2) {
+            out.push(((format!("{name}_{suffix}"), bytes, x, y), flags));
+        }
+    }
     out
 }
 
