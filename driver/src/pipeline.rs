@@ -141,10 +141,15 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
         ),
         Some(iface) if gpu && (iface.reads_shape_inputs || iface.computes_dims) => {
             let read: Vec<String> = iface.shape_inputs.iter().map(|n| format!("'{n}'")).collect();
-            let from = if read.is_empty() { String::new() } else { format!(" (from {})", read.join(", ")) };
+            if read.is_empty() {
+                return Err("dims the run computes (a floor division or a minimum of dims) are not supported on \
+                            GPUs yet: fix the dims with --dim NAME=N"
+                    .into());
+            }
             Err(format!(
-                "shapes read from inputs at run time are not supported on GPUs yet{from}: freeze those inputs \
-                 with --bind NAME=VALUES"
+                "shapes read from inputs at run time are not supported on GPUs yet (from {}): freeze those \
+                 inputs with --bind NAME=VALUES",
+                read.join(", ")
             ))
         }
         _ => Ok(()),

@@ -618,7 +618,7 @@ pub trait LoopBuilder: Sized {
             shape: shape.iter().map(|e| e.fixed().map(|d| d as u64)).collect(),
             elem: mt.elem.clone(),
             layout: xcc_ir::types::Layout::Identity,
-            memory_space: None,
+            memory_space: mt.memory_space.clone(),
         };
         let mut spec = xcc_ir::dialects::memref::reinterpret_spec(buf, &to, Span::UNKNOWN);
         let sizes: Vec<ValueId> = shape

@@ -32,7 +32,6 @@
 /* The most blocks a launch asks for (the lowering's MAX_BLOCKS: its kernels loop past it), within
    every GPU's grid limit in any dimension. */
 #define MAX_BLOCKS 65535
-#define CONTEXT_MAGIC 0x78636367707521ull
 
 struct buffer {
   void *device;
@@ -51,7 +50,6 @@ struct launch_list {
 };
 
 struct xcc_gpu_context {
-  uint64_t magic;
   int32_t status;
   void *stream;
   /* The context's own stream (see xcc_gpu_own_stream). */
@@ -103,48 +101,53 @@ XCC_DEF const char *xcc_gpu_last_error(void) { return last_error; }
 
 /* The live contexts. valid() looks a pointer up here rather than reading through it, so that a
    copy of a pointer whose context was destroyed is refused (XCC_ERROR_BAD_CONTEXT) instead of
-   read after its memory was freed. A program has a few contexts: a list will do. */
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+   read after its memory was freed, as long as no new context took that address (then the copy
+   reaches the new one). Every call looks up, a create or destroy changes the list: a read-write
+   lock lets concurrent runs look up together. A program has a few contexts: a list will do. */
+static pthread_rwlock_t live_lock = PTHREAD_RWLOCK_INITIALIZER;
 static const xcc_gpu_context **live;
 static size_t live_count, live_capacity;
 
 static int valid(const xcc_gpu_context *ctx) {
   if (!ctx) return 0;
-  pthread_mutex_lock(&live_lock);
+  pthread_rwlock_rdlock(&live_lock);
   size_t i = 0;
   while (i < live_count && live[i] != ctx) i++;
   int found = i < live_count;
-  pthread_mutex_unlock(&live_lock);
-  return found && ctx->magic == CONTEXT_MAGIC;
+  pthread_rwlock_unlock(&live_lock);
+  return found;
 }
 
 /* 0 when the list cannot grow. */
 static int add_live(const xcc_gpu_context *ctx) {
-  pthread_mutex_lock(&live_lock);
+  pthread_rwlock_wrlock(&live_lock);
   if (live_count == live_capacity) {
     size_t capacity = live_capacity ? 2 * live_capacity : 8;
     const xcc_gpu_context **grown = realloc(live, capacity * sizeof *live);
     if (!grown) {
-      pthread_mutex_unlock(&live_lock);
+      pthread_rwlock_unlock(&live_lock);
       return 0;
     }
     live = grown;
     live_capacity = capacity;
   }
   live[live_count++] = ctx;
-  pthread_mutex_unlock(&live_lock);
+  pthread_rwlock_unlock(&live_lock);
   return 1;
 }
 
-static void remove_live(const xcc_gpu_context *ctx) {
-  pthread_mutex_lock(&live_lock);
-  for (size_t i = 0; i < live_count; i++) {
+/* Whether the context was live: of two threads destroying one context, one takes it out. */
+static int remove_live(const xcc_gpu_context *ctx) {
+  int found = 0;
+  pthread_rwlock_wrlock(&live_lock);
+  for (size_t i = 0; i < live_count && !found; i++) {
     if (live[i] == ctx) {
       live[i] = live[--live_count];
-      break;
+      found = 1;
     }
   }
-  pthread_mutex_unlock(&live_lock);
+  pthread_rwlock_unlock(&live_lock);
+  return found;
 }
 
 #ifndef XCC_GPU_EMULATE
@@ -270,8 +273,11 @@ static int32_t device_open(xcc_gpu_context *ctx, int32_t device) {
     ctx->cu_context = NULL;
     return cu_fail(NULL, rc, "cuCtxSetCurrent");
   }
-  /* Without one (an old driver), NAME_run works on the default stream. */
-  if (cu.stream_create && cu.stream_create(&ctx->own_stream, 1 /* non-blocking */) != 0) ctx->own_stream = NULL;
+  /* Blocking (flag 0): ordered with the default stream both ways, as NAME_run was when it ran
+     there, so that a caller's work on the default stream and this context's runs cannot race on
+     its buffers; the streams of separate contexts still run side by side. Without one (an old
+     driver), NAME_run works on the default stream. */
+  if (cu.stream_create && cu.stream_create(&ctx->own_stream, 0) != 0) ctx->own_stream = NULL;
   return XCC_OK;
 }
 
@@ -467,9 +473,10 @@ static int32_t device_current(xcc_gpu_context *ctx) {
   return XCC_OK;
 }
 
-/* The emulated GPU has one stream, the default (NULL). */
+/* The emulated GPU has one stream, the default: NULL, or CUDA's handles for the legacy and the
+   per-thread default stream (1 and 2), which the GPU takes too. */
 static int32_t device_accepts_stream(xcc_gpu_context *ctx, void *stream) {
-  if (!stream) return XCC_OK;
+  if ((uintptr_t)stream <= 2) return XCC_OK;
   return fail(ctx, XCC_ERROR_GPU, "the emulated GPU has one stream, the default (NULL): %p is not one of its streams", stream);
 }
 
@@ -850,25 +857,28 @@ static void print_profile(const xcc_gpu_context *ctx) {
    staging buffers, status word): an allocation past it fails as the device's own would, with
    XCC_ERROR_OUT_OF_MEMORY. It keeps a model within a budget on a shared GPU, and it reaches the
    out-of-memory paths, emulated or on a GPU, without filling a device. Read at each allocation;
-   -1 when unset, -2 when it is not a number of bytes. */
-static int64_t memory_limit(void) {
+   INT64_MAX when unset. */
+static int32_t memory_limit(xcc_gpu_context *ctx, int64_t *limit) {
   const char *text = getenv("XCC_GPU_MEMORY_LIMIT");
-  if (!text || !*text) return -1;
+  *limit = INT64_MAX;
+  if (!text || !*text) return XCC_OK;
   char *end = NULL;
-  long long limit = strtoll(text, &end, 10);
-  return *end || limit < 0 ? -2 : (int64_t)limit;
+  long long bytes = strtoll(text, &end, 10);
+  if (*end || bytes < 0) return fail(ctx, XCC_ERROR_GPU, "XCC_GPU_MEMORY_LIMIT=%s is not a number of bytes", text);
+  *limit = (int64_t)bytes;
+  return XCC_OK;
 }
 
 /* `b` allocated with `bytes` bytes of device memory, counted in the context's. */
 static int32_t context_alloc(xcc_gpu_context *ctx, struct buffer *b, int64_t bytes, const char *what) {
-  int64_t limit = memory_limit();
-  if (limit == -2)
-    return fail(ctx, XCC_ERROR_GPU, "XCC_GPU_MEMORY_LIMIT=%s is not a number of bytes", getenv("XCC_GPU_MEMORY_LIMIT"));
-  if (limit >= 0 && bytes > limit - ctx->device_bytes)
+  int64_t limit = 0;
+  int32_t rc = memory_limit(ctx, &limit);
+  if (rc != XCC_OK) return rc;
+  if (bytes > limit - ctx->device_bytes)
     return fail(ctx, XCC_ERROR_OUT_OF_MEMORY,
                 "allocating %lld bytes of device memory for %s: the context holds %lld, and XCC_GPU_MEMORY_LIMIT is %lld",
                 (long long)bytes, what, (long long)ctx->device_bytes, (long long)limit);
-  int32_t rc = device_alloc(ctx, &b->device, bytes, what);
+  rc = device_alloc(ctx, &b->device, bytes, what);
   if (rc != XCC_OK) return rc;
   b->bytes = bytes;
   ctx->device_bytes += bytes;
@@ -888,7 +898,6 @@ XCC_DEF int32_t xcc_gpu_context_create(xcc_gpu_context **context, int32_t device
     free(ctx);
     return rc;
   }
-  ctx->magic = CONTEXT_MAGIC;
   if (!add_live(ctx)) {
     device_close(ctx);
     free(ctx);
@@ -899,9 +908,8 @@ XCC_DEF int32_t xcc_gpu_context_create(xcc_gpu_context **context, int32_t device
 }
 
 XCC_DEF void xcc_gpu_context_destroy(xcc_gpu_context **context) {
-  if (!context || !valid(*context)) return;
+  if (!context || !remove_live(*context)) return;
   xcc_gpu_context *ctx = *context;
-  remove_live(ctx);
   if (device_current(ctx) == XCC_OK) {
     for (int32_t g = 0; g < ctx->global_count; g++) device_free(ctx->globals[g].device);
     for (int i = 0; i < MAX_SLOTS; i++) device_free(ctx->slots[i].device);
@@ -915,7 +923,6 @@ XCC_DEF void xcc_gpu_context_destroy(xcc_gpu_context **context) {
   free(ctx->recorded.items);
   free(ctx->kernels);
   free(ctx->globals);
-  ctx->magic = 0;
   free(ctx);
   *context = NULL;
 }

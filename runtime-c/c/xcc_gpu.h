@@ -33,9 +33,9 @@ void xcc_gpu_context_destroy(xcc_gpu_context **context);
 const char *xcc_gpu_last_error(void);
 /* Bytes of device memory the context holds: weights, workspace, staging buffers. */
 int64_t xcc_gpu_device_bytes(xcc_gpu_context *context);
-/* The context's own stream (non-blocking, in its device's primary context), on which NAME_run
- * works, so that runs of separate contexts overlap on the device; NULL where the driver could not
- * make one, and emulated. */
+/* The context's own stream (in its device's primary context, ordered with the default stream),
+ * on which NAME_run works, so that runs of separate contexts overlap on the device; NULL where the
+ * driver could not make one, and emulated. */
 void *xcc_gpu_own_stream(xcc_gpu_context *context);
 /* Whether this library runs its kernels on the CPU (built with --emulate-gpu). */
 int32_t xcc_gpu_is_emulated(void);

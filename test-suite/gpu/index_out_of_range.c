@@ -8,12 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define EXPECT(cond, ...)                                                                          \
-  if (!(cond)) {                                                                                   \
-    fprintf(stderr, __VA_ARGS__);                                                                  \
-    fprintf(stderr, " (last error: %s)\n", g_last_error());                                        \
-    return 3;                                                                                      \
-  }
+#include "expect.h"
 
 /* The rows `indices` pick, as Gather defines them. */
 static int rows_match(const float *data, const int64_t *indices, const float *y) {

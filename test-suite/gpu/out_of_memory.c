@@ -11,12 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPECT(cond, ...)                                                                          \
-  if (!(cond)) {                                                                                   \
-    fprintf(stderr, __VA_ARGS__);                                                                  \
-    fprintf(stderr, " (last error: %s)\n", m_last_error());                                        \
-    return 3;                                                                                      \
-  }
+#include "expect.h"
 
 static void limit(long long bytes) {
   char text[32];

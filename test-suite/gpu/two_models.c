@@ -22,7 +22,14 @@ struct job {
   int failed;
   /* The context's staged input and output, for the runs on device memory. */
   void *d_in, *d_out;
+  /* Why a run failed: the last error is the failing thread's. */
+  char why[256];
 };
+
+static void failed(struct job *j) {
+  j->failed = 1;
+  snprintf(j->why, sizeof j->why, "%s", a_last_error());
+}
 
 static int run_once(struct job *j, float *out) {
   return j->is_a ? a_run((a_context *)j->ctx, j->in, out) : b_run((b_context *)j->ctx, j->in, out);
@@ -41,7 +48,7 @@ static void *device_worker(void *arg) {
   struct job *j = (struct job *)arg;
   float out[A_OUTPUT0_SIZE];
   for (int i = 0; i < RUNS && !j->failed; i++) {
-    if (run_device_once(j, out) != XCC_OK || memcmp(out, j->want, sizeof out) != 0) j->failed = 1;
+    if (run_device_once(j, out) != XCC_OK || memcmp(out, j->want, sizeof out) != 0) failed(j);
   }
   return NULL;
 }
@@ -50,7 +57,7 @@ static void *worker(void *arg) {
   struct job *j = (struct job *)arg;
   float out[A_OUTPUT0_SIZE];
   for (int i = 0; i < RUNS && !j->failed; i++) {
-    if (run_once(j, out) != XCC_OK || memcmp(out, j->want, sizeof out) != 0) j->failed = 1;
+    if (run_once(j, out) != XCC_OK || memcmp(out, j->want, sizeof out) != 0) failed(j);
   }
   return NULL;
 }
@@ -67,7 +74,8 @@ int main(int argc, char **argv) {
     printf("create failed: %s\n", a_last_error());
     return 1;
   }
-  struct job jobs[3] = {{1, a1, in, {0}, 0, NULL, NULL}, {1, a2, in, {0}, 0, NULL, NULL}, {0, b1, in, {0}, 0, NULL, NULL}};
+  struct job jobs[3] = {{1, a1, in, {0}, 0, NULL, NULL, ""}, {1, a2, in, {0}, 0, NULL, NULL, ""},
+                        {0, b1, in, {0}, 0, NULL, NULL, ""}};
   for (int k = 0; k < 3; k++) {
     if (run_once(&jobs[k], jobs[k].want) != XCC_OK) {
       printf("first run of context %d failed: %s\n", k, a_last_error());
@@ -83,7 +91,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; k++) pthread_join(threads[k], NULL);
   for (int k = 0; k < 3; k++) {
     if (jobs[k].failed) {
-      printf("concurrent runs of context %d differ or fail\n", k);
+      printf("concurrent runs of context %d differ or fail: %s\n", k, jobs[k].why);
       return 1;
     }
   }
@@ -103,7 +111,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; k++) pthread_join(threads[k], NULL);
   for (int k = 0; k < 3; k++) {
     if (jobs[k].failed) {
-      printf("concurrent runs on device memory of context %d differ or fail: %s\n", k, a_last_error());
+      printf("concurrent runs on device memory of context %d differ or fail: %s\n", k, jobs[k].why);
       return 1;
     }
   }

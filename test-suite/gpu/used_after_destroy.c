@@ -9,12 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPECT(cond, ...)                                                                          \
-  if (!(cond)) {                                                                                   \
-    fprintf(stderr, __VA_ARGS__);                                                                  \
-    fprintf(stderr, " (last error: %s)\n", m_last_error());                                        \
-    return 3;                                                                                      \
-  }
+#include "expect.h"
 
 int main(int argc, char **argv) {
   if (argc != 2) { fprintf(stderr, "usage: %s input.bin\n", argv[0]); return 2; }

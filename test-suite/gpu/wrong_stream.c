@@ -13,12 +13,7 @@
 #include <dlfcn.h>
 #endif
 
-#define EXPECT(cond, ...)                                                                          \
-  if (!(cond)) {                                                                                   \
-    fprintf(stderr, __VA_ARGS__);                                                                  \
-    fprintf(stderr, " (last error: %s)\n", m_last_error());                                        \
-    return 3;                                                                                      \
-  }
+#include "expect.h"
 
 #ifdef XCC_TEST_EMULATED
 static int marker;

@@ -434,8 +434,9 @@ fn failure_path(onnx: &Path, (name, program): (&str, &str), extra: &[&str], args
     let mut cc = Command::new("cc");
     cc.args(["-O1", "-I"]).arg(&dir).arg(suite_dir().join(format!("gpu/{program}.c")));
     if emulated {
-        // runtime-c's emulator from source, instrumented too: its strong definitions take the
-        // place of the library's weak ones, so that its reads and writes are checked.
+        // runtime-c's emulator from source, instrumented too: linked before the library, its
+        // definitions are the ones used (runtime-c's are all weak, and the first one the linker
+        // sees wins), so that its reads and writes are checked.
         let runtime = repo().join("runtime-c/c");
         cc.args(["-DXCC_TEST_EMULATED", "-fsanitize=address", "-g", "-I"])
             .arg(&runtime)

@@ -651,7 +651,7 @@ impl DataDims {
     /// Whether computing the dims or checking the conditions reads the inputs' elements (else
     /// the dims alone decide them).
     pub fn reads_inputs(&self) -> bool {
-        self.dims.iter().any(|(_, x)| x.reads_elements()) || self.checks.iter().any(|c| c.holds.reads_elements())
+        !self.inputs_read().is_empty()
     }
 
     /// The graph inputs whose elements the dims or the conditions read, by name.

@@ -131,7 +131,7 @@ pub fn workgroup_space() -> Attribute {
 /// NVPTX backend infers shared loads and stores from them); what it cannot infer, `wmma`'s
 /// operands, takes a shared pointer where the type says so.
 pub fn in_workgroup(t: &MemRefType) -> bool {
-    t.memory_space.as_ref().is_some_and(|s| s.to_string().split_whitespace().collect::<String>() == WORKGROUP_SPACE)
+    super::memref::memory_space_text(t.memory_space.as_deref()).is_some_and(|s| s == WORKGROUP_SPACE)
 }
 
 /// A 1-D byte buffer in the workgroup memory space: its static size, where it has one, is the

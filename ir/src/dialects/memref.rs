@@ -273,9 +273,14 @@ pub(super) fn memory_space(t: &Type) -> Option<&Attribute> {
     }
 }
 
+/// A memory space as text without blanks, so that spellings of one space compare equal.
+pub fn memory_space_text(space: Option<&Attribute>) -> Option<String> {
+    space.map(|s| s.to_string().split_whitespace().collect())
+}
+
 /// A cast, view or reshape sees the same buffer, so it keeps the buffer's memory space.
 pub(super) fn same_memory_space(from: &Type, to: &Type) -> Result<(), String> {
-    if memory_space(from) != memory_space(to) {
+    if memory_space_text(memory_space(from)) != memory_space_text(memory_space(to)) {
         return Err(format!("the memory spaces differ: {from} and {to}"));
     }
     Ok(())
