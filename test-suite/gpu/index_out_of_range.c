@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "expect.h"
+#include "program.h"
 
 /* The rows `indices` pick, as Gather defines them. */
 static int rows_match(const float *data, const int64_t *indices, const float *y) {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expect.h"
+#include "program.h"
 
 static void limit(long long bytes) {
   char text[32];
@@ -20,11 +20,8 @@ static void limit(long long bytes) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) { fprintf(stderr, "usage: %s input.bin\n", argv[0]); return 2; }
   static float in[M_INPUT0_SIZE], want[M_OUTPUT0_SIZE], out[M_OUTPUT0_SIZE];
-  FILE *f = fopen(argv[1], "rb");
-  if (!f || fread(in, sizeof in, 1, f) != 1) { fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
-  fclose(f);
+  if (!read_input(argc == 2 ? argv[1] : NULL, in, sizeof in)) return 2;
 
   /* Unlimited: what creation holds, and what a run from host memory adds. */
   unsetenv("XCC_GPU_MEMORY_LIMIT");

@@ -13,7 +13,7 @@
 #include <dlfcn.h>
 #endif
 
-#include "expect.h"
+#include "program.h"
 
 #ifdef XCC_TEST_EMULATED
 static int marker;
@@ -41,11 +41,8 @@ static void drop_foreign_stream(void) {
 #endif
 
 int main(int argc, char **argv) {
-  if (argc != 2) { fprintf(stderr, "usage: %s input.bin\n", argv[0]); return 2; }
   static float in[M_INPUT0_SIZE], want[M_OUTPUT0_SIZE], out[M_OUTPUT0_SIZE];
-  FILE *f = fopen(argv[1], "rb");
-  if (!f || fread(in, sizeof in, 1, f) != 1) { fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
-  fclose(f);
+  if (!read_input(argc == 2 ? argv[1] : NULL, in, sizeof in)) return 2;
   m_context *ctx = NULL;
   EXPECT(m_create(&ctx, 0) == XCC_OK, "create");
   EXPECT(m_run(ctx, in, want) == XCC_OK, "the first run");
