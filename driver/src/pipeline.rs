@@ -139,13 +139,9 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
             "tensors whose size the run finds (NonZero, Compress, Unique, NonMaxSuppression) are not supported on GPUs yet"
                 .into(),
         ),
-        Some(iface) if gpu && (iface.reads_shape_inputs || iface.computes_dims) => {
+        // Dims computed from dims alone come from symbols, refused above.
+        Some(iface) if gpu && (iface.reads_shape_inputs() || iface.computes_dims) => {
             let read: Vec<String> = iface.shape_inputs.iter().map(|n| format!("'{n}'")).collect();
-            if read.is_empty() {
-                return Err("dims the run computes (a floor division or a minimum of dims) are not supported on \
-                            GPUs yet: fix the dims with --dim NAME=N"
-                    .into());
-            }
             Err(format!(
                 "shapes read from inputs at run time are not supported on GPUs yet (from {}): freeze those \
                  inputs with --bind NAME=VALUES",

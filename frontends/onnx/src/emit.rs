@@ -33,11 +33,9 @@ pub struct ModelInterface {
     /// The dims the run computes (from input data, or from the dims by a floor division or a
     /// minimum), with their definitions as text: `NAME_output_dims` reports the outputs' dims.
     pub data_dims: Vec<(String, String)>,
-    /// Whether a run reads inputs that decide shapes (data dims, or conditions on shape inputs
-    /// alone): then the size functions and `NAME_output_dims` take the inputs.
-    pub reads_shape_inputs: bool,
     /// The inputs whose elements decide dims or conditions on them (a Reshape's shape input),
-    /// by name: what `--bind` would freeze.
+    /// by name: what `--bind` would freeze. When there are any, the size functions and
+    /// `NAME_output_dims` take the inputs ([`ModelInterface::reads_shape_inputs`]).
     pub shape_inputs: Vec<String>,
     /// Whether the run computes dims the header cannot write as expressions of the symbols (read
     /// from data, or a floor division or minimum of dims): then the header has
@@ -60,6 +58,14 @@ pub struct ModelInterface {
     pub uses_strings: bool,
     /// Per input, whether it is optional: the caller may pass NULL for none.
     pub optional_inputs: Vec<bool>,
+}
+
+impl ModelInterface {
+    /// Whether a run reads inputs that decide shapes (data dims, or conditions on shape inputs
+    /// alone).
+    pub fn reads_shape_inputs(&self) -> bool {
+        !self.shape_inputs.is_empty()
+    }
 }
 
 pub struct Emitter {
@@ -257,7 +263,6 @@ pub fn generate(
         outputs,
         symbols: g.symbols.clone(),
         data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
-        reads_shape_inputs: entries.reads_inputs(),
         shape_inputs: entries.data.inputs_read(),
         computes_dims: entries.computes_dims(),
         ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),

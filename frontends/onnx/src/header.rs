@@ -133,7 +133,7 @@ pub fn header(
     }
     let input_params: Vec<String> =
         iface.inputs.iter().zip(&names.inputs).map(|((_, t), id)| t.dtype.c_input(id)).collect();
-    let size_params: Vec<String> = if iface.reads_shape_inputs {
+    let size_params: Vec<String> = if iface.reads_shape_inputs() {
         dim_params.iter().chain(&input_params).cloned().collect()
     } else {
         dim_params.clone()
@@ -141,7 +141,7 @@ pub fn header(
     if iface.computes_dims {
         output_dims(&mut h, iface, &size_params, &names.output_dims);
     }
-    if iface.reads_shape_inputs {
+    if iface.reads_shape_inputs() {
         let _ = writeln!(
             h,
             "/* Bytes of scratch memory a run with these inputs needs (0 for inputs {n}_run refuses); any\n * \
@@ -186,7 +186,7 @@ pub fn header(
          any buffer or trapping, and leaves the outputs unspecified.{}\n * \
          Re-entrant: concurrent calls need separate workspaces. Parallel loops run on the process-wide\n * \
          thread pool (XCC_NUM_THREADS threads, else one per core). */",
-        if !iface.reads_shape_inputs {
+        if !iface.reads_shape_inputs() {
             ""
         } else {
             " shape inputs\n * their operators refuse (XCC_ERROR_BAD_SHAPE_INPUT)"
@@ -456,7 +456,7 @@ fn output_dims(h: &mut String, iface: &ModelInterface, size_params: &[String], d
         let _ = writeln!(h, " *   {} = {}", comment_text(name), comment_text(&definition.to_string()));
     }
     let out_params: Vec<String> = dims_names.iter().map(|id| format!("int64_t *{id}")).collect();
-    let reads = if iface.reads_shape_inputs { "these dims and inputs" } else { "these dims" };
+    let reads = if iface.reads_shape_inputs() { "these dims and inputs" } else { "these dims" };
     let _ = writeln!(
         h,
         " * For {reads}, writes each output's dims ({up}_OUTPUTk_RANK int64_t each), or returns why\n * \
