@@ -2,8 +2,9 @@
    not the model's must be refused with XCC_ERROR_GPU and a sentence about the stream, before
    anything is queued, and the context must run as before afterwards, with the same bytes. On a
    GPU the stream belongs to a CUDA context of our own (cuCtxCreate), not the device's primary
-   context the model runs in; emulated (XCC_TEST_EMULATED), any stream but the default (NULL) is
-   foreign, since the emulated GPU has no other. Prints "ok". Usage: wrong_stream input.bin.
+   context the model runs in; emulated (XCC_TEST_EMULATED), any stream but the default ones (NULL,
+   CUDA's legacy and per-thread handles) is foreign, since the emulated GPU has no other. The
+   per-thread default stream is then accepted. Prints "ok". Usage: wrong_stream input.bin.
    Built by tests/gpu_models.rs, with the library for the GPU or the emulator. */
 #include "m.h"
 #include <stdio.h>
@@ -58,6 +59,10 @@ int main(int argc, char **argv) {
   EXPECT(memcmp(out, want, sizeof out) == 0, "the run after the refusal differs from the first");
   EXPECT(m_run_device(ctx, (const float *)d_in, (float *)d_out, NULL) == XCC_OK, "the run on the default stream");
   EXPECT(m_run_device_status(ctx) == XCC_OK, "the status of the run on the default stream");
+  /* CUDA's handle of the per-thread default stream (cudaStreamPerThread) is the model's too. */
+  EXPECT(m_run_device(ctx, (const float *)d_in, (float *)d_out, (void *)2) == XCC_OK &&
+             m_run_device_status(ctx) == XCC_OK,
+         "the run on the per-thread default stream");
   m_destroy(&ctx);
   drop_foreign_stream();
   printf("ok\n");
