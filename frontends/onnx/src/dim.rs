@@ -181,27 +181,36 @@ impl Dim {
         (lo, hi)
     }
 
-    /// `self / divisor` when it divides exactly for every value of the symbols: the divisor is
-    /// one term (`c · Π symbols`), and every term of `self` holds its symbols and a multiple of
-    /// its coefficient. `None` otherwise.
+    /// `self / divisor` when it divides exactly for every value of the symbols, as polynomials:
+    /// `batch*64*past + batch*64*seq` by `16*past + 16*seq` is `batch*4` (a Reshape's `-1`
+    /// beside a cache's length). Long division by the leading terms (highest degree first),
+    /// which leaves no remainder exactly when the division is exact; `None` otherwise.
     pub fn div_exact(&self, divisor: &Dim) -> Option<Dim> {
-        if divisor.terms.len() != 1 {
-            return None;
-        }
-        let (dk, &dc) = divisor.terms.iter().next()?;
-        let mut r = Dim::fixed(0);
-        for (k, &c) in &self.terms {
+        let leading = |d: &Dim| {
+            d.terms.iter().max_by(|a, b| a.0.len().cmp(&b.0.len()).then(a.0.cmp(b.0))).map(|(k, &c)| (k.clone(), c))
+        };
+        let (dk, dc) = leading(divisor)?;
+        let mut quotient = Dim::fixed(0);
+        let mut rest = self.clone();
+        // Each step removes the remainder's leading term, and no term of a higher degree comes
+        // back: the loop ends within the dividend's term count times its degree.
+        let bound =
+            (self.terms.len() + 1) * (self.terms.keys().map(Vec::len).max().unwrap_or(0) + 1) * divisor.terms.len();
+        for _ in 0..=bound {
+            let Some((k, c)) = leading(&rest) else { return Some(quotient) };
             if c % dc != 0 {
                 return None;
             }
-            let mut rest = k.clone();
-            for s in dk {
-                let at = rest.iter().position(|x| x == s)?;
-                rest.remove(at);
+            let mut factor = k.clone();
+            for s in &dk {
+                let at = factor.iter().position(|x| x == s)?;
+                factor.remove(at);
             }
-            r.add_term(rest, c / dc);
+            let term = Dim { terms: BTreeMap::from([(factor, c / dc)]) };
+            rest = rest.checked_sub(&divisor.checked_mul(&term)?)?;
+            quotient = quotient.checked_add(&term)?;
         }
-        Some(r)
+        None
     }
 }
 
@@ -283,6 +292,18 @@ mod tests {
         assert_eq!(s.add(&Dim::fixed(1)).add(&s).to_string(), "seq*2+1");
         assert_eq!(Dim::product([&Dim::fixed(3), &Dim::fixed(5)]).as_fixed(), Some(15));
         assert!(!s.is_fixed());
+    }
+
+    #[test]
+    fn exact_division_by_a_sum() {
+        let (batch, past, seq) = (Dim::symbol("batch"), Dim::symbol("past"), Dim::symbol("seq"));
+        let len = past.add(&seq).mul(&Dim::fixed(16));
+        let numel = batch.mul(&Dim::fixed(4)).mul(&len);
+        assert_eq!(numel.div_exact(&len), Some(batch.mul(&Dim::fixed(4))));
+        assert_eq!(numel.div_exact(&batch), Some(len.mul(&Dim::fixed(4))));
+        assert_eq!(numel.add(&Dim::fixed(1)).div_exact(&len), None);
+        assert_eq!(len.div_exact(&Dim::fixed(32)), None);
+        assert_eq!(Dim::fixed(0).div_exact(&len), Some(Dim::fixed(0)));
     }
 
     #[test]

@@ -635,7 +635,7 @@ impl ShapeValue {
 
     /// A constant integer tensor of rank 0 or 1 as a shape value; `None` for anything else.
     pub fn of_const(t: &Tensor) -> Option<ShapeValue> {
-        let int = matches!(t.ty.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8);
+        let int = matches!(t.ty.dtype, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8 | DType::Bool);
         (int && t.ty.shape.len() <= 1).then(|| ShapeValue {
             dtype: t.ty.dtype,
             shape: t.ty.shape.clone(),

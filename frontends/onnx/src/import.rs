@@ -125,9 +125,10 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
             graph.bounds.insert(s.clone(), (min, max));
         }
     }
+    let plain = plain_dim_params(&runtime_inputs);
     for vi in runtime_inputs {
         let name = vi.name.clone().unwrap_or_default();
-        let ty = value_type(vi, options.shapes, &symbols)?;
+        let ty = value_type(vi, options.shapes, &symbols, &plain)?;
         for d in ty.symbolic.iter().flatten() {
             for sym in d.symbols() {
                 if !graph.symbols.iter().any(|s| s == sym) {
@@ -357,10 +358,38 @@ fn dims_text(dims: &[DimSize]) -> String {
     dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
 }
 
+/// The `dim_param`s of the inputs that are plain names (`sequence`, not `sequence + past`).
+fn plain_dim_params(inputs: &[&proto::ValueInfoProto]) -> std::collections::BTreeSet<String> {
+    use proto::tensor_shape_proto::dimension::Value;
+    let plain = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_');
+    inputs
+        .iter()
+        .flat_map(|vi| declared_dims(vi))
+        .filter_map(|d| match &d.value {
+            Some(Value::DimParam(p)) if plain(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The dim a `dim_param` stands for when it is an expression of plain ones
+/// ([`crate::dim_param`]), each fixed where a flag gives its size.
+fn dim_expression(param: &str, plain: &std::collections::BTreeSet<String>, symbols: &SymbolValues) -> Option<Dim> {
+    crate::dim_param::parse(param, &|name| {
+        let s = crate::c_identifier(name);
+        match symbols.get(&s) {
+            _ if !plain.contains(name) => None,
+            Some(&(DimSize::Fixed(v), _)) => Some(Dim::fixed(v)),
+            _ => Some(Dim::symbol(&s)),
+        }
+    })
+}
+
 fn value_type(
     vi: &proto::ValueInfoProto,
     shapes: &HashMap<String, Vec<DimSize>>,
     symbols: &SymbolValues,
+    plain: &std::collections::BTreeSet<String>,
 ) -> OResult<TensorType> {
     let name = vi.name.clone().unwrap_or_default();
     let Some((tensor, _)) = tensor_type(vi) else {
@@ -389,6 +418,9 @@ fn value_type(
         dims.push(match (given.map(|g| g[i]), d.and_then(|d| d.value.as_ref())) {
             (Some(DimSize::Fixed(v)), _) => Dim::fixed(v),
             (_, Some(Value::DimValue(v))) if *v >= 0 => Dim::fixed(*v as usize),
+            (_, Some(Value::DimParam(p))) if dim_expression(p, plain, symbols).is_some() => {
+                dim_expression(p, plain, symbols).expect("an expression")
+            }
             // Left to run time (within a range, when one is given): the run functions take the
             // symbol's value.
             _ => {

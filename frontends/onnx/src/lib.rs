@@ -5,6 +5,7 @@
 
 pub mod data_dim;
 pub mod dim;
+pub mod dim_param;
 pub mod emit;
 pub mod error;
 pub mod float4;

@@ -6,7 +6,7 @@ use super::nn::{float_input, window::window_over};
 use crate::dim::dims_text;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
-use crate::ops::shapes::{broadcast, broadcast_dims, image_dims};
+use crate::ops::shapes::{broadcast, image_dims};
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::parser::forms::i64_array;
 use xcc_ir::{Attribute, Span, Type, ValueId};
@@ -86,7 +86,7 @@ impl crate::ops::onnx_op::OnnxOp for MatMul {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (a, b) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
         if a.is_dynamic() || b.is_dynamic() {
-            return matmul_dims(a, b);
+            return matmul_dims(g, a, b);
         }
         let (mut a_s, mut b_s) = (a.shape.clone(), b.shape.clone());
         let (a1, b1) = (a_s.len() == 1, b_s.len() == 1);
@@ -125,7 +125,7 @@ impl crate::ops::onnx_op::OnnxOp for MatMul {
 }
 
 /// MatMul's shape rule over dims known only at run time, for operands of rank 2 or more.
-fn matmul_dims(a: &TensorType, b: &TensorType) -> OResult<Vec<TensorType>> {
+fn matmul_dims(g: &Graph, a: &TensorType, b: &TensorType) -> OResult<Vec<TensorType>> {
     let (a_d, b_d) = (a.dims(), b.dims());
     if a_d.len() < 2 || b_d.len() < 2 {
         return err(format!(
@@ -136,10 +136,10 @@ fn matmul_dims(a: &TensorType, b: &TensorType) -> OResult<Vec<TensorType>> {
     }
     let (m, k) = (&a_d[a_d.len() - 2], &a_d[a_d.len() - 1]);
     let (k2, n) = (&b_d[b_d.len() - 2], &b_d[b_d.len() - 1]);
-    if k != k2 {
+    if !crate::ops::shapes::same_dim_in(g, k, k2)? {
         return err(format!("inner dimensions differ: {} x {}", dims_text(&a_d), dims_text(&b_d)));
     }
-    let mut dims = broadcast_dims(&a_d[..a_d.len() - 2], &b_d[..b_d.len() - 2])?;
+    let mut dims = crate::ops::shapes::broadcast_dims_in(g, &a_d[..a_d.len() - 2], &b_d[..b_d.len() - 2])?;
     dims.extend([m.clone(), n.clone()]);
     Ok(vec![TensorType::with_dims(a.dtype, dims)])
 }

@@ -32,26 +32,35 @@ pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
 /// starts, and refuses other values. Expanded functions compute one size in two ways (AffineGrid's
 /// `Range(0, H)` against `ConstantOfShape([H, W])`), which only the run can compare.
 pub fn broadcast_dims_in(g: &Graph, a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
-    broadcast_with(a, b, &mut |x, y| Ok(same_dim_in(g, x, y)?.then(|| x.clone())))
+    broadcast_with(a, b, &mut |x, y| Ok(same_dim_in(g, x, y)?.then(|| plainer(x, y).clone())))
 }
 
-/// Whether dims `x` and `y` are one: equal expressions, or different ones of which one is
-/// computed by the run, which every run then checks are equal before it starts.
+/// Of two dims checked equal, the one the run does not compute (`past+sequence` rather than the
+/// length of a slice of a constant mask), so that what follows keeps the model's own dims.
+fn plainer<'a>(x: &'a Dim, y: &'a Dim) -> &'a Dim {
+    let computed = |d: &Dim| d.symbols().iter().any(|s| s.contains('.'));
+    if computed(x) && !computed(y) {
+        y
+    } else {
+        x
+    }
+}
+
+/// Whether dims `x` and `y` are one: equal expressions, or different ones that the ranges of
+/// their symbols do not tell apart (`total` and `past+sequence`: an attention mask and the
+/// cache it covers), which every run then checks are equal before it starts, as ONNX Runtime
+/// checks them when it runs the node (`XCC_ERROR_BAD_DIM` where they differ). A dim of 1 at run
+/// time is not broadcast there: the kernels' broadcasting is decided at compile time.
 pub fn same_dim_in(g: &Graph, x: &Dim, y: &Dim) -> OResult<bool> {
     if x == y {
         return Ok(true);
     }
-    if computed_symbol(x).or(computed_symbol(y)).is_none() {
+    let (lo, hi) = x.sub(y).interval(&|s| g.symbol_range(s));
+    if lo > 0 || hi < 0 {
         return Ok(false);
     }
     g.require(DataExpr::Dim(x.clone()).eq(&DataExpr::Dim(y.clone())), format!("dims {x} and {y} are equal"))?;
     Ok(true)
-}
-
-/// A symbol of `d` that the run computes: data dims are named `tensor.k`, model symbols are C
-/// identifiers.
-fn computed_symbol(d: &Dim) -> Option<&str> {
-    d.symbols().into_iter().find(|s| s.contains('.'))
 }
 
 /// Broadcasting where `differ` decides two different dims, neither 1 (`None`: an error).
@@ -73,15 +82,7 @@ fn broadcast_with(
             (x, y) if x.is_fixed() && y.is_fixed() => return err(broadcast_error(a, b, String::new())),
             (x, y) => match differ(x, y)? {
                 Some(d) => d,
-                None => {
-                    let hint = [x, y].into_iter().find_map(computed_symbol).map_or(String::new(), |s| {
-                        format!(
-                            " ({s} is computed by the run: read from an input, or clamped to a dim that only a \
-                             range, --dim NAME=MIN..MAX, could bound at compile time)"
-                        )
-                    });
-                    return err(broadcast_error(a, b, format!(": dims {x} and {y} may differ at run time{hint}")));
-                }
+                None => return err(broadcast_error(a, b, format!(": dims {x} and {y} differ in every run"))),
             },
         });
     }

@@ -1,17 +1,17 @@
 //! Arithmetic with broadcasting: Add, Sub, Mul, Div, Pow, Mod, and the variadic Sum, Mean, Max
 //! and Min (folded over their inputs from the left).
 
-use super::{arith, c, op, Element, ElementwiseOp as Op, Emit};
+use super::{arith, c, on_dims, op, Element, ElementwiseOp as Op, Emit};
 use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[Op] = &[
-    Op::new("Add", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()).on_dims(|a| Some(a[0].add(a[1]))),
+    Op::new("Add", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()).on_dims(on_dims::add),
     Op::new("Sum", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()),
-    Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1]).on_dims(|a| Some(a[0].sub(a[1]))),
-    Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]).on_dims(|a| Some(a[0].mul(a[1]))),
-    Op::new("Div", Emit::Custom(divide), div).on_dims(div_dims).divides_by(1),
+    Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1]).on_dims(on_dims::sub),
+    Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]).on_dims(on_dims::mul),
+    Op::new("Div", Emit::Custom(divide), div).on_dims(on_dims::div).divides_by(1),
     Op::new("Pow", Emit::Custom(pow), |_, a| a[0].powf(a[1])).mixed_types(),
     Op::new("Mod", Emit::Custom(modulo), modulo_value).divides_by(1),
     Op::new("Mean", Emit::Custom(mean), |_, a| a.iter().sum::<f64>() / a.len() as f64),
@@ -19,12 +19,14 @@ pub const OPS: &[Op] = &[
         "Max",
         Emit::Fold { float: Some("arith.maximumf"), signed: Some("arith.maxsi"), unsigned: Some("arith.maxui") },
         |_, a| a.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    ),
+    )
+    .on_dims(on_dims::max),
     Op::new(
         "Min",
         Emit::Fold { float: Some("arith.minimumf"), signed: Some("arith.minsi"), unsigned: Some("arith.minui") },
         |_, a| a.iter().copied().fold(f64::INFINITY, f64::min),
-    ),
+    )
+    .on_dims(on_dims::min),
 ];
 
 /// Integer division truncates (0 for a zero divisor, where the lowering's result is undefined).
@@ -73,14 +75,6 @@ fn safe_divisor(e: &mut Emitter, el: &Element, x: ValueId, b: ValueId) -> ValueI
 }
 
 /// Dims divide when the quotient is exact for every value of the symbols; numbers truncate.
-fn div_dims(a: &[&Dim]) -> Option<Dim> {
-    match (a[0].as_const(), a[1].as_const()?) {
-        (_, 0) => None,
-        (Some(x), y) => Some(Dim::constant(x / y)),
-        (None, _) => a[0].div_exact(a[1]),
-    }
-}
-
 /// The exponent may have another element type (Pow-15 allows integer exponents); integer powers
 /// go through f64, exact for every result an integer type can hold.
 fn pow(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {

@@ -1,7 +1,7 @@
 //! Cast (with ONNX's conversion semantics; `round_mode` for FLOAT8E8M0), CastLike, Identity and
 //! BitCast. Cast and CastLike between strings and numbers are [`crate::ops::string::cast`]'s.
 
-use super::{Element, ElementwiseOp as Op, Emit, Output};
+use super::{on_dims, Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::string::cast::{crosses_strings, lower as lower_string_cast};
@@ -14,10 +14,7 @@ pub const OPS: &[Op] =
 /// Cast and CastLike: elementwise on numbers, a serial loop through runtime-c on strings.
 pub static CASTS: [WithStrings; 2] = [
     WithStrings(
-        Op::new("Cast", Emit::Custom(cast), |_, a| a[0])
-            .output(Output::CastTo)
-            .mixed_types()
-            .on_dims(|a| Some(a[0].clone())),
+        Op::new("Cast", Emit::Custom(cast), |_, a| a[0]).output(Output::CastTo).mixed_types().on_dims(on_dims::same),
     ),
     WithStrings(
         Op::new("CastLike", Emit::Custom(cast), |_, a| a[0]).output(Output::Input(1)).one_data_input().mixed_types(),
@@ -49,8 +46,15 @@ impl OnnxOp for WithStrings {
     }
 
     fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
-        let out = g.ty(node.outputs.first()?).ok()?.dtype;
-        if out == DType::Str {
+        // The output's type is not recorded yet: it is what `to` (Cast) or the second input
+        // (CastLike) names.
+        // A dim cast to bool is whether it is not zero, which the element function (the
+        // value itself) does not say.
+        let to = match node.input(1) {
+            Some(like) => g.ty(like).ok()?.dtype.onnx_code() as i64,
+            None => node.int("to", 0),
+        };
+        if to == DType::Str.onnx_code() as i64 || to == DType::Bool.onnx_code() as i64 {
             return None;
         }
         self.0.fold_shape(node, g, inputs)
@@ -101,4 +105,4 @@ fn bit_cast_value(el: &Element, a: &[f64]) -> f64 {
 }
 
 pub(super) const IDENTITY: Op =
-    Op::new("Identity", Emit::Custom(|_, _, a| Ok(a[0])), |_, a| a[0]).one_data_input().on_dims(|a| Some(a[0].clone()));
+    Op::new("Identity", Emit::Custom(|_, _, a| Ok(a[0])), |_, a| a[0]).one_data_input().on_dims(on_dims::same);

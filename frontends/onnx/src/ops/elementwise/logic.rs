@@ -1,7 +1,7 @@
 //! Comparisons (to bool), the boolean And, Or, Xor and Not, and Where (a select with
 //! broadcasting).
 
-use super::{Element, ElementwiseOp as Op, Emit, Output};
+use super::{on_dims, Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::{Type, ValueId};
@@ -25,19 +25,25 @@ fn truth(b: bool) -> f64 {
 }
 
 pub const OPS: &[Op] = &[
-    comparison("Equal", |e, el, a| Ok(compare(e, el, a, "oeq", "eq", "eq")), |_, a| truth(a[0] == a[1])),
-    comparison("Less", |e, el, a| Ok(compare(e, el, a, "olt", "slt", "ult")), |_, a| truth(a[0] < a[1])),
-    comparison("LessOrEqual", |e, el, a| Ok(compare(e, el, a, "ole", "sle", "ule")), |_, a| truth(a[0] <= a[1])),
-    comparison("Greater", |e, el, a| Ok(compare(e, el, a, "ogt", "sgt", "ugt")), |_, a| truth(a[0] > a[1])),
-    comparison("GreaterOrEqual", |e, el, a| Ok(compare(e, el, a, "oge", "sge", "uge")), |_, a| truth(a[0] >= a[1])),
+    comparison("Equal", |e, el, a| Ok(compare(e, el, a, "oeq", "eq", "eq")), |_, a| truth(a[0] == a[1]))
+        .on_dims(on_dims::equal),
+    comparison("Less", |e, el, a| Ok(compare(e, el, a, "olt", "slt", "ult")), |_, a| truth(a[0] < a[1]))
+        .on_dims(on_dims::less),
+    comparison("LessOrEqual", |e, el, a| Ok(compare(e, el, a, "ole", "sle", "ule")), |_, a| truth(a[0] <= a[1]))
+        .on_dims(on_dims::less_or_equal),
+    comparison("Greater", |e, el, a| Ok(compare(e, el, a, "ogt", "sgt", "ugt")), |_, a| truth(a[0] > a[1]))
+        .on_dims(on_dims::greater),
+    comparison("GreaterOrEqual", |e, el, a| Ok(compare(e, el, a, "oge", "sge", "uge")), |_, a| truth(a[0] >= a[1]))
+        .on_dims(on_dims::greater_or_equal),
     boolean("And", "arith.andi", |_, a| truth(a[0] != 0.0 && a[1] != 0.0)),
     boolean("Or", "arith.ori", |_, a| truth(a[0] != 0.0 || a[1] != 0.0)),
     boolean("Xor", "arith.xori", |_, a| truth((a[0] != 0.0) != (a[1] != 0.0))),
-    comparison("Not", not, |_, a| truth(a[0] == 0.0)),
+    comparison("Not", not, |_, a| truth(a[0] == 0.0)).on_dims(on_dims::not),
     Op::new("Where", Emit::Custom(select), |_, a| if a[0] != 0.0 { a[1] } else { a[2] })
         .output(Output::Input(1))
         .mixed_types()
-        .computes_on(1),
+        .computes_on(1)
+        .on_dims(on_dims::select),
 ];
 
 /// `cmpf` for floats, `cmpi` with the signed or unsigned predicate for integers (the uint

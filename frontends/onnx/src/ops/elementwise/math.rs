@@ -1,14 +1,14 @@
 //! Unary math: Neg, Abs, Sqrt, Reciprocal, Exp, Log, the trigonometric and hyperbolic functions
 //! and their inverses, Erf, Tanh, Floor, Ceil, Round, Sign, IsNaN and IsInf.
 
-use super::{c, op, Element, ElementwiseOp as Op, Emit, Output};
+use super::{c, on_dims, op, Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[Op] = &[
-    Op::new("Neg", Emit::Custom(neg), |_, a| -a[0]),
-    Op::new("Abs", Emit::Custom(abs), |_, a| a[0].abs()),
+    Op::new("Neg", Emit::Custom(neg), |_, a| -a[0]).on_dims(on_dims::neg),
+    Op::new("Abs", Emit::Custom(abs), |_, a| a[0].abs()).on_dims(on_dims::abs),
     Op::new("Sqrt", Emit::Unary("math.sqrt"), |_, a| a[0].sqrt()),
     Op::new("Reciprocal", Emit::Custom(reciprocal), |_, a| 1.0 / a[0]),
     Op::new("Exp", Emit::Unary("math.exp"), |_, a| a[0].exp()),

@@ -13,6 +13,7 @@ mod dropout;
 mod logic;
 mod math;
 mod mt19937;
+pub mod on_dims;
 
 use crate::emit::{broadcast_map, compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
@@ -114,8 +115,7 @@ pub struct ElementwiseOp {
     divisor: Option<usize>,
 }
 
-/// An element function on dims (`None`: not expressible as a dim).
-type DimFn = fn(&[&Dim]) -> Option<Dim>;
+use on_dims::DimFn;
 
 impl ElementwiseOp {
     pub const fn new(name: &'static str, emit: Emit, eval: fn(&Element, &[f64]) -> f64) -> ElementwiseOp {
@@ -315,20 +315,21 @@ impl OnnxOp for ElementwiseOp {
     }
 
     /// Integer shape arithmetic on scalars and vectors (a scalar broadcasts).
-    fn fold_shape(&self, node: &Node, _: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
         let f = self.on_dims?;
         let n = self.data_inputs.unwrap_or(node.inputs.len());
         let data: Vec<&ShapeValue> = inputs[..n].iter().map(Option::as_ref).collect::<Option<_>>()?;
         let dtype = self.output_dtype(node, |i| Ok(data[i].dtype)).ok()?;
-        if dtype.is_float() || dtype == DType::Bool {
+        if dtype.is_float() {
             return None;
         }
+        let ranges = |s: &str| g.symbol_range(s);
         let len = data.iter().map(|v| v.values.len()).max()?;
         if data.iter().any(|v| v.values.len() != len && v.values.len() != 1) {
             return None;
         }
         let values = (0..len)
-            .map(|i| f(&data.iter().map(|v| &v.values[i.min(v.values.len() - 1)]).collect::<Vec<_>>()))
+            .map(|i| f(&data.iter().map(|v| &v.values[i.min(v.values.len() - 1)]).collect::<Vec<_>>(), &ranges))
             .collect::<Option<Vec<Dim>>>()?;
         let shape = if data.iter().all(|v| v.shape.is_empty()) { vec![] } else { vec![len] };
         Some(Ok(vec![ShapeValue { dtype, shape, values }]))
