@@ -437,7 +437,7 @@ XCC_DEF const char *xcc_status_message(int32_t status) {
   case XCC_ERROR_OUT_OF_MEMORY:
     return "the workspace could not be allocated";
   case XCC_ERROR_BAD_DIM:
-    return "a run-time dim is below 1, outside the model's range, or makes a tensor too large";
+    return "a run-time dim is negative, outside the model's range, disagrees with another dim, or makes a tensor too large";
   case XCC_ERROR_BAD_SHAPE_INPUT:
     return "an input that decides a shape holds values its operator refuses (a negative size, an axis "
            "out of range, element counts that differ)";

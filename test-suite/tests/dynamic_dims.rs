@@ -14,7 +14,7 @@
 //! `dynamic/make_models.py`. Each is compiled once, linked into one C program that runs
 //! it at several sizes through one workspace sized for the largest, and compared with ONNX
 //! Runtime run live at each size (1e-4 relative plus 1e-4 absolute). The program also checks
-//! that no run writes past its output or its workspace (canaries), and that dims below 1 or
+//! that no run writes past its output or its workspace (canaries), and that negative dims or
 //! making a tensor over 2^44 bytes are refused with `XCC_ERROR_BAD_DIM` and a zero workspace
 //! size. Seven models are compiled with ranges for their dims (`--dim seq=..512`, a `--shape`
 //! with ranges): their program sizes the workspace with `NAME_workspace_size_max()`, checks
@@ -102,7 +102,7 @@ fn harness(m: &Model, computed_dims: bool) -> String {
     let n = m.name;
     let syms: Vec<String> = (0..m.symbols).map(|k| format!("d[{k}]")).collect();
     let ins: Vec<String> = m.inputs.iter().enumerate().map(|(k, t)| format!("(const {t} *)in[{k}]")).collect();
-    let zeros = vec!["0"; m.symbols].join(", ");
+    let negatives = vec!["-1"; m.symbols].join(", ");
     format!(
         r#"#include "{n}.h"
 #include <stdio.h>
@@ -180,9 +180,10 @@ int main(int argc, char **argv) {{
     for (int k = 0; k < {ni}; k++) free(in[k]);
     free(y);
   }}
-  /* Dims below 1: refused before any pointer is read, and no workspace for them. */
-  int32_t bad = {n}_run({zeros}, {nulls}, NULL, NULL);
-  printf("zero dims: %d %zu\n", bad, (size_t){n}_workspace_size({zeros}));
+  /* Negative dims: refused before any pointer is read, and no workspace for them (0 is a size:
+     an empty batch or cache). */
+  int32_t bad = {n}_run({negatives}, {nulls}, NULL, NULL);
+  printf("negative dims: %d %zu\n", bad, (size_t){n}_workspace_size({negatives}));
   /* Dims whose tensors would pass 2^44 bytes: refused the same way. */
   int32_t huge = {n}_run({huges}, {nulls}, NULL, NULL);
   printf("huge dims: %d %zu\n", huge, (size_t){n}_workspace_size({huges}));
@@ -275,7 +276,7 @@ fn check(m: &Model, dir: &Path) -> Result<(), String> {
     let lengths: Vec<String> = m.sizes.iter().map(|l| l.to_string()).collect();
     let stdout = run(Command::new(&exe).arg(dir).args(&lengths), "the C program")?;
     let ranged = if m.ranges.is_empty() { 0 } else { m.symbols };
-    let cases = ["zero dims".to_string(), "huge dims".to_string()];
+    let cases = ["negative dims".to_string(), "huge dims".to_string()];
     for case in cases.into_iter().chain((0..ranged).map(|k| format!("above range {k}"))) {
         if !stdout.contains(&format!("{case}: 7 0")) {
             return Err(format!("{case}: expected XCC_ERROR_BAD_DIM (7) and no workspace, got: {stdout}"));

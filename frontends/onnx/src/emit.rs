@@ -315,12 +315,12 @@ impl Signature {
     }
 }
 
-/// What a run checks of its dims: each symbol at least 1 (or within its range), and the bytes
+/// What a run checks of its dims: each symbol at least 0 (or within its range), and the bytes
 /// of every tensor whose size depends on them (each distinct size once) at most
 /// [`MAX_TENSOR_BYTES`].
 struct DimChecks {
     symbols: Vec<String>,
-    /// `(min, max)` per symbol: its range, or from 1 without a maximum of the user's (the run
+    /// `(min, max)` per symbol: its range, or from 0 without a maximum of the user's (the run
     /// still refuses more than [`MAX_DIM`]).
     ranges: Vec<(usize, Option<usize>)>,
     byte_counts: Vec<Dim>,
@@ -344,7 +344,7 @@ impl DimChecks {
         counts.dedup();
         let reads_data = |d: &Dim| d.symbols().iter().any(|s| data.dims.iter().any(|(n, _)| n == s));
         let (data_byte_counts, byte_counts) = counts.into_iter().partition(reads_data);
-        let ranges = g.symbols.iter().map(|s| g.bounds.get(s).map_or((1, None), |&(lo, hi)| (lo, Some(hi)))).collect();
+        let ranges = g.symbols.iter().map(|s| g.bounds.get(s).map_or((0, None), |&(lo, hi)| (lo, Some(hi)))).collect();
         DimChecks { symbols: g.symbols.clone(), ranges, byte_counts, data_byte_counts }
     }
 

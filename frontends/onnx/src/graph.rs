@@ -599,7 +599,7 @@ pub struct Graph {
     pub shape_values: HashMap<String, ShapeValue>,
     /// The dim symbols left to run time, in the order the run functions take them.
     pub symbols: Vec<String>,
-    /// `(min, max)` of the symbols given a range (`--dim seq=1..2048`); the others are at least 1.
+    /// `(min, max)` of the symbols given a range (`--dim seq=1..2048`); the others are at least 0.
     pub bounds: HashMap<String, (usize, usize)>,
     /// Dims decided by input data, defined by the shape rules that meet them (inference reads
     /// the graph shared, hence the cell).
@@ -689,11 +689,12 @@ impl Graph {
     }
 
     /// The values symbol `s` may take in a run: its range (`--dim seq=1..2048`), else 1 to
-    /// [`MAX_DIM`] (the run refuses others); a data dim, 0 or more.
+    /// [`MAX_DIM`] (the run refuses others), 0 included: an empty cache, batch or sequence; a
+    /// data dim, 0 or more.
     pub fn symbol_range(&self, s: &str) -> (i128, i128) {
         match self.bounds.get(s) {
             Some(&(lo, hi)) => (lo as i128, hi as i128),
-            None if self.symbols.iter().any(|x| x == s) => (1, MAX_DIM as i128),
+            None if self.symbols.iter().any(|x| x == s) => (0, MAX_DIM as i128),
             None => (0, i64::MAX as i128),
         }
     }

@@ -178,7 +178,7 @@ pub fn header(
     let _ = writeln!(
         h,
         "/* Runs the model; returns XCC_OK (0) or an xcc_status (xcc_status_message(code) says which):\n * \
-         dims below 1 or outside their range, or making a tensor over 2^44 bytes (XCC_ERROR_BAD_DIM), NULL\n * \
+         dims that are negative, outside their range, disagree with one another, or make a tensor over 2^44\n * bytes (XCC_ERROR_BAD_DIM), NULL\n * \
          tensors,{}\n * \
          and a NULL or misaligned workspace are refused before anything runs; an index\n * \
          input out of range (XCC_ERROR_INDEX_OUT_OF_RANGE) or an integer divisor of 0\n * \

@@ -72,8 +72,14 @@ fn update(e: &mut Emitter, out: ValueId, at: &[ValueId], v: ValueId, combine: Op
     e.store(v, out, at);
 }
 
-fn same_shapes(a: &[Dim], b: &[Dim], what: &str) -> OResult<()> {
-    if a != b {
+/// Shapes that must be one: equal, or checked equal by the run where the dims' ranges allow it
+/// ([`crate::ops::shapes::same_dim_in`]).
+fn same_shapes(g: &Graph, a: &[Dim], b: &[Dim], what: &str) -> OResult<()> {
+    let mut same = a.len() == b.len();
+    for (x, y) in a.iter().zip(b) {
+        same = same && crate::ops::shapes::same_dim_in(g, x, y)?;
+    }
+    if !same {
         return err(format!("{what}: {} and {} differ", dims_text(a), dims_text(b)));
     }
     Ok(())
@@ -83,7 +89,7 @@ impl OnnxOp for ScatterElements {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (t, idx, upd) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?, g.ty(&node.inputs[2])?);
         let (data, space) = (t.dims(), idx.dims());
-        same_shapes(&space, &upd.dims(), "the shapes of indices and updates")?;
+        same_shapes(g, &space, &upd.dims(), "the shapes of indices and updates")?;
         if space.len() != data.len() {
             return err("indices must have the data's rank");
         }
@@ -141,7 +147,7 @@ impl OnnxOp for ScatterNd {
         }
         let mut want = idx_dims[..q - 1].to_vec();
         want.extend_from_slice(&data[k..]);
-        same_shapes(&upd.dims(), &want, "updates must have indices.shape[:-1] + data.shape[k:]: the shapes")?;
+        same_shapes(g, &upd.dims(), &want, "updates must have indices.shape[:-1] + data.shape[k:]: the shapes")?;
         if data[..k].iter().all(Dim::is_fixed) {
             super::gather::check_constant_indices(g, &node.inputs[1], &t.shape[..k], 0)?;
         }
