@@ -5,7 +5,8 @@
 #  - cargo-fuzz (the fuzz targets in fuzz/),
 #  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc,
 #    pillow for onnx's reference ImageDecoder),
-#  - a second one, .venv-torch, with torch and coremltools (the Core ML tests' converters).
+#  - a second one, .venv-torch, with torch and coremltools (the Core ML tests' converters) and transformers
+#    (the decoders tests' language models).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -58,5 +59,11 @@ if ! .venv-torch/bin/python -c 'import torch, torchvision, coremltools, onnx, on
   .venv-torch/bin/pip install -q --upgrade pip || true
   .venv-torch/bin/pip install -q "torch==2.7.0" "torchvision==0.22.0" "coremltools==9.0" "onnx==1.23.2" onnxruntime onnxscript "numpy<2.3" \
     || echo "setup: could not install torch and coremltools in .venv-torch (the Core ML tests will say skipped)"
+fi
+# transformers (4.46, whose decoders torch 2.7's TorchScript exporter traces with their run-time
+# shapes) in the same venv: the decoders suite builds small language models from its configs.
+if [ -x .venv-torch/bin/python ] && ! .venv-torch/bin/python -c 'import transformers' 2>/dev/null; then
+  .venv-torch/bin/pip install -q "transformers==4.46.3" \
+    || echo "setup: could not install transformers in .venv-torch (the decoders tests will say skipped)"
 fi
 echo "setup: done (LLVM $(/usr/lib/llvm-22/bin/llvm-config --version), $(.venv/bin/python -c 'import onnx,onnxruntime;print("onnx",onnx.__version__,"onnxruntime",onnxruntime.__version__)'))"
