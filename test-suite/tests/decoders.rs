@@ -179,7 +179,9 @@ fn dim_names(i: &Interface) -> String {
 }
 
 /// One run of `runs.txt`: its name and its dims by name.
-fn runs(case: &Path) -> Result<Vec<(String, Vec<(String, i64)>)>, String> {
+type Run = (String, Vec<(String, i64)>);
+
+fn runs(case: &Path) -> Result<Vec<Run>, String> {
     let text = std::fs::read_to_string(case.join("runs.txt")).map_err(|e| e.to_string())?;
     text.lines()
         .map(|line| {
