@@ -418,11 +418,9 @@ fn value_type(
         dims.push(match (given.map(|g| g[i]), d.and_then(|d| d.value.as_ref())) {
             (Some(DimSize::Fixed(v)), _) => Dim::fixed(v),
             (_, Some(Value::DimValue(v))) if *v >= 0 => Dim::fixed(*v as usize),
-            (_, Some(Value::DimParam(p))) if dim_expression(p, plain, symbols).is_some() => {
-                dim_expression(p, plain, symbols).expect("an expression")
-            }
             // Left to run time (within a range, when one is given): the run functions take the
             // symbol's value.
+            (_, Some(Value::DimParam(p))) if let Some(e) = dim_expression(p, plain, symbols) => e,
             _ => {
                 let s = dim_symbol(&name, i, d).expect("not a fixed dim");
                 match symbols.get(&s) {
