@@ -43,9 +43,12 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c 'import onnx, onnxruntime, numpy, nvidia.cu13, PIL' 2>/dev/null; then
+# ml_dtypes is pinned: it computes the node tests' expected casts to int4/int2, and 0.7 turned
+# an out-of-range float cast (-9.0 to int4) from wrapping (7, what the data long held and
+# xcc computes) into 0.
+if ! .venv/bin/python -c 'import onnx, onnxruntime, numpy, nvidia.cu13, PIL, ml_dtypes; assert ml_dtypes.__version__ == "0.6.0"' 2>/dev/null; then
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q "onnx==1.23.2" onnxruntime numpy nvidia-cuda-nvcc pillow
+  .venv/bin/pip install -q "onnx==1.23.2" onnxruntime numpy "ml_dtypes==0.6.0" nvidia-cuda-nvcc pillow
 fi
 # A second git-ignored venv, .venv-torch, for the converters: torch and coremltools 9 (which is
 # tested with torch up to 2.7.0), so that the Core ML tests convert torch models to ML Programs and
