@@ -1274,7 +1274,12 @@ impl Emitter {
         let buf = self.alloc_tensor(&v.ty());
         for (i, d) in v.values.iter().enumerate() {
             let x = self.dim_value(d);
-            let x = self.value_op("arith.index_cast", &[x], v.dtype.ir_type());
+            let x = if v.dtype.is_float() {
+                let n = self.value_op("arith.index_cast", &[x], Type::i64());
+                self.value_op("arith.sitofp", &[n], v.dtype.ir_type())
+            } else {
+                self.value_op("arith.index_cast", &[x], v.dtype.ir_type())
+            };
             let at = if v.shape.is_empty() { vec![] } else { vec![self.idx(i as i64)] };
             self.store(x, buf, &at);
         }

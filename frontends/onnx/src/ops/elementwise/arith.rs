@@ -13,7 +13,7 @@ pub const OPS: &[Op] = &[
     Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]).on_dims(on_dims::mul),
     Op::new("Div", Emit::Custom(divide), div).on_dims(on_dims::div).divides_by(1),
     Op::new("Pow", Emit::Custom(pow), |_, a| a[0].powf(a[1])).mixed_types(),
-    Op::new("Mod", Emit::Custom(modulo), modulo_value).divides_by(1),
+    Op::new("Mod", Emit::Custom(modulo), modulo_value).on_dims(on_dims::modulo).divides_by(1),
     Op::new("Mean", Emit::Custom(mean), |_, a| a.iter().sum::<f64>() / a.len() as f64),
     Op::new(
         "Max",

@@ -35,8 +35,8 @@ pub const OPS: &[Op] = &[
         .on_dims(on_dims::greater),
     comparison("GreaterOrEqual", |e, el, a| Ok(compare(e, el, a, "oge", "sge", "uge")), |_, a| truth(a[0] >= a[1]))
         .on_dims(on_dims::greater_or_equal),
-    boolean("And", "arith.andi", |_, a| truth(a[0] != 0.0 && a[1] != 0.0)),
-    boolean("Or", "arith.ori", |_, a| truth(a[0] != 0.0 || a[1] != 0.0)),
+    boolean("And", "arith.andi", |_, a| truth(a[0] != 0.0 && a[1] != 0.0)).on_dims(on_dims::and),
+    boolean("Or", "arith.ori", |_, a| truth(a[0] != 0.0 || a[1] != 0.0)).on_dims(on_dims::or),
     boolean("Xor", "arith.xori", |_, a| truth((a[0] != 0.0) != (a[1] != 0.0))),
     comparison("Not", not, |_, a| truth(a[0] == 0.0)).on_dims(on_dims::not),
     Op::new("Where", Emit::Custom(select), |_, a| if a[0] != 0.0 { a[1] } else { a[2] })

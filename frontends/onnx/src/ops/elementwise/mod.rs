@@ -109,7 +109,7 @@ pub struct ElementwiseOp {
     emit: Emit,
     eval: fn(&Element, &[f64]) -> f64,
     /// The element function on dims, for integer shape arithmetic ([`ShapeValue`]); `None`
-    /// where it is not expressible (a division that is not exact).
+    /// for the operators that do not compute on shapes.
     on_dims: Option<DimFn>,
     /// The data input that divides (Div, Mod): with integers, a zero there fails the run.
     divisor: Option<usize>,
@@ -320,7 +320,13 @@ impl OnnxOp for ElementwiseOp {
         let n = self.data_inputs.unwrap_or(node.inputs.len());
         let data: Vec<&ShapeValue> = inputs[..n].iter().map(Option::as_ref).collect::<Option<_>>()?;
         let dtype = self.output_dtype(node, |i| Ok(data[i].dtype)).ok()?;
-        if dtype.is_float() {
+        // Dims cast to a float type and back stay dims (`Cast(Shape)` to float before a Range or
+        // a division in float, then back); float arithmetic on them is left to the kernels.
+        if dtype.is_float() && !(self.name == "Cast" && matches!(dtype, DType::F32 | DType::F64)) {
+            return None;
+        }
+        // Mod's fmod = 1 (the remainder takes the dividend's sign) is left to the kernels.
+        if self.name == "Mod" && node.int("fmod", 0) != 0 {
             return None;
         }
         let ranges = |s: &str| g.symbol_range(s);
@@ -329,8 +335,14 @@ impl OnnxOp for ElementwiseOp {
             return None;
         }
         let values = (0..len)
-            .map(|i| f(&data.iter().map(|v| &v.values[i.min(v.values.len() - 1)]).collect::<Vec<_>>(), &ranges))
-            .collect::<Option<Vec<Dim>>>()?;
+            .map(|i| {
+                let x = f(&data.iter().map(|v| &v.values[i.min(v.values.len() - 1)]).collect::<Vec<_>>(), &ranges);
+                match g.simplify(&x) {
+                    DataExpr::Dim(d) => d,
+                    x => g.data_dim(found_dim_name(&node.outputs[0], i), x),
+                }
+            })
+            .collect();
         let shape = if data.iter().all(|v| v.shape.is_empty()) { vec![] } else { vec![len] };
         Some(Ok(vec![ShapeValue { dtype, shape, values }]))
     }
