@@ -35,11 +35,12 @@ pub fn broadcast_dims_in(g: &Graph, a: &[Dim], b: &[Dim]) -> OResult<Vec<Dim>> {
     broadcast_with(a, b, &mut |x, y| Ok(same_dim_in(g, x, y)?.then(|| plainer(x, y).clone())))
 }
 
-/// Of two dims checked equal, the one the run does not compute (`past+sequence` rather than the
-/// length of a slice of a constant mask), so that what follows keeps the model's own dims.
-fn plainer<'a>(x: &'a Dim, y: &'a Dim) -> &'a Dim {
+/// Of two dims checked equal, a number where one is (a head size that a dim_param names and the
+/// weights fix), else the one the run does not compute (`past+sequence` rather than the length
+/// of a slice of a constant mask), so that what follows keeps the model's own dims.
+pub fn plainer<'a>(x: &'a Dim, y: &'a Dim) -> &'a Dim {
     let computed = |d: &Dim| d.symbols().iter().any(|s| s.contains('.'));
-    if computed(x) && !computed(y) {
+    if (y.is_fixed() && !x.is_fixed()) || (computed(x) && !computed(y)) {
         y
     } else {
         x

@@ -4,7 +4,7 @@ use super::{shifted, Move, Movement, Window};
 use crate::dim::dims_text;
 use crate::emit::identity;
 use crate::graph::*;
-use crate::ops::shapes::{axis, same_dim_in};
+use crate::ops::shapes::{axis, plainer, same_dim_in};
 
 pub struct Concat;
 
@@ -24,6 +24,7 @@ impl Movement for Concat {
             for (i, x) in d.iter().enumerate() {
                 if matches && i != a {
                     matches = same_dim_in(g, x, &dims[i])?;
+                    dims[i] = plainer(&dims[i], x).clone();
                 }
             }
             if !matches {
