@@ -6,7 +6,8 @@
 #  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc,
 #    pillow for onnx's reference ImageDecoder),
 #  - a second one, .venv-torch, with torch and coremltools (the Core ML tests' converters) and transformers
-#    (the decoders tests' language models).
+#    (the decoders tests' language models),
+#  - a third, .venv-genai, with ONNX Runtime GenAI's model builder (torch read from .venv-torch).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -68,5 +69,17 @@ fi
 if [ -x .venv-torch/bin/python ] && ! .venv-torch/bin/python -c 'import transformers' 2>/dev/null; then
   .venv-torch/bin/pip install -q "transformers==4.46.3" \
     || echo "setup: could not install transformers in .venv-torch (the decoders tests will say skipped)"
+fi
+# A third git-ignored venv, .venv-genai, for ONNX Runtime GenAI's model builder (the decoders
+# suite's GroupQueryAttention models): the builder needs a newer transformers than the one the
+# TorchScript exports above need, so it gets its own, and reads torch from .venv-torch through a
+# .pth file rather than installing a second copy.
+if [ -x .venv-torch/bin/python ] && ! .venv-genai/bin/python -c 'import onnxruntime_genai.models.builder' 2>/dev/null; then
+  python3 -m venv .venv-genai
+  site=$(.venv-genai/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  torch_site=$(.venv-torch/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$torch_site" > "$site/zz-venv-torch.pth"
+  .venv-genai/bin/pip install -q "transformers==5.25.0" "onnxruntime-genai==0.18.0" \
+    || echo "setup: could not install onnxruntime-genai in .venv-genai (the GenAI decoders tests will say skipped)"
 fi
 echo "setup: done (LLVM $(/usr/lib/llvm-22/bin/llvm-config --version), $(.venv/bin/python -c 'import onnx,onnxruntime;print("onnx",onnx.__version__,"onnxruntime",onnxruntime.__version__)'))"

@@ -27,33 +27,58 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
     run_ok(cmd, what, compile_timeout())
 }
 
-/// The converters' venv's Python when it has what the generator needs; else why not.
-fn python() -> Result<PathBuf, String> {
-    let py = repo().join(".venv-torch/bin/python");
+/// A generator of decoder models, in the venv that has its exporter.
+struct Generator {
+    script: &'static str,
+    venv: &'static str,
+    /// The imports it needs, and what a venv without them lacks.
+    probe: &'static str,
+    /// Where its cases go, under the suite's work folder.
+    data: &'static str,
+}
+
+const GENERATORS: [Generator; 2] = [
+    Generator {
+        script: "decoders/make_models.py",
+        venv: ".venv-torch",
+        probe: "import torch, transformers, onnxruntime",
+        data: "data",
+    },
+    Generator {
+        script: "decoders/make_genai_models.py",
+        venv: ".venv-genai",
+        probe: "import torch, transformers, onnxruntime, onnxruntime_genai.models.builder",
+        data: "genai-data",
+    },
+];
+
+/// The generator's venv's Python when it has what the generator needs; else why not.
+fn python(gen: &Generator) -> Result<PathBuf, String> {
+    let py = repo().join(gen.venv).join("bin/python");
     if !py.exists() {
         return Err(format!("{} is absent (scripts/setup.sh makes it)", py.display()));
     }
-    let probe = Command::new(&py).args(["-c", "import torch, transformers, onnxruntime"]).output();
+    let probe = Command::new(&py).args(["-c", gen.probe]).output();
     match probe {
         Ok(o) if o.status.success() => Ok(py),
-        _ => Err("the converters' venv lacks torch, transformers or onnxruntime".into()),
+        _ => Err(format!("{} cannot run `{}`", gen.venv, gen.probe)),
     }
 }
 
 /// Generates the models once per version of the generator (a marker records which).
-fn generate(data: &Path) -> Result<(), String> {
+fn generate(gen: &Generator, data: &Path) -> Result<(), String> {
     use std::hash::{Hash, Hasher};
-    let script = suite_dir().join("decoders/make_models.py");
+    let script = suite_dir().join(gen.script);
     let mut h = std::collections::hash_map::DefaultHasher::new();
     std::fs::read(&script).map_err(|e| e.to_string())?.hash(&mut h);
     let version = format!("{:x}", h.finish());
     if std::fs::read_to_string(data.join(MARKER)).is_ok_and(|v| v == version) {
         return Ok(());
     }
-    let py = python()?;
+    let py = python(gen)?;
     let _ = std::fs::remove_dir_all(data);
     std::fs::create_dir_all(data).map_err(|e| e.to_string())?;
-    run(Command::new(py).arg(script).arg(data), "make_models.py")?;
+    run(Command::new(py).arg(script).arg(data), gen.script)?;
     std::fs::write(data.join(MARKER), version).map_err(|e| e.to_string())
 }
 
@@ -190,12 +215,30 @@ fn runs(case: &Path) -> Result<Vec<Run>, String> {
             let dims = words
                 .map(|w| {
                     let (k, v) = w.split_once('=').ok_or(format!("runs.txt: {w}"))?;
-                    Ok((k.to_string(), v.parse::<i64>().map_err(|e| e.to_string())?))
+                    // `refused=WHAT` marks a run the model must refuse (no dim).
+                    let v = if k == "refused" { 0 } else { v.parse::<i64>().map_err(|e| format!("{w}: {e}"))? };
+                    Ok((k.to_string(), v))
                 })
                 .collect::<Result<_, String>>()?;
             Ok((name, dims))
         })
         .collect()
+}
+
+/// Output `k` of run `name` and ONNX Runtime's, each without the elements ONNX Runtime leaves
+/// undefined (`RUN.valid{K}.bin`, where the generator writes one: a cache's rows past a short
+/// row's length).
+fn compared(case: &Path, name: &str, k: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
+    let got = read_f32(&case.join(format!("{name}.got{k}.bin")))?;
+    let want = read_f32(&case.join(format!("{name}.out{k}.bin")))?;
+    let Ok(valid) = std::fs::read(case.join(format!("{name}.valid{k}.bin"))) else {
+        return Ok((got, want));
+    };
+    if valid.len() != want.len() || got.len() != want.len() {
+        return Err(format!("{name}: output {k} has {} values, its validity {}", want.len(), valid.len()));
+    }
+    let keep = |v: Vec<f32>| v.into_iter().zip(&valid).filter(|(_, &ok)| ok != 0).map(|(x, _)| x).collect();
+    Ok((keep(got), keep(want)))
 }
 
 fn check(case: &Path, work: &Path) -> Result<(), String> {
@@ -212,6 +255,10 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
     let prog = work.join("prog");
     link_c("cc", &c, &[&lib], &prog)?;
     let mut failures = Vec::new();
+    let tolerance = match std::fs::read_to_string(case.join("tolerance")) {
+        Ok(t) => t.trim().parse::<f64>().map_err(|e| format!("{}/tolerance: {e}", case.display()))?,
+        Err(_) => 1e-4,
+    };
     for (name, dims) in runs(case)? {
         let values: Vec<String> = i
             .dims
@@ -220,14 +267,21 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
                 dims.iter().find(|(k, _)| k == d).map(|(_, v)| v.to_string()).ok_or(format!("no value for dim '{d}'"))
             })
             .collect::<Result<_, _>>()?;
+        // A run the model must refuse: its status, nothing compared.
+        if dims.iter().any(|(k, _)| k == "refused") {
+            let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg("-"), &name)?;
+            if out.trim() != xcc_runtime_c::status::INDEX_OUT_OF_RANGE.to_string() {
+                failures.push(format!("{name}: returned {}, not XCC_ERROR_INDEX_OUT_OF_RANGE", out.trim()));
+            }
+            continue;
+        }
         if let Err(e) = run(Command::new(&prog).arg(case).arg(&name).args(&values), &name) {
             failures.push(format!("{name}: {e}"));
             continue;
         }
         for k in 0..i.outputs {
-            let got = read_f32(&case.join(format!("{name}.got{k}.bin")))?;
-            let want = read_f32(&case.join(format!("{name}.out{k}.bin")))?;
-            if let Err(e) = compare_f32(&format!("{name}: output {k}"), &got, &want, 1e-4) {
+            let (got, want) = compared(case, &name, k)?;
+            if let Err(e) = compare_f32(&format!("{name}: output {k}"), &got, &want, tolerance) {
                 failures.push(e);
             }
         }
@@ -247,24 +301,22 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
 }
 
 fn main() -> std::process::ExitCode {
-    let data = work_root("decoders").join("data");
-    let setup = generate(&data);
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&data)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("model.onnx").exists()).collect())
-        .unwrap_or_default();
-    cases.sort();
     let mut trials = Vec::new();
-    match setup {
-        Err(why) => {
-            println!("skipped: {why}");
-            trials.push(Trial::test("decoders", || Ok(())).with_ignored_flag(true));
+    for gen in &GENERATORS {
+        let data = work_root("decoders").join(gen.data);
+        if let Err(why) = generate(gen, &data) {
+            println!("skipped: {}: {why}", gen.script);
+            trials.push(Trial::test(format!("decoders/{}", gen.script), || Ok(())).with_ignored_flag(true));
+            continue;
         }
-        Ok(()) => {
-            for case in cases {
-                let name = case.file_name().unwrap().to_string_lossy().to_string();
-                let work = work_root("decoders").join("work").join(&name);
-                trials.push(Trial::test(format!("decoders/{name}"), move || check(&case, &work).map_err(Into::into)));
-            }
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(&data)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("model.onnx").exists()).collect())
+            .unwrap_or_default();
+        cases.sort();
+        for case in cases {
+            let name = case.file_name().unwrap().to_string_lossy().to_string();
+            let work = work_root("decoders").join("work").join(&name);
+            trials.push(Trial::test(format!("decoders/{name}"), move || check(&case, &work).map_err(Into::into)));
         }
     }
     run_trials(trials)
