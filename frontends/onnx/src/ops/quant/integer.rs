@@ -216,6 +216,15 @@ fn accumulate(node: &Node, g: &Graph, x: &mut Expansion, o: &Operands) -> OResul
         }
     }
     if o.conv {
+        // [batch, channels, spatial...] and [maps, channels / group, kernel...].
+        for (name, what) in [(o.lhs, "x"), (o.rhs, "w")] {
+            if g.ty(name)?.shape.len() < 3 {
+                return err(format!(
+                    "ConvInteger's {what} '{name}' must have rank 3 or more, not {}",
+                    g.ty(name)?.describe()
+                ));
+            }
+        }
         if let Some(sums) = conv_as_matmul(node, g, x, o)? {
             return Ok(sums);
         }
