@@ -126,7 +126,7 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["flex0", "FlexAttention (opset 1) takes 3 inputs, not 1"],
         ),
         (
-            "group-query-attention-padded-batch",
+            "group-query-attention-seqlens-not-per-row",
             with_opsets(
                 &model(
                     vec![{
@@ -136,11 +136,11 @@ fn bad_models(dir: &Path) -> Vec<Case> {
                     }],
                     vec![value("q", FLOAT, &[2, 3, 16]), value("k", FLOAT, &[2, 3, 8]), value("v", FLOAT, &[2, 3, 8])],
                     vec![value("y", FLOAT, &[2, 3, 16])],
-                    vec![int64s("lens", &[2], &[2, 1]), int64s("total", &[], &[3])],
+                    vec![int64s("lens", &[3], &[2, 2, 2]), int64s("total", &[], &[3])],
                 ),
                 &[("", 17), ("com.microsoft", 1)],
             ),
-            vec!["gqa0", "seqlens_k must be 2 everywhere (an unpadded batch), not [2, 1]"],
+            vec!["gqa0", "seqlens_k 'lens' must be [batch], not int64 [3]"],
         ),
         (
             "default-domain-node-not-imported",
