@@ -37,6 +37,11 @@ runs at the batches CNN_BATCHES whatever the lengths.
   [batch, 67].
 - quantized: x[batch, seq, 66] quantized to uint8, an integer matmul by constant int8 weights
   (MatMulInteger) into [batch, seq, 40], Cast to float and scaled.
+- arith: integer shape arithmetic over seq that the dims' ranges leave open (seq // 2, seq % 3,
+  min, max, abs, Where on Equal and on And/Or of comparisons, a Cast to float and back,
+  ReduceMax/Sum/Prod of [batch, seq], a Tile of [seq]), each a
+  length the run computes: Slices of x[batch, seq, 16] cut to them and Ranges as long as them,
+  joined into [batch, pieces].
 - cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
   max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
   global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
@@ -373,6 +378,53 @@ def resized():
     return b.model(inputs, "y", ["batch", 3, "h2", "w2"], opset=18)
 
 
+def arith():
+    """Integer shape arithmetic over seq that the dims' ranges leave open, each length the run
+    computes: seq // 2, seq % 3, min(seq, 5), max(seq, 4) - 3, |seq - 6|, a Where on
+    `seq == 1`, seq cast to float and back, a Where on And/Or of comparisons, the maximum, sum
+    and product of [batch, seq] and the sum of [seq] tiled twice. Slices of x are
+    cut to some (summed over the features), Ranges are as long as the others; every piece is
+    [batch, length], joined along the lengths."""
+    b = Builder(19)
+    n = b.op("Gather", [b.op("Shape", ["x"]), b.const(1)])
+    batch = b.op("Shape", ["x"], end=1)
+
+    def scalar(v):
+        return b.const(v)
+
+    def cut(length):
+        part = b.op("Slice", ["x", b.const([0]), b.op("Unsqueeze", [length, b.const([0])]), b.const([1])])
+        return b.op("ReduceSum", [part, b.const([2])], keepdims=0)
+
+    def counted(length):
+        row = b.op("Cast", [b.op("Range", [scalar(0), length, scalar(1)])], to=TensorProto.FLOAT)
+        shape = b.op("Concat", [batch, b.op("Unsqueeze", [length, b.const([0])])], axis=0)
+        return b.op("Expand", [b.op("Unsqueeze", [row, b.const([0])]), shape])
+
+    def where(cond, a, c):
+        return b.op("Where", [cond, a, c])
+
+    half = b.op("Div", [n, scalar(2)])
+    rem = b.op("Mod", [n, scalar(3)])
+    low = b.op("Min", [n, scalar(5)])
+    high = b.op("Sub", [b.op("Max", [n, scalar(4)]), scalar(3)])
+    dist = b.op("Abs", [b.op("Sub", [n, scalar(6)])])
+    ones = where(b.op("Equal", [n, scalar(1)]), scalar(3), b.op("Sub", [n, scalar(1)]))
+    floated = b.op("Cast", [b.op("Cast", [n], to=TensorProto.FLOAT)], to=TensorProto.INT64)
+    inside = b.op("And", [b.op("Greater", [n, scalar(2)]), b.op("Less", [n, scalar(100)])])
+    outside = b.op("Or", [b.op("LessOrEqual", [n, scalar(2)]), b.op("GreaterOrEqual", [n, scalar(500)])])
+    gate = where(inside, scalar(2), where(outside, scalar(1), scalar(4)))
+    # Reductions of the shape vector [batch, seq], and [seq] tiled twice.
+    lead = b.op("Slice", [b.op("Shape", ["x"]), b.const([0]), b.const([2])])
+    most, both, area = (b.op(op, [lead], keepdims=0) for op in ("ReduceMax", "ReduceSum", "ReduceProd"))
+    twice = b.op("ReduceSum", [b.op("Tile", [b.op("Unsqueeze", [n, b.const([0])]), b.const([2])])], keepdims=0)
+    parts = [cut(half), cut(rem), cut(low), cut(high), counted(dist), counted(ones), counted(floated), counted(gate)]
+    parts += [counted(most), counted(both), counted(area), counted(twice)]
+    b.op("Concat", parts, axis=1)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
+    return b.model(inputs, "y", ["batch", "pieces"], opset=18)
+
+
 def image_dims(size):
     """Batch, height and width of the run of `size`: heights up and widths down the range."""
     return (2 if size % 2 else 1, size, 72 - size)
@@ -390,7 +442,7 @@ def inputs_for(name, length, rng):
     if name == "quantized":
         batch = 2 if length % 2 else 1
         return [rng.standard_normal((batch, length, QD)).astype(np.float32)]
-    if name in ("pooled", "chunked"):
+    if name in ("pooled", "chunked", "arith"):
         batch = 2 if length % 2 else 1
         x = rng.standard_normal((batch, length, POOL)).astype(np.float32)
         indices = rng.integers(-POOL, POOL, (batch, length, 3)).astype(np.int64)
@@ -437,7 +489,7 @@ def main():
     out, lengths = sys.argv[1], [int(a) for a in sys.argv[2:]]
     rng = np.random.default_rng(3)
     models = [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cached", cached())]
-    models += [("pooled", pooled()), ("chunked", chunked()), ("quantized", quantized())]
+    models += [("pooled", pooled()), ("chunked", chunked()), ("quantized", quantized()), ("arith", arith())]
     for name, model in models + [("cnn", cnn()), ("images", images()), ("resized", resized())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
@@ -450,7 +502,7 @@ def main():
             y = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), feeds)})[0]
             y.astype(np.float32).tofile(f"{out}/{name}.{length}.out0.bin")
             with open(f"{out}/{name}.{length}.dims", "w") as f:
-                two_dims = name in ("encoder", "exported", "pooled", "chunked", "quantized")
+                two_dims = name in ("encoder", "exported", "pooled", "chunked", "quantized", "arith")
                 if name == "cached":
                     f.write("{} {}".format(*CACHED_STEPS[length]))
                 elif name in ("images", "resized"):

@@ -79,6 +79,7 @@ const MODELS: &[Model] = &[
     Model { name: "pooled", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &["--shape", "x=1..2x1..512x16"] },
     Model { name: "chunked", symbols: 2, inputs: &["float", "int64_t"], sizes: LENGTHS, ranges: &[] },
     Model { name: "quantized", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
+    Model { name: "arith", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
     Model {
         name: "images",

@@ -669,6 +669,15 @@ impl Graph {
         self.data_dims.borrow_mut().define(name, x)
     }
 
+    /// `x` as a dim: itself where the ranges make it one, else a dim named `name` that the run
+    /// computes before the kernels need it.
+    pub fn dim_of(&self, x: &DataExpr, name: String) -> Dim {
+        match self.simplify(x) {
+            DataExpr::Dim(d) => d,
+            x => self.data_dim(name, x),
+        }
+    }
+
     /// Dim `k` of tensor `out`, which its operator finds when it runs, at most `capacity`
     /// ([`DataDims::find`]); the operator defines it under [`found_dim_name`].
     pub fn found_dim(&self, out: &str, k: usize, capacity: Dim) -> Dim {

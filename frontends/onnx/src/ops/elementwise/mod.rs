@@ -337,10 +337,7 @@ impl OnnxOp for ElementwiseOp {
         let values = (0..len)
             .map(|i| {
                 let x = f(&data.iter().map(|v| &v.values[i.min(v.values.len() - 1)]).collect::<Vec<_>>(), &ranges);
-                match g.simplify(&x) {
-                    DataExpr::Dim(d) => d,
-                    x => g.data_dim(found_dim_name(&node.outputs[0], i), x),
-                }
+                g.dim_of(&x, found_dim_name(&node.outputs[0], i))
             })
             .collect();
         let shape = if data.iter().all(|v| v.shape.is_empty()) { vec![] } else { vec![len] };

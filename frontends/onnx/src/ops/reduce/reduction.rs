@@ -8,6 +8,7 @@
 use super::{data_axes, max_of, min_of, reduced_axes, reduced_dims};
 use crate::emit::{compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::elementwise::on_dims;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{axis_hits, data_axis_hits, data_dims_without};
 use xcc_ir::affine::{AffineExpr, AffineMap};
@@ -83,6 +84,33 @@ impl OnnxOp for Reduction {
     /// Any dim may be known only at run time, reduced or kept; so may the axes.
     fn takes_run_time_dims(&self) -> bool {
         true
+    }
+
+    /// The sum, product, maximum or minimum of a shape vector (`ReduceProd(Shape(x))`, the
+    /// elements of a tensor of run-time dims): a dim, as the elementwise operators make one.
+    fn fold_shape(&self, node: &Node, g: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let x = inputs.first()?.as_ref()?;
+        if self.pre != Pre::Identity || self.post != Post::Identity || x.shape.len() != 1 || x.values.is_empty() {
+            return None;
+        }
+        let axes = match node.input(1) {
+            Some(a) => g.consts.get(a)?.to_i64(),
+            None => node.ints("axes").unwrap_or_default(),
+        };
+        let every = axes.is_empty() && node.int("noop_with_empty_axes", 0) == 0;
+        if !every && !axes.iter().all(|&a| a == 0 || a == -1) {
+            return None;
+        }
+        let dims: Vec<&Dim> = x.values.iter().collect();
+        let ranges = |s: &str| g.symbol_range(s);
+        let value = match self.combine {
+            Combine::Add => dims[1..].iter().fold(dims[0].clone(), |a, b| a.add(b)),
+            Combine::Mul => dims[1..].iter().fold(dims[0].clone(), |a, b| a.mul(b)),
+            Combine::Max => g.dim_of(&on_dims::max(&dims, &ranges), found_dim_name(&node.outputs[0], 0)),
+            Combine::Min => g.dim_of(&on_dims::min(&dims, &ranges), found_dim_name(&node.outputs[0], 0)),
+        };
+        let shape = if node.int("keepdims", 1) != 0 { vec![1] } else { vec![] };
+        Some(Ok(vec![ShapeValue { dtype: x.dtype, shape, values: vec![value] }]))
     }
 
     /// A constant integer tensor's sums, products, extremes (and absolute or squared sums): the

@@ -27,6 +27,16 @@ impl Movement for Tile {
         true
     }
 
+    /// A shape vector repeated a constant number of times (the target of an Expand built by
+    /// tiling `[batch]`) is the vector of its dims repeated.
+    fn fold_shape(&self, _: &Node, _: &Graph, inputs: &[Option<ShapeValue>]) -> Option<OResult<Vec<ShapeValue>>> {
+        let x = inputs.first()?.as_ref()?;
+        let times = inputs.get(1)?.as_ref()?.as_const()?.to_i64();
+        let (1, &[n @ 0..=4096]) = (x.shape.len(), times.as_slice()) else { return None };
+        let values = (0..n).flat_map(|_| x.values.iter().cloned()).collect();
+        Some(Ok(vec![ShapeValue::vector(x.dtype, values)]))
+    }
+
     /// A dim known only at run time repeated other than once (or by a count read at run time)
     /// wraps around at run time: output index `i` reads `i mod n`.
     fn windows(&self, node: &Node, g: &Graph, _: &[TensorType]) -> OResult<Option<Vec<Window>>> {
