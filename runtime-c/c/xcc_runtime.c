@@ -437,13 +437,14 @@ XCC_DEF const char *xcc_status_message(int32_t status) {
   case XCC_ERROR_OUT_OF_MEMORY:
     return "the workspace could not be allocated";
   case XCC_ERROR_BAD_DIM:
-    return "a run-time dim is negative, outside the model's range, disagrees with another dim, or makes a tensor too large";
+    return "a run-time dim is negative, outside the model's range, disagrees with another dim, or makes a tensor too "
+           "large (NAME_failed_check names the node and the condition where the model has one)";
   case XCC_ERROR_BAD_SHAPE_INPUT:
     return "an input that decides a shape holds values its operator refuses (a negative size, an axis "
-           "out of range, element counts that differ)";
+           "out of range, element counts that differ; NAME_failed_check names the node and the condition)";
   case XCC_ERROR_UNSUPPORTED_INPUT:
-    return "an input holds a value the compiled model does not support (Dropout in training mode with a "
-           "nonzero ratio)";
+    return "an input holds a value the compiled model does not support (NAME_failed_check names the "
+           "node and the condition)";
   case XCC_ERROR_DIVISION_BY_ZERO:
     return "an integer Div or Mod read a divisor of 0; the outputs are unspecified";
   case XCC_ERROR_NOT_A_NUMBER:

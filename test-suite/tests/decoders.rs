@@ -115,7 +115,7 @@ fn interface(header: &str) -> Result<Interface, String> {
 /// A C program that runs `m_run` once: `prog DIR RUN DIM...` reads `RUN.in{K}.bin`, sizes each
 /// output as `RUN.out{K}.bin` (ONNX Runtime's), and writes `RUN.got{K}.bin`. With `--short-mask`
 /// it passes the mask's dim one below the rest (a mask shorter than past + sequence) and prints
-/// the status instead.
+/// the status instead, and the condition `m_failed_check` names.
 fn harness(i: &Interface) -> String {
     let nd = i.dims.len();
     let dims: Vec<String> = (0..nd).map(|k| format!("d[{k}]")).collect();
@@ -170,7 +170,13 @@ int main(int argc, char **argv) {{
     /* argv[argc - 1] names the dim to make one shorter than the inputs are. */
     for (int k = 0; k < {nd}; k++)
       if (!strcmp(argv[argc - 1], m_dim_names[k])) d[k] -= 1;
-    printf("%d\n", (int)m_run({dims}, {ins}, {outs}, workspace));
+    int32_t rc = m_run({dims}, {ins}, {outs}, workspace);
+#ifdef M_CHECK_CONDITIONS
+    int32_t failed = m_failed_check({ws_args});
+    printf("%d %s\n", (int)rc, failed >= 0 ? m_check_conditions[failed] : "(no condition)");
+#else
+    printf("%d\n", (int)rc);
+#endif
     return 0;
   }}
   int32_t rc = m_run({dims}, {ins}, {outs}, workspace);
@@ -270,7 +276,7 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
         // A run the model must refuse: its status, nothing compared.
         if dims.iter().any(|(k, _)| k == "refused") {
             let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg("-"), &name)?;
-            if out.trim() != xcc_runtime_c::status::INDEX_OUT_OF_RANGE.to_string() {
+            if out.split_whitespace().next() != Some(&xcc_runtime_c::status::INDEX_OUT_OF_RANGE.to_string()) {
                 failures.push(format!("{name}: returned {}, not XCC_ERROR_INDEX_OUT_OF_RANGE", out.trim()));
             }
             continue;
@@ -288,7 +294,11 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
         // A mask whose length the caller gives one short of past + sequence is refused.
         if i.dims.iter().any(|d| d == "total") {
             let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg("total"), &name)?;
-            if out.trim() != xcc_runtime_c::status::BAD_DIM.to_string() {
+            // The status, then the condition it broke, which names its node and two dims that
+            // differ (the mask's length, or a slice of the causal mask cut to it).
+            let (status, condition) = out.trim().split_once(' ').unwrap_or((out.trim(), ""));
+            let named = condition.contains("node '") && condition.contains("are equal");
+            if status != xcc_runtime_c::status::BAD_DIM.to_string() || !named {
                 failures.push(format!("{name}: a mask shorter than past + sequence returned {}", out.trim()));
             }
         }

@@ -565,6 +565,9 @@ pub struct DataDims {
     pub checks: Vec<DataCheck>,
     /// Dims found by the run, each with its capacity.
     pub found: Vec<(String, Dim)>,
+    /// The node whose shape rule is running (`Attention node 'a'`), which a condition it adds
+    /// names, so that a run's failed check says where it comes from.
+    pub node: String,
 }
 
 impl DataDims {
@@ -635,8 +638,10 @@ impl DataDims {
             Some(0) => Err(what),
             Some(_) => Ok(()),
             None => {
-                // Shape rules run more than once (inference, then lowering).
-                if !self.checks.iter().any(|c| c.holds == holds && c.what == what) {
+                // Shape rules run more than once (inference, then lowering), and several nodes
+                // may need one condition: the first to add it names it.
+                if !self.checks.iter().any(|c| c.holds == holds) {
+                    let what = if self.node.is_empty() { what } else { format!("{}: {what}", self.node) };
                     self.checks.push(DataCheck { holds, what, unsupported });
                 }
                 Ok(())

@@ -33,6 +33,9 @@ pub struct ModelInterface {
     /// The dims the run computes (from input data, or from the dims by a floor division or a
     /// minimum), with their definitions as text: `NAME_output_dims` reports the outputs' dims.
     pub data_dims: Vec<(String, String)>,
+    /// What the run checks once it computes those dims, as text, in the order of
+    /// `NAME_failed_check`'s answer (the header's `NAME_check_conditions`).
+    pub conditions: Vec<String>,
     /// The inputs whose elements decide dims or conditions on them (a Reshape's shape input),
     /// by name: what `--bind` would freeze. When there are any, the size functions and
     /// `NAME_output_dims` take the inputs ([`ModelInterface::reads_shape_inputs`]).
@@ -255,6 +258,7 @@ pub fn generate(
     entries.run_alloc(&mut e);
     if entries.computes_dims() {
         entries.output_dims(&mut e);
+        entries.failed_check(&mut e);
     }
     entries.run_with_options(&mut e);
     let iface = ModelInterface {
@@ -263,6 +267,7 @@ pub fn generate(
         outputs,
         symbols: g.symbols.clone(),
         data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
+        conditions: entries.conditions(),
         shape_inputs: entries.data.inputs_read(),
         computes_dims: entries.computes_dims(),
         ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),
@@ -594,18 +599,7 @@ impl Entries {
         inputs: &[ValueId],
         tensors: &[ValueId],
     ) -> (ValueId, Vec<ValueId>) {
-        let mut failures: Vec<(ValueId, i32)> = Vec::new();
-        if self.sig.symbols > 0 {
-            failures.push((self.checks.broken(e, dims), status::BAD_DIM));
-        }
-        let zero = e.const_int(0, Type::i64());
-        // An optional input may be NULL: none given.
-        let optional = |p: ValueId| inputs.iter().position(|&q| q == p).is_some_and(|k| self.optional[k]);
-        for &p in tensors.iter().filter(|&&p| !optional(p)) {
-            let a = address(e, p);
-            failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
-        }
-        let rc = first_failure(e, &failures);
+        let rc = self.arguments_status(e, dims, inputs, tensors);
         if self.data.is_empty() {
             return (rc, dims.to_vec());
         }
@@ -621,8 +615,25 @@ impl Entries {
         (results[0], dims.iter().copied().chain(results[1..].iter().copied()).collect())
     }
 
-    /// The status and the data dims (i64 each) computed from the inputs, which are there.
-    fn data_dims(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId]) -> Vec<ValueId> {
+    /// The status of the arguments alone: the dims (`XCC_ERROR_BAD_DIM`), then NULL `tensors`
+    /// (`XCC_ERROR_NULL_TENSOR`).
+    fn arguments_status(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId], tensors: &[ValueId]) -> ValueId {
+        let mut failures: Vec<(ValueId, i32)> = Vec::new();
+        if self.sig.symbols > 0 {
+            failures.push((self.checks.broken(e, dims), status::BAD_DIM));
+        }
+        let zero = e.const_int(0, Type::i64());
+        // An optional input may be NULL: none given.
+        let optional = |p: ValueId| inputs.iter().position(|&q| q == p).is_some_and(|k| self.optional[k]);
+        for &p in tensors.iter().filter(|&&p| !optional(p)) {
+            let a = address(e, p);
+            failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
+        }
+        first_failure(e, &failures)
+    }
+
+    /// Binds the symbols and the inputs' buffers, then computes the data dims (i64 each).
+    fn bind_data_dims(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId]) -> Vec<ValueId> {
         e.symbols.clear();
         for (s, &a) in self.checks.symbols.iter().zip(dims) {
             let v = e.value_op("arith.index_cast", &[a], Type::Index);
@@ -644,6 +655,52 @@ impl Entries {
             e.symbols.insert(n.clone(), v);
             values.push(e.value_op("arith.index_cast", &[v], Type::i64()));
         }
+        values
+    }
+
+    /// The conditions a run checks after it computes its data dims, in the order of
+    /// `NAME_failed_check`'s answer: each data dim at least 0, then the operators' conditions.
+    fn conditions(&self) -> Vec<String> {
+        let dims = self.data.dims.iter().map(|(n, x)| format!("the computed dim {n} = {x} is not negative"));
+        dims.chain(self.data.checks.iter().map(|c| c.what.clone())).collect()
+    }
+
+    /// `NAME_failed_check(dims... [, inputs...])`: which of [`Entries::conditions`] these
+    /// arguments break first (its index), or -1: none does, or the run refuses the arguments
+    /// before it computes any (a negative dim, a NULL input).
+    fn failed_check(&self, e: &mut Emitter) {
+        let args = self.begin(e, "failed_check", self.size_params(), Type::i32());
+        let (dims, inputs) = args.split_at(self.sig.symbols);
+        let rc = self.arguments_status(e, dims, inputs, inputs);
+        let ok = e.const_int(status::OK as i128, Type::i32());
+        let fine = e.cmpi("eq", rc, ok);
+        let index = e.if_else(
+            fine,
+            vec![Type::i32()],
+            |e| {
+                let values = self.bind_data_dims(e, dims, inputs);
+                let zero = e.const_int(0, Type::i64());
+                let mut fails: Vec<ValueId> = values.iter().map(|&v| e.cmpi("slt", v, zero)).collect();
+                for c in &self.data.checks {
+                    let v = e.data_value(&c.holds);
+                    let zero = e.idx(0);
+                    fails.push(e.cmpi("eq", v, zero));
+                }
+                let mut index = e.const_int(-1, Type::i32());
+                for (k, &f) in fails.iter().enumerate().rev() {
+                    let at = e.const_int(k as i128, Type::i32());
+                    index = e.value_op("arith.select", &[f, at, index], Type::i32());
+                }
+                vec![index]
+            },
+            |e| vec![e.const_int(-1, Type::i32())],
+        )[0];
+        e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([index]));
+    }
+
+    /// The status and the data dims (i64 each) computed from the inputs, which are there.
+    fn data_dims(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId]) -> Vec<ValueId> {
+        let values = self.bind_data_dims(e, dims, inputs);
         // A data dim may be 0 (an empty tensor), as with constants; never negative. One computed
         // from the dims alone is the dims' fault (a kernel larger than its input).
         let mut bad_shape = e.const_int(0, Type::i1());

@@ -140,6 +140,7 @@ pub fn header(
     };
     if iface.computes_dims {
         output_dims(&mut h, iface, &size_params, &names.output_dims);
+        failed_check(&mut h, iface, &size_params);
     }
     if iface.reads_shape_inputs() {
         let _ = writeln!(
@@ -416,6 +417,33 @@ fn class_labels(h: &mut String, iface: &ModelInterface) {
     );
     let _ = writeln!(h, "#define {up}_NUM_CLASSES {}", labels.len());
     let _ = writeln!(h, "static const char *const {n}_class_labels[{}] = {{{}}};\n", labels.len(), labels.join(", "));
+}
+
+/// The declaration of `NAME_failed_check` and the conditions it indexes.
+fn failed_check(h: &mut String, iface: &ModelInterface, size_params: &[String]) {
+    let n = &iface.name;
+    let up = n.to_uppercase();
+    let conditions: Vec<String> = iface.conditions.iter().map(|c| format!("\"{}\"", string_text(c))).collect();
+    let _ = writeln!(
+        h,
+        "/* The conditions the run checks once it has computed its dims, each naming the node that needs it. */
+\
+         #define {up}_CHECK_CONDITIONS {}
+\
+         static const char *const {n}_check_conditions[{}] = {{{}}};
+",
+        conditions.len(),
+        conditions.len().max(1),
+        if conditions.is_empty() { "0".to_string() } else { conditions.join(", ") }
+    );
+    let _ = writeln!(
+        h,
+        "/* Which condition these arguments break first, after {n}_run returned XCC_ERROR_BAD_DIM,\n * \
+         XCC_ERROR_BAD_SHAPE_INPUT or XCC_ERROR_UNSUPPORTED_INPUT: an index into {n}_check_conditions,\n * \
+         or -1 (none: the dims themselves are out of range, or a tensor is NULL). */\n\
+         int32_t {n}_failed_check({});\n",
+        size_params.join(", ")
+    );
 }
 
 fn comment_text(text: &str) -> String {

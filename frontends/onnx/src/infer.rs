@@ -107,6 +107,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let Some(op) = ops::registry().get_in(&node.domain, &node.op) else {
             return Err(OnnxError::msg(format!("internal: an expansion wrote the unknown operator {}", node.op)));
         };
+        g.data_dims.borrow_mut().node = node.describe();
         ops::arity::check(&node)?;
         ops::attr_types::check(&node)?;
         ops::type_constraints::check(&node, g)?;
