@@ -65,9 +65,10 @@ if ! .venv-torch/bin/python -c 'import torch, torchvision, coremltools, onnx, on
     || echo "setup: could not install torch and coremltools in .venv-torch (the Core ML tests will say skipped)"
 fi
 # transformers (4.46, whose decoders torch 2.7's TorchScript exporter traces with their run-time
-# shapes) in the same venv: the decoders suite builds small language models from its configs.
-if [ -x .venv-torch/bin/python ] && ! .venv-torch/bin/python -c 'import transformers' 2>/dev/null; then
-  .venv-torch/bin/pip install -q "transformers==4.46.3" \
+# shapes) and optimum-onnx 0.1 (its exporter) in the same venv: the decoders suite builds small
+# language models from its configs.
+if [ -x .venv-torch/bin/python ] && ! .venv-torch/bin/python -c 'import transformers, optimum.exporters.onnx' 2>/dev/null; then
+  .venv-torch/bin/pip install -q "transformers==4.46.3" "optimum-onnx==0.1.0" \
     || echo "setup: could not install transformers in .venv-torch (the decoders tests will say skipped)"
 fi
 # A third git-ignored venv, .venv-genai, for ONNX Runtime GenAI's model builder (the decoders

@@ -1,7 +1,7 @@
 """Decoder-only language models as their exporters write them, for the `decoders` suite: tiny
 GPT-2, Llama (grouped KV heads) and Qwen2 (biased projections) from `transformers` configs with
-seeded random weights, each exported with a KV cache by torch's TorchScript exporter and by its
-dynamo exporter, untouched. Each model gets runs that a generation loop makes: prefill (past 0),
+seeded random weights, each exported with a KV cache by torch's TorchScript exporter, by its
+dynamo exporter and by optimum-onnx's exporter, untouched. Each model gets runs that a generation loop makes: prefill (past 0),
 one decode step after it (past 1), a decode step at past 100, and a batch of 2 whose second row
 is left-padded (attention mask 0 over its first positions). ONNX Runtime computes every run's
 outputs, after torch's own outputs agreed with them.
@@ -15,6 +15,7 @@ RUN.out{K}.bin (raw little-endian tensors in the graph's input and output order)
 
 import copy
 import os
+import shutil
 import sys
 import warnings
 
@@ -132,6 +133,43 @@ def write(out, family, exporter):
         f.write("\n".join(lines) + "\n")
 
 
+def write_optimum(out, family):
+    """The model as optimum-onnx's exporter writes it (`text-generation-with-past`, from a saved
+    folder): inputs by name, position_ids among them (each row's count of real tokens before it,
+    as transformers' generation computes them for a left-padded row)."""
+    from optimum.exporters.onnx import main_export
+
+    torch.manual_seed(0)
+    cfg, kv_heads, head_dim = config(family)
+    model = transformers.AutoModelForCausalLM.from_config(cfg, attn_implementation="eager").eval()
+    case = os.path.join(out, f"{family}_optimum")
+    folder = os.path.join(out, f"{family}_optimum_hf")
+    model.save_pretrained(folder)
+    main_export(folder, output=case, task="text-generation-with-past", no_post_process=True)
+    shutil.rmtree(folder)
+    session = ort.InferenceSession(os.path.join(case, "model.onnx"))
+    rng = np.random.default_rng(0)
+    lines = []
+    for name, dims, feeds in runs(rng, kv_heads, head_dim):
+        ids, mask, cache = feeds[0], feeds[1], feeds[2:]
+        past = dims["past"]
+        positions = np.maximum(np.cumsum(mask, axis=1) - 1, 0)[:, past:].astype(np.int64)
+        by_name = {"input_ids": ids, "attention_mask": mask, "position_ids": positions}
+        names_ = [f"past_key_values.{i}.{kv}" for i in range(LAYERS) for kv in ("key", "value")]
+        by_name.update(zip(names_, cache))
+        inputs = [by_name[i.name] for i in session.get_inputs()]
+        got = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), inputs)})
+        for k, x in enumerate(inputs):
+            x.tofile(os.path.join(case, f"{name}.in{k}.bin"))
+        for k, y in enumerate(got):
+            y.astype(np.float32).tofile(os.path.join(case, f"{name}.out{k}.bin"))
+        dims = dict(dims, batch_size=dims["batch"], sequence_length=dims["sequence"],
+                    past_sequence_length=past)
+        lines.append(name + " " + " ".join(f"{k}={v}" for k, v in dims.items()))
+    with open(os.path.join(case, "runs.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     out = sys.argv[1]
     count = 0
@@ -139,6 +177,8 @@ def main():
         for exporter in ["torchscript", "dynamo"]:
             write(out, family, exporter)
             count += 1
+        write_optimum(out, family)
+        count += 1
     print(f"wrote {count} models")
 
 
