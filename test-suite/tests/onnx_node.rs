@@ -46,7 +46,6 @@ use xcc_test_suite::{
 
 const RTOL: f64 = 1e-3;
 const ATOL: f64 = 1e-7;
-const XCC_TIMEOUT: Duration = Duration::from_secs(60);
 const MARKER: &str = ".xcc-generated";
 const TABLE: &str = "onnx-node-tests.md";
 /// The table of a run with `XCC_NODE_BIND=1`.
@@ -931,12 +930,12 @@ fn run_checked(case: &Path, work: &Path, variant: &[String]) -> Outcome {
             .args(extra_flags())
             .args(variant)
             .current_dir(case),
-        XCC_TIMEOUT,
+        compile_timeout(),
     );
     if !o.success() {
         let text = format!("{}\n{}", o.stderr, o.stdout);
         if o.timed_out {
-            return fail(Status::CompileError, format!("xcc timed out after {} s", XCC_TIMEOUT.as_secs()));
+            return fail(Status::CompileError, format!("xcc timed out after {} s", compile_timeout().as_secs()));
         }
         if o.code.is_none() {
             return fail(Status::CompileError, format!("xcc {}: {}", o.status(), first_error(&text)));
@@ -1074,7 +1073,7 @@ fn check_ptx(case: &Path, work: &Path, flags: &[String]) -> Outcome {
             .arg(&ptx)
             .args(flags)
             .current_dir(case),
-        XCC_TIMEOUT,
+        compile_timeout(),
     );
     if !o.success() {
         return fail(Status::CompileError, format!("PTX: {}", first_error(&format!("{}\n{}", o.stderr, o.stdout))));
