@@ -36,6 +36,9 @@ pub struct ModelInterface {
     /// What the run checks once it computes those dims, as text, in the order of
     /// `NAME_failed_check`'s answer (the header's `NAME_check_conditions`).
     pub conditions: Vec<String>,
+    /// `(output, input)` pairs that may be one buffer: a KV cache the run appends to in place
+    /// (ONNX Runtime GenAI's shared buffer; [`crate::ops::contrib`]'s CacheWrite).
+    pub shared_buffers: Vec<(usize, usize)>,
     /// The inputs whose elements decide dims or conditions on them (a Reshape's shape input),
     /// by name: what `--bind` would freeze. When there are any, the size functions and
     /// `NAME_output_dims` take the inputs ([`ModelInterface::reads_shape_inputs`]).
@@ -261,6 +264,7 @@ pub fn generate(
         entries.failed_check(&mut e);
     }
     entries.run_with_options(&mut e);
+    let shared_buffers = shared_buffers(g, &inputs, &outputs);
     let iface = ModelInterface {
         name: name.to_string(),
         inputs,
@@ -268,6 +272,7 @@ pub fn generate(
         symbols: g.symbols.clone(),
         data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
         conditions: entries.conditions(),
+        shared_buffers,
         shape_inputs: entries.data.inputs_read(),
         computes_dims: entries.computes_dims(),
         ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),
@@ -280,6 +285,19 @@ pub fn generate(
         optional_inputs: entries.optional.clone(),
     };
     Ok((e.m, iface))
+}
+
+/// The outputs written by a CacheWrite of a graph input, with that input: one buffer may serve
+/// as both.
+fn shared_buffers(g: &Graph, inputs: &[(String, TensorType)], outputs: &[(String, TensorType)]) -> Vec<(usize, usize)> {
+    let caches = g.nodes.iter().filter(|n| n.domain == crate::ops::contrib::CACHE_DOMAIN && n.op == "CacheWrite");
+    caches
+        .filter_map(|n| {
+            let o = outputs.iter().position(|(name, _)| *name == n.outputs[0])?;
+            let i = inputs.iter().position(|(name, _)| *name == n.inputs[0])?;
+            Some((o, i))
+        })
+        .collect()
 }
 
 /// The run functions' parameters: one `i64` per dim symbol, then the tensor pointers, an

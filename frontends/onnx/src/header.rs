@@ -201,6 +201,7 @@ pub fn header(
             )
         }
     );
+    shared_buffers(&mut h, iface);
     let _ = writeln!(h, "int32_t {n}_run({}, void *workspace);\n", params.join(", "));
     let _ = writeln!(
         h,
@@ -417,6 +418,27 @@ fn class_labels(h: &mut String, iface: &ModelInterface) {
     );
     let _ = writeln!(h, "#define {up}_NUM_CLASSES {}", labels.len());
     let _ = writeln!(h, "static const char *const {n}_class_labels[{}] = {{{}}};\n", labels.len(), labels.join(", "));
+}
+
+/// Which outputs may be their inputs' buffers: KV caches appended to in place.
+fn shared_buffers(h: &mut String, iface: &ModelInterface) {
+    if iface.shared_buffers.is_empty() {
+        return;
+    }
+    let pairs: Vec<String> = iface
+        .shared_buffers
+        .iter()
+        .map(|&(o, i)| format!("{} and {}", comment_text(&iface.outputs[o].0), comment_text(&iface.inputs[i].0)))
+        .collect();
+    let _ = writeln!(
+        h,
+        "/* KV caches appended to in place: each of these outputs may be the same buffer as its input\n * \
+         ({}).\n * \
+         Given one buffer, a cache of the longest length (its past dim), the run writes only the new tokens'\n * \
+         rows, at each row's position (the attention mask's count of tokens, less the new ones), and leaves\n * \
+         the rest; the present dim must then equal the past dim (XCC_ERROR_BAD_DIM otherwise). */",
+        pairs.join("; ")
+    );
 }
 
 /// The declaration of `NAME_failed_check` and the conditions it indexes.

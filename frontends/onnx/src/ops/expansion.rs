@@ -69,11 +69,16 @@ impl<'n> Expansion<'n> {
 
     /// A node of `op` writing `outputs` (the expanded node's own, or empty ones).
     pub fn op_to(&mut self, op: &str, inputs: &[&str], attrs: &[(&str, Attr)], outputs: &[&str]) {
+        self.op_in("", op, inputs, attrs, outputs);
+    }
+
+    /// [`Expansion::op_to`] for an operator of `domain` (xcc's own: [`crate::ops::contrib`]).
+    pub fn op_in(&mut self, domain: &str, op: &str, inputs: &[&str], attrs: &[(&str, Attr)], outputs: &[&str]) {
         let base = if self.node.name.is_empty() { &self.node.outputs[0] } else { &self.node.name };
         self.nodes.push(Node {
             name: format!("{base}/{op}.{}", self.nodes.len()),
             op: op.to_string(),
-            domain: String::new(),
+            domain: domain.to_string(),
             inputs: inputs.iter().map(|s| s.to_string()).collect(),
             outputs: outputs.iter().map(|s| s.to_string()).collect(),
             attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),

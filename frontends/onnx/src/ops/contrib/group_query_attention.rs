@@ -13,12 +13,16 @@
 //!   token of the first prompt), or at `position_ids`;
 //! - query `s` of row `b` sees the keys up to its own position `past_b + s` (causal), the last
 //!   `local_window_size` of them where that is set; `softcap`, `scale` and `attention_bias` as in
-//!   the default domain's Attention, which computes the rest.
+//!   the default domain's Attention, which computes the rest; with `head_sink` (or
+//!   `smooth_softmax`, a sink of 0) the softmax has one more logit per head, which no value
+//!   follows.
 //!
-//! A `seqlens_k` that does not fit the cache (`past_b` below 0, above the past, or new tokens
-//! past the present's end) makes the run return `XCC_ERROR_INDEX_OUT_OF_RANGE` where the present
-//! is gathered, before anything reads it.
+//! The present is written by CacheWrite ([`super::cache_write`]): where the caller gives one
+//! buffer as past and present (the shared-buffer mode), only the new rows are written. A
+//! `seqlens_k` that does not fit the cache (`past_b` below 0, above the past, or new tokens past
+//! the present's end) makes the run return `XCC_ERROR_INDEX_OUT_OF_RANGE`.
 
+use super::cache_write;
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
 use crate::ops::shapes::{data_input, same_dim_in};
@@ -43,12 +47,6 @@ struct Lengths {
 
 impl Expanded for GroupQueryAttention {
     fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
-        if node.input(11).is_some() {
-            return err("GroupQueryAttention's head_sink input is not supported");
-        }
-        if node.int("smooth_softmax", 0) != 0 {
-            return err("GroupQueryAttention's smooth_softmax is not supported");
-        }
         let h = heads(node, g)?;
         check_past(node, g, &h)?;
         let (mut q, mut k, v) = qkv(node, x, &h)?;
@@ -58,11 +56,14 @@ impl Expanded for GroupQueryAttention {
             q = rotated(node, g, x, &q, &positions, h.heads)?;
             k = rotated(node, g, x, &k, &positions, h.kv_heads)?;
         }
-        let dtype = g.ty(&node.inputs[0])?.dtype;
-        let present_k = present(x, &h, &lengths, (&k, dtype), node.input(3), node.outputs.get(1))?;
-        let present_v = present(x, &h, &lengths, (&v, dtype), node.input(4), node.outputs.get(2))?;
+        let present_k = present(x, &h, &lengths, &k, node.input(3), node.outputs.get(1));
+        let present_v = present(x, &h, &lengths, &v, node.input(4), node.outputs.get(2));
         let mask = mask(node, g, x, &lengths)?;
-        attend(node, x, &h, &q, &present_k, &present_v, &mask);
+        if node.input(11).is_some() || node.int("smooth_softmax", 0) != 0 {
+            attend_with_sink(node, g, x, &h, &q, (&present_k, &present_v), &mask)?;
+        } else {
+            attend(node, x, &h, &q, &present_k, &present_v, &mask);
+        }
         Ok(())
     }
 }
@@ -233,73 +234,32 @@ fn rotated(node: &Node, g: &Graph, x: &mut Expansion, t: &str, positions: &str, 
 }
 
 /// The present cache (`[batch, kv_heads, present, head]`) of new tokens `new`
-/// (`[batch, seq, kv_heads * head]`) after `past`: gathered from the past, the new tokens and a
-/// row of zeros by one index per row and position, out of range where `seqlens_k` does not fit.
+/// (`[batch, seq, kv_heads * head]`) after `past`: CacheWrite, which writes only the new rows
+/// where the caller gives one buffer as past and present.
 fn present(
     x: &mut Expansion,
     h: &Heads,
     l: &Lengths,
-    (new, dtype): (&str, DType),
+    new: &str,
     past: Option<&str>,
     output: Option<&String>,
-) -> OResult<String> {
+) -> String {
     let split = x.reshape(new, &[0, 0, h.kv_heads, h.head]);
     let new = x.transpose(&split, &[0, 2, 1, 3]);
-    let (start, end, axis) = (x.ints(&[0]), x.ints(&[1]), x.ints(&[2]));
-    let first = x.op("Slice", &[&new, &start, &end, &axis], &[]);
-    let row_shape = x.op("Shape", &[&first], &[]);
-    let zero = Attr::Tensor(Tensor::from_f64(dtype, vec![1], &[0.0]));
-    let zero_row = x.op("ConstantOfShape", &[&row_shape], &[("value", zero)]);
-    let pieces: Vec<&str> = past.into_iter().chain([new.as_str(), zero_row.as_str()]).collect();
-    let joined = x.op("Concat", &pieces, &[("axis", Attr::Int(2))]);
-    let index = present_index(x, l, past);
-    // [batch, present] to [batch, kv_heads, present, 1], one index tuple per cache row.
-    let index = x.unsqueeze(&index, &[1, 3]);
-    let joined_shape = x.op("Shape", &[&joined], &[("end", Attr::Int(2))]);
-    let present_len = x.unsqueeze(&l.present, &[0]);
-    let one = x.ints(&[1]);
-    let shape = x.op("Concat", &[&joined_shape, &present_len, &one], &[("axis", Attr::Int(0))]);
-    let index = x.op("Expand", &[&index, &shape], &[]);
+    // Without a past, an empty one: the new rows' first zero.
+    let past = match past {
+        Some(p) => p.to_string(),
+        None => {
+            let (zero, axis) = (x.ints(&[0]), x.ints(&[2]));
+            x.op("Slice", &[&new, &zero, &zero, &axis], &[])
+        }
+    };
     let name = match output.filter(|n| !n.is_empty()) {
         Some(n) => n.clone(),
         None => x.fresh(),
     };
-    x.op_to("GatherND", &[&joined, &index], &[("batch_dims", Attr::Int(2))], &[&name]);
-    Ok(name)
-}
-
-/// Row `j` of the present for row `b` (`[batch, present]`), as an index into
-/// `Concat(past, new, zeros)`: `j` below `past_b`, `past + j - past_b` for the new tokens, then
-/// the past's own row `j` (one shared buffer) or the zeros; past the end where `seqlens_k`
-/// does not fit.
-fn present_index(x: &mut Expansion, l: &Lengths, past: Option<&str>) -> String {
-    let past_len = match past {
-        Some(p) => x.dim(p, 2),
-        None => x.constant(Tensor::from_i64(vec![], &[0])),
-    };
-    let zeros_at = x.op("Add", &[&past_len, &l.seq], &[]);
-    let one = x.constant(Tensor::from_i64(vec![], &[1]));
-    let outside = x.op("Add", &[&zeros_at, &one], &[]);
-    let j = range(x, &l.present);
-    let j = x.unsqueeze(&j, &[0]);
-    let start = x.unsqueeze(&l.past, &[1]);
-    let from_start = x.op("Sub", &[&j, &start], &[]);
-    let in_past = x.op("Less", &[&j, &start], &[]);
-    let is_new = x.op("Less", &[&from_start, &l.seq], &[]);
-    let new_at = x.op("Add", &[&past_len, &from_start], &[]);
-    let past_row = x.op("Less", &[&j, &past_len], &[]);
-    let after = x.op("Where", &[&past_row, &j, &zeros_at], &[]);
-    let after = x.op("Where", &[&is_new, &new_at, &after], &[]);
-    let before = x.op("Where", &[&past_row, &j, &outside], &[]);
-    let index = x.op("Where", &[&in_past, &before, &after], &[]);
-    // A row whose new tokens start before 0 or end past the present: every index outside.
-    let zero = x.constant(Tensor::from_i64(vec![], &[0]));
-    let negative = x.op("Less", &[&l.past, &zero], &[]);
-    let end = x.op("Add", &[&l.past, &l.seq], &[]);
-    let overflows = x.op("Greater", &[&end, &l.present], &[]);
-    let misfit = x.op("Or", &[&negative, &overflows], &[]);
-    let misfit = x.unsqueeze(&misfit, &[1]);
-    x.op("Where", &[&misfit, &outside, &index], &[])
+    x.op_in(cache_write::DOMAIN, "CacheWrite", &[&past, &new, &l.past, &l.present], &[], &[&name]);
+    name
 }
 
 /// The additive mask (`[batch, 1, seq, present]`): 0 where query `s` of row `b` sees key `j`
@@ -345,4 +305,63 @@ fn attend(node: &Node, x: &mut Expansion, h: &Heads, q: &str, k: &str, v: &str, 
     let t = x.transpose(&y, &[0, 2, 1, 3]);
     let shape = x.ints(&[0, 0, -1]);
     x.op_to("Reshape", &[&t, &shape], &[], &[&node.outputs[0]]);
+}
+
+/// Attention whose softmax has one more logit per head that no value follows: `head_sink[h]`,
+/// or 0 with `smooth_softmax` (each row's weights then sum to less than 1).
+fn attend_with_sink(
+    node: &Node,
+    g: &Graph,
+    x: &mut Expansion,
+    h: &Heads,
+    q: &str,
+    (k, v): (&str, &str),
+    mask: &str,
+) -> OResult<()> {
+    let dtype = g.ty(&node.inputs[0])?.dtype;
+    let split = x.reshape(q, &[0, 0, h.heads, h.head]);
+    let q = x.transpose(&split, &[0, 2, 1, 3]);
+    // Each key/value head repeated for the query heads it serves.
+    let group = h.heads / h.kv_heads;
+    let mut repeat = |t: &str| {
+        let u = x.unsqueeze(t, &[2]);
+        let reps = x.ints(&[1, 1, group, 1, 1]);
+        let tiled = x.op("Tile", &[&u, &reps], &[]);
+        x.reshape(&tiled, &[0, h.heads, -1, h.head])
+    };
+    let (k, v) = (repeat(k), repeat(v));
+    let scale = match node.float("scale", 0.0) as f64 {
+        s if s != 0.0 => s,
+        _ => 1.0 / (h.head as f64).sqrt(),
+    };
+    let kt = x.transpose(&k, &[0, 1, 3, 2]);
+    let product = x.op("MatMul", &[&q, &kt], &[]);
+    let factor = x.scalar(scale, dtype);
+    let mut scores = x.op("Mul", &[&product, &factor], &[]);
+    let softcap = node.float("softcap", 0.0) as f64;
+    if softcap > 0.0 {
+        let c = x.scalar(softcap, dtype);
+        let s = x.op("Div", &[&scores, &c], &[]);
+        let t = x.op("Tanh", &[&s], &[]);
+        scores = x.op("Mul", &[&t, &c], &[]);
+    }
+    let scores = x.op("Add", &[&scores, mask], &[]);
+    // The sink as one more column: [heads] to [batch, heads, seq, 1].
+    let sink = match node.input(11) {
+        Some(s) => x.reshape(s, &[1, h.heads, 1, 1]),
+        None => x.scalar(0.0, dtype),
+    };
+    let lead = x.op("Shape", &[&scores], &[("end", Attr::Int(3))]);
+    let one = x.ints(&[1]);
+    let column = x.op("Concat", &[&lead, &one], &[("axis", Attr::Int(0))]);
+    let sink = x.op("Expand", &[&sink, &column], &[]);
+    let all = x.op("Concat", &[&scores, &sink], &[("axis", Attr::Int(-1))]);
+    let weights = x.op("Softmax", &[&all], &[("axis", Attr::Int(-1))]);
+    let (start, end, last) = (x.ints(&[0]), x.ints(&[-1]), x.ints(&[-1]));
+    let weights = x.op("Slice", &[&weights, &start, &end, &last], &[]);
+    let y = x.op("MatMul", &[&weights, &v], &[]);
+    let t = x.transpose(&y, &[0, 2, 1, 3]);
+    let shape = x.ints(&[0, 0, -1]);
+    x.op_to("Reshape", &[&t, &shape], &[], &[&node.outputs[0]]);
+    Ok(())
 }

@@ -4,6 +4,8 @@
 
 mod activations;
 mod attention;
+mod cache_write;
+mod gather_block_quantized;
 mod group_query_attention;
 mod layer_norm;
 mod matmul;
@@ -13,6 +15,9 @@ mod rotary;
 use crate::ops::expansion::Expand;
 
 pub const DOMAIN: &str = "com.microsoft";
+
+/// The domain of the operators only xcc's expansions write (CacheWrite).
+pub const CACHE_DOMAIN: &str = cache_write::DOMAIN;
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register_in(DOMAIN, &["Gelu", "BiasGelu", "FastGelu", "QuickGelu", "BiasAdd"], &Expand(activations::Activation));
@@ -29,6 +34,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["SimplifiedLayerNormalization"], &Expand(layer_norm::LayerNorms));
     r.register_in(DOMAIN, &["MultiHeadAttention"], &Expand(attention::MultiHeadAttention));
     r.register_in(DOMAIN, &["GroupQueryAttention"], &Expand(group_query_attention::GroupQueryAttention));
+    r.register_in(cache_write::DOMAIN, &["CacheWrite"], &cache_write::CacheWrite);
     r.register_in(
         DOMAIN,
         &[
@@ -46,4 +52,5 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
         &Expand(quantized::Quantized),
     );
     r.register_in(DOMAIN, &["MatMulNBits"], &Expand(quantized::MatMulNBits));
+    r.register_in(DOMAIN, &["GatherBlockQuantized"], &Expand(gather_block_quantized::GatherBlockQuantized));
 }
