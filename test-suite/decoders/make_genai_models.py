@@ -2,13 +2,16 @@
 `decoders` suite: tiny Llama (grouped KV heads) and Qwen2 (one KV head, biased projections) from
 `transformers` configs with seeded random weights, saved to a local folder with a word-level
 tokenizer and given to `onnxruntime_genai.models.builder` offline (fp32, and int4 weights as
-MatMulNBits). The graphs are taken as written: GroupQueryAttention with `seqlens_k` and
+MatMulNBits; and Llama with int8 weights, and with its embedding table in int4 too,
+GatherBlockQuantized). The graphs
+are taken as written: GroupQueryAttention with `seqlens_k` and
 `total_sequence_length` computed from the attention mask, rotary embedding inside it, a head
 size given by the dim_param `kv_cache_dim`, SkipSimplifiedLayerNormalization.
 
 Each model gets the runs a generation loop makes: prefill (past 0), a decode step at past 1 and
 at past 100, a batch of 2 whose second row is right-padded (as GroupQueryAttention's first prompt
-takes padding), and a decode step of 2 rows of different lengths. ONNX Runtime computes every
+takes padding), a decode step of 2 rows of different lengths, and a decode step in the shared
+buffer mode (one buffer as past and present, updated in place). ONNX Runtime computes every
 run's outputs. Where ONNX Runtime leaves part of an output undefined (the cache rows past a short
 row's length, the logits of a padded token), `RUN.valid{K}.bin` (one byte per element) says
 which elements to compare.
@@ -71,10 +74,10 @@ def save_folder(family, folder):
     return kv_heads
 
 
-def build(folder, case, precision):
+def build(folder, case, precision, options):
     cache = os.path.join(os.path.dirname(case), "builder-cache")
     cmd = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", folder, "-o", case, "-p", precision,
-           "-e", "cpu", "-c", cache]
+           "-e", "cpu", "-c", cache] + (["--extra_options"] + options if options else [])
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -106,12 +109,12 @@ def valid(output, lengths, past):
     return np.broadcast_to(tokens[:, :, None], output.shape).astype(np.uint8)
 
 
-def write(out, family, precision):
-    case = os.path.join(out, f"genai_{family}_{precision}")
+def write(out, family, precision, variant="", options=()):
+    case = os.path.join(out, f"genai_{family}_{precision}{variant}")
     os.makedirs(case, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         kv_heads = save_folder(family, folder)
-        build(folder, case, precision)
+        build(folder, case, precision, list(options))
     session = ort.InferenceSession(os.path.join(case, "model.onnx"))
     rng = np.random.default_rng(0)
     lines = []
@@ -130,11 +133,42 @@ def write(out, family, precision):
         lines.append(name + " " + " ".join(f"{k}={v}" for k, v in dims.items()))
     with open(os.path.join(case, "runs.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    # ONNX Runtime runs the builder's int4 MatMulNBits (accuracy_level 4) on int8-quantized
-    # activations; xcc computes them in float: the comparison allows that quantization's error.
+    # ONNX Runtime runs the builder's int4 and int8 MatMulNBits (accuracy_level 4) on
+    # int8-quantized activations; xcc computes them in float: the comparison allows that
+    # quantization's error.
     with open(os.path.join(case, "tolerance"), "w") as f:
         f.write("1e-4\n" if precision == "fp32" else "1e-2\n")
+    shared_buffer(session, case, kv_heads)
     bad_lengths(case, kv_heads)
+
+
+def shared_buffer(session, case, kv_heads):
+    """A decode step in ONNX Runtime GenAI's shared-buffer mode: each cache is a buffer of 16
+    rows (5 of them the past) bound as both past and present, which ONNX Runtime updates in
+    place (row 5 only); the compiled model is given one buffer for both too (`shared=1`)."""
+    name, rows, total = "decode-shared-buffer", 16, 6
+    rng = np.random.default_rng(5)
+    ids, mask = np.array([[7]], np.int64), np.ones((1, total), np.int64)
+    caches = [rng.standard_normal((1, kv_heads, rows, HEAD)).astype(np.float32) for _ in range(2 * LAYERS)]
+    inputs = [ids, mask] + [c.copy() for c in caches]
+    binding = session.io_binding()
+    names = [i.name for i in session.get_inputs()]
+    binding.bind_cpu_input(names[0], ids)
+    binding.bind_cpu_input(names[1], mask)
+    values = [ort.OrtValue.ortvalue_from_numpy(c) for c in caches]
+    for value, past, present in zip(values, names[2:], [o.name for o in session.get_outputs()][1:]):
+        binding.bind_ortvalue_input(past, value)
+        binding.bind_ortvalue_output(present, value)
+    binding.bind_output(session.get_outputs()[0].name)
+    session.run_with_iobinding(binding)
+    logits = binding.copy_outputs_to_cpu()[-1]
+    for k, x in enumerate(inputs):
+        x.tofile(os.path.join(case, f"{name}.in{k}.bin"))
+    for k, y in enumerate([logits] + [v.numpy() for v in values]):
+        y.astype(np.float32).tofile(os.path.join(case, f"{name}.out{k}.bin"))
+    with open(os.path.join(case, "runs.txt"), "a") as f:
+        f.write(f"{name} batch_size=1 sequence_length=1 past_sequence_length={rows} total_sequence_length={total} "
+                f"kv_cache_dim={HEAD} shared=1\n")
 
 
 def bad_lengths(case, kv_heads):
@@ -162,6 +196,10 @@ def main():
         for precision in ["fp32", "int4"]:
             write(out, family, precision)
             count += 1
+    # int8 weights (MatMulNBits of 8 bits), and the embedding table in int4 too (GatherBlockQuantized).
+    write(out, "llama", "int8")
+    write(out, "llama", "int4", "_gather", ["op_types_to_quantize=MatMul/Gather"])
+    count += 2
     print(f"wrote {count} models")
 
 

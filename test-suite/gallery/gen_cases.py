@@ -572,10 +572,24 @@ def whole_reduction_cases(rng):
     yield "dynamic_quantize_linear_large", node, {"x": f32(rng, [4, 999], 3.0)}, ["y", "scale", "zero"], ()
 
 
+def gather_block_quantized_cases(rng):
+    """GatherBlockQuantized over uint8 bytes holding two 4-bit values each: with packed zero
+    points (an odd count of blocks: a nibble over), and without (8 by default)."""
+    data, scales = u8(rng, [6, 24]), f32(rng, [6, 3], 0.1)
+    indices = np.array([[0, 5, 2], [2, 2, 1]], np.int64)
+    yield contrib("ms_gather_block_quantized_zero_points", "GatherBlockQuantized",
+                  {"data": data, "indices": indices, "scales": scales, "zero_points": u8(rng, [6, 2])},
+                  inits=("data", "scales", "zero_points"), block_size=16, bits=4, gather_axis=0, quantize_axis=1)
+    yield contrib("ms_gather_block_quantized", "GatherBlockQuantized",
+                  {"data": data, "indices": indices, "scales": scales}, inits=("data", "scales"), block_size=16,
+                  bits=4, gather_axis=0, quantize_axis=1)
+
+
 def gqa_cases(rng):
     """GroupQueryAttention as ONNX Runtime's LLM exports use it: a prompt, a decode step over a
     past with rotary embeddings, a local window and a softcap, and packed QKV with interleaved
-    rotation; seqlens_k and total_sequence_length given at run time (an unpadded batch)."""
+    rotation, a head sink and smooth_softmax; seqlens_k and total_sequence_length given at run time
+    (an unpadded batch)."""
     def lengths(batch, total):
         return {"seqlens_k": np.full([batch], total - 1, np.int32), "total_sequence_length": scalar(total, np.int32)}
 
@@ -594,6 +608,16 @@ def gqa_cases(rng):
     yield contrib("ms_gqa_decode_rotary_window_softcap", "GroupQueryAttention", feeds,
                   ("Y", "present_key", "present_value"), num_heads=4, kv_num_heads=2, do_rotary=1,
                   local_window_size=3, softcap=2.0)
+    # A sink per head (head_sink, input 11), and smooth_softmax (a sink of 0), over a past.
+    feeds = {"query": f32(rng, [2, 1, 64]), "key": f32(rng, [2, 1, 32]), "value": f32(rng, [2, 1, 32]),
+             "past_key": f32(rng, [2, 2, 6, 16]), "past_value": f32(rng, [2, 2, 6, 16]), **lengths(2, 7),
+             "cos_cache": None, "sin_cache": None, "position_ids": None, "attention_bias": None,
+             "head_sink": f32(rng, [4])}
+    yield contrib("ms_gqa_head_sink", "GroupQueryAttention", feeds, ("Y", "present_key", "present_value"),
+                  num_heads=4, kv_num_heads=2)
+    feeds = {k: v for k, v in feeds.items() if k != "head_sink"}
+    yield contrib("ms_gqa_smooth_softmax", "GroupQueryAttention", feeds, ("Y", "present_key", "present_value"),
+                  num_heads=4, kv_num_heads=2, smooth_softmax=1)
     feeds = {"query": f32(rng, [1, 3, 128]), "key": None, "value": None, "past_key": f32(rng, [1, 2, 2, 16]),
              "past_value": f32(rng, [1, 2, 2, 16]), **lengths(1, 5), **rotary(8, 8)}
     yield contrib("ms_gqa_packed_interleaved_rotary", "GroupQueryAttention", feeds,
@@ -1015,6 +1039,7 @@ def main():
     oracles += [write(out, *case) for case in whole_reduction_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in classic_ml_cases(np.random.default_rng(1126))]
     oracles += [write(out, *case) for case in gqa_cases(np.random.default_rng(2611))]
+    oracles += [write(out, *case) for case in gather_block_quantized_cases(np.random.default_rng(2612))]
     oracles += [write(out, *case) for case in integer_matmul_cases(np.random.default_rng(826))]
     # For AArch64, run under qemu where the cross tools are at hand: with NEON's dot products
     # (sdot and udot; usdot from i8mm for mixed signs), and with sdot and udot alone.

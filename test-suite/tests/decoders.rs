@@ -7,8 +7,12 @@
 //! function takes by name. Every output (logits, present keys and values) is compared with ONNX
 //! Runtime's for the same inputs (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its outputs or its workspace, and that an attention mask shorter than
-//! past + sequence is refused with `XCC_ERROR_BAD_DIM` where the model takes its length as a dim
-//! of its own. Skipped, with a message, where the converters' venv lacks torch or transformers.
+//! past + sequence is refused with `XCC_ERROR_BAD_DIM` (and `m_failed_check` names the node and
+//! the condition) where the model takes its length as a dim of its own. The same models as
+//! optimum-onnx exports them, and Llama and Qwen2 as ONNX Runtime GenAI's model builder writes
+//! them (`decoders/make_genai_models.py`: GroupQueryAttention, int4 and int8 weights, a shared
+//! past/present buffer, a `seqlens_k` past the cache refused), run the same way. Each generator
+//! is skipped, with a message, where its venv lacks what it needs.
 
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
@@ -113,7 +117,8 @@ fn interface(header: &str) -> Result<Interface, String> {
 }
 
 /// A C program that runs `m_run` once: `prog DIR RUN DIM...` reads `RUN.in{K}.bin`, sizes each
-/// output as `RUN.out{K}.bin` (ONNX Runtime's), and writes `RUN.got{K}.bin`. With `--short-mask`
+/// output as `RUN.out{K}.bin` (ONNX Runtime's), and writes `RUN.got{K}.bin`; with `shared`, each
+/// present cache is written into its past's buffer. With `--short-mask`
 /// it passes the mask's dim one below the rest (a mask shorter than past + sequence) and prints
 /// the status instead, and the condition `m_failed_check` names.
 fn harness(i: &Interface) -> String {
@@ -166,7 +171,11 @@ int main(int argc, char **argv) {{
   size_t ws = m_workspace_size({ws_args});
   unsigned char *workspace = aligned_alloc(64, (ws + CANARY + 63) / 64 * 64);
   memset(workspace, 0xA5, (ws + CANARY + 63) / 64 * 64);
-  if (argc == {argc} + 1) {{
+  /* "shared": each present cache is its past's buffer (input k + 1 for output k), as a shared
+     buffer's caller gives them. */
+  int shared = argc == {argc} + 1 && !strcmp(argv[argc - 1], "shared");
+  for (int k = 1; shared && k < {no}; k++) out[k] = in[k + 1];
+  if (argc == {argc} + 1 && !shared) {{
     /* argv[argc - 1] names the dim to make one shorter than the inputs are. */
     for (int k = 0; k < {nd}; k++)
       if (!strcmp(argv[argc - 1], m_dim_names[k])) d[k] -= 1;
@@ -281,7 +290,8 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
             }
             continue;
         }
-        if let Err(e) = run(Command::new(&prog).arg(case).arg(&name).args(&values), &name) {
+        let shared: &[&str] = if dims.iter().any(|(k, _)| k == "shared") { &["shared"] } else { &[] };
+        if let Err(e) = run(Command::new(&prog).arg(case).arg(&name).args(&values).args(shared), &name) {
             failures.push(format!("{name}: {e}"));
             continue;
         }
