@@ -67,6 +67,8 @@ const INT64: &[(&[&str], &[usize])] = &[
     (&["GatherND", "ScatterND"], &[1]),
     (&["RoiAlign"], &[2]),
     (&["Resize"], &[3]),
+    // max_output_boxes_per_class (its thresholds are float).
+    (&["NonMaxSuppression"], &[2]),
     (
         &[
             "ReduceL1",
