@@ -11,7 +11,8 @@ size given by the dim_param `kv_cache_dim`, SkipSimplifiedLayerNormalization.
 Each model gets the runs a generation loop makes: prefill (past 0), a decode step at past 1 and
 at past 100, a batch of 2 whose second row is right-padded (as GroupQueryAttention's first prompt
 takes padding), a decode step of 2 rows of different lengths, and a decode step in the shared
-buffer mode (one buffer as past and present, updated in place). ONNX Runtime computes every
+buffer mode (one buffer as past and present, updated in place); and two it must refuse: a mask
+summing past the cache, one buffer as past and present of another length. ONNX Runtime computes every
 run's outputs. Where ONNX Runtime leaves part of an output undefined (the cache rows past a short
 row's length, the logits of a padded token), `RUN.valid{K}.bin` (one byte per element) says
 which elements to compare.
@@ -139,6 +140,7 @@ def write(out, family, precision, variant="", options=()):
     with open(os.path.join(case, "tolerance"), "w") as f:
         f.write("1e-4\n" if precision == "fp32" else "1e-2\n")
     shared_buffer(session, case, kv_heads)
+    bad_shared_buffer(case, kv_heads)
     bad_lengths(case, kv_heads)
 
 
@@ -169,6 +171,23 @@ def shared_buffer(session, case, kv_heads):
     with open(os.path.join(case, "runs.txt"), "a") as f:
         f.write(f"{name} batch_size=1 sequence_length=1 past_sequence_length={rows} total_sequence_length={total} "
                 f"kv_cache_dim={HEAD} shared=1\n")
+
+
+def bad_shared_buffer(case, kv_heads):
+    """One buffer of 16 rows as past and present while the mask is 17 long (a present of 17
+    rows, another layout): refused with XCC_ERROR_BAD_DIM, and no row written past the buffer
+    (the harness's canaries). No oracle: ONNX Runtime has no such mode."""
+    name, rows, total = "refused-shared-buffer-of-another-length", 16, 17
+    inputs = [np.array([[7]], np.int64), np.ones((1, total), np.int64)]
+    inputs += [np.zeros((1, kv_heads, rows, HEAD), np.float32) for _ in range(2 * LAYERS)]
+    for k, x in enumerate(inputs):
+        x.tofile(os.path.join(case, f"{name}.in{k}.bin"))
+    outputs = [np.zeros((1, 1, VOCAB), np.float32)] + inputs[2:]
+    for k, y in enumerate(outputs):
+        y.tofile(os.path.join(case, f"{name}.out{k}.bin"))
+    with open(os.path.join(case, "runs.txt"), "a") as f:
+        f.write(f"{name} batch_size=1 sequence_length=1 past_sequence_length={rows} total_sequence_length={total} "
+                f"kv_cache_dim={HEAD} shared=1 refused=dim\n")
 
 
 def bad_lengths(case, kv_heads):

@@ -173,9 +173,9 @@ int main(int argc, char **argv) {{
   memset(workspace, 0xA5, (ws + CANARY + 63) / 64 * 64);
   /* "shared": each present cache is its past's buffer (input k + 1 for output k), as a shared
      buffer's caller gives them. */
-  int shared = argc == {argc} + 1 && !strcmp(argv[argc - 1], "shared");
+  int shared = argc == {argc} + 1 && !strncmp(argv[argc - 1], "shared", 6);
   for (int k = 1; shared && k < {no}; k++) out[k] = in[k + 1];
-  if (argc == {argc} + 1 && !shared) {{
+  if (argc == {argc} + 1 && strcmp(argv[argc - 1], "shared")) {{
     /* argv[argc - 1] names the dim to make one shorter than the inputs are. */
     for (int k = 0; k < {nd}; k++)
       if (!strcmp(argv[argc - 1], m_dim_names[k])) d[k] -= 1;
@@ -218,8 +218,9 @@ fn dim_names(i: &Interface) -> String {
     format!("static const char *m_dim_names[] = {{{}}};\n", names.join(", "))
 }
 
-/// One run of `runs.txt`: its name and its dims by name.
-type Run = (String, Vec<(String, i64)>);
+/// One run of `runs.txt`: its name, its dims by name, and what it must be refused for
+/// (`refused=WHAT`: `index` or `dim`), if it must.
+type Run = (String, Vec<(String, i64)>, Option<String>);
 
 fn runs(case: &Path) -> Result<Vec<Run>, String> {
     let text = std::fs::read_to_string(case.join("runs.txt")).map_err(|e| e.to_string())?;
@@ -227,15 +228,15 @@ fn runs(case: &Path) -> Result<Vec<Run>, String> {
         .map(|line| {
             let mut words = line.split_whitespace();
             let name = words.next().ok_or("an empty line in runs.txt")?.to_string();
-            let dims = words
-                .map(|w| {
-                    let (k, v) = w.split_once('=').ok_or(format!("runs.txt: {w}"))?;
-                    // `refused=WHAT` marks a run the model must refuse (no dim).
-                    let v = if k == "refused" { 0 } else { v.parse::<i64>().map_err(|e| format!("{w}: {e}"))? };
-                    Ok((k.to_string(), v))
-                })
-                .collect::<Result<_, String>>()?;
-            Ok((name, dims))
+            let mut dims = Vec::new();
+            let mut refused = None;
+            for w in words {
+                match w.split_once('=').ok_or(format!("runs.txt: {w}"))? {
+                    ("refused", why) => refused = Some(why.to_string()),
+                    (k, v) => dims.push((k.to_string(), v.parse::<i64>().map_err(|e| format!("{w}: {e}"))?)),
+                }
+            }
+            Ok((name, dims, refused))
         })
         .collect()
 }
@@ -274,7 +275,7 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
         Ok(t) => t.trim().parse::<f64>().map_err(|e| format!("{}/tolerance: {e}", case.display()))?,
         Err(_) => 1e-4,
     };
-    for (name, dims) in runs(case)? {
+    for (name, dims, refused) in runs(case)? {
         let values: Vec<String> = i
             .dims
             .iter()
@@ -282,11 +283,15 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
                 dims.iter().find(|(k, _)| k == d).map(|(_, v)| v.to_string()).ok_or(format!("no value for dim '{d}'"))
             })
             .collect::<Result<_, _>>()?;
-        // A run the model must refuse: its status, nothing compared.
-        if dims.iter().any(|(k, _)| k == "refused") {
-            let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg("-"), &name)?;
-            if out.split_whitespace().next() != Some(&xcc_runtime_c::status::INDEX_OUT_OF_RANGE.to_string()) {
-                failures.push(format!("{name}: returned {}, not XCC_ERROR_INDEX_OUT_OF_RANGE", out.trim()));
+        // A run the model must refuse: its status, and no write past a buffer; nothing compared.
+        if let Some(why) = refused {
+            let (mode, want) = match why.as_str() {
+                "dim" => ("shared-status", xcc_runtime_c::status::BAD_DIM),
+                _ => ("-", xcc_runtime_c::status::INDEX_OUT_OF_RANGE),
+            };
+            let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg(mode), &name)?;
+            if out.split_whitespace().next() != Some(&want.to_string()) {
+                failures.push(format!("{name}: returned {}, not status {want}", out.trim()));
             }
             continue;
         }

@@ -7,7 +7,8 @@
 //!
 //! Where the caller gives the same buffer as past and present (ONNX Runtime GenAI's shared
 //! buffer: a cache of the maximum length that each step appends to), the run checks that the
-//! two have one layout (`length == past`, else `XCC_ERROR_BAD_DIM`) and writes only the new rows:
+//! two have one layout (`length == past`, else `XCC_ERROR_BAD_DIM`, and no row is written) and
+//! writes only the new rows:
 //! a decode step then moves one row per head, not the whole cache. A `start` that puts new rows
 //! outside the present, or after the end of the past, makes the run return
 //! `XCC_ERROR_INDEX_OUT_OF_RANGE` before it writes them.
@@ -16,6 +17,7 @@ use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{plainer, same_dim_in};
+use crate::ops::tensor::dims_input;
 use xcc_runtime_c::status;
 
 pub struct CacheWrite;
@@ -24,11 +26,9 @@ pub struct CacheWrite;
 pub const DOMAIN: &str = "xcc";
 
 fn length(node: &Node, g: &Graph) -> OResult<Dim> {
-    let name = node.input(3).unwrap_or_default();
-    match (g.shape_values.get(name), g.consts.get(name)) {
-        (Some(v), _) if v.values.len() == 1 => Ok(v.values[0].clone()),
-        (_, Some(t)) if t.ty.numel() == 1 => Ok(Dim::constant(t.to_i64()[0])),
-        _ => err(format!("CacheWrite's length '{name}' must be one value computed from dims")),
+    match dims_input(g, node, 3, "CacheWrite's length")?.as_deref() {
+        Some([l]) => Ok(l.clone()),
+        _ => err("CacheWrite's length must be one value computed from dims"),
     }
 }
 
@@ -111,6 +111,8 @@ impl OnnxOp for CacheWrite {
             let bad = e.value_op("arith.ori", &[negative, after_past], xcc_ir::Type::i1());
             let bad = e.value_op("arith.ori", &[bad, past_end], xcc_ir::Type::i1());
             e.fail_run_if(bad, status::INDEX_OUT_OF_RANGE);
+            // Nor into one buffer of another layout, whose rows are not the present's.
+            let bad = e.value_op("arith.ori", &[bad, misfit], xcc_ir::Type::i1());
             let good = not(e, bad);
             e.if_then(good, |e| {
                 e.loop_nest_over(&[n[1], n[2], n[3]], &mut |e, ivs| {

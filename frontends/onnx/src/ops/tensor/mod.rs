@@ -301,7 +301,7 @@ fn const_input<'a>(g: &'a Graph, node: &Node, i: usize, what: &str) -> OResult<O
 
 /// Input `i` if the node has it, as dims: a constant's numbers, or a shape value's expressions
 /// (a shape computed from run-time dims).
-fn dims_input(g: &Graph, node: &Node, i: usize, what: &str) -> OResult<Option<Vec<Dim>>> {
+pub(crate) fn dims_input(g: &Graph, node: &Node, i: usize, what: &str) -> OResult<Option<Vec<Dim>>> {
     let Some(name) = node.input(i) else { return Ok(None) };
     if let Some(v) = g.shape_values.get(name) {
         return Ok(Some(v.values.clone()));
