@@ -697,13 +697,7 @@ impl Entries {
             vec![Type::i32()],
             |e| {
                 let values = self.bind_data_dims(e, dims, inputs);
-                let zero = e.const_int(0, Type::i64());
-                let mut fails: Vec<ValueId> = values.iter().map(|&v| e.cmpi("slt", v, zero)).collect();
-                for c in &self.data.checks {
-                    let v = e.data_value(&c.holds);
-                    let zero = e.idx(0);
-                    fails.push(e.cmpi("eq", v, zero));
-                }
+                let fails = self.broken_conditions(e, &values);
                 let mut index = e.const_int(-1, Type::i32());
                 for (k, &f) in fails.iter().enumerate().rev() {
                     let at = e.const_int(k as i128, Type::i32());
@@ -716,25 +710,36 @@ impl Entries {
         e.op(OpSpec::new("func.return", Span::UNKNOWN).operands([index]));
     }
 
-    /// The status and the data dims (i64 each) computed from the inputs, which are there.
-    fn data_dims(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId]) -> Vec<ValueId> {
-        let values = self.bind_data_dims(e, dims, inputs);
-        // A data dim may be 0 (an empty tensor), as with constants; never negative. One computed
-        // from the dims alone is the dims' fault (a kernel larger than its input).
-        let mut bad_shape = e.const_int(0, Type::i1());
-        let mut bad_dims = e.const_int(0, Type::i1());
+    /// Whether each of [`Entries::conditions`] is broken (an i1 each), for the data dims
+    /// `values`: a data dim may be 0 (an empty tensor), as with constants; never negative.
+    fn broken_conditions(&self, e: &mut Emitter, values: &[ValueId]) -> Vec<ValueId> {
         let zero = e.const_int(0, Type::i64());
-        for (&v, (_, x)) in values.iter().zip(&self.data.dims) {
-            let negative = e.cmpi("slt", v, zero);
-            let flag = if x.reads_elements() { &mut bad_shape } else { &mut bad_dims };
-            *flag = e.value_op("arith.ori", &[*flag, negative], Type::i1());
-        }
-        let mut unsupported = e.const_int(0, Type::i1());
+        let mut broken: Vec<ValueId> = values.iter().map(|&v| e.cmpi("slt", v, zero)).collect();
         for c in &self.data.checks {
             let v = e.data_value(&c.holds);
             let zero = e.idx(0);
-            let fails = e.cmpi("eq", v, zero);
-            let flag = match (c.unsupported, c.holds.reads_elements()) {
+            broken.push(e.cmpi("eq", v, zero));
+        }
+        broken
+    }
+
+    /// The status and the data dims (i64 each) computed from the inputs, which are there.
+    fn data_dims(&self, e: &mut Emitter, dims: &[ValueId], inputs: &[ValueId]) -> Vec<ValueId> {
+        let values = self.bind_data_dims(e, dims, inputs);
+        let broken = self.broken_conditions(e, &values);
+        // A broken condition on input data is the input's fault, one on the dims alone the dims'
+        // (a kernel larger than its input); a value the model does not support, its own.
+        let mut bad_shape = e.const_int(0, Type::i1());
+        let mut bad_dims = e.const_int(0, Type::i1());
+        let mut unsupported = e.const_int(0, Type::i1());
+        let kinds = self
+            .data
+            .dims
+            .iter()
+            .map(|(_, x)| (false, x))
+            .chain(self.data.checks.iter().map(|c| (c.unsupported, &c.holds)));
+        for (&fails, (unsupported_value, x)) in broken.iter().zip(kinds) {
+            let flag = match (unsupported_value, x.reads_elements()) {
                 (true, _) => &mut unsupported,
                 (false, true) => &mut bad_shape,
                 (false, false) => &mut bad_dims,

@@ -117,13 +117,18 @@ impl<'n> Expansion<'n> {
         self.op("Squeeze", &[&dims, &zero], &[])
     }
 
+    /// `0, 1, ..., n - 1` for an int64 scalar `n`.
+    pub fn range(&mut self, n: &str) -> String {
+        let (zero, one) =
+            (self.constant(Tensor::from_i64(vec![], &[0])), self.constant(Tensor::from_i64(vec![], &[1])));
+        self.op("Range", &[&zero, n, &one], &[])
+    }
+
     /// `0, 1, ..., n - 1` for dim `axis` of `x` (int64), with `trailing` dims of size 1 after,
     /// to broadcast against `x`'s later dims.
     pub fn positions(&mut self, x: &str, axis: i64, trailing: usize) -> String {
         let n = self.dim(x, axis);
-        let (zero, one) =
-            (self.constant(Tensor::from_i64(vec![], &[0])), self.constant(Tensor::from_i64(vec![], &[1])));
-        let range = self.op("Range", &[&zero, &n, &one], &[]);
+        let range = self.range(&n);
         if trailing == 0 {
             return range;
         }

@@ -196,18 +196,12 @@ fn total_from_input(node: &Node, g: &Graph, x: &mut Expansion, (seq, past_len): 
     Ok(x.op("Add", &[past_len, seq], &[]))
 }
 
-/// `0, 1, ..., n - 1` for an int64 scalar `n`.
-fn range(x: &mut Expansion, n: &str) -> String {
-    let (zero, one) = (x.constant(Tensor::from_i64(vec![], &[0])), x.constant(Tensor::from_i64(vec![], &[1])));
-    x.op("Range", &[&zero, n, &one], &[])
-}
-
 /// Each new token's position (`[batch, seq]`): `past_b + s`, or 1 for a padded token.
 fn positions(node: &Node, g: &Graph, x: &mut Expansion, l: &Lengths) -> OResult<String> {
     if let Some(p) = node.input(9) {
         return Ok(x.cast(p, g.ty(p)?.dtype, DType::I64));
     }
-    let s = range(x, &l.seq);
+    let s = x.range(&l.seq);
     let s = x.unsqueeze(&s, &[0]);
     let past = x.unsqueeze(&l.past, &[1]);
     let at = x.op("Add", &[&past, &s], &[]);
@@ -266,11 +260,11 @@ fn present(
 /// (`j <= past_b + s`, within the local window), -inf elsewhere, plus attention_bias.
 fn mask(node: &Node, g: &Graph, x: &mut Expansion, l: &Lengths) -> OResult<String> {
     let dtype = g.ty(&node.inputs[0])?.dtype;
-    let s = range(x, &l.seq);
+    let s = x.range(&l.seq);
     let s = x.unsqueeze(&s, &[0, 1, 3]);
     let past = x.unsqueeze(&l.past, &[1, 2, 3]);
     let at = x.op("Add", &[&past, &s], &[]);
-    let j = range(x, &l.present);
+    let j = x.range(&l.present);
     let j = x.unsqueeze(&j, &[0, 1, 2]);
     let mut allowed = x.op("LessOrEqual", &[&j, &at], &[]);
     // A window of w keys, the query's own position included (as ONNX Runtime 1.32 runs it).
