@@ -42,6 +42,10 @@ runs at the batches CNN_BATCHES whatever the lengths.
   ReduceMax/Sum/Prod of [batch, seq], a Tile of [seq]), each a
   length the run computes: Slices of x[batch, seq, 16] cut to them and Ranges as long as them,
   joined into [batch, pieces].
+- branched: an If on a shape predicate (seq > 50) whose branches give different lengths: the
+  first 50 tokens plus the next 50 (a sum that only a long enough seq can broadcast: the run
+  must not check it where the other branch is taken), or ReLU of all seq tokens; summed over
+  the features into [batch, 50 or seq].
 - cnn: a small CNN over x[batch, 3, 16, 16]: 3x3 convolution with batch normalization, ReLU,
   max pooling, a residual block (3x3 then 1x1), a depthwise 3x3 convolution, average pooling,
   global average pooling, Flatten, Gemm and Softmax; the output is probabilities[batch, 10].
@@ -425,6 +429,31 @@ def arith():
     return b.model(inputs, "y", ["batch", "pieces"], opset=18)
 
 
+def branched():
+    """An If on seq > 50 (computed from Shape) with branches of different lengths: then the
+    first 50 tokens of x plus tokens 1..51 (two Slices that broadcast only where seq > 50), else
+    ReLU(x); the output is the taken branch's [batch, length, 16] summed over the features."""
+    b = Builder(23)
+    n = b.op("Gather", [b.op("Shape", ["x"]), b.const(1)])
+    cond = b.op("Greater", [n, b.const(50)])
+    f = TensorProto.FLOAT
+
+    def piece(start):
+        return helper.make_node("Slice", ["x", b.const([start]), b.const([start + 50]), b.const([1])],
+                                [f"piece{start}"])
+
+    then_branch = helper.make_graph(
+        [piece(0), piece(1), helper.make_node("Add", ["piece0", "piece1"], ["longer"])], "then", [],
+        [helper.make_tensor_value_info("longer", f, None)])
+    else_branch = helper.make_graph([helper.make_node("Relu", ["x"], ["shorter"])], "else", [],
+                                    [helper.make_tensor_value_info("shorter", f, None)])
+    chosen = b.name("if")
+    b.nodes.append(helper.make_node("If", [cond], [chosen], then_branch=then_branch, else_branch=else_branch))
+    b.op("ReduceSum", [chosen, b.const([2])], keepdims=0)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", POOL])]
+    return b.model(inputs, "y", ["batch", "length"], opset=18)
+
+
 def image_dims(size):
     """Batch, height and width of the run of `size`: heights up and widths down the range."""
     return (2 if size % 2 else 1, size, 72 - size)
@@ -442,7 +471,7 @@ def inputs_for(name, length, rng):
     if name == "quantized":
         batch = 2 if length % 2 else 1
         return [rng.standard_normal((batch, length, QD)).astype(np.float32)]
-    if name in ("pooled", "chunked", "arith"):
+    if name in ("pooled", "chunked", "arith", "branched"):
         batch = 2 if length % 2 else 1
         x = rng.standard_normal((batch, length, POOL)).astype(np.float32)
         indices = rng.integers(-POOL, POOL, (batch, length, 3)).astype(np.int64)
@@ -490,6 +519,7 @@ def main():
     rng = np.random.default_rng(3)
     models = [("encoder", encoder()), ("decoder", decoder()), ("exported", exported()), ("cached", cached())]
     models += [("pooled", pooled()), ("chunked", chunked()), ("quantized", quantized()), ("arith", arith())]
+    models += [("branched", branched())]
     for name, model in models + [("cnn", cnn()), ("images", images()), ("resized", resized())]:
         onnx.checker.check_model(model)
         path = f"{out}/{name}.onnx"
@@ -502,7 +532,7 @@ def main():
             y = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), feeds)})[0]
             y.astype(np.float32).tofile(f"{out}/{name}.{length}.out0.bin")
             with open(f"{out}/{name}.{length}.dims", "w") as f:
-                two_dims = name in ("encoder", "exported", "pooled", "chunked", "quantized", "arith")
+                two_dims = name in ("encoder", "exported", "pooled", "chunked", "quantized", "arith", "branched")
                 if name == "cached":
                     f.write("{} {}".format(*CACHED_STEPS[length]))
                 elif name in ("images", "resized"):

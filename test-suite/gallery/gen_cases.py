@@ -225,7 +225,7 @@ def control_cases(rng):
     f = TensorProto.FLOAT
     x = f32(rng, [3, 4])
     w = f32(rng, [4])
-    # If on a run-time condition: both branches computed, the output selected.
+    # If on a run-time condition (a graph input): only the taken branch runs.
     then_b = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["t"])], "then", [],
                                [helper.make_tensor_value_info("t", f, [3, 4])])
     else_b = helper.make_graph([helper.make_node("Sub", ["x", "w"], ["e"])], "else", [],

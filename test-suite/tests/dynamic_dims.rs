@@ -5,7 +5,9 @@
 //! tokens), pooling over `seq` (reductions, ArgMax, TopK, an edge Pad, the first three tokens:
 //! `min(3, seq)`, a dim the run computes), a Split of `seq` in two (`ceil(seq / 2)` and the
 //! rest, empty at 1) with Gathers along it, an integer matmul over `batch x seq` rows
-//! (QuantizeLinear, MatMulInteger by constant int8 weights), a small CNN over `x[batch, 3, 16, 16]`, and a CNN
+//! (QuantizeLinear, MatMulInteger by constant int8 weights), an If on `seq > 50` whose branches
+//! give different lengths (the other branch's conditions unchecked), a small CNN over
+//! `x[batch, 3, 16, 16]`, and a CNN
 //! over images of any batch, height and width `x[batch, 3, height, width]` (strided and
 //! depthwise convolutions, an instance norm, pools with pads and `ceil_mode`, a strided
 //! residual block whose two branches must agree on their computed dims), upsampling such images
@@ -80,6 +82,7 @@ const MODELS: &[Model] = &[
     Model { name: "chunked", symbols: 2, inputs: &["float", "int64_t"], sizes: LENGTHS, ranges: &[] },
     Model { name: "quantized", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
     Model { name: "arith", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
+    Model { name: "branched", symbols: 2, inputs: &["float"], sizes: LENGTHS, ranges: &[] },
     Model { name: "cnn", symbols: 1, inputs: &["float"], sizes: BATCHES, ranges: &["--dim", "batch=1..8"] },
     Model {
         name: "images",

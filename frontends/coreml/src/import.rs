@@ -265,6 +265,7 @@ impl Importer<'_> {
             outputs,
             attrs,
             opset: OPSET,
+            guard: None,
         });
     }
 

@@ -555,6 +555,10 @@ pub struct DataCheck {
     /// mode): `XCC_ERROR_UNSUPPORTED_INPUT`, where other failures are
     /// `XCC_ERROR_BAD_SHAPE_INPUT`.
     pub unsupported: bool,
+    /// Whether the condition itself reads input elements (then a failure is the input's fault,
+    /// `XCC_ERROR_BAD_SHAPE_INPUT`, else the dims', `XCC_ERROR_BAD_DIM`); an If's condition that
+    /// guards it does not count.
+    pub reads_elements: bool,
 }
 
 /// The model's data dims, in the order the run computes them (a later one may read an earlier
@@ -568,6 +572,11 @@ pub struct DataDims {
     /// The node whose shape rule is running (`Attention node 'a'`), which a condition it adds
     /// names, so that a run's failed check says where it comes from.
     pub node: String,
+    /// The condition under which that node runs, when it is in a branch of an If taken at run
+    /// time ([`Node::guard`](crate::graph::Node)): its conditions hold where it runs, and the
+    /// dims it defines are 0 where it does not (so that the other branch's tensors are empty,
+    /// never negative).
+    pub guard: Option<DataExpr>,
 }
 
 impl DataDims {
@@ -579,6 +588,10 @@ impl DataDims {
         if let DataExpr::Dim(d) = x {
             return d;
         }
+        let x = match &self.guard {
+            Some(runs) => runs.select(&x, &DataExpr::num(0)),
+            None => x,
+        };
         if let Some(slot) = self.dims.iter_mut().find(|(n, _)| *n == name) {
             slot.1 = x;
             return Dim::symbol(&name);
@@ -634,6 +647,11 @@ impl DataDims {
     }
 
     fn add_check(&mut self, holds: DataExpr, what: String, unsupported: bool) -> Result<(), String> {
+        let reads_elements = holds.reads_elements();
+        let holds = match &self.guard {
+            Some(runs) => runs.select(&holds, &DataExpr::num(1)),
+            None => holds,
+        };
         match holds.as_const() {
             Some(0) => Err(what),
             Some(_) => Ok(()),
@@ -641,8 +659,11 @@ impl DataDims {
                 // Shape rules run more than once (inference, then lowering), and several nodes
                 // may need one condition: the first to add it names it.
                 if !self.checks.iter().any(|c| c.holds == holds) {
-                    let what = if self.node.is_empty() { what } else { format!("{}: {what}", self.node) };
-                    self.checks.push(DataCheck { holds, what, unsupported });
+                    let mut what = if self.node.is_empty() { what } else { format!("{}: {what}", self.node) };
+                    if self.guard.is_some() {
+                        what.push_str(" (where its If branch runs)");
+                    }
+                    self.checks.push(DataCheck { holds, what, unsupported, reads_elements });
                 }
                 Ok(())
             }
@@ -813,5 +834,27 @@ mod tests {
         assert_eq!(d.require(DataExpr::num(0), "never"), Err("never".to_string()));
         assert!(d.require(DataExpr::element("s", 0).lt(&DataExpr::num(4)), "small").is_ok());
         assert_eq!(d.checks.len(), 1);
+    }
+
+    /// Under an If's guard, a condition holds where the branch does not run (even one that
+    /// never holds), and a dim the branch defines is 0 there; neither reads as the input's fault
+    /// for the guard alone.
+    #[test]
+    fn guarded_definitions_and_checks() {
+        let sym = |n: &str| DataExpr::Dim(Dim::symbol(n));
+        let mut d = DataDims { guard: Some(sym("c")), ..Default::default() };
+        let at = |c: i64, s: i64| move |name: &str| Some(if name == "c" { c } else { s });
+        let len = d.define("len".into(), sym("s").max(&DataExpr::num(2)).sub(&DataExpr::num(2)));
+        assert_eq!(len, Dim::symbol("len"));
+        assert_eq!(d.dims[0].1.eval(&at(0, 9)), Some(0), "0 where the branch does not run");
+        assert_eq!(d.dims[0].1.eval(&at(1, 9)), Some(7));
+        assert!(d.require(DataExpr::num(0), "never").is_ok(), "checked only where the branch runs");
+        assert!(d.require(DataExpr::element("e", 0).eq(&DataExpr::num(4)), "e is 4").is_ok());
+        assert!(d.require(sym("s").eq(&DataExpr::num(4)), "s is 4").is_ok());
+        assert_eq!(d.checks.len(), 3);
+        assert_eq!(d.checks[0].holds.eval(&at(0, 9)), Some(1));
+        assert_eq!(d.checks[0].holds.eval(&at(1, 9)), Some(0));
+        assert!(d.checks.iter().all(|c| c.what.ends_with("(where its If branch runs)")));
+        assert!(d.checks[1].reads_elements && !d.checks[2].reads_elements, "the guard is not the input's fault");
     }
 }

@@ -10,6 +10,8 @@
 //! `NAME_workspace_size` and `NAME_run_alloc` read the planned size through
 //! `kernel.workspace_size`.
 
+mod nodes;
+
 use super::graph::*;
 use std::collections::HashMap;
 use xcc_ir::affine::AffineMap;
@@ -199,23 +201,7 @@ pub fn generate(
         let v = e.memref_from_ptr(params[k], t);
         e.buffers.entry(n.clone()).or_insert(v);
     }
-    for node in &g.nodes {
-        for x in node.inputs.iter().filter(|x| !x.is_empty()) {
-            if !e.buffers.contains_key(x) {
-                let v =
-                    e.folded_buffer(g, x).ok_or_else(|| OnnxError::tensor(x, "internal: the tensor has no buffer"))?;
-                e.buffers.insert(x.clone(), v);
-            }
-        }
-        let fresh: Vec<&String> =
-            node.outputs.iter().filter(|o| !o.is_empty() && !e.buffers.contains_key(*o)).collect();
-        for o in fresh {
-            if let Some(v) = e.output_buffer(o, g.ty(o)?) {
-                e.buffers.insert(o.clone(), v);
-            }
-        }
-        lower(node, g, &mut e).map_err(|err| err.in_node(node))?;
-    }
+    nodes::lower_nodes(&mut e, g, &lower)?;
     // Outputs that are constants or inputs (no node writes them).
     let produced: Vec<&String> = g.nodes.iter().flat_map(|n| n.outputs.iter()).collect();
     for (k, (o, t)) in outputs.iter().enumerate() {
@@ -290,7 +276,7 @@ pub fn generate(
 /// The outputs written by a CacheWrite of a graph input, with that input: one buffer may serve
 /// as both.
 fn shared_buffers(g: &Graph, inputs: &[(String, TensorType)], outputs: &[(String, TensorType)]) -> Vec<(usize, usize)> {
-    let caches = g.nodes.iter().filter(|n| n.domain == crate::ops::contrib::CACHE_DOMAIN && n.op == "CacheWrite");
+    let caches = g.nodes.iter().filter(|n| n.domain == crate::ops::XCC_DOMAIN && n.op == "CacheWrite");
     caches
         .filter_map(|n| {
             let o = outputs.iter().position(|(name, _)| *name == n.outputs[0])?;
@@ -736,10 +722,10 @@ impl Entries {
             .data
             .dims
             .iter()
-            .map(|(_, x)| (false, x))
-            .chain(self.data.checks.iter().map(|c| (c.unsupported, &c.holds)));
-        for (&fails, (unsupported_value, x)) in broken.iter().zip(kinds) {
-            let flag = match (unsupported_value, x.reads_elements()) {
+            .map(|(_, x)| (false, x.reads_elements()))
+            .chain(self.data.checks.iter().map(|c| (c.unsupported, c.reads_elements)));
+        for (&fails, (unsupported_value, reads_elements)) in broken.iter().zip(kinds) {
+            let flag = match (unsupported_value, reads_elements) {
                 (true, _) => &mut unsupported,
                 (false, true) => &mut bad_shape,
                 (false, false) => &mut bad_dims,

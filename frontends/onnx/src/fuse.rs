@@ -376,6 +376,7 @@ mod tests {
             outputs: vec![output.into()],
             attrs: Default::default(),
             opset: 21,
+            guard: None,
         }
     }
 

@@ -528,6 +528,10 @@ pub struct Node {
     pub attrs: BTreeMap<String, Attr>,
     /// The opset version the node binds to (the model's import for its domain).
     pub opset: i64,
+    /// Where the node runs only on a condition (it is in a branch of an If whose condition the
+    /// run computes before the kernels): that condition, nonzero when the node runs. Its shape
+    /// rules' conditions hold only then, and its dims are 0 otherwise ([`DataDims::guard`]).
+    pub guard: Option<DataExpr>,
 }
 
 impl Node {

@@ -208,6 +208,7 @@ fn import_node(n: &proto::NodeProto, base: &Path, versions: &Versions) -> OResul
         inputs: n.input.clone(),
         outputs: n.output.clone(),
         attrs,
+        guard: None,
     })
 }
 

@@ -107,13 +107,22 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let Some(op) = ops::registry().get_in(&node.domain, &node.op) else {
             return Err(OnnxError::msg(format!("internal: an expansion wrote the unknown operator {}", node.op)));
         };
-        g.data_dims.borrow_mut().node = node.describe();
+        {
+            let mut data = g.data_dims.borrow_mut();
+            data.node = node.describe();
+            data.guard = node.guard.clone();
+        }
         ops::arity::check(&node)?;
         ops::attr_types::check(&node)?;
         ops::type_constraints::check(&node, g)?;
         if let Some(expansion) = op.expand(&node, g) {
             let nodes = expansion.map_err(|e| e.in_node(&node))?;
-            for n in nodes.into_iter().rev() {
+            // What a node runs under, the nodes it becomes run under (a branch's own nodes
+            // already carry the If's condition with it).
+            for mut n in nodes.into_iter().rev() {
+                if n.guard.is_none() {
+                    n.guard = node.guard.clone();
+                }
                 pending.push_front(n);
             }
             continue;
@@ -171,6 +180,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         ops::type_constraints::check_string_outputs(&node, g)?;
         g.nodes.push(node);
     }
+    g.data_dims.borrow_mut().guard = None;
     // Dead-node removal: keep what the outputs need.
     let mut needed: HashSet<String> = g.outputs.iter().cloned().collect();
     let kept = std::mem::take(&mut g.nodes);
@@ -283,6 +293,7 @@ mod tests {
             outputs: vec![output.to_string()],
             attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
             opset: 17,
+            guard: None,
         }
     }
 

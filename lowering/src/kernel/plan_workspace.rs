@@ -2,7 +2,8 @@
 //! passes, so a run does no heap allocation and two threads with two workspaces can run at once.
 //!
 //! A function opts in with `xcc.workspace = N`: its argument N is the workspace pointer. Every
-//! statically shaped `memref.alloc` in its body is live from its first to its last use (uses
+//! statically shaped `memref.alloc` in its body that runs once per call (at the top level, or in
+//! an `scf.if` there: an If branch's tensors) is live from its first to its last use (uses
 //! through views count; `memref.dealloc` does not), measured in the positions of the body's
 //! top-level operations. Buffers are placed first-fit, in order of their first use, at offsets
 //! aligned to 64 bytes, among the buffers live at the same time. The total is the function's
@@ -189,7 +190,6 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
         ));
     }
     let top: Vec<OpId> = m.blocks[entry].ops.clone();
-    let position: HashMap<OpId, usize> = top.iter().enumerate().map(|(i, &o)| (o, i)).collect();
     // The top-level operation each nested operation belongs to.
     let mut owner: HashMap<OpId, usize> = HashMap::new();
     for (i, &o) in top.iter().enumerate() {
@@ -207,10 +207,7 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
     let mut buffers = Vec::new();
     let mut uses = Vec::new();
     let mut deallocs = Vec::new();
-    for &o in &top {
-        if m.ops[o].name != "memref.alloc" {
-            continue;
-        }
+    for o in allocations_run_once(m, &top) {
         let Some(mt) = m.ty(m.ops[o].results[0]).as_memref().cloned() else { continue };
         let (Some(fixed), Layout::Identity) = (static_bytes(&mt), &mt.layout) else { continue };
         let sizes = m.ops[o].operands.clone();
@@ -220,7 +217,7 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
         }
         let bytes = fixed * REPRESENTATIVE_DIM.pow(sizes.len() as u32);
         let dynamic = (!sizes.is_empty()).then_some((fixed, sizes));
-        let (mut first, mut last) = (position[&o], position[&o]);
+        let (mut first, mut last) = (owner[&o], owner[&o]);
         let mut pending = vec![m.ops[o].results[0]];
         let mut seen = HashSet::new();
         let mut direct = Vec::new();
@@ -302,6 +299,31 @@ fn plan_function(m: &mut Module, func: OpId, ws_arg: usize) -> Result<Plan, Diag
         m.erase_op(d);
     }
     Ok(Plan { bytes: total, at_run_time: None })
+}
+
+/// The allocations of the body that run at most once per call: those at its top level, and
+/// those inside `scf.if`s there (an If branch's tensors, which a run makes or not), not those in
+/// a loop (a parallel loop's scratch is made per thread). An allocation inside an `scf.if` is
+/// live for the whole of it; its view is made where it was, with its start computed at the top.
+fn allocations_run_once(m: &Module, top: &[OpId]) -> Vec<OpId> {
+    fn visit(m: &Module, ops: &[OpId], out: &mut Vec<OpId>) {
+        for &o in ops {
+            match m.ops[o].name.as_str() {
+                "memref.alloc" => out.push(o),
+                "scf.if" => {
+                    for &r in &m.ops[o].regions {
+                        for &b in &m.regions[r].blocks {
+                            visit(m, &m.blocks[b].ops, out);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(m, top, &mut out);
+    out
 }
 
 /// The allocation `alloc` becomes a view of the workspace `ws` at byte `start`: the view is built

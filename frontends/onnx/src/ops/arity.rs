@@ -210,6 +210,8 @@ const OTHER_DOMAINS: &[(&str, &[&str], usize, usize)] = &[
     ("com.microsoft", &["GroupQueryAttention"], 1, 12),
     ("com.microsoft", &["QLinearSoftmax"], 1, 5),
     ("xcc", &["MatMulIntegerQuads", "ConvIntegerPlanes"], 2, 2),
+    ("xcc", &["TakenBranch"], 3, 3),
+    ("xcc", &["CacheWrite"], 4, 4),
 ];
 
 /// Inputs that became required at an opset: (operator, from opset, fewest inputs from then on).

@@ -83,12 +83,26 @@ impl<'n> Expansion<'n> {
             outputs: outputs.iter().map(|s| s.to_string()).collect(),
             attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
             opset: OPSET,
+            guard: None,
         });
     }
 
     /// A node as it is (a copy of a control-flow body's node keeps its own opset and domain).
     pub fn push(&mut self, node: Node) {
         self.nodes.push(node);
+    }
+
+    /// How many nodes the expansion has written.
+    pub fn written(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Makes the nodes written from the `start`th on run only where `runs` is nonzero (an If's
+    /// branch: [`Node::guard`]).
+    pub fn guard_since(&mut self, start: usize, runs: &DataExpr) {
+        for n in &mut self.nodes[start..] {
+            n.guard = Some(runs.clone());
+        }
     }
 
     /// `value` as a new constant tensor.

@@ -34,6 +34,10 @@ pub mod shapes;
 pub mod string;
 
 pub use onnx_op::{OnnxOp, Registry};
+
+/// The domain of the operators only xcc's expansions write (CacheWrite, TakenBranch, the
+/// integer products' MatMulIntegerQuads): never read from a model.
+pub const XCC_DOMAIN: &str = "xcc";
 use std::sync::OnceLock;
 
 /// Every family's operators.

@@ -63,6 +63,7 @@ mod tests {
             outputs: vec!["y".into()],
             attrs: BTreeMap::new(),
             opset: 1,
+            guard: None,
         };
         let mut g = Graph { nodes: vec![node], outputs: vec!["y".into()], ..Default::default() };
         for (name, shape, values) in [

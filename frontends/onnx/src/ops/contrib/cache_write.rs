@@ -22,9 +22,6 @@ use xcc_runtime_c::status;
 
 pub struct CacheWrite;
 
-/// The domain of the operators only xcc's expansions write.
-pub const DOMAIN: &str = "xcc";
-
 fn length(node: &Node, g: &Graph) -> OResult<Dim> {
     match dims_input(g, node, 3, "CacheWrite's length")?.as_deref() {
         Some([l]) => Ok(l.clone()),

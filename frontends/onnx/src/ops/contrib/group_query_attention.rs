@@ -22,7 +22,6 @@
 //! `seqlens_k` that does not fit the cache (`past_b` below 0, above the past, or new tokens past
 //! the present's end) makes the run return `XCC_ERROR_INDEX_OUT_OF_RANGE`.
 
-use super::cache_write;
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
 use crate::ops::shapes::{data_input, same_dim_in};
@@ -252,7 +251,7 @@ fn present(
         Some(n) => n.clone(),
         None => x.fresh(),
     };
-    x.op_in(cache_write::DOMAIN, "CacheWrite", &[&past, &new, &l.past, &l.present], &[], &[&name]);
+    x.op_in(crate::ops::XCC_DOMAIN, "CacheWrite", &[&past, &new, &l.past, &l.present], &[], &[&name]);
     name
 }
 

@@ -16,9 +16,6 @@ use crate::ops::expansion::Expand;
 
 pub const DOMAIN: &str = "com.microsoft";
 
-/// The domain of the operators only xcc's expansions write (CacheWrite).
-pub const CACHE_DOMAIN: &str = cache_write::DOMAIN;
-
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register_in(DOMAIN, &["Gelu", "BiasGelu", "FastGelu", "QuickGelu", "BiasAdd"], &Expand(activations::Activation));
     r.register_in(DOMAIN, &["FusedMatMul"], &Expand(matmul::FusedMatMul));
@@ -34,7 +31,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["SimplifiedLayerNormalization"], &Expand(layer_norm::LayerNorms));
     r.register_in(DOMAIN, &["MultiHeadAttention"], &Expand(attention::MultiHeadAttention));
     r.register_in(DOMAIN, &["GroupQueryAttention"], &Expand(group_query_attention::GroupQueryAttention));
-    r.register_in(cache_write::DOMAIN, &["CacheWrite"], &cache_write::CacheWrite);
+    r.register_in(crate::ops::XCC_DOMAIN, &["CacheWrite"], &cache_write::CacheWrite);
     r.register_in(
         DOMAIN,
         &[

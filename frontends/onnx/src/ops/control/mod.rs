@@ -1,6 +1,7 @@
 //! Control flow: If, Loop and Scan, whose bodies are graphs. If and Scan are expansions
 //! ([`crate::ops::expansion`]) that copy their bodies into the graph: If with a condition known at
-//! compile time takes its branch, else computes both and selects; Scan is unrolled over a sequence
+//! compile time takes its branch, with one the run computes first runs only the taken one
+//! (`if_op.rs`), else computes both and selects; Scan is unrolled over a sequence
 //! length known at compile time. Loop is unrolled the same way over a constant trip count, and
 //! otherwise lowered as a loop at run time (`loop_op/run_time.rs`). A body reads names from the
 //! graphs around it as they are; the names it defines are renamed for each copy. An optional is
@@ -9,6 +10,7 @@
 mod if_op;
 mod loop_op;
 mod optional;
+pub(crate) mod regions;
 mod scan;
 
 use crate::graph::*;
@@ -17,6 +19,7 @@ use std::collections::HashMap;
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["If"], &Expand(if_op::If));
+    r.register_in(crate::ops::XCC_DOMAIN, &["TakenBranch"], &if_op::TakenBranch);
     r.register(&["Loop"], &loop_op::Loop);
     r.register(&["Scan"], &Expand(scan::Scan));
     r.register(&["OptionalHasElement"], &optional::HasElement);

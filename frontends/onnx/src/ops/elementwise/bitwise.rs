@@ -117,6 +117,7 @@ mod tests {
             outputs: vec!["y".into()],
             attrs: BTreeMap::from([("direction".to_string(), Attr::Str(direction.into()))]),
             opset: 28,
+            guard: None,
         };
         let (x, by) = (Tensor::from_f64(dtype, vec![x.len()], x), Tensor::from_f64(dtype, vec![by.len()], by));
         let op = crate::ops::registry().get("BitShift").unwrap();

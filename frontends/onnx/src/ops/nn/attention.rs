@@ -362,6 +362,7 @@ mod tests {
             outputs: ["y", "present_k", "present_v"].map(String::from).to_vec(),
             attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
             opset: 23,
+            guard: None,
         };
         let mut g = Graph { nodes: vec![node], outputs: vec!["y".into(), "present_k".into()], ..Default::default() };
         for (name, shape) in [

@@ -27,8 +27,6 @@ pub struct MatMulIntegerQuads;
 /// gives the sums. Written by [`conv_over_planes`]; the output is `[N, M, positions]`.
 pub struct ConvIntegerPlanes;
 
-pub const XCC_DOMAIN: &str = "xcc";
-
 impl OnnxOp for ConvIntegerPlanes {
     fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
         let (x, w) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[1])?);
@@ -468,11 +466,12 @@ fn xcc_node(x: &mut Expansion, op: &str, inputs: Vec<String>, attrs: Vec<(&str, 
     x.push(Node {
         name: format!("{out}/{op}"),
         op: op.into(),
-        domain: XCC_DOMAIN.into(),
+        domain: crate::ops::XCC_DOMAIN.into(),
         inputs,
         outputs: vec![out.clone()],
         attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         opset: 1,
+        guard: None,
     });
     out
 }

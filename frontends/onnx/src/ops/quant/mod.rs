@@ -19,8 +19,8 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["DynamicQuantizeLinear"], &Expand(dynamic::DynamicQuantizeLinear));
     r.register(&["MatMulInteger"], &integer::MatMulInteger);
     r.register(&["ConvInteger"], &Expand(integer::IntegerProduct));
-    r.register_in(integer::XCC_DOMAIN, &["MatMulIntegerQuads"], &integer::MatMulIntegerQuads);
-    r.register_in(integer::XCC_DOMAIN, &["ConvIntegerPlanes"], &integer::ConvIntegerPlanes);
+    r.register_in(crate::ops::XCC_DOMAIN, &["MatMulIntegerQuads"], &integer::MatMulIntegerQuads);
+    r.register_in(crate::ops::XCC_DOMAIN, &["ConvIntegerPlanes"], &integer::ConvIntegerPlanes);
     r.register(&["QLinearMatMul", "QLinearConv"], &Expand(integer::QLinearProduct));
 }
 

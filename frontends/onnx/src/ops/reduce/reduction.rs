@@ -419,6 +419,7 @@ mod tests {
             outputs: vec!["y".into()],
             attrs: [("keepdims".to_string(), Attr::Int(keep))].into_iter().collect(),
             opset: 18,
+            guard: None,
         };
         let axes = Tensor::from_i64(vec![axes.len()], axes);
         r.fold(&node, &[Some(&x), Some(&axes)]).map(|r| r.unwrap().remove(0))

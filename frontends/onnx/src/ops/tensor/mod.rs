@@ -365,6 +365,7 @@ mod tests {
             outputs: (0..outputs).map(|i| format!("out{i}")).collect(),
             attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
             opset: 18,
+            guard: None,
         }
     }
 

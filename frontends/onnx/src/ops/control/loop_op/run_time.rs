@@ -17,13 +17,14 @@
 //! operator allocates inside the body are moved before the loop.
 
 use super::super::body;
+use super::super::regions::{copy_elements, hoist_allocations};
 use super::passes_condition_through;
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::computed_data::computed_data;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use xcc_ir::{Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_ir::{OpSpec, Span, Type, ValueId};
 
 /// The types of the Loop's outputs: the carried values', then each scan value's with the
 /// iterations first.
@@ -227,7 +228,11 @@ pub fn lower(node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()> {
     };
     lowered?;
     let the_loop = *e.m.blocks[outer].ops.last().expect("the loop just emitted");
-    hoist_allocations(&mut e.m, the_loop)?;
+    hoist_allocations(
+        &mut e.m,
+        the_loop,
+        "a Loop body makes a tensor whose size changes from one iteration to the next",
+    )?;
     if let (Iterations::UntilFalse { name, .. }, Some(ran)) = (&iterations, ran) {
         e.define_found(name, ran);
         for o in node.outputs.iter().skip(carried).filter(|o| !o.is_empty()) {
@@ -331,84 +336,4 @@ fn body_buffers(e: &mut Emitter, bg: &Graph, b: &Subgraph) -> OResult<()> {
         }
     }
     Ok(())
-}
-
-/// Copies `src` into `dst` element by element, at `dst`'s leading indices `at` (a scan
-/// output's row). A loop of loads and stores rather than a `kernel.copy`, which the workspace
-/// plan could elide by placing `src` in `dst`: inside a loop, `dst` is still read after `src`
-/// is written.
-fn copy_elements(e: &mut Emitter, src: ValueId, dst: ValueId, at: &[ValueId]) {
-    let dims = e.extents(src);
-    e.loop_nest_over(&dims, &mut |e, ivs| {
-        let v = e.load(src, ivs);
-        let to: Vec<ValueId> = at.iter().chain(ivs).copied().collect();
-        e.store(v, dst, &to);
-    });
-}
-
-/// Moves the `memref.alloc`s inside `the_loop` whose sizes are known outside it to just before
-/// it, where the workspace plan places them, with the integer arithmetic inside that computes
-/// their sizes from values outside (a dim's product, emitted where the operator asked for it);
-/// an allocation sized by anything else inside the loop is an error.
-fn hoist_allocations(m: &mut Module, the_loop: OpId) -> OResult<()> {
-    let mut allocs = Vec::new();
-    m.walk_nested(the_loop, &mut |op| {
-        if m.ops[op].name == "memref.alloc" {
-            allocs.push(op);
-        }
-    });
-    for alloc in allocs {
-        let mut moved = Vec::new();
-        for v in m.ops[alloc].operands.clone() {
-            if !size_arithmetic(m, v, the_loop, &mut moved) {
-                return err("a Loop body makes a tensor whose size changes from one iteration to the next");
-            }
-        }
-        moved.push(alloc);
-        for op in moved {
-            let (Some((from, at)), Some((to, before))) = (m.op_index(op), m.op_index(the_loop)) else {
-                return err("internal: an operation outside any block");
-            };
-            m.blocks[from].ops.remove(at);
-            m.blocks[to].ops.insert(before, op);
-            m.ops[op].parent = Some(to);
-        }
-    }
-    Ok(())
-}
-
-/// Whether `v` is defined outside `the_loop`, or inside it by integer arithmetic on such values;
-/// adds the operations inside to `moved`, each after those it reads.
-fn size_arithmetic(m: &Module, v: ValueId, the_loop: OpId, moved: &mut Vec<OpId>) -> bool {
-    if !defined_inside(m, v, the_loop) {
-        return true;
-    }
-    let Some(def) = m.defining_op(v) else { return false };
-    if moved.contains(&def) {
-        return true;
-    }
-    let pure = matches!(m.ops[def].name.as_str(), "arith.constant" | "arith.addi" | "arith.muli" | "arith.index_cast");
-    if !pure || !m.ops[def].regions.is_empty() {
-        return false;
-    }
-    for operand in m.ops[def].operands.clone() {
-        if !size_arithmetic(m, operand, the_loop, moved) {
-            return false;
-        }
-    }
-    moved.push(def);
-    true
-}
-
-/// Whether value `v` is defined inside operation `op`'s regions.
-fn defined_inside(m: &Module, v: ValueId, op: OpId) -> bool {
-    let mut block = m.value_block(v);
-    while let Some(b) = block {
-        match m.parent_op_of_block(b) {
-            Some(p) if p == op => return true,
-            Some(p) => block = m.ops[p].parent,
-            None => return false,
-        }
-    }
-    false
 }
