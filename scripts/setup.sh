@@ -7,7 +7,8 @@
 #    pillow for onnx's reference ImageDecoder),
 #  - a second one, .venv-torch, with torch and coremltools (the Core ML tests' converters) and transformers
 #    (the decoders tests' language models),
-#  - a third, .venv-genai, with ONNX Runtime GenAI's model builder (torch read from .venv-torch).
+#  - a third, .venv-genai, with ONNX Runtime GenAI's model builder (torch read from .venv-torch),
+#  - a fourth, .venv-optimum1, with optimum 1.x's legacy exporter (the rest read from .venv-torch).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -82,5 +83,18 @@ if [ -x .venv-torch/bin/python ] && ! .venv-genai/bin/python -c 'import onnxrunt
   echo "$torch_site" > "$site/zz-venv-torch.pth"
   .venv-genai/bin/pip install -q "transformers==5.25.0" "onnxruntime-genai==0.18.0" \
     || echo "setup: could not install onnxruntime-genai in .venv-genai (the GenAI decoders tests will say skipped)"
+fi
+# A fourth, .venv-optimum1, for optimum 1.x, whose legacy exporter writes the merged decoders
+# (`decoder_model_merged.onnx`: an If on `use_cache_branch`) that optimum-onnx no longer writes.
+# It is installed without its dependencies, which it reads from .venv-torch (transformers 4.46)
+# through a .pth file, as .venv-genai does.
+if [ -x .venv-torch/bin/python ] \
+  && ! .venv-optimum1/bin/python -c 'import optimum.version as v; assert v.__version__.startswith("1.")' 2>/dev/null; then
+  python3 -m venv .venv-optimum1
+  site=$(.venv-optimum1/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  torch_site=$(.venv-torch/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$torch_site" > "$site/zz-venv-torch.pth"
+  .venv-optimum1/bin/pip install -q --no-deps "optimum==1.23.3" \
+    || echo "setup: could not install optimum 1.x in .venv-optimum1 (the merged decoders tests will say skipped)"
 fi
 echo "setup: done (LLVM $(/usr/lib/llvm-22/bin/llvm-config --version), $(.venv/bin/python -c 'import onnx,onnxruntime;print("onnx",onnx.__version__,"onnxruntime",onnxruntime.__version__)'))"

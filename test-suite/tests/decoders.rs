@@ -11,7 +11,9 @@
 //! the condition) where the model takes its length as a dim of its own. The same models as
 //! optimum-onnx exports them, and Llama and Qwen2 as ONNX Runtime GenAI's model builder writes
 //! them (`decoders/make_genai_models.py`: GroupQueryAttention, int4 and int8 weights, a shared
-//! past/present buffer, a `seqlens_k` past the cache refused), run the same way. Each generator
+//! past/present buffer, a `seqlens_k` past the cache refused), and the three models as optimum
+//! 1's legacy exporter merges them (`decoders/make_merged_models.py`: the prompt and the cached
+//! decoder as the branches of an If on `use_cache_branch`), run the same way. Each generator
 //! is skipped, with a message, where its venv lacks what it needs.
 
 use libtest_mimic::Trial;
@@ -41,7 +43,7 @@ struct Generator {
     data: &'static str,
 }
 
-const GENERATORS: [Generator; 2] = [
+const GENERATORS: [Generator; 3] = [
     Generator {
         script: "decoders/make_models.py",
         venv: ".venv-torch",
@@ -53,6 +55,13 @@ const GENERATORS: [Generator; 2] = [
         venv: ".venv-genai",
         probe: "import torch, transformers, onnxruntime, onnxruntime_genai.models.builder",
         data: "genai-data",
+    },
+    Generator {
+        script: "decoders/make_merged_models.py",
+        venv: ".venv-optimum1",
+        probe: "import torch, transformers, onnxruntime, optimum.exporters.onnx, optimum.version as v; \
+                assert v.__version__.startswith('1.')",
+        data: "merged-data",
     },
 ];
 
@@ -257,6 +266,9 @@ fn compared(case: &Path, name: &str, k: usize) -> Result<(Vec<f32>, Vec<f32>), S
     Ok((keep(got), keep(want)))
 }
 
+/// The names exporters give an attention mask's length where it is a dim of its own.
+const MASK_DIMS: [&str; 2] = ["total", "attention_mask_sequence_length"];
+
 fn check(case: &Path, work: &Path) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(work);
     std::fs::create_dir_all(work).map_err(|e| e.to_string())?;
@@ -307,8 +319,8 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
             }
         }
         // A mask whose length the caller gives one short of past + sequence is refused.
-        if i.dims.iter().any(|d| d == "total") {
-            let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg("total"), &name)?;
+        if let Some(mask) = i.dims.iter().find(|d| MASK_DIMS.contains(&d.as_str())) {
+            let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg(mask), &name)?;
             // The status, then the condition it broke, which names its node and two dims that
             // differ (the mask's length, or a slice of the causal mask cut to it).
             let (status, condition) = out.trim().split_once(' ').unwrap_or((out.trim(), ""));
