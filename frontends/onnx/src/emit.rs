@@ -236,6 +236,7 @@ pub fn generate(
         outputs: outputs.clone(),
         strings: g.types.values().any(|t| t.dtype == DType::Str) || makes_strings(&e.m),
         optional: inputs.iter().map(|(n, _)| g.optional_inputs.contains(n)).collect(),
+        shared: shared_buffers(g, &inputs, &outputs),
     };
     entries.checked_run(&mut e);
     entries.workspace_size(&mut e);
@@ -250,7 +251,7 @@ pub fn generate(
         entries.failed_check(&mut e);
     }
     entries.run_with_options(&mut e);
-    let shared_buffers = shared_buffers(g, &inputs, &outputs);
+    let shared_buffers = entries.shared.clone();
     let iface = ModelInterface {
         name: name.to_string(),
         inputs,
@@ -273,8 +274,8 @@ pub fn generate(
     Ok((e.m, iface))
 }
 
-/// The outputs written by a CacheWrite of a graph input, with that input: one buffer may serve
-/// as both.
+/// The outputs written by a CacheWrite of a graph input, with that input (`(output, input)`
+/// indices): one buffer may serve as both.
 fn shared_buffers(g: &Graph, inputs: &[(String, TensorType)], outputs: &[(String, TensorType)]) -> Vec<(usize, usize)> {
     let caches = g.nodes.iter().filter(|n| n.domain == crate::ops::XCC_DOMAIN && n.op == "CacheWrite");
     caches
@@ -563,6 +564,8 @@ struct Entries {
     strings: bool,
     /// Per input, whether it is optional (a NULL pointer is no tensor, not an error).
     optional: Vec<bool>,
+    /// The (output, input) pairs a caller may give as one buffer ([`shared_buffers`]).
+    shared: Vec<(usize, usize)>,
 }
 
 impl Entries {
@@ -755,6 +758,7 @@ impl Entries {
         let (dims, pointers) = args.split_at(self.sig.symbols);
         let (ws, tensors) = pointers.split_last().expect("the workspace argument");
         let (rc, all_dims) = self.prologue(e, dims, &tensors[..self.sig.inputs], tensors);
+        let rc = if self.shared.is_empty() { rc } else { if_ok(e, rc, |e| self.shared_layouts(e, &all_dims, tensors)) };
         let rc = if_ok(e, rc, |e| {
             let zero = e.const_int(0, Type::i64());
             let needed = workspace_bytes(e, &self.compute, &all_dims);
@@ -814,6 +818,31 @@ impl Entries {
             let v = e.value_op("arith.index_cast", &[a], Type::Index);
             e.symbols.insert(s.clone(), v);
         }
+    }
+
+    /// `XCC_ERROR_BAD_DIM` where the caller gives one buffer as an input and an output of a
+    /// shared pair (a past cache and its present) whose dims differ in this run: the kernels
+    /// that read the present would read past the buffer. Checked before any kernel runs.
+    fn shared_layouts(&self, e: &mut Emitter, all_dims: &[ValueId], tensors: &[ValueId]) -> ValueId {
+        self.define_dims(e, all_dims);
+        let mut bad = e.const_int(0, Type::i1());
+        for &(o, i) in &self.shared {
+            let (a, b) = (address(e, tensors[i]), address(e, tensors[self.sig.inputs + o]));
+            let same = e.cmpi("eq", a, b);
+            let mut differ = e.const_int(0, Type::i1());
+            for (x, y) in self.inputs[i].1.dims().iter().zip(self.outputs[o].1.dims()) {
+                if *x != y {
+                    let (x, y) = (e.dim_value(x), e.dim_value(&y));
+                    let ne = e.cmpi("ne", x, y);
+                    differ = e.value_op("arith.ori", &[differ, ne], Type::i1());
+                }
+            }
+            let both = e.value_op("arith.andi", &[same, differ], Type::i1());
+            bad = e.value_op("arith.ori", &[bad, both], Type::i1());
+        }
+        let (failed, ok) =
+            (e.const_int(status::BAD_DIM as i128, Type::i32()), e.const_int(status::OK as i128, Type::i32()));
+        e.value_op("arith.select", &[bad, failed, ok], Type::i32())
     }
 
     /// The parameters of the size functions: the dims, and the inputs when data dims read them.

@@ -7,8 +7,9 @@
 //!
 //! Where the caller gives the same buffer as past and present (ONNX Runtime GenAI's shared
 //! buffer: a cache of the maximum length that each step appends to), the run checks that the
-//! two have one layout (`length == past`, else `XCC_ERROR_BAD_DIM`, and no row is written) and
-//! writes only the new rows:
+//! two have one layout before any kernel runs (`length == past`, else `XCC_ERROR_BAD_DIM`:
+//! nothing is read or written; the emitter's `shared_layouts`, and again here) and writes only
+//! the new rows:
 //! a decode step then moves one row per head, not the whole cache. A `start` that puts new rows
 //! outside the present, or after the end of the past, makes the run return
 //! `XCC_ERROR_INDEX_OUT_OF_RANGE` before it writes them.
