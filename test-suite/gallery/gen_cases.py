@@ -216,6 +216,23 @@ def contrib_cases(rng):
     zp = dict(nbits, zero_points=u8(rng, [n * 1]))
     yield contrib("ms_matmul_nbits_zero_points", "MatMulNBits", zp, inits=("B", "scales", "zero_points"),
                   K=k, N=n, bits=4, block_size=block)
+    # com.microsoft Attention (packed QKV), with a generator of its own so the cases above keep
+    # their inputs: key lengths as the mask, a 3-D mask with unequal V size and a bias, a past.
+    r = np.random.default_rng(91)
+    yield contrib("ms_attention_key_lengths", "Attention",
+                  {"input": f32(r, [2, 4, 16]), "weights": f32(r, [16, 48], 0.25), "bias": f32(r, [48], 0.1),
+                   "mask_index": np.array([4, 2], np.int32)}, num_heads=2)
+    mask3 = np.ones((2, 3, 3), np.int32)
+    mask3[0, :, 2] = 0
+    mask3[1, 1, 0] = 0
+    yield contrib("ms_attention_mask_3d_sizes", "Attention",
+                  {"input": f32(r, [2, 3, 8]), "weights": f32(r, [8, 28], 0.3), "bias": None, "mask_index": mask3,
+                   "past": None, "attention_bias": f32(r, [1, 2, 3, 3])},
+                  num_heads=2, qkv_hidden_sizes=[8, 8, 12], scale=0.4)
+    yield contrib("ms_attention_past_causal", "Attention",
+                  {"input": f32(r, [1, 2, 8]), "weights": f32(r, [8, 24], 0.3), "bias": f32(r, [24], 0.1),
+                   "mask_index": np.array([[1, 0, 1, 1, 1]], np.int32), "past": f32(r, [2, 1, 2, 3, 4])},
+                  outputs=("Y", "present"), num_heads=2, unidirectional=1)
 
 
 def control_cases(rng):

@@ -13,7 +13,9 @@
 //! them (`decoders/make_genai_models.py`: GroupQueryAttention, int4 and int8 weights, a shared
 //! past/present buffer, a `seqlens_k` past the cache refused), and the three models as optimum
 //! 1's legacy exporter merges them (`decoders/make_merged_models.py`: the prompt and the cached
-//! decoder as the branches of an If on `use_cache_branch`), run the same way. Each generator
+//! decoder as the branches of an If on `use_cache_branch`), and layers of ONNX Runtime's contrib
+//! Attention and MultiHeadAttention with past and present (`decoders/make_contrib_models.py`),
+//! run the same way. Each generator
 //! is skipped, with a message, where its venv lacks what it needs.
 
 use libtest_mimic::Trial;
@@ -43,7 +45,7 @@ struct Generator {
     data: &'static str,
 }
 
-const GENERATORS: [Generator; 3] = [
+const GENERATORS: [Generator; 4] = [
     Generator {
         script: "decoders/make_models.py",
         venv: ".venv-torch",
@@ -62,6 +64,12 @@ const GENERATORS: [Generator; 3] = [
         probe: "import torch, transformers, onnxruntime, optimum.exporters.onnx, optimum.version as v; \
                 assert v.__version__.startswith('1.')",
         data: "merged-data",
+    },
+    Generator {
+        script: "decoders/make_contrib_models.py",
+        venv: ".venv",
+        probe: "import onnx, onnxruntime",
+        data: "contrib-data",
     },
 ];
 

@@ -208,6 +208,7 @@ const OTHER_DOMAINS: &[(&str, &[&str], usize, usize)] = &[
     ("ai.onnx.ml", &["Binarizer", "TreeEnsemble", "LabelEncoder"], 1, 1),
     ("ai.onnx.ml", &["ArrayFeatureExtractor"], 2, 2),
     ("com.microsoft", &["GroupQueryAttention"], 1, 12),
+    ("com.microsoft", &["Attention"], 2, 7),
     ("com.microsoft", &["QLinearSoftmax"], 1, 5),
     ("xcc", &["MatMulIntegerQuads", "ConvIntegerPlanes"], 2, 2),
     ("xcc", &["TakenBranch"], 3, 3),

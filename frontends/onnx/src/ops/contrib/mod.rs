@@ -30,6 +30,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     // ONNX Runtime registers this one in the default domain (and models saved by it use that).
     r.register(&["SimplifiedLayerNormalization"], &Expand(layer_norm::LayerNorms));
     r.register_in(DOMAIN, &["MultiHeadAttention"], &Expand(attention::MultiHeadAttention));
+    r.register_in(DOMAIN, &["Attention"], &Expand(attention::PackedAttention));
     r.register_in(DOMAIN, &["GroupQueryAttention"], &Expand(group_query_attention::GroupQueryAttention));
     r.register_in(crate::ops::XCC_DOMAIN, &["CacheWrite"], &cache_write::CacheWrite);
     r.register_in(
