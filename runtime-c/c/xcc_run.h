@@ -48,6 +48,10 @@ typedef enum xcc_status {
   /* An ImageDecoder input is not an image of a kind the model decodes (BMP, PNM, PNG or
    * uncompressed TIFF; see the README), or its bytes end early or do not add up. */
   XCC_ERROR_BAD_IMAGE = 12,
+  /* An output was given the same buffer as an input that the model reads while it writes the
+   * output (a KV cache's past and its present where the present is Concat(past, new)). Only the
+   * pairs a header lists as appended to in place may share a buffer. */
+  XCC_ERROR_ALIASED_BUFFERS = 13,
 } xcc_status;
 
 /* A sentence for a status code (any int32_t: unknown codes get a sentence too). */

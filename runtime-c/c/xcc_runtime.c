@@ -453,6 +453,9 @@ XCC_DEF const char *xcc_status_message(int32_t status) {
   case XCC_ERROR_BAD_IMAGE:
     return "an ImageDecoder input is not an image the model decodes (BMP, PNM, PNG or uncompressed TIFF), or is "
            "corrupt";
+  case XCC_ERROR_ALIASED_BUFFERS:
+    return "an output was given the same buffer as an input the model reads while writing it (a KV cache's past "
+           "and present in a model that does not append in place: the header lists those that do)";
   default:
     return "unknown xcc status code";
   }

@@ -78,6 +78,7 @@ pub mod status {
     pub const DIVISION_BY_ZERO: i32 = 10;
     pub const NOT_A_NUMBER: i32 = 11;
     pub const BAD_IMAGE: i32 = 12;
+    pub const ALIASED_BUFFERS: i32 = 13;
 }
 
 /// runtime-c's check of a run's workspace against its options:
@@ -104,6 +105,7 @@ mod tests {
             ("XCC_ERROR_DIVISION_BY_ZERO", status::DIVISION_BY_ZERO),
             ("XCC_ERROR_NOT_A_NUMBER", status::NOT_A_NUMBER),
             ("XCC_ERROR_BAD_IMAGE", status::BAD_IMAGE),
+            ("XCC_ERROR_ALIASED_BUFFERS", status::ALIASED_BUFFERS),
         ];
         for (name, code) in codes {
             assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");

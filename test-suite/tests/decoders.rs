@@ -8,7 +8,9 @@
 //! Runtime's for the same inputs (1e-4 relative plus 1e-4 absolute). The program also checks
 //! that no run writes past its outputs or its workspace, and that an attention mask shorter than
 //! past + sequence is refused with `XCC_ERROR_BAD_DIM` (and `m_failed_check` names the node and
-//! the condition) where the model takes its length as a dim of its own. The same models as
+//! the condition) where the model takes its length as a dim of its own, and that one buffer
+//! given as a past and its present, which a plain export writes whole, is refused with
+//! `XCC_ERROR_ALIASED_BUFFERS`. The same models as
 //! optimum-onnx exports them, and Llama and Qwen2 as ONNX Runtime GenAI's model builder writes
 //! them (`decoders/make_genai_models.py`: GroupQueryAttention, int4 and int8 weights, a shared
 //! past/present buffer, a `seqlens_k` past the cache refused), and the three models as optimum
@@ -324,6 +326,16 @@ fn check(case: &Path, work: &Path) -> Result<(), String> {
             let (got, want) = compared(case, &name, k)?;
             if let Err(e) = compare_f32(&format!("{name}: output {k}"), &got, &want, tolerance) {
                 failures.push(e);
+            }
+        }
+        // A plain export's cache given as one buffer for past and present is refused (where the
+        // inputs are the ids, the mask and the caches, the harness's "shared" pairs them).
+        let apart = header.contains("XCC_ERROR_ALIASED_BUFFERS otherwise") && i.inputs == i.outputs + 1;
+        if apart && name == "decode-past1" {
+            let out = run(Command::new(&prog).arg(case).arg(&name).args(&values).arg("shared-status"), &name)?;
+            let want = xcc_runtime_c::status::ALIASED_BUFFERS.to_string();
+            if out.split_whitespace().next() != Some(want.as_str()) {
+                failures.push(format!("{name}: one buffer as past and present returned {}, not {want}", out.trim()));
             }
         }
         // A mask whose length the caller gives one short of past + sequence is refused.

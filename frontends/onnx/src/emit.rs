@@ -41,6 +41,9 @@ pub struct ModelInterface {
     /// `(output, input)` pairs that may be one buffer: a KV cache the run appends to in place
     /// (ONNX Runtime GenAI's shared buffer; [`crate::ops::contrib`]'s CacheWrite).
     pub shared_buffers: Vec<(usize, usize)>,
+    /// `(output, input)` pairs that must not be one buffer: a plain export's KV cache, whose
+    /// present is `Concat(past, new)` (`XCC_ERROR_ALIASED_BUFFERS`).
+    pub separate_buffers: Vec<(usize, usize)>,
     /// The inputs whose elements decide dims or conditions on them (a Reshape's shape input),
     /// by name: what `--bind` would freeze. When there are any, the size functions and
     /// `NAME_output_dims` take the inputs ([`ModelInterface::reads_shape_inputs`]).
@@ -237,6 +240,7 @@ pub fn generate(
         strings: g.types.values().any(|t| t.dtype == DType::Str) || makes_strings(&e.m),
         optional: inputs.iter().map(|(n, _)| g.optional_inputs.contains(n)).collect(),
         shared: shared_buffers(g, &inputs, &outputs),
+        apart: concatenated_caches(g, &inputs, &outputs),
     };
     entries.checked_run(&mut e);
     entries.workspace_size(&mut e);
@@ -260,6 +264,7 @@ pub fn generate(
         data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
         conditions: entries.conditions(),
         shared_buffers,
+        separate_buffers: entries.apart.clone(),
         shape_inputs: entries.data.inputs_read(),
         computes_dims: entries.computes_dims(),
         ranges: g.symbols.iter().map(|s| g.bounds.get(s).copied()).collect(),
@@ -285,6 +290,26 @@ fn shared_buffers(g: &Graph, inputs: &[(String, TensorType)], outputs: &[(String
             Some((o, i))
         })
         .collect()
+}
+
+/// The outputs a Concat writes from a graph input (a plain export's KV cache: `present =
+/// Concat(past, new)`), with that input (`(output, input)` indices): given one buffer, the
+/// Concat would read the past where it writes the present, so a run refuses it.
+fn concatenated_caches(
+    g: &Graph,
+    inputs: &[(String, TensorType)],
+    outputs: &[(String, TensorType)],
+) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for n in g.nodes.iter().filter(|n| n.op == "Concat" && n.domain.is_empty()) {
+        let Some(o) = outputs.iter().position(|(name, _)| *name == n.outputs[0]) else { continue };
+        for x in &n.inputs {
+            if let Some(i) = inputs.iter().position(|(name, _)| name == x) {
+                pairs.push((o, i));
+            }
+        }
+    }
+    pairs
 }
 
 /// The run functions' parameters: one `i64` per dim symbol, then the tensor pointers, an
@@ -566,6 +591,8 @@ struct Entries {
     optional: Vec<bool>,
     /// The (output, input) pairs a caller may give as one buffer ([`shared_buffers`]).
     shared: Vec<(usize, usize)>,
+    /// The (output, input) pairs a caller must not give as one buffer ([`concatenated_caches`]).
+    apart: Vec<(usize, usize)>,
 }
 
 impl Entries {
@@ -759,6 +786,7 @@ impl Entries {
         let (ws, tensors) = pointers.split_last().expect("the workspace argument");
         let (rc, all_dims) = self.prologue(e, dims, &tensors[..self.sig.inputs], tensors);
         let rc = if self.shared.is_empty() { rc } else { if_ok(e, rc, |e| self.shared_layouts(e, &all_dims, tensors)) };
+        let rc = if self.apart.is_empty() { rc } else { if_ok(e, rc, |e| self.kept_apart(e, tensors)) };
         let rc = if_ok(e, rc, |e| {
             let zero = e.const_int(0, Type::i64());
             let needed = workspace_bytes(e, &self.compute, &all_dims);
@@ -842,6 +870,20 @@ impl Entries {
         }
         let (failed, ok) =
             (e.const_int(status::BAD_DIM as i128, Type::i32()), e.const_int(status::OK as i128, Type::i32()));
+        e.value_op("arith.select", &[bad, failed, ok], Type::i32())
+    }
+
+    /// `XCC_ERROR_ALIASED_BUFFERS` where the caller gives one buffer as an input and an output
+    /// that must be apart ([`concatenated_caches`]).
+    fn kept_apart(&self, e: &mut Emitter, tensors: &[ValueId]) -> ValueId {
+        let mut bad = e.const_int(0, Type::i1());
+        for &(o, i) in &self.apart {
+            let (a, b) = (address(e, tensors[i]), address(e, tensors[self.sig.inputs + o]));
+            let same = e.cmpi("eq", a, b);
+            bad = e.value_op("arith.ori", &[bad, same], Type::i1());
+        }
+        let failed = e.const_int(status::ALIASED_BUFFERS as i128, Type::i32());
+        let ok = e.const_int(status::OK as i128, Type::i32());
         e.value_op("arith.select", &[bad, failed, ok], Type::i32())
     }
 

@@ -202,6 +202,7 @@ pub fn header(
         }
     );
     shared_buffers(&mut h, iface);
+    separate_buffers(&mut h, iface);
     let _ = writeln!(h, "int32_t {n}_run({}, void *workspace);\n", params.join(", "));
     let _ = writeln!(
         h,
@@ -437,6 +438,25 @@ fn shared_buffers(h: &mut String, iface: &ModelInterface) {
          Given one buffer, a cache of the longest length (its past dim), the run writes only the new tokens'\n * \
          rows, at each row's position (the attention mask's count of tokens, less the new ones), and leaves\n * \
          the rest; the present dim must then equal the past dim (XCC_ERROR_BAD_DIM otherwise). */",
+        pairs.join("; ")
+    );
+}
+
+/// Which outputs must not be their inputs' buffers: KV caches written whole each step.
+fn separate_buffers(h: &mut String, iface: &ModelInterface) {
+    if iface.separate_buffers.is_empty() {
+        return;
+    }
+    let pairs: Vec<String> = iface
+        .separate_buffers
+        .iter()
+        .map(|&(o, i)| format!("{} and {}", comment_text(&iface.outputs[o].0), comment_text(&iface.inputs[i].0)))
+        .collect();
+    let _ = writeln!(
+        h,
+        "/* Outputs written whole from an input (a KV cache whose present is Concat(past, new), one row\n * \
+         longer each step): each must be a buffer apart from its input, XCC_ERROR_ALIASED_BUFFERS otherwise\n * \
+         ({}). */",
         pairs.join("; ")
     );
 }
