@@ -11,7 +11,8 @@ seeded weights:
   past, head]` and `present_key`/`present_value`, `unidirectional`.
 
 The runs are a generation loop's (those of make_models.py: prefill from an empty cache, decode
-at past 1 and 100, a left-padded batch of 2 at both), and ONNX Runtime computes every output.
+at past 1 and 100, a left-padded batch of 2 at both), and two with an empty dim (a batch of 0, a
+step of no new tokens over a cache of 4); ONNX Runtime computes every output.
 
 usage: make_contrib_models.py DIR      (in the project's venv: onnx, onnxruntime, numpy)
 
@@ -31,7 +32,8 @@ HIDDEN, HEADS = 32, 4
 HEAD = HIDDEN // HEADS
 F = TensorProto.FLOAT
 RUNS = [("prefill", 1, 5, 0, 0), ("decode-past1", 1, 1, 1, 0), ("decode-past100", 1, 1, 100, 0),
-        ("prefill-batch2-padded", 2, 4, 0, 2), ("decode-batch2-past100-padded", 2, 1, 100, 3)]
+        ("prefill-batch2-padded", 2, 4, 0, 2), ("decode-batch2-past100-padded", 2, 1, 100, 3),
+        ("empty-batch", 0, 3, 0, 0), ("empty-sequence", 1, 0, 4, 0)]
 
 
 def weight(rng, name, shape, scale):
@@ -84,7 +86,8 @@ def model(nodes, inputs, outputs, inits):
 def feeds(name, rng, batch, seq, past, pad):
     x = rng.standard_normal((batch, seq, HIDDEN)).astype(np.float32)
     mask = np.ones((batch, past + seq), np.int32)
-    mask[-1, :pad] = 0
+    if pad:
+        mask[-1, :pad] = 0
     if name == "attention":
         return [x, mask, rng.standard_normal((2, batch, HEADS, past, HEAD)).astype(np.float32)]
     cache = [rng.standard_normal((batch, HEADS, past, HEAD)).astype(np.float32) for _ in range(2)]
