@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Benchmarks every shared model compiled by xcc against ONNX Runtime, in one run on this machine,
 # at one thread and at all cores, with xcc's default build (no --mcpu: the portable library) and
-# with --mcpu=native, and writes the table to BENCHMARKS.md. Usage: scripts/bench.sh
+# with --mcpu=native, and writes the table to BENCHMARKS.md's section "Shared models on a CPU".
+# Usage: scripts/bench.sh
 # Needs ../shared/models and scripts/setup.sh. BENCH_REPEAT=N (default 3) measures each
 # configuration N times, all of a model's configurations in turn, and reports the medians;
 # BUDGET_MS (default 2000) is the time one measurement may take.
-# Everything in BENCHMARKS.md from the line "## GPU ..." (scripts/bench-gpu.sh's table) or "## Earlier
-# measurements" on is kept.
+# The rest of BENCHMARKS.md (the other scripts' sections) is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 models=../shared/models
@@ -52,10 +52,9 @@ print(f'| $m | $threads | {d:.3f} | {n:.3f} | {o:.3f} | **{d/o:.2f}** | {n/o:.2f
   done
 done
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
-history=""
-[ -f BENCHMARKS.md ] && history=$(sed -n '/^## \(GPU\|Earlier measurements\)/,$p' BENCHMARKS.md)
+section=$(mktemp)
 {
-  echo "# Benchmarks"
+  echo "## Shared models on a CPU (\`scripts/bench.sh\`)"
   echo
   echo "Produced by \`bash scripts/bench.sh\` on $(date -u +%Y-%m-%d), $cpu, $cores cores."
   echo "Batch 1. A measurement times xcc's compiled model (C driver: 3 warm-up runs, then the median of as many"
@@ -69,6 +68,16 @@ history=""
   echo "| model | threads | xcc default ms | xcc native ms | ORT ms | default / ORT | native / ORT | xcc GFLOP/s | ORT GFLOP/s | compile time | peak compiler memory |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   printf "%s" "$rows"
-  if [ -n "$history" ]; then echo; printf "%s\n" "$history"; fi
-} > BENCHMARKS.md
+  echo
+} > "$section"
+# The section replaces its previous run's in place; the other scripts' sections stay.
+[ -f BENCHMARKS.md ] || printf "# Benchmarks\n\n" > BENCHMARKS.md
+if grep -q '^## Shared models on a CPU' BENCHMARKS.md; then
+  awk -v f="$section" '/^## Shared models on a CPU/ { while ((getline l < f) > 0) print l; skip = 1; next }
+    skip && /^## / { skip = 0 } !skip' BENCHMARKS.md > BENCHMARKS.md.new
+else
+  cat BENCHMARKS.md "$section" > BENCHMARKS.md.new
+fi
+mv BENCHMARKS.md.new BENCHMARKS.md
+rm -f "$section"
 echo "wrote BENCHMARKS.md"

@@ -104,7 +104,7 @@ pub struct Cli {
     #[arg(long)]
     pub print_after_all: bool,
     /// Compute every convolution as an im2col GEMM: no Winograd F(2x2, 3x3) for the 3x3 ones
-    /// (about twice as fast; its sums round differently, see the README).
+    /// (about twice as fast; its sums round differently, see docs/onnx.md).
     #[arg(long)]
     pub no_winograd: bool,
     /// Instrument the compiled code for a sanitizer (x86_64 CPU targets): `address` checks

@@ -7,7 +7,7 @@
 /* Every definition is weak: each library xcc writes carries this runtime, so that one archive links
  * alone, and two models bundled into one program or shared library (`--whole-archive`) must not
  * clash. The linker keeps the first copy of each function; copies of one runtime ABI are
- * interchangeable (see README, "Linking several models"). */
+ * interchangeable (see docs/c-abi.md, "Linking several models"). */
 #define XCC_DEF XCC_API __attribute__((weak))
 
 #if defined(__x86_64__)

@@ -2,7 +2,7 @@
 //! from its seed corpus for a fixed number of inputs with a fixed seed, through
 //! `scripts/fuzz.sh`. A panic, an abort, a hang (10 s for one input) or an allocation over 2 GiB
 //! fails the test and leaves a reproducer in `fuzz/artifacts/TARGET/`. Longer campaigns:
-//! `scripts/fuzz.sh --time SECONDS` (README, "Fuzzing"). Skipped, and said so, where cargo-fuzz
+//! `scripts/fuzz.sh --time SECONDS` (docs/testing.md, "Fuzzing"). Skipped, and said so, where cargo-fuzz
 //! cannot be installed.
 
 use libtest_mimic::Trial;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use xcc_test_suite::{run_command, run_trials, suite_dir};
 
 /// Inputs per target in the test command: seconds each, enough to pass every seed and mutate
-/// them; the campaigns reported in the README run 10^6 and more.
+/// them; the campaigns reported in docs/testing.md run 10^6 and more.
 const RUNS: &str = "20000";
 
 fn cargo_fuzz_available() -> bool {
