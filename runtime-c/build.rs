@@ -1,6 +1,7 @@
-//! Compiles each runtime source (`c/xcc_runtime.c`, `c/xcc_cuda.c`, `c/xcc_gpu.c`, its emulator
-//! `c/xcc_gpu_emu.c`) once per supported CPU
-//! target with clang-22, and leaves the objects in OUT_DIR as `<source>_<arch>.o` for
+//! Compiles each runtime source once per supported CPU target with clang-22: the CPU part, one
+//! source per concern (`c/xcc_memory.c`, ... [`RUNTIME_PARTS`]), the CUDA launch shim
+//! (`c/xcc_cuda.c`), and the GPU models' host runtime (`c/xcc_gpu.c`) twice, on CUDA and with its
+//! grid emulated (`XCC_GPU_EMULATE`). The objects stay in OUT_DIR as `<object>_<arch>.o` for
 //! `include_bytes!`.
 //! clang rather than the host `cc` because one clang cross-compiles to every
 //! target, so the embedded objects do not depend on which cross gcc is installed.
@@ -9,22 +10,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CLANG: &str = "clang-22";
-/// The CPU runtime, and the CUDA launch shim that only libraries launching kernels carry.
-/// The GPU models' host runtime (`xcc_gpu`) and its emulator (`xcc_gpu_emu`), for libraries
-/// built with `--target=nvptx64`.
-const SOURCES: &[&str] = &["xcc_runtime", "xcc_cuda", "xcc_gpu", "xcc_gpu_emu"];
+/// The CPU runtime's sources (as `xcc_runtime_c::RUNTIME_PARTS` lists them).
+const RUNTIME_PARTS: [&str; 6] = ["xcc_memory", "xcc_parallel", "xcc_status", "xcc_cpu", "xcc_strings", "xcc_image"];
+/// The other objects, each `(object, source, defines)`: the CUDA launch shim that only libraries
+/// launching kernels carry, and the GPU models' host runtime and its emulator, for libraries built
+/// with `--target=nvptx64`.
+const OTHERS: &[(&str, &str, &[&str])] =
+    &[("xcc_cuda", "xcc_cuda", &[]), ("xcc_gpu", "xcc_gpu", &[]), ("xcc_gpu_emu", "xcc_gpu", &["-DXCC_GPU_EMULATE=1"])];
 const TARGETS: &[(&str, &str)] = &[("x86_64", "x86_64-unknown-linux-gnu"), ("aarch64", "aarch64-unknown-linux-gnu")];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=c/xcc_runtime.c");
-    println!("cargo:rerun-if-changed=c/xcc_image.c");
-    println!("cargo:rerun-if-changed=c/xcc_cuda.c");
-    println!("cargo:rerun-if-changed=c/xcc_gpu.c");
-    println!("cargo:rerun-if-changed=c/xcc_gpu_emu.c");
-    println!("cargo:rerun-if-changed=c/xcc_gpu.h");
-    println!("cargo:rerun-if-changed=c/xcc_runtime.h");
-    println!("cargo:rerun-if-changed=c/xcc_run.h");
+    println!("cargo:rerun-if-changed=c");
 
     if Command::new(CLANG).arg("--version").output().is_err() {
         panic!(
@@ -34,16 +31,20 @@ fn main() {
 
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR not set"));
     let host = std::env::var("HOST").expect("HOST not set");
+    let parts = RUNTIME_PARTS.iter().map(|&p| (p, p, &[][..]));
+    let all: Vec<(&str, &str, &[&str])> = parts.chain(OTHERS.iter().copied()).collect();
     for &(arch, triple) in TARGETS {
-        for source in SOURCES {
-            let obj = compile(source, arch, triple, &host, &out_dir, &[]);
-            copy(&obj, &out_dir.join(format!("{source}_{arch}.o")));
+        for &(object, source, defines) in &all {
+            let obj = compile(object, source, arch, triple, &host, &out_dir, defines);
+            copy(&obj, &out_dir.join(format!("{object}_{arch}.o")));
         }
     }
     // The runtime of `xcc --sanitize=address` libraries: instrumented like the model's code, for
     // programs linked with -fsanitize=address.
-    let obj = compile("xcc_runtime", "x86_64", "x86_64-unknown-linux-gnu", &host, &out_dir, ASAN);
-    copy(&obj, &out_dir.join("xcc_runtime_x86_64_asan.o"));
+    for part in RUNTIME_PARTS {
+        let obj = compile(&format!("{part}-asan"), part, "x86_64", "x86_64-unknown-linux-gnu", &host, &out_dir, ASAN);
+        copy(&obj, &out_dir.join(format!("{part}_x86_64_asan.o")));
+    }
 }
 
 const ASAN: &[&str] = &["-fsanitize=address", "-fno-omit-frame-pointer"];
@@ -52,15 +53,24 @@ fn copy(from: &Path, to: &Path) {
     std::fs::copy(from, to).unwrap_or_else(|e| panic!("copying {} to {}: {e}", from.display(), to.display()));
 }
 
-fn compile(source: &str, arch: &str, triple: &str, host: &str, out_dir: &Path, extra: &[&str]) -> PathBuf {
-    let variant = if extra.is_empty() { String::new() } else { "-sanitized".to_string() };
+/// `c/<source>.c` compiled for `triple` with the `extra` flags, as `object` (which names its
+/// build directory).
+fn compile(
+    object: &str,
+    source: &str,
+    arch: &str,
+    triple: &str,
+    host: &str,
+    out_dir: &Path,
+    extra: &[&str],
+) -> PathBuf {
     let mut build = cc::Build::new();
     build
         .compiler(CLANG)
         .target(triple)
         .host(host)
         // Each target and source in its own directory: the object names would collide.
-        .out_dir(out_dir.join(format!("obj-{source}-{arch}{variant}")))
+        .out_dir(out_dir.join(format!("obj-{object}-{arch}")))
         .file(format!("c/{source}.c"))
         .include("c")
         .std("c11")

@@ -428,9 +428,9 @@ fn translate_and_emit(
                 ))
             })?;
             let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?;
-            let runtime_object = if asan { xcc_runtime_c::RUNTIME_X86_64_ASAN } else { runtime.runtime };
-            let mut members =
-                vec![(format!("{module_name}.o"), object), ("xcc_runtime.o".into(), runtime_object.to_vec())];
+            let runtime_objects = if asan { xcc_runtime_c::RUNTIME_X86_64_ASAN } else { runtime.runtime };
+            let mut members = vec![(format!("{module_name}.o"), object)];
+            members.extend(xcc_runtime_c::runtime_members(&runtime_objects));
             if calls_cuda_shim(&llvm) {
                 members.push(("xcc_cuda.o".into(), runtime.cuda.to_vec()));
             }

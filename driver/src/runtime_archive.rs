@@ -16,8 +16,8 @@ pub fn run(cli: &RuntimeCli) -> Result<(), String> {
     let spec = xcc_targets::resolve_target(&cli.target, None, None).map_err(|e| error(e.to_string()))?;
     let objects = xcc_runtime_c::objects_for_arch(spec.arch.name())
         .ok_or_else(|| error(format!("there is no runtime for {}: it runs on x86_64 and aarch64", spec.arch.name())))?;
-    let members =
-        [("xcc_runtime.o".to_string(), objects.runtime.to_vec()), ("xcc_cuda.o".to_string(), objects.cuda.to_vec())];
+    let mut members = xcc_runtime_c::runtime_members(&objects.runtime);
+    members.push(("xcc_cuda.o".to_string(), objects.cuda.to_vec()));
     let archive = xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))?;
     write_output(&cli.output, &archive)?;
     let dir = directory_of(&cli.output);

@@ -2,7 +2,7 @@
  * and kernel launches through the CUDA driver API, which is loaded with dlopen so that a library
  * links and reports XCC_ERROR_GPU_UNAVAILABLE on machines without CUDA.
  *
- * Compiled a second time with XCC_GPU_EMULATE (xcc_gpu_emu.c) for libraries built with
+ * Compiled a second time with XCC_GPU_EMULATE defined (build.rs) for libraries built with
  * --emulate-gpu: the same calls, with "device" memory in host memory and each launch running
  * the kernels, compiled for the CPU, over the whole grid on the calling thread: thread by
  * thread for kernels without shared memory (which have no barriers either, so any order of

@@ -1,6 +1,6 @@
 /* xcc GPU runs: the context a model compiled with --target=nvptx64 runs in, and the calls its
  * generated host code makes. Repeated in every GPU model header under its own guard, as
- * xcc_run.h is. The same calls exist in the emulator (runtime-c's xcc_gpu_emu.c, in libraries
+ * xcc_run.h is. The same calls exist in the emulator (runtime-c's xcc_gpu.c built emulated, in libraries
  * built with --emulate-gpu), where "device" memory is host memory and a launch runs the kernels'
  * grid on the calling thread. */
 #ifndef XCC_GPU_DECLARED

@@ -4,8 +4,8 @@
  * maxval of 255 or bitmaps (P1-P6), PNG (every color type and bit depth, Adam7 interlacing; alpha
  * is dropped, 16-bit samples keep their high byte, where Pillow clamps 16-bit gray to 255), and
  * uncompressed TIFF (8-bit gray or RGB strips,
- * one plane). Anything else, or bytes that end early or do not add up, is XCC_ERROR_BAD_IMAGE.
- * Included by xcc_runtime.c. */
+ * one plane). Anything else, or bytes that end early or do not add up, is XCC_ERROR_BAD_IMAGE. */
+#include "xcc_internal.h"
 
 enum image_format { IMAGE_NONE, IMAGE_BMP, IMAGE_PNM, IMAGE_PNG, IMAGE_TIFF };
 

@@ -2,12 +2,18 @@
 //! allocation, asynchronous DMA, the thread pool behind parallel loops), prebuilt for every supported CPU target
 //! by `build.rs` and embedded here so the driver can link without a C compiler.
 
+/// runtime-c's CPU part, one source (`c/NAME.c`) and one object per concern: memory and DMA,
+/// the thread pool and run options, status messages, the CPU level, STRING tensors, and
+/// ImageDecoder's decoders. A library carries them as archive members of these names.
+pub const RUNTIME_PARTS: [&str; 6] =
+    ["xcc_memory", "xcc_parallel", "xcc_status", "xcc_cpu", "xcc_strings", "xcc_image"];
+
 /// One CPU target's runtime objects (ELF relocatables). Every definition in them is weak, so that
 /// any number of libraries carrying a copy link into one program.
 #[derive(Clone, Copy, Debug)]
 pub struct RuntimeObjects {
-    /// Memory, DMA, the thread pool, run options, status messages, the CPU level.
-    pub runtime: &'static [u8],
+    /// The CPU part, in the order of [`RUNTIME_PARTS`].
+    pub runtime: [&'static [u8]; 6],
     /// The CUDA launch shim (`xcc_cuda_*`), which loads libcuda with `dlopen`.
     pub cuda: &'static [u8],
     /// The host side of GPU models (`xcc_gpu_*`: contexts, weights, launches), on CUDA.
@@ -19,10 +25,24 @@ pub struct RuntimeObjects {
 /// The prefix of the CUDA shim's functions: a library whose code calls one carries the shim.
 pub const CUDA_SYMBOL_PREFIX: &str = "xcc_cuda_";
 
+/// The objects of [`RUNTIME_PARTS`] built as `<part>_<variant>.o` (an arch, or `x86_64_asan`).
+macro_rules! parts {
+    ($variant:literal) => {
+        [
+            include_bytes!(concat!(env!("OUT_DIR"), "/xcc_memory_", $variant, ".o")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/xcc_parallel_", $variant, ".o")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/xcc_status_", $variant, ".o")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/xcc_cpu_", $variant, ".o")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/xcc_strings_", $variant, ".o")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/xcc_image_", $variant, ".o")),
+        ]
+    };
+}
+
 macro_rules! objects {
     ($arch:literal) => {
         RuntimeObjects {
-            runtime: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_", $arch, ".o")),
+            runtime: parts!($arch),
             cuda: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_cuda_", $arch, ".o")),
             gpu: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_gpu_", $arch, ".o")),
             gpu_emulated: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_gpu_emu_", $arch, ".o")),
@@ -39,15 +59,27 @@ pub fn objects_for_arch(arch: &str) -> Option<RuntimeObjects> {
     }
 }
 
-/// The x86_64 runtime built with `-fsanitize=address`, for `xcc --sanitize=address` libraries.
-pub const RUNTIME_X86_64_ASAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xcc_runtime_x86_64_asan.o"));
+/// The x86_64 CPU part built with `-fsanitize=address`, for `xcc --sanitize=address` libraries.
+pub const RUNTIME_X86_64_ASAN: [&[u8]; 6] = parts!("x86_64_asan");
 
-/// The C source, for users who build the runtime themselves; it includes [`IMAGE_SOURCE`] as
-/// `xcc_image.c`, which goes beside it.
-pub const SOURCE: &str = include_str!("../c/xcc_runtime.c");
+/// The archive members of a runtime's CPU part: `NAME.o` per [`RUNTIME_PARTS`].
+pub fn runtime_members(objects: &[&[u8]; 6]) -> Vec<(String, Vec<u8>)> {
+    RUNTIME_PARTS.iter().zip(objects).map(|(name, obj)| (format!("{name}.o"), obj.to_vec())).collect()
+}
 
-/// ImageDecoder's decoders, `#include`d by [`SOURCE`].
-pub const IMAGE_SOURCE: &str = include_str!("../c/xcc_image.c");
+/// The CPU part's C sources by file name, for users who build the runtime themselves: each
+/// compiles alone beside [`INTERNAL_HEADER`], [`HEADER`] and [`RUN_HEADER`].
+pub const SOURCES: [(&str, &str); 6] = [
+    ("xcc_memory.c", include_str!("../c/xcc_memory.c")),
+    ("xcc_parallel.c", include_str!("../c/xcc_parallel.c")),
+    ("xcc_status.c", include_str!("../c/xcc_status.c")),
+    ("xcc_cpu.c", include_str!("../c/xcc_cpu.c")),
+    ("xcc_strings.c", include_str!("../c/xcc_strings.c")),
+    ("xcc_image.c", include_str!("../c/xcc_image.c")),
+];
+
+/// What the CPU part's sources share (`xcc_internal.h`).
+pub const INTERNAL_HEADER: &str = include_str!("../c/xcc_internal.h");
 
 /// The CUDA launch shim's C source.
 pub const CUDA_SOURCE: &str = include_str!("../c/xcc_cuda.c");
@@ -109,9 +141,9 @@ mod tests {
         ];
         for (name, code) in codes {
             assert!(RUN_HEADER.contains(&format!("  {name} = {code},")), "{name} = {code} in xcc_run.h");
-            assert!(SOURCE.contains(&format!("case {name}:")), "xcc_status_message covers {name}");
+            assert!(SOURCES[2].1.contains(&format!("case {name}:")), "xcc_status_message covers {name}");
         }
-        assert!(RUN_HEADER.contains(CHECK_WORKSPACE) && SOURCE.contains(CHECK_WORKSPACE));
+        assert!(RUN_HEADER.contains(CHECK_WORKSPACE) && SOURCES[1].1.contains(CHECK_WORKSPACE));
     }
 
     /// ELF magic, relocatable type, and the machine each arch must carry.
@@ -119,7 +151,7 @@ mod tests {
     fn embedded_objects_are_elf_relocatables_for_their_arch() {
         for (arch, machine) in [("x86_64", 62u16), ("aarch64", 183u16)] {
             let objects = objects_for_arch(arch).unwrap();
-            for obj in [objects.runtime, objects.cuda] {
+            for obj in objects.runtime.into_iter().chain([objects.cuda, objects.gpu, objects.gpu_emulated]) {
                 assert_eq!(&obj[..4], b"\x7fELF", "{arch}");
                 assert_eq!(u16::from_le_bytes([obj[16], obj[17]]), 1, "{arch}: ET_REL");
                 assert_eq!(u16::from_le_bytes([obj[18], obj[19]]), machine, "{arch}: e_machine");
@@ -128,14 +160,24 @@ mod tests {
         assert!(objects_for_arch("riscv64").is_none());
     }
 
+    /// Every source of the CPU part, as one text.
+    fn cpu_sources() -> String {
+        SOURCES.iter().map(|(_, text)| *text).collect()
+    }
+
     #[test]
     fn source_and_header_declare_the_abi() {
+        let source = cpu_sources();
         for name in ["xcc_alloc", "xcc_free", "xcc_dma_start", "xcc_dma_wait"] {
-            assert!(SOURCE.contains(name) && HEADER.contains(name), "{name}");
+            assert!(source.contains(name) && HEADER.contains(name), "{name}");
         }
         for name in ["xcc_cuda_launch", "xcc_cuda_alloc", "xcc_cuda_copy", "xcc_cuda_free"] {
             assert!(name.starts_with(CUDA_SYMBOL_PREFIX), "{name}");
-            assert!(CUDA_SOURCE.contains(name) && HEADER.contains(name) && !SOURCE.contains(name), "{name}");
+            assert!(CUDA_SOURCE.contains(name) && HEADER.contains(name) && !source.contains(name), "{name}");
+        }
+        for (file, text) in SOURCES {
+            assert!(text.contains("#include \"xcc_internal.h\""), "{file} includes what the parts share");
+            assert!(!text.contains(".c\""), "{file} includes no other source");
         }
     }
 }

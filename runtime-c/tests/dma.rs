@@ -225,9 +225,16 @@ fn build(arch: &str, cc: &str) -> PathBuf {
     std::fs::write(dir.join("main.c"), MAIN_C).unwrap();
     std::fs::write(dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
     std::fs::write(dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER).unwrap();
-    let obj = format!("xcc_runtime_{arch}.o");
-    std::fs::write(dir.join(&obj), xcc_runtime_c::objects_for_arch(arch).unwrap().runtime).unwrap();
-    run(Command::new(cc).current_dir(&dir).args(["-std=c11", "-O1", "main.c", &obj, "-lpthread", "-o", "t"]));
+    let mut objects = Vec::new();
+    for (name, obj) in xcc_runtime_c::runtime_members(&xcc_runtime_c::objects_for_arch(arch).unwrap().runtime) {
+        std::fs::write(dir.join(&name), obj).unwrap();
+        objects.push(name);
+    }
+    run(Command::new(cc).current_dir(&dir).args(["-std=c11", "-O1", "main.c"]).args(&objects).args([
+        "-lpthread",
+        "-o",
+        "t",
+    ]));
     dir
 }
 
@@ -243,21 +250,26 @@ fn build_sanitized(runtime_from_source: bool) -> PathBuf {
     std::fs::write(dir.join("main.c"), MAIN_C).unwrap();
     std::fs::write(dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER).unwrap();
     std::fs::write(dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER).unwrap();
-    let runtime = if runtime_from_source {
-        std::fs::write(dir.join("xcc_runtime.c"), xcc_runtime_c::SOURCE).unwrap();
-        std::fs::write(dir.join("xcc_image.c"), xcc_runtime_c::IMAGE_SOURCE).unwrap();
-        "xcc_runtime.c"
+    let mut runtime = Vec::new();
+    if runtime_from_source {
+        std::fs::write(dir.join("xcc_internal.h"), xcc_runtime_c::INTERNAL_HEADER).unwrap();
+        for (file, text) in xcc_runtime_c::SOURCES {
+            std::fs::write(dir.join(file), text).unwrap();
+            runtime.push(file.to_string());
+        }
     } else {
-        std::fs::write(dir.join("xcc_runtime_asan.o"), xcc_runtime_c::RUNTIME_X86_64_ASAN).unwrap();
-        "xcc_runtime_asan.o"
-    };
-    run(Command::new("cc").current_dir(&dir).args(["-std=c11", "-D_GNU_SOURCE", "-O1", "-g"]).args(SANITIZE).args([
-        "main.c",
-        runtime,
-        "-lpthread",
-        "-o",
-        "t",
-    ]));
+        for (name, obj) in xcc_runtime_c::runtime_members(&xcc_runtime_c::RUNTIME_X86_64_ASAN) {
+            std::fs::write(dir.join(&name), obj).unwrap();
+            runtime.push(name);
+        }
+    }
+    run(Command::new("cc")
+        .current_dir(&dir)
+        .args(["-std=c11", "-D_GNU_SOURCE", "-O1", "-g"])
+        .args(SANITIZE)
+        .arg("main.c")
+        .args(&runtime)
+        .args(["-lpthread", "-o", "t"]));
     dir
 }
 

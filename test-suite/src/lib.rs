@@ -883,21 +883,31 @@ pub fn sanitized_runtime() -> Result<&'static Path, String> {
                 return Err("cc cannot build and run -fsanitize=address,undefined programs here".into());
             }
             let c = suite_dir().join("../runtime-c/c");
+            let mut parts = Vec::new();
+            for part in xcc_runtime_c::RUNTIME_PARTS {
+                let obj = dir.join(format!("{part}.o"));
+                let o = run_command(
+                    Command::new("cc")
+                        .args(["-std=c11", "-D_GNU_SOURCE", "-O1", "-g", "-c", "-I"])
+                        .arg(&c)
+                        .args(SANITIZE_FLAGS)
+                        .arg(c.join(format!("{part}.c")))
+                        .arg("-o")
+                        .arg(&obj),
+                    compile_timeout(),
+                );
+                if !o.success() {
+                    return Err(format!("runtime-c's {part}.c does not build with the sanitizers: {}", o.summary()));
+                }
+                parts.push(obj);
+            }
+            // One object, as a library's runtime members are to the linker once pulled in.
             let obj = dir.join("xcc_runtime.o");
-            let o = run_command(
-                Command::new("cc")
-                    .args(["-std=c11", "-D_GNU_SOURCE", "-O1", "-g", "-c", "-I"])
-                    .arg(&c)
-                    .args(SANITIZE_FLAGS)
-                    .arg(c.join("xcc_runtime.c"))
-                    .arg("-o")
-                    .arg(&obj),
-                compile_timeout(),
-            );
+            let o = run_command(Command::new("ld").arg("-r").args(&parts).arg("-o").arg(&obj), compile_timeout());
             if o.success() {
                 Ok(obj)
             } else {
-                Err(format!("runtime-c does not build with the sanitizers: {}", o.summary()))
+                Err(format!("ld -r could not join runtime-c's sanitized objects: {}", o.summary()))
             }
         })
         .as_deref()

@@ -58,8 +58,11 @@ fn check_arch(ptxas: &Path, file: &Path, work: &Path, arch: &str) -> Result<Path
 fn launch_saxpy(ptxas: &Path, work: &Path) -> Result<(), String> {
     let ptx = check_arch(ptxas, &suite_dir().join("gpu/saxpy.mlir"), work, "sm_80")?;
     let objects = xcc_runtime_c::objects_for_arch("x86_64").expect("runtime objects");
-    let obj = work.join("xcc_runtime.o");
-    std::fs::write(&obj, objects.runtime).map_err(|e| e.to_string())?;
+    let mut parts = Vec::new();
+    for (name, obj) in xcc_runtime_c::runtime_members(&objects.runtime) {
+        std::fs::write(work.join(&name), obj).map_err(|e| e.to_string())?;
+        parts.push(work.join(name));
+    }
     let cuda = work.join("xcc_cuda.o");
     std::fs::write(&cuda, objects.cuda).map_err(|e| e.to_string())?;
     std::fs::write(work.join("xcc_runtime.h"), xcc_runtime_c::HEADER).map_err(|e| e.to_string())?;
@@ -68,7 +71,7 @@ fn launch_saxpy(ptxas: &Path, work: &Path) -> Result<(), String> {
         .arg("-I")
         .arg(work)
         .arg(suite_dir().join("gpu/saxpy_launch.c"))
-        .arg(&obj)
+        .args(&parts)
         .arg(&cuda)
         .args(["-lpthread", "-ldl", "-o"])
         .arg(&exe)

@@ -438,9 +438,9 @@ fn failure_path(onnx: &Path, (name, program): (&str, &str), extra: &[&str], args
         // definitions are the ones used (runtime-c's are all weak, and the first one the linker
         // sees wins), so that its reads and writes are checked.
         let runtime = repo().join("runtime-c/c");
-        cc.args(["-DXCC_TEST_EMULATED", "-fsanitize=address", "-g", "-I"])
+        cc.args(["-DXCC_TEST_EMULATED", "-DXCC_GPU_EMULATE=1", "-fsanitize=address", "-g", "-I"])
             .arg(&runtime)
-            .arg(runtime.join("xcc_gpu_emu.c"));
+            .arg(runtime.join("xcc_gpu.c"));
     }
     let exe = dir.join(program);
     run(cc.arg(&lib).args(["-lm", "-lpthread", "-ldl", "-o"]).arg(&exe), "link")?;

@@ -138,7 +138,9 @@ fn objects_and_the_runtime_archive(work: &Path) -> Result<(), String> {
     }
     run(Command::new(xcc_binary()).current_dir(&dir).args(["runtime", "-o", "libxcc_runtime.a"]), "xcc runtime")?;
     let members = archive_members(&dir.join("libxcc_runtime.a"))?;
-    if members != ["xcc_runtime.o", "xcc_cuda.o"] || !dir.join("xcc_runtime.h").is_file() {
+    let expected: Vec<String> =
+        xcc_runtime_c::RUNTIME_PARTS.iter().map(|p| format!("{p}.o")).chain(["xcc_cuda.o".to_string()]).collect();
+    if members != expected || !dir.join("xcc_runtime.h").is_file() {
         return Err(format!("xcc runtime wrote {members:?} (and xcc_runtime.h?)"));
     }
     let mut exe = Command::new("cc");

@@ -1,4 +1,4 @@
-//! ImageDecoder: the image a uint8 graph input encodes, decoded by runtime-c (`xcc_image.c`: BMP,
+//! ImageDecoder: the image a uint8 graph input encodes, decoded by runtime-c (`c/xcc_image.c`: BMP,
 //! PNM, PNG and uncompressed TIFF; docs/onnx.md lists the kinds) into `[height, width, 3]` (RGB or
 //! BGR) or `[height, width, 1]` (Grayscale). The run reads the image's sides from its header
 //! before it starts (`NAME_output_dims`), so the input must be a graph input; its size may be a
