@@ -310,6 +310,25 @@ def control_cases(rng):
     node = helper.make_node("Loop", ["trips", "", "p0", "q0"], ["p", "q"], body=fib)
     feeds = {"trips": np.array(5000, np.int64), "p0": np.array([0, 1, 2], np.int64), "q0": np.array([1, 1, 3], np.int64)}
     yield "loop_swap_past_unrolling", node, feeds, ["p", "q"], ("trips",)
+    # A Loop of 600 inside a Loop of 600, both counts constants: unrolled, 360,000 copies of the
+    # inner body, past xcc's budget, so the outer one runs as a loop around the inner's copies.
+    inner = helper.make_graph(
+        [helper.make_node("Identity", ["ic"], ["ic_out"]), helper.make_node("Add", ["ia", "w"], ["ia_out"])],
+        "inner",
+        [helper.make_tensor_value_info("ii", TensorProto.INT64, []), helper.make_tensor_value_info("ic", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("ia", f, [4])],
+        [helper.make_tensor_value_info("ic_out", TensorProto.BOOL, []), helper.make_tensor_value_info("ia_out", f, [4])])
+    outer = helper.make_graph(
+        [helper.make_node("Constant", [], ["inner_trips"], value=helper.make_tensor("six_hundred", TensorProto.INT64, [], [600])),
+         helper.make_node("Identity", ["oc"], ["oc_out"]),
+         helper.make_node("Loop", ["inner_trips", "", "oa"], ["oa_out"], body=inner)],
+        "outer",
+        [helper.make_tensor_value_info("oi", TensorProto.INT64, []), helper.make_tensor_value_info("oc", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("oa", f, [4])],
+        [helper.make_tensor_value_info("oc_out", TensorProto.BOOL, []), helper.make_tensor_value_info("oa_out", f, [4])])
+    node = helper.make_node("Loop", ["trips", "", "acc0"], ["acc"], body=outer)
+    feeds = {"trips": np.array(600, np.int64), "acc0": f32(rng, [4]), "w": np.full(4, 0.5, np.float32)}
+    yield "loop_nested_past_unrolling_budget", node, feeds, ["acc"], ("trips",)
     # Scan: a running state, one input scanned backwards, the output stacked along axis 1.
     sbody = helper.make_graph(
         [helper.make_node("Add", ["s", "row"], ["s_out"]), helper.make_node("Mul", ["s_out", "w"], ["o"])],

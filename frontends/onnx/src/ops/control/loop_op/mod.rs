@@ -45,14 +45,57 @@ impl OnnxOp for Loop {
     }
 }
 
-/// Whether the loop unrolls: a constant trip count of at most [`MAX_UNROLL`], and a condition
-/// absent or constant true that the body passes through.
+/// Whether the loop unrolls: a constant trip count of at most [`MAX_UNROLL`], a condition absent
+/// or constant true that the body passes through, and copies of the body (with the loops inside
+/// it unrolled too) of at most [`MAX_UNROLLED_NODES`] nodes in all: a Loop of 4,096 iterations
+/// inside another would otherwise become 16.8 million nodes.
 fn unrolls(node: &Node, g: &Graph) -> bool {
     let count = constant_count(node, g, 0).and_then(Result::ok);
     let cond_true =
         node.input(1).is_none_or(|c| g.consts.get(c).is_some_and(|t| t.to_f64().first().is_some_and(|&v| v != 0.0)));
-    let passes = body(node, "body").is_ok_and(passes_condition_through);
-    count.is_some_and(|n| n <= MAX_UNROLL) && cond_true && passes
+    let Ok(b) = body(node, "body") else { return false };
+    let fits = |n: usize| n <= MAX_UNROLL && n.saturating_mul(unrolled_size(b, g)) <= MAX_UNROLLED_NODES;
+    count.is_some_and(fits) && cond_true && passes_condition_through(b)
+}
+
+/// The most nodes the copies of an unrolled Loop's body may make, its inner Loops unrolled.
+const MAX_UNROLLED_NODES: usize = 1 << 18;
+
+/// The nodes `b` becomes with its Loops of constant counts unrolled (at least one per node; a
+/// Loop whose count is known only at run time counts its body once; an If both branches).
+fn unrolled_size(b: &Subgraph, g: &Graph) -> usize {
+    b.nodes.iter().fold(0usize, |total, n| {
+        let size = match n.op.as_str() {
+            "Loop" => {
+                let trips = n.input(0).and_then(|t| constant_in(t, b, g)).unwrap_or(1).max(1);
+                body(n, "body").map_or(1, |inner| trips.saturating_mul(unrolled_size(inner, g)))
+            }
+            "If" | "Scan" => n
+                .attrs
+                .values()
+                .filter_map(|a| if let Attr::Graph(inner) = a { Some(unrolled_size(inner, g)) } else { None })
+                .fold(1usize, usize::saturating_add),
+            _ => 1,
+        };
+        total.saturating_add(size)
+    })
+}
+
+/// The one value of the integer tensor `name` where it is a constant of body `b` (an
+/// initializer or a Constant node) or of the graph around it.
+fn constant_in(name: &str, b: &Subgraph, g: &Graph) -> Option<usize> {
+    let from_node = || {
+        let producer = b.nodes.iter().find(|n| n.op == "Constant" && n.outputs.iter().any(|o| o == name))?;
+        match producer.attrs.get("value") {
+            Some(Attr::Tensor(t)) => Some(t.clone()),
+            _ => None,
+        }
+    };
+    let t = b.consts.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone()).or_else(|| g.consts.get(name).cloned());
+    match t.or_else(from_node)?.to_i64().as_slice() {
+        [v] => usize::try_from(*v).ok(),
+        _ => None,
+    }
 }
 
 /// The unrolled form.
