@@ -23,13 +23,12 @@ import logging  # noqa: E402
 logging.disable(logging.WARNING)
 
 import numpy as np  # noqa: E402
-import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 from optimum.exporters.onnx import main_export  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_models import LAYERS, config, runs  # noqa: E402
+from make_models import config, write_named_runs  # noqa: E402
 
 
 def write(out, family):
@@ -44,29 +43,8 @@ def write(out, family):
     shutil.move(os.path.join(exported, "decoder_model_merged.onnx"), os.path.join(case, "model.onnx"))
     shutil.rmtree(folder)
     shutil.rmtree(exported)
-    session = ort.InferenceSession(os.path.join(case, "model.onnx"))
-    rng = np.random.default_rng(0)
-    lines = []
-    for name, dims, feeds in runs(rng, kv_heads, head_dim):
-        ids, mask, cache = feeds[0], feeds[1], feeds[2:]
-        past = dims["past"]
-        positions = np.maximum(np.cumsum(mask, axis=1) - 1, 0)[:, past:].astype(np.int64)
-        by_name = {"input_ids": ids, "attention_mask": mask, "position_ids": positions,
-                   "use_cache_branch": np.array([past > 0])}
-        names = [f"past_key_values.{i}.{kv}" for i in range(LAYERS) for kv in ("key", "value")]
-        by_name.update(zip(names, cache))
-        inputs = [by_name[i.name] for i in session.get_inputs()]
-        got = session.run(None, {i.name: x for i, x in zip(session.get_inputs(), inputs)})
-        for k, x in enumerate(inputs):
-            x.tofile(os.path.join(case, f"{name}.in{k}.bin"))
-        for k, y in enumerate(got):
-            y.astype(np.float32).tofile(os.path.join(case, f"{name}.out{k}.bin"))
-        dims = dict(batch_size=dims["batch"], sequence_length=dims["sequence"], past_sequence_length=past,
-                    attention_mask_sequence_length=dims["total"], total=dims["total"])
-        lines.append(name + " " + " ".join(f"{k}={v}" for k, v in dims.items()))
-    with open(os.path.join(case, "runs.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-
+    # The prompt takes the branch without a cache, the decode steps the other.
+    write_named_runs(case, kv_heads, head_dim, extra=lambda past: {"use_cache_branch": np.array([past > 0])})
 
 def main():
     out = sys.argv[1]

@@ -147,6 +147,14 @@ def write_optimum(out, family):
     model.save_pretrained(folder)
     main_export(folder, output=case, task="text-generation-with-past", no_post_process=True)
     shutil.rmtree(folder)
+    write_named_runs(case, kv_heads, head_dim)
+
+
+def write_named_runs(case, kv_heads, head_dim, extra=lambda past: {}):
+    """The runs of `runs` fed to CASE/model.onnx by input name, as optimum's exports take them:
+    position_ids among them (each row's count of real tokens before it, as transformers'
+    generation computes them for a left-padded row) and `extra(past)`'s inputs; ONNX Runtime's
+    outputs, and runs.txt with the dims under every name optimum's exporters give them."""
     session = ort.InferenceSession(os.path.join(case, "model.onnx"))
     rng = np.random.default_rng(0)
     lines = []
@@ -154,7 +162,7 @@ def write_optimum(out, family):
         ids, mask, cache = feeds[0], feeds[1], feeds[2:]
         past = dims["past"]
         positions = np.maximum(np.cumsum(mask, axis=1) - 1, 0)[:, past:].astype(np.int64)
-        by_name = {"input_ids": ids, "attention_mask": mask, "position_ids": positions}
+        by_name = {"input_ids": ids, "attention_mask": mask, "position_ids": positions, **extra(past)}
         names_ = [f"past_key_values.{i}.{kv}" for i in range(LAYERS) for kv in ("key", "value")]
         by_name.update(zip(names_, cache))
         inputs = [by_name[i.name] for i in session.get_inputs()]
@@ -163,8 +171,8 @@ def write_optimum(out, family):
             x.tofile(os.path.join(case, f"{name}.in{k}.bin"))
         for k, y in enumerate(got):
             y.astype(np.float32).tofile(os.path.join(case, f"{name}.out{k}.bin"))
-        dims = dict(dims, batch_size=dims["batch"], sequence_length=dims["sequence"],
-                    past_sequence_length=past)
+        dims = dict(dims, batch_size=dims["batch"], sequence_length=dims["sequence"], past_sequence_length=past,
+                    attention_mask_sequence_length=dims["total"])
         lines.append(name + " " + " ".join(f"{k}={v}" for k, v in dims.items()))
     with open(os.path.join(case, "runs.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")

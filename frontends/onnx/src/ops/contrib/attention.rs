@@ -64,14 +64,7 @@ impl Expanded for MultiHeadAttention {
                 None => bias.to_string(),
             });
         }
-        let mut attrs = vec![
-            ("q_num_heads", Attr::Int(heads)),
-            ("kv_num_heads", Attr::Int(heads)),
-            ("is_causal", Attr::Int(node.int("unidirectional", 0))),
-        ];
-        if node.attrs.contains_key("scale") {
-            attrs.push(("scale", Attr::Float(node.float("scale", 1.0))));
-        }
+        let attrs = default_domain_attrs(node, heads);
         let mask = mask.unwrap_or_default();
         let inputs = [q.as_str(), &k, &v, &mask, node.input(6).unwrap_or(""), node.input(7).unwrap_or("")];
         let used = if inputs[4].is_empty() { 4 } else { 6 };
@@ -79,6 +72,20 @@ impl Expanded for MultiHeadAttention {
         x.op_to("Attention", &inputs[..used], &attrs, &outputs);
         Ok(())
     }
+}
+
+/// The default domain's Attention attributes for a contrib attention of `heads` heads: as many
+/// for K and V as for Q, `unidirectional` as causal, its `scale` where it has one.
+fn default_domain_attrs(node: &Node, heads: i64) -> Vec<(&'static str, Attr)> {
+    let mut attrs = vec![
+        ("q_num_heads", Attr::Int(heads)),
+        ("kv_num_heads", Attr::Int(heads)),
+        ("is_causal", Attr::Int(node.int("unidirectional", 0))),
+    ];
+    if node.attrs.contains_key("scale") {
+        attrs.push(("scale", Attr::Float(node.float("scale", 1.0))));
+    }
+    attrs
 }
 
 /// com.microsoft Attention (BERT's and GPT-2's fused form, as ONNX Runtime's transformer
@@ -142,14 +149,7 @@ impl Expanded for PackedAttention {
             None => (String::new(), String::new()),
         };
         let bias = additive_mask(node, g, x, &parts[0], &past_key, d)?;
-        let mut attrs = vec![
-            ("q_num_heads", Attr::Int(heads)),
-            ("kv_num_heads", Attr::Int(heads)),
-            ("is_causal", Attr::Int(node.int("unidirectional", 0))),
-        ];
-        if node.attrs.contains_key("scale") {
-            attrs.push(("scale", Attr::Float(node.float("scale", 1.0))));
-        }
+        let attrs = default_domain_attrs(node, heads);
         let has_past = !past_key.is_empty();
         let inputs = [parts[0].as_str(), &parts[1], &parts[2], bias.as_deref().unwrap_or(""), &past_key, &past_value];
         // The default domain's Attention writes a name of this expansion's own: its expansion
