@@ -96,7 +96,13 @@ pub struct Emitter {
     data: DataDims,
     /// Where the tensors whose found dims are not yet known go once they are.
     pending: HashMap<String, Pending>,
+    /// The small constants already made in a block (its type and bytes): an unrolled loop's
+    /// copies of one constant are one buffer, so that a kernel fusing their readers reads it once.
+    small_constants: HashMap<(BlockId, String, Vec<u8>), ValueId>,
 }
+
+/// The largest constant (in bytes) that [`Emitter::constant_buffer`] makes once per block.
+const SMALL_CONSTANT_BYTES: usize = 64;
 
 /// The memory of a tensor whose dims its operator finds while it runs.
 #[derive(Clone, Copy)]
@@ -189,6 +195,7 @@ pub fn generate(
         vector_rows,
         data: data.clone(),
         pending: HashMap::new(),
+        small_constants: HashMap::new(),
     };
     let all_symbols: Vec<String> = g.symbols.iter().cloned().chain(data.dims.iter().map(|(n, _)| n.clone())).collect();
     for (s, &a) in all_symbols.iter().zip(&sym_args) {
@@ -1554,6 +1561,20 @@ impl Emitter {
     /// A read-only global holding a constant tensor (a weight, or a table computed at compile
     /// time such as Resize's indices).
     pub fn constant_buffer(&mut self, t: &Tensor) -> ValueId {
+        let key = (t.data.len() <= SMALL_CONSTANT_BYTES)
+            .then(|| (self.block, memref_type(&t.ty).to_string(), t.data.clone()));
+        if let Some(&v) = key.as_ref().and_then(|k| self.small_constants.get(k)) {
+            return v;
+        }
+        let v = self.new_constant_buffer(t);
+        if let Some(k) = key {
+            self.small_constants.insert(k, v);
+        }
+        v
+    }
+
+    /// A new global holding `t`, and its buffer.
+    fn new_constant_buffer(&mut self, t: &Tensor) -> ValueId {
         let sym = format!("{}_w{}", self.prefix, self.globals);
         self.globals += 1;
         let top = self.m.body_block();
