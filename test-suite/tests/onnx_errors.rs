@@ -992,6 +992,75 @@ fn new_operator_cases() -> Vec<Case> {
             vec!["mha", "without separate key and value (packed QKV) is not supported"],
         ),
         (
+            "attention-qkv-sizes-not-the-weights",
+            contrib(
+                with_ints(
+                    with_int(node("att", "Attention", &["x", "w"], &["y"]), "num_heads", 2),
+                    "qkv_hidden_sizes",
+                    &[8, 8, 4],
+                ),
+                vec![value("x", FLOAT, &[1, 4, 8]), value("w", FLOAT, &[8, 24])],
+                value("y", FLOAT, &[1, 4, 4]),
+            ),
+            vec![
+                "att",
+                "qkv_hidden_sizes [8, 8, 4] must be three sizes, Q's and K's equal, summing to the weights' 24",
+            ],
+        ),
+        (
+            "attention-shared-buffer",
+            contrib(
+                with_int(
+                    with_int(node("att", "Attention", &["x", "w"], &["y"]), "num_heads", 2),
+                    "past_present_share_buffer",
+                    1,
+                ),
+                vec![value("x", FLOAT, &[1, 4, 8]), value("w", FLOAT, &[8, 24])],
+                value("y", FLOAT, &[1, 4, 8]),
+            ),
+            vec!["att", "Attention with past_present_share_buffer, do_rotary or past_sequence_length is not supported"],
+        ),
+        (
+            "attention-mask-shorter-than-the-keys",
+            contrib(
+                with_int(node("att", "Attention", &["x", "w", "", "m"], &["y"]), "num_heads", 2),
+                vec![value("x", FLOAT, &[1, 4, 8]), value("w", FLOAT, &[8, 24]), value("m", INT32, &[1, 3])],
+                value("y", FLOAT, &[1, 4, 8]),
+            ),
+            vec!["att", "Attention's mask_index int32 [1, 3] must cover the 4 keys"],
+        ),
+        (
+            "if-at-run-time-branches-of-two-ranks",
+            model(
+                vec![if_node("cf", "a", "b", vec![])],
+                vec![value("c", BOOL, &[])],
+                vec![value("y", FLOAT, &[2])],
+                vec![floats("a", &[2], &[1.0, 2.0]), floats("b", &[2, 1], &[1.0, 2.0])],
+            ),
+            vec![
+                "cf",
+                "If's branches give its output 'y' as float32 [2] and as float32 [2, 1]: xcc needs one type and rank",
+            ],
+        ),
+        (
+            "if-at-run-time-branch-of-found-dims",
+            model(
+                vec![if_node(
+                    "cf",
+                    "s",
+                    "b",
+                    vec![
+                        node("nz0", "NonZero", &["x"], &["nz"]),
+                        with_int(node("sum0", "ReduceSum", &["nz"], &["s"]), "keepdims", 0),
+                    ],
+                )],
+                vec![value("c", BOOL, &[]), value("x", FLOAT, &[3])],
+                vec![value("y", INT64, &[])],
+                vec![int64s("b", &[], &[0])],
+            ),
+            vec!["nz", "a tensor whose dims its operator finds is not supported in an If branch that the run chooses"],
+        ),
+        (
             "matmul-nbits-weights-at-run-time",
             contrib(
                 [("K", 32), ("N", 4), ("bits", 4), ("block_size", 16)]
@@ -1998,6 +2067,26 @@ fn main() -> std::process::ExitCode {
         Ok(shape_flags_that_contradict_the_model()?)
     }));
     run_trials(trials)
+}
+
+/// `If(c) -> y` whose then branch runs `then_nodes` and gives `then_out`, and whose else branch
+/// gives `else_out` (names from around it).
+fn if_node(name: &str, then_out: &str, else_out: &str, then_nodes: Vec<NodeProto>) -> NodeProto {
+    let branch = |nodes: Vec<NodeProto>, out: &str| xcc_frontend_onnx::proto::GraphProto {
+        node: nodes,
+        output: vec![ValueInfoProto { name: Some(out.into()), ..Default::default() }],
+        ..Default::default()
+    };
+    let mut n = node(name, "If", &["c"], &["y"]);
+    for (attr, g) in [("then_branch", branch(then_nodes, then_out)), ("else_branch", branch(vec![], else_out))] {
+        n.attribute.push(AttributeProto {
+            name: Some(attr.into()),
+            r#type: Some(attribute_proto::AttributeType::Graph as i32),
+            g: Some(g),
+            ..Default::default()
+        });
+    }
+    n
 }
 
 /// `Loop(m, "", a0) -> y` whose body runs `nodes` over (i, c, a) and gives (c_out, a_out), with
