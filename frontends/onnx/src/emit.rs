@@ -862,8 +862,7 @@ impl Entries {
         self.define_dims(e, all_dims);
         let mut bad = e.const_int(0, Type::i1());
         for &(o, i) in &self.shared {
-            let (a, b) = (address(e, tensors[i]), address(e, tensors[self.sig.inputs + o]));
-            let same = e.cmpi("eq", a, b);
+            let same = self.one_buffer(e, tensors, (o, i));
             let mut differ = e.const_int(0, Type::i1());
             for (x, y) in self.inputs[i].1.dims().iter().zip(self.outputs[o].1.dims()) {
                 if *x != y {
@@ -880,13 +879,19 @@ impl Entries {
         e.value_op("arith.select", &[bad, failed, ok], Type::i32())
     }
 
+    /// True (an i1) where the caller gave output `o` and input `i` one buffer (`tensors` are
+    /// the run's inputs, then its outputs).
+    fn one_buffer(&self, e: &mut Emitter, tensors: &[ValueId], (o, i): (usize, usize)) -> ValueId {
+        let (a, b) = (address(e, tensors[i]), address(e, tensors[self.sig.inputs + o]));
+        e.cmpi("eq", a, b)
+    }
+
     /// `XCC_ERROR_ALIASED_BUFFERS` where the caller gives one buffer as an input and an output
     /// that must be apart ([`concatenated_caches`]).
     fn kept_apart(&self, e: &mut Emitter, tensors: &[ValueId]) -> ValueId {
         let mut bad = e.const_int(0, Type::i1());
-        for &(o, i) in &self.apart {
-            let (a, b) = (address(e, tensors[i]), address(e, tensors[self.sig.inputs + o]));
-            let same = e.cmpi("eq", a, b);
+        for &pair in &self.apart {
+            let same = self.one_buffer(e, tensors, pair);
             bad = e.value_op("arith.ori", &[bad, same], Type::i1());
         }
         let failed = e.const_int(status::ALIASED_BUFFERS as i128, Type::i32());

@@ -426,11 +426,6 @@ fn shared_buffers(h: &mut String, iface: &ModelInterface) {
     if iface.shared_buffers.is_empty() {
         return;
     }
-    let pairs: Vec<String> = iface
-        .shared_buffers
-        .iter()
-        .map(|&(o, i)| format!("{} and {}", comment_text(&iface.outputs[o].0), comment_text(&iface.inputs[i].0)))
-        .collect();
     let _ = writeln!(
         h,
         "/* KV caches appended to in place: each of these outputs may be the same buffer as its input\n * \
@@ -438,7 +433,7 @@ fn shared_buffers(h: &mut String, iface: &ModelInterface) {
          Given one buffer, a cache of the longest length (its past dim), the run writes only the new tokens'\n * \
          rows, at each row's position (the attention mask's count of tokens, less the new ones), and leaves\n * \
          the rest; the present dim must then equal the past dim (XCC_ERROR_BAD_DIM otherwise). */",
-        pairs.join("; ")
+        buffer_pairs(iface, &iface.shared_buffers)
     );
 }
 
@@ -447,18 +442,22 @@ fn separate_buffers(h: &mut String, iface: &ModelInterface) {
     if iface.separate_buffers.is_empty() {
         return;
     }
-    let pairs: Vec<String> = iface
-        .separate_buffers
-        .iter()
-        .map(|&(o, i)| format!("{} and {}", comment_text(&iface.outputs[o].0), comment_text(&iface.inputs[i].0)))
-        .collect();
     let _ = writeln!(
         h,
         "/* Outputs written whole from an input (a KV cache whose present is Concat(past, new), one row\n * \
          longer each step): each must be a buffer apart from its input, XCC_ERROR_ALIASED_BUFFERS otherwise\n * \
          ({}). */",
-        pairs.join("; ")
+        buffer_pairs(iface, &iface.separate_buffers)
     );
+}
+
+/// `(output, input)` index pairs as `output and input; ...` for a comment.
+fn buffer_pairs(iface: &ModelInterface, pairs: &[(usize, usize)]) -> String {
+    let text: Vec<String> = pairs
+        .iter()
+        .map(|&(o, i)| format!("{} and {}", comment_text(&iface.outputs[o].0), comment_text(&iface.inputs[i].0)))
+        .collect();
+    text.join("; ")
 }
 
 /// The declaration of `NAME_failed_check` and the conditions it indexes.

@@ -33,22 +33,15 @@ pub(super) fn lower_nodes(e: &mut Emitter, g: &Graph, lower: &LowerNode) -> ORes
 
 /// For every tensor a node reads (its bodies' free names too), the last node that does; a graph
 /// output's is past the last node.
-fn last_reads(g: &Graph) -> HashMap<&str, usize> {
+fn last_reads(g: &Graph) -> HashMap<String, usize> {
     let mut last = HashMap::new();
     for (k, n) in g.nodes.iter().enumerate() {
-        for x in n.inputs.iter().filter(|x| !x.is_empty()) {
-            last.insert(x.as_str(), k);
-        }
-        if n.attrs.values().any(|a| matches!(a, Attr::Graph(_))) {
-            for x in n.implicit_inputs() {
-                if let Some(name) = g.types.get_key_value(&x).map(|(name, _)| name.as_str()) {
-                    last.insert(name, k);
-                }
-            }
+        for x in n.inputs.iter().filter(|x| !x.is_empty()).cloned().chain(n.implicit_inputs()) {
+            last.insert(x, k);
         }
     }
     for o in &g.outputs {
-        last.insert(o.as_str(), usize::MAX);
+        last.insert(o.clone(), usize::MAX);
     }
     last
 }
