@@ -20,14 +20,14 @@ use xcc_lowering::conversion::parallel_to_gpu::{CUBIN_GLOBAL_ATTR, PTX_GLOBAL_AT
 pub fn model_output(
     cli: &Cli,
     lowered: &Module,
-    spec: &xcc_targets::TargetSpec,
+    spec: &xcc_targets::Target,
     emit: Emit,
     render: &dyn Fn(Diagnostic) -> String,
 ) -> Result<Vec<u8>, String> {
     let error = |e: String| format!("xcc: error: {e}");
     let (device, mut host) = split(lowered);
     let name = module_name(cli);
-    let host_spec = xcc_targets::resolve_target(&cli.gpu_host, None, None).map_err(|e| error(e.to_string()))?;
+    let host_spec = xcc_codegen::resolve_target(&cli.gpu_host, None, None).map_err(|e| error(e.to_string()))?;
     let runtime = xcc_runtime_c::objects_for_arch(host_spec.arch.name())
         .filter(|_| host_spec.links_with_runtime())
         .ok_or_else(|| error(format!("--gpu-host must be x86_64 or aarch64 Linux, not '{}'", cli.gpu_host)))?;
@@ -37,11 +37,11 @@ pub fn model_output(
         let (llvm, tm) = translate_optimized(&ctx, cli, &device, &host_spec, &format!("{name}_kernels"), render)?;
         members.push((
             format!("{name}_kernels.o"),
-            xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
+            xcc_codegen::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
         ));
     } else {
         let (llvm, tm) = translate_optimized(&ctx, cli, &device, spec, &format!("{name}_kernels"), render)?;
-        let ptx = xcc_targets::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?;
+        let ptx = xcc_codegen::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?;
         if emit == Emit::Ptx {
             return Ok(ptx);
         }
@@ -62,11 +62,11 @@ pub fn model_output(
         ));
     }
     let (llvm, tm) = translate_optimized(&ctx, cli, &host, &host_spec, &name, render)?;
-    members.insert(0, (format!("{name}.o"), xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?));
+    members.insert(0, (format!("{name}.o"), xcc_codegen::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?));
     members.extend(xcc_runtime_c::runtime_members(&runtime.runtime));
     let gpu = if cli.emulate_gpu { runtime.gpu_emulated } else { runtime.gpu };
     members.push(("xcc_gpu.o".into(), gpu.to_vec()));
-    xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))
+    xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))
 }
 
 /// The kernels (and the declarations they call) apart from the host code: two modules, each

@@ -29,7 +29,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     if emit == Emit::Mlir && cli.passes.is_none() {
         return write_output(&cli.output, xcc_ir::printer::print_module(&module).as_bytes());
     }
-    let spec = xcc_targets::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
+    let spec = xcc_codegen::resolve_target(&cli.target, cli.mcpu.as_deref(), cli.mattr.as_deref())
         .map_err(|e| format!("xcc: error: {e}"))?;
     check_emit_for_target(emit, &spec, header.is_some()).map_err(|e| format!("xcc: error: {e}"))?;
     check_gpu_model(cli, &spec, header.as_ref().map(|(_, iface)| iface)).map_err(|e| format!("xcc: error: {e}"))?;
@@ -53,7 +53,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     // the operands and types its definition asks for.
     xcc_ir::verifier::verify(&lowered).map_err(render)?;
     stages.done("verify");
-    if spec.arch == Arch::Nvptx64 && header.is_some() {
+    if spec.is_gpu() && header.is_some() {
         let bytes = crate::gpu::model_output(cli, &lowered, &spec, emit, &render)?;
         stages.done("LLVM: kernels and host code");
         write_output(&cli.output, &bytes)?;
@@ -73,7 +73,7 @@ pub fn run(cli: &Cli) -> Result<(), String> {
 }
 
 /// AddressSanitizer's shadow layout and the instrumented runtime are x86_64 Linux's.
-fn check_sanitizer_for_target(sanitize: Option<Sanitizer>, spec: &xcc_targets::TargetSpec) -> Result<(), String> {
+fn check_sanitizer_for_target(sanitize: Option<Sanitizer>, spec: &xcc_targets::Target) -> Result<(), String> {
     match sanitize {
         Some(Sanitizer::Address) if spec.arch != Arch::X86_64 || !spec.links_with_runtime() => {
             Err(format!("--sanitize=address is available for x86_64 Linux only, not '{}'", spec.triple))
@@ -101,8 +101,8 @@ fn verify_input(module: &xcc_ir::Module, from_onnx: bool, render: &dyn Fn(Diagno
 /// `--emulate-gpu` is for GPU models, `--gpu-gemm`, `--ptxas`, `--no-cubin` and `--tf32` for GPU code
 /// (`--tf32` for sm_80 on); a GPU
 /// model's dims must be known at compile time (for now).
-fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&ModelInterface>) -> Result<(), String> {
-    let gpu = spec.arch == Arch::Nvptx64;
+fn check_gpu_model(cli: &Cli, spec: &xcc_targets::Target, model: Option<&ModelInterface>) -> Result<(), String> {
+    let gpu = spec.is_gpu();
     if cli.emulate_gpu && !(gpu && model.is_some()) {
         return Err("--emulate-gpu is for ONNX models compiled with --target=nvptx64".into());
     }
@@ -154,8 +154,8 @@ fn check_gpu_model(cli: &Cli, spec: &xcc_targets::TargetSpec, model: Option<&Mod
 
 /// What the target cannot produce is refused before anything is compiled. A model for nvptx64
 /// is a library (host code launching the kernels) or its kernels' PTX.
-fn check_emit_for_target(emit: Emit, spec: &xcc_targets::TargetSpec, model: bool) -> Result<(), String> {
-    let gpu = spec.arch == Arch::Nvptx64;
+fn check_emit_for_target(emit: Emit, spec: &xcc_targets::Target, model: bool) -> Result<(), String> {
+    let gpu = spec.is_gpu();
     match emit {
         Emit::Ptx if !gpu => Err("--emit=ptx needs --target=nvptx64".into()),
         Emit::Lib if gpu && model => Ok(()),
@@ -283,7 +283,7 @@ pub(crate) fn onnx_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_
     let binds = parse_binds(&cli.binds)?;
     let dims = parse_dims(&cli.dims)?;
     let progress: Option<&dyn Fn(usize, usize)> = if cli.verbose { Some(&report_progress) } else { None };
-    let gpu = xcc_targets::resolve_target(&cli.target, None, None).is_ok_and(|t| t.arch == Arch::Nvptx64);
+    let gpu = xcc_codegen::resolve_target(&cli.target, None, None).is_ok_and(|t| t.is_gpu());
     Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims, progress, gpu })
 }
 
@@ -313,7 +313,7 @@ pub(crate) fn compile_for_inspection(cli: &Cli) -> Result<Option<u64>, String> {
     let (source, module, header) = read_input(cli)?;
     let render = |d: Diagnostic| source.render(&d);
     verify_input(&module, header.is_some(), &render)?;
-    let spec = xcc_targets::resolve_target(&cli.target, None, None).map_err(|e| format!("xcc: error: {e}"))?;
+    let spec = xcc_codegen::resolve_target(&cli.target, None, None).map_err(|e| format!("xcc: error: {e}"))?;
     let lowered = lower(cli, module, &xcc_lowering::default_pipeline(), &spec).map_err(render)?;
     xcc_ir::verifier::verify(&lowered).map_err(render)?;
     let Some((name, _)) = header.filter(|(_, iface)| iface.symbols.is_empty()) else { return Ok(None) };
@@ -355,18 +355,12 @@ fn lower(
     cli: &Cli,
     module: xcc_ir::Module,
     passes: &[Box<dyn xcc_lowering::Pass>],
-    spec: &xcc_targets::TargetSpec,
+    spec: &xcc_targets::Target,
 ) -> Result<xcc_ir::Module, Diagnostic> {
-    let cpu_versions =
-        spec.dispatch.iter().map(|(cpu, level)| xcc_lowering::CpuVersion { cpu: cpu.clone(), level: *level }).collect();
     let options = LoweringOptions {
-        gpu: spec.arch == Arch::Nvptx64,
+        target: spec.clone(),
         gpu_emulation: cli.emulate_gpu,
-        index_bits: 64,
-        cpu_versions,
-        cpu_level: spec.level,
         no_winograd: cli.no_winograd,
-        byte_dots: byte_dots(spec),
         gpu_gemm: xcc_lowering::GpuGemm {
             tiling: match cli.gpu_gemm.unwrap_or(crate::GpuGemmChoice::Auto) {
                 crate::GpuGemmChoice::Auto => xcc_lowering::GpuTiling::Auto,
@@ -405,7 +399,7 @@ fn lower(
 fn translate_and_emit(
     cli: &Cli,
     lowered: &xcc_ir::Module,
-    spec: &xcc_targets::TargetSpec,
+    spec: &xcc_targets::Target,
     emit: Emit,
     render: &dyn Fn(Diagnostic) -> String,
 ) -> Result<Vec<u8>, String> {
@@ -417,9 +411,9 @@ fn translate_and_emit(
     Ok(match emit {
         Emit::Llvm => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Bc => llvm.write_bitcode_to_memory().as_slice().to_vec(),
-        Emit::Ptx if spec.arch != Arch::Nvptx64 => return Err(error("--emit=ptx needs --target=nvptx64".into())),
-        Emit::Asm | Emit::Ptx => xcc_targets::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?,
-        Emit::Obj => xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
+        Emit::Ptx if !spec.is_gpu() => return Err(error("--emit=ptx needs --target=nvptx64".into())),
+        Emit::Asm | Emit::Ptx => xcc_codegen::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?,
+        Emit::Obj => xcc_codegen::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
         Emit::Lib => {
             let runtime = xcc_runtime_c::objects_for_arch(spec.arch.name()).ok_or_else(|| {
                 error(format!(
@@ -427,14 +421,14 @@ fn translate_and_emit(
                     spec.arch.name()
                 ))
             })?;
-            let object = xcc_targets::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?;
+            let object = xcc_codegen::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?;
             let runtime_objects = if asan { xcc_runtime_c::RUNTIME_X86_64_ASAN } else { runtime.runtime };
             let mut members = vec![(format!("{module_name}.o"), object)];
             members.extend(xcc_runtime_c::runtime_members(&runtime_objects));
             if calls_cuda_shim(&llvm) {
                 members.push(("xcc_cuda.o".into(), runtime.cuda.to_vec()));
             }
-            xcc_targets::write_archive(&members).map_err(|e| error(e.to_string()))?
+            xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))?
         }
         Emit::Mlir | Emit::MlirLlvm => unreachable!("printed before translation"),
     })
@@ -451,12 +445,12 @@ pub(crate) fn translate_optimized<'c>(
     ctx: &'c Context,
     cli: &Cli,
     lowered: &xcc_ir::Module,
-    spec: &xcc_targets::TargetSpec,
+    spec: &xcc_targets::Target,
     module_name: &str,
     render: &dyn Fn(Diagnostic) -> String,
 ) -> Result<(inkwell::module::Module<'c>, inkwell::targets::TargetMachine), String> {
     let options = xcc_llvm_dialect::TranslateOptions {
-        nvptx: spec.arch == Arch::Nvptx64,
+        nvptx: spec.is_gpu(),
         arch: spec.arch.name().to_string(),
         cpu: spec.cpu.clone(),
     };
@@ -465,9 +459,9 @@ pub(crate) fn translate_optimized<'c>(
         _ => format!("xcc: error: {e}"),
     })?;
     let error = |e: String| format!("xcc: error: {e}");
-    let tm = xcc_targets::create_machine(spec, cli.opt).map_err(|e| error(e.to_string()))?;
+    let tm = xcc_codegen::create_machine(spec, cli.opt).map_err(|e| error(e.to_string()))?;
     let asan = cli.sanitize == Some(Sanitizer::Address);
-    xcc_targets::optimize(&llvm, &tm, cli.opt, asan).map_err(|e| error(e.to_string()))?;
+    xcc_codegen::optimize(&llvm, &tm, cli.opt, asan).map_err(|e| error(e.to_string()))?;
     Ok((llvm, tm))
 }
 
@@ -644,16 +638,4 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
     tmp.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
     tmp.persist(path).map_err(|e| format!("xcc: error: cannot write {}: {}", path.display(), e.error))?;
     Ok(())
-}
-
-/// The byte dot products of the one CPU a library is compiled for, from the features `--mattr`
-/// gives or the host's (`--mcpu=native`): a CPU named without them gets none, as only LLVM knows
-/// what it has.
-fn byte_dots(spec: &xcc_targets::TargetSpec) -> xcc_lowering::ByteDots {
-    let has = |f: &str| spec.features.split(',').any(|x| x == f);
-    match spec.arch {
-        Arch::X86_64 if spec.dispatch.is_empty() && has("+avx512vnni") => xcc_lowering::ByteDots::Vnni,
-        Arch::Aarch64 if has("+dotprod") => xcc_lowering::ByteDots::Neon { mixed: has("+i8mm") },
-        _ => xcc_lowering::ByteDots::None,
-    }
 }

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     if xcc_ir::verifier::verify(&module).is_err() {
         return;
     }
-    let options = LoweringOptions { index_bits: 64, ..Default::default() };
+    let options = LoweringOptions::default();
     let _ = xcc_lowering::run_pipeline(module, &xcc_lowering::default_pipeline(), &options, |name, m| {
         if let Err(d) = xcc_ir::verifier::verify(m) {
             panic!("the IR after pass '{name}' does not verify: {}", d.message);

@@ -28,7 +28,7 @@ pub mod llvm;
 pub mod math;
 mod pass;
 
-pub use pass::{ByteDots, CpuVersion, GpuGemm, GpuTiling, LoweringOptions, Pass};
+pub use pass::{ByteDots, CpuCopy, GpuGemm, GpuTiling, LoweringOptions, Pass, Target};
 
 use conversion::{ConversionSet, LlvmConversionPass};
 use xcc_ir::{Diagnostic, Module};

@@ -1,34 +1,23 @@
-//! Targets: triples (parsed by target-lexicon, short names allowed), LLVM target machines,
-//! LLVM's new-pass-manager pipeline, and the output formats xcc writes: objects, assembly, LLVM
-//! IR, bitcode, PTX and self-contained static archives.
+//! What xcc knows of each target, as data, in one place: the architectures (one module each:
+//! [`x86_64`], [`aarch64`], [`nvptx`]), how `--target`, `--mcpu` and `--mattr` resolve to a
+//! [`Target`], and the parameters the kernels take from it (register tiles, cache blocks, dot
+//! products, GPU tiles). The driver resolves the target once and hands it to every pass; the
+//! lowering passes read it and never test an architecture by name. No LLVM here: xcc-codegen
+//! builds LLVM's target machine from a [`Target`].
 
-use inkwell::module::Module;
-use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
-use inkwell::OptimizationLevel;
-use std::io::Cursor;
+pub mod aarch64;
+pub mod nvptx;
+pub mod x86_64;
+
 use std::str::FromStr;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
-    #[error("unknown target '{0}' (use x86_64, aarch64, nvptx64 or a full triple such as aarch64-unknown-linux-gnu)")]
+    #[error("unknown target '{0}' (use {names} or a full triple such as aarch64-unknown-linux-gnu)", names = short_names())]
     UnknownTarget(String),
-    #[error("LLVM does not support the target triple '{triple}': {message}")]
-    Unsupported { triple: String, message: String },
-    #[error("could not create a target machine for '{triple}' with CPU '{cpu}'")]
-    NoMachine { triple: String, cpu: String },
-    #[error("unknown CPU '{cpu}' for {arch} (--mcpu; `llc-22 -march={arch} -mcpu=help` lists them)")]
-    UnknownCpu { cpu: String, arch: &'static str },
-    #[error("unknown target feature '{feature}' for {arch} (--mattr; `llc-22 -march={arch} -mattr=help` lists them)")]
-    UnknownFeature { feature: String, arch: &'static str },
-    #[error("LLVM optimization failed: {0}")]
-    Passes(String),
-    #[error("LLVM code generation failed: {0}")]
-    Codegen(String),
-    #[error("writing the archive failed: {0}")]
-    Archive(String),
 }
 
+/// The architectures xcc compiles for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arch {
     X86_64,
@@ -36,32 +25,202 @@ pub enum Arch {
     Nvptx64,
 }
 
+/// What xcc knows of one architecture, as data: each architecture's module defines one.
+#[derive(Debug)]
+pub struct ArchInfo {
+    pub arch: Arch,
+    /// The name `--target` takes, the runtime objects' and error messages' name.
+    pub name: &'static str,
+    /// The other short names `--target` takes.
+    pub aliases: &'static [&'static str],
+    /// The triple a short name stands for.
+    pub triple: &'static str,
+    /// The CPU when `--mcpu` names none: portable across the architecture's machines.
+    pub default_cpu: &'static str,
+    /// Further CPUs a library for the default CPU carries code for, picked at run time by
+    /// `xcc_cpu_level()` (`cpu-dispatch`).
+    pub dispatch: &'static [CpuCopy],
+    /// The width of a pointer and of `index`.
+    pub pointer_bits: u32,
+    /// The SIMD registers the kernels' tiles are sized for (none on a GPU).
+    pub vector: Option<VectorUnit>,
+    /// The f32 GEMM's register tiles, by the CPU level the code runs on.
+    pub matmul_tiles: &'static [LevelTiles],
+    /// The data caches the kernels block for.
+    pub caches: Caches,
+    /// Where the architecture is a GPU: its vendor's parameters.
+    pub gpu: Option<&'static GpuInfo>,
+}
+
+/// Every architecture, in the order `--target`'s help lists them.
+pub const ARCHITECTURES: [&ArchInfo; 3] = [&x86_64::INFO, &aarch64::INFO, &nvptx::INFO];
+
 impl Arch {
-    pub fn name(self) -> &'static str {
+    pub fn info(self) -> &'static ArchInfo {
         match self {
-            Arch::X86_64 => "x86_64",
-            Arch::Aarch64 => "aarch64",
-            Arch::Nvptx64 => "nvptx64",
+            Arch::X86_64 => &x86_64::INFO,
+            Arch::Aarch64 => &aarch64::INFO,
+            Arch::Nvptx64 => &nvptx::INFO,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    fn of_triple(triple: &target_lexicon::Triple) -> Option<Arch> {
+        match triple.architecture {
+            target_lexicon::Architecture::X86_64 => Some(Arch::X86_64),
+            target_lexicon::Architecture::Aarch64(_) => Some(Arch::Aarch64),
+            target_lexicon::Architecture::Nvptx64 => Some(Arch::Nvptx64),
+            _ => None,
         }
     }
 }
 
+fn short_names() -> String {
+    ARCHITECTURES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+}
+
+/// One CPU a dispatched library has code for: LLVM's CPU name and the level runtime-c's
+/// `xcc_cpu_level()` must report for it to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuCopy {
+    pub cpu: &'static str,
+    pub level: u32,
+    /// LLVM features the copy's functions add to the CPU's (`target_features`).
+    pub features: &'static str,
+}
+
+/// A CPU's SIMD registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VectorUnit {
+    /// The widest vector register's bits at the architecture's baseline.
+    pub bits: u32,
+    pub registers: u32,
+}
+
+/// A GEMM's register tile: `rows` rows by `vectors` vectors of 16 f32 lanes, for CPUs of at least
+/// `min_level` (`xcc_cpu_level()`'s numbering, 0 off x86).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelTiles {
+    pub min_level: u32,
+    pub rows: usize,
+    pub vectors: usize,
+}
+
+/// Data cache sizes in bytes, as the kernels block for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caches {
+    pub l1d: usize,
+    pub l2: usize,
+}
+
+/// GPU vendors: each has its own ends (conversion to its dialect, its loader).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuVendor {
+    Nvidia,
+}
+
+/// What the GPU lowering takes from the vendor and the chip.
+#[derive(Debug, PartialEq, Eq)]
+pub struct GpuInfo {
+    pub vendor: GpuVendor,
+    /// Threads that run in lock step.
+    pub warp_size: u32,
+    /// Shared memory a block may use without asking for more.
+    pub shared_memory_bytes: u32,
+}
+
+/// Instructions that add the four products of two quads of bytes to each 32-bit lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ByteDots {
+    #[default]
+    None,
+    /// x86's AVX-512 VNNI `vpdpbusd`: unsigned bytes by signed ones.
+    Vnni,
+    /// AArch64's `sdot` and `udot` (FEAT_DotProd): bytes of one sign by bytes of the same; with
+    /// `mixed`, also `usdot` (FEAT_I8MM): unsigned by signed. Without it, unsigned bytes read at
+    /// run time by signed constant ones go through `sdot` shifted ([`ByteDots::shifts`]).
+    Neon { mixed: bool },
+}
+
+impl ByteDots {
+    /// Whether quads of bytes read at run time by constant ones (a matmul's A by its packed B, a
+    /// convolution's input by its weights) multiply with these instructions, given their signs.
+    pub fn multiply(self, run_time_unsigned: bool, constant_unsigned: bool) -> bool {
+        match self {
+            ByteDots::None => false,
+            ByteDots::Vnni => run_time_unsigned != constant_unsigned,
+            ByteDots::Neon { mixed } => mixed || run_time_unsigned || !constant_unsigned,
+        }
+    }
+
+    /// Whether unsigned run-time bytes by signed constant ones multiply as signed bytes with
+    /// `sdot`: each run-time byte less 128 (its top bit flipped), the sums starting at 128 times
+    /// the constant bytes' sums, which makes them exact (NEON without `usdot`).
+    pub fn shifts(self, run_time_unsigned: bool, constant_unsigned: bool) -> bool {
+        self == ByteDots::Neon { mixed: false } && run_time_unsigned && !constant_unsigned
+    }
+}
+
+/// The host CPU as LLVM names it, for `--mcpu=native` (the caller asks LLVM).
+#[derive(Clone, Debug, Default)]
+pub struct Host {
+    pub cpu: String,
+    pub features: String,
+}
+
+/// A resolved target: what every pass is handed.
 #[derive(Clone, Debug)]
-pub struct TargetSpec {
+pub struct Target {
     pub triple: String,
     pub arch: Arch,
     pub cpu: String,
     pub features: String,
     /// Further CPUs the library carries code for, picked at run time by the x86-64 level
-    /// (`cpu-dispatch`): LLVM's CPU name and its level. Empty when `--mcpu`/`--mattr` name one CPU.
-    pub dispatch: Vec<(String, u32)>,
+    /// (`cpu-dispatch`). Empty when `--mcpu`/`--mattr` name one CPU.
+    pub dispatch: Vec<CpuCopy>,
     /// The level of `cpu` with `features` as runtime-c's `xcc_cpu_level()` counts (x86-64 v1 to
     /// v4; 0 on other architectures), when the compiler knows it: not for a CPU named by LLVM's
     /// name alone (`--mcpu=znver4`), whose features only LLVM knows.
     pub level: Option<u32>,
+    /// The byte dot products of the one CPU compiled for (none with `dispatch`).
+    pub byte_dots: ByteDots,
 }
 
-impl TargetSpec {
+impl Default for Target {
+    /// The default x86-64 library's target (`resolve("x86_64", None, None, ..)`).
+    fn default() -> Self {
+        resolve("x86_64", None, None, &Host::default()).expect("x86_64 resolves")
+    }
+}
+
+impl Target {
+    pub fn info(&self) -> &'static ArchInfo {
+        self.arch.info()
+    }
+
+    /// The GPU's parameters where the target is one.
+    pub fn gpu(&self) -> Option<&'static GpuInfo> {
+        self.info().gpu
+    }
+
+    pub fn is_gpu(&self) -> bool {
+        self.gpu().is_some()
+    }
+
+    pub fn pointer_bits(&self) -> u32 {
+        self.info().pointer_bits
+    }
+
+    /// The highest level a copy of the code is compiled for, when the level of every copy is
+    /// known (so `cpu-dispatch` folds each copy's branches on it).
+    pub fn highest_cpu_level(&self) -> Option<u32> {
+        let base = self.level?;
+        Some(self.dispatch.iter().map(|v| v.level).fold(base, u32::max))
+    }
+
     /// Whether runtime-c's objects (built for Linux, ELF) link with code for this triple: an
     /// archive for another operating system (Darwin's Mach-O, Windows' COFF) would mix formats.
     pub fn links_with_runtime(&self) -> bool {
@@ -70,188 +229,88 @@ impl TargetSpec {
     }
 }
 
-/// Resolves `--target`, `-mcpu` and `-mattr`. Short names map to Linux (CPUs) or CUDA (PTX)
-/// triples. The default CPU is portable: `x86-64-v2`, `generic` on AArch64 (NEON), `sm_80` for
-/// PTX; on x86-64 the default library also carries code for `x86-64-v3` (AVX2, FMA) and
-/// `x86-64-v4` (AVX-512) and runs the best the machine supports.
-pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -> Result<TargetSpec, TargetError> {
-    let triple = match target {
-        "x86_64" | "x86-64" | "host" => "x86_64-unknown-linux-gnu".to_string(),
-        "aarch64" | "arm64" => "aarch64-unknown-linux-gnu".to_string(),
-        "nvptx64" | "nvptx" | "cuda" => "nvptx64-nvidia-cuda".to_string(),
-        t => t.to_string(),
-    };
-    let parsed =
-        target_lexicon::Triple::from_str(&triple).map_err(|_| TargetError::UnknownTarget(target.to_string()))?;
-    let arch = match parsed.architecture {
-        target_lexicon::Architecture::X86_64 => Arch::X86_64,
-        target_lexicon::Architecture::Aarch64(_) => Arch::Aarch64,
-        target_lexicon::Architecture::Nvptx64 => Arch::Nvptx64,
-        _ => return Err(TargetError::UnknownTarget(target.to_string())),
-    };
-    let default_cpu = match arch {
-        Arch::X86_64 => "x86-64-v2",
-        Arch::Aarch64 => "generic",
-        Arch::Nvptx64 => "sm_80",
-    };
-    let dispatch = if arch == Arch::X86_64 && cpu.is_none() && features.is_none() {
-        vec![("x86-64-v3".to_string(), 3), ("x86-64-v4".to_string(), 4)]
-    } else {
-        Vec::new()
-    };
+/// Resolves `--target`, `--mcpu` and `--mattr`. Short names map to Linux (CPUs) or CUDA (PTX)
+/// triples; the default CPU is the architecture's portable one (see each [`ArchInfo`]), and on
+/// x86-64 the default library also carries the copies of [`x86_64::INFO`]'s `dispatch`.
+pub fn resolve(target: &str, cpu: Option<&str>, features: Option<&str>, host: &Host) -> Result<Target, TargetError> {
+    let named = ARCHITECTURES.iter().find(|a| a.name == target || a.aliases.contains(&target));
+    let triple = named.map_or(target, |a| a.triple).to_string();
+    let unknown = || TargetError::UnknownTarget(target.to_string());
+    let parsed = target_lexicon::Triple::from_str(&triple).map_err(|_| unknown())?;
+    let arch = Arch::of_triple(&parsed).ok_or_else(unknown)?;
+    let info = arch.info();
+    let dispatch = if cpu.is_none() && features.is_none() { info.dispatch.to_vec() } else { Vec::new() };
     let cpu = match cpu {
-        None => default_cpu.to_string(),
-        Some("native") => TargetMachine::get_host_cpu_name().to_string(),
+        None => info.default_cpu.to_string(),
+        Some("native") => host.cpu.clone(),
         Some(c) => c.to_string(),
     };
     let mut features = features.unwrap_or("").to_string();
-    let native = cpu_is_native(&cpu) && features.is_empty() && arch != Arch::Nvptx64;
+    let native =
+        !host.cpu.is_empty() && cpu == host.cpu && cpu != "generic" && features.is_empty() && info.gpu.is_none();
     if native {
-        features = TargetMachine::get_host_cpu_features().to_string();
+        features = host.features.clone();
     }
-    let level = cpu_level(arch, &cpu, &features, native);
-    Ok(TargetSpec { triple, arch, cpu, features, dispatch, level })
+    let (level, byte_dots) = match arch {
+        Arch::X86_64 => (x86_64::level(&cpu, &features, native), x86_64::byte_dots(&features, &dispatch)),
+        Arch::Aarch64 => (Some(0), aarch64::byte_dots(&features)),
+        Arch::Nvptx64 => (Some(0), ByteDots::None),
+    };
+    Ok(Target { triple, arch, cpu, features, dispatch, level, byte_dots })
 }
 
-/// See [`TargetSpec::level`]. `complete` says that `features` lists everything the CPU has (the
-/// host's, for `native`); otherwise they add to what the CPU's name says.
-fn cpu_level(arch: Arch, cpu: &str, features: &str, complete: bool) -> Option<u32> {
-    if arch != Arch::X86_64 {
-        return Some(0);
-    }
-    let has = |f: &str| features.split(',').any(|x| x.strip_prefix('+') == Some(f));
-    let from_features = if ["avx512f", "avx512bw", "avx512vl", "avx512dq"].iter().all(|f| has(f)) {
-        4
-    } else if has("avx2") && has("fma") {
-        3
-    } else if has("sse4.2") {
-        2
-    } else {
-        1
-    };
-    let named = match cpu {
-        "x86-64" => Some(1),
-        "x86-64-v2" => Some(2),
-        "x86-64-v3" => Some(3),
-        "x86-64-v4" => Some(4),
-        _ => None,
-    };
-    match named {
-        Some(n) => Some(n.max(from_features)),
-        None if complete => Some(from_features),
-        None => None,
-    }
+/// Whether `features` (LLVM's `+a,-b` list) turns `feature` on.
+fn has_feature(features: &str, feature: &str) -> bool {
+    features.split(',').any(|x| x.strip_prefix('+') == Some(feature))
 }
 
-fn cpu_is_native(cpu: &str) -> bool {
-    cpu == TargetMachine::get_host_cpu_name().to_string() && cpu != "generic"
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-pub fn create_machine(spec: &TargetSpec, opt: u8) -> Result<TargetMachine, TargetError> {
-    let config = InitializationConfig::default();
-    match spec.arch {
-        Arch::X86_64 => Target::initialize_x86(&config),
-        Arch::Aarch64 => Target::initialize_aarch64(&config),
-        Arch::Nvptx64 => Target::initialize_nvptx(&config),
-    }
-    let triple = TargetTriple::create(&spec.triple);
-    let target = Target::from_triple(&triple)
-        .map_err(|e| TargetError::Unsupported { triple: spec.triple.clone(), message: e.to_string() })?;
-    let level = match opt {
-        0 => OptimizationLevel::None,
-        1 => OptimizationLevel::Less,
-        2 => OptimizationLevel::Default,
-        _ => OptimizationLevel::Aggressive,
-    };
-    // LLVM only warns about a CPU or feature it does not know (on standard error, then again for
-    // every function) and goes on without it, which can end in an abort ("64-bit code requested
-    // on a subtarget that doesn't support it"): its warnings are caught and made errors.
-    let (machine, warnings) = capturing_stderr(|| {
-        target.create_target_machine(&triple, &spec.cpu, &spec.features, level, RelocMode::PIC, CodeModel::Default)
-    });
-    let arch = match spec.arch {
-        Arch::X86_64 => "x86-64",
-        a => a.name(),
-    };
-    for line in warnings.lines() {
-        let quoted = || line.split('\'').nth(1).unwrap_or_default().to_string();
-        if line.contains("is not a recognized processor") {
-            return Err(TargetError::UnknownCpu { cpu: quoted(), arch });
+    #[test]
+    fn short_names_and_triples_resolve_to_their_architecture() {
+        let host = Host::default();
+        for info in ARCHITECTURES {
+            for name in std::iter::once(info.name).chain(info.aliases.iter().copied()).chain([info.triple]) {
+                let t = resolve(name, None, None, &host).unwrap();
+                assert_eq!((t.arch, t.triple.as_str(), t.cpu.as_str()), (info.arch, info.triple, info.default_cpu));
+            }
         }
-        if line.contains("is not a recognized feature") {
-            return Err(TargetError::UnknownFeature { feature: quoted(), arch });
+        assert!(resolve("mips", None, None, &host).is_err());
+        assert!(resolve("riscv32-unknown-linux-gnu", None, None, &host).is_err());
+    }
+
+    #[test]
+    fn the_default_x86_64_library_dispatches_and_a_named_cpu_does_not() {
+        let host = Host::default();
+        let default = resolve("x86_64", None, None, &host).unwrap();
+        assert_eq!(default.level, Some(2));
+        assert_eq!(default.highest_cpu_level(), Some(4));
+        let v3 = resolve("x86_64", Some("x86-64-v3"), None, &host).unwrap();
+        assert!(v3.dispatch.is_empty());
+        assert_eq!(v3.level, Some(3));
+        assert_eq!(resolve("x86_64", Some("znver4"), None, &host).unwrap().level, None);
+        let vnni = resolve("x86_64", Some("x86-64-v4"), Some("+avx512vnni"), &host).unwrap();
+        assert_eq!(vnni.byte_dots, ByteDots::Vnni);
+    }
+
+    #[test]
+    fn native_takes_the_hosts_features() {
+        let host = Host { cpu: "skylake-avx512".into(), features: "+avx512f,+avx512bw,+avx512vl,+avx512dq".into() };
+        let t = resolve("x86_64", Some("native"), None, &host).unwrap();
+        assert_eq!((t.cpu.as_str(), t.level), ("skylake-avx512", Some(4)));
+        let arm = resolve("aarch64", Some("cortex-a76"), Some("+dotprod"), &host).unwrap();
+        assert_eq!(arm.byte_dots, ByteDots::Neon { mixed: false });
+    }
+
+    #[test]
+    fn every_cpu_has_a_baseline_tile_and_gpus_have_none() {
+        for info in ARCHITECTURES {
+            match info.gpu {
+                Some(_) => assert!(info.matmul_tiles.is_empty() && info.vector.is_none()),
+                None => assert!(info.matmul_tiles.iter().any(|t| t.min_level == 0), "{}", info.name),
+            }
         }
     }
-    eprint!("{warnings}");
-    machine.ok_or_else(|| TargetError::NoMachine { triple: spec.triple.clone(), cpu: spec.cpu.clone() })
-}
-
-/// Runs `f` with the process's standard error sent to a temporary file; returns `f`'s result
-/// and what was written. (Without a temporary file, `f` runs as it is.)
-fn capturing_stderr<T>(f: impl FnOnce() -> T) -> (T, String) {
-    use std::io::{Read, Seek};
-    use std::os::fd::AsRawFd;
-    let Ok(mut file) = tempfile::tempfile() else { return (f(), String::new()) };
-    // SAFETY: dup/dup2 on the process's own standard error and a file it owns; the saved
-    // descriptor is put back and closed before returning.
-    let saved = unsafe { libc::dup(2) };
-    if saved < 0 || unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
-        return (f(), String::new());
-    }
-    let result = f();
-    unsafe {
-        libc::dup2(saved, 2);
-        libc::close(saved);
-    }
-    let mut text = String::new();
-    if file.rewind().is_ok() {
-        let _ = file.read_to_string(&mut text);
-    }
-    (result, text)
-}
-
-/// Sets the module's triple and data layout, then runs LLVM's `default<On>` pipeline; with
-/// `address_sanitizer`, every function defined is marked `sanitize_address` and LLVM's
-/// AddressSanitizer pass runs last (as clang's -fsanitize=address places it), so each memory
-/// access of the compiled code is checked against the shadow memory of a program linked with
-/// -fsanitize=address.
-pub fn optimize(module: &Module, tm: &TargetMachine, opt: u8, address_sanitizer: bool) -> Result<(), TargetError> {
-    module.set_triple(&tm.get_triple());
-    module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let mut pipeline = format!("default<O{}>", opt.min(3));
-    if address_sanitizer {
-        let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("sanitize_address");
-        let attribute = module.get_context().create_enum_attribute(kind, 0);
-        for f in module.get_functions().filter(|f| f.count_basic_blocks() > 0) {
-            f.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
-        }
-        pipeline.push_str(",asan");
-    }
-    module.run_passes(&pipeline, tm, PassBuilderOptions::create()).map_err(|e| TargetError::Passes(e.to_string()))
-}
-
-/// Object code, or assembly (PTX text on nvptx64).
-pub fn emit(module: &Module, tm: &TargetMachine, assembly: bool) -> Result<Vec<u8>, TargetError> {
-    let kind = if assembly { FileType::Assembly } else { FileType::Object };
-    let buf = tm.write_to_memory_buffer(module, kind).map_err(|e| TargetError::Codegen(e.to_string()))?;
-    Ok(buf.as_slice().to_vec())
-}
-
-/// A GNU `ar` archive of the given members, with a symbol table and zeroed timestamps so the
-/// same inputs give the same bytes.
-pub fn write_archive(members: &[(String, Vec<u8>)]) -> Result<Vec<u8>, TargetError> {
-    let members: Vec<_> = members
-        .iter()
-        .map(|(name, bytes)| {
-            ar_archive_writer::NewArchiveMember::new(
-                bytes.as_slice(),
-                &ar_archive_writer::DEFAULT_OBJECT_READER,
-                name.clone(),
-            )
-        })
-        .collect();
-    let mut out = Cursor::new(Vec::new());
-    ar_archive_writer::write_archive_to_stream(&mut out, &members, ar_archive_writer::ArchiveKind::Gnu, false, None)
-        .map_err(|e| TargetError::Archive(e.to_string()))?;
-    Ok(out.into_inner())
 }

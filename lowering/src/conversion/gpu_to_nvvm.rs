@@ -89,7 +89,7 @@ fn runtime_call(rw: &mut Rewriter, span: Span, name: &str, args: &[ValueId], res
 
 fn outside_gpu_code(rw: &Rewriter, op: OpId) -> Result<(), Diagnostic> {
     let name = &rw.old.ops[op].name;
-    if rw.options.gpu {
+    if rw.options.gpu() {
         return Ok(());
     }
     Err(unsupported(rw.old.ops[op].span, format!("'{name}' outside GPU code (compile with --target=nvptx64)")))

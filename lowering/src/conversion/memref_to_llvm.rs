@@ -97,7 +97,7 @@ fn alloc(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
     let elem = rw.types.convert(&mt.elem, span)?;
     let alignment = old.attr(op, "alignment").and_then(Attribute::as_int);
     let ops = rw.operands(op)?;
-    let gpu = rw.options.gpu;
+    let gpu = rw.options.gpu();
     if name == "memref.alloc" {
         if gpu {
             return Err(unsupported(span, "memref.alloc in GPU code"));

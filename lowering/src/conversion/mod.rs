@@ -228,7 +228,7 @@ impl<'a> Rewriter<'a> {
     /// Converts `op`: by a pattern of an active conversion, or by copying it.
     fn convert_op(&mut self, op: OpId) -> Result<(), Diagnostic> {
         let name = self.old.ops[op].name.as_str();
-        if self.options.gpu && name.starts_with("math.") {
+        if self.options.gpu() && name.starts_with("math.") {
             let elem = self.old.ops[op].results.first().map(|&r| self.old.ty(r).element_or_self().clone());
             if !math_to_llvm::gpu_supports(name, elem.as_ref().unwrap_or(&Type::i1())) && self.is_active("math") {
                 let ty = elem.map_or(String::new(), |t| format!(" on {t}"));

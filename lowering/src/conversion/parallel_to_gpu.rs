@@ -90,7 +90,7 @@ impl Pass for ParallelToGpu {
     }
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
-        if !options.gpu {
+        if !options.gpu() {
             return Ok(m);
         }
         let functions: Vec<OpId> = m

@@ -77,7 +77,7 @@ impl Pass for ParallelToThreads {
     }
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
-        if options.gpu {
+        if options.gpu() {
             return Ok(m);
         }
         let types = LlvmTypeConverter::new(options);

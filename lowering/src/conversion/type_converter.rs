@@ -20,7 +20,7 @@ pub struct LlvmTypeConverter {
 
 impl LlvmTypeConverter {
     pub fn new(options: &LoweringOptions) -> LlvmTypeConverter {
-        LlvmTypeConverter { index: Type::int(if options.index_bits == 0 { 64 } else { options.index_bits }) }
+        LlvmTypeConverter { index: Type::int(options.target.pointer_bits()) }
     }
 
     pub fn convert(&self, t: &Type, span: Span) -> Result<Type, Diagnostic> {

@@ -50,24 +50,24 @@ impl Pass for KernelToLoops {
             .filter_map(|name| m.lookup_symbol(name))
             .collect();
         let top = ["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv", "kernel.conv_planes"];
-        let gpu = options.gpu.then_some(options.gpu_gemm);
+        let gpu = options.gpu().then_some(options.gpu_gemm);
         for op in ops_named(&m, &top) {
             // An op nested in a generic being lowered was copied out and is gone.
             if m.ops[op].parent.is_none() {
                 continue;
             }
             match m.ops[op].name.as_str() {
-                "kernel.generic" => match slot_of_copy(&m, op).filter(|_| !options.gpu) {
+                "kernel.generic" => match slot_of_copy(&m, op).filter(|_| !options.gpu()) {
                     Some(slot) => copy_into_slot(&mut m, op, slot),
-                    None if !options.gpu && super::reduce::lower(&mut m, op) => {}
+                    None if !options.gpu() && super::reduce::lower(&mut m, op) => {}
                     None => {
                         collapse_loops(&mut m, op);
-                        if options.gpu || !super::interleave::lower(&mut m, op) {
+                        if options.gpu() || !super::interleave::lower(&mut m, op) {
                             lower_generic(&mut m, op)?
                         }
                     }
                 },
-                "kernel.copy" => lower_copy(&mut m, op, options.gpu),
+                "kernel.copy" => lower_copy(&mut m, op, options.gpu()),
                 "kernel.matmul"
                     if xcc_ir::dialects::kernel::is_integer_matmul(&m, op) && m.attr(op, "b_quads").is_some() =>
                 {

@@ -32,24 +32,25 @@ impl Pass for PackWeights {
             if m.attr(op, "transpose_b").is_some() {
                 pack_b(&mut m, op);
             }
-            if !options.gpu && super::matmul::micro_kernel_applies(&m, op) {
+            if !options.gpu() && super::matmul::micro_kernel_applies(&m, op) {
                 pack_panels(&mut m, op);
             }
-            if !options.gpu && xcc_ir::dialects::kernel::is_integer_matmul(&m, op) {
-                let dots =
-                    options.byte_dots.multiply(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some());
+            if !options.gpu() && xcc_ir::dialects::kernel::is_integer_matmul(&m, op) {
+                let dots = options
+                    .byte_dots()
+                    .multiply(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some());
                 pack_quads(&mut m, op, !dots);
             }
         }
-        if !options.gpu {
+        if !options.gpu() {
             for op in ops_named(&m, &["kernel.conv_planes"]) {
                 let signs = ["input_unsigned", "weights_unsigned"].map(|key| m.attr(op, key).is_some());
-                if !options.byte_dots.multiply(signs[0], signs[1]) {
+                if !options.byte_dots().multiply(signs[0], signs[1]) {
                     widen_plane_weights(&mut m, op);
                 }
             }
         }
-        if options.no_winograd || options.gpu {
+        if options.no_winograd || options.gpu() {
             return Ok(m);
         }
         for op in ops_named(&m, &["kernel.conv"]) {

@@ -79,7 +79,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let taps: Vec<(usize, usize)> =
         list("tap_quads").into_iter().zip(list("tap_offsets")).map(|(b, o)| (b as usize, o as usize)).collect();
     let unsigned = |key: &str| m.attr(op, key).is_some();
-    let dots = if byte_weights { options.byte_dots } else { crate::ByteDots::None };
+    let dots = if byte_weights { options.byte_dots() } else { crate::ByteDots::None };
     let mut signs = Signs::new((unsigned("weights_unsigned"), unsigned("input_unsigned")), dots, false);
     let func = m.attr(op, "epilogue_map").and_then(Attribute::as_symbol).and_then(|name| m.lookup_symbol(name));
     let per_channel: Vec<bool> = operands[3..].iter().map(|&v| shape(v).iter().product::<usize>() > 1).collect();
@@ -96,7 +96,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     });
     let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs, starts, map };
     let images = xs[0];
-    if options.gpu {
+    if options.gpu() {
         direct(&mut c, &p, images);
     } else if !byte_weights && some_copy_has_avx2(options) {
         by_avx2(&mut c, &|e, avx2| every_tile(e, &p, images, if avx2 { Products::Pairs } else { Products::Widened }));

@@ -24,6 +24,7 @@ use crate::builder::{Extent, LoopBuilder};
 use crate::ByteDots;
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_targets::x86_64::AVX2_LEVEL;
 
 /// The columns of a panel of B in quads, and the lanes of an accumulator.
 pub const QUAD_COLUMNS: usize = 16;
@@ -76,14 +77,11 @@ struct Quads {
     starts: Option<ValueId>,
 }
 
-/// The x86-64 level with AVX2, `xcc_cpu_level()`'s numbering.
-const AVX2_LEVEL: u32 = 3;
-
 /// The rows of a tile of 16-bit pair products: 2 rows by 4 vectors of 4 columns is 8
 /// accumulators, with B's 4 vectors and a row of A, 13 of AVX2's 16 registers.
 const PAIR_ROWS: usize = 2;
 
-/// `options.byte_dots`: the CPU's byte dot products (`vpdpbusd`, NEON's `sdot`/`udot`/`usdot`)
+/// `options.byte_dots()`: the CPU's byte dot products (`vpdpbusd`, NEON's `sdot`/`udot`/`usdot`)
 /// multiply each quad where they take A's and B's signs (`kernel-pack-weights` then leaves B in
 /// bytes). With B widened to i16 and code for AVX2, 16-bit pairs (`vpmaddwd`) on the CPUs that
 /// have it, chosen by a branch `cpu-dispatch` folds.
@@ -92,7 +90,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let ops = EpilogueOperands::of(m, op);
     let b_elem = (*m.ty(ops.b).as_memref().expect("verified memref").elem).clone();
     let byte_b = b_elem == Type::i8();
-    let dots = if byte_b { options.byte_dots } else { ByteDots::None };
+    let dots = if byte_b { options.byte_dots() } else { ByteDots::None };
     let mut signs = Signs::new((m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some()), dots, true);
     let a_dims = m.ty(ops.a).as_memref().expect("verified memref").shape.clone();
     let out_dims = m.ty(ops.output).as_memref().expect("verified memref").shape.clone();

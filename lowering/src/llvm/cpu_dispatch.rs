@@ -1,5 +1,5 @@
 //! `cpu-dispatch`: one library, code for several CPUs, chosen at run time. Every function of the
-//! llvm-dialect module is copied once per extra CPU of [`LoweringOptions::cpu_versions`] (its
+//! llvm-dialect module is copied once per extra CPU of [`xcc_targets::Target::dispatch`] (its
 //! `target_cpu` set, so LLVM compiles and vectorizes the copy for that CPU), and each exported
 //! function becomes a dispatcher that asks runtime-c's `xcc_cpu_level()` once per call and calls
 //! the copy for the best level the machine has, else the baseline copy (the module's own CPU,
@@ -19,10 +19,10 @@
 //!
 //! Inside the code, a call to `xcc_cpu_level()` (the GEMM's choice of tile, see
 //! `LoopBuilder::cpu_level`) folds to the level the copy is compiled for: a copy's own level, the
-//! baseline's [`LoweringOptions::cpu_level`]; in a library built for one CPU, that CPU's level
+//! baseline's [`xcc_targets::Target::level`]; in a library built for one CPU, that CPU's level
 //! when known, else the call stays and asks at run time.
 
-use crate::pass::{CpuVersion, LoweringOptions, Pass};
+use crate::pass::{CpuCopy, LoweringOptions, Pass};
 use std::collections::HashSet;
 use xcc_ir::types::FunctionType;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -39,8 +39,8 @@ impl Pass for CpuDispatch {
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
         let defined: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
-        if options.cpu_versions.is_empty() {
-            defined.into_iter().for_each(|f| fold_cpu_level(&mut m, f, options.cpu_level));
+        if options.target.dispatch.is_empty() {
+            defined.into_iter().for_each(|f| fold_cpu_level(&mut m, f, options.target.level));
             drop_uncalled_functions(&mut m);
             return Ok(m);
         }
@@ -50,19 +50,15 @@ impl Pass for CpuDispatch {
             .filter(|&&f| !is_internal(&m, f))
             .filter_map(|&f| m.sym_name(f).map(str::to_string))
             .collect();
-        let mut versions: Vec<&CpuVersion> = options.cpu_versions.iter().collect();
+        let mut versions: Vec<&CpuCopy> = options.target.dispatch.iter().collect();
         versions.sort_by_key(|v| std::cmp::Reverse(v.level));
         for v in &versions {
-            let suffix = suffix_of(&v.cpu);
+            let suffix = suffix_of(v.cpu);
             for &f in &defined {
                 let copy = copy_function(&mut m, f, |name| names.contains(name).then(|| format!("{name}.{suffix}")));
-                m.set_attr(copy, "target_cpu", Attribute::String(v.cpu.clone()));
-                if v.cpu == "x86-64-v4" {
-                    // LLVM tunes x86-64-v4 to vectorize loops in 256 bits (for the clock drop
-                    // of early AVX-512 server CPUs); the kernels here use 512-bit vectors anyway,
-                    // so the loops it vectorizes (elementwise chains such as GELU's erf) should
-                    // too, as they do with --mcpu=native on an AVX-512 CPU.
-                    m.set_attr(copy, "target_features", Attribute::String("-prefer-256-bit".into()));
+                m.set_attr(copy, "target_cpu", Attribute::String(v.cpu.to_string()));
+                if !v.features.is_empty() {
+                    m.set_attr(copy, "target_features", Attribute::String(v.features.to_string()));
                 }
                 fold_cpu_level(&mut m, copy, Some(v.level));
             }
@@ -74,12 +70,12 @@ impl Pass for CpuDispatch {
                 // the exported functions' baseline copies.
                 rename_calls(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
                 m.set_attr(f, "passthrough", optsize());
-                fold_cpu_level(&mut m, f, options.cpu_level);
+                fold_cpu_level(&mut m, f, options.target.level);
                 continue;
             }
             let base = copy_function(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
             m.set_attr(base, "passthrough", optsize());
-            fold_cpu_level(&mut m, base, options.cpu_level);
+            fold_cpu_level(&mut m, base, options.target.level);
             make_dispatcher(&mut m, f, &name, &versions);
         }
         crate::builder::declare_function(&mut m, CPU_LEVEL, vec![], vec![Type::i32()]);
@@ -288,7 +284,7 @@ fn rename_calls(m: &mut Module, f: OpId, rename: impl Fn(&str) -> Option<String>
 }
 
 /// Replaces `f`'s body by the dispatch over `versions` (best level first), then the baseline.
-fn make_dispatcher(m: &mut Module, f: OpId, name: &str, versions: &[&CpuVersion]) {
+fn make_dispatcher(m: &mut Module, f: OpId, name: &str, versions: &[&CpuCopy]) {
     let span = Span::UNKNOWN;
     let ft = m.function_type(f).expect("llvm.func has a type").clone();
     let region = m.new_region();
@@ -319,7 +315,7 @@ fn make_dispatcher(m: &mut Module, f: OpId, name: &str, versions: &[&CpuVersion]
         let run = m.append_block(region, span);
         let next = m.append_block(region, span);
         m.build(at, OpSpec::new("llvm.cond_br", span).operands([ok]).successor(run, vec![]).successor(next, vec![]));
-        tail_call(m, run, &format!("{name}.{}", suffix_of(&v.cpu)), &args, &ft);
+        tail_call(m, run, &format!("{name}.{}", suffix_of(v.cpu)), &args, &ft);
         at = next;
     }
     tail_call(m, at, &format!("{name}.base"), &args, &ft);

@@ -72,14 +72,14 @@ impl Pass for PolynomialApproximation {
         // On GPUs too: NVPTX has no exp, erf or tanh of its own (LLVM would need libdevice),
         // so these are device code without a library.
         let mut names = vec!["math.exp", "math.erf", "math.tanh"];
-        if options.gpu {
+        if options.gpu() {
             names.extend(super::device_math::NAMES);
             names.extend(super::device_derived::NAMES);
         }
         for op in crate::kernel::ops_named(&m, &names) {
             let t = m.ty(m.ops[op].results[0]).clone();
             let elem = t.element_or_self().clone();
-            let rewritten = if options.gpu {
+            let rewritten = if options.gpu() {
                 super::gpu_rewrites(&m.ops[op].name, &elem)
             } else {
                 elem == Type::Float(FloatKind::F32)

@@ -3,7 +3,7 @@
 //! features for `native` (checked against Rust's feature detection), unknown for a CPU only LLVM
 //! knows, and 0 off x86.
 
-use xcc_targets::resolve_target;
+use xcc_codegen::resolve_target;
 
 fn level(target: &str, cpu: Option<&str>, features: Option<&str>) -> Option<u32> {
     resolve_target(target, cpu, features).expect("a known target").level

@@ -1,0 +1,19 @@
+//! NVIDIA GPUs through NVPTX: PTX for an SM (sm_80 unless `--mcpu` names another).
+
+use crate::{Arch, ArchInfo, Caches, GpuInfo, GpuVendor};
+
+pub const INFO: ArchInfo = ArchInfo {
+    arch: Arch::Nvptx64,
+    name: "nvptx64",
+    aliases: &["nvptx", "cuda"],
+    triple: "nvptx64-nvidia-cuda",
+    default_cpu: "sm_80",
+    dispatch: &[],
+    pointer_bits: 64,
+    vector: None,
+    matmul_tiles: &[],
+    caches: Caches { l1d: 192 << 10, l2: 40 << 20 },
+    gpu: Some(&GPU),
+};
+
+pub const GPU: GpuInfo = GpuInfo { vendor: GpuVendor::Nvidia, warp_size: 32, shared_memory_bytes: 48 << 10 };
