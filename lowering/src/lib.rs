@@ -67,6 +67,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "the elementwise generic reading a conv_planes' sums (a requantization) joins its stores",
         ),
         (
+            Box::new(kernel::strategy::ChooseStrategies),
+            "the target's strategy for each matmul and conv (register tiles, Winograd, depthwise, im2col) recorded on the op",
+        ),
+        (
             Box::new(kernel::pack::PackWeights),
             "constant weights laid out at compile time: a matmul's B in panels, a 3x3 conv's for Winograd",
         ),
@@ -143,7 +147,7 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
 /// convert-scf-to-cf,
 /// convert-to-llvm, reconcile-unrealized-casts and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
-    "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-fuse-activation,kernel-fuse-planes-epilogue,kernel-pack-weights,kernel-to-loops,plan-workspace,\
+    "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-fuse-activation,kernel-fuse-planes-epilogue,kernel-choose-strategies,kernel-pack-weights,kernel-to-loops,plan-workspace,\
 math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {

@@ -71,6 +71,9 @@ const MATMUL_ATTRS: &[AttrDef] = &[
     optional("a_unsigned", AttrKind::Unit),
     optional("b_unsigned", AttrKind::Unit),
     optional("b_quads", AttrKind::Integer),
+    // The GEMM micro-kernel's register tiles by CPU level, `[min_level, rows, vectors]` triples
+    // (`kernel-choose-strategies`, from the target's table).
+    optional("register_tiles", AttrKind::IntList),
 ];
 const CONV_ATTRS: &[AttrDef] = &[
     required("strides", AttrKind::IntList),
@@ -80,6 +83,10 @@ const CONV_ATTRS: &[AttrDef] = &[
     // Winograd's F(m x m, 3 x 3) with this output tile m (2): the weights are stored transformed,
     // `[m + 2, m + 2, K, C]` (`kernel-pack-weights`).
     optional("winograd", AttrKind::Integer),
+    // How a CPU computes it: "winograd", "depthwise", "im2col" or "direct"
+    // (`kernel-choose-strategies`), and the GEMM's register tiles as on `kernel.matmul`.
+    optional("strategy", AttrKind::String),
+    optional("register_tiles", AttrKind::IntList),
     optional("act_min", AttrKind::Float),
     optional("act_max", AttrKind::Float),
     optional("epilogue_map", AttrKind::Symbol),

@@ -17,6 +17,7 @@
 
 use super::lanes;
 use super::matmul::{gemm, gemm_cols_at_run_time, Activation, BOperand, Bias, Mat, TileEpilogue, NR};
+use super::strategy::ConvStrategy;
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
 use crate::pass::GpuGemm;
@@ -24,6 +25,7 @@ use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::{FloatKind, Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_targets::LevelTiles;
 
 /// A convolution's geometry; the spatial extents may be known only at run time.
 struct Window {
@@ -94,11 +96,6 @@ fn strides_over(c: &mut Cursor, shape: &[Extent]) -> Vec<Extent> {
 }
 
 impl Window {
-    /// 2-d, one filter per channel (`group` = input channels = output channels).
-    fn is_depthwise(&self, x: &[usize], w: &[usize]) -> bool {
-        self.kernel.len() == 2 && self.group > 1 && self.group == x[1] && w[0] == self.group && w[1] == 1
-    }
-
     fn is_pointwise(&self) -> bool {
         self.kernel.iter().all(|&k| k == 1) && self.strides.iter().all(|&s| s == 1) && self.pads.iter().all(|&p| p == 0)
     }
@@ -132,7 +129,7 @@ pub fn gpu_splits(outputs: usize, icg: usize) -> usize {
     (1..=want.min(icg / 16).max(1)).rev().find(|s| icg.is_multiple_of(*s)).unwrap_or(1)
 }
 
-pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Diagnostic> {
+pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, tiles: &[LevelTiles]) -> Result<(), Diagnostic> {
     let gpu = tiling.is_some();
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
@@ -149,7 +146,7 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Di
     let mut c = Cursor::new(m, span);
     let batch = c.extent_of(ops.a, 0);
     if c.m.attr(op, "winograd").is_some() {
-        super::winograd::lower(&mut c, op, batch);
+        super::winograd::lower(&mut c, op, batch, tiles);
         c.finish(op);
         return Ok(());
     }
@@ -179,26 +176,44 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Di
             };
             direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, tile);
         }
-    } else if elem == Type::f32() && win.is_depthwise(&x, &w) {
-        let axis = |q: usize| super::depthwise::Axis {
-            kernel: win.kernel[q],
-            stride: win.strides[q],
-            dilation: win.dilations[q],
-            pad: win.pads[q],
-            input: win.input[q],
-            output: win.out[q],
-        };
-        super::depthwise::lower(&mut c, &ops, &ep, [batch, Extent::Fixed(x[1])], axis(0), axis(1));
-    } else if elem == Type::f32() {
-        conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win);
     } else {
-        direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, 1);
+        match super::strategy::recorded_conv_strategy(c.m, op)? {
+            ConvStrategy::Depthwise => depthwise(&mut c, (&ops, &ep), batch, (&x, &w), &win),
+            ConvStrategy::Im2col => conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win, tiles),
+            ConvStrategy::Direct | ConvStrategy::Winograd => direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, 1),
+        }
     }
     c.finish(op);
     Ok(())
 }
 
-fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w): Dims, win: &Window) {
+/// The depthwise kernel on the convolution's window.
+fn depthwise(
+    c: &mut Cursor,
+    (ops, ep): (&EpilogueOperands, &Epilogue),
+    batch: Extent,
+    (x, _): (&[usize], &[usize]),
+    win: &Window,
+) {
+    let axis = |q: usize| super::depthwise::Axis {
+        kernel: win.kernel[q],
+        stride: win.strides[q],
+        dilation: win.dilations[q],
+        pad: win.pads[q],
+        input: win.input[q],
+        output: win.out[q],
+    };
+    super::depthwise::lower(c, ops, ep, [batch, Extent::Fixed(x[1])], axis(0), axis(1));
+}
+
+fn conv_gemm(
+    c: &mut Cursor,
+    ops: &EpilogueOperands,
+    ep: &Epilogue,
+    (batch, x, w): Dims,
+    win: &Window,
+    tiles: &[LevelTiles],
+) {
     let kk: usize = w[1..].iter().product();
     let p = win.positions(c);
     let (x1, w1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
@@ -219,7 +234,7 @@ fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w
             (plane, phases)
         }),
     };
-    let flat = FlatConv { x1, w1, o1, residual, columns, shifted };
+    let flat = FlatConv { x1, w1, o1, residual, columns, shifted, tiles: tiles.to_vec() };
     match batch {
         Extent::Fixed(n) => (0..n).for_each(|nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::At(nb))),
         // Images one after the other: each GEMM is parallel inside.
@@ -293,6 +308,8 @@ type Dims<'a> = (Extent, &'a [usize], &'a [usize]);
 
 /// The flat buffers a convolution's GEMMs read and write, and its im2col columns if any.
 struct FlatConv {
+    /// The GEMM's register tiles (the op's `register_tiles`).
+    tiles: Vec<LevelTiles>,
     x1: ValueId,
     w1: ValueId,
     o1: ValueId,
@@ -366,7 +383,7 @@ fn conv_image(
         };
         let residual = f.residual.map(|r| Mat { buf: r, off: c_off, rs: p, cs: 1 });
         let ep = TileEpilogue { bias, residual, act };
-        gemm(e, ocg, p.fixed().expect("a static plane"), kk, a, b, cm, ep);
+        gemm(e, &f.tiles, ocg, p.fixed().expect("a static plane"), kk, a, b, cm, ep);
     });
 }
 
@@ -423,8 +440,8 @@ impl PlaneGemm<'_> {
             let residual = f.residual.map(|r| Mat { buf: r, off, rs: p, cs: 1 });
             let ep = TileEpilogue { bias, residual, act: self.act };
             match count {
-                Extent::Fixed(n) => gemm(e, ocg, n, kk, a, panels, cm, ep),
-                Extent::Value(n) => gemm_cols_at_run_time(e, ocg, n, kk, a, panels, cm, ep),
+                Extent::Fixed(n) => gemm(e, &f.tiles, ocg, n, kk, a, panels, cm, ep),
+                Extent::Value(n) => gemm_cols_at_run_time(e, &f.tiles, ocg, n, kk, a, panels, cm, ep),
             }
         };
         match p {

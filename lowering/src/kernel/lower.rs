@@ -51,6 +51,7 @@ impl Pass for KernelToLoops {
             .collect();
         let top = ["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv", "kernel.conv_planes"];
         let gpu = options.gpu().then_some(options.gpu_gemm);
+        let tiles = |m: &Module, op| super::strategy::register_tiles(m, op, options.target.info().matmul_tiles);
         for op in ops_named(&m, &top) {
             // An op nested in a generic being lowered was copied out and is gone.
             if m.ops[op].parent.is_none() {
@@ -73,9 +74,15 @@ impl Pass for KernelToLoops {
                 {
                     super::qgemm::lower(&mut m, op, options)?
                 }
-                "kernel.matmul" => super::matmul::lower(&mut m, op, gpu)?,
+                "kernel.matmul" => {
+                    let tiles = tiles(&m, op)?;
+                    super::matmul::lower(&mut m, op, gpu, &tiles)?
+                }
                 "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,
-                _ => super::conv::lower(&mut m, op, gpu)?,
+                _ => {
+                    let tiles = tiles(&m, op)?;
+                    super::conv::lower(&mut m, op, gpu, &tiles)?
+                }
             }
             m.erase_op(op);
         }

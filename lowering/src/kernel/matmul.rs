@@ -25,6 +25,7 @@ use crate::pass::GpuGemm;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_targets::LevelTiles;
 
 pub const NR: usize = 16;
 
@@ -254,9 +255,19 @@ impl BOperand {
 /// stays in cache while the rows of A stream past. Then the ragged columns, then the rows left
 /// over.
 #[allow(clippy::too_many_arguments)]
-pub fn gemm<B: LoopBuilder>(b: &mut B, m: usize, n: usize, k: usize, a: Mat, bm: BOperand, c: Mat, ep: TileEpilogue) {
+pub fn gemm<B: LoopBuilder>(
+    b: &mut B,
+    tiles: &[LevelTiles],
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat,
+    bm: BOperand,
+    c: Mat,
+    ep: TileEpilogue,
+) {
     let g = Gemm { k, a, bm, c, ep };
-    for_the_cpu(b, &|e, tiling| gemm_tiled(e, tiling, (m, n), &g));
+    for_the_cpu(b, tiles, &|e, tiling| gemm_tiled(e, tiling, (m, n), &g));
 }
 
 /// [`gemm`] with the tiles of one CPU.
@@ -415,25 +426,40 @@ struct Tiling {
     vectors: usize,
 }
 
-/// With AVX-512: 8 x 32, sixteen 16-lane accumulators of its thirty-two registers. Fewer would
-/// leave its two FMA units idle through their latency; eight rows load fewer values per FMA than
-/// six, and leave no rows over for the channel counts that are multiples of 8.
-const AVX512_TILES: Tiling = Tiling { mr: 8, vectors: 2 };
+impl Tiling {
+    fn of(t: &LevelTiles) -> Tiling {
+        Tiling { mr: t.rows, vectors: t.vectors }
+    }
+}
 
-/// Elsewhere 6 x 16: twelve 8-lane accumulators with AVX2, which more would spill.
-const BASELINE_TILES: Tiling = Tiling { mr: 6, vectors: 1 };
+/// The tile of CPUs of every level (the target's table has one: `min_level` 0).
+fn baseline(tiles: &[LevelTiles]) -> Tiling {
+    tiles.iter().find(|t| t.min_level == 0).map_or(Tiling { mr: 6, vectors: 1 }, Tiling::of)
+}
 
-/// `body` with the tiling for the CPU the code runs on: a branch on [`LoopBuilder::cpu_level`]
-/// that `cpu-dispatch` folds in each CPU's copy of the code.
-fn for_the_cpu<B: LoopBuilder>(b: &mut B, body: &dyn Fn(&mut B, Tiling)) {
-    let avx512 = has_avx512(b);
-    let on = |tiling: Tiling| {
-        move |e: &mut B| {
-            body(e, tiling);
-            vec![]
-        }
+/// `body` with the tiling for the CPU the code runs on, from the target's table (`tiles`, whose
+/// `register_tiles` the op records): a branch on [`LoopBuilder::cpu_level`] per level above the
+/// baseline, which `cpu-dispatch` folds in each CPU's copy of the code.
+fn for_the_cpu<B: LoopBuilder>(b: &mut B, tiles: &[LevelTiles], body: &dyn Fn(&mut B, Tiling)) {
+    let mut above: Vec<&LevelTiles> = tiles.iter().filter(|t| t.min_level > 0).collect();
+    above.sort_by_key(|t| std::cmp::Reverse(t.min_level));
+    for_levels(b, &above, baseline(tiles), body);
+}
+
+fn for_levels<B: LoopBuilder>(b: &mut B, above: &[&LevelTiles], base: Tiling, body: &dyn Fn(&mut B, Tiling)) {
+    let Some((first, rest)) = above.split_first() else { return body(b, base) };
+    let level = b.cpu_level();
+    let min = b.const_int(first.min_level.into(), Type::i32());
+    let at_least = b.cmpi("sge", level, min);
+    let this = |e: &mut B| {
+        body(e, Tiling::of(first));
+        vec![]
     };
-    b.if_else(avx512, vec![], on(AVX512_TILES), on(BASELINE_TILES));
+    let below = |e: &mut B| {
+        for_levels(e, rest, base, body);
+        vec![]
+    };
+    b.if_else(at_least, vec![], this, below);
 }
 
 /// The full tiles of the first `m_full` rows and `n_full` columns: `tiling.vectors` wide, then
@@ -523,19 +549,13 @@ fn store_vectors<B: LoopBuilder>(
     }
 }
 
-/// Whether the CPU the code runs on has AVX-512 (see [`LoopBuilder::cpu_level`]).
-fn has_avx512<B: LoopBuilder>(b: &mut B) -> ValueId {
-    let level = b.cpu_level();
-    let avx512 = b.const_int(4, Type::i32());
-    b.cmpi("sge", level, avx512)
-}
-
 /// [`gemm`] with a number of rows `m` known only at run time: the full row tiles as there,
 /// then the rows left over (fewer than six, how many known at run time) one row at a time. Its
 /// tiles are 6 x 16 on every CPU.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_rows_at_run_time<B: LoopBuilder>(
     b: &mut B,
+    tiles: &[LevelTiles],
     m: ValueId,
     n: usize,
     k: usize,
@@ -546,7 +566,7 @@ pub fn gemm_rows_at_run_time<B: LoopBuilder>(
 ) {
     let n_full = n / NR * NR;
     let g = Gemm { k, a, bm, c, ep };
-    let mr = BASELINE_TILES.mr;
+    let mr = baseline(tiles).mr;
     let (tiles, m_full, rest) = row_tiles(b, Extent::Value(m), mr);
     if n_full > 0 {
         b.parallel_over(&[Extent::Fixed(n_full / NR), tiles], &mut |e, t| {
@@ -579,6 +599,7 @@ pub fn gemm_rows_at_run_time<B: LoopBuilder>(
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_cols_at_run_time<B: LoopBuilder>(
     b: &mut B,
+    tiles: &[LevelTiles],
     m: usize,
     n: ValueId,
     k: usize,
@@ -589,7 +610,7 @@ pub fn gemm_cols_at_run_time<B: LoopBuilder>(
 ) {
     debug_assert!(matches!(panels, BOperand::Panels { .. }), "ragged columns need zero-padded panels");
     let g = Gemm { k, a, bm: panels, c, ep };
-    for_the_cpu(b, &|e, tiling| gemm_cols_tiled(e, tiling, (m, n), &g));
+    for_the_cpu(b, tiles, &|e, tiling| gemm_cols_tiled(e, tiling, (m, n), &g));
 }
 
 /// [`gemm_cols_at_run_time`] with the tiles of one CPU.
@@ -990,11 +1011,11 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
 /// On GPUs a matmul is tiled through shared memory ([`super::gpu_gemm`]) where it is large
 /// enough, else the parallel loop over the output with a dot product per element (one thread
 /// each, or a few rows, once the loop is mapped to the grid).
-pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuGemm>) -> Result<(), Diagnostic> {
+pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuGemm>, tiles: &[LevelTiles]) -> Result<(), Diagnostic> {
     if gpu.is_some() && m.attr(op, "b_panels").is_none() {
         lower_general(m, op, gpu)
     } else if micro_kernel_applies(m, op) {
-        lower_on_micro_kernel(m, op)
+        lower_on_micro_kernel(m, op, tiles)
     } else if rows_apply(m, op) {
         lower_rows(m, op)
     } else if m.attr(op, "b_panels").is_none() {
@@ -1009,7 +1030,7 @@ pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuGemm>) -> Result<(), Diagn
 
 /// The micro-kernel's GEMMs, one per batch (or one for all, when B is shared and A's matrices
 /// follow one another).
-fn lower_on_micro_kernel(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+fn lower_on_micro_kernel(m: &mut Module, op: OpId, tiles: &[LevelTiles]) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
@@ -1071,8 +1092,8 @@ fn lower_on_micro_kernel(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
         };
         let out = Mat { buf: o1, off: co, rs: Extent::Fixed(nn), cs: 1 };
         match mm {
-            Extent::Fixed(mm) => gemm(e, mm, nn, kk, a, bm, out, ep),
-            Extent::Value(mm) => gemm_rows_at_run_time(e, mm, nn, kk, a, bm, out, ep),
+            Extent::Fixed(mm) => gemm(e, tiles, mm, nn, kk, a, bm, out, ep),
+            Extent::Value(mm) => gemm_rows_at_run_time(e, tiles, mm, nn, kk, a, bm, out, ep),
         }
     });
     c.finish(op);

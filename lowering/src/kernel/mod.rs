@@ -6,6 +6,8 @@
 //!   another one over the same iteration space is computed inside it;
 //! - `kernel-fuse-planes-epilogue` ([`fuse_planes`]): the elementwise generic that reads a
 //!   quantized convolution's sums (its requantization) is computed in the convolution's stores;
+//! - `kernel-choose-strategies` ([`strategy`]): the target's choice for each matmul and
+//!   convolution (the GEMM's register tiles, the convolution's algorithm), recorded on the op;
 //! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
 //!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
 //!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
@@ -37,6 +39,7 @@ pub mod qconv;
 pub mod qgemm;
 pub mod reduce;
 pub mod round_trips;
+pub mod strategy;
 pub mod winograd;
 
 use crate::builder::LoopBuilder;

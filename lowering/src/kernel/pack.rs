@@ -50,11 +50,9 @@ impl Pass for PackWeights {
                 }
             }
         }
-        if options.no_winograd || options.gpu() {
-            return Ok(m);
-        }
         for op in ops_named(&m, &["kernel.conv"]) {
-            if let Some(plane) = Plane::of_conv(&m, op) {
+            let chosen = m.attr(op, "strategy").and_then(Attribute::as_str) == Some("winograd");
+            if let Some(plane) = Plane::of_conv(&m, op).filter(|_| chosen && m.attr(op, "winograd").is_none()) {
                 pack_winograd(&mut m, op, &plane);
             }
         }
@@ -203,11 +201,21 @@ fn widened(bytes: &[u8], unsigned: bool) -> Vec<u8> {
 
 /// A convolution's constant `[K, C, 3, 3]` f32 weights as Winograd's `[4, 4, K, C]`
 /// ([`super::winograd`]), marked `winograd`.
-fn pack_winograd(m: &mut Module, op: OpId, plane: &Plane) {
+/// A convolution's weights as Winograd's transform reads them: a constant global of f32
+/// `[K, C, 3, 3]` in the identity layout.
+pub(super) fn winograd_weights(m: &Module, op: OpId) -> Option<(OpId, OpId, Vec<u8>)> {
     let w = m.ops[op].operands[1];
-    let Some((get, global, bytes)) = constant_global(m, w) else { return };
+    let (get, global, bytes) = constant_global(m, w)?;
+    let t = m.ty(w).as_memref()?;
+    let elements: u64 = t.shape.iter().map(|d| d.unwrap_or(0)).product();
+    (*t.elem == Type::f32() && t.layout == Layout::Identity && bytes.len() as u64 == elements * 4)
+        .then_some((get, global, bytes))
+}
+
+fn pack_winograd(m: &mut Module, op: OpId, plane: &Plane) {
+    let Some((get, global, bytes)) = winograd_weights(m, op) else { return };
     let (k, c) = (plane.filters, plane.channels);
-    if bytes.len() != k * c * 9 * 4 || m.ty(w).as_memref().is_none_or(|t| t.layout != Layout::Identity) {
+    if bytes.len() != k * c * 9 * 4 {
         return;
     }
     let weights: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes"))).collect();

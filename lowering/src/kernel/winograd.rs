@@ -29,6 +29,7 @@ use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::{Attribute, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_targets::LevelTiles;
 
 /// The output tile's side (the `m` of F(m x m, 3 x 3)), the value of `kernel.conv`'s `winograd`.
 pub const TILE: usize = 2;
@@ -201,7 +202,7 @@ struct Scratch {
 }
 
 /// Lowers a `kernel.conv` with `winograd` (its weights `[4, 4, K, C]`).
-pub fn lower(c: &mut Cursor, op: OpId, batch: Extent) {
+pub fn lower(c: &mut Cursor, op: OpId, batch: Extent, tiles: &[LevelTiles]) {
     let p = Plane::of_transformed(c.m, op);
     let ops = EpilogueOperands::of(c.m, op);
     let ep = Epilogue::of(c.m, op);
@@ -217,20 +218,26 @@ pub fn lower(c: &mut Cursor, op: OpId, batch: Extent) {
     let across = p.tiles()[1];
     let v = super::conv::plane_buffer(c, POSITIONS * blocks.plane(across, p.channels));
     let m = super::conv::plane_buffer(c, POSITIONS * blocks.plane(across, p.filters));
-    c.for_loop_over(batch, |c, nb| image(c, &p, &blocks, f, (v, m, nb)));
+    c.for_loop_over(batch, |c, nb| image(c, (&p, tiles), &blocks, f, (v, m, nb)));
     for buf in [v, m] {
         c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([buf]));
     }
 }
 
 /// One image, a block of tile rows after the other.
-fn image(e: &mut Cursor, p: &Plane, blocks: &Blocking, f: Operands, (v, m, nb): (ValueId, ValueId, ValueId)) {
+fn image(
+    e: &mut Cursor,
+    (p, tiles): (&Plane, &[LevelTiles]),
+    blocks: &Blocking,
+    f: Operands,
+    (v, m, nb): (ValueId, ValueId, ValueId),
+) {
     let across = p.tiles()[1];
     let (v_plane, m_plane) = (blocks.plane(across, p.channels), blocks.plane(across, p.filters));
     let scratch = Scratch { v, m, lead: blocks.lead(across), v_plane, m_plane };
     let x_at = e.affine(&[(nb, (p.channels * p.input[0] * p.input[1]) as i64)], 0);
     let o_at = e.affine(&[(nb, (p.filters * p.out[0] * p.out[1]) as i64)], 0);
-    let step = Step { p, f, x_at, o_at };
+    let step = Step { p, tiles, f, x_at, o_at };
     e.for_loop(0, blocks.full, |e, b| {
         let top = e.affine(&[(b, blocks.rows as i64)], 0);
         step.block(e, scratch, (top, blocks.rows));
@@ -244,6 +251,7 @@ fn image(e: &mut Cursor, p: &Plane, blocks: &Blocking, f: Operands, (v, m, nb): 
 /// One image's convolution, a block of tile rows at a time.
 struct Step<'a> {
     p: &'a Plane,
+    tiles: &'a [LevelTiles],
     f: Operands,
     x_at: ValueId,
     o_at: ValueId,
@@ -263,7 +271,7 @@ impl Step<'_> {
             let c_at = e.affine(&[(xi[0], s.m_plane as i64)], 0);
             let cm = Mat { buf: s.m, off: c_at, rs: Extent::Fixed(s.lead), cs: 1 };
             let plain = TileEpilogue { bias: Bias::None, residual: None, act: Activation::default() };
-            gemm(e, k, n, c, a, b, cm, plain);
+            gemm(e, self.tiles, k, n, c, a, b, cm, plain);
         });
         self.transform_output(e, s, (top, rows));
     }

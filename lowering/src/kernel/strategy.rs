@@ -1,0 +1,159 @@
+//! `kernel-choose-strategies`: how each matmul and convolution is computed on the target,
+//! chosen once and recorded on the op, so that the passes after it only apply the choice (as
+//! IREE's `KernelDispatch` records a lowering configuration). What it records can be printed
+//! (`--passes=...,kernel-choose-strategies --emit=mlir`) and written by hand in golden tests:
+//!
+//! - `register_tiles` on a CPU's f32 `kernel.matmul` and `kernel.conv`: the GEMM micro-kernel's
+//!   register tiles from the target's table (`xcc_targets::ArchInfo::matmul_tiles`), as
+//!   `[min_level, rows, vectors]` triples; the kernel branches on the CPU level between them.
+//! - `strategy` on a CPU's `kernel.conv`: `"winograd"` (F(2x2, 3x3); `kernel-pack-weights`
+//!   transforms its constant weights), `"depthwise"`, `"im2col"` (a GEMM over the input's
+//!   columns, in place for a pointwise convolution), or `"direct"` (the sums, for integer and
+//!   other non-f32 convolutions).
+//!
+//! A GPU's convolutions and matmuls are still chosen where they are emitted (`conv.rs`,
+//! `gpu_gemm.rs`), from the grid's size.
+
+use super::ops_named;
+use super::winograd::Plane;
+use crate::pass::{LoweringOptions, Pass};
+use xcc_ir::dialects::kernel::EpilogueOperands;
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, Type};
+use xcc_targets::LevelTiles;
+
+pub struct ChooseStrategies;
+
+impl Pass for ChooseStrategies {
+    fn name(&self) -> &'static str {
+        "kernel-choose-strategies"
+    }
+
+    fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
+        if options.gpu() {
+            return Ok(m);
+        }
+        let tiles = options.target.info().matmul_tiles;
+        for op in ops_named(&m, &["kernel.matmul", "kernel.conv"]) {
+            if writes_f32(&m, op) && m.attr(op, "register_tiles").is_none() {
+                m.set_attr(op, "register_tiles", tiles_attribute(tiles));
+            }
+        }
+        for op in ops_named(&m, &["kernel.conv"]) {
+            if m.attr(op, "strategy").is_none() {
+                let strategy = conv_strategy(&m, op, !options.no_winograd);
+                m.set_attr(op, "strategy", Attribute::String(strategy.name().into()));
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// How a CPU computes a `kernel.conv`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvStrategy {
+    Winograd,
+    Depthwise,
+    Im2col,
+    Direct,
+}
+
+impl ConvStrategy {
+    const ALL: [ConvStrategy; 4] =
+        [ConvStrategy::Winograd, ConvStrategy::Depthwise, ConvStrategy::Im2col, ConvStrategy::Direct];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ConvStrategy::Winograd => "winograd",
+            ConvStrategy::Depthwise => "depthwise",
+            ConvStrategy::Im2col => "im2col",
+            ConvStrategy::Direct => "direct",
+        }
+    }
+
+    /// Whether the strategy computes this convolution (Winograd's weights are checked where
+    /// they are transformed).
+    fn applies(self, m: &Module, op: OpId) -> bool {
+        match self {
+            ConvStrategy::Winograd => Plane::of_conv(m, op).is_some(),
+            ConvStrategy::Depthwise => writes_f32(m, op) && is_depthwise(m, op),
+            ConvStrategy::Im2col => writes_f32(m, op),
+            ConvStrategy::Direct => true,
+        }
+    }
+}
+
+/// The best strategy for a convolution: Winograd where it pays and its weights are constant
+/// (`winograd` allowed), a depthwise kernel for one filter per channel, the GEMM for f32, and
+/// the direct sums otherwise.
+pub fn conv_strategy(m: &Module, op: OpId, winograd: bool) -> ConvStrategy {
+    let packable = || super::pack::winograd_weights(m, op).is_some();
+    if winograd && ConvStrategy::Winograd.applies(m, op) && packable() {
+        ConvStrategy::Winograd
+    } else if ConvStrategy::Depthwise.applies(m, op) {
+        ConvStrategy::Depthwise
+    } else if ConvStrategy::Im2col.applies(m, op) {
+        ConvStrategy::Im2col
+    } else {
+        ConvStrategy::Direct
+    }
+}
+
+/// The strategy recorded on a CPU convolution, or the one [`conv_strategy`] picks without
+/// Winograd where none is (a module lowered without `kernel-choose-strategies`).
+pub fn recorded_conv_strategy(m: &Module, op: OpId) -> Result<ConvStrategy, Diagnostic> {
+    let Some(name) = m.attr(op, "strategy").and_then(Attribute::as_str) else {
+        return Ok(conv_strategy(m, op, false));
+    };
+    let error = |why: String| Err(Diagnostic::new(m.ops[op].span, why));
+    let Some(strategy) = ConvStrategy::ALL.into_iter().find(|s| s.name() == name) else {
+        let names: Vec<&str> = ConvStrategy::ALL.iter().map(|s| s.name()).collect();
+        return error(format!("kernel.conv strategy '{name}' is not one of {names:?}"));
+    };
+    match strategy {
+        ConvStrategy::Winograd if m.attr(op, "winograd").is_none() => {
+            error("kernel.conv strategy 'winograd' needs its weights transformed by kernel-pack-weights".into())
+        }
+        s if !s.applies(m, op) => error(format!("kernel.conv strategy '{name}' does not compute this convolution")),
+        s => Ok(s),
+    }
+}
+
+/// The register tiles recorded on the op, or the target's.
+pub fn register_tiles(m: &Module, op: OpId, target: &[LevelTiles]) -> Result<Vec<LevelTiles>, Diagnostic> {
+    let Some(list) = m.attr(op, "register_tiles").and_then(Attribute::as_int_list) else {
+        return Ok(target.to_vec());
+    };
+    let tiles: Vec<LevelTiles> = list
+        .chunks(3)
+        .filter(|t| t.len() == 3 && t.iter().all(|&x| (0..=64).contains(&x)))
+        .map(|t| LevelTiles { min_level: t[0] as u32, rows: t[1] as usize, vectors: t[2] as usize })
+        .filter(|t| t.rows > 0 && t.vectors > 0)
+        .collect();
+    if tiles.len() * 3 != list.len() || !tiles.iter().any(|t| t.min_level == 0) {
+        return Err(Diagnostic::new(
+            m.ops[op].span,
+            "register_tiles takes [min_level, rows, vectors] triples (rows and vectors 1 to 64), one of them for level 0",
+        ));
+    }
+    Ok(tiles)
+}
+
+fn tiles_attribute(tiles: &[LevelTiles]) -> Attribute {
+    let values = tiles.iter().flat_map(|t| [t.min_level as i128, t.rows as i128, t.vectors as i128]).collect();
+    Attribute::DenseArray { elem: Type::i64(), values }
+}
+
+fn writes_f32(m: &Module, op: OpId) -> bool {
+    let out = EpilogueOperands::of(m, op).output;
+    m.ty(out).as_memref().is_some_and(|t| *t.elem == Type::f32())
+}
+
+/// A 2-d convolution with one filter per channel (`group` = input channels = output channels).
+fn is_depthwise(m: &Module, op: OpId) -> bool {
+    let ops = EpilogueOperands::of(m, op);
+    let dims = |v| m.ty(v).as_memref().map(|t| t.shape.clone()).unwrap_or_default();
+    let (x, w) = (dims(ops.a), dims(ops.b));
+    let group = m.attr(op, "group").and_then(Attribute::as_int).unwrap_or(1);
+    let channels = x.get(1).copied().flatten().map(i128::from);
+    w.len() == 4 && group > 1 && channels == Some(group) && w[0].map(i128::from) == Some(group) && w[1] == Some(1)
+}
