@@ -8,6 +8,7 @@ pub const INFO: ArchInfo = ArchInfo {
     aliases: &["arm64"],
     triple: "aarch64-unknown-linux-gnu",
     default_cpu: "generic",
+    base_features: "",
     dispatch: &[],
     pointer_bits: 64,
     vector: Some(VectorUnit { bits: 128, registers: 32 }),

@@ -37,6 +37,8 @@ pub struct ArchInfo {
     pub triple: &'static str,
     /// The CPU when `--mcpu` names none: portable across the architecture's machines.
     pub default_cpu: &'static str,
+    /// LLVM features every CPU of the target has (and its ABI needs); `--mattr` adds to them.
+    pub base_features: &'static str,
     /// Further CPUs a library for the default CPU carries code for, picked at run time by
     /// `xcc_cpu_level()` (`cpu-dispatch`).
     pub dispatch: &'static [CpuCopy],
@@ -245,12 +247,10 @@ pub fn resolve(target: &str, cpu: Option<&str>, features: Option<&str>, host: &H
         Some("native") => host.cpu.clone(),
         Some(c) => c.to_string(),
     };
-    let mut features = features.unwrap_or("").to_string();
-    let native =
-        !host.cpu.is_empty() && cpu == host.cpu && cpu != "generic" && features.is_empty() && info.gpu.is_none();
-    if native {
-        features = host.features.clone();
-    }
+    let given = features.unwrap_or("");
+    let native = !host.cpu.is_empty() && cpu == host.cpu && cpu != "generic" && given.is_empty() && info.gpu.is_none();
+    let features = if native { host.features.as_str() } else { given };
+    let features = [info.base_features, features].into_iter().filter(|f| !f.is_empty()).collect::<Vec<_>>().join(",");
     let (level, byte_dots) = match arch {
         Arch::X86_64 => (x86_64::level(&cpu, &features, native), x86_64::byte_dots(&features, &dispatch)),
         Arch::Aarch64 => (Some(0), aarch64::byte_dots(&features)),

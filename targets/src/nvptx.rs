@@ -8,6 +8,7 @@ pub const INFO: ArchInfo = ArchInfo {
     aliases: &["nvptx", "cuda"],
     triple: "nvptx64-nvidia-cuda",
     default_cpu: "sm_80",
+    base_features: "",
     dispatch: &[],
     pointer_bits: 64,
     vector: None,

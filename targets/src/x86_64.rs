@@ -9,6 +9,7 @@ pub const INFO: ArchInfo = ArchInfo {
     aliases: &["x86-64", "host"],
     triple: "x86_64-unknown-linux-gnu",
     default_cpu: "x86-64-v2",
+    base_features: "",
     dispatch: &DISPATCH,
     pointer_bits: 64,
     vector: Some(VectorUnit { bits: 128, registers: 16 }),
