@@ -17,7 +17,11 @@ const RUNTIME_PARTS: [&str; 6] = ["xcc_memory", "xcc_parallel", "xcc_status", "x
 /// with `--target=nvptx64`.
 const OTHERS: &[(&str, &str, &[&str])] =
     &[("xcc_cuda", "xcc_cuda", &[]), ("xcc_gpu", "xcc_gpu", &[]), ("xcc_gpu_emu", "xcc_gpu", &["-DXCC_GPU_EMULATE=1"])];
-const TARGETS: &[(&str, &str)] = &[("x86_64", "x86_64-unknown-linux-gnu"), ("aarch64", "aarch64-unknown-linux-gnu")];
+const TARGETS: &[(&str, &str)] = &[
+    ("x86_64", "x86_64-unknown-linux-gnu"),
+    ("aarch64", "aarch64-unknown-linux-gnu"),
+    ("riscv64", "riscv64-unknown-linux-gnu"),
+];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -99,6 +103,10 @@ fn compile(
         // Inline LL/SC atomics instead of calls to __aarch64_ldadd4_* helpers,
         // so the object links without libgcc/compiler-rt (e.g. by bare ld.lld).
         build.flag("-mno-outline-atomics");
+    }
+    if arch == "riscv64" {
+        // The base every Linux distribution targets, and its ABI (what xcc's models use).
+        build.flag("-march=rv64gc").flag("-mabi=lp64d");
     }
     let objects = build.compile_intermediates();
     match objects.as_slice() {

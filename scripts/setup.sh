@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything xcc's build and tests need, idempotently:
 #  - LLVM 22 (static libraries for inkwell, clang-22 for C harnesses, mlir-22-tools as the differential oracle),
-#  - the aarch64 cross toolchain and qemu-user (aarch64 run tests), cmake and pkg-config (the CMake package's example, the runtime's .pc file),
+#  - the aarch64 and riscv64 cross toolchains and qemu-user (their run and model tests), cmake and pkg-config (the CMake package's example, the runtime's .pc file),
 #  - cargo-fuzz (the fuzz targets in fuzz/),
 #  - a git-ignored Python venv in .venv with the test oracles (onnx, onnxruntime, numpy, ptxas from nvidia-cuda-nvcc,
 #    pillow for onnx's reference ImageDecoder),
@@ -16,7 +16,7 @@ cd "$root"
 apt_packages=(
   llvm-22-dev libpolly-22-dev libzstd-dev zlib1g-dev
   clang-22 llvm-22 mlir-22-tools
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user
   python3-venv cmake pkg-config
 )
 missing=()

@@ -48,6 +48,7 @@ pub fn create_machine(spec: &XccTarget, opt: u8) -> Result<TargetMachine, Codege
     match spec.arch {
         Arch::X86_64 => Target::initialize_x86(&config),
         Arch::Aarch64 => Target::initialize_aarch64(&config),
+        Arch::Riscv64 => Target::initialize_riscv(&config),
         Arch::Nvptx64 => Target::initialize_nvptx(&config),
     }
     let triple = TargetTriple::create(&spec.triple);

@@ -88,7 +88,7 @@ pub struct Cli {
     /// What to write; by default from the output's extension (.mlir .ll .bc .s .o .a .ptx).
     #[arg(long, value_enum)]
     pub emit: Option<Emit>,
-    /// Target: x86_64, aarch64, nvptx64, or a full triple.
+    /// Target: x86_64, aarch64, riscv64, nvptx64, or a full triple.
     #[arg(long, default_value = "x86_64")]
     pub target: String,
     /// Target CPU (`native` for this machine); default: a portable one.
@@ -212,7 +212,7 @@ pub struct RuntimeCli {
     /// The archive to write.
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
-    /// Target: x86_64, aarch64, or a full triple.
+    /// Target: x86_64, aarch64, riscv64, or a full triple.
     #[arg(long, default_value = "x86_64")]
     pub target: String,
 }

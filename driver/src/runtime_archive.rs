@@ -14,8 +14,9 @@ pub fn run(cli: &RuntimeCli) -> Result<(), String> {
     }
     check_output_directory(&cli.output)?;
     let spec = xcc_codegen::resolve_target(&cli.target, None, None).map_err(|e| error(e.to_string()))?;
-    let objects = xcc_runtime_c::objects_for_arch(spec.arch.name())
-        .ok_or_else(|| error(format!("there is no runtime for {}: it runs on x86_64 and aarch64", spec.arch.name())))?;
+    let objects = xcc_runtime_c::objects_for_arch(spec.arch.name()).ok_or_else(|| {
+        error(format!("there is no runtime for {}: it runs on x86_64, aarch64 and riscv64", spec.arch.name()))
+    })?;
     let mut members = xcc_runtime_c::runtime_members(&objects.runtime);
     members.push(("xcc_cuda.o".to_string(), objects.cuda.to_vec()));
     let archive = xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))?;

@@ -50,11 +50,12 @@ macro_rules! objects {
     };
 }
 
-/// The runtime compiled for `arch` ("x86_64" or "aarch64").
+/// The runtime compiled for `arch` ("x86_64", "aarch64" or "riscv64").
 pub fn objects_for_arch(arch: &str) -> Option<RuntimeObjects> {
     match arch {
         "x86_64" => Some(objects!("x86_64")),
         "aarch64" => Some(objects!("aarch64")),
+        "riscv64" => Some(objects!("riscv64")),
         _ => None,
     }
 }
@@ -149,7 +150,7 @@ mod tests {
     /// ELF magic, relocatable type, and the machine each arch must carry.
     #[test]
     fn embedded_objects_are_elf_relocatables_for_their_arch() {
-        for (arch, machine) in [("x86_64", 62u16), ("aarch64", 183u16)] {
+        for (arch, machine) in [("x86_64", 62u16), ("aarch64", 183u16), ("riscv64", 243u16)] {
             let objects = objects_for_arch(arch).unwrap();
             for obj in objects.runtime.into_iter().chain([objects.cuda, objects.gpu, objects.gpu_emulated]) {
                 assert_eq!(&obj[..4], b"\x7fELF", "{arch}");
@@ -157,7 +158,7 @@ mod tests {
                 assert_eq!(u16::from_le_bytes([obj[18], obj[19]]), machine, "{arch}: e_machine");
             }
         }
-        assert!(objects_for_arch("riscv64").is_none());
+        assert!(objects_for_arch("mips64").is_none());
     }
 
     /// Every source of the CPU part, as one text.

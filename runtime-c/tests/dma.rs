@@ -2,7 +2,7 @@
 //! several DMAs in flight on two tags holding garbage (left untouched), tags in recycled heap
 //! memory, copies started on other threads and waited for here, xcc_alloc's alignment contract, and parallel-for on pools
 //! of several sizes (every iteration exactly once, nested loops inline, a caller's callback).
-//! Needs only a host C compiler (and, for aarch64, a cross gcc and qemu-user).
+//! Needs only a host C compiler (and, for aarch64 and riscv64, a cross gcc and qemu-user).
 
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
@@ -335,9 +335,16 @@ fn dma_and_alloc_x86_64() {
     cleanup(&dir);
 }
 
-fn dma_and_alloc_aarch64_under_qemu() {
-    let dir = build("aarch64", "aarch64-linux-gnu-gcc");
-    let stdout = run(Command::new("qemu-aarch64").current_dir(&dir).args(["-L", "/usr/aarch64-linux-gnu", "./t"]));
+/// The CPUs the runtime is also tested on under qemu-user: the arch, its cross gcc, qemu and
+/// qemu's arguments.
+const CROSS: [(&str, &str, &str, &[&str]); 2] = [
+    ("aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64", &["-L", "/usr/aarch64-linux-gnu"]),
+    ("riscv64", "riscv64-linux-gnu-gcc", "qemu-riscv64", &["-L", "/usr/riscv64-linux-gnu"]),
+];
+
+fn dma_and_alloc_under_qemu((arch, gcc, qemu, args): (&str, &str, &str, &[&str])) {
+    let dir = build(arch, gcc);
+    let stdout = run(Command::new(qemu).current_dir(&dir).args(args).arg("./t"));
     assert_eq!(stdout.trim(), "cpu level 0\nxcc runtime ok");
     cleanup(&dir);
 }
@@ -348,15 +355,11 @@ fn main() -> std::process::ExitCode {
     if !native {
         println!("skipped: the x86_64 run (the host is {})", std::env::consts::ARCH);
     }
-    let cross = on_path("qemu-aarch64") && on_path("aarch64-linux-gnu-gcc");
-    if !cross {
-        println!("skipped: the aarch64 run (qemu-aarch64 or aarch64-linux-gnu-gcc not on PATH; scripts/setup.sh installs them)");
-    }
     let sanitizers = native && sanitizers_available();
     if native && !sanitizers {
         println!("skipped: the sanitized runs (cc cannot build and run -fsanitize=address,undefined programs here)");
     }
-    let trials = vec![
+    let mut trials = vec![
         Trial::test("dma_and_alloc_x86_64_sanitized", || {
             dma_and_alloc_sanitized(true);
             Ok(())
@@ -372,11 +375,18 @@ fn main() -> std::process::ExitCode {
             Ok(())
         })
         .with_ignored_flag(!native),
-        Trial::test("dma_and_alloc_aarch64_under_qemu", || {
-            dma_and_alloc_aarch64_under_qemu();
-            Ok(())
-        })
-        .with_ignored_flag(!cross),
     ];
+    for target in CROSS {
+        let (arch, gcc, qemu, _) = target;
+        let cross = on_path(qemu) && on_path(gcc);
+        if !cross {
+            println!("skipped: the {arch} run ({qemu} or {gcc} not on PATH; scripts/setup.sh installs them)");
+        }
+        let trial = Trial::test(format!("dma_and_alloc_{arch}_under_qemu"), move || {
+            dma_and_alloc_under_qemu(target);
+            Ok(())
+        });
+        trials.push(trial.with_ignored_flag(!cross));
+    }
     libtest_mimic::run(&libtest_mimic::Arguments::from_args(), trials).exit_code()
 }

@@ -1,5 +1,5 @@
 //! What xcc knows of each target, as data, in one place: the architectures (one module each:
-//! [`x86_64`], [`aarch64`], [`nvptx`]), how `--target`, `--mcpu` and `--mattr` resolve to a
+//! [`x86_64`], [`aarch64`], [`riscv64`], [`nvptx`]), how `--target`, `--mcpu` and `--mattr` resolve to a
 //! [`Target`], and the parameters the kernels take from it (register tiles, cache blocks, dot
 //! products, GPU tiles). The driver resolves the target once and hands it to every pass; the
 //! lowering passes read it and never test an architecture by name. No LLVM here: xcc-codegen
@@ -7,6 +7,7 @@
 
 pub mod aarch64;
 pub mod nvptx;
+pub mod riscv64;
 pub mod x86_64;
 
 use std::str::FromStr;
@@ -22,6 +23,7 @@ pub enum TargetError {
 pub enum Arch {
     X86_64,
     Aarch64,
+    Riscv64,
     Nvptx64,
 }
 
@@ -55,13 +57,14 @@ pub struct ArchInfo {
 }
 
 /// Every architecture, in the order `--target`'s help lists them.
-pub const ARCHITECTURES: [&ArchInfo; 3] = [&x86_64::INFO, &aarch64::INFO, &nvptx::INFO];
+pub const ARCHITECTURES: [&ArchInfo; 4] = [&x86_64::INFO, &aarch64::INFO, &riscv64::INFO, &nvptx::INFO];
 
 impl Arch {
     pub fn info(self) -> &'static ArchInfo {
         match self {
             Arch::X86_64 => &x86_64::INFO,
             Arch::Aarch64 => &aarch64::INFO,
+            Arch::Riscv64 => &riscv64::INFO,
             Arch::Nvptx64 => &nvptx::INFO,
         }
     }
@@ -74,6 +77,7 @@ impl Arch {
         match triple.architecture {
             target_lexicon::Architecture::X86_64 => Some(Arch::X86_64),
             target_lexicon::Architecture::Aarch64(_) => Some(Arch::Aarch64),
+            target_lexicon::Architecture::Riscv64(_) => Some(Arch::Riscv64),
             target_lexicon::Architecture::Nvptx64 => Some(Arch::Nvptx64),
             _ => None,
         }
@@ -254,7 +258,7 @@ pub fn resolve(target: &str, cpu: Option<&str>, features: Option<&str>, host: &H
     let (level, byte_dots) = match arch {
         Arch::X86_64 => (x86_64::level(&cpu, &features, native), x86_64::byte_dots(&features, &dispatch)),
         Arch::Aarch64 => (Some(0), aarch64::byte_dots(&features)),
-        Arch::Nvptx64 => (Some(0), ByteDots::None),
+        Arch::Riscv64 | Arch::Nvptx64 => (Some(0), ByteDots::None),
     };
     Ok(Target { triple, arch, cpu, features, dispatch, level, byte_dots })
 }

@@ -125,6 +125,47 @@ pub fn find_tool(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
+/// A CPU target the tests cross-compile for and run under qemu-user: its `--target`, the cross
+/// C compiler that links its programs, and qemu's command for them.
+pub struct CrossTarget {
+    pub arch: &'static str,
+    pub gcc: &'static str,
+    pub qemu: &'static str,
+    /// qemu's arguments before the program: the CPU to emulate and the target's libraries.
+    pub qemu_args: &'static [&'static str],
+}
+
+/// The targets run under qemu: AArch64 as any such CPU, RISC-V 64 with the vector extension
+/// (RVV 1.0, 128-bit registers), as xcc's default riscv64 code needs.
+pub const CROSS_TARGETS: [CrossTarget; 2] = [
+    CrossTarget {
+        arch: "aarch64",
+        gcc: "aarch64-linux-gnu-gcc",
+        qemu: "qemu-aarch64",
+        qemu_args: &["-L", "/usr/aarch64-linux-gnu"],
+    },
+    CrossTarget {
+        arch: "riscv64",
+        gcc: "riscv64-linux-gnu-gcc",
+        qemu: "qemu-riscv64",
+        qemu_args: &["-cpu", "rv64,v=true,vlen=128,vext_spec=v1.0", "-L", "/usr/riscv64-linux-gnu"],
+    },
+];
+
+impl CrossTarget {
+    /// Whether the cross compiler and qemu are installed (`scripts/setup.sh` installs both).
+    pub fn available(&self) -> bool {
+        find_tool(self.gcc).is_some() && find_tool(self.qemu).is_some()
+    }
+
+    /// qemu running `program`.
+    pub fn run(&self, program: &Path) -> Command {
+        let mut c = Command::new(self.qemu);
+        c.args(self.qemu_args).arg(program);
+        c
+    }
+}
+
 /// The x86-64 levels this machine runs (2, 3 with AVX2 and FMA, 4 with AVX-512), each forced in
 /// turn through `XCC_CPU_LEVEL`; one unforced run elsewhere.
 pub fn cpu_levels() -> Vec<Option<u32>> {

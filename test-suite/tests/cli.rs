@@ -195,7 +195,7 @@ fn gpu_model_errors() -> Result<(), String> {
         (&fixed, &["--emulate-gpu"], "m.a", "--emulate-gpu is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--gpu-host=aarch64"], "m.a", "--gpu-host is for ONNX models compiled with --target=nvptx64"),
         (&fixed, &["--target=nvptx64", "--emit=obj"], "m.o", "a model for nvptx64 is written as a library"),
-        (&fixed, &["--target=nvptx64", "--gpu-host=riscv64"], "m.a", "unknown target 'riscv64'"),
+        (&fixed, &["--target=nvptx64", "--gpu-host=mips64"], "m.a", "unknown target 'mips64'"),
         (&open, &["--target=nvptx64"], "m.a", "dims known only at run time (n) are not supported on GPUs yet"),
         (
             &counted,

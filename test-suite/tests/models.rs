@@ -9,14 +9,18 @@ use std::process::Command;
 use xcc_frontend_onnx::proto::{
     attribute_proto, tensor_proto, tensor_shape_proto, type_proto, ModelProto, ValueInfoProto,
 };
-use xcc_test_suite::{compare_f32, read_f32, run_trials, suite_dir, xcc_binary};
+use xcc_test_suite::{compare_f32, read_f32, run_trials, suite_dir, xcc_binary, CrossTarget, CROSS_TARGETS};
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    run_output(cmd.output(), what)
+}
+
+fn run_output(out: std::io::Result<std::process::Output>, what: &str) -> Result<(), String> {
+    let out = out.map_err(|e| format!("{what}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "{what} failed ({}):\n{}{}",
@@ -106,6 +110,45 @@ fn check_model(name: &str, work: &Path) -> Result<String, String> {
         }
     }
     Ok(notes.join("; "))
+}
+
+/// The model compiled for another CPU (`target`), cross-linked, and run under qemu: its output
+/// against the reference and ONNX Runtime's, as on the host.
+fn cross_run(name: &str, work: &Path, target: &CrossTarget) -> Result<String, String> {
+    let models = repo().join("../shared/models");
+    let template = std::fs::read_to_string(suite_dir().join("models/harness.c.in")).unwrap();
+    let harness = template.replace("@NAME@", name).replace("@UP@", &name.to_uppercase());
+    let (input, want) =
+        (models.join(format!("{name}.input.bin")), read_f32(&models.join(format!("{name}.output.bin")))?);
+    let dir = work.join(name).join(target.arch);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join(format!("lib{name}.a"));
+    let flag = format!("--target={}", target.arch);
+    run(
+        Command::new(xcc_binary()).arg(models.join(format!("{name}.onnx"))).args([&flag, "-O3", "-o"]).arg(&lib),
+        "xcc",
+    )?;
+    let source = dir.join("harness.c");
+    std::fs::write(&source, harness).unwrap();
+    let exe = dir.join("run");
+    let link = Command::new(target.gcc)
+        .arg("-O2")
+        .arg("-I")
+        .arg(&dir)
+        .arg(&source)
+        .arg(&lib)
+        .args(["-lm", "-lpthread", "-o"])
+        .arg(&exe)
+        .output();
+    run_output(link, &format!("{} link", target.gcc))?;
+    let out = dir.join("out.bin");
+    run(target.run(&exe).arg(&input).arg(&out), &format!("the {} program under {}", target.arch, target.qemu))?;
+    let ort_out = dir.join("ort.bin");
+    onnxruntime(&models.join(format!("{name}.onnx")), &input, &input_shape(name), &ort_out)?;
+    let got = read_f32(&out)?;
+    let w1 = compare_f32(&format!("{} vs {name}.output.bin", target.arch), &got, &want, 1e-5)?;
+    let w2 = compare_f32(&format!("{} vs onnxruntime", target.arch), &got, &read_f32(&ort_out)?, 1e-5)?;
+    Ok(format!("{}: worst error {w1:.2} (reference), {w2:.2} (live onnxruntime) of the tolerance", target.arch))
 }
 
 /// The model compiled with `--sanitize=address` and its C program built with AddressSanitizer
@@ -253,6 +296,21 @@ fn main() -> std::process::ExitCode {
             })
             .with_ignored_flag(sanitizers.is_err()),
         );
+    }
+    for target in &CROSS_TARGETS {
+        if !target.available() {
+            println!("skipped: the shared models on {} ({} or {} not found)", target.arch, target.gcc, target.qemu);
+        }
+        for name in ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18", "encoder"] {
+            let work = work.clone();
+            trials.push(
+                libtest_mimic::Trial::test(format!("models/{name}/{}", target.arch), move || {
+                    println!("{name}: {}", cross_run(name, &work, target)?);
+                    Ok(())
+                })
+                .with_ignored_flag(!target.available()),
+            );
+        }
     }
     trials.push(libtest_mimic::Trial::test("models/mlp_decodes_with_the_onnx_schema", || {
         decodes_the_shared_mlp_model();

@@ -8,7 +8,6 @@ use xcc_test_suite::*;
 
 struct Tools {
     xcc: PathBuf,
-    aarch64: Option<(PathBuf, PathBuf)>,
     upstream: bool,
 }
 
@@ -56,12 +55,12 @@ fn run_program(cmd: &mut Command, what: &str) -> Result<String, String> {
 }
 
 /// Where a file's programs are built.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Variant {
     /// Compiled by xcc for the host and run.
     Native,
-    /// Compiled by xcc for aarch64, cross-linked and run under qemu.
-    Aarch64,
+    /// Compiled by xcc for another CPU, cross-linked and run under qemu.
+    Cross(&'static CrossTarget),
     /// Compiled by upstream MLIR 22 as well: both programs must print the same.
     Differential,
     /// Lowered to the llvm dialect by mlir-opt-22, printed in its custom form (or generic form),
@@ -75,15 +74,16 @@ enum Variant {
 }
 
 impl Variant {
-    fn suffix(self) -> &'static str {
+    fn suffix(self) -> String {
         match self {
             Variant::Native => "",
-            Variant::Aarch64 => "/aarch64",
+            Variant::Cross(target) => return format!("/{}", target.arch),
             Variant::Differential => "/differential",
             Variant::ViaMlirOpt { generic: false } => "/via-mlir-opt",
             Variant::ViaMlirOpt { generic: true } => "/via-mlir-opt-generic",
             Variant::Sanitized => "/sanitized",
         }
+        .to_string()
     }
 }
 
@@ -130,14 +130,20 @@ fn sanitized(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &
     expect.check(&out).map_err(|e| format!("sanitized: {e}"))
 }
 
-fn aarch64(tools: &Tools, path: &Path, harness: &Path, expect: &Expect, dir: &Path) -> Result<(), String> {
-    let (gcc, qemu) = tools.aarch64.as_ref().expect("the trial is ignored without the tools");
-    let lib = dir.join("lib_aarch64.a");
-    xcc_compile(tools, path, &lib, &["--target=aarch64"])?;
-    let prog = dir.join("prog_aarch64");
-    link_c(&gcc.to_string_lossy(), harness, &[&lib], &prog)?;
-    let out = run_program(Command::new(qemu).args(["-L", "/usr/aarch64-linux-gnu"]).arg(&prog), "aarch64")?;
-    expect.check(&out).map_err(|e| format!("aarch64: {e}"))
+fn cross(
+    tools: &Tools,
+    target: &CrossTarget,
+    (path, harness): (&Path, &Path),
+    expect: &Expect,
+    dir: &Path,
+) -> Result<(), String> {
+    let arch = target.arch;
+    let lib = dir.join(format!("lib_{arch}.a"));
+    xcc_compile(tools, path, &lib, &[&format!("--target={arch}")])?;
+    let prog = dir.join(format!("prog_{arch}"));
+    link_c(target.gcc, harness, &[&lib], &prog)?;
+    let out = run_program(&mut target.run(&prog), arch)?;
+    expect.check(&out).map_err(|e| format!("{arch}: {e}"))
 }
 
 /// The upstream build must meet the expectations and print exactly what xcc's build prints.
@@ -186,30 +192,23 @@ fn check_file(tools: &Tools, path: &Path, variant: Variant) -> Result<(), String
     let (harness, expect) = harness(&module, path, &text, &dir)?;
     match variant {
         Variant::Native => native(tools, path, &harness, &expect, &dir).map(|_| ()),
-        Variant::Aarch64 => aarch64(tools, path, &harness, &expect, &dir),
+        Variant::Cross(target) => cross(tools, target, (path, &harness), &expect, &dir),
         Variant::Differential => differential(tools, path, &harness, &expect, &dir),
         Variant::ViaMlirOpt { generic } => via_mlir_opt(tools, path, &harness, &expect, &dir, generic),
         Variant::Sanitized => sanitized(tools, path, &harness, &expect, &dir),
     }
 }
 
-/// One test per file (`run/NAME.mlir`), one more under qemu (`run/NAME.mlir/aarch64`, ignored
-/// without the cross tools) and, for `// differential` files, one against upstream MLIR
+/// One test per file (`run/NAME.mlir`), one more per cross target under qemu
+/// (`run/NAME.mlir/aarch64`, `/riscv64`, ignored without the cross tools) and, for `// differential` files, one against upstream MLIR
 /// (`run/NAME.mlir/differential`) and two on mlir-opt-22's llvm-dialect output in its custom
 /// and generic forms (`/via-mlir-opt`, `/via-mlir-opt-generic`), ignored without mlir-opt-22,
 /// mlir-translate-22 and llc-22; and on x86_64 one under AddressSanitizer and
 /// UndefinedBehaviorSanitizer (`/sanitized`, ignored where `cc` cannot build with them).
 fn main() -> std::process::ExitCode {
-    let tools = Tools {
-        xcc: xcc_binary(),
-        aarch64: match (find_tool("aarch64-linux-gnu-gcc"), find_tool("qemu-aarch64")) {
-            (Some(g), Some(q)) => Some((g, q)),
-            _ => None,
-        },
-        upstream: upstream_tools().is_some(),
-    };
-    if tools.aarch64.is_none() {
-        println!("skipped: the aarch64 runs (aarch64-linux-gnu-gcc or qemu-aarch64 not found)");
+    let tools = Tools { xcc: xcc_binary(), upstream: upstream_tools().is_some() };
+    for target in CROSS_TARGETS.iter().filter(|t| !t.available()) {
+        println!("skipped: the {} runs ({} or {} not found)", target.arch, target.gcc, target.qemu);
     }
     if !tools.upstream {
         println!("skipped: the differential runs (mlir-opt-22, mlir-translate-22 or llc-22 not found)");
@@ -219,14 +218,17 @@ fn main() -> std::process::ExitCode {
     let mut trials = Vec::new();
     for path in files_in("run", "mlir") {
         let differential = std::fs::read_to_string(&path).is_ok_and(|t| has_flag(&t, "differential"));
+        let crosses = CROSS_TARGETS.iter().map(|t| (Variant::Cross(t), true, t.available()));
         for (variant, wanted, runnable) in [
             (Variant::Native, true, true),
-            (Variant::Aarch64, true, tools.aarch64.is_some()),
             (Variant::Differential, differential, tools.upstream),
             (Variant::ViaMlirOpt { generic: false }, differential, tools.upstream),
             (Variant::ViaMlirOpt { generic: true }, differential, tools.upstream),
             (Variant::Sanitized, cfg!(target_arch = "x86_64"), sanitizers),
-        ] {
+        ]
+        .into_iter()
+        .chain(crosses.clone())
+        {
             if !wanted {
                 continue;
             }
