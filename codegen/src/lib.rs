@@ -42,8 +42,26 @@ pub fn resolve_target(target: &str, cpu: Option<&str>, features: Option<&str>) -
     Ok(xcc_targets::resolve(target, cpu, features, &host())?)
 }
 
+/// LLVM's own options, set once per process before the first target machine: LLVM 22's
+/// X86AvoidStoreForwardingBlocks aborts ("Cannot implicitly convert a scalable size to a
+/// fixed-width size") on a masked store's memory operand, whose size it does not know; the
+/// kernel-strategy property test's grouped convolutions reach it. The pass only splits copies
+/// that a store would block, so without it the code is as correct and rarely slower.
+fn set_llvm_options() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let args = [c"xcc".as_ptr(), c"-x86-disable-avoid-SFB".as_ptr()];
+        // SAFETY: LLVM reads `args.len()` NUL-terminated strings that outlive the call; the
+        // option is registered (the X86 target is linked in), so LLVM does not exit on it.
+        unsafe {
+            inkwell::llvm_sys::support::LLVMParseCommandLineOptions(args.len() as i32, args.as_ptr(), std::ptr::null())
+        };
+    });
+}
+
 /// LLVM's target machine for `spec`, its unknown CPUs and features refused.
 pub fn create_machine(spec: &XccTarget, opt: u8) -> Result<TargetMachine, CodegenError> {
+    set_llvm_options();
     let config = InitializationConfig::default();
     match spec.arch {
         Arch::X86_64 => Target::initialize_x86(&config),

@@ -87,7 +87,8 @@ impl ConvStrategy {
 /// the direct sums otherwise.
 pub fn conv_strategy(m: &Module, op: OpId, winograd: bool) -> ConvStrategy {
     let packable = || super::pack::winograd_weights(m, op).is_some();
-    if winograd && ConvStrategy::Winograd.applies(m, op) && packable() {
+    let pays = || Plane::of_conv(m, op).is_some_and(|p| p.pays());
+    if winograd && pays() && packable() {
         ConvStrategy::Winograd
     } else if ConvStrategy::Depthwise.applies(m, op) {
         ConvStrategy::Depthwise

@@ -67,7 +67,7 @@ pub struct Plane {
 
 impl Plane {
     /// The plane of a `kernel.conv` whose weights are still `[K, C, 3, 3]`, if F(2x2, 3x3)
-    /// applies and pays: f32, 2-d, 3x3, unit strides and dilations, one group, static planes.
+    /// applies: f32, 2-d, 3x3, unit strides and dilations, one group, static planes.
     pub fn of_conv(m: &Module, op: OpId) -> Option<Plane> {
         let ops = EpilogueOperands::of(m, op);
         let dims = |v: ValueId| m.ty(v).as_memref().map(|t| t.shape.clone());
@@ -88,10 +88,13 @@ impl Plane {
             out: [at(&o, 2)?, at(&o, 3)?],
             pad: [*ints("pads").first()? as usize, *ints("pads").get(1)? as usize],
         };
-        let pays = plane.channels >= MIN_CHANNELS
-            && plane.filters >= MIN_CHANNELS
-            && plane.out[0] * plane.out[1] >= MIN_POSITIONS;
-        pays.then_some(plane)
+        Some(plane)
+    }
+
+    /// Whether the transforms pay for themselves on this plane (what `kernel-choose-strategies`
+    /// asks before choosing Winograd).
+    pub fn pays(&self) -> bool {
+        self.channels >= MIN_CHANNELS && self.filters >= MIN_CHANNELS && self.out[0] * self.out[1] >= MIN_POSITIONS
     }
 
     /// The plane of a `kernel.conv` whose weights `kernel-pack-weights` transformed.
