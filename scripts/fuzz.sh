@@ -6,8 +6,9 @@
 # Usage: scripts/fuzz.sh [--runs N | --time SECONDS] [--seed N] [TARGET...]
 # (default: --time 60, a random seed, both targets)
 # Each target first replays its regression inputs (fuzz/regressions/TARGET/: what earlier
-# campaigns found, kept once fixed). A crash, a timeout (10 s for one input) or an allocation
-# over 2 GiB stops a target with a reproducer in fuzz/artifacts/TARGET/; the script then exits
+# campaigns found, kept once fixed). A crash, a timeout (60 s for one input: the slowest
+# regression input takes 1.5 s, so a busy machine does not fail it) or an allocation over 2 GiB
+# stops a target with a reproducer in fuzz/artifacts/TARGET/; the script then exits
 # non-zero. The run counts go to standard output ("fuzz: TARGET: N runs, ok").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,14 +56,19 @@ cd fuzz
 cargo fuzz build "${flags[@]}" >&2
 cd ..
 host=$(rustc -vV | sed -n 's/^host: //p')
+# cargo fuzz builds under CARGO_TARGET_DIR when it is set (relative to fuzz/, where it runs).
+target_dir=${CARGO_TARGET_DIR:-target}
+case "$target_dir" in /*) ;; *) target_dir=fuzz/$target_dir ;; esac
+bin=$target_dir/$host/release
+per_input=60
 status=0
 for t in "${targets[@]}"; do
   # Every input a campaign found to crash, once fixed, replays first (fuzz/regressions/TARGET/).
   if compgen -G "fuzz/regressions/$t/*" >/dev/null; then
-    if fuzz/target/$host/release/"$t" -timeout=10 -rss_limit_mb=2048 fuzz/regressions/"$t"/* >/dev/null 2>&1; then
+    if "$bin/$t" -timeout=$per_input -rss_limit_mb=2048 fuzz/regressions/"$t"/* >/dev/null 2>&1; then
       echo "fuzz: $t: $(ls fuzz/regressions/"$t" | wc -l) regression inputs, ok"
     else
-      echo "fuzz: $t: a regression input fails again (run fuzz/target/$host/release/$t on fuzz/regressions/$t/*)"
+      echo "fuzz: $t: a regression input fails again (run $bin/$t on fuzz/regressions/$t/*)"
       status=1
     fi
   fi
@@ -70,7 +76,7 @@ for t in "${targets[@]}"; do
   log=$(mktemp)
   set +e
   (cd fuzz && cargo fuzz run "${flags[@]}" "$t" "corpus/$t" -- \
-     "${limit[@]}" "${seed_flag[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1) > "$log" 2>&1
+     "${limit[@]}" "${seed_flag[@]}" -timeout=$per_input -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1) > "$log" 2>&1
   rc=$?
   set -e
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)

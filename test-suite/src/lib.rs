@@ -304,18 +304,104 @@ pub fn run_ok(cmd: &mut Command, what: &str, timeout: Duration) -> Result<String
     }
 }
 
-/// Seconds a compile or link may take (`$XCC_TEST_COMPILE_TIMEOUT`, default 180).
+/// Seconds a compile or link may take (`$XCC_TEST_COMPILE_TIMEOUT`, default 600): a limit for
+/// hangs only, over ten times the slowest compile's normal time (about 25 s with the debug
+/// build), so that a loaded machine does not fail a test.
 pub fn compile_timeout() -> Duration {
-    env_secs("XCC_TEST_COMPILE_TIMEOUT", 180)
+    env_secs("XCC_TEST_COMPILE_TIMEOUT", 600)
 }
 
-/// Seconds a test program may run (`$XCC_TEST_RUN_TIMEOUT`, default 30).
+/// Seconds a test program may run (`$XCC_TEST_RUN_TIMEOUT`, default 120): over ten times the
+/// slowest program's normal time (a few seconds in the GPU emulator), for hangs only.
 pub fn run_timeout() -> Duration {
-    env_secs("XCC_TEST_RUN_TIMEOUT", 30)
+    env_secs("XCC_TEST_RUN_TIMEOUT", 120)
 }
 
 fn env_secs(var: &str, default: u64) -> Duration {
     Duration::from_secs(std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default))
+}
+
+/// How much of a breadth suite runs (`$XCC_TEST_BREADTH`). The suites that repeat one check over
+/// hundreds of cases (the node tests, the gallery, the Core ML models, the GPU models) run all of
+/// them under `cargo test`; the README's test command (`scripts/test.sh`) runs a fixed sample of
+/// each, and CI's fuller command (`scripts/test-full.sh`) the rest, so that CI covers every case
+/// once between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Breadth {
+    All,
+    /// One case in `every`, chosen by a hash of its name (the same cases on every machine).
+    Sample,
+    /// The cases `Sample` leaves out.
+    Rest,
+}
+
+impl Breadth {
+    pub fn from_env() -> Breadth {
+        match std::env::var("XCC_TEST_BREADTH").as_deref() {
+            Ok("sample") => Breadth::Sample,
+            Ok("rest") => Breadth::Rest,
+            _ => Breadth::All,
+        }
+    }
+
+    /// Whether the case `name` runs, where the sample is one case in `every`.
+    pub fn includes(self, name: &str, every: u64) -> bool {
+        let sampled = fnv1a(name.as_bytes()).is_multiple_of(every.max(1));
+        match self {
+            Breadth::All => true,
+            Breadth::Sample => sampled,
+            Breadth::Rest => !sampled,
+        }
+    }
+}
+
+/// The trials of a breadth suite that [`Breadth::from_env`] runs (one in `every` as the sample),
+/// with a line saying how many.
+pub fn sampled(trials: Vec<libtest_mimic::Trial>, every: u64) -> Vec<libtest_mimic::Trial> {
+    sampled_where(trials, every, |_| true)
+}
+
+/// [`sampled`] over the trials that `is_breadth` names; the others (a suite's own checks) run
+/// with the sample and not with the rest.
+pub fn sampled_where(
+    trials: Vec<libtest_mimic::Trial>,
+    every: u64,
+    is_breadth: impl Fn(&str) -> bool,
+) -> Vec<libtest_mimic::Trial> {
+    let breadth = Breadth::from_env();
+    let all = trials.len();
+    let runs = |t: &libtest_mimic::Trial| match is_breadth(t.name()) {
+        true => breadth.includes(t.name(), every),
+        false => breadth != Breadth::Rest,
+    };
+    let kept: Vec<libtest_mimic::Trial> = trials.into_iter().filter(runs).collect();
+    if breadth != Breadth::All {
+        println!("XCC_TEST_BREADTH={breadth:?}: {} of the {all} trials (one in {every} is the sample)", kept.len());
+    }
+    kept
+}
+
+/// A stamp of a case generator: a hash of the Python sources beside `script` (it and what it
+/// imports from its folder). Generated cases carry it, and are made again only when it changes.
+pub fn generator_stamp(script: &Path) -> String {
+    let dir = script.parent().unwrap_or(Path::new("."));
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "py")).collect()
+        })
+        .unwrap_or_default();
+    sources.sort();
+    let mut bytes = Vec::new();
+    for source in &sources {
+        bytes.extend(source.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());
+        bytes.extend(std::fs::read(source).unwrap_or_default());
+    }
+    format!("{:016x}", fnv1a(&bytes))
+}
+
+/// FNV-1a: a hash that is the same in every build and on every machine (std's is neither).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Worker threads for the file suites (`$XCC_TEST_JOBS`, default 2: the build machines are small).

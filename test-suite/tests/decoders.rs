@@ -90,11 +90,8 @@ fn python(gen: &Generator) -> Result<PathBuf, String> {
 
 /// Generates the models once per version of the generator (a marker records which).
 fn generate(gen: &Generator, data: &Path) -> Result<(), String> {
-    use std::hash::{Hash, Hasher};
     let script = suite_dir().join(gen.script);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    std::fs::read(&script).map_err(|e| e.to_string())?.hash(&mut h);
-    let version = format!("{:x}", h.finish());
+    let version = xcc_test_suite::generator_stamp(&script);
     if std::fs::read_to_string(data.join(MARKER)).is_ok_and(|v| v == version) {
         return Ok(());
     }

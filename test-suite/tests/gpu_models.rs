@@ -1278,5 +1278,5 @@ fn main() -> std::process::ExitCode {
             Ok(edge_case(&name, &bytes, &input, &want, flags)?)
         }));
     }
-    run_trials(trials)
+    run_trials(xcc_test_suite::sampled(trials, 3))
 }

@@ -41,7 +41,7 @@ use xcc_frontend_onnx::import::decode_tensor;
 use xcc_frontend_onnx::proto::{type_proto, ModelProto, OptionalProto, TensorProto};
 use xcc_frontend_onnx::strings;
 use xcc_test_suite::{
-    compile_timeout, fresh_dir, run_command, run_timeout, run_trials, suite_dir, work_root, xcc_binary,
+    compile_timeout, fresh_dir, run_command, run_timeout, run_trials, suite_dir, work_root, xcc_binary, Breadth,
 };
 
 const RTOL: f64 = 1e-3;
@@ -124,6 +124,16 @@ fn expected_file() -> &'static str {
     }
 }
 
+/// The README's test command runs one case in this many ([`Breadth::Sample`]): every operator
+/// family is still reached, the GPU's twice-compiled cases more sparsely.
+fn sample_every() -> u64 {
+    match suite() {
+        "onnx-node" => 4,
+        "onnx-node-gpu" => 10,
+        _ => 3,
+    }
+}
+
 fn repo() -> PathBuf {
     suite_dir().parent().expect("test-suite/ has a parent").to_path_buf()
 }
@@ -143,10 +153,19 @@ fn data_dir() -> Option<PathBuf> {
     };
     // The converters (torch, coremltools) have their own venv (scripts/setup.sh).
     let python = repo.join(if coreml() { ".venv-torch/bin/python" } else { ".venv/bin/python" });
-    // The Core ML runs (CPU and GPU, one after the other) share one copy of the generated cases.
-    let dir = work_root(if coreml() { "coreml-models" } else { suite() }).join("data");
-    // The generated suites follow their scripts: made each run.
-    if dir.join(MARKER).is_file() && !generated() {
+    // The CPU and GPU runs (one after the other) share one copy of the generated cases, made
+    // again when the generator changes.
+    let dir = work_root(if coreml() {
+        "coreml-models"
+    } else if gallery() {
+        "onnx-gallery"
+    } else {
+        "onnx-node"
+    })
+    .join("data");
+    let stamp = xcc_test_suite::generator_stamp(&script);
+    let made = std::fs::read_to_string(dir.join(MARKER)).ok();
+    if made.is_some_and(|m| m.lines().next() == Some(stamp.as_str())) {
         return Some(dir);
     }
     if !script.is_file() {
@@ -163,7 +182,7 @@ fn data_dir() -> Option<PathBuf> {
     if !o.success() {
         panic!("{} {} failed: {}", python.display(), script.display(), o.summary());
     }
-    std::fs::write(dir.join(MARKER), o.stdout.trim()).unwrap();
+    std::fs::write(dir.join(MARKER), format!("{stamp}\n{}", o.stdout.trim())).unwrap();
     println!("{} ({:.1} s)", o.stdout.trim(), start.elapsed().as_secs_f64());
     Some(dir)
 }
@@ -1323,7 +1342,17 @@ pub fn main() -> std::process::ExitCode {
     if gpu() && xcc_test_suite::ptxas().is_none() {
         println!("skipped: ptxas on each case's PTX (no ptxas: scripts/setup.sh installs it); the PTX is still checked for external symbols");
     }
-    let cases = list_cases(&data, filter().as_deref());
+    let breadth = Breadth::from_env();
+    let all_cases = list_cases(&data, filter().as_deref());
+    let cases: Vec<String> = all_cases.iter().filter(|n| breadth.includes(n, sample_every())).cloned().collect();
+    if breadth != Breadth::All {
+        println!(
+            "XCC_TEST_BREADTH={breadth:?}: {} of the {} cases (one in {} is the sample)",
+            cases.len(),
+            all_cases.len(),
+            sample_every()
+        );
+    }
     let expected = read_expected();
     let expected_set: BTreeSet<String> = expected.iter().cloned().collect();
     let work = work_root(suite()).join("work");
@@ -1351,7 +1380,7 @@ pub fn main() -> std::process::ExitCode {
     let results = std::mem::take(&mut *results.lock().unwrap());
     let all = list_cases(&data, None).len();
     summarize(&results, all, &expected);
-    let missing: Vec<&String> = expected.iter().filter(|n| !cases.contains(n) && filter().is_none()).collect();
+    let missing: Vec<&String> = expected.iter().filter(|n| !all_cases.contains(n) && filter().is_none()).collect();
     if !missing.is_empty() {
         println!("{} test(s) in {} are not among the generated cases: {missing:?}", missing.len(), expected_file());
         return std::process::ExitCode::FAILURE;
