@@ -6,6 +6,7 @@ mod inspect;
 mod manual;
 mod pipeline;
 mod runtime_archive;
+mod translate;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use std::path::PathBuf;

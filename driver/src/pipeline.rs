@@ -1,6 +1,7 @@
 //! The compilation pipeline: parse -> verify -> lower (verifying after each pass) -> translate
 //! to LLVM IR -> optimize -> emit, and the atomic write of the output.
 
+use crate::translate::{module_name, translate_optimized};
 use crate::{Cli, Emit, Language, Sanitizer};
 use inkwell::context::Context;
 use std::io::Write;
@@ -432,37 +433,6 @@ fn translate_and_emit(
         }
         Emit::Mlir | Emit::MlirLlvm => unreachable!("printed before translation"),
     })
-}
-
-/// The input's stem, which names the LLVM module and the library's object.
-pub(crate) fn module_name(cli: &Cli) -> String {
-    cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into())
-}
-
-/// The llvm-dialect module translated to LLVM IR and optimized for `spec`, with its target
-/// machine.
-pub(crate) fn translate_optimized<'c>(
-    ctx: &'c Context,
-    cli: &Cli,
-    lowered: &xcc_ir::Module,
-    spec: &xcc_targets::Target,
-    module_name: &str,
-    render: &dyn Fn(Diagnostic) -> String,
-) -> Result<(inkwell::module::Module<'c>, inkwell::targets::TargetMachine), String> {
-    let options = xcc_llvm_dialect::TranslateOptions {
-        nvptx: spec.is_gpu(),
-        arch: spec.arch.name().to_string(),
-        cpu: spec.cpu.clone(),
-    };
-    let llvm = xcc_llvm_dialect::translate_module(ctx, lowered, module_name, &options).map_err(|e| match e.span() {
-        s if s.is_known() => render(Diagnostic::new(s, e.to_string())),
-        _ => format!("xcc: error: {e}"),
-    })?;
-    let error = |e: String| format!("xcc: error: {e}");
-    let tm = xcc_codegen::create_machine(spec, cli.opt).map_err(|e| error(e.to_string()))?;
-    let asan = cli.sanitize == Some(Sanitizer::Address);
-    xcc_codegen::optimize(&llvm, &tm, cli.opt, asan).map_err(|e| error(e.to_string()))?;
-    Ok((llvm, tm))
 }
 
 /// Whether the module calls runtime-c's CUDA launch shim, which only then goes into its archive.

@@ -136,6 +136,8 @@ pub struct GpuInfo {
     pub warp_size: u32,
     /// Shared memory a block may use without asking for more.
     pub shared_memory_bytes: u32,
+    /// The most threads a block may have.
+    pub max_block_threads: u32,
 }
 
 /// Instructions that add the four products of two quads of bytes to each 32-bit lane.

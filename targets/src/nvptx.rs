@@ -17,4 +17,6 @@ pub const INFO: ArchInfo = ArchInfo {
     gpu: Some(&GPU),
 };
 
-pub const GPU: GpuInfo = GpuInfo { vendor: GpuVendor::Nvidia, warp_size: 32, shared_memory_bytes: 48 << 10 };
+/// CUDA's limits: 1024 threads a block, 48 KiB of shared memory without opting in to more.
+pub const GPU: GpuInfo =
+    GpuInfo { vendor: GpuVendor::Nvidia, warp_size: 32, shared_memory_bytes: 48 << 10, max_block_threads: 1024 };

@@ -47,6 +47,7 @@ use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::gpu::WARP;
 use xcc_ir::types::FunctionType;
 use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_targets::GpuInfo;
 
 pub struct ParallelToGpu;
 
@@ -109,6 +110,8 @@ impl Pass for ParallelToGpu {
 /// What the pass builds for one function.
 struct Plan {
     name: String,
+    /// The GPU's limits (the target's vendor and chip).
+    gpu: &'static GpuInfo,
     ctx: ValueId,
     /// The weights' symbols, in upload order.
     globals: Vec<String>,
@@ -131,7 +134,8 @@ fn convert_function(m: &mut Module, f: OpId, options: &LoweringOptions) -> Resul
         m.set_attr(f, "function_type", Attribute::Type(Type::Function(FunctionType { inputs, results: ft.results })));
     }
     m.remove_attr(f, "sym_visibility");
-    let mut plan = Plan { name: name.clone(), ctx, globals: Vec::new(), kernels: 0 };
+    let gpu = options.target.gpu().expect("convert-parallel-to-gpu runs for GPU targets");
+    let mut plan = Plan { name: name.clone(), gpu, ctx, globals: Vec::new(), kernels: 0 };
     device_globals(m, f, entry, &mut plan);
     device_status(m, entry, ctx);
     let workspace = m.attr(f, "xcc.workspace").and_then(Attribute::as_int).map(|i| m.blocks[entry].args[i as usize]);
@@ -607,7 +611,7 @@ fn outline(
 ) -> Result<(), Diagnostic> {
     let op = group[0];
     let span = m.ops[op].span;
-    let blocked = if group.len() == 1 { block_mapping(m, op)? } else { None };
+    let blocked = if group.len() == 1 { block_mapping(m, op, plan.gpu)? } else { None };
     if blocked.is_none() && group.iter().any(|&o| uses_block(m, o)) {
         return Err(Diagnostic::new(
             span,
@@ -677,12 +681,6 @@ pub const BLOCKS_ATTR: &str = "xcc.gpu_blocks";
 /// Marks the parallel loop in a block-mapped loop's body whose iterations are a block's threads.
 pub const THREADS_ATTR: &str = "xcc.gpu_threads";
 
-/// The most threads a block may have (CUDA's limit).
-pub const MAX_BLOCK_THREADS: u64 = 1024;
-
-/// The most shared memory a kernel may use without opting in to more (CUDA's static limit).
-pub const MAX_SHARED_BYTES: u64 = 48 * 1024;
-
 /// Whether `op` or an op nested in it is a barrier, the block's shared memory or a warp's
 /// matrix multiply (which its threads compute together).
 fn uses_block(m: &Module, op: OpId) -> bool {
@@ -710,7 +708,7 @@ fn uses_warps(m: &Module, op: OpId) -> bool {
 /// loop over its threads (marked [`THREADS_ATTR`]) beside views and constants (each thread
 /// computes them; barriers are then only in the threads' loop), and shared memory of a static
 /// size.
-fn block_mapping(m: &Module, op: OpId) -> Result<Option<BlockMapping>, Diagnostic> {
+fn block_mapping(m: &Module, op: OpId, gpu: &GpuInfo) -> Result<Option<BlockMapping>, Diagnostic> {
     if m.ops[op].name != "scf.parallel" || m.attr(op, BLOCKS_ATTR).is_none() {
         return Ok(None);
     }
@@ -728,8 +726,9 @@ fn block_mapping(m: &Module, op: OpId) -> Result<Option<BlockMapping>, Diagnosti
     }
     let threads = static_trip_counts(m, *inner).unwrap_or_default();
     let count: u64 = threads.iter().product();
-    if threads.is_empty() || count == 0 || count > MAX_BLOCK_THREADS {
-        return Err(Diagnostic::new(span, format!("a block's threads must be 1 to {MAX_BLOCK_THREADS}, static")));
+    let most = u64::from(gpu.max_block_threads);
+    if threads.is_empty() || count == 0 || count > most {
+        return Err(Diagnostic::new(span, format!("a block's threads must be 1 to {most}, static")));
     }
     if !count.is_multiple_of(WARP) && uses_warps(m, op) {
         return refuse(&format!("whose threads multiply matrices as warps needs whole warps ({WARP} threads each)"));
@@ -743,8 +742,9 @@ fn block_mapping(m: &Module, op: OpId) -> Result<Option<BlockMapping>, Diagnosti
     let Some(shared_bytes) = sizes.into_iter().try_fold(0, |most, size| size.map(|s| s.max(most))) else {
         return refuse("needs its shared memory's size at compile time");
     };
-    if shared_bytes > MAX_SHARED_BYTES {
-        return Err(Diagnostic::new(span, format!("a kernel's shared memory is at most {MAX_SHARED_BYTES} bytes")));
+    let most = u64::from(gpu.shared_memory_bytes);
+    if shared_bytes > most {
+        return Err(Diagnostic::new(span, format!("a kernel's shared memory is at most {most} bytes")));
     }
     Ok(Some(BlockMapping { tiles, threads, inner: *inner, shared_bytes }))
 }
