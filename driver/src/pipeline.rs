@@ -284,7 +284,9 @@ pub(crate) fn onnx_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_
     let binds = parse_binds(&cli.binds)?;
     let dims = parse_dims(&cli.dims)?;
     let progress: Option<&dyn Fn(usize, usize)> = if cli.verbose { Some(&report_progress) } else { None };
-    let gpu = xcc_codegen::resolve_target(&cli.target, None, None).is_ok_and(|t| t.is_gpu());
+    let target = xcc_codegen::resolve_target(&cli.target, None, None);
+    let gpu =
+        target.is_ok_and(|t| t.is_gpu()).then_some(xcc_lowering::math::gpu_has_code as xcc_frontend_onnx::GpuMath);
     Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims, progress, gpu })
 }
 

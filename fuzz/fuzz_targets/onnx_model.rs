@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
         binds: Default::default(),
         dims: Default::default(),
         progress: None,
-        gpu: false,
+        gpu: None,
     };
     let Ok((module, _)) = xcc_frontend_onnx::compile(data, Path::new("fuzz.onnx"), &options) else { return };
     if let Err(d) = xcc_ir::verifier::verify(&module) {

@@ -12,6 +12,7 @@
 
 pub mod affine;
 pub mod attributes;
+pub mod builder;
 pub mod diagnostics;
 pub mod dialects;
 pub mod entity;

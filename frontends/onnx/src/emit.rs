@@ -16,12 +16,12 @@ use super::graph::*;
 use std::collections::HashMap;
 use xcc_ir::affine::AffineMap;
 use xcc_ir::attributes::DenseValues;
+use xcc_ir::builder::memref_descriptor::MemRefDescriptor;
+pub use xcc_ir::builder::{Extent, LoopBuilder};
 use xcc_ir::dialects::kernel::Generic;
 use xcc_ir::parser::forms::segment_sizes;
 use xcc_ir::types::{FunctionType, MemRefType};
 use xcc_ir::{Attribute, BlockId, Module, OpSpec, Span, Type, ValueId};
-pub use xcc_lowering::builder::{Extent, LoopBuilder};
-use xcc_lowering::conversion::memref_descriptor::MemRefDescriptor;
 use xcc_runtime_c::{status, CHECK_WORKSPACE};
 
 /// What the C header describes.
@@ -1013,14 +1013,9 @@ impl Entries {
     /// parallel-for reads them. A workspace smaller than the options say is needed fails before
     /// anything runs.
     fn run_with_options(&self, e: &mut Emitter) {
-        xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
-        xcc_lowering::builder::declare_function(&mut e.m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
-        xcc_lowering::builder::declare_function(
-            &mut e.m,
-            CHECK_WORKSPACE,
-            vec![Type::ptr(), Type::i64()],
-            vec![Type::i32()],
-        );
+        xcc_ir::builder::declare_function(&mut e.m, RUN_OPTIONS_ENTER, vec![Type::ptr()], vec![Type::ptr()]);
+        xcc_ir::builder::declare_function(&mut e.m, RUN_OPTIONS_LEAVE, vec![Type::ptr()], vec![]);
+        xcc_ir::builder::declare_function(&mut e.m, CHECK_WORKSPACE, vec![Type::ptr(), Type::i64()], vec![Type::i32()]);
         let args = self.begin(e, "run_with", self.sig.types(1), Type::i32());
         let options = args[self.sig.len()];
         let needed = self.call_workspace_size(e, &args);
@@ -1064,7 +1059,7 @@ fn makes_strings(m: &Module) -> bool {
 /// i64 addresses, which the C ABIs of xcc's 64-bit targets pass as they pass `void *`.
 pub fn runtime_call(e: &mut Emitter, name: &str, args: &[ValueId], result: Type) -> ValueId {
     let params: Vec<Type> = args.iter().map(|&a| e.ty(a).clone()).collect();
-    xcc_lowering::builder::declare_function(&mut e.m, name, params, vec![result.clone()]);
+    xcc_ir::builder::declare_function(&mut e.m, name, params, vec![result.clone()]);
     let spec = OpSpec::new("llvm.call", Span::UNKNOWN).operands(args.iter().copied()).results([result]);
     let op = e.op(spec.attr("callee", Attribute::symbol(name)));
     e.m.result(op, 0)
@@ -1073,7 +1068,7 @@ pub fn runtime_call(e: &mut Emitter, name: &str, args: &[ValueId], result: Type)
 /// [`runtime_call`] of a function that returns nothing.
 pub fn runtime_call_void(e: &mut Emitter, name: &str, args: &[ValueId]) {
     let params: Vec<Type> = args.iter().map(|&a| e.ty(a).clone()).collect();
-    xcc_lowering::builder::declare_function(&mut e.m, name, params, vec![]);
+    xcc_ir::builder::declare_function(&mut e.m, name, params, vec![]);
     let spec = OpSpec::new("llvm.call", Span::UNKNOWN).operands(args.iter().copied());
     e.op(spec.attr("callee", Attribute::symbol(name)));
 }
@@ -1159,7 +1154,7 @@ impl Emitter {
         let sizes: Vec<ValueId> =
             self.dynamic_sizes(t).into_iter().map(|v| self.value_op("arith.index_cast", &[v], Type::i64())).collect();
         let block = self.block;
-        let mut b = xcc_lowering::builder::Builder::at_end(&mut self.m, block, Span::UNKNOWN);
+        let mut b = xcc_ir::builder::Builder::at_end(&mut self.m, block, Span::UNKNOWN);
         let d = MemRefDescriptor::from_pointers(&mut b, p, p, &mt, &sizes);
         self.value_op("builtin.unrealized_conversion_cast", &[d.value], Type::MemRef(mt))
     }

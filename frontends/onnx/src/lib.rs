@@ -27,6 +27,9 @@ use std::path::Path;
 pub use emit::ModelInterface;
 pub use error::OnnxError;
 
+/// Whether a GPU's code computes math op `name` on elements of a type.
+pub type GpuMath = fn(&str, &xcc_ir::Type) -> bool;
+
 pub struct OnnxOptions<'a> {
     /// Prefix of every exported symbol (`NAME_run`, `NAME_workspace_size`).
     pub name: &'a str,
@@ -38,10 +41,11 @@ pub struct OnnxOptions<'a> {
     pub dims: HashMap<String, dim::DimSize>,
     /// Told after each node is lowered: how many are done, of how many (`-v`'s progress line).
     pub progress: Option<&'a dyn Fn(usize, usize)>,
-    /// Whether the target is a GPU. Its threads are scalar: the CPU's rows of vectors (a MaxPool
-    /// over rows would run a plane per thread) give way to loops over the outputs, and a node
-    /// whose math has no GPU code is refused, named.
-    pub gpu: bool,
+    /// Where the target is a GPU: whether its code computes a math op (by name) on an element
+    /// type (the lowering knows; the driver passes its answer). A GPU's threads are scalar: the
+    /// CPU's rows of vectors (a MaxPool over rows would run a plane per thread) give way to loops
+    /// over the outputs, and a node whose math has no GPU code is refused, named.
+    pub gpu: Option<GpuMath>,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
@@ -71,14 +75,14 @@ pub fn compile_graph(
     fuse::fuse(&mut g);
     let (total, done) = (g.nodes.len(), std::cell::Cell::new(0));
     let no_gpu_code = std::cell::RefCell::new(Vec::new());
-    let compiled = emit::generate(&g, options.name, !options.gpu, |node, g, e| {
+    let compiled = emit::generate(&g, options.name, options.gpu.is_none(), |node, g, e| {
         let first = e.m.ops.len();
         let lowered = match ops::registry().get_in(&node.domain, &node.op) {
             Some(op) => op.lower(node, g, e),
             None => Err(OnnxError::msg("internal: an unregistered operator")),
         };
-        if options.gpu {
-            no_gpu_code.borrow_mut().extend(math_without_gpu_code(&e.m, first).map(|what| {
+        if let Some(has_code) = options.gpu {
+            no_gpu_code.borrow_mut().extend(math_without_gpu_code(&e.m, first, has_code).map(|what| {
                 let name = if node.name.is_empty() { "<unnamed>" } else { &node.name };
                 format!("{} '{name}' ({what})", node.op)
             }));
@@ -104,12 +108,11 @@ pub fn compile_graph(
 
 /// The math functions without GPU code among the ops created from op `first` on, as
 /// `math.log on f64` (the first such one per node).
-fn math_without_gpu_code(m: &xcc_ir::Module, first: usize) -> Option<String> {
+fn math_without_gpu_code(m: &xcc_ir::Module, first: usize, has_code: GpuMath) -> Option<String> {
     (first..m.ops.len()).map(xcc_ir::OpId::from_index).find_map(|op| {
         let d = &m.ops[op];
         let elem = d.results.first().map(|&r| m.ty(r).element_or_self().clone())?;
-        (d.name.starts_with("math.") && !xcc_lowering::math::gpu_has_code(&d.name, &elem))
-            .then(|| format!("{} on {elem}", d.name))
+        (d.name.starts_with("math.") && !has_code(&d.name, &elem)).then(|| format!("{} on {elem}", d.name))
     })
 }
 

@@ -17,7 +17,7 @@ pub mod func_to_llvm;
 pub mod gpu_to_nvvm;
 pub mod index_to_llvm;
 pub mod math_to_llvm;
-pub mod memref_descriptor;
+pub use xcc_ir::builder::memref_descriptor;
 pub mod memref_reshapes_to_llvm;
 pub mod memref_to_llvm;
 pub mod parallel_to_gpu;

@@ -27,7 +27,7 @@ use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 use xcc_targets::LevelTiles;
 
-pub const NR: usize = 16;
+pub use xcc_ir::builder::lanes::NR;
 
 /// A matrix inside a flat buffer: element (r, c) is at `off + r * rs + c * cs`; the row stride
 /// may be known only at run time (a convolution's output plane).

@@ -30,7 +30,7 @@ pub mod fuse;
 pub mod fuse_planes;
 pub mod gpu_gemm;
 pub mod interleave;
-pub mod lanes;
+pub use xcc_ir::builder::lanes;
 pub mod lower;
 pub mod matmul;
 pub mod pack;

@@ -30,7 +30,7 @@ use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 pub struct CpuDispatch;
 
 /// The runtime entry point: `int32_t xcc_cpu_level(void)`.
-pub const CPU_LEVEL: &str = "xcc_cpu_level";
+pub use xcc_ir::builder::CPU_LEVEL;
 
 impl Pass for CpuDispatch {
     fn name(&self) -> &'static str {

@@ -9,8 +9,8 @@ use crate::graph::*;
 use crate::ops::string::{bytes_address, c_string};
 use crate::ops::OnnxOp;
 use crate::strings;
+use xcc_ir::builder::Extent;
 use xcc_ir::{Type, ValueId};
-use xcc_lowering::builder::Extent;
 
 pub struct LabelEncoder;
 

@@ -7,9 +7,9 @@ use super::window::{window_over, Window};
 use crate::emit::{compute_type, Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::shapes::image_dims;
+use xcc_ir::builder::lanes;
+use xcc_ir::builder::lanes::NR;
 use xcc_ir::{Attribute, Type, ValueId};
-use xcc_lowering::kernel::lanes;
-use xcc_lowering::kernel::matmul::NR;
 
 pub struct Pool;
 

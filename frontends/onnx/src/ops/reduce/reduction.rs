@@ -12,8 +12,8 @@ use crate::ops::elementwise::on_dims;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{axis_hits, data_axis_hits, data_dims_without};
 use xcc_ir::affine::{AffineExpr, AffineMap};
+use xcc_ir::builder::Extent;
 use xcc_ir::ValueId;
-use xcc_lowering::builder::Extent;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Pre {

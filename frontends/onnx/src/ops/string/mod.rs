@@ -14,8 +14,8 @@ mod split;
 use crate::data_dim::Measure;
 use crate::emit::{runtime_call, Emitter, LoopBuilder};
 use crate::graph::*;
+use xcc_ir::builder::Extent;
 use xcc_ir::{Type, ValueId};
-use xcc_lowering::builder::Extent;
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["StringConcat"], &concat::StringConcat);

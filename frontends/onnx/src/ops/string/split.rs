@@ -9,8 +9,8 @@ use crate::data_dim::Measure;
 use crate::emit::{runtime_call, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::OnnxOp;
+use xcc_ir::builder::Extent;
 use xcc_ir::Type;
-use xcc_lowering::builder::Extent;
 
 pub struct StringSplit;
 

@@ -1,13 +1,21 @@
-//! Cursors for creating operations.
+//! Cursors for creating operations, shared by everything that writes IR: the lowering's passes
+//! and the frontends (which therefore depend on the IR alone).
 //!
 //! - [`Builder`]: at the end of a block or before an anchor operation (conversion patterns);
 //! - [`LoopBuilder`]: loop nests, parallel loops, loads and stores over memrefs, constants and
 //!   index arithmetic, for everything that writes loops: the kernel level's lowering and the
 //!   frontends' operators that are loops of their own (pooling, softmax, gathers, ...).
 
-use xcc_ir::attributes::DenseValues;
-use xcc_ir::types::FloatKind;
-use xcc_ir::{Attribute, BlockId, Module, OpId, OpSpec, Span, Type, ValueId};
+pub mod lanes;
+pub mod memref_descriptor;
+
+/// runtime-c's `int32_t xcc_cpu_level(void)`: the CPU level the code runs at, which
+/// `cpu-dispatch` folds in each CPU's copy of the code ([`LoopBuilder::cpu_level`]).
+pub const CPU_LEVEL: &str = "xcc_cpu_level";
+
+use crate::attributes::DenseValues;
+use crate::types::FloatKind;
+use crate::{Attribute, BlockId, Module, OpId, OpSpec, Span, Type, ValueId};
 
 pub enum InsertPoint {
     End(BlockId),
@@ -81,7 +89,7 @@ pub fn declare_function(m: &mut Module, name: &str, inputs: Vec<Type>, results: 
     if m.lookup_symbol(name).is_some() {
         return;
     }
-    let ft = xcc_ir::types::FunctionType { inputs, results };
+    let ft = crate::types::FunctionType { inputs, results };
     let top = m.body_block();
     m.build(
         top,
@@ -200,13 +208,13 @@ pub trait LoopBuilder: Sized {
     }
 
     fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = predicate(xcc_ir::dialects::arith::CMPI_PREDICATES, pred);
+        let p = predicate(crate::dialects::arith::CMPI_PREDICATES, pred);
         let t = self.ty(a).with_element(Type::i1());
         self.value_attr("arith.cmpi", &[a, b], t, vec![("predicate", Attribute::i64(p))])
     }
 
     fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = predicate(xcc_ir::dialects::arith::CMPF_PREDICATES, pred);
+        let p = predicate(crate::dialects::arith::CMPF_PREDICATES, pred);
         let t = self.ty(a).with_element(Type::i1());
         self.value_attr("arith.cmpf", &[a, b], t, vec![("predicate", Attribute::i64(p))])
     }
@@ -380,7 +388,7 @@ pub trait LoopBuilder: Sized {
         let ivs: Vec<ValueId> =
             shape.iter().map(|_| self.module().add_block_arg(inner, Type::Index, Span::UNKNOWN)).collect();
         let n = shape.len();
-        self.op(xcc_ir::dialects::scf::parallel_spec(&vec![zero; n], &ubs, &vec![one; n], region, Span::UNKNOWN));
+        self.op(crate::dialects::scf::parallel_spec(&vec![zero; n], &ubs, &vec![one; n], region, Span::UNKNOWN));
         let saved = self.set_block(inner);
         body(self, &ivs);
         self.op(OpSpec::new("scf.reduce", Span::UNKNOWN));
@@ -506,7 +514,7 @@ pub trait LoopBuilder: Sized {
     /// (0 off x86): a call that `cpu-dispatch` folds to the level each copy of the code is
     /// compiled for, so code that branches on it keeps one side per CPU.
     fn cpu_level(&mut self) -> ValueId {
-        let name = crate::llvm::cpu_dispatch::CPU_LEVEL;
+        let name = CPU_LEVEL;
         declare_function(self.module(), name, vec![], vec![Type::i32()]);
         let call =
             OpSpec::new("llvm.call", Span::UNKNOWN).results([Type::i32()]).attr("callee", Attribute::symbol(name));
@@ -614,13 +622,13 @@ pub trait LoopBuilder: Sized {
     /// dynamic sizes and the strides they make dynamic are operands of the cast.
     fn reshaped_over(&mut self, buf: ValueId, shape: &[Extent]) -> ValueId {
         let mt = self.ty(buf).as_memref().expect("memref").clone();
-        let to = xcc_ir::types::MemRefType {
+        let to = crate::types::MemRefType {
             shape: shape.iter().map(|e| e.fixed().map(|d| d as u64)).collect(),
             elem: mt.elem.clone(),
-            layout: xcc_ir::types::Layout::Identity,
+            layout: crate::types::Layout::Identity,
             memory_space: mt.memory_space.clone(),
         };
-        let mut spec = xcc_ir::dialects::memref::reinterpret_spec(buf, &to, Span::UNKNOWN);
+        let mut spec = crate::dialects::memref::reinterpret_spec(buf, &to, Span::UNKNOWN);
         let sizes: Vec<ValueId> = shape
             .iter()
             .filter_map(|e| match e {
@@ -637,7 +645,7 @@ pub trait LoopBuilder: Sized {
         if !sizes.is_empty() || !strides.is_empty() {
             spec = spec
                 .operands(sizes.iter().chain(&strides).copied())
-                .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[1, 0, sizes.len(), strides.len()]));
+                .attr("operandSegmentSizes", crate::parser::forms::segment_sizes(&[1, 0, sizes.len(), strides.len()]));
         }
         let op = self.op(spec);
         self.module().result(op, 0)

@@ -3,9 +3,9 @@
 //! read and taken apart here and nowhere else. Element `(i, j, ..)` is at
 //! `aligned + (offset + i * stride0 + j * stride1 + ..) * sizeof(elem)`.
 
-use crate::builder::Builder;
-use xcc_ir::types::MemRefType;
-use xcc_ir::{Attribute, Diagnostic, Type, ValueId};
+use super::Builder;
+use crate::types::MemRefType;
+use crate::{Attribute, Diagnostic, Type, ValueId};
 
 /// Field positions in the descriptor struct.
 const ALLOCATED: i64 = 0;
@@ -174,7 +174,8 @@ impl MemRefDescriptor {
         inbounds: bool,
     ) -> Result<ValueId, Diagnostic> {
         let Some((strides, offset)) = mt.strides_and_offset() else {
-            return Err(super::unsupported(b.span, format!("the layout of {}", Type::MemRef(mt.clone()))));
+            let what = format!("unsupported in lowering to LLVM: the layout of {}", Type::MemRef(mt.clone()));
+            return Err(Diagnostic::new(b.span, what));
         };
         let aligned = self.aligned_ptr(b);
         let mut linear = self.offset_or_static(b, offset);

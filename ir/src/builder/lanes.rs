@@ -3,9 +3,12 @@
 //! and shuffles: the even or odd elements of a run two vectors long (a row read at stride 2), two
 //! vectors interleaved.
 
-use super::matmul::NR;
-use crate::builder::LoopBuilder;
-use xcc_ir::{Attribute, OpSpec, Span, Type, ValueId};
+use super::LoopBuilder;
+use crate::{Attribute, OpSpec, Span, Type, ValueId};
+
+/// The lanes of the kernels' f32 vectors: the GEMM's register tiles are rows of vectors this
+/// wide, and the convolutions and pooling gather their rows in them.
+pub const NR: usize = 16;
 
 /// `vector<NR x elem>`.
 pub fn of(elem: Type) -> Type {
