@@ -72,6 +72,9 @@ struct Conv {
     dilations: [usize; 2],
     group: usize,
     tiles: Vec<[usize; 3]>,
+    /// The L2 cache the im2col blocks are sized for: small ones send small planes through the
+    /// blocked paths.
+    l2: usize,
 }
 
 impl Conv {
@@ -88,6 +91,7 @@ impl Conv {
 
     fn random(rng: &mut Rng, strategy: Strategy) -> Conv {
         let tiles = random_tiles(rng);
+        let l2 = [4 << 10, 16 << 10, 1 << 20][rng.range(0, 2)];
         match strategy {
             Strategy::Winograd => {
                 // Any plane from one output on, and channel counts below those where Winograd
@@ -105,6 +109,7 @@ impl Conv {
                     dilations: [1, 1],
                     group: 1,
                     tiles,
+                    l2,
                 }
             }
             _ => loop {
@@ -133,6 +138,7 @@ impl Conv {
                     dilations,
                     group,
                     tiles: tiles.clone(),
+                    l2,
                 };
                 let fits = [0, 1].into_iter().all(|q| {
                     let span = dilations[q] * (kernel[q] - 1) + 1;
@@ -192,7 +198,7 @@ fn conv_program(strategy: Strategy, cases: &[Conv], rng: &mut Rng) -> (String, S
             "func.func @case{i}(%x: {}, %y: {}) attributes {{llvm.emit_c_interface}} {{\n  \
              %w = memref.get_global @w{i} : {}\n  \
              kernel.conv ins(%x, %w : {}, {}) outs(%y : {}) {{strides = array<i64: {}>, pads = array<i64: {}>, \
-             dilations = array<i64: {}>, group = {} : i64, strategy = \"{}\", {}}}\n  return\n}}",
+             dilations = array<i64: {}>, group = {} : i64, strategy = \"{}\", {}, l2_cache_bytes = {} : i64}}\n  return\n}}",
             memref(&x),
             memref(&y),
             memref(&w),
@@ -205,6 +211,7 @@ fn conv_program(strategy: Strategy, cases: &[Conv], rng: &mut Rng) -> (String, S
             case.group,
             strategy.name(),
             tiles_attr(&case.tiles),
+            case.l2,
         );
         let _ = writeln!(c, "void _mlir_ciface_case{i}(D4 *, D4 *);\nstatic const uint32_t w{i}[] = {{{bits}}};");
         let _ = writeln!(
@@ -389,7 +396,7 @@ fn conv_trial(strategy: Strategy) -> Result<(), String> {
         // convolution's code (xcc now turns that pass off).
         let (kernel, strides, pads, dilations) = ([3, 2], [3, 3], [2, 0, 2, 1], [1, 1]);
         let tiles = vec![[0, 6, 1]];
-        cases.push(Conv { c: 2, h: 2, w: 7, k: 8, kernel, strides, pads, dilations, group: 1, tiles });
+        cases.push(Conv { c: 2, h: 2, w: 7, k: 8, kernel, strides, pads, dilations, group: 1, tiles, l2: 1 << 20 });
     }
     let program = conv_program(strategy, &cases, &mut rng);
     compile_and_run(strategy.name(), program, &listing(&cases))

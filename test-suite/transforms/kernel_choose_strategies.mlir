@@ -1,12 +1,13 @@
 // RUN: --passes=kernel-choose-strategies
 // kernel-choose-strategies on x86-64: each f32 matmul and convolution records the target's
-// register tiles by CPU level (8 rows by 2 vectors from level 4, AVX-512; 6 by 1 below); a
+// register tiles by CPU level (8 rows by 2 vectors from level 4, AVX-512; 6 by 1 below), and an
+// f32 convolution the L2 cache (1 MiB) its im2col blocks are sized for; a
 // pointwise f32 convolution is a GEMM over its input (im2col), one filter per channel the
 // depthwise kernel, an integer one the direct sums (and no tiles: no f32 GEMM).
 
 // CHECK-LABEL: func.func @convs
-// CHECK: kernel.conv {{.*}}group = 1, pads = array<i64: 0, 0, 0, 0>, register_tiles = array<i64: 4, 8, 2, 0, 6, 1>, strategy = "im2col",
-// CHECK: kernel.conv {{.*}}group = 4, pads = array<i64: 1, 1, 1, 1>, register_tiles = array<i64: 4, 8, 2, 0, 6, 1>, strategy = "depthwise",
+// CHECK: kernel.conv {{.*}}group = 1, l2_cache_bytes = 1048576, pads = array<i64: 0, 0, 0, 0>, register_tiles = array<i64: 4, 8, 2, 0, 6, 1>, strategy = "im2col",
+// CHECK: kernel.conv {{.*}}group = 4, l2_cache_bytes = 1048576, pads = array<i64: 1, 1, 1, 1>, register_tiles = array<i64: 4, 8, 2, 0, 6, 1>, strategy = "depthwise",
 // CHECK: kernel.conv {{.*}}xi32>) {dilations = array<i64: 1, 1>, group = 1, pads = array<i64: 0, 0, 0, 0>, strategy = "direct",
 // CHECK-LABEL: func.func @gemm
 // CHECK: kernel.matmul {{.*}} {register_tiles = array<i64: 4, 8, 2, 0, 6, 1>}{{$}}

@@ -3,8 +3,8 @@
 // for every CPU (no branch on the level); the convolutions' strategies as on x86-64.
 
 // CHECK-LABEL: func.func @convs
-// CHECK: kernel.conv {{.*}}group = 1, pads = array<i64: 0, 0, 0, 0>, register_tiles = array<i64: 0, 6, 1>, strategy = "im2col",
-// CHECK: kernel.conv {{.*}}group = 4, pads = array<i64: 1, 1, 1, 1>, register_tiles = array<i64: 0, 6, 1>, strategy = "depthwise",
+// CHECK: kernel.conv {{.*}}group = 1, l2_cache_bytes = 1048576, pads = array<i64: 0, 0, 0, 0>, register_tiles = array<i64: 0, 6, 1>, strategy = "im2col",
+// CHECK: kernel.conv {{.*}}group = 4, l2_cache_bytes = 1048576, pads = array<i64: 1, 1, 1, 1>, register_tiles = array<i64: 0, 6, 1>, strategy = "depthwise",
 // CHECK: kernel.conv {{.*}}xi32>) {dilations = array<i64: 1, 1>, group = 1, pads = array<i64: 0, 0, 0, 0>, strategy = "direct",
 // CHECK-LABEL: func.func @gemm
 // CHECK: kernel.matmul {{.*}} {register_tiles = array<i64: 0, 6, 1>}{{$}}

@@ -87,6 +87,8 @@ const CONV_ATTRS: &[AttrDef] = &[
     // (`kernel-choose-strategies`), and the GEMM's register tiles as on `kernel.matmul`.
     optional("strategy", AttrKind::String),
     optional("register_tiles", AttrKind::IntList),
+    // The L2 cache bytes an im2col GEMM's blocks of columns are sized for.
+    optional("l2_cache_bytes", AttrKind::Integer),
     optional("act_min", AttrKind::Float),
     optional("act_max", AttrKind::Float),
     optional("epilogue_map", AttrKind::Symbol),

@@ -129,7 +129,7 @@ pub fn gpu_splits(outputs: usize, icg: usize) -> usize {
     (1..=want.min(icg / 16).max(1)).rev().find(|s| icg.is_multiple_of(*s)).unwrap_or(1)
 }
 
-pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, tiles: &[LevelTiles]) -> Result<(), Diagnostic> {
+pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, cpu: &CpuGemm) -> Result<(), Diagnostic> {
     let gpu = tiling.is_some();
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
@@ -146,7 +146,7 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, tiles: &[LevelTi
     let mut c = Cursor::new(m, span);
     let batch = c.extent_of(ops.a, 0);
     if c.m.attr(op, "winograd").is_some() {
-        super::winograd::lower(&mut c, op, batch, tiles);
+        super::winograd::lower(&mut c, op, batch, &cpu.tiles);
         c.finish(op);
         return Ok(());
     }
@@ -179,7 +179,7 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, tiles: &[LevelTi
     } else {
         match super::strategy::recorded_conv_strategy(c.m, op)? {
             ConvStrategy::Depthwise => depthwise(&mut c, (&ops, &ep), batch, (&x, &w), &win),
-            ConvStrategy::Im2col => conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win, tiles),
+            ConvStrategy::Im2col => conv_gemm(&mut c, &ops, &ep, (batch, &x, &w), &win, cpu),
             ConvStrategy::Direct | ConvStrategy::Winograd => direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, 1),
         }
     }
@@ -206,14 +206,7 @@ fn depthwise(
     super::depthwise::lower(c, ops, ep, [batch, Extent::Fixed(x[1])], axis(0), axis(1));
 }
 
-fn conv_gemm(
-    c: &mut Cursor,
-    ops: &EpilogueOperands,
-    ep: &Epilogue,
-    (batch, x, w): Dims,
-    win: &Window,
-    tiles: &[LevelTiles],
-) {
+fn conv_gemm(c: &mut Cursor, ops: &EpilogueOperands, ep: &Epilogue, (batch, x, w): Dims, win: &Window, cpu: &CpuGemm) {
     let kk: usize = w[1..].iter().product();
     let p = win.positions(c);
     let (x1, w1, o1) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
@@ -223,9 +216,12 @@ fn conv_gemm(
     // at a time.
     let columns = match p {
         Extent::Fixed(_) if win.is_pointwise() => Columns::InPlace,
-        Extent::Fixed(p) if 4 * kk * p <= STATIC_PLANE_BYTES => Columns::Plane(im2col_buffer(c, kk, p)),
-        Extent::Fixed(p) => Columns::Blocks(im2col_buffer(c, kk, block_slots(p, kk) * block_columns(kk, Some(p)))),
-        _ => Columns::Blocks(im2col_buffer(c, kk, block_columns(kk, None))),
+        Extent::Fixed(p) if 4 * kk * p <= cpu.static_plane_bytes() => Columns::Plane(im2col_buffer(c, kk, p)),
+        Extent::Fixed(p) => {
+            let width = block_columns(kk, Some(p), cpu.block_bytes());
+            Columns::Blocks(im2col_buffer(c, kk, block_slots(p, width) * width))
+        }
+        _ => Columns::Blocks(im2col_buffer(c, kk, block_columns(kk, None, cpu.block_bytes()))),
     };
     let shifted = match columns {
         Columns::InPlace => None,
@@ -234,7 +230,8 @@ fn conv_gemm(
             (plane, phases)
         }),
     };
-    let flat = FlatConv { x1, w1, o1, residual, columns, shifted, tiles: tiles.to_vec() };
+    let flat =
+        FlatConv { x1, w1, o1, residual, columns, shifted, tiles: cpu.tiles.clone(), block_bytes: cpu.block_bytes() };
     match batch {
         Extent::Fixed(n) => (0..n).for_each(|nb| conv_image(c, ops, ep, (x, w), win, &flat, Image::At(nb))),
         // Images one after the other: each GEMM is parallel inside.
@@ -272,30 +269,47 @@ pub(super) fn plane_buffer(c: &mut Cursor, elements: usize) -> ValueId {
     c.m.result(alloc, 0)
 }
 
-/// The im2col buffer a plane known only at run time is gathered through, in bytes: the
-/// plane goes a block of columns at a time, so the workspace stays static and the block's
-/// columns stay in the L2 cache while the GEMM streams them.
-const PLANE_BLOCK_BYTES: usize = 256 * 1024;
+/// What a CPU convolution's GEMM takes from the target: its register tiles by CPU level and the
+/// L2 cache its im2col blocks are sized for (the op's `register_tiles` and `l2_cache_bytes`,
+/// recorded by `kernel-choose-strategies`).
+pub struct CpuGemm {
+    pub tiles: Vec<LevelTiles>,
+    pub l2_bytes: usize,
+}
 
-/// A static plane whose im2col columns would take more bytes than this goes in blocks too.
-const STATIC_PLANE_BYTES: usize = 1024 * 1024;
+impl CpuGemm {
+    /// The im2col buffer a plane known only at run time is gathered through, in bytes: the
+    /// plane goes a block of columns at a time, so the workspace stays static and the block's
+    /// columns stay in the L2 cache (a quarter of it, beside the weights and the outputs) while
+    /// the GEMM streams them.
+    fn block_bytes(&self) -> usize {
+        self.l2_bytes / 4
+    }
+
+    /// A static plane whose im2col columns would take more bytes than the L2 cache goes in
+    /// blocks too.
+    fn static_plane_bytes(&self) -> usize {
+        self.l2_bytes
+    }
+}
 
 /// How many blocks of a static plane of `p` positions are gathered and multiplied at once, each
 /// by one thread in a region of its own: up to this many threads share a convolution's blocks.
 const BLOCK_SLOTS: usize = 8;
 
-/// The slots of a static plane of `p` positions (at least one, for its last block).
-fn block_slots(p: usize, kk: usize) -> usize {
-    (p / block_columns(kk, Some(p))).clamp(1, BLOCK_SLOTS)
+/// The slots of a static plane of `p` positions in blocks of `width` (at least one, for its
+/// last block).
+fn block_slots(p: usize, width: usize) -> usize {
+    (p / width).clamp(1, BLOCK_SLOTS)
 }
 
 /// The output positions of one block for `kk` rows: a whole number of the widest GEMM tiles (two
 /// panels), 2 to 32 of them, so that only the plane's last block ends in a narrower tile. A
 /// static plane of `p` positions too small for [`BLOCK_SLOTS`] such blocks takes narrower ones,
 /// down to one tile, so that its blocks still spread over the cores.
-fn block_columns(kk: usize, p: Option<usize>) -> usize {
+fn block_columns(kk: usize, p: Option<usize>, block_bytes: usize) -> usize {
     let tile = 2 * NR;
-    let width = (PLANE_BLOCK_BYTES / (4 * kk * tile)).clamp(2, 32) * tile;
+    let width = (block_bytes / (4 * kk * tile)).clamp(2, 32) * tile;
     match p {
         Some(p) => width.min((p / BLOCK_SLOTS / tile).max(1) * tile),
         None => width,
@@ -310,6 +324,8 @@ type Dims<'a> = (Extent, &'a [usize], &'a [usize]);
 struct FlatConv {
     /// The GEMM's register tiles (the op's `register_tiles`).
     tiles: Vec<LevelTiles>,
+    /// The bytes of one block of im2col columns ([`CpuGemm::block_bytes`]).
+    block_bytes: usize,
     x1: ValueId,
     w1: ValueId,
     o1: ValueId,
@@ -412,7 +428,7 @@ impl PlaneGemm<'_> {
         (p, group_out, image_out): (Extent, Extent, Extent),
     ) {
         let (f, kk, ocg) = (self.f, self.kk, self.ocg);
-        let width = block_columns(kk, p.fixed());
+        let width = block_columns(kk, p.fixed(), f.block_bytes);
         let a_off = e.affine(&[(gi, (ocg * kk) as i64)], 0);
         let a = Mat { buf: f.w1, off: a_off, rs: Extent::Fixed(kk), cs: 1 };
         let plane_off = self.nb.offset(e, &[(gi, group_out)], image_out);
@@ -449,7 +465,7 @@ impl PlaneGemm<'_> {
             // ... in turn, in its own region of the buffer, so one thread gathers a block and
             // multiplies it while it is in that core's cache. Then the last, narrower block.
             Extent::Fixed(p) => {
-                let (full, slots) = (p / width, block_slots(p, kk));
+                let (full, slots) = (p / width, block_slots(p, width));
                 let full_v = e.idx(full as i64);
                 e.parallel(&[slots], &mut |e, s| {
                     let region = e.affine(&[(s[0], (kk * width) as i64)], 0);

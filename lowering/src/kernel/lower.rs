@@ -80,8 +80,9 @@ impl Pass for KernelToLoops {
                 }
                 "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,
                 _ => {
-                    let tiles = tiles(&m, op)?;
-                    super::conv::lower(&mut m, op, gpu, &tiles)?
+                    let l2 = super::strategy::l2_cache_bytes(&m, op, options.target.info().caches.l2);
+                    let cpu = super::conv::CpuGemm { tiles: tiles(&m, op)?, l2_bytes: l2 };
+                    super::conv::lower(&mut m, op, gpu, &cpu)?
                 }
             }
             m.erase_op(op);

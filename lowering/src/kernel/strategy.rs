@@ -6,6 +6,8 @@
 //! - `register_tiles` on a CPU's f32 `kernel.matmul` and `kernel.conv`: the GEMM micro-kernel's
 //!   register tiles from the target's table (`xcc_targets::ArchInfo::matmul_tiles`), as
 //!   `[min_level, rows, vectors]` triples; the kernel branches on the CPU level between them.
+//! - `l2_cache_bytes` on a CPU's f32 `kernel.conv`: the L2 cache its im2col blocks are sized for
+//!   (`xcc_targets::ArchInfo::caches`).
 //! - `strategy` on a CPU's `kernel.conv`: `"winograd"` (F(2x2, 3x3); `kernel-pack-weights`
 //!   transforms its constant weights), `"depthwise"`, `"im2col"` (a GEMM over the input's
 //!   columns, in place for a pointwise convolution), or `"direct"` (the sums, for integer and
@@ -36,6 +38,11 @@ impl Pass for ChooseStrategies {
         for op in ops_named(&m, &["kernel.matmul", "kernel.conv"]) {
             if writes_f32(&m, op) && m.attr(op, "register_tiles").is_none() {
                 m.set_attr(op, "register_tiles", tiles_attribute(tiles));
+            }
+            let conv = m.ops[op].name == "kernel.conv";
+            if conv && writes_f32(&m, op) && m.attr(op, "l2_cache_bytes").is_none() {
+                let l2 = options.target.info().caches.l2 as i64;
+                m.set_attr(op, "l2_cache_bytes", Attribute::i64(l2));
             }
         }
         for op in ops_named(&m, &["kernel.conv"]) {
@@ -137,6 +144,12 @@ pub fn register_tiles(m: &Module, op: OpId, target: &[LevelTiles]) -> Result<Vec
         ));
     }
     Ok(tiles)
+}
+
+/// The L2 cache bytes recorded on the op (at least 4 KiB), or the target's.
+pub fn l2_cache_bytes(m: &Module, op: OpId, target: usize) -> usize {
+    let recorded = m.attr(op, "l2_cache_bytes").and_then(Attribute::as_int);
+    recorded.and_then(|b| usize::try_from(b).ok()).map_or(target, |b| b.max(4 << 10))
 }
 
 fn tiles_attribute(tiles: &[LevelTiles]) -> Attribute {
