@@ -4,7 +4,7 @@
 # so that between the two every case runs once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-suites=(onnx_node onnx_node_gpu onnx_gallery coreml_models coreml_models_gpu gpu_models models fuzz)
+suites=(onnx_node onnx_node_gpu onnx_gallery coreml_models coreml_models_gpu gpu_models models decoders fuzz)
 args=(-p xcc-test-suite)
 for s in "${suites[@]}"; do args+=(--test "$s"); done
 XCC_TEST_BREADTH=rest exec bash scripts/test.sh "${args[@]}"

@@ -5,7 +5,8 @@
 # and ends with one line totalling every test binary's results.
 #
 # The breadth suites (the ONNX node tests on the CPU and in the GPU emulator, the gallery, the
-# Core ML models, the GPU models, the shared models under qemu) run a fixed sample of their cases
+# Core ML models, the GPU models, the language models, the shared models under qemu and the
+# sanitizers) run a fixed sample of their cases
 # here (XCC_TEST_BREADTH=sample), and the fuzz runs are left out; scripts/test-full.sh runs the
 # rest, and CI runs both. `XCC_TEST_BREADTH=all bash scripts/test.sh` runs everything at once.
 # Arguments, if any, replace `--workspace` as what cargo test runs (scripts/test-full.sh).

@@ -322,8 +322,8 @@ fn env_secs(var: &str, default: u64) -> Duration {
 }
 
 /// How much of a breadth suite runs (`$XCC_TEST_BREADTH`). The suites that repeat one check over
-/// hundreds of cases (the node tests, the gallery, the Core ML models, the GPU models) run all of
-/// them under `cargo test`; the README's test command (`scripts/test.sh`) runs a fixed sample of
+/// many cases (the node tests, the gallery, the Core ML models, the GPU models, the language
+/// models, the shared models under qemu and the sanitizers) run all of them under `cargo test`; the README's test command (`scripts/test.sh`) runs a fixed sample of
 /// each, and CI's fuller command (`scripts/test-full.sh`) the rest, so that CI covers every case
 /// once between them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -346,7 +346,16 @@ impl Breadth {
 
     /// Whether the case `name` runs, where the sample is one case in `every`.
     pub fn includes(self, name: &str, every: u64) -> bool {
-        let sampled = fnv1a(name.as_bytes()).is_multiple_of(every.max(1));
+        self.takes(fnv1a(name.as_bytes()).is_multiple_of(every.max(1)))
+    }
+
+    /// Whether the case at `index` of a list runs, where the sample is every `every`-th from the
+    /// first (for short lists, whose every part the sample should reach).
+    pub fn includes_nth(self, index: usize, every: usize) -> bool {
+        self.takes(index.is_multiple_of(every.max(1)))
+    }
+
+    fn takes(self, sampled: bool) -> bool {
         match self {
             Breadth::All => true,
             Breadth::Sample => sampled,

@@ -329,9 +329,12 @@ fn main() -> std::process::ExitCode {
             t.with_ignored_flag(ignored)
         })
         .collect();
-    // The runs under qemu are breadth: the README's test command runs a sample of them.
-    let under_qemu = |name: &str| CROSS_TARGETS.iter().any(|t| name.ends_with(&format!("/{}", t.arch)));
-    run_trials(xcc_test_suite::sampled_where(trials, 3, under_qemu))
+    // The runs under qemu and the sanitized ones are breadth: the README's test command runs a
+    // sample of them.
+    let breadth = |name: &str| {
+        name.ends_with("/sanitized") || CROSS_TARGETS.iter().any(|t| name.ends_with(&format!("/{}", t.arch)))
+    };
+    run_trials(xcc_test_suite::sampled_where(trials, 3, breadth))
 }
 
 /// The frontend's protobuf schema decodes a model written by the `onnx` package, and re-encodes
