@@ -457,7 +457,7 @@ fn write_header(
     iface.workspace_bytes = bytes.unwrap_or(0) as usize;
     let input = cli.input.display().to_string();
     let gpu = gpu.then_some(xcc_runtime_c::GPU_HEADER);
-    let text = xcc_frontend_onnx::header::header(&iface, &input, &link_with(cli, emit), xcc_runtime_c::RUN_HEADER, gpu);
+    let text = xcc_abi::header(&iface, &input, &link_with(cli, emit), xcc_runtime_c::RUN_HEADER, gpu);
     // A stream has no directory beside it to hold the header.
     if !is_stream(&cli.output) {
         write_output(&directory_of(&cli.output).join(format!("{name}.h")), text.as_bytes())?;

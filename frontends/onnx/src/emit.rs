@@ -14,6 +14,7 @@ mod nodes;
 
 use super::graph::*;
 use std::collections::HashMap;
+use xcc_abi::ModelInterface;
 use xcc_ir::affine::AffineMap;
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::builder::memref_descriptor::MemRefDescriptor;
@@ -23,61 +24,6 @@ use xcc_ir::parser::forms::segment_sizes;
 use xcc_ir::types::{FunctionType, MemRefType};
 use xcc_ir::{Attribute, BlockId, Module, OpSpec, Span, Type, ValueId};
 use xcc_runtime_c::{status, CHECK_WORKSPACE};
-
-/// What the C header describes.
-#[derive(Clone, Debug)]
-pub struct ModelInterface {
-    pub name: String,
-    pub inputs: Vec<(String, TensorType)>,
-    pub outputs: Vec<(String, TensorType)>,
-    /// The dims left to run time, in the order the run functions take them (`int64_t` each).
-    pub symbols: Vec<String>,
-    /// The dims the run computes (from input data, or from the dims by a floor division or a
-    /// minimum), with their definitions as text: `NAME_output_dims` reports the outputs' dims.
-    pub data_dims: Vec<(String, String)>,
-    /// What the run checks once it computes those dims, as text, in the order of
-    /// `NAME_failed_check`'s answer (the header's `NAME_check_conditions`).
-    pub conditions: Vec<String>,
-    /// `(output, input)` pairs that may be one buffer: a KV cache the run appends to in place
-    /// (ONNX Runtime GenAI's shared buffer; [`crate::ops::contrib`]'s CacheWrite).
-    pub shared_buffers: Vec<(usize, usize)>,
-    /// `(output, input)` pairs that must not be one buffer: a plain export's KV cache, whose
-    /// present is `Concat(past, new)` (`XCC_ERROR_ALIASED_BUFFERS`).
-    pub separate_buffers: Vec<(usize, usize)>,
-    /// The inputs whose elements decide dims or conditions on them (a Reshape's shape input),
-    /// by name: what `--bind` would freeze. When there are any, the size functions and
-    /// `NAME_output_dims` take the inputs ([`ModelInterface::reads_shape_inputs`]).
-    pub shape_inputs: Vec<String>,
-    /// Whether the run computes dims the header cannot write as expressions of the symbols (read
-    /// from data, or a floor division or minimum of dims): then the header has
-    /// `NAME_output_dims`.
-    pub computes_dims: bool,
-    /// `(min, max)` of each symbol given a range (`--dim seq=1..2048`), in `symbols`' order.
-    pub ranges: Vec<Option<(usize, usize)>>,
-    /// Whether every symbol has a range, so that `NAME_workspace_size_max()` exists.
-    pub workspace_size_max: bool,
-    /// Known once `plan-workspace` has run (the run function's `xcc.workspace_bytes`).
-    pub workspace_bytes: usize,
-    /// A classifier's class labels, indexed by its label output (a Core ML classifier's).
-    pub class_labels: Vec<String>,
-    /// The outputs whose dims the run finds (NonZero's count): `NAME_output_dims` gives their
-    /// capacity, and the run writes their dims to an array after the output pointers.
-    pub found_outputs: Vec<usize>,
-    /// Whether some tensor's dims are found by the run (an output's or not).
-    pub finds_dims: bool,
-    /// Whether the model has STRING tensors (its run then keeps a string arena).
-    pub uses_strings: bool,
-    /// Per input, whether it is optional: the caller may pass NULL for none.
-    pub optional_inputs: Vec<bool>,
-}
-
-impl ModelInterface {
-    /// Whether a run reads inputs that decide shapes (data dims, or conditions on shape inputs
-    /// alone).
-    pub fn reads_shape_inputs(&self) -> bool {
-        !self.shape_inputs.is_empty()
-    }
-}
 
 pub struct Emitter {
     pub m: Module,
@@ -265,8 +211,8 @@ pub fn generate(
     let shared_buffers = entries.shared.clone();
     let iface = ModelInterface {
         name: name.to_string(),
-        inputs,
-        outputs,
+        inputs: abi_tensors(&inputs),
+        outputs: abi_tensors(&outputs),
         symbols: g.symbols.clone(),
         data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
         conditions: entries.conditions(),
@@ -284,6 +230,11 @@ pub fn generate(
         optional_inputs: entries.optional.clone(),
     };
     Ok((e.m, iface))
+}
+
+/// Tensors as the C interface describes them ([`xcc_abi::Tensor`]).
+fn abi_tensors(list: &[(String, TensorType)]) -> Vec<(String, xcc_abi::Tensor)> {
+    list.iter().map(|(name, t)| (name.clone(), t.abi())).collect()
 }
 
 /// The outputs written by a CacheWrite of a graph input, with that input (`(output, input)`
@@ -544,9 +495,7 @@ fn check_found_dims(g: &Graph, data: &DataDims) -> OResult<()> {
 
 /// The private function that computes model `name` (`plan-workspace` records its workspace size
 /// on it as `xcc.workspace_bytes`).
-pub fn compute_symbol(name: &str) -> String {
-    format!("{name}_compute")
-}
+pub use xcc_abi::compute_symbol;
 
 /// The bytes of workspace `compute` needs (known once `plan-workspace` has run), as an i64;
 /// `dims` are the values of all its dims.

@@ -223,12 +223,18 @@ impl DType {
         }
     }
 
-    /// An input parameter's declaration: `const float *x`; `const char *const *x` for strings.
-    pub fn c_input(self, id: &str) -> String {
-        match self {
-            DType::Str => format!("const char *const *{id}"),
-            _ => format!("const {} *{id}", self.c_type()),
-        }
+    /// The element as the model's C interface names it.
+    pub fn abi(self) -> xcc_abi::Element {
+        let kind = if self == DType::Str {
+            xcc_abi::ElementKind::String
+        } else if self.packed_bits().is_some() {
+            xcc_abi::ElementKind::Packed
+        } else if self.float8().is_some() {
+            xcc_abi::ElementKind::Float8
+        } else {
+            xcc_abi::ElementKind::Plain
+        };
+        xcc_abi::Element { name: self.name(), c_type: self.c_type(), bytes: self.size(), kind }
     }
 
     pub fn name(self) -> &'static str {
@@ -308,6 +314,16 @@ impl TensorType {
 
     pub fn numel(&self) -> usize {
         self.shape.iter().product()
+    }
+
+    /// The tensor as the model's C interface describes it.
+    pub fn abi(&self) -> xcc_abi::Tensor {
+        let dim = |d: &Dim| xcc_abi::Dim {
+            c: d.to_string(),
+            symbols: d.symbols().iter().map(|s| s.to_string()).collect(),
+            fixed: d.as_fixed(),
+        };
+        xcc_abi::Tensor { element: self.dtype.abi(), dims: self.dims().iter().map(dim).collect() }
     }
     pub fn bytes(&self) -> usize {
         self.numel() * self.dtype.size()

@@ -13,7 +13,6 @@ pub mod float8;
 pub mod float8e8m0;
 pub mod fuse;
 pub mod graph;
-pub mod header;
 pub mod import;
 pub mod infer;
 pub mod ops;
@@ -24,8 +23,8 @@ pub mod summary;
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use emit::ModelInterface;
 pub use error::OnnxError;
+pub use xcc_abi::ModelInterface;
 
 /// Whether a GPU's code computes math op `name` on elements of a type.
 pub type GpuMath = fn(&str, &xcc_ir::Type) -> bool;
@@ -116,130 +115,4 @@ fn math_without_gpu_code(m: &xcc_ir::Module, first: usize, has_code: GpuMath) ->
     })
 }
 
-/// A C identifier from a model, tensor or dim name: other characters become `_`, a leading digit
-/// gets one before it, and a C or C++ keyword one after it (`int` is `int_`).
-pub fn c_identifier(name: &str) -> String {
-    let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
-        s.insert(0, '_');
-    }
-    if KEYWORDS.binary_search(&s.as_str()).is_ok() {
-        s.push('_');
-    }
-    s
-}
-
-/// The keywords of C23 and C++23 (and the alternative operator spellings), sorted.
-const KEYWORDS: &[&str] = &[
-    "alignas",
-    "alignof",
-    "and",
-    "and_eq",
-    "asm",
-    "auto",
-    "bitand",
-    "bitor",
-    "bool",
-    "break",
-    "case",
-    "catch",
-    "char",
-    "char16_t",
-    "char32_t",
-    "char8_t",
-    "class",
-    "co_await",
-    "co_return",
-    "co_yield",
-    "compl",
-    "concept",
-    "const",
-    "const_cast",
-    "consteval",
-    "constexpr",
-    "constinit",
-    "continue",
-    "decltype",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "dynamic_cast",
-    "else",
-    "enum",
-    "explicit",
-    "export",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "friend",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "mutable",
-    "namespace",
-    "new",
-    "noexcept",
-    "not",
-    "not_eq",
-    "nullptr",
-    "operator",
-    "or",
-    "or_eq",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "reinterpret_cast",
-    "requires",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "static_assert",
-    "static_cast",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "thread_local",
-    "throw",
-    "true",
-    "try",
-    "typedef",
-    "typeid",
-    "typename",
-    "typeof",
-    "typeof_unqual",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "wchar_t",
-    "while",
-    "xor",
-    "xor_eq",
-];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn c_identifiers_are_valid_and_no_keyword() {
-        assert!(KEYWORDS.windows(2).all(|w| w[0] < w[1]), "sorted for the binary search");
-        assert_eq!(c_identifier("int"), "int_");
-        assert_eq!(c_identifier("class"), "class_");
-        assert_eq!(c_identifier("a-b"), "a_b");
-        assert_eq!(c_identifier("3d"), "_3d");
-        assert_eq!(c_identifier(""), "_");
-        assert_eq!(c_identifier("input_ids"), "input_ids");
-    }
-}
+pub use xcc_abi::c_identifier;

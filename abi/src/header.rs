@@ -1,7 +1,6 @@
 //! The C header of a compiled model: the ABI contract. Tests compile against it.
 
-use super::c_identifier;
-use super::emit::ModelInterface;
+use super::{c_identifier, compute_symbol, ElementKind, ModelInterface, Tensor};
 use std::fmt::Write;
 
 /// The header text; `link_with` says what a program links beside the header (the library, or an
@@ -58,18 +57,19 @@ pub fn header(
     }
     for (kind, list) in [("INPUT", &iface.inputs), ("OUTPUT", &iface.outputs)] {
         for (i, (name, t)) in list.iter().enumerate() {
-            let dims: Vec<String> = t.dims().iter().map(|d| d.to_string()).collect();
+            let dims: Vec<String> = t.dims.iter().map(|d| d.c.clone()).collect();
             let (comment, string) = (comment_text(name), string_text(name));
             // How the bytes hold a type C has no name for.
-            let layout = if t.dtype.packed_bits().is_some() {
+            let element = t.element.kind;
+            let layout = if element == ElementKind::Packed {
                 " (one value per byte, not packed)"
-            } else if t.dtype.float8().is_some() {
+            } else if element == ElementKind::Float8 {
                 " (the 8-bit codes)"
             } else if kind == "INPUT" && iface.optional_inputs.get(i) == Some(&true) {
                 " (optional: NULL for none)"
-            } else if t.dtype == crate::graph::DType::Str && kind == "INPUT" {
+            } else if element == ElementKind::String && kind == "INPUT" {
                 " (NUL-terminated UTF-8 strings, read only during the run)"
-            } else if t.dtype == crate::graph::DType::Str {
+            } else if element == ElementKind::String {
                 " (the run points each at a NUL-terminated UTF-8 string it allocates with malloc: the caller\n * frees each with free(); all NULL where the run fails once it has started)"
             } else {
                 ""
@@ -78,12 +78,12 @@ pub fn header(
                 h,
                 "/* {} {i}: \"{comment}\", {}{layout} [{}] */",
                 kind.to_lowercase(),
-                t.dtype.name(),
+                t.element.name,
                 dims.join(", ")
             );
             let _ = writeln!(h, "#define {up}_{kind}{i}_NAME \"{string}\"");
-            let _ = writeln!(h, "#define {up}_{kind}{i}_TYPE \"{}\"", t.dtype.name());
-            let _ = writeln!(h, "#define {up}_{kind}{i}_RANK {}", t.shape.len());
+            let _ = writeln!(h, "#define {up}_{kind}{i}_TYPE \"{}\"", t.element.name);
+            let _ = writeln!(h, "#define {up}_{kind}{i}_RANK {}", t.rank());
             if kind == "OUTPUT" && iface.found_outputs.contains(&i) {
                 let _ = writeln!(
                     h,
@@ -93,7 +93,7 @@ pub fn header(
                 continue;
             }
             let reads_data =
-                t.dims().iter().any(|d| d.symbols().iter().any(|s| iface.data_dims.iter().any(|(n, _)| n == s)));
+                t.dims.iter().any(|d| d.symbols.iter().any(|s| iface.data_dims.iter().any(|(n, _)| n == s)));
             if reads_data {
                 let _ = writeln!(h, "/* (dims computed by the run: {n}_output_dims) */\n");
                 continue;
@@ -105,19 +105,19 @@ pub fn header(
                     "static inline void {n}_{}{i}_dims({}, int64_t dims[{}]) {{\n{}}}",
                     kind.to_lowercase(),
                     dim_params.join(", "),
-                    t.shape.len(),
+                    t.rank(),
                     dims.iter().enumerate().map(|(k, d)| format!("  dims[{k}] = {d};\n")).collect::<String>()
                 );
                 let _ = writeln!(h);
                 continue;
             }
             let _ = writeln!(h, "#define {up}_{kind}{i}_SIZE {} /* elements */", t.numel());
-            if !t.shape.is_empty() {
+            if t.rank() > 0 {
                 let _ = writeln!(
                     h,
                     "static const int64_t {n}_{}{i}_dims[{}] = {{{}}};",
                     kind.to_lowercase(),
-                    t.shape.len(),
+                    t.rank(),
                     dims.join(", ")
                 );
             }
@@ -132,7 +132,7 @@ pub fn header(
         return h;
     }
     let input_params: Vec<String> =
-        iface.inputs.iter().zip(&names.inputs).map(|((_, t), id)| t.dtype.c_input(id)).collect();
+        iface.inputs.iter().zip(&names.inputs).map(|((_, t), id)| t.element.c_input(id)).collect();
     let size_params: Vec<String> = if iface.reads_shape_inputs() {
         dim_params.iter().chain(&input_params).cloned().collect()
     } else {
@@ -171,7 +171,7 @@ pub fn header(
     }
     let mut params: Vec<String> = dim_params.iter().chain(&input_params).cloned().collect();
     for ((_, t), id) in iface.outputs.iter().zip(&names.outputs) {
-        params.push(format!("{} *{id}", t.dtype.c_type()));
+        params.push(format!("{} *{id}", t.element.c_type));
     }
     for &k in &iface.found_outputs {
         params.push(format!("int64_t *{}", names.output_dims[k]));
@@ -228,19 +228,19 @@ pub fn header(
 /// `NAME_compute` (which launches the kernels) and `NAME_compute_gpu_setup`.
 fn gpu_functions(h: &mut String, iface: &ModelInterface, names: &ParameterNames) {
     let n = &iface.name;
-    let compute = crate::emit::compute_symbol(n);
-    let bytes = |t: &crate::graph::TensorType| t.numel() as u64 * t.dtype.size() as u64;
+    let compute = compute_symbol(n);
+    let bytes = |t: &Tensor| t.numel() as u64 * t.element.bytes as u64;
     let ins: Vec<(String, String, u64)> = iface
         .inputs
         .iter()
         .zip(&names.inputs)
-        .map(|((_, t), id)| (id.clone(), t.dtype.c_type().to_string(), bytes(t)))
+        .map(|((_, t), id)| (id.clone(), t.element.c_type.to_string(), bytes(t)))
         .collect();
     let outs: Vec<(String, String, u64)> = iface
         .outputs
         .iter()
         .zip(&names.outputs)
-        .map(|((_, t), id)| (id.clone(), t.dtype.c_type().to_string(), bytes(t)))
+        .map(|((_, t), id)| (id.clone(), t.element.c_type.to_string(), bytes(t)))
         .collect();
     let pointer_params = |suffix: &str| -> Vec<String> {
         let mut p: Vec<String> = ins.iter().map(|(id, c, _)| format!("const {c} *{id}{suffix}")).collect();
