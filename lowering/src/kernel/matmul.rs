@@ -4,10 +4,10 @@
 //! `C[m, n] = epilogue(sum_k A[m, k] * B[k, n])`. The micro-kernel computes a tile of `mr` rows
 //! by one or more vectors of `NR` columns, held in vector accumulators (`vector<NRxf32>`) across
 //! the whole k loop: per k, one vector load of B's row segment per vector, `mr` scalar loads of A
-//! broadcast to vectors, and an FMA per accumulator. The tiling follows the CPU: 8 x 32 with
-//! AVX-512 (sixteen 16-lane accumulators, enough to keep two FMA units busy through their
-//! latency), else 6 x 16 (twelve 8-lane accumulators with AVX2); the choice is a branch on
-//! `xcc_cpu_level()` that `cpu-dispatch` folds in each CPU's copy of the code. Tiles
+//! broadcast to vectors, and an FMA per accumulator. The tiling follows the CPU, from the
+//! target's table (`xcc_targets`, recorded on the op as `register_tiles`): on x86-64 8 x 32 with
+//! AVX-512, else 6 x 16; the choice is a branch on `xcc_cpu_level()` that `cpu-dispatch` folds
+//! in each CPU's copy of the code. Tiles
 //! are independent (one parallel loop over column and row tiles); the rows that do not fill a
 //! tile make one shorter tile; when the column count is not a multiple of `NR`, the last tile
 //! overlaps the previous one (B in rows) or is a narrow tile of the zero-padded panel (B in
@@ -550,8 +550,8 @@ fn store_vectors<B: LoopBuilder>(
 }
 
 /// [`gemm`] with a number of rows `m` known only at run time: the full row tiles as there,
-/// then the rows left over (fewer than six, how many known at run time) one row at a time. Its
-/// tiles are 6 x 16 on every CPU.
+/// then the rows left over (fewer than a tile's, how many known at run time) one row at a time.
+/// Its tiles are the target's baseline ones (`min_level` 0) on every CPU.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_rows_at_run_time<B: LoopBuilder>(
     b: &mut B,
