@@ -113,6 +113,7 @@ fn shape(node: &Node, g: &Graph) -> OResult<Shape> {
             r.describe()
         ));
     }
+    optional_input_shapes(node, g, (kind, directions, batch_first), (batch, hidden))?;
     let names: Vec<String> = match node.attrs.get("activations") {
         Some(Attr::Strs(s)) => s.clone(),
         _ => (0..directions).flat_map(|_| kind.default_activations().iter().map(|s| s.to_string())).collect(),
@@ -157,6 +158,37 @@ fn shape(node: &Node, g: &Graph) -> OResult<Shape> {
         linear_before_reset: node.int("linear_before_reset", 0) != 0,
         dtype: x.dtype,
     })
+}
+
+/// The optional inputs' dims as the operator defines them (B, sequence_lens, initial_h, and
+/// LSTM's initial_c and P), which the steps index without further checks.
+fn optional_input_shapes(
+    node: &Node,
+    g: &Graph,
+    (kind, directions, batch_first): (Kind, usize, bool),
+    (batch, hidden): (usize, usize),
+) -> OResult<()> {
+    let gates = kind.gates();
+    let state = if batch_first { vec![batch, directions, hidden] } else { vec![directions, batch, hidden] };
+    let lstm = kind == Kind::Lstm;
+    let expected: [(usize, &str, Vec<usize>); 5] = [
+        (3, "B", vec![directions, 2 * gates * hidden]),
+        (4, "sequence_lens", vec![batch]),
+        (5, "initial_h", state.clone()),
+        (6, "initial_c", state),
+        (7, "P", vec![directions, 3 * hidden]),
+    ];
+    for (i, what, dims) in expected {
+        let Some(name) = node.input(i) else { continue };
+        if i >= 6 && !lstm {
+            continue;
+        }
+        let t = g.ty(name)?;
+        if t.is_dynamic() || t.shape != dims {
+            return err(format!("{what} must be {dims:?}, not {}", t.describe()));
+        }
+    }
+    Ok(())
 }
 
 /// An activation by its ONNX name, with its parameters (the operator's defaults if not given).
