@@ -104,7 +104,10 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     // A node an operator expands into others gives way to them, in order, at the front.
     let mut pending: VecDeque<Node> = std::mem::take(&mut g.nodes).into();
     while let Some(node) = pending.pop_front() {
-        let Some(op) = ops::registry().get_in(&node.domain, &node.op) else {
+        let registry = ops::registry();
+        let (Some(op), Some(schema)) =
+            (registry.get_in(&node.domain, &node.op), registry.schema_in(&node.domain, &node.op))
+        else {
             return Err(OnnxError::msg(format!("internal: an expansion wrote the unknown operator {}", node.op)));
         };
         {
@@ -112,9 +115,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
             data.node = node.describe();
             data.guard = node.guard.clone();
         }
-        ops::arity::check(&node)?;
-        ops::attr_types::check(&node)?;
-        ops::type_constraints::check(&node, g)?;
+        ops::schema::check(&node, g, &schema)?;
         if let Some(expansion) = op.expand(&node, g) {
             let nodes = expansion.map_err(|e| e.in_node(&node))?;
             // What a node runs under, the nodes it becomes run under (a branch's own nodes
@@ -177,7 +178,7 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
                 g.types.insert(name.clone(), t);
             }
         }
-        ops::type_constraints::check_string_outputs(&node, g)?;
+        ops::schema::check_string_outputs(&node, g, &schema)?;
         g.nodes.push(node);
     }
     g.data_dims.borrow_mut().guard = None;

@@ -6,6 +6,7 @@ use super::nn::{float_input, window::window_over};
 use crate::dim::dims_text;
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::{Group, Schema};
 use crate::ops::shapes::{broadcast, image_dims};
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::parser::forms::i64_array;
@@ -194,9 +195,9 @@ impl crate::ops::onnx_op::OnnxOp for Conv {
 }
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["Gemm"], &Gemm);
-    r.register(&["MatMul"], &MatMul);
-    r.register(&["Conv"], &Conv);
+    r.register(&["Gemm"], &Gemm, Schema::inputs(2, 3).same_type(Group::All));
+    r.register(&["MatMul"], &MatMul, Schema::exactly(2).same_type(Group::All));
+    r.register(&["Conv"], &Conv, Schema::inputs(2, 3).same_type(Group::All));
 }
 
 fn float(v: f64) -> Attribute {

@@ -9,11 +9,12 @@
 use crate::data_dim::Measure;
 use crate::emit::{runtime_call, runtime_call_void, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::Schema;
 use crate::ops::OnnxOp;
 use xcc_ir::{Type, ValueId};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["ImageDecoder"], &ImageDecoder);
+    r.register(&["ImageDecoder"], &ImageDecoder, Schema::exactly(1));
 }
 
 pub struct ImageDecoder;

@@ -7,9 +7,9 @@
 //! (`tensor/`: copies through affine maps that both lower and fold).
 //!
 //! To add an operator: a file in its family's folder with a type implementing [`OnnxOp`] (or an
-//! entry in the family's table), registered in the family's `register`.
+//! entry in the family's table), registered in the family's `register` with its ONNX
+//! [`schema::Schema`] (input counts and element types, checked before its rules run).
 
-pub mod arity;
 pub mod attr_types;
 pub mod computed_data;
 pub mod contrib;
@@ -27,9 +27,9 @@ pub mod resize;
 pub mod sequence;
 pub mod tensor;
 pub mod training;
-pub mod type_constraints;
 
 pub mod onnx_op;
+pub mod schema;
 pub mod shapes;
 pub mod string;
 

@@ -2,6 +2,7 @@
 
 use crate::emit::Emitter;
 use crate::graph::*;
+use crate::ops::schema::Schema;
 use std::collections::HashMap;
 
 /// One ONNX operator (or a family of them sharing rules).
@@ -49,22 +50,28 @@ pub trait OnnxOp: Sync {
     fn lower(&self, node: &Node, g: &Graph, e: &mut Emitter) -> OResult<()>;
 }
 
-/// Operators by domain and name (the default domain is `""`).
+/// Operators by domain and name (the default domain is `""`), each with its ONNX schema.
 #[derive(Default)]
 pub struct Registry {
-    ops: HashMap<(&'static str, &'static str), &'static dyn OnnxOp>,
+    ops: HashMap<(&'static str, &'static str), (&'static dyn OnnxOp, Schema)>,
 }
 
 impl Registry {
-    /// Operators of the default ONNX domain.
-    pub fn register(&mut self, names: &[&'static str], op: &'static dyn OnnxOp) {
-        self.register_in("", names, op);
+    /// Operators of the default ONNX domain, with the schema they share.
+    pub fn register(&mut self, names: &[&'static str], op: &'static dyn OnnxOp, schema: Schema) {
+        self.register_in("", names, op, schema);
     }
 
     /// Operators of another domain (`com.microsoft`'s contrib operators).
-    pub fn register_in(&mut self, domain: &'static str, names: &[&'static str], op: &'static dyn OnnxOp) {
+    pub fn register_in(
+        &mut self,
+        domain: &'static str,
+        names: &[&'static str],
+        op: &'static dyn OnnxOp,
+        schema: Schema,
+    ) {
         for &n in names {
-            let previous = self.ops.insert((domain, n), op);
+            let previous = self.ops.insert((domain, n), (op, schema));
             assert!(previous.is_none(), "ONNX operator {domain}:{n} is registered twice");
         }
     }
@@ -76,6 +83,15 @@ impl Registry {
 
     /// An operator of `domain` (`""` or `ai.onnx` for the default one).
     pub fn get_in(&self, domain: &str, op: &str) -> Option<&'static dyn OnnxOp> {
+        self.entry(domain, op).map(|(op, _)| op)
+    }
+
+    /// The schema of an operator of `domain`.
+    pub fn schema_in(&self, domain: &str, op: &str) -> Option<Schema> {
+        self.entry(domain, op).map(|(_, schema)| schema)
+    }
+
+    fn entry(&self, domain: &str, op: &str) -> Option<(&'static dyn OnnxOp, Schema)> {
         let domain = if domain == "ai.onnx" { "" } else { domain };
         self.ops.get(&(domain, op)).copied()
     }
@@ -83,6 +99,13 @@ impl Registry {
     /// Whether any operator of `domain` is registered.
     pub fn has_domain(&self, domain: &str) -> bool {
         self.ops.keys().any(|(d, _)| *d == domain)
+    }
+
+    /// Every registered operator as (domain, name, schema), sorted by domain and name.
+    pub fn schemas(&self) -> Vec<(&'static str, &'static str, Schema)> {
+        let mut all: Vec<_> = self.ops.iter().map(|(&(d, n), &(_, schema))| (d, n, schema)).collect();
+        all.sort_unstable_by_key(|&(d, n, _)| (d, n));
+        all
     }
 
     /// Every registered default-domain operator name, sorted.

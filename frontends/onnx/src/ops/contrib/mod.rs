@@ -13,26 +13,53 @@ mod quantized;
 mod rotary;
 
 use crate::ops::expansion::Expand;
+use crate::ops::schema::{Elements, Schema};
 
 pub const DOMAIN: &str = "com.microsoft";
 
+/// The schema of the contrib operators that check their inputs themselves: their counts differ
+/// between ONNX Runtime's versions, and they take packed and quantized tensors (MatMulNBits'
+/// blocks, GatherBlockQuantized's int4 rows).
+const CHECKS_ITS_INPUTS: Schema = Schema::counts_own_inputs().elements(Elements::Codes);
+
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register_in(DOMAIN, &["Gelu", "BiasGelu", "FastGelu", "QuickGelu", "BiasAdd"], &Expand(activations::Activation));
-    r.register_in(DOMAIN, &["FusedMatMul"], &Expand(matmul::FusedMatMul));
-    r.register_in(DOMAIN, &["FusedConv"], &Expand(matmul::FusedConv));
-    r.register_in(DOMAIN, &["FusedGemm"], &Expand(matmul::FusedGemm));
-    r.register_in(DOMAIN, &["RotaryEmbedding"], &Expand(rotary::RotaryEmbedding));
+    r.register_in(
+        DOMAIN,
+        &["Gelu", "BiasGelu", "FastGelu", "QuickGelu", "BiasAdd"],
+        &Expand(activations::Activation),
+        CHECKS_ITS_INPUTS,
+    );
+    r.register_in(DOMAIN, &["FusedMatMul"], &Expand(matmul::FusedMatMul), CHECKS_ITS_INPUTS);
+    r.register_in(DOMAIN, &["FusedConv"], &Expand(matmul::FusedConv), CHECKS_ITS_INPUTS);
+    r.register_in(DOMAIN, &["FusedGemm"], &Expand(matmul::FusedGemm), CHECKS_ITS_INPUTS);
+    r.register_in(DOMAIN, &["RotaryEmbedding"], &Expand(rotary::RotaryEmbedding), CHECKS_ITS_INPUTS);
     r.register_in(
         DOMAIN,
         &["SkipLayerNormalization", "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization"],
         &Expand(layer_norm::LayerNorms),
+        CHECKS_ITS_INPUTS,
     );
     // ONNX Runtime registers this one in the default domain (and models saved by it use that).
-    r.register(&["SimplifiedLayerNormalization"], &Expand(layer_norm::LayerNorms));
-    r.register_in(DOMAIN, &["MultiHeadAttention"], &Expand(attention::MultiHeadAttention));
-    r.register_in(DOMAIN, &["Attention"], &Expand(attention::PackedAttention));
-    r.register_in(DOMAIN, &["GroupQueryAttention"], &Expand(group_query_attention::GroupQueryAttention));
-    r.register_in(crate::ops::XCC_DOMAIN, &["CacheWrite"], &cache_write::CacheWrite);
+    r.register(&["SimplifiedLayerNormalization"], &Expand(layer_norm::LayerNorms), Schema::exactly(2));
+    r.register_in(DOMAIN, &["MultiHeadAttention"], &Expand(attention::MultiHeadAttention), CHECKS_ITS_INPUTS);
+    r.register_in(
+        DOMAIN,
+        &["Attention"],
+        &Expand(attention::PackedAttention),
+        Schema::inputs(2, 7).elements(Elements::Codes),
+    );
+    r.register_in(
+        DOMAIN,
+        &["GroupQueryAttention"],
+        &Expand(group_query_attention::GroupQueryAttention),
+        Schema::inputs(1, 12).elements(Elements::Codes),
+    );
+    r.register_in(
+        crate::ops::XCC_DOMAIN,
+        &["CacheWrite"],
+        &cache_write::CacheWrite,
+        Schema::exactly(4).elements(Elements::Codes),
+    );
     r.register_in(
         DOMAIN,
         &[
@@ -40,7 +67,6 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
             "QLinearAdd",
             "QLinearMul",
             "QLinearSigmoid",
-            "QLinearSoftmax",
             "QLinearLeakyRelu",
             "QLinearGlobalAveragePool",
             "QLinearConcat",
@@ -48,7 +74,19 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
             "MatMulIntegerToFloat",
         ],
         &Expand(quantized::Quantized),
+        CHECKS_ITS_INPUTS,
     );
-    r.register_in(DOMAIN, &["MatMulNBits"], &Expand(quantized::MatMulNBits));
-    r.register_in(DOMAIN, &["GatherBlockQuantized"], &Expand(gather_block_quantized::GatherBlockQuantized));
+    r.register_in(
+        DOMAIN,
+        &["QLinearSoftmax"],
+        &Expand(quantized::Quantized),
+        Schema::inputs(1, 5).elements(Elements::Codes),
+    );
+    r.register_in(DOMAIN, &["MatMulNBits"], &Expand(quantized::MatMulNBits), CHECKS_ITS_INPUTS);
+    r.register_in(
+        DOMAIN,
+        &["GatherBlockQuantized"],
+        &Expand(gather_block_quantized::GatherBlockQuantized),
+        CHECKS_ITS_INPUTS,
+    );
 }

@@ -15,16 +15,22 @@ mod scan;
 
 use crate::graph::*;
 use crate::ops::expansion::{Expand, Expansion};
+use crate::ops::schema::{Elements, Schema, ANY};
 use std::collections::HashMap;
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["If"], &Expand(if_op::If));
-    r.register_in(crate::ops::XCC_DOMAIN, &["TakenBranch"], &if_op::TakenBranch);
-    r.register(&["Loop"], &loop_op::Loop);
-    r.register(&["Scan"], &Expand(scan::Scan));
-    r.register(&["OptionalHasElement"], &optional::HasElement);
-    r.register(&["Optional"], &Expand(optional::Held));
-    r.register(&["OptionalGetElement"], &optional::GetElement);
+    r.register(&["If"], &Expand(if_op::If), Schema::exactly(1).elements(Elements::Strings));
+    r.register_in(
+        crate::ops::XCC_DOMAIN,
+        &["TakenBranch"],
+        &if_op::TakenBranch,
+        Schema::exactly(3).elements(Elements::Codes),
+    );
+    r.register(&["Loop"], &loop_op::Loop, Schema::inputs(0, ANY).elements(Elements::Strings));
+    r.register(&["Scan"], &Expand(scan::Scan), Schema::inputs(0, ANY).elements(Elements::Strings));
+    r.register(&["OptionalHasElement"], &optional::HasElement, Schema::inputs(0, 1));
+    r.register(&["Optional"], &Expand(optional::Held), Schema::inputs(0, 1));
+    r.register(&["OptionalGetElement"], &optional::GetElement, Schema::exactly(1));
 }
 
 /// The most copies of a body an unrolled Loop or Scan makes.

@@ -6,6 +6,7 @@ use super::math::erf;
 use super::{c, op, Element, ElementwiseOp as Op, Emit};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::{Group, Schema};
 use std::f64::consts::{FRAC_1_SQRT_2, PI, SQRT_2};
 use xcc_ir::ValueId;
 
@@ -72,9 +73,13 @@ pub const OPS: &[Op] =
                 0.0
             }
         }),
-        Op::new("SwiGLU", Emit::Custom(swiglu), |el, a| a[0] / (1.0 + (-el.attr("alpha", 1.0) * a[0]).exp()) * a[1]),
-        Op::new("Clip", Emit::Custom(clip), |el, a| a[0].max(el.params[0]).min(el.params[1])).one_data_input(),
-        Op::new("PRelu", Emit::Custom(prelu), |_, a| if a[0] < 0.0 { a[0] * a[1] } else { a[0] }),
+        Op::new("SwiGLU", Emit::Custom(swiglu), |el, a| a[0] / (1.0 + (-el.attr("alpha", 1.0) * a[0]).exp()) * a[1])
+            .schema(Schema::exactly(2)),
+        Op::new("Clip", Emit::Custom(clip), |el, a| a[0].max(el.params[0]).min(el.params[1]))
+            .schema(Schema::inputs(1, 3).same_type(Group::All))
+            .one_data_input(),
+        Op::new("PRelu", Emit::Custom(prelu), |_, a| if a[0] < 0.0 { a[0] * a[1] } else { a[0] })
+            .schema(Schema::exactly(2).same_type(Group::All)),
     ];
 
 fn float_only(el: &Element) -> OResult<()> {

@@ -4,28 +4,45 @@
 use super::{arith, c, on_dims, op, Element, ElementwiseOp as Op, Emit};
 use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::{Group, Schema, ANY};
 use xcc_ir::{Type, ValueId};
 
 pub const OPS: &[Op] = &[
-    Op::new("Add", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()).on_dims(on_dims::add),
-    Op::new("Sum", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum()),
-    Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1]).on_dims(on_dims::sub),
-    Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1]).on_dims(on_dims::mul),
-    Op::new("Div", Emit::Custom(divide), div).on_dims(on_dims::div).divides_by(1),
-    Op::new("Pow", Emit::Custom(pow), |_, a| a[0].powf(a[1])).mixed_types(),
-    Op::new("Mod", Emit::Custom(modulo), modulo_value).on_dims(on_dims::modulo).divides_by(1),
-    Op::new("Mean", Emit::Custom(mean), |_, a| a.iter().sum::<f64>() / a.len() as f64),
+    Op::new("Add", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum())
+        .schema(Schema::exactly(2).same_type(Group::All))
+        .on_dims(on_dims::add),
+    Op::new("Sum", arith("arith.addf", "arith.addi"), |_, a| a.iter().sum())
+        .schema(Schema::inputs(1, ANY).same_type(Group::All)),
+    Op::new("Sub", arith("arith.subf", "arith.subi"), |_, a| a[0] - a[1])
+        .schema(Schema::exactly(2).same_type(Group::All))
+        .on_dims(on_dims::sub),
+    Op::new("Mul", arith("arith.mulf", "arith.muli"), |_, a| a[0] * a[1])
+        .schema(Schema::exactly(2).same_type(Group::All))
+        .on_dims(on_dims::mul),
+    Op::new("Div", Emit::Custom(divide), div)
+        .schema(Schema::exactly(2).same_type(Group::All))
+        .on_dims(on_dims::div)
+        .divides_by(1),
+    Op::new("Pow", Emit::Custom(pow), |_, a| a[0].powf(a[1])).schema(Schema::exactly(2)).mixed_types(),
+    Op::new("Mod", Emit::Custom(modulo), modulo_value)
+        .schema(Schema::exactly(2).same_type(Group::All))
+        .on_dims(on_dims::modulo)
+        .divides_by(1),
+    Op::new("Mean", Emit::Custom(mean), |_, a| a.iter().sum::<f64>() / a.len() as f64)
+        .schema(Schema::inputs(1, ANY).same_type(Group::All)),
     Op::new(
         "Max",
         Emit::Fold { float: Some("arith.maximumf"), signed: Some("arith.maxsi"), unsigned: Some("arith.maxui") },
         |_, a| a.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     )
+    .schema(Schema::inputs(1, ANY).same_type(Group::All))
     .on_dims(on_dims::max),
     Op::new(
         "Min",
         Emit::Fold { float: Some("arith.minimumf"), signed: Some("arith.minsi"), unsigned: Some("arith.minui") },
         |_, a| a.iter().copied().fold(f64::INFINITY, f64::min),
     )
+    .schema(Schema::inputs(1, ANY).same_type(Group::All))
     .on_dims(on_dims::min),
 ];
 

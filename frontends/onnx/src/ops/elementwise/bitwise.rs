@@ -6,6 +6,7 @@
 use super::{c, op, Element, ElementwiseOp as Op, Emit};
 use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::Schema;
 use xcc_ir::{Type, ValueId};
 
 const fn bitwise(name: &'static str, op: &'static str, eval: fn(&Element, &[f64]) -> f64) -> Op {
@@ -13,9 +14,9 @@ const fn bitwise(name: &'static str, op: &'static str, eval: fn(&Element, &[f64]
 }
 
 pub const OPS: &[Op] = &[
-    bitwise("BitwiseAnd", "arith.andi", |el, a| wrap(el, bits(a[0]) & bits(a[1]))),
-    bitwise("BitwiseOr", "arith.ori", |el, a| wrap(el, bits(a[0]) | bits(a[1]))),
-    bitwise("BitwiseXor", "arith.xori", |el, a| wrap(el, bits(a[0]) ^ bits(a[1]))),
+    bitwise("BitwiseAnd", "arith.andi", |el, a| wrap(el, bits(a[0]) & bits(a[1]))).schema(Schema::exactly(2)),
+    bitwise("BitwiseOr", "arith.ori", |el, a| wrap(el, bits(a[0]) | bits(a[1]))).schema(Schema::exactly(2)),
+    bitwise("BitwiseXor", "arith.xori", |el, a| wrap(el, bits(a[0]) ^ bits(a[1]))).schema(Schema::exactly(2)),
     Op::new("BitwiseNot", Emit::Custom(not), |el, a| wrap(el, !bits(a[0]))),
     Op::new("BitShift", Emit::Custom(shift), |el, a| {
         let w = width(el.dtype) as u64;
@@ -31,7 +32,8 @@ pub const OPS: &[Op] = &[
         } else {
             wrap(el, bits(a[0]) >> by)
         }
-    }),
+    })
+    .schema(Schema::exactly(2)),
 ];
 
 /// An element's bits (the fold carries integers as f64; every value of the types up to 32 bits,

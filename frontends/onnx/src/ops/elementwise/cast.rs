@@ -4,25 +4,39 @@
 use super::{on_dims, Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::{Elements, Schema};
 use crate::ops::string::cast::{crosses_strings, lower as lower_string_cast};
 use crate::ops::OnnxOp;
 use xcc_ir::{Type, ValueId};
 
-pub const OPS: &[Op] =
-    &[IDENTITY, Op::new("BitCast", Emit::Custom(bit_cast), bit_cast_value).output(Output::CastTo).mixed_types()];
+pub const OPS: &[Op] = &[
+    IDENTITY,
+    Op::new("BitCast", Emit::Custom(bit_cast), bit_cast_value)
+        .schema(Schema::exactly(1).elements(Elements::Codes).checked_by(super::cast::bit_cast_sizes))
+        .output(Output::CastTo)
+        .mixed_types(),
+];
 
 /// Cast and CastLike: elementwise on numbers, a serial loop through runtime-c on strings.
 pub static CASTS: [WithStrings; 2] = [
     WithStrings(
-        Op::new("Cast", Emit::Custom(cast), |_, a| a[0]).output(Output::CastTo).mixed_types().on_dims(on_dims::same),
+        Op::new("Cast", Emit::Custom(cast), |_, a| a[0])
+            .schema(Schema::exactly(1).elements(Elements::Any))
+            .output(Output::CastTo)
+            .mixed_types()
+            .on_dims(on_dims::same),
     ),
     WithStrings(
-        Op::new("CastLike", Emit::Custom(cast), |_, a| a[0]).output(Output::Input(1)).one_data_input().mixed_types(),
+        Op::new("CastLike", Emit::Custom(cast), |_, a| a[0])
+            .schema(Schema::exactly(2).elements(Elements::Any))
+            .output(Output::Input(1))
+            .one_data_input()
+            .mixed_types(),
     ),
 ];
 
 /// A cast whose numbers are the elementwise op's, and whose strings are parsed or written.
-pub struct WithStrings(Op);
+pub struct WithStrings(pub Op);
 
 impl WithStrings {
     pub fn name(&self) -> &'static str {
@@ -86,6 +100,21 @@ fn cast(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
 
 /// BitCast: the element's bits read as the target type, of the same size (checked before,
 /// with the other type constraints).
+/// BitCast reinterprets each element's bits: the two element types must have one size.
+pub fn bit_cast_sizes(node: &Node, g: &Graph) -> OResult<()> {
+    let (from, to) = (g.ty(&node.inputs[0])?.dtype, DType::from_onnx(node.int("to", 0) as i32));
+    match to.filter(|to| to.size() != from.size()) {
+        Some(to) => err(format!(
+            "BitCast needs element types of one size, not {} ({} bytes) and {} ({})",
+            from.name(),
+            from.size(),
+            to.name(),
+            to.size()
+        )),
+        None => Ok(()),
+    }
+}
+
 fn bit_cast(e: &mut Emitter, el: &Element, a: &[ValueId]) -> OResult<ValueId> {
     let (from, to) = (el.dtype, el.out);
     if from == DType::Bool || to == DType::Bool {
@@ -104,5 +133,7 @@ fn bit_cast_value(el: &Element, a: &[f64]) -> f64 {
     Tensor { ty: TensorType::new(el.out, vec![1]), data: bits }.to_f64()[0]
 }
 
-pub(super) const IDENTITY: Op =
-    Op::new("Identity", Emit::Custom(|_, _, a| Ok(a[0])), |_, a| a[0]).one_data_input().on_dims(on_dims::same);
+pub(super) const IDENTITY: Op = Op::new("Identity", Emit::Custom(|_, _, a| Ok(a[0])), |_, a| a[0])
+    .schema(Schema::exactly(1).elements(Elements::Any))
+    .one_data_input()
+    .on_dims(on_dims::same);

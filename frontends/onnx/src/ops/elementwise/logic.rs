@@ -4,6 +4,7 @@
 use super::{on_dims, Element, ElementwiseOp as Op, Emit, Output};
 use crate::emit::{compute_type, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::{Elements, Group, Schema};
 use xcc_ir::{Type, ValueId};
 
 const fn comparison(
@@ -26,20 +27,31 @@ fn truth(b: bool) -> f64 {
 
 pub const OPS: &[Op] = &[
     comparison("Equal", |e, el, a| Ok(compare(e, el, a, "oeq", "eq", "eq")), |_, a| truth(a[0] == a[1]))
+        .schema(Schema::exactly(2).same_type(Group::All).elements(Elements::Strings))
         .on_dims(on_dims::equal),
     comparison("Less", |e, el, a| Ok(compare(e, el, a, "olt", "slt", "ult")), |_, a| truth(a[0] < a[1]))
+        .schema(Schema::exactly(2).same_type(Group::All))
         .on_dims(on_dims::less),
     comparison("LessOrEqual", |e, el, a| Ok(compare(e, el, a, "ole", "sle", "ule")), |_, a| truth(a[0] <= a[1]))
+        .schema(Schema::exactly(2).same_type(Group::All))
         .on_dims(on_dims::less_or_equal),
     comparison("Greater", |e, el, a| Ok(compare(e, el, a, "ogt", "sgt", "ugt")), |_, a| truth(a[0] > a[1]))
+        .schema(Schema::exactly(2).same_type(Group::All))
         .on_dims(on_dims::greater),
     comparison("GreaterOrEqual", |e, el, a| Ok(compare(e, el, a, "oge", "sge", "uge")), |_, a| truth(a[0] >= a[1]))
+        .schema(Schema::exactly(2).same_type(Group::All))
         .on_dims(on_dims::greater_or_equal),
-    boolean("And", "arith.andi", |_, a| truth(a[0] != 0.0 && a[1] != 0.0)).on_dims(on_dims::and),
-    boolean("Or", "arith.ori", |_, a| truth(a[0] != 0.0 || a[1] != 0.0)).on_dims(on_dims::or),
-    boolean("Xor", "arith.xori", |_, a| truth((a[0] != 0.0) != (a[1] != 0.0))),
-    comparison("Not", not, |_, a| truth(a[0] == 0.0)).on_dims(on_dims::not),
+    boolean("And", "arith.andi", |_, a| truth(a[0] != 0.0 && a[1] != 0.0))
+        .schema(Schema::exactly(2).same_type(Group::All).bools(&[0, 1]))
+        .on_dims(on_dims::and),
+    boolean("Or", "arith.ori", |_, a| truth(a[0] != 0.0 || a[1] != 0.0))
+        .schema(Schema::exactly(2).same_type(Group::All).bools(&[0, 1]))
+        .on_dims(on_dims::or),
+    boolean("Xor", "arith.xori", |_, a| truth((a[0] != 0.0) != (a[1] != 0.0)))
+        .schema(Schema::exactly(2).same_type(Group::All).bools(&[0, 1])),
+    comparison("Not", not, |_, a| truth(a[0] == 0.0)).schema(Schema::exactly(1).bools(&[0])).on_dims(on_dims::not),
     Op::new("Where", Emit::Custom(select), |_, a| if a[0] != 0.0 { a[1] } else { a[2] })
+        .schema(Schema::exactly(3).same_type(Group::Inputs(&[1, 2])).bools(&[0]).elements(Elements::Strings))
         .output(Output::Input(1))
         .mixed_types()
         .computes_on(1)
@@ -51,7 +63,7 @@ pub const OPS: &[Op] = &[
 fn compare(e: &mut Emitter, el: &Element, a: &[ValueId], float: &str, signed: &str, unsigned: &str) -> ValueId {
     match el.dtype {
         DType::Str => {
-            // Only Equal takes strings (type_constraints): their bytes compared by runtime-c.
+            // Only Equal takes strings (its schema): their bytes compared by runtime-c.
             let same = crate::emit::runtime_call(e, "xcc_string_equal", a, Type::i32());
             let zero = e.const_int(0, Type::i32());
             e.cmpi("ne", same, zero)

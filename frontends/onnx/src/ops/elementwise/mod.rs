@@ -18,18 +18,19 @@ pub mod on_dims;
 use crate::emit::{broadcast_map, compute_type, identity, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
+use crate::ops::schema::Schema;
 use crate::ops::shapes::{broadcast, broadcast_dims_in, broadcast_index};
 use xcc_ir::affine::AffineMap;
 use xcc_ir::{Type, ValueId};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     for op in [math::OPS, activation::OPS, arith::OPS, bitwise::OPS, logic::OPS, cast::OPS].into_iter().flatten() {
-        r.register(std::slice::from_ref(&op.name), op);
+        r.register(std::slice::from_ref(&op.name), op, op.schema);
     }
     for op in &cast::CASTS {
-        r.register(&[op.name()], op);
+        r.register(&[op.name()], op, op.0.schema);
     }
-    r.register(&["Dropout"], &dropout::Dropout);
+    r.register(&["Dropout"], &dropout::Dropout, Schema::inputs(1, 3));
 }
 
 /// One element's context: the node (for attributes), the element type the operation computes
@@ -113,6 +114,8 @@ pub struct ElementwiseOp {
     on_dims: Option<DimFn>,
     /// The data input that divides (Div, Mod): with integers, a zero there fails the run.
     divisor: Option<usize>,
+    /// The operator's ONNX schema (one input of numbers unless [`ElementwiseOp::schema`]).
+    schema: Schema,
 }
 
 use on_dims::DimFn;
@@ -129,7 +132,13 @@ impl ElementwiseOp {
             eval,
             on_dims: None,
             divisor: None,
+            schema: Schema::exactly(1),
         }
+    }
+
+    /// The operator's ONNX schema, when it is not one input of numbers.
+    pub const fn schema(self, schema: Schema) -> Self {
+        ElementwiseOp { schema, ..self }
     }
 
     /// Data input `i` divides: an integer zero in it is an error (at compile time where it is

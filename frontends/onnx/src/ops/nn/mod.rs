@@ -42,44 +42,65 @@ mod windows;
 use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::expansion::Expand;
+use crate::ops::schema::{Elements, Group, Schema};
 use xcc_ir::ValueId;
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["MaxPool", "AveragePool"], &pool::Pool);
-    r.register(&["GlobalAveragePool", "GlobalMaxPool"], &global_pool::GlobalPool);
-    r.register(&["Softmax", "LogSoftmax"], &softmax::Softmax);
-    r.register(&["LayerNormalization"], &layer_norm::LayerNormalization);
-    r.register(&["BatchNormalization"], &batch_norm::BatchNormalization);
-    r.register(&["InstanceNormalization"], &instance_norm::InstanceNormalization);
-    r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose);
-    r.register(&["RNN", "GRU", "LSTM"], &recurrent::Recurrent);
-    r.register(&["GridSample"], &grid_sample::GridSample);
-    r.register(&["Col2Im"], &col2im::Col2Im);
-    r.register(&["Det"], &det::Det);
-    r.register(&["RoiAlign"], &roi_align::RoiAlign);
-    r.register(&["MaxRoiPool"], &max_roi_pool::MaxRoiPool);
-    r.register(&["NonMaxSuppression"], &non_max_suppression::NonMaxSuppression);
-    r.register(&["STFT"], &stft::Stft);
-    r.register(&["MelWeightMatrix"], &mel_weight_matrix::MelWeightMatrix);
+    r.register(&["MaxPool", "AveragePool"], &pool::Pool, Schema::exactly(1));
+    r.register(&["GlobalAveragePool", "GlobalMaxPool"], &global_pool::GlobalPool, Schema::exactly(1));
+    r.register(&["Softmax", "LogSoftmax"], &softmax::Softmax, Schema::exactly(1));
+    r.register(&["LayerNormalization"], &layer_norm::LayerNormalization, Schema::inputs(2, 3).same_type(Group::All));
+    r.register(&["BatchNormalization"], &batch_norm::BatchNormalization, Schema::exactly(5).same_type(Group::All));
+    r.register(
+        &["InstanceNormalization"],
+        &instance_norm::InstanceNormalization,
+        Schema::exactly(3).same_type(Group::All),
+    );
+    r.register(&["ConvTranspose"], &conv_transpose::ConvTranspose, Schema::inputs(2, 3).same_type(Group::All));
+    r.register(
+        &["RNN", "GRU"],
+        &recurrent::Recurrent,
+        // X, W, R, B and initial_h (sequence_lens, input 4, is an integer).
+        Schema::inputs(3, 6).outputs_optional().same_type(Group::Inputs(&[0, 1, 2, 3, 5])).index(&[4]),
+    );
+    r.register(
+        &["LSTM"],
+        &recurrent::Recurrent,
+        // X, W, R, B, initial_h, initial_c and P.
+        Schema::inputs(3, 8).outputs_optional().same_type(Group::Inputs(&[0, 1, 2, 3, 5, 6, 7])).index(&[4]),
+    );
+    r.register(&["GridSample"], &grid_sample::GridSample, Schema::exactly(2).same_type(Group::All));
+    r.register(&["Col2Im"], &col2im::Col2Im, Schema::exactly(3));
+    r.register(&["Det"], &det::Det, Schema::exactly(1));
+    r.register(&["RoiAlign"], &roi_align::RoiAlign, Schema::exactly(3).same_type(Group::Inputs(&[0, 1])).int64(&[2]));
+    r.register(&["MaxRoiPool"], &max_roi_pool::MaxRoiPool, Schema::exactly(2).same_type(Group::All));
+    r.register(&["NonMaxSuppression"], &non_max_suppression::NonMaxSuppression, Schema::inputs(2, 5).int64(&[2]));
+    r.register(&["STFT"], &stft::Stft, Schema::inputs(2, 4));
+    r.register(&["MelWeightMatrix"], &mel_weight_matrix::MelWeightMatrix, Schema::exactly(5));
     // Operators defined by others (crate::ops::expansion).
-    r.register(&["Attention"], &Expand(attention::Attention));
-    r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization));
-    r.register(&["RotaryEmbedding"], &Expand(rotary::RotaryEmbedding));
-    r.register(&["NegativeLogLikelihoodLoss"], &Expand(loss::NegativeLogLikelihoodLoss));
-    r.register(&["SoftmaxCrossEntropyLoss"], &Expand(loss::SoftmaxCrossEntropyLoss));
-    r.register(&["Hardmax"], &Expand(hardmax::Hardmax));
-    r.register(&["LpNormalization"], &Expand(lp_norm::LpNormalization));
-    r.register(&["LpPool"], &Expand(lp_pool::LpPool));
-    r.register(&["MeanVarianceNormalization"], &Expand(mvn::MeanVarianceNormalization));
-    r.register(&["GroupNormalization"], &Expand(group_norm::GroupNormalization));
-    r.register(&["LRN"], &Expand(lrn::Lrn));
-    r.register(&["CausalConvWithState"], &Expand(causal_conv::CausalConvWithState));
-    r.register(&["LinearAttention"], &Expand(linear_attention::LinearAttention));
-    r.register(&["TfIdfVectorizer"], &Expand(tfidf::TfIdfVectorizer));
-    r.register(&["DeformConv"], &Expand(deform_conv::DeformConv));
-    r.register_in(flex_attention::DOMAIN, &["FlexAttention"], &Expand(flex_attention::FlexAttention));
-    r.register(&["DFT"], &Expand(dft::Dft));
-    r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window));
+    r.register(&["Attention"], &Expand(attention::Attention), Schema::inputs(3, 7));
+    r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization), Schema::exactly(2));
+    r.register(&["RotaryEmbedding"], &Expand(rotary::RotaryEmbedding), Schema::inputs(3, 4));
+    r.register(&["NegativeLogLikelihoodLoss"], &Expand(loss::NegativeLogLikelihoodLoss), Schema::inputs(2, 3));
+    r.register(&["SoftmaxCrossEntropyLoss"], &Expand(loss::SoftmaxCrossEntropyLoss), Schema::inputs(2, 3));
+    r.register(&["Hardmax"], &Expand(hardmax::Hardmax), Schema::exactly(1));
+    r.register(&["LpNormalization"], &Expand(lp_norm::LpNormalization), Schema::exactly(1));
+    r.register(&["LpPool"], &Expand(lp_pool::LpPool), Schema::exactly(1));
+    r.register(&["MeanVarianceNormalization"], &Expand(mvn::MeanVarianceNormalization), Schema::exactly(1));
+    r.register(&["GroupNormalization"], &Expand(group_norm::GroupNormalization), Schema::exactly(3));
+    r.register(&["LRN"], &Expand(lrn::Lrn), Schema::exactly(1));
+    r.register(&["CausalConvWithState"], &Expand(causal_conv::CausalConvWithState), Schema::inputs(2, 4));
+    r.register(&["LinearAttention"], &Expand(linear_attention::LinearAttention), Schema::inputs(3, 6));
+    r.register(&["TfIdfVectorizer"], &Expand(tfidf::TfIdfVectorizer), Schema::exactly(1));
+    r.register(&["DeformConv"], &Expand(deform_conv::DeformConv), Schema::inputs(3, 5));
+    r.register_in(
+        flex_attention::DOMAIN,
+        &["FlexAttention"],
+        &Expand(flex_attention::FlexAttention),
+        Schema::exactly(3).elements(Elements::Codes),
+    );
+    r.register(&["DFT"], &Expand(dft::Dft), Schema::inputs(1, 3));
+    r.register(&["HannWindow", "HammingWindow", "BlackmanWindow"], &Expand(windows::Window), Schema::exactly(1));
 }
 
 /// The type of the node's first input, which must be floating point.

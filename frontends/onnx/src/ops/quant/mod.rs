@@ -12,16 +12,32 @@ mod quantize;
 
 use crate::graph::*;
 use crate::ops::expansion::{Expand, Expansion};
+use crate::ops::schema::{Elements, Schema};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["QuantizeLinear"], &Expand(quantize::QuantizeLinear));
-    r.register(&["DequantizeLinear"], &Expand(dequantize::DequantizeLinear));
-    r.register(&["DynamicQuantizeLinear"], &Expand(dynamic::DynamicQuantizeLinear));
-    r.register(&["MatMulInteger"], &integer::MatMulInteger);
-    r.register(&["ConvInteger"], &Expand(integer::IntegerProduct));
-    r.register_in(crate::ops::XCC_DOMAIN, &["MatMulIntegerQuads"], &integer::MatMulIntegerQuads);
-    r.register_in(crate::ops::XCC_DOMAIN, &["ConvIntegerPlanes"], &integer::ConvIntegerPlanes);
-    r.register(&["QLinearMatMul", "QLinearConv"], &Expand(integer::QLinearProduct));
+    r.register(&["QuantizeLinear"], &Expand(quantize::QuantizeLinear), Schema::inputs(2, 3).elements(Elements::Codes));
+    r.register(
+        &["DequantizeLinear"],
+        &Expand(dequantize::DequantizeLinear),
+        Schema::inputs(2, 3).elements(Elements::Codes),
+    );
+    r.register(&["DynamicQuantizeLinear"], &Expand(dynamic::DynamicQuantizeLinear), Schema::exactly(1));
+    r.register(&["MatMulInteger"], &integer::MatMulInteger, Schema::inputs(2, 4));
+    r.register(&["ConvInteger"], &Expand(integer::IntegerProduct), Schema::inputs(2, 4));
+    r.register_in(
+        crate::ops::XCC_DOMAIN,
+        &["MatMulIntegerQuads"],
+        &integer::MatMulIntegerQuads,
+        Schema::exactly(2).elements(Elements::Codes),
+    );
+    r.register_in(
+        crate::ops::XCC_DOMAIN,
+        &["ConvIntegerPlanes"],
+        &integer::ConvIntegerPlanes,
+        Schema::exactly(2).elements(Elements::Codes),
+    );
+    r.register(&["QLinearMatMul"], &Expand(integer::QLinearProduct), Schema::exactly(8));
+    r.register(&["QLinearConv"], &Expand(integer::QLinearProduct), Schema::inputs(8, 9));
 }
 
 /// The type the arithmetic runs in: f64 for f64 data or 32-bit integers (an f32 holds 24

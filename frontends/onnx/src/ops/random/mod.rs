@@ -10,12 +10,14 @@
 mod distributions;
 mod philox;
 
+use crate::ops::schema::Schema;
+
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     use distributions::*;
-    r.register(&["RandomUniform"], &RandomFill { normal: false, like: false });
-    r.register(&["RandomNormal"], &RandomFill { normal: true, like: false });
-    r.register(&["RandomUniformLike"], &RandomFill { normal: false, like: true });
-    r.register(&["RandomNormalLike"], &RandomFill { normal: true, like: true });
-    r.register(&["Bernoulli"], &Bernoulli);
-    r.register(&["Multinomial"], &Multinomial);
+    r.register(&["RandomUniform"], &RandomFill { normal: false, like: false }, Schema::exactly(0));
+    r.register(&["RandomNormal"], &RandomFill { normal: true, like: false }, Schema::exactly(0));
+    r.register(&["RandomUniformLike"], &RandomFill { normal: false, like: true }, Schema::exactly(1));
+    r.register(&["RandomNormalLike"], &RandomFill { normal: true, like: true }, Schema::exactly(1));
+    r.register(&["Bernoulli"], &Bernoulli, Schema::exactly(1));
+    r.register(&["Multinomial"], &Multinomial, Schema::exactly(1));
 }

@@ -9,15 +9,17 @@ mod reduction;
 mod topk;
 
 use crate::graph::*;
+use crate::ops::schema::Schema;
 use crate::ops::shapes::{axis, data_input};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     for kind in reduction::REDUCTIONS {
-        r.register(std::slice::from_ref(&kind.name), kind);
+        // Axes are input 1 from ReduceSum's opset 13 and the others' 18 (before: an attribute).
+        r.register(std::slice::from_ref(&kind.name), kind, Schema::inputs(1, 2).int64(&[1]));
     }
-    r.register(&["ArgMax", "ArgMin"], &arg::ArgReduce);
-    r.register(&["TopK"], &topk::TopK);
-    r.register(&["CumSum", "CumProd"], &cumulative::Cumulative);
+    r.register(&["ArgMax", "ArgMin"], &arg::ArgReduce, Schema::exactly(1));
+    r.register(&["TopK"], &topk::TopK, Schema::inputs(1, 2).required_from(10, 2).int64(&[1]));
+    r.register(&["CumSum", "CumProd"], &cumulative::Cumulative, Schema::exactly(2));
 }
 
 /// The reduced axes, sorted, or `None` for the identity (empty axes with `noop_with_empty_axes`).

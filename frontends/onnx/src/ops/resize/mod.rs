@@ -12,8 +12,6 @@ use crate::graph::*;
 use crate::ops::shapes::axis;
 use xcc_ir::{Type, ValueId};
 
-pub const OPS: &[&str] = &["Resize", "Upsample"];
-
 /// A parallel loop over the output, reading the input through the compile-time tables.
 struct Resize;
 
@@ -87,8 +85,12 @@ impl Geometry {
     }
 }
 
+use crate::ops::schema::Schema;
+
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(OPS, &Resize);
+    r.register(&["Resize"], &Resize, Schema::inputs(1, 4).int64(&[3]));
+    // Upsample's scales became an input at opset 9.
+    r.register(&["Upsample"], &Resize, Schema::inputs(1, 2).required_from(9, 2));
 }
 
 struct Plan {

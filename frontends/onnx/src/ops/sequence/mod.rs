@@ -10,17 +10,18 @@
 use crate::graph::*;
 use crate::ops::control::{body, inline};
 use crate::ops::expansion::{Expand, Expanded, Expansion};
+use crate::ops::schema::{Schema, ANY};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["SequenceEmpty"], &Expand(Empty));
-    r.register(&["SequenceConstruct"], &Expand(Construct));
-    r.register(&["SequenceInsert"], &Expand(Insert));
-    r.register(&["SequenceErase"], &Expand(Erase));
-    r.register(&["SequenceAt"], &Expand(At));
-    r.register(&["SequenceLength"], &Expand(Length));
-    r.register(&["SplitToSequence"], &Expand(SplitToSequence));
-    r.register(&["ConcatFromSequence"], &Expand(ConcatFromSequence));
-    r.register(&["SequenceMap"], &Expand(Map));
+    r.register(&["SequenceEmpty"], &Expand(Empty), Schema::exactly(0));
+    r.register(&["SequenceConstruct"], &Expand(Construct), Schema::inputs(1, ANY));
+    r.register(&["SequenceInsert"], &Expand(Insert), Schema::inputs(2, 3));
+    r.register(&["SequenceErase"], &Expand(Erase), Schema::inputs(1, 2));
+    r.register(&["SequenceAt"], &Expand(At), Schema::inputs(1, 2));
+    r.register(&["SequenceLength"], &Expand(Length), Schema::exactly(1));
+    r.register(&["SplitToSequence"], &Expand(SplitToSequence), Schema::inputs(1, 2));
+    r.register(&["ConcatFromSequence"], &Expand(ConcatFromSequence), Schema::exactly(1));
+    r.register(&["SequenceMap"], &Expand(Map), Schema::inputs(1, ANY));
 }
 
 /// The elements of sequence `name`.

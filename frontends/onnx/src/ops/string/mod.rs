@@ -14,14 +14,15 @@ mod split;
 use crate::data_dim::Measure;
 use crate::emit::{runtime_call, Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::schema::{Elements, Schema};
 use xcc_ir::builder::Extent;
 use xcc_ir::{Type, ValueId};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["StringConcat"], &concat::StringConcat);
-    r.register(&["StringSplit"], &split::StringSplit);
-    r.register(&["StringNormalizer"], &normalizer::StringNormalizer);
-    r.register(&["RegexFullMatch"], &regex_full_match::RegexFullMatch);
+    r.register(&["StringConcat"], &concat::StringConcat, Schema::exactly(2).elements(Elements::Strings));
+    r.register(&["StringSplit"], &split::StringSplit, Schema::exactly(1).elements(Elements::Strings));
+    r.register(&["StringNormalizer"], &normalizer::StringNormalizer, Schema::exactly(1).elements(Elements::Strings));
+    r.register(&["RegexFullMatch"], &regex_full_match::RegexFullMatch, Schema::exactly(1).elements(Elements::Strings));
 }
 
 /// The address (an i64) of `bytes` placed in the library as a constant.

@@ -37,48 +37,82 @@ mod unique;
 use crate::emit::{identity, Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
+use crate::ops::schema::{Elements, Group, Schema, ANY};
 use crate::ops::shapes::strides_of;
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::{Type, ValueId};
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register(&["Constant"], &constant::Constant);
-    r.register(&["ConstantOfShape"], &constant::ConstantOfShape);
-    r.register(&["Range"], &range::Range);
-    r.register(&["Shape"], &shape::Shape);
-    r.register(&["Size"], &shape::Size);
-    r.register(&["Reshape"], &reshape::Reshape);
-    r.register(&["Flatten"], &reshape::Flatten);
-    r.register(&["Squeeze"], &reshape::Squeeze);
-    r.register(&["Unsqueeze"], &reshape::Unsqueeze);
-    r.register(&["Transpose"], &transpose::Transpose);
-    r.register(&["Concat"], &concat::Concat);
-    r.register(&["Split"], &split::Split);
-    r.register(&["Slice"], &slice::Slice);
-    r.register(&["Expand"], &expand::Expand);
-    r.register(&["Tile"], &tile::Tile);
-    r.register(&["Gather"], &gather::Gather);
-    r.register(&["GatherElements"], &gather_elements::GatherElements);
-    r.register(&["GatherND"], &gather_nd::GatherNd);
-    r.register(&["ScatterElements", "Scatter"], &scatter::ScatterElements);
-    r.register(&["ScatterND"], &scatter::ScatterNd);
-    r.register(&["Pad"], &pad::Pad);
-    r.register(&["Trilu"], &trilu::Trilu);
-    r.register(&["NonZero"], &non_zero::NonZero);
-    r.register(&["Compress"], &non_zero::Compress);
-    r.register(&["Unique"], &unique::Unique);
+    r.register(&["Constant"], &constant::Constant, Schema::exactly(0));
+    r.register(&["ConstantOfShape"], &constant::ConstantOfShape, Schema::exactly(1).int64(&[0]));
+    r.register(&["Range"], &range::Range, Schema::exactly(3).same_type(Group::All));
+    r.register(&["Shape"], &shape::Shape, Schema::exactly(1).elements(Elements::Any));
+    r.register(&["Size"], &shape::Size, Schema::exactly(1).elements(Elements::Any));
+    r.register(&["Reshape"], &reshape::Reshape, Schema::exactly(2).int64(&[1]).elements(Elements::Any));
+    r.register(&["Flatten"], &reshape::Flatten, Schema::exactly(1).elements(Elements::Any));
+    r.register(&["Squeeze"], &reshape::Squeeze, Schema::inputs(1, 2).int64(&[1]).elements(Elements::Any));
+    r.register(
+        &["Unsqueeze"],
+        &reshape::Unsqueeze,
+        Schema::inputs(1, 2).required_from(13, 2).int64(&[1]).elements(Elements::Any),
+    );
+    r.register(&["Transpose"], &transpose::Transpose, Schema::exactly(1).elements(Elements::Any));
+    r.register(&["Concat"], &concat::Concat, Schema::inputs(1, ANY).same_type(Group::All).elements(Elements::Any));
+    r.register(&["Split"], &split::Split, Schema::inputs(1, 2).int64(&[1]).elements(Elements::Any));
+    r.register(
+        &["Slice"],
+        &slice::Slice,
+        Schema::inputs(1, 5).required_from(10, 3).index(&[1, 2, 3, 4]).elements(Elements::Any),
+    );
+    r.register(&["Expand"], &expand::Expand, Schema::exactly(2).int64(&[1]).elements(Elements::Any));
+    r.register(&["Tile"], &tile::Tile, Schema::inputs(2, 3).int64(&[1]).elements(Elements::Any));
+    r.register(&["Gather"], &gather::Gather, Schema::exactly(2).index(&[1]).elements(Elements::Any));
+    r.register(
+        &["GatherElements"],
+        &gather_elements::GatherElements,
+        Schema::exactly(2).index(&[1]).elements(Elements::Strings),
+    );
+    r.register(&["GatherND"], &gather_nd::GatherNd, Schema::exactly(2).int64(&[1]).elements(Elements::Strings));
+    r.register(
+        &["ScatterElements"],
+        &scatter::ScatterElements,
+        Schema::exactly(3).same_type(Group::Inputs(&[0, 2])).index(&[1]).elements(Elements::Strings),
+    );
+    r.register(
+        &["Scatter"],
+        &scatter::ScatterElements,
+        Schema::exactly(3).same_type(Group::Inputs(&[0, 2])).index(&[1]),
+    );
+    r.register(
+        &["ScatterND"],
+        &scatter::ScatterNd,
+        Schema::exactly(3).same_type(Group::Inputs(&[0, 2])).int64(&[1]).elements(Elements::Strings),
+    );
+    r.register(
+        &["Pad"],
+        &pad::Pad,
+        Schema::inputs(1, 4).required_from(11, 2).same_type(Group::Inputs(&[0, 2])).int64(&[1]),
+    );
+    r.register(&["Trilu"], &trilu::Trilu, Schema::inputs(1, 2).int64(&[1]));
+    r.register(&["NonZero"], &non_zero::NonZero, Schema::exactly(1));
+    r.register(&["Compress"], &non_zero::Compress, Schema::exactly(2).elements(Elements::Strings));
+    r.register(&["Unique"], &unique::Unique, Schema::exactly(1));
     // Operators defined by others (crate::ops::expansion).
     use crate::ops::expansion::Expand as Expanded;
-    r.register(&["SpaceToDepth"], &Expanded(depth_space::SpaceToDepth));
-    r.register(&["DepthToSpace"], &Expanded(depth_space::DepthToSpace));
-    r.register(&["OneHot"], &Expanded(one_hot::OneHot));
-    r.register(&["EyeLike"], &Expanded(eye_like::EyeLike));
-    r.register(&["Einsum"], &Expanded(einsum::Einsum));
-    r.register(&["CenterCropPad"], &Expanded(center_crop_pad::CenterCropPad));
-    r.register(&["AffineGrid"], &Expanded(affine_grid::AffineGrid));
-    r.register(&["MaxUnpool"], &Expanded(scatter_expansions::MaxUnpool));
-    r.register(&["TensorScatter"], &Expanded(scatter_expansions::TensorScatter));
-    r.register(&["ReverseSequence"], &Expanded(reverse_sequence::ReverseSequence));
+    r.register(&["SpaceToDepth"], &Expanded(depth_space::SpaceToDepth), Schema::exactly(1));
+    r.register(&["DepthToSpace"], &Expanded(depth_space::DepthToSpace), Schema::exactly(1));
+    r.register(&["OneHot"], &Expanded(one_hot::OneHot), Schema::exactly(3));
+    r.register(&["EyeLike"], &Expanded(eye_like::EyeLike), Schema::exactly(1));
+    r.register(&["Einsum"], &Expanded(einsum::Einsum), Schema::inputs(1, ANY));
+    r.register(&["CenterCropPad"], &Expanded(center_crop_pad::CenterCropPad), Schema::exactly(2));
+    r.register(&["AffineGrid"], &Expanded(affine_grid::AffineGrid), Schema::exactly(2));
+    r.register(&["MaxUnpool"], &Expanded(scatter_expansions::MaxUnpool), Schema::inputs(2, 3));
+    r.register(&["TensorScatter"], &Expanded(scatter_expansions::TensorScatter), Schema::inputs(2, 3));
+    r.register(
+        &["ReverseSequence"],
+        &Expanded(reverse_sequence::ReverseSequence),
+        Schema::exactly(2).elements(Elements::Strings),
+    );
 }
 
 /// One copy of a data-movement operator: every point of `space` reads input `src` at `src_map`

@@ -7,11 +7,17 @@
 mod optimizers;
 
 use crate::ops::expansion::Expand;
+use crate::ops::schema::{Elements, Schema, ANY};
 
 pub const DOMAIN: &str = "ai.onnx.preview.training";
 
 pub fn register(r: &mut crate::ops::onnx_op::Registry) {
-    r.register_in(DOMAIN, &["Adagrad"], &Expand(optimizers::Adagrad));
-    r.register_in(DOMAIN, &["Adam"], &Expand(optimizers::Adam));
-    r.register_in(DOMAIN, &["Momentum"], &Expand(optimizers::Momentum));
+    r.register_in(DOMAIN, &["Adagrad"], &Expand(optimizers::Adagrad), Schema::inputs(3, ANY).elements(Elements::Codes));
+    r.register_in(DOMAIN, &["Adam"], &Expand(optimizers::Adam), Schema::inputs(3, ANY).elements(Elements::Codes));
+    r.register_in(
+        DOMAIN,
+        &["Momentum"],
+        &Expand(optimizers::Momentum),
+        Schema::inputs(3, ANY).elements(Elements::Codes),
+    );
 }
