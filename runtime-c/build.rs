@@ -1,7 +1,8 @@
 //! Compiles each runtime source once per supported CPU target with clang-22: the CPU part, one
 //! source per concern (`c/xcc_memory.c`, ... [`RUNTIME_PARTS`]), the CUDA launch shim
-//! (`c/xcc_cuda.c`), and the GPU models' host runtime (`c/xcc_gpu.c`) twice, on CUDA and with its
-//! grid emulated (`XCC_GPU_EMULATE`). The objects stay in OUT_DIR as `<object>_<arch>.o` for
+//! (`c/xcc_cuda.c`), the CUDA driver's loader both of the CUDA parts call (`c/xcc_cuda_driver.c`),
+//! and the GPU models' host runtime (`c/xcc_gpu.c`) twice, on CUDA and with its grid emulated
+//! (`XCC_GPU_EMULATE`). The objects stay in OUT_DIR as `<object>_<arch>.o` for
 //! `include_bytes!`.
 //! clang rather than the host `cc` because one clang cross-compiles to every
 //! target, so the embedded objects do not depend on which cross gcc is installed.
@@ -13,10 +14,14 @@ const CLANG: &str = "clang-22";
 /// The CPU runtime's sources (as `xcc_runtime_c::RUNTIME_PARTS` lists them).
 const RUNTIME_PARTS: [&str; 6] = ["xcc_memory", "xcc_parallel", "xcc_status", "xcc_cpu", "xcc_strings", "xcc_image"];
 /// The other objects, each `(object, source, defines)`: the CUDA launch shim that only libraries
-/// launching kernels carry, and the GPU models' host runtime and its emulator, for libraries built
-/// with `--target=nvptx64`.
-const OTHERS: &[(&str, &str, &[&str])] =
-    &[("xcc_cuda", "xcc_cuda", &[]), ("xcc_gpu", "xcc_gpu", &[]), ("xcc_gpu_emu", "xcc_gpu", &["-DXCC_GPU_EMULATE=1"])];
+/// launching kernels carry, the CUDA driver's loader, and the GPU models' host runtime and its
+/// emulator, for libraries built with `--target=nvptx64`.
+const OTHERS: &[(&str, &str, &[&str])] = &[
+    ("xcc_cuda", "xcc_cuda", &[]),
+    ("xcc_cuda_driver", "xcc_cuda_driver", &[]),
+    ("xcc_gpu", "xcc_gpu", &[]),
+    ("xcc_gpu_emu", "xcc_gpu", &["-DXCC_GPU_EMULATE=1"]),
+];
 const TARGETS: &[(&str, &str)] = &[
     ("x86_64", "x86_64-unknown-linux-gnu"),
     ("aarch64", "aarch64-unknown-linux-gnu"),

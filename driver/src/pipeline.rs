@@ -429,7 +429,7 @@ fn translate_and_emit(
             let mut members = vec![(format!("{module_name}.o"), object)];
             members.extend(xcc_runtime_c::runtime_members(&runtime_objects));
             if calls_cuda_shim(&llvm) {
-                members.push(("xcc_cuda.o".into(), runtime.cuda.to_vec()));
+                members.extend(runtime.cuda_members());
             }
             xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))?
         }

@@ -18,7 +18,7 @@ pub fn run(cli: &RuntimeCli) -> Result<(), String> {
         error(format!("there is no runtime for {}: it runs on x86_64, aarch64 and riscv64", spec.arch.name()))
     })?;
     let mut members = xcc_runtime_c::runtime_members(&objects.runtime);
-    members.push(("xcc_cuda.o".to_string(), objects.cuda.to_vec()));
+    members.extend(objects.cuda_members());
     let archive = xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))?;
     write_output(&cli.output, &archive)?;
     let dir = directory_of(&cli.output);

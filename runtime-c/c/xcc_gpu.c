@@ -151,98 +151,11 @@ static int remove_live(const xcc_gpu_context *ctx) {
 }
 
 #ifndef XCC_GPU_EMULATE
-/* ---- the CUDA driver, loaded at run time ---------------------------------------------------- */
-#include <dlfcn.h>
+/* ---- the CUDA driver (xcc_cuda_driver.c) ------------------------------------------------------ */
+#include "xcc_cuda_driver.h"
 
-typedef int cu_result;
-typedef unsigned long long cu_deviceptr;
-
-static struct {
-  pthread_once_t once;
-  int loaded;
-  char why[256];
-  cu_result (*init)(unsigned);
-  cu_result (*device_get_count)(int *);
-  cu_result (*device_get)(int *, int);
-  cu_result (*primary_retain)(void **, int);
-  cu_result (*primary_release)(int);
-  cu_result (*ctx_set_current)(void *);
-  cu_result (*module_load_data)(void **, const void *);
-  cu_result (*module_unload)(void *);
-  cu_result (*module_get_function)(void **, void *, const char *);
-  cu_result (*launch_kernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
-                             void **, void **);
-  cu_result (*mem_alloc)(cu_deviceptr *, size_t);
-  cu_result (*mem_free)(cu_deviceptr);
-  cu_result (*memcpy_htod_async)(cu_deviceptr, const void *, size_t, void *);
-  cu_result (*memcpy_dtoh_async)(void *, cu_deviceptr, size_t, void *);
-  cu_result (*stream_synchronize)(void *);
-  cu_result (*memset_d32_async)(cu_deviceptr, unsigned, size_t, void *);
-  /* CUDA graphs, optional: without them every launch goes on its own. */
-  cu_result (*stream_create)(void **, unsigned);
-  cu_result (*stream_destroy)(void *);
-  cu_result (*begin_capture)(void *, int);
-  cu_result (*end_capture)(void *, void **);
-  cu_result (*graph_instantiate)(void **, void *, unsigned long long);
-  cu_result (*graph_launch)(void *, void *);
-  cu_result (*graph_exec_destroy)(void *);
-  cu_result (*graph_destroy)(void *);
-  int has_graphs;
-  cu_result (*get_error_name)(cu_result, const char **);
-  /* Optional (CUDA 9.2 on): which context a caller's stream belongs to. */
-  cu_result (*stream_get_ctx)(void *, void **);
-} cu = {.once = PTHREAD_ONCE_INIT};
-
-#define CU_ERROR_OUT_OF_MEMORY 2
-
-static void cu_open(void) {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char *why = dlerror();
-    snprintf(cu.why, sizeof cu.why, "the CUDA driver (libcuda.so.1) could not be loaded: %s", why ? why : "not found");
-    return;
-  }
-#define SYM(field, name)                                                                                            \
-  if (!(*(void **)&cu.field = dlsym(lib, name))) {                                                                  \
-    snprintf(cu.why, sizeof cu.why, "the CUDA driver has no %s", name);                                             \
-    return;                                                                                                         \
-  }
-  SYM(init, "cuInit")
-  SYM(device_get_count, "cuDeviceGetCount")
-  SYM(device_get, "cuDeviceGet")
-  SYM(primary_retain, "cuDevicePrimaryCtxRetain")
-  SYM(primary_release, "cuDevicePrimaryCtxRelease_v2")
-  SYM(ctx_set_current, "cuCtxSetCurrent")
-  SYM(module_load_data, "cuModuleLoadData")
-  SYM(module_unload, "cuModuleUnload")
-  SYM(module_get_function, "cuModuleGetFunction")
-  SYM(launch_kernel, "cuLaunchKernel")
-  SYM(mem_alloc, "cuMemAlloc_v2")
-  SYM(mem_free, "cuMemFree_v2")
-  SYM(memcpy_htod_async, "cuMemcpyHtoDAsync_v2")
-  SYM(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2")
-  SYM(stream_synchronize, "cuStreamSynchronize")
-  SYM(memset_d32_async, "cuMemsetD32Async")
-  SYM(get_error_name, "cuGetErrorName")
-#undef SYM
-  *(void **)&cu.stream_get_ctx = dlsym(lib, "cuStreamGetCtx");
-  *(void **)&cu.stream_create = dlsym(lib, "cuStreamCreate");
-  *(void **)&cu.stream_destroy = dlsym(lib, "cuStreamDestroy_v2");
-  *(void **)&cu.begin_capture = dlsym(lib, "cuStreamBeginCapture_v2");
-  *(void **)&cu.end_capture = dlsym(lib, "cuStreamEndCapture");
-  *(void **)&cu.graph_instantiate = dlsym(lib, "cuGraphInstantiateWithFlags");
-  *(void **)&cu.graph_launch = dlsym(lib, "cuGraphLaunch");
-  *(void **)&cu.graph_exec_destroy = dlsym(lib, "cuGraphExecDestroy");
-  *(void **)&cu.graph_destroy = dlsym(lib, "cuGraphDestroy");
-  cu.has_graphs = cu.stream_create && cu.stream_destroy && cu.begin_capture && cu.end_capture &&
-                  cu.graph_instantiate && cu.graph_launch && cu.graph_exec_destroy && cu.graph_destroy;
-  cu_result rc = cu.init(0);
-  if (rc != 0) {
-    snprintf(cu.why, sizeof cu.why, "cuInit failed (CUDA error %d): no usable GPU or driver", rc);
-    return;
-  }
-  cu.loaded = 1;
-}
+/* Its entry points, loaded by the first use (device_open's). */
+#define cu (*xcc_cuda_driver())
 
 static const char *cu_name(cu_result rc) {
   const char *name = NULL;
@@ -257,7 +170,6 @@ static int32_t cu_fail(xcc_gpu_context *ctx, cu_result rc, const char *what) {
 }
 
 static int32_t device_open(xcc_gpu_context *ctx, int32_t device) {
-  pthread_once(&cu.once, cu_open);
   if (!cu.loaded) return fail(NULL, XCC_ERROR_GPU_UNAVAILABLE, "%s", cu.why);
   int count = 0;
   cu_result rc = cu.device_get_count(&count);

@@ -14,8 +14,11 @@ pub const RUNTIME_PARTS: [&str; 6] =
 pub struct RuntimeObjects {
     /// The CPU part, in the order of [`RUNTIME_PARTS`].
     pub runtime: [&'static [u8]; 6],
-    /// The CUDA launch shim (`xcc_cuda_*`), which loads libcuda with `dlopen`.
+    /// The CUDA launch shim (`xcc_cuda_*`), for MLIR programs that launch kernels.
     pub cuda: &'static [u8],
+    /// The CUDA driver's loader (libcuda opened with `dlopen` on first use), which the shim and
+    /// the GPU models' host runtime call.
+    pub cuda_driver: &'static [u8],
     /// The host side of GPU models (`xcc_gpu_*`: contexts, weights, launches), on CUDA.
     pub gpu: &'static [u8],
     /// The same calls emulated on the CPU, for libraries built with `--emulate-gpu`.
@@ -44,10 +47,29 @@ macro_rules! objects {
         RuntimeObjects {
             runtime: parts!($arch),
             cuda: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_cuda_", $arch, ".o")),
+            cuda_driver: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_cuda_driver_", $arch, ".o")),
             gpu: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_gpu_", $arch, ".o")),
             gpu_emulated: include_bytes!(concat!(env!("OUT_DIR"), "/xcc_gpu_emu_", $arch, ".o")),
         }
     };
+}
+
+impl RuntimeObjects {
+    /// The archive members of the CUDA launch shim: the shim and the driver's loader.
+    pub fn cuda_members(&self) -> Vec<(String, Vec<u8>)> {
+        vec![("xcc_cuda.o".into(), self.cuda.to_vec()), ("xcc_cuda_driver.o".into(), self.cuda_driver.to_vec())]
+    }
+
+    /// The archive members of a GPU model's host runtime: on CUDA (with the driver's loader), or
+    /// its grid emulated on the CPU.
+    pub fn gpu_members(&self, emulated: bool) -> Vec<(String, Vec<u8>)> {
+        match emulated {
+            true => vec![("xcc_gpu.o".into(), self.gpu_emulated.to_vec())],
+            false => {
+                vec![("xcc_gpu.o".into(), self.gpu.to_vec()), ("xcc_cuda_driver.o".into(), self.cuda_driver.to_vec())]
+            }
+        }
+    }
 }
 
 /// The runtime compiled for `arch` ("x86_64", "aarch64" or "riscv64").
@@ -152,7 +174,12 @@ mod tests {
     fn embedded_objects_are_elf_relocatables_for_their_arch() {
         for (arch, machine) in [("x86_64", 62u16), ("aarch64", 183u16), ("riscv64", 243u16)] {
             let objects = objects_for_arch(arch).unwrap();
-            for obj in objects.runtime.into_iter().chain([objects.cuda, objects.gpu, objects.gpu_emulated]) {
+            for obj in objects.runtime.into_iter().chain([
+                objects.cuda,
+                objects.cuda_driver,
+                objects.gpu,
+                objects.gpu_emulated,
+            ]) {
                 assert_eq!(&obj[..4], b"\x7fELF", "{arch}");
                 assert_eq!(u16::from_le_bytes([obj[16], obj[17]]), 1, "{arch}: ET_REL");
                 assert_eq!(u16::from_le_bytes([obj[18], obj[19]]), machine, "{arch}: e_machine");

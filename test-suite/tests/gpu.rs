@@ -63,8 +63,10 @@ fn launch_saxpy(ptxas: &Path, work: &Path) -> Result<(), String> {
         std::fs::write(work.join(&name), obj).map_err(|e| e.to_string())?;
         parts.push(work.join(name));
     }
-    let cuda = work.join("xcc_cuda.o");
-    std::fs::write(&cuda, objects.cuda).map_err(|e| e.to_string())?;
+    for (name, obj) in objects.cuda_members() {
+        std::fs::write(work.join(&name), obj).map_err(|e| e.to_string())?;
+        parts.push(work.join(name));
+    }
     std::fs::write(work.join("xcc_runtime.h"), xcc_runtime_c::HEADER).map_err(|e| e.to_string())?;
     let exe = work.join("saxpy_launch");
     let st = Command::new("cc")
@@ -72,7 +74,6 @@ fn launch_saxpy(ptxas: &Path, work: &Path) -> Result<(), String> {
         .arg(work)
         .arg(suite_dir().join("gpu/saxpy_launch.c"))
         .args(&parts)
-        .arg(&cuda)
         .args(["-lpthread", "-ldl", "-o"])
         .arg(&exe)
         .status()

@@ -138,8 +138,11 @@ fn objects_and_the_runtime_archive(work: &Path) -> Result<(), String> {
     }
     run(Command::new(xcc_binary()).current_dir(&dir).args(["runtime", "-o", "libxcc_runtime.a"]), "xcc runtime")?;
     let members = archive_members(&dir.join("libxcc_runtime.a"))?;
-    let expected: Vec<String> =
-        xcc_runtime_c::RUNTIME_PARTS.iter().map(|p| format!("{p}.o")).chain(["xcc_cuda.o".to_string()]).collect();
+    let expected: Vec<String> = xcc_runtime_c::RUNTIME_PARTS
+        .iter()
+        .map(|p| format!("{p}.o"))
+        .chain(["xcc_cuda.o", "xcc_cuda_driver.o"].map(String::from))
+        .collect();
     if members != expected || !dir.join("xcc_runtime.h").is_file() {
         return Err(format!("xcc runtime wrote {members:?} (and xcc_runtime.h?)"));
     }
@@ -158,7 +161,7 @@ fn the_cuda_shim_where_it_is_called(work: &Path) -> Result<(), String> {
     std::fs::write(dir.join("release.mlir"), text).map_err(|e| e.to_string())?;
     xcc(&dir, Path::new("release.mlir"), "librelease.a", "x86_64")?;
     let members = archive_members(&dir.join("librelease.a"))?;
-    if !members.iter().any(|m| m == "xcc_cuda.o") {
+    if !["xcc_cuda.o", "xcc_cuda_driver.o"].iter().all(|shim| members.iter().any(|m| m == shim)) {
         return Err(format!("a library calling xcc_cuda_free lacks the shim: {members:?}"));
     }
     let main = "int release(void *);\nint main(void) { return release(0) == 0 ? 2 : 0; }\n";

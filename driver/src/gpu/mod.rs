@@ -61,8 +61,7 @@ pub fn model_output(
     let (llvm, tm) = translate_optimized(&ctx, cli, &host, &host_spec, &name, render)?;
     members.insert(0, (format!("{name}.o"), xcc_codegen::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?));
     members.extend(xcc_runtime_c::runtime_members(&runtime.runtime));
-    let gpu = if cli.emulate_gpu { runtime.gpu_emulated } else { runtime.gpu };
-    members.push(("xcc_gpu.o".into(), gpu.to_vec()));
+    members.extend(runtime.gpu_members(cli.emulate_gpu));
     xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))
 }
 
