@@ -74,6 +74,13 @@ const MATMUL_ATTRS: &[AttrDef] = &[
     // The GEMM micro-kernel's register tiles by CPU level, `[min_level, rows, vectors]` triples
     // (`kernel-choose-strategies`, from the target's table).
     optional("register_tiles", AttrKind::IntList),
+    // How a GPU computes it: "tiled_gemm" (with `tensor_cores` for TF32), "split_k" over
+    // `splits` runs of K, or "direct" with `thread_tile` outputs a thread
+    // (`kernel-choose-strategies`).
+    optional("gpu_strategy", AttrKind::String),
+    optional("tensor_cores", AttrKind::Unit),
+    optional("splits", AttrKind::Integer),
+    optional("thread_tile", AttrKind::Integer),
 ];
 const CONV_ATTRS: &[AttrDef] = &[
     required("strides", AttrKind::IntList),
@@ -89,6 +96,11 @@ const CONV_ATTRS: &[AttrDef] = &[
     optional("register_tiles", AttrKind::IntList),
     // The L2 cache bytes an im2col GEMM's blocks of columns are sized for.
     optional("l2_cache_bytes", AttrKind::Integer),
+    // How a GPU computes it, as on `kernel.matmul`.
+    optional("gpu_strategy", AttrKind::String),
+    optional("tensor_cores", AttrKind::Unit),
+    optional("splits", AttrKind::Integer),
+    optional("thread_tile", AttrKind::Integer),
     optional("act_min", AttrKind::Float),
     optional("act_max", AttrKind::Float),
     optional("epilogue_map", AttrKind::Symbol),

@@ -15,6 +15,7 @@
 //! read a clamped index masked to zero. A depthwise f32 convolution runs directly
 //! ([`super::depthwise`]).
 
+use super::gpu_strategy::GpuStrategy;
 use super::lanes;
 use super::matmul::{gemm, gemm_cols_at_run_time, Activation, BOperand, Bias, Mat, TileEpilogue, NR};
 use super::strategy::ConvStrategy;
@@ -130,7 +131,6 @@ pub fn gpu_splits(outputs: usize, icg: usize) -> usize {
 }
 
 pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, cpu: &CpuGemm) -> Result<(), Diagnostic> {
-    let gpu = tiling.is_some();
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
@@ -143,6 +143,11 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, cpu: &CpuGemm) -
     }
     let (x, w) = (shape(m, ops.a), shape(m, ops.b));
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
+    let gpu_strategy = tiling.map(|t| super::gpu_strategy::recorded_conv(m, op, t)).transpose()?;
+    let gemm = match gpu_strategy {
+        Some(GpuStrategy::TiledGemm { tensor_cores }) => super::gpu_strategy::conv_gemm(m, op, tensor_cores),
+        _ => None,
+    };
     let mut c = Cursor::new(m, span);
     let batch = c.extent_of(ops.a, 0);
     if c.m.attr(op, "winograd").is_some() {
@@ -153,28 +158,23 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, cpu: &CpuGemm) -
     let spatial = |c: &mut Cursor, v: ValueId| (2..x.len()).map(|k| c.extent_of(v, k)).collect::<Vec<_>>();
     let extents = (spatial(&mut c, ops.a), spatial(&mut c, ops.output));
     let win = window(c.m, op, &w, extents);
-    if gpu {
-        let ocg = w[0] / win.group;
+    if let Some(strategy) = gpu_strategy {
         let mut outs = vec![batch];
         outs.extend([Extent::Fixed(w[0])]);
         outs.extend(&win.out);
         let outs: Option<Vec<usize>> = outs.iter().map(|e| e.fixed()).collect();
-        let outputs = outs.as_ref().map_or(usize::MAX, |o| o.iter().product());
-        let splits = gpu_splits(outputs, w[1]);
-        let top = super::gpu_gemm::in_function_body(c.m, op);
-        let tiled =
-            outs.as_ref().filter(|_| top).and_then(|o| implicit_gemm_sizes(tiling, &elem, o, (w[0], w[1]), &win));
-        if let (Some(outs), Some(gemm)) = (&outs, tiled) {
-            implicit_gemm(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, &gemm);
-        } else if let (Some(outs), true) = (&outs, splits > 1 && elem == Type::f32()) {
-            direct_split(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, splits);
-        } else {
-            let tile = if outputs >= GPU_TILE_MIN_OUTPUTS {
-                [GPU_CHANNEL_TILE, 2, 1].into_iter().find(|t| ocg.is_multiple_of(*t)).unwrap_or(1)
-            } else {
-                1
-            };
-            direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, tile);
+        // The strategies that need static sizes were checked to have them.
+        match (strategy, &outs, &gemm) {
+            (GpuStrategy::TiledGemm { .. }, Some(outs), Some(gemm)) => {
+                implicit_gemm(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, gemm)
+            }
+            (GpuStrategy::SplitK { splits }, Some(outs), _) => {
+                direct_split(&mut c, &ops, &ep, (w[0], w[1]), &win, outs, splits)
+            }
+            (GpuStrategy::Direct { thread_tile }, _, _) => {
+                direct(&mut c, &ops, &ep, (batch, &x, &w), &win, &elem, thread_tile)
+            }
+            _ => unreachable!("recorded_conv checks the strategy's sizes"),
         }
     } else {
         match super::strategy::recorded_conv_strategy(c.m, op)? {
@@ -1167,29 +1167,6 @@ fn direct(
             sums.finish(e, ep, acc, &[&[n, oc][..], &osp].concat());
         }
     });
-}
-
-/// The GEMM a GPU convolution of static shape (`outs`: batch, channels, positions) computes as an
-/// implicit GEMM ([`implicit_gemm`]), if it does: f32, large enough unless `--gpu-gemm=tiled`.
-fn implicit_gemm_sizes(
-    tiling: Option<GpuGemm>,
-    elem: &Type,
-    outs: &[usize],
-    (oc_n, icg): (usize, usize),
-    win: &Window,
-) -> Option<super::gpu_gemm::Gemm> {
-    let tiling = tiling?;
-    let forced = tiling.forced()?;
-    let gemm = super::gpu_gemm::Gemm {
-        batch: vec![win.group],
-        m: oc_n / win.group,
-        n: outs[0] * outs[2..].iter().product::<usize>(),
-        k: icg * win.kernel.iter().product::<usize>(),
-        a_along_k: true,
-        b_along_n: true,
-        tensor_cores: tiling.tensor_cores,
-    };
-    (*elem == Type::f32() && gemm.worth_tiling(forced)).then_some(gemm)
 }
 
 /// An f32 convolution as an implicit GEMM tiled through shared memory ([`super::gpu_gemm`]):

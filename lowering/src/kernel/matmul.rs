@@ -19,6 +19,7 @@
 //! parallel loop over the output with a dot product inside. On GPUs, large f32 matmuls of static
 //! shape are tiled through shared memory ([`super::gpu_gemm`]), the others that parallel loop.
 
+use super::gpu_strategy::GpuStrategy;
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
 use crate::pass::GpuGemm;
@@ -1376,27 +1377,6 @@ fn row_column<B: LoopBuilder>(e: &mut B, tile: &RowOperands, j: ValueId) {
     }
 }
 
-/// The GEMM a GPU matmul tiles through shared memory ([`super::gpu_gemm`]), if it does: f32 with
-/// static sizes, in the function's body (not in a loop a kernel would run as one thread), large
-/// enough unless `--gpu-gemm=tiled`.
-fn tiled_gemm(
-    tiling: GpuGemm,
-    module: &Module,
-    op: OpId,
-    elem: &Type,
-    (mm, nn, kk): (Extent, Extent, Extent),
-    batch: &[Extent],
-    (ta, tb): (bool, bool),
-) -> Option<super::gpu_gemm::Gemm> {
-    let forced = tiling.forced()?;
-    let batch = batch.iter().map(|e| e.fixed()).collect::<Option<Vec<usize>>>()?;
-    let (m, n, k) = (mm.fixed()?, nn.fixed()?, kk.fixed()?);
-    let tensor_cores = tiling.tensor_cores;
-    let gemm = super::gpu_gemm::Gemm { batch, m, n, k, a_along_k: !ta, b_along_n: !tb, tensor_cores };
-    let at_top = super::gpu_gemm::in_function_body(module, op);
-    (*elem == Type::f32() && at_top && gemm.worth_tiling(forced)).then_some(gemm)
-}
-
 /// A matmul's flat operands, for [`emit_tiled`]: each buffer with its leading (batch) dims, its
 /// matrices' size and its rows' length.
 struct TiledOperands<'a> {
@@ -1433,12 +1413,18 @@ fn emit_tiled(
 pub const GPU_ROW_TILE: usize = 4;
 
 fn lower_general(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Diagnostic> {
-    let gpu = tiling.is_some();
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
     let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
+    let strategy = tiling.map(|t| super::gpu_strategy::recorded_matmul(m, op, t)).transpose()?;
+    let (tiled, tile, splits) = match strategy {
+        Some(GpuStrategy::TiledGemm { tensor_cores }) => (super::gpu_strategy::matmul_gemm(m, op, tensor_cores), 1, 1),
+        Some(GpuStrategy::SplitK { splits }) => (None, 1, splits),
+        Some(GpuStrategy::Direct { thread_tile }) => (None, thread_tile, 1),
+        None => (None, 1, 1),
+    };
     let mut c = Cursor::new(m, span);
     let FlatOperands { r, mm, nn, kk, batch, bias_shape, a1, b1, o1, residual, bias_buf, a_lead, b_lead } =
         FlatOperands::of(&mut c, &ops, ta);
@@ -1447,24 +1433,6 @@ fn lower_general(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<()
     let half = matches!(elem, Type::Float(FloatKind::F16 | FloatKind::BF16));
     let compute = if half { Type::f32() } else { elem.clone() };
     let outputs = [mm, nn].iter().chain(&batch).map(|e| e.fixed().unwrap_or(1)).product::<usize>();
-    let tiled = tiling.and_then(|t| tiled_gemm(t, c.m, op, &elem, (mm, nn, kk), &batch, (ta, tb)));
-    let tile = match mm {
-        Extent::Fixed(rows)
-            if gpu && rows.is_multiple_of(GPU_ROW_TILE) && outputs >= super::conv::GPU_TILE_MIN_OUTPUTS =>
-        {
-            GPU_ROW_TILE
-        }
-        _ => 1,
-    };
-    // A GPU matmul with few outputs splits its sums over runs of K (as convolutions do): partial
-    // sums to a buffer of the workspace, then a second loop adds them and finishes each output.
-    let all_fixed = [mm, nn, kk].iter().chain(&batch).all(|e| e.fixed().is_some());
-    let splits = match kk {
-        Extent::Fixed(k) if gpu && tile == 1 && all_fixed && elem == Type::f32() && tiled.is_none() => {
-            super::conv::gpu_splits(outputs, k)
-        }
-        _ => 1,
-    };
     let partial = (splits > 1).then(|| super::conv::plane_buffer(&mut c, splits * outputs));
     let chunk = kk.fixed().unwrap_or(0) / splits;
     let mut full = batch.clone();

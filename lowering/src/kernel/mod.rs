@@ -7,7 +7,9 @@
 //! - `kernel-fuse-planes-epilogue` ([`fuse_planes`]): the elementwise generic that reads a
 //!   quantized convolution's sums (its requantization) is computed in the convolution's stores;
 //! - `kernel-choose-strategies` ([`strategy`]): the target's choice for each matmul and
-//!   convolution (the GEMM's register tiles, the convolution's algorithm), recorded on the op;
+//!   convolution (the GEMM's register tiles, the convolution's algorithm; on a GPU, a GEMM tiled
+//!   through shared memory, sums split over K or a thread per few outputs: [`gpu_strategy`]),
+//!   recorded on the op;
 //! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
 //!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
 //!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
@@ -29,6 +31,7 @@ pub mod elide_copies;
 pub mod fuse;
 pub mod fuse_planes;
 pub mod gpu_gemm;
+pub mod gpu_strategy;
 pub mod interleave;
 pub use xcc_ir::builder::lanes;
 pub mod lower;

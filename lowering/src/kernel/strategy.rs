@@ -13,8 +13,9 @@
 //!   columns, in place for a pointwise convolution), or `"direct"` (the sums, for integer and
 //!   other non-f32 convolutions).
 //!
-//! A GPU's convolutions and matmuls are still chosen where they are emitted (`conv.rs`,
-//! `gpu_gemm.rs`), from the grid's size.
+//! - on a GPU, `gpu_strategy` (and its parameters) on each `kernel.matmul` and `kernel.conv`:
+//!   a GEMM tiled through shared memory, sums split over K, or a thread per few outputs
+//!   ([`super::gpu_strategy`]).
 
 use super::ops_named;
 use super::winograd::Plane;
@@ -32,6 +33,7 @@ impl Pass for ChooseStrategies {
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
         if options.gpu() {
+            choose_for_gpu(&mut m, options);
             return Ok(m);
         }
         let tiles = options.target.info().matmul_tiles;
@@ -52,6 +54,19 @@ impl Pass for ChooseStrategies {
             }
         }
         Ok(m)
+    }
+}
+
+fn choose_for_gpu(m: &mut Module, options: &LoweringOptions) {
+    for op in ops_named(m, &["kernel.matmul", "kernel.conv"]) {
+        if m.attr(op, "gpu_strategy").is_some() {
+            continue;
+        }
+        let strategy = match m.ops[op].name.as_str() {
+            "kernel.matmul" => super::gpu_strategy::choose_matmul(m, op, options.gpu_gemm),
+            _ => super::gpu_strategy::choose_conv(m, op, options.gpu_gemm),
+        };
+        strategy.record(m, op);
     }
 }
 
