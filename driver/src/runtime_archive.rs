@@ -15,7 +15,8 @@ pub fn run(cli: &RuntimeCli) -> Result<(), String> {
     check_output_directory(&cli.output)?;
     let spec = xcc_codegen::resolve_target(&cli.target, None, None).map_err(|e| error(e.to_string()))?;
     let objects = xcc_runtime_c::objects_for_arch(spec.arch.name()).ok_or_else(|| {
-        error(format!("there is no runtime for {}: it runs on x86_64, aarch64 and riscv64", spec.arch.name()))
+        let arches = xcc_runtime_c::ARCHES.join(", ");
+        error(format!("there is no runtime for {}: it runs on {arches}", spec.arch.name()))
     })?;
     let mut members = xcc_runtime_c::runtime_members(&objects.runtime);
     members.extend(objects.cuda_members());

@@ -72,7 +72,10 @@ impl RuntimeObjects {
     }
 }
 
-/// The runtime compiled for `arch` ("x86_64", "aarch64" or "riscv64").
+/// The CPU architectures the runtime is compiled for ([`objects_for_arch`]).
+pub const ARCHES: [&str; 3] = ["x86_64", "aarch64", "riscv64"];
+
+/// The runtime compiled for `arch` (one of [`ARCHES`]).
 pub fn objects_for_arch(arch: &str) -> Option<RuntimeObjects> {
     match arch {
         "x86_64" => Some(objects!("x86_64")),
@@ -186,6 +189,7 @@ mod tests {
             }
         }
         assert!(objects_for_arch("mips64").is_none());
+        assert!(ARCHES.iter().all(|arch| objects_for_arch(arch).is_some()), "every arch named has its objects");
     }
 
     /// Every source of the CPU part, as one text.

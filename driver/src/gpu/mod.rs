@@ -27,10 +27,12 @@ pub fn model_output(
     let (device, mut host) = split(lowered);
     let name = module_name(cli);
     let host_spec = xcc_codegen::resolve_target(&cli.gpu_host, None, None).map_err(|e| error(e.to_string()))?;
-    let runtime =
-        xcc_runtime_c::objects_for_arch(host_spec.arch.name()).filter(|_| host_spec.links_with_runtime()).ok_or_else(
-            || error(format!("--gpu-host must be a Linux CPU (x86_64, aarch64, riscv64), not '{}'", cli.gpu_host)),
-        )?;
+    let runtime = xcc_runtime_c::objects_for_arch(host_spec.arch.name())
+        .filter(|_| host_spec.links_with_runtime())
+        .ok_or_else(|| {
+            let arches = xcc_runtime_c::ARCHES.join(", ");
+            error(format!("--gpu-host must be a Linux CPU ({arches}), not '{}'", cli.gpu_host))
+        })?;
     let ctx = Context::create();
     let mut members = Vec::new();
     if cli.emulate_gpu {
