@@ -135,7 +135,7 @@ pub const GPU_CHANNEL_TILE: usize = 4;
 pub const GPU_TILE_MIN_OUTPUTS: usize = 1 << 21;
 
 /// The threads a GPU convolution aims for: one with fewer outputs splits its sums over input
-/// channels ([`direct_split`]) until it has about this many.
+/// channels (`gpu_split_k.rs`) until it has about this many.
 pub const GPU_SPLIT_THREADS: usize = 1 << 17;
 
 /// How many runs of input channels a GPU convolution of `outputs` outputs and `icg` input
