@@ -71,6 +71,10 @@ const MATMUL_ATTRS: &[AttrDef] = &[
     optional("a_unsigned", AttrKind::Unit),
     optional("b_unsigned", AttrKind::Unit),
     optional("b_quads", AttrKind::Integer),
+    // An integer matmul's byte dot products, and 16-bit pair products on CPUs with AVX2
+    // (`kernel-choose-strategies`).
+    optional("byte_dots", AttrKind::String),
+    optional("pair_products", AttrKind::Unit),
     // The GEMM micro-kernel's register tiles by CPU level, `[min_level, rows, vectors]` triples
     // (`kernel-choose-strategies`, from the target's table).
     optional("register_tiles", AttrKind::IntList),
@@ -149,6 +153,9 @@ pub const OPS: &[OpDef] = &[
             optional("input_unsigned", AttrKind::Unit),
             optional("weights_unsigned", AttrKind::Unit),
             optional("epilogue_map", AttrKind::Symbol),
+            // Its products, as on an integer `kernel.matmul` (`kernel-choose-strategies`).
+            optional("byte_dots", AttrKind::String),
+            optional("pair_products", AttrKind::Unit),
         ])
         .traits(WRITES)
         .verify(verify_conv_planes),

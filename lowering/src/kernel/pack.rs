@@ -36,8 +36,7 @@ impl Pass for PackWeights {
                 pack_panels(&mut m, op);
             }
             if !options.gpu() && xcc_ir::dialects::kernel::is_integer_matmul(&m, op) {
-                let dots = options
-                    .byte_dots()
+                let dots = super::strategy::recorded_byte_dots(&m, op, options)?
                     .multiply(m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some());
                 pack_quads(&mut m, op, !dots);
             }
@@ -45,7 +44,7 @@ impl Pass for PackWeights {
         if !options.gpu() {
             for op in ops_named(&m, &["kernel.conv_planes"]) {
                 let signs = ["input_unsigned", "weights_unsigned"].map(|key| m.attr(op, key).is_some());
-                if !options.byte_dots().multiply(signs[0], signs[1]) {
+                if !super::strategy::recorded_byte_dots(&m, op, options)?.multiply(signs[0], signs[1]) {
                     widen_plane_weights(&mut m, op);
                 }
             }

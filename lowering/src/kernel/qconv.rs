@@ -23,8 +23,8 @@
 
 use super::matmul::apply_function_all;
 use super::qgemm::{
-    a_word, b_columns, by_avx2, dot, halves_summed, pair_products_added, repeat_quad, row_products, some_copy_has_avx2,
-    vector, zero_vector, Signs, QUAD_COLUMNS,
+    a_word, b_columns, by_avx2, dot, halves_summed, pair_products_added, repeat_quad, row_products, vector,
+    zero_vector, Signs, QUAD_COLUMNS,
 };
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
@@ -79,7 +79,9 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let taps: Vec<(usize, usize)> =
         list("tap_quads").into_iter().zip(list("tap_offsets")).map(|(b, o)| (b as usize, o as usize)).collect();
     let unsigned = |key: &str| m.attr(op, key).is_some();
-    let dots = if byte_weights { options.byte_dots() } else { crate::ByteDots::None };
+    let recorded = super::strategy::recorded_byte_dots(m, op, options)?;
+    let pairs = super::strategy::recorded_pair_products(m, op, options);
+    let dots = if byte_weights { recorded } else { crate::ByteDots::None };
     let mut signs = Signs::new((unsigned("weights_unsigned"), unsigned("input_unsigned")), dots, false);
     let func = m.attr(op, "epilogue_map").and_then(Attribute::as_symbol).and_then(|name| m.lookup_symbol(name));
     let per_channel: Vec<bool> = operands[3..].iter().map(|&v| shape(v).iter().product::<usize>() > 1).collect();
@@ -98,7 +100,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let images = xs[0];
     if options.gpu() {
         direct(&mut c, &p, images);
-    } else if !byte_weights && some_copy_has_avx2(options) {
+    } else if !byte_weights && pairs {
         by_avx2(&mut c, &|e, avx2| every_tile(e, &p, images, if avx2 { Products::Pairs } else { Products::Widened }));
     } else {
         let products = match signs.dots {

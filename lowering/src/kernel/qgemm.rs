@@ -81,7 +81,7 @@ struct Quads {
 /// accumulators, with B's 4 vectors and a row of A, 13 of AVX2's 16 registers.
 const PAIR_ROWS: usize = 2;
 
-/// `options.byte_dots()`: the CPU's byte dot products (`vpdpbusd`, NEON's `sdot`/`udot`/`usdot`)
+/// The byte dot products recorded on the op (`byte_dots`, `kernel-choose-strategies`): the CPU's (`vpdpbusd`, NEON's `sdot`/`udot`/`usdot`)
 /// multiply each quad where they take A's and B's signs (`kernel-pack-weights` then leaves B in
 /// bytes). With B widened to i16 and code for AVX2, 16-bit pairs (`vpmaddwd`) on the CPUs that
 /// have it, chosen by a branch `cpu-dispatch` folds.
@@ -90,7 +90,8 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let ops = EpilogueOperands::of(m, op);
     let b_elem = (*m.ty(ops.b).as_memref().expect("verified memref").elem).clone();
     let byte_b = b_elem == Type::i8();
-    let dots = if byte_b { options.byte_dots() } else { ByteDots::None };
+    let dots = if byte_b { super::strategy::recorded_byte_dots(m, op, options)? } else { ByteDots::None };
+    let pairs = super::strategy::recorded_pair_products(m, op, options);
     let mut signs = Signs::new((m.attr(op, "a_unsigned").is_some(), m.attr(op, "b_unsigned").is_some()), dots, true);
     let a_dims = m.ty(ops.a).as_memref().expect("verified memref").shape.clone();
     let out_dims = m.ty(ops.output).as_memref().expect("verified memref").shape.clone();
@@ -107,7 +108,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
     let q = Quads { a, b, out, k: k as usize, n: n as usize, signs, b_elem, starts };
-    if !byte_b && some_copy_has_avx2(options) {
+    if !byte_b && pairs {
         by_avx2(&mut c, &|e, pairs| every_tile(e, &q, rows, pairs));
     } else {
         every_tile(&mut c, &q, rows, false);

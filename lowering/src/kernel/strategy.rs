@@ -13,13 +13,19 @@
 //!   columns, in place for a pointwise convolution), or `"direct"` (the sums, for integer and
 //!   other non-f32 convolutions).
 //!
+//! - `byte_dots` on a CPU's integer `kernel.matmul` and `kernel.conv_planes`: the byte dot
+//!   products its quads multiply with where they take the operands' signs (`"vnni"`,
+//!   `"neon"`, `"neon_i8mm"`, or `"none"`; elsewhere `kernel-pack-weights` widens the constant
+//!   weights to i16), and `pair_products` where some copy of the code is for a CPU with AVX2:
+//!   widened weights then multiply as 16-bit pairs (`vpmaddwd`) on those CPUs (`qgemm.rs`,
+//!   `qconv.rs`).
 //! - on a GPU, `gpu_strategy` (and its parameters) on each `kernel.matmul` and `kernel.conv`:
 //!   a GEMM tiled through shared memory, sums split over K, or a thread per few outputs
 //!   ([`super::gpu_strategy`]).
 
 use super::ops_named;
 use super::winograd::Plane;
-use crate::pass::{LoweringOptions, Pass};
+use crate::pass::{ByteDots, LoweringOptions, Pass};
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, Type};
 use xcc_targets::LevelTiles;
@@ -47,6 +53,15 @@ impl Pass for ChooseStrategies {
                 m.set_attr(op, "l2_cache_bytes", Attribute::i64(l2));
             }
         }
+        for op in ops_named(&m, &["kernel.matmul", "kernel.conv_planes"]) {
+            let integer = m.ops[op].name == "kernel.conv_planes" || xcc_ir::dialects::kernel::is_integer_matmul(&m, op);
+            if integer && m.attr(op, BYTE_DOTS).is_none() {
+                m.set_attr(op, BYTE_DOTS, Attribute::String(byte_dots_name(options.byte_dots()).into()));
+                if super::qgemm::some_copy_has_avx2(options) {
+                    m.set_attr(op, PAIR_PRODUCTS, Attribute::Unit);
+                }
+            }
+        }
         for op in ops_named(&m, &["kernel.conv"]) {
             if m.attr(op, "strategy").is_none() {
                 let strategy = conv_strategy(&m, op, !options.no_winograd);
@@ -67,6 +82,42 @@ fn choose_for_gpu(m: &mut Module, options: &LoweringOptions) {
             _ => super::gpu_strategy::choose_conv(m, op, options.gpu_gemm),
         };
         strategy.record(m, op);
+    }
+}
+
+const BYTE_DOTS: &str = "byte_dots";
+const PAIR_PRODUCTS: &str = "pair_products";
+
+const BYTE_DOTS_NAMES: [(ByteDots, &str); 4] = [
+    (ByteDots::None, "none"),
+    (ByteDots::Vnni, "vnni"),
+    (ByteDots::Neon { mixed: false }, "neon"),
+    (ByteDots::Neon { mixed: true }, "neon_i8mm"),
+];
+
+fn byte_dots_name(dots: ByteDots) -> &'static str {
+    BYTE_DOTS_NAMES.iter().find(|(d, _)| *d == dots).map_or("none", |(_, name)| name)
+}
+
+/// The byte dot products recorded on an integer matmul or convolution, or the target's where
+/// none is (a module lowered without `kernel-choose-strategies`).
+pub fn recorded_byte_dots(m: &Module, op: OpId, options: &LoweringOptions) -> Result<ByteDots, Diagnostic> {
+    let Some(name) = m.attr(op, BYTE_DOTS).and_then(Attribute::as_str) else { return Ok(options.byte_dots()) };
+    match BYTE_DOTS_NAMES.iter().find(|(_, n)| *n == name) {
+        Some((dots, _)) => Ok(*dots),
+        None => {
+            let names: Vec<&str> = BYTE_DOTS_NAMES.iter().map(|(_, n)| *n).collect();
+            Err(Diagnostic::new(m.ops[op].span, format!("byte_dots '{name}' is not one of {names:?}")))
+        }
+    }
+}
+
+/// Whether widened weights multiply as 16-bit pairs on CPUs with AVX2, as recorded, or as the
+/// target's copies allow where nothing is.
+pub fn recorded_pair_products(m: &Module, op: OpId, options: &LoweringOptions) -> bool {
+    match m.attr(op, BYTE_DOTS) {
+        Some(_) => m.attr(op, PAIR_PRODUCTS).is_some(),
+        None => super::qgemm::some_copy_has_avx2(options),
     }
 }
 
