@@ -62,7 +62,7 @@ pub struct GpuGemm {
 /// Which GPU matmuls and convolutions are tiled (`--gpu-gemm`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GpuTiling {
-    /// Tiled where the GEMM has enough tiles to fill a GPU ([`crate::kernel::gpu_gemm::MIN_TILES`]).
+    /// Tiled where the GEMM has enough tiles to fill a GPU (the target's `GpuKernelChoice::min_gemm_tiles`).
     #[default]
     Auto,
     /// Every f32 GEMM of static sizes tiled.

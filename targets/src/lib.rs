@@ -138,6 +138,27 @@ pub struct GpuInfo {
     pub shared_memory_bytes: u32,
     /// The most threads a block may have.
     pub max_block_threads: u32,
+    /// What its matmuls' and convolutions' strategies are chosen by.
+    pub kernels: GpuKernelChoice,
+}
+
+/// The sizes at which a GPU's matmul or convolution changes strategy (`kernel-choose-strategies`),
+/// measured per GPU family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuKernelChoice {
+    /// The fewest tiles a GEMM must have to be tiled through shared memory: fewer leave most of
+    /// the multiprocessors idle, where the direct kernels (a thread per output, sums split over K)
+    /// keep them busy.
+    pub min_gemm_tiles: usize,
+    /// The threads a direct kernel aims for: one with fewer outputs splits its sums over runs of
+    /// K (input channels) until it has about this many.
+    pub split_threads: usize,
+    /// The outputs from which one thread computes [`GpuKernelChoice::thread_tile`] of them (below,
+    /// a thread per output keeps more of the GPU busy).
+    pub thread_tile_min_outputs: usize,
+    /// Outputs one thread then computes: rows of a matmul, output channels of a convolution, each
+    /// element read serving them all.
+    pub thread_tile: usize,
 }
 
 /// Instructions that add the four products of two quads of bytes to each 32-bit lane.

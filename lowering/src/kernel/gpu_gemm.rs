@@ -57,10 +57,6 @@ const PER_THREAD: usize = 4;
 const _: () = assert!(THREADS == SIDE * SIDE && TILE_M == SIDE * PER_THREAD && TILE_N == TILE_M);
 const _: () = assert!((TILE_K * TILE_M).is_multiple_of(THREADS));
 
-/// The smallest GEMM (in tiles) worth tiling: fewer tiles leave most of a GPU's multiprocessors
-/// idle, where the direct lowering (a thread per output, sums split over K) keeps them busy.
-pub const MIN_TILES: usize = 128;
-
 /// The sizes of a GEMM of `batch` products of an `m` x `k` by a `k` x `n` matrix.
 #[derive(Clone, Debug)]
 pub struct Gemm {
@@ -81,11 +77,12 @@ impl Gemm {
         self.batch.iter().product::<usize>() * self.m.div_ceil(TILE_M) * self.n.div_ceil(TILE_N)
     }
 
-    /// Whether the tiled lowering pays for this GEMM (see [`MIN_TILES`]; and rows and columns
-    /// enough to fill half a tile, which a depthwise convolution's one row does not); `forced`
-    /// tiles every GEMM (`--gpu-gemm=tiled`, which tests use to run small ones through it).
-    pub fn worth_tiling(&self, forced: bool) -> bool {
-        let large = self.tiles() >= MIN_TILES && self.k >= 4 * TILE_K && self.m >= TILE_M / 2 && self.n >= TILE_N / 2;
+    /// Whether the tiled lowering pays for this GEMM: `min_tiles` tiles at least (the target's
+    /// [`xcc_targets::GpuKernelChoice::min_gemm_tiles`]) and rows and columns enough to fill half
+    /// a tile, which a depthwise convolution's one row does not; `forced` tiles every GEMM
+    /// (`--gpu-gemm=tiled`, which tests use to run small ones through it).
+    pub fn worth_tiling(&self, forced: bool, min_tiles: usize) -> bool {
+        let large = self.tiles() >= min_tiles && self.k >= 4 * TILE_K && self.m >= TILE_M / 2 && self.n >= TILE_N / 2;
         self.m > 0 && self.n > 0 && self.k > 0 && (forced || large)
     }
 }

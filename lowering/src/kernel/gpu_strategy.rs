@@ -9,16 +9,16 @@
 //!   ([`super::gpu_gemm::Gemm::worth_tiling`]), or everywhere with `--gpu-gemm=tiled`;
 //! - `gpu_strategy = "split_k"`, `splits = S`: a thread per output and per run of K (input
 //!   channels), its partial sums added by a second loop: for f32 of static sizes whose outputs are
-//!   too few to fill a GPU ([`super::conv::gpu_splits`]);
+//!   too few to fill a GPU ([`splits`]);
 //! - `gpu_strategy = "direct"`, `thread_tile = T`: a thread per T outputs (rows of a matmul,
-//!   output channels of a convolution), T > 1 once the outputs are many
-//!   ([`super::conv::GPU_TILE_MIN_OUTPUTS`]).
+//!   output channels of a convolution), T > 1 once the outputs are many.
+//!
+//! The sizes at which the choice changes are the target's ([`GpuKernelChoice`]).
 
-use super::conv::{gpu_splits, GPU_CHANNEL_TILE, GPU_TILE_MIN_OUTPUTS};
 use super::gpu_gemm::{in_function_body, Gemm};
-use super::matmul::GPU_ROW_TILE;
 use crate::pass::GpuGemm;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, Type};
+use xcc_targets::GpuKernelChoice;
 
 /// How a GPU computes one matmul or convolution (see the module's documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,22 +123,30 @@ pub fn matmul_gemm(m: &Module, op: OpId, tensor_cores: bool) -> Option<Gemm> {
     (writes_f32(m, op) && in_function_body(m, op)).then_some(gemm)
 }
 
+/// How many runs of K (input channels per group) a GPU kernel of `outputs` outputs splits its
+/// sums into: a divisor of `k`, 1 when the outputs are enough or a run would be shorter than 16.
+pub fn splits(outputs: usize, k: usize, choice: &GpuKernelChoice) -> usize {
+    let want = choice.split_threads.div_ceil(outputs.max(1));
+    (1..=want.min(k / 16).max(1)).rev().find(|s| k.is_multiple_of(*s)).unwrap_or(1)
+}
+
 /// The best strategy for a GPU matmul under `tiling` (`--gpu-gemm`, `--tf32`).
-pub fn choose_matmul(m: &Module, op: OpId, tiling: GpuGemm) -> GpuStrategy {
+pub fn choose_matmul(m: &Module, op: OpId, tiling: GpuGemm, choice: &GpuKernelChoice) -> GpuStrategy {
     let tensor_cores = tiling.tensor_cores;
     if let (Some(forced), Some(gemm)) = (tiling.forced(), matmul_gemm(m, op, tensor_cores)) {
-        if gemm.worth_tiling(forced) {
+        if gemm.worth_tiling(forced, choice.min_gemm_tiles) {
             return GpuStrategy::TiledGemm { tensor_cores };
         }
     }
     let sizes = MatmulSizes::of(m, op);
     let outputs = sizes.outputs();
-    if sizes.m.is_some_and(|rows| rows.is_multiple_of(GPU_ROW_TILE)) && outputs >= GPU_TILE_MIN_OUTPUTS {
-        return GpuStrategy::Direct { thread_tile: GPU_ROW_TILE };
+    let tile = choice.thread_tile;
+    if sizes.m.is_some_and(|rows| rows.is_multiple_of(tile)) && outputs >= choice.thread_tile_min_outputs {
+        return GpuStrategy::Direct { thread_tile: tile };
     }
     let all_fixed = sizes.gemm(false).is_some();
     match sizes.k {
-        Some(k) if all_fixed && writes_f32(m, op) => match gpu_splits(outputs, k) {
+        Some(k) if all_fixed && writes_f32(m, op) => match splits(outputs, k, choice) {
             1 => GpuStrategy::Direct { thread_tile: 1 },
             splits => GpuStrategy::SplitK { splits },
         },
@@ -148,8 +156,13 @@ pub fn choose_matmul(m: &Module, op: OpId, tiling: GpuGemm) -> GpuStrategy {
 
 /// The strategy recorded on a GPU matmul (an error where it cannot compute it), or the one
 /// [`choose_matmul`] picks where none is (a module lowered without `kernel-choose-strategies`).
-pub fn recorded_matmul(m: &Module, op: OpId, tiling: GpuGemm) -> Result<GpuStrategy, Diagnostic> {
-    let Some(recorded) = GpuStrategy::read(m, op) else { return Ok(choose_matmul(m, op, tiling)) };
+pub fn recorded_matmul(
+    m: &Module,
+    op: OpId,
+    tiling: GpuGemm,
+    choice: &GpuKernelChoice,
+) -> Result<GpuStrategy, Diagnostic> {
+    let Some(recorded) = GpuStrategy::read(m, op) else { return Ok(choose_matmul(m, op, tiling, choice)) };
     let strategy = recorded?;
     let sizes = MatmulSizes::of(m, op);
     let applies = match strategy {
@@ -220,21 +233,23 @@ pub fn conv_gemm(m: &Module, op: OpId, tensor_cores: bool) -> Option<Gemm> {
 }
 
 /// The best strategy for a GPU convolution under `tiling`.
-pub fn choose_conv(m: &Module, op: OpId, tiling: GpuGemm) -> GpuStrategy {
+pub fn choose_conv(m: &Module, op: OpId, tiling: GpuGemm, choice: &GpuKernelChoice) -> GpuStrategy {
     let tensor_cores = tiling.tensor_cores;
     if let (Some(forced), Some(gemm)) = (tiling.forced(), conv_gemm(m, op, tensor_cores)) {
-        if gemm.worth_tiling(forced) {
+        if gemm.worth_tiling(forced, choice.min_gemm_tiles) {
             return GpuStrategy::TiledGemm { tensor_cores };
         }
     }
     let sizes = ConvSizes::of(m, op);
-    let splits = gpu_splits(sizes.outputs(), sizes.icg());
+    let splits = splits(sizes.outputs(), sizes.icg(), choice);
     if sizes.outs.is_some() && splits > 1 && writes_f32(m, op) {
         return GpuStrategy::SplitK { splits };
     }
     let ocg = sizes.weights[0] / sizes.group;
-    let thread_tile = match sizes.outputs() >= GPU_TILE_MIN_OUTPUTS {
-        true => [GPU_CHANNEL_TILE, 2, 1].into_iter().find(|t| ocg.is_multiple_of(*t)).unwrap_or(1),
+    // The largest of the target's tile and its halves that divides a group's channels.
+    let tiles = std::iter::successors(Some(choice.thread_tile), |t| (*t > 1).then_some(t / 2));
+    let thread_tile = match sizes.outputs() >= choice.thread_tile_min_outputs {
+        true => tiles.into_iter().find(|t| ocg.is_multiple_of(*t)).unwrap_or(1),
         false => 1,
     };
     GpuStrategy::Direct { thread_tile }
@@ -242,8 +257,13 @@ pub fn choose_conv(m: &Module, op: OpId, tiling: GpuGemm) -> GpuStrategy {
 
 /// The strategy recorded on a GPU convolution (an error where it cannot compute it), or the one
 /// [`choose_conv`] picks where none is.
-pub fn recorded_conv(m: &Module, op: OpId, tiling: GpuGemm) -> Result<GpuStrategy, Diagnostic> {
-    let Some(recorded) = GpuStrategy::read(m, op) else { return Ok(choose_conv(m, op, tiling)) };
+pub fn recorded_conv(
+    m: &Module,
+    op: OpId,
+    tiling: GpuGemm,
+    choice: &GpuKernelChoice,
+) -> Result<GpuStrategy, Diagnostic> {
+    let Some(recorded) = GpuStrategy::read(m, op) else { return Ok(choose_conv(m, op, tiling, choice)) };
     let strategy = recorded?;
     let sizes = ConvSizes::of(m, op);
     let applies = match strategy {
@@ -259,6 +279,8 @@ pub fn recorded_conv(m: &Module, op: OpId, tiling: GpuGemm) -> Result<GpuStrateg
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const NVIDIA: GpuKernelChoice = xcc_targets::nvptx::GPU.kernels;
 
     /// The first kernel op of a module holding one function of `body`'s operations over `args`.
     fn module(args: &str, body: &str) -> (Module, OpId) {
@@ -280,11 +302,14 @@ mod tests {
     #[test]
     fn a_recorded_strategy_is_applied_in_place_of_the_choice() {
         let (m, op) = matmul("");
-        assert_eq!(choose_matmul(&m, op, GpuGemm::default()), GpuStrategy::SplitK { splits: 256 });
+        assert_eq!(choose_matmul(&m, op, GpuGemm::default(), &NVIDIA), GpuStrategy::SplitK { splits: 256 });
         let (m, op) = matmul("{gpu_strategy = \"direct\", thread_tile = 2 : i64}");
-        assert_eq!(recorded_matmul(&m, op, GpuGemm::default()), Ok(GpuStrategy::Direct { thread_tile: 2 }));
+        assert_eq!(recorded_matmul(&m, op, GpuGemm::default(), &NVIDIA), Ok(GpuStrategy::Direct { thread_tile: 2 }));
         let (m, op) = matmul("{gpu_strategy = \"tiled_gemm\"}");
-        assert_eq!(recorded_matmul(&m, op, GpuGemm::default()), Ok(GpuStrategy::TiledGemm { tensor_cores: false }));
+        assert_eq!(
+            recorded_matmul(&m, op, GpuGemm::default(), &NVIDIA),
+            Ok(GpuStrategy::TiledGemm { tensor_cores: false })
+        );
     }
 
     #[test]
@@ -296,7 +321,7 @@ mod tests {
             "{gpu_strategy = \"winograd\"}",
         ] {
             let (m, op) = matmul(attrs);
-            assert!(recorded_matmul(&m, op, GpuGemm::default()).is_err(), "{attrs}");
+            assert!(recorded_matmul(&m, op, GpuGemm::default(), &NVIDIA).is_err(), "{attrs}");
         }
         let args = "%x: memref<?x8x4x4xf32>, %w: memref<8x8x1x1xf32>, %y: memref<?x8x4x4xf32>";
         let conv =
@@ -304,7 +329,7 @@ mod tests {
                     {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, \
                     group = 1 : i64, gpu_strategy = \"tiled_gemm\"}";
         let (m, op) = module(args, conv);
-        let error = recorded_conv(&m, op, GpuGemm::default()).expect_err("a batch known only at run time");
+        let error = recorded_conv(&m, op, GpuGemm::default(), &NVIDIA).expect_err("a batch known only at run time");
         assert!(error.message.contains("does not compute"), "{}", error.message);
     }
 }

@@ -33,6 +33,14 @@ const LOWERED: &[&str] = &[
     "kernel.conv_planes",
 ];
 
+/// [`super::gpu_strategy::recorded_matmul`] or [`super::gpu_strategy::recorded_conv`].
+type GpuChoose = fn(
+    &Module,
+    OpId,
+    crate::GpuGemm,
+    &xcc_targets::GpuKernelChoice,
+) -> Result<super::gpu_strategy::GpuStrategy, Diagnostic>;
+
 impl Pass for KernelToLoops {
     fn name(&self) -> &'static str {
         "kernel-to-loops"
@@ -50,7 +58,11 @@ impl Pass for KernelToLoops {
             .filter_map(|name| m.lookup_symbol(name))
             .collect();
         let top = ["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv", "kernel.conv_planes"];
-        let gpu = options.gpu().then_some(options.gpu_gemm);
+        // On a GPU, the strategies `kernel-choose-strategies` recorded (chosen now where it did not run).
+        let gpu_choice = options.target.info().gpu.filter(|_| options.gpu()).map(|gpu| gpu.kernels);
+        let on_gpu = |m: &Module, op, choose: GpuChoose| {
+            gpu_choice.map(|choice| choose(m, op, options.gpu_gemm, &choice)).transpose()
+        };
         let tiles = |m: &Module, op| super::strategy::register_tiles(m, op, options.target.info().matmul_tiles);
         for op in ops_named(&m, &top) {
             // An op nested in a generic being lowered was copied out and is gone.
@@ -76,12 +88,14 @@ impl Pass for KernelToLoops {
                 }
                 "kernel.matmul" => {
                     let tiles = tiles(&m, op)?;
+                    let gpu = on_gpu(&m, op, super::gpu_strategy::recorded_matmul)?;
                     super::matmul::lower(&mut m, op, gpu, &tiles)?
                 }
                 "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,
                 _ => {
                     let l2 = super::strategy::l2_cache_bytes(&m, op, options.target.info().caches.l2);
                     let cpu = super::conv::CpuGemm { tiles: tiles(&m, op)?, l2_bytes: l2 };
+                    let gpu = on_gpu(&m, op, super::gpu_strategy::recorded_conv)?;
                     super::conv::lower(&mut m, op, gpu, &cpu)?
                 }
             }

@@ -22,7 +22,6 @@
 use super::gpu_strategy::GpuStrategy;
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
-use crate::pass::GpuGemm;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
@@ -1009,10 +1008,10 @@ pub fn micro_kernel_applies(m: &Module, op: OpId) -> bool {
         && kind.is_some()
 }
 
-/// On GPUs a matmul is tiled through shared memory ([`super::gpu_gemm`]) where it is large
-/// enough, else the parallel loop over the output with a dot product per element (one thread
-/// each, or a few rows, once the loop is mapped to the grid).
-pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuGemm>, tiles: &[LevelTiles]) -> Result<(), Diagnostic> {
+/// On GPUs by `gpu`, the strategy recorded on the op ([`super::gpu_strategy::recorded_matmul`]):
+/// tiled through shared memory ([`super::gpu_gemm`]), or the parallel loop over the output with a
+/// dot product per element (one thread each, or a few rows, once the loop is mapped to the grid).
+pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuStrategy>, tiles: &[LevelTiles]) -> Result<(), Diagnostic> {
     if gpu.is_some() && m.attr(op, "b_panels").is_none() {
         lower_general(m, op, gpu)
     } else if micro_kernel_applies(m, op) {
@@ -1408,17 +1407,15 @@ fn emit_tiled(
     super::gpu_gemm::emit(c, gemm, &load_a, &load_b, finish);
 }
 
-/// Rows of the output one GPU thread computes in [`lower_general`], where M allows and the output
-/// is large (see [`super::conv::GPU_CHANNEL_TILE`]): each element of B read serves them all.
-pub const GPU_ROW_TILE: usize = 4;
-
-fn lower_general(m: &mut Module, op: OpId, tiling: Option<GpuGemm>) -> Result<(), Diagnostic> {
+/// A parallel loop over the output with a dot product per element; on a GPU by `strategy`, the
+/// strategy recorded on the op (a GEMM tiled through shared memory, sums split over K, or a
+/// thread per `thread_tile` rows).
+fn lower_general(m: &mut Module, op: OpId, strategy: Option<GpuStrategy>) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
     let (ta, tb) = (m.attr(op, "transpose_a").is_some(), m.attr(op, "transpose_b").is_some());
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
-    let strategy = tiling.map(|t| super::gpu_strategy::recorded_matmul(m, op, t)).transpose()?;
     let (tiled, tile, splits) = match strategy {
         Some(GpuStrategy::TiledGemm { tensor_cores }) => (super::gpu_strategy::matmul_gemm(m, op, tensor_cores), 1, 1),
         Some(GpuStrategy::SplitK { splits }) => (None, 1, splits),

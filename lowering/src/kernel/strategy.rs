@@ -73,13 +73,14 @@ impl Pass for ChooseStrategies {
 }
 
 fn choose_for_gpu(m: &mut Module, options: &LoweringOptions) {
+    let Some(gpu) = options.target.info().gpu else { return };
     for op in ops_named(m, &["kernel.matmul", "kernel.conv"]) {
         if m.attr(op, "gpu_strategy").is_some() {
             continue;
         }
         let strategy = match m.ops[op].name.as_str() {
-            "kernel.matmul" => super::gpu_strategy::choose_matmul(m, op, options.gpu_gemm),
-            _ => super::gpu_strategy::choose_conv(m, op, options.gpu_gemm),
+            "kernel.matmul" => super::gpu_strategy::choose_matmul(m, op, options.gpu_gemm, &gpu.kernels),
+            _ => super::gpu_strategy::choose_conv(m, op, options.gpu_gemm, &gpu.kernels),
         };
         strategy.record(m, op);
     }

@@ -99,7 +99,7 @@ impl DirectSums<'_> {
 
 /// A direct convolution (any element type; f16 computes in f32). Each iteration of its parallel
 /// loop computes `tile` output channels of one position (one a thread on GPUs, where `tile` is
-/// [`GPU_CHANNEL_TILE`] when the group's channels allow): each input element read serves them all.
+/// the recorded `thread_tile`): each input element read serves them all.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn direct(
     c: &mut Cursor,

@@ -37,7 +37,6 @@ use super::matmul::{gemm, gemm_cols_at_run_time, Activation, BOperand, Bias, Mat
 use super::strategy::ConvStrategy;
 use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
-use crate::pass::GpuGemm;
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
 use xcc_ir::types::{FloatKind, Layout, MemRefType};
@@ -123,30 +122,9 @@ impl Window {
     }
 }
 
-/// Output channels one GPU thread computes in a direct convolution (a parallel loop over the
-/// output, one element a thread once the loop is mapped to the grid: the GPU's lowering of
-/// those not tiled as an implicit GEMM), where a group's channel count allows and there are
-/// at least [`GPU_TILE_MIN_OUTPUTS`] outputs: below that (a batch of one image) a thread per
-/// output keeps more of the GPU busy, which was measured to pay more than the reuse (resnet18 at
-/// batch 1 on an H200: 4.2 ms with 4 channels a thread, 2.7 ms with one).
-pub const GPU_CHANNEL_TILE: usize = 4;
-
-/// The outputs from which GPU convolutions and matmuls give a thread several outputs.
-pub const GPU_TILE_MIN_OUTPUTS: usize = 1 << 21;
-
-/// The threads a GPU convolution aims for: one with fewer outputs splits its sums over input
-/// channels (`gpu_split_k.rs`) until it has about this many.
-pub const GPU_SPLIT_THREADS: usize = 1 << 17;
-
-/// How many runs of input channels a GPU convolution of `outputs` outputs and `icg` input
-/// channels per group splits its sums into: a divisor of `icg`, 1 when the outputs are enough
-/// or a run would be shorter than 16 channels.
-pub fn gpu_splits(outputs: usize, icg: usize) -> usize {
-    let want = GPU_SPLIT_THREADS.div_ceil(outputs.max(1));
-    (1..=want.min(icg / 16).max(1)).rev().find(|s| icg.is_multiple_of(*s)).unwrap_or(1)
-}
-
-pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, cpu: &CpuGemm) -> Result<(), Diagnostic> {
+/// Lowers the convolution on a CPU, or on a GPU by `gpu`, the strategy recorded on it
+/// ([`super::gpu_strategy::recorded_conv`]).
+pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuStrategy>, cpu: &CpuGemm) -> Result<(), Diagnostic> {
     let span = m.ops[op].span;
     let ops = EpilogueOperands::of(m, op);
     let ep = Epilogue::of(m, op);
@@ -159,7 +137,7 @@ pub fn lower(m: &mut Module, op: OpId, tiling: Option<GpuGemm>, cpu: &CpuGemm) -
     }
     let (x, w) = (shape(m, ops.a), shape(m, ops.b));
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
-    let gpu_strategy = tiling.map(|t| super::gpu_strategy::recorded_conv(m, op, t)).transpose()?;
+    let gpu_strategy = gpu;
     let gemm = match gpu_strategy {
         Some(GpuStrategy::TiledGemm { tensor_cores }) => super::gpu_strategy::conv_gemm(m, op, tensor_cores),
         _ => None,
