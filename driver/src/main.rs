@@ -4,6 +4,7 @@
 mod gpu;
 mod inspect;
 mod manual;
+mod outputs;
 mod pipeline;
 mod runtime_archive;
 mod translate;

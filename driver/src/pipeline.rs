@@ -1,11 +1,10 @@
 //! The compilation pipeline: parse -> verify -> lower (verifying after each pass) -> translate
 //! to LLVM IR -> optimize -> emit, and the atomic write of the output.
 
+use crate::outputs::Outputs;
 use crate::translate::{module_name, translate_optimized};
 use crate::{Cli, Emit, Language, Sanitizer};
 use inkwell::context::Context;
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use xcc_frontend_onnx::dim::DimSize;
@@ -57,18 +56,21 @@ pub fn run(cli: &Cli) -> Result<(), String> {
     if spec.is_gpu() && header.is_some() {
         let bytes = crate::gpu::model_output(cli, &lowered, &spec, emit, &render)?;
         stages.done("LLVM: kernels and host code");
-        write_output(&cli.output, &bytes)?;
+        let mut outputs = Outputs::default();
+        outputs.stage(&cli.output, &bytes)?;
         if let (Some((name, iface)), Emit::Lib) = (header, emit) {
-            write_header(cli, emit, &lowered, &name, iface, true)?;
+            stage_header(&mut outputs, cli, emit, &lowered, &name, iface, true)?;
         }
-        return Ok(());
+        return outputs.commit();
     }
     let bytes = translate_and_emit(cli, &lowered, &spec, emit, &render)?;
     stages.done("LLVM: translate, optimize, emit");
-    write_output(&cli.output, &bytes)?;
+    let mut outputs = Outputs::default();
+    outputs.stage(&cli.output, &bytes)?;
     if let Some((name, iface)) = header {
-        write_header(cli, emit, &lowered, &name, iface, false)?;
+        stage_header(&mut outputs, cli, emit, &lowered, &name, iface, false)?;
     }
+    outputs.commit()?;
     stages.done("write");
     Ok(())
 }
@@ -444,7 +446,8 @@ fn calls_cuda_shim(llvm: &inkwell::module::Module) -> bool {
 
 /// `NAME.h` next to the library, with the workspace size that plan-workspace computed; for a
 /// GPU model (`gpu`), with its context and run functions.
-fn write_header(
+fn stage_header(
+    outputs: &mut Outputs,
     cli: &Cli,
     emit: Emit,
     lowered: &xcc_ir::Module,
@@ -460,7 +463,7 @@ fn write_header(
     let text = xcc_abi::header(&iface, &input, &link_with(cli, emit), xcc_runtime_c::RUN_HEADER, gpu);
     // A stream has no directory beside it to hold the header.
     if !is_stream(&cli.output) {
-        write_output(&directory_of(&cli.output).join(format!("{name}.h")), text.as_bytes())?;
+        outputs.stage(&directory_of(&cli.output).join(format!("{name}.h")), text.as_bytes())?;
     }
     Ok(())
 }
@@ -582,32 +585,4 @@ pub(crate) fn is_stream(path: &Path) -> bool {
     path.as_os_str() == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
-/// Writes a file through a temporary file in the destination directory, renamed into place, so a
-/// failed or interrupted compile never leaves a partial output. A stream is written directly:
-/// renaming over `/dev/null` would replace the device with a regular file.
-pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    if path.as_os_str() == "-" {
-        std::io::stdout().write_all(bytes).map_err(|e| format!("xcc: error: writing standard output: {e}"))?;
-        return Ok(());
-    }
-    if is_stream(path) {
-        let mut out = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
-        return out.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()));
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    // Created 0666 less the umask, as a compiler's outputs are, rather than the 0600 of a
-    // temporary file.
-    let mut tmp = tempfile::Builder::new()
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)
-        .map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
-    tmp.write_all(bytes).map_err(|e| format!("xcc: error: cannot write {}: {e}", path.display()))?;
-    tmp.persist(path).map_err(|e| format!("xcc: error: cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
-}
+pub(crate) use crate::outputs::write_output;

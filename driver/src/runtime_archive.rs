@@ -3,7 +3,7 @@
 //! models. The archive holds the CPU runtime and the CUDA launch shim as separate members, so a
 //! static link pulls the shim (and its `dlopen`) only into programs that call it.
 
-use crate::pipeline::{check_output_directory, directory_of, is_stream, write_output};
+use crate::pipeline::{check_output_directory, directory_of, is_stream};
 use crate::RuntimeCli;
 
 /// Writes the archive, and `xcc_runtime.h` and `xcc_run.h` in its directory.
@@ -21,8 +21,10 @@ pub fn run(cli: &RuntimeCli) -> Result<(), String> {
     let mut members = xcc_runtime_c::runtime_members(&objects.runtime);
     members.extend(objects.cuda_members());
     let archive = xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))?;
-    write_output(&cli.output, &archive)?;
     let dir = directory_of(&cli.output);
-    write_output(&dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER.as_bytes())?;
-    write_output(&dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER.as_bytes())
+    let mut outputs = crate::outputs::Outputs::default();
+    outputs.stage(&cli.output, &archive)?;
+    outputs.stage(&dir.join("xcc_runtime.h"), xcc_runtime_c::HEADER.as_bytes())?;
+    outputs.stage(&dir.join("xcc_run.h"), xcc_runtime_c::RUN_HEADER.as_bytes())?;
+    outputs.commit()
 }

@@ -374,6 +374,48 @@ fn inspect_unsupported() -> Result<(), String> {
     Ok(())
 }
 
+/// A compile whose header cannot be written (its path a directory, its name too long for the
+/// file system) exits 1 naming the file and leaves no library either, for a CPU and a GPU model;
+/// `xcc runtime` is written whole or not at all the same way. A good compile beside them still
+/// writes both.
+fn nothing_left_behind() -> Result<(), String> {
+    let dir = fresh_dir(&work_root("cli").join("nothing-left-behind"));
+    let onnx = dir.join("relu.onnx");
+    std::fs::write(&onnx, relu_model(8)).map_err(|e| e.to_string())?;
+    std::fs::create_dir(dir.join("m.h")).map_err(|e| e.to_string())?;
+    std::fs::create_dir(dir.join("xcc_run.h")).map_err(|e| e.to_string())?;
+    let long = "n".repeat(300);
+    let onnx_arg = onnx.to_str().unwrap();
+    let cases: [(Vec<&str>, &str, &str); 4] = [
+        (vec![onnx_arg, "--name", "m"], "libm.a", "m.h"),
+        (vec![onnx_arg, "--name", "m", "--target=nvptx64", "--emulate-gpu"], "libm.a", "m.h"),
+        (vec![onnx_arg, "--name", &long], "libn.a", "nnnnnnnn"),
+        (vec!["runtime"], "libxcc_runtime.a", "xcc_run.h"),
+    ];
+    for (args, lib, named) in cases {
+        let out = Command::new(xcc_binary()).current_dir(&dir).args(&args).args(["-o", lib]).output();
+        let out = out.map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|name| !["relu.onnx", "m.h", "xcc_run.h"].contains(&name.as_str()))
+            .collect();
+        if out.status.code() != Some(1)
+            || !stderr.contains("cannot write")
+            || !stderr.contains(named)
+            || !left.is_empty()
+        {
+            return Err(format!("xcc {args:?} -o {lib}: expected exit 1 naming {named} and nothing written, got {:?}: {stderr}\nleft: {left:?}", out.status.code()));
+        }
+    }
+    xcc(&[onnx_arg, "--name", "ok", "-o", dir.join("libok.a").to_str().unwrap()])?;
+    if !dir.join("libok.a").is_file() || !dir.join("ok.h").is_file() {
+        return Err("a good compile beside them wrote no library or header".into());
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     let repo = suite_dir().parent().unwrap().to_path_buf();
     let no_shared =
@@ -392,5 +434,6 @@ fn main() -> std::process::ExitCode {
         Trial::test("cli/gpu-model-errors", || Ok(gpu_model_errors()?)),
         Trial::test("cli/time-passes", || Ok(time_passes()?)),
         Trial::test("cli/help", || Ok(help()?)),
+        Trial::test("cli/nothing-left-behind", || Ok(nothing_left_behind()?)),
     ])
 }
