@@ -186,6 +186,17 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["pick0", "'idx'", "index -3 is out of range"],
         ),
         (
+            // ONNX Runtime refuses it too; the second input would be silently unused.
+            "duplicate-input",
+            model(
+                vec![node("add0", "Add", &["x", "x"], &["y"])],
+                vec![value("x", FLOAT, &[2]), value("x", FLOAT, &[2])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["'x'", "two inputs of this name"],
+        ),
+        (
             "undefined-input",
             model(
                 vec![node("relu0", "Relu", &["nowhere"], &["y"])],

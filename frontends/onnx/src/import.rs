@@ -96,8 +96,13 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
         graph.consts.insert(name, tensor);
     }
     let mut runtime_inputs = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for vi in &g.input {
         let name = vi.name.clone().unwrap_or_default();
+        // ONNX Runtime refuses the model too: the second would be silently unused.
+        if !seen.insert(name.clone()) {
+            return Err(OnnxError::tensor(&name, "the graph has two inputs of this name"));
+        }
         if graph.consts.contains_key(&name) {
             continue;
         }
