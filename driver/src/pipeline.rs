@@ -235,7 +235,14 @@ fn read_input(cli: &Cli) -> Result<Input, String> {
             xcc_frontend_onnx::compile(&text, &cli.input, &options).map_err(|e| format!("xcc: error: {input}: {e}"))?;
         return Ok((SourceFile::new(input, String::new()), module, Some((name, iface))));
     }
-    let text = String::from_utf8(text).map_err(|_| format!("xcc: error: {input} is not UTF-8 text"))?;
+    let text = String::from_utf8(text).map_err(|e| {
+        // The line and column of the first byte that is not UTF-8, as the parser's errors say.
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = 1 + String::from_utf8_lossy(&valid[line_start..]).chars().count();
+        format!("{input}:{line}:{column}: error: the file is not UTF-8 text (an invalid byte here)")
+    })?;
     let source = SourceFile::new(input, text);
     let module = xcc_ir::parser::parse_module(&source.text).map_err(|d| source.render(&d))?;
     Ok((source, module, None))

@@ -93,7 +93,19 @@ fn verify_for(m: &Module, op: OpId) -> Result<(), String> {
     if body_args(m, m.ops[op].regions[0]) != want {
         return Err("the body takes the induction variable and one argument per carried value".into());
     }
+    if constant_value(m, m.ops[op].operands[2]) == Some(0) {
+        return Err("the step is 0: the loop would never end".into());
+    }
     Ok(())
+}
+
+/// The value of an integer or index `arith.constant`.
+fn constant_value(m: &Module, v: crate::ValueId) -> Option<i128> {
+    let def = m.defining_op(v).filter(|&d| m.ops[d].name == "arith.constant")?;
+    match m.attr(def, "value")? {
+        crate::Attribute::Integer { value, .. } => Some(*value),
+        _ => None,
+    }
 }
 
 fn verify_if(m: &Module, op: OpId) -> Result<(), String> {
@@ -166,6 +178,10 @@ fn verify_parallel(m: &Module, op: OpId) -> Result<(), String> {
         || body_args(m, m.ops[op].regions[0]).iter().any(|t| !t.is_index())
     {
         return Err("the body takes one index argument per loop".into());
+    }
+    let steps = &m.ops[op].operands[2 * seg[0] as usize..3 * seg[0] as usize];
+    if steps.iter().any(|&s| constant_value(m, s) == Some(0)) {
+        return Err("a step is 0: the loop would never end".into());
     }
     Ok(())
 }

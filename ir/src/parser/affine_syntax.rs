@@ -161,9 +161,42 @@ fn parse_term(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
             return Ok(lhs);
         };
         count_op(p)?;
+        let (_, at) = p.peek()?;
         let rhs = parse_factor(p, names)?;
-        lhs = combine(op, lhs, rhs);
+        lhs = combine_checked(op, lhs, rhs, at)?;
     }
+}
+
+/// [`combine`], refusing a division or modulo by a constant 0 (every index would be undefined).
+fn combine_checked(op: &str, a: AffineExpr, b: AffineExpr, at: Span) -> PResult<AffineExpr> {
+    if op != "*" && constant(&b) == Some(0) {
+        return Err(Diagnostic::new(at, format!("'{op}' by 0 in an affine map")));
+    }
+    Ok(combine(op, a, b))
+}
+
+/// The value of an expression of constants alone.
+fn constant(e: &AffineExpr) -> Option<i64> {
+    let mut reads_index = false;
+    fn walk(e: &AffineExpr, reads: &mut bool) {
+        match e {
+            AffineExpr::Dim(_) | AffineExpr::Symbol(_) => *reads = true,
+            AffineExpr::Const(_) => {}
+            AffineExpr::Add(a, b)
+            | AffineExpr::Mul(a, b)
+            | AffineExpr::FloorDiv(a, b)
+            | AffineExpr::CeilDiv(a, b)
+            | AffineExpr::Mod(a, b) => {
+                walk(a, reads);
+                walk(b, reads);
+            }
+        }
+    }
+    walk(e, &mut reads_index);
+    if reads_index {
+        return None;
+    }
+    e.eval(&[], &[])
 }
 
 /// One more binary operation in the map being parsed: an error past [`MAX_AFFINE_OPS`].
@@ -221,9 +254,10 @@ fn parse_factor(p: &mut Parser, names: &Names) -> PResult<AffineExpr> {
                 p.next()?;
                 let a = parse_expr(p, names)?;
                 p.expect_punct(",")?;
+                let (_, at) = p.peek()?;
                 let b = parse_expr(p, names)?;
                 p.expect_punct(")")?;
-                return Ok(combine(&name, a, b));
+                return combine_checked(&name, a, b, at);
             }
             if let Some(i) = names.dims.iter().position(|d| *d == name) {
                 return Ok(AffineExpr::Dim(i as u32));

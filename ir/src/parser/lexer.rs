@@ -190,6 +190,10 @@ fn lex_number(src: &str, start: usize) -> Result<(Tok, Span), Diagnostic> {
     let span = Span::new(start, end);
     if is_float {
         let v: f64 = text.parse().map_err(|_| Diagnostic::new(span, "malformed float literal"))?;
+        if !v.is_finite() {
+            // Infinities and NaNs are written as bit patterns (`0x7F800000 : f32`).
+            return Err(Diagnostic::new(span, "float literal out of range (past f64's largest)"));
+        }
         Ok((Tok::Float(v), span))
     } else {
         let v: u128 = text.parse().map_err(|_| Diagnostic::new(span, "integer literal is too large"))?;

@@ -1005,6 +1005,9 @@ impl<'a> Parser<'a> {
                     .map(|d| d.ok_or_else(|| Diagnostic::new(span, "vector dimensions must be static")))
                     .collect::<PResult<Vec<u64>>>()?;
                 let lanes = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+                if lanes == Some(0) {
+                    return Err(Diagnostic::new(span, "a vector dimension of 0: a vector holds at least one element"));
+                }
                 if lanes.is_none_or(|n| n > MAX_VECTOR_ELEMENTS) {
                     return Err(Diagnostic::new(
                         span,
@@ -1031,6 +1034,9 @@ impl<'a> Parser<'a> {
                     self.parse_attribute()?; // encoding
                 }
                 self.expect_punct(">")?;
+                if let Some(dims) = &shape {
+                    check_bytes(span, "tensor", dims, &elem)?;
+                }
                 Type::Tensor { shape, elem: Box::new(elem) }
             }
             "memref" => return self.parse_memref_body(span),
@@ -1148,6 +1154,7 @@ impl<'a> Parser<'a> {
         match shape {
             None => Ok(Type::UnrankedMemRef { elem, memory_space }),
             Some(shape) => {
+                check_bytes(span, "memref", &shape, &elem)?;
                 if let Layout::Map(m) = &layout {
                     if m.num_dims as usize != shape.len() {
                         return Err(Diagnostic::new(
@@ -1483,7 +1490,13 @@ impl<'a> Parser<'a> {
                 check_int_fits(v, &t, full)?;
                 Ok(Attribute::Integer { value: v, ty: t })
             }
-            (N::F(v), Some(t @ Type::Float(_))) => Ok(Attribute::Float { value: round_to(v, &t), ty: t }),
+            (N::F(v), Some(t @ Type::Float(_))) => {
+                let value = round_to(v, &t);
+                if !value.is_finite() || rounds_past_largest(v, &t) {
+                    return Err(Diagnostic::new(full, format!("float literal {v:e} is out of range for {t}")));
+                }
+                Ok(Attribute::Float { value, ty: t })
+            }
             (N::F(_), Some(t)) => Err(Diagnostic::new(full, format!("a floating-point literal cannot have type {t}"))),
         }
     }
@@ -1680,6 +1693,16 @@ fn check_int_fits(v: i128, ty: &Type, span: Span) -> PResult<()> {
 }
 
 /// Rounds a literal to the precision of its float type, so printing and re-parsing agree.
+/// Whether `v` rounds to infinity in a 16-bit float type (the first magnitude that does: halfway
+/// past the largest finite value).
+fn rounds_past_largest(v: f64, ty: &Type) -> bool {
+    match ty {
+        Type::Float(FloatKind::F16) => v.abs() >= 65520.0,
+        Type::Float(FloatKind::BF16) => v.abs() >= f32::from_bits(0x7F7F_8000) as f64,
+        _ => false,
+    }
+}
+
 fn round_to(v: f64, ty: &Type) -> f64 {
     match ty {
         Type::Float(FloatKind::F32) => v as f32 as f64,
@@ -1841,5 +1864,16 @@ fn normalize_generic_successors(spec: &mut OpSpec) {
             }
         }
         _ => {}
+    }
+}
+
+/// An error for a shaped type whose static dims hold more than 2^63 - 1 bytes: its sizes and
+/// offsets would wrap in the i64 arithmetic that addresses it.
+fn check_bytes(span: Span, kind: &str, shape: &[Option<u64>], elem: &Type) -> PResult<()> {
+    let element_bytes = crate::dialects::constraints::bit_width(elem).map_or(8, |bits| bits.div_ceil(8).max(1));
+    let bytes = shape.iter().flatten().try_fold(element_bytes, |n, &d| n.checked_mul(d));
+    match bytes {
+        Some(b) if b <= i64::MAX as u64 => Ok(()),
+        _ => Err(Diagnostic::new(span, format!("a {kind} of more than 2^63 bytes: its sizes would not fit in i64"))),
     }
 }
