@@ -48,6 +48,10 @@ pub fn header(
         let _ = writeln!(h, "#define {up}_NUM_DIMS {}", iface.symbols.len());
         for (i, s) in iface.symbols.iter().enumerate() {
             let _ = writeln!(h, "#define {up}_DIM{i}_NAME \"{s}\"");
+            if let Some(Some(source)) = iface.symbol_sources.get(i) {
+                // The model's name, which C could not take as it is.
+                let _ = writeln!(h, "#define {up}_DIM{i}_MODEL_NAME \"{}\"", string_text(source));
+            }
             // The range the run accepts (XCC_ERROR_BAD_DIM outside it).
             if let Some(Some((lo, hi))) = iface.ranges.get(i) {
                 let _ = writeln!(h, "#define {up}_DIM{i}_MIN {lo}\n#define {up}_DIM{i}_MAX {hi}");

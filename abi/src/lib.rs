@@ -82,6 +82,9 @@ pub struct ModelInterface {
     pub outputs: Vec<(String, Tensor)>,
     /// The dims left to run time, in the order the run functions take them (`int64_t` each).
     pub symbols: Vec<String>,
+    /// The model's name of each of [`ModelInterface::symbols`] where it is not the C name (a
+    /// `dim_param` with characters C names cannot have, or one whose C name another took).
+    pub symbol_sources: Vec<Option<String>>,
     /// The dims the run computes (from input data, or from the dims by a floor division or a
     /// minimum), with their definitions as text: `NAME_output_dims` reports the outputs' dims.
     pub data_dims: Vec<(String, String)>,

@@ -373,6 +373,22 @@ fn dims_computed_from_dims() -> Result<(), String> {
     drive(&dir, vec![("dims", dims)], "computed_dims")
 }
 
+/// Dims whose `dim_param`s map to one C name (`a-b` and `a_b`) are two dims, as ONNX Runtime has
+/// them: `Concat(p[a-b], q[a_b])` (model `names`) runs with p and q of different lengths, and
+/// `dim_names.c` checks every element and that nothing is written past y (one dim for both let
+/// a caller's longer q be read past p); plain and under AddressSanitizer.
+fn distinct_dim_names() -> Result<(), String> {
+    let dir = repo().join("target/xcc-tests/run-checks-dim-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    let names = model(
+        vec![with_int(node("cat0", "Concat", &["p", "q"], &["y"]), "axis", 0)],
+        vec![symbolic("p", FLOAT, &["a-b"]), symbolic("q", FLOAT, &["a_b"])],
+        vec![value("y", FLOAT, &[-1])],
+        vec![],
+    );
+    drive(&dir, vec![("names", names)], "dim_names")
+}
+
 /// Dims the run checks for windows and scatters: `MaxPool(x, 3x3, stride 2)` over
 /// `x[1, 1, height, width]` needs 3 rows and columns at least (model `pools`), and
 /// `ScatterElements(data[rows, 4], indices[n, cols], axis 0)` needs `cols <= 4` (model
@@ -781,6 +797,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("run-checks/window-inputs-are-checked", || Ok(window_inputs_are_checked()?)),
         Trial::test("run-checks/computed-inputs-are-checked", || Ok(computed_inputs_are_checked()?)),
         Trial::test("run-checks/integer-division-is-checked", || Ok(integer_division_is_checked()?)),
+        Trial::test("run-checks/distinct-dim-names", || Ok(distinct_dim_names()?)),
         Trial::test("run-checks/dims-computed-from-dims", || Ok(dims_computed_from_dims()?)),
         Trial::test("run-checks/reshapes-divide-at-run-time", || Ok(reshapes_divide_at_run_time()?)),
         Trial::test(

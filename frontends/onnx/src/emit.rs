@@ -219,6 +219,7 @@ pub fn generate(
         inputs: abi_tensors(&inputs),
         outputs: abi_tensors(&outputs),
         symbols: g.symbols.clone(),
+        symbol_sources: g.symbols.iter().map(|s| g.symbol_sources.get(s).cloned()).collect(),
         data_dims: entries.data.dims.iter().map(|(n, x)| (n.clone(), x.to_string())).collect(),
         conditions: entries.conditions(),
         shared_buffers,

@@ -619,6 +619,8 @@ pub struct Graph {
     pub shape_values: HashMap<String, ShapeValue>,
     /// The dim symbols left to run time, in the order the run functions take them.
     pub symbols: Vec<String>,
+    /// The model's name for each symbol that is not its C name (`a-b` for `a_b_2`).
+    pub symbol_sources: HashMap<String, String>,
     /// `(min, max)` of the symbols given a range (`--dim seq=1..2048`); the others are at least 0.
     pub bounds: HashMap<String, (usize, usize)>,
     /// Dims decided by input data, defined by the shape rules that meet them (inference reads

@@ -124,7 +124,9 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
             }
         }
     }
-    let symbols = dim_symbols(&runtime_inputs, options)?;
+    let names = DimNames::of(&runtime_inputs);
+    graph.symbol_sources = names.renamed();
+    let symbols = dim_symbols(&runtime_inputs, options, &names)?;
     for (s, (size, _)) in &symbols {
         if let DimSize::Range { min, max } = *size {
             graph.bounds.insert(s.clone(), (min, max));
@@ -133,7 +135,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> OResult<Graph> {
     let plain = plain_dim_params(&runtime_inputs);
     for vi in runtime_inputs {
         let name = vi.name.clone().unwrap_or_default();
-        let ty = value_type(vi, options.shapes, &symbols, &plain)?;
+        let ty = value_type(vi, options.shapes, &symbols, &plain, &names)?;
         for d in ty.symbolic.iter().flatten() {
             for sym in d.symbols() {
                 if !graph.symbols.iter().any(|s| s == sym) {
@@ -302,24 +304,94 @@ fn declared_dims(vi: &proto::ValueInfoProto) -> &[proto::tensor_shape_proto::Dim
 /// the flag (for messages).
 type SymbolValues = HashMap<String, (DimSize, String)>;
 
-/// The symbol of dim `i` of input `name`: its `dim_param` as a C identifier, or for an unnamed
-/// unknown dim, a symbol of its own (`None` for a fixed dim).
-fn dim_symbol(name: &str, i: usize, d: Option<&proto::tensor_shape_proto::Dimension>) -> Option<String> {
+/// The C symbol of each dim the inputs leave open: distinct `dim_param`s get distinct symbols
+/// (`a-b` and `a_b` would both be `a_b`, and one dim where the model has two: the one met later
+/// becomes `a_b_2`), as does each unnamed dim (`x_dim0`). The plain names (`seq`, which
+/// expressions like `past + seq` use) are given theirs first, then the others in the inputs'
+/// order, so that the symbols are the same on every compile.
+struct DimNames {
+    symbols: HashMap<String, String>,
+}
+
+impl DimNames {
+    fn of(inputs: &[&proto::ValueInfoProto]) -> DimNames {
+        use proto::tensor_shape_proto::dimension::Value;
+        let mut names = DimNames { symbols: HashMap::new() };
+        let mut taken = std::collections::HashSet::new();
+        let mut assign = |names: &mut DimNames, key: String, base: String| {
+            if names.symbols.contains_key(&key) {
+                return;
+            }
+            let symbol = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") });
+            let symbol = symbol.into_iter().find(|s| !taken.contains(s)).expect("a free symbol");
+            taken.insert(symbol.clone());
+            names.symbols.insert(key, symbol);
+        };
+        for p in plain_dim_params_in_order(inputs) {
+            assign(&mut names, p.clone(), crate::c_identifier(&p));
+        }
+        for vi in inputs {
+            let input = vi.name.clone().unwrap_or_default();
+            for (i, d) in declared_dims(vi).iter().enumerate() {
+                match &d.value {
+                    Some(Value::DimValue(v)) if *v >= 0 => {}
+                    Some(Value::DimParam(p)) => assign(&mut names, p.clone(), crate::c_identifier(p)),
+                    _ => assign(&mut names, unnamed_key(&input, i), format!("{}_dim{i}", crate::c_identifier(&input))),
+                }
+            }
+        }
+        names
+    }
+
+    /// The `dim_param` of each symbol that is not its C name.
+    fn renamed(&self) -> HashMap<String, String> {
+        let params = self.symbols.iter().filter(|(param, _)| !param.starts_with('\0'));
+        params
+            .filter(|(param, symbol)| param != symbol)
+            .map(|(param, symbol)| (symbol.clone(), param.clone()))
+            .collect()
+    }
+
+    /// The symbol of a `dim_param` (or of a name `--dim` gives, which may be none of them).
+    fn symbol(&self, param: &str) -> String {
+        self.symbols.get(param).cloned().unwrap_or_else(|| crate::c_identifier(param))
+    }
+
+    /// The symbol of unnamed dim `i` of `input` (one `--shape` gives may be undeclared).
+    fn unnamed(&self, input: &str, i: usize) -> String {
+        let key = unnamed_key(input, i);
+        self.symbols.get(&key).cloned().unwrap_or_else(|| format!("{}_dim{i}", crate::c_identifier(input)))
+    }
+}
+
+/// The key of an unnamed dim in [`DimNames`], which no `dim_param` can be.
+fn unnamed_key(input: &str, i: usize) -> String {
+    format!("\0{input}\0{i}")
+}
+
+/// The symbol of dim `i` of input `name`: its `dim_param`'s, or for an unnamed unknown dim, one of
+/// its own (`None` for a fixed dim).
+fn dim_symbol(
+    name: &str,
+    i: usize,
+    d: Option<&proto::tensor_shape_proto::Dimension>,
+    names: &DimNames,
+) -> Option<String> {
     use proto::tensor_shape_proto::dimension::Value;
     match d.and_then(|d| d.value.as_ref()) {
         Some(Value::DimValue(v)) if *v >= 0 => None,
-        Some(Value::DimParam(p)) => Some(crate::c_identifier(p)),
-        _ => Some(format!("{}_dim{i}", crate::c_identifier(name))),
+        Some(Value::DimParam(p)) => Some(names.symbol(p)),
+        _ => Some(names.unnamed(name, i)),
     }
 }
 
 /// The values (or ranges) of the model's symbolic dims: `--dim NAME=N`, and every `--shape` of
 /// an input that uses the symbol. A name is one size everywhere: two sources that disagree are
 /// an error, and an input whose dims are all known this way needs no `--shape` of its own.
-fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions) -> OResult<SymbolValues> {
+fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions, names: &DimNames) -> OResult<SymbolValues> {
     use proto::tensor_shape_proto::dimension::Value;
     let mut values: SymbolValues =
-        options.dims.iter().map(|(k, &v)| (crate::c_identifier(k), (v, format!("--dim {k}={v}")))).collect();
+        options.dims.iter().map(|(k, &v)| (names.symbol(k), (v, format!("--dim {k}={v}")))).collect();
     let mut used = std::collections::BTreeSet::new();
     for vi in inputs {
         let name = vi.name.clone().unwrap_or_default();
@@ -332,7 +404,7 @@ fn dim_symbols(inputs: &[&proto::ValueInfoProto], options: &ImportOptions) -> OR
         check_shape_override(&name, declared_shape(vi), given)?;
         let declared = declared_dims(vi);
         for (i, &v) in given.iter().enumerate() {
-            let Some(p) = dim_symbol(&name, i, declared.get(i)) else { continue };
+            let Some(p) = dim_symbol(&name, i, declared.get(i), names) else { continue };
             let source = format!("--shape {name}={}", dims_text(given));
             match values.get(&p) {
                 Some((w, from)) if *w != v => {
@@ -366,23 +438,34 @@ fn dims_text(dims: &[DimSize]) -> String {
 
 /// The `dim_param`s of the inputs that are plain names (`sequence`, not `sequence + past`).
 fn plain_dim_params(inputs: &[&proto::ValueInfoProto]) -> std::collections::BTreeSet<String> {
+    plain_dim_params_in_order(inputs).into_iter().collect()
+}
+
+/// [`plain_dim_params`] in the order the inputs declare them, each once.
+fn plain_dim_params_in_order(inputs: &[&proto::ValueInfoProto]) -> Vec<String> {
     use proto::tensor_shape_proto::dimension::Value;
     let plain = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_');
-    inputs
-        .iter()
-        .flat_map(|vi| declared_dims(vi))
-        .filter_map(|d| match &d.value {
-            Some(Value::DimParam(p)) if plain(p) => Some(p.clone()),
-            _ => None,
-        })
-        .collect()
+    let mut out: Vec<String> = Vec::new();
+    for d in inputs.iter().flat_map(|vi| declared_dims(vi)) {
+        if let Some(Value::DimParam(p)) = &d.value {
+            if plain(p) && !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+    }
+    out
 }
 
 /// The dim a `dim_param` stands for when it is an expression of plain ones
 /// ([`crate::dim_param`]), each fixed where a flag gives its size.
-fn dim_expression(param: &str, plain: &std::collections::BTreeSet<String>, symbols: &SymbolValues) -> Option<Dim> {
+fn dim_expression(
+    param: &str,
+    plain: &std::collections::BTreeSet<String>,
+    symbols: &SymbolValues,
+    names: &DimNames,
+) -> Option<Dim> {
     crate::dim_param::parse(param, &|name| {
-        let s = crate::c_identifier(name);
+        let s = names.symbol(name);
         match symbols.get(&s) {
             _ if !plain.contains(name) => None,
             Some(&(DimSize::Fixed(v), _)) => Some(Dim::fixed(v)),
@@ -396,6 +479,7 @@ fn value_type(
     shapes: &HashMap<String, Vec<DimSize>>,
     symbols: &SymbolValues,
     plain: &std::collections::BTreeSet<String>,
+    names: &DimNames,
 ) -> OResult<TensorType> {
     let name = vi.name.clone().unwrap_or_default();
     let Some((tensor, _)) = tensor_type(vi) else {
@@ -426,9 +510,9 @@ fn value_type(
             (_, Some(Value::DimValue(v))) if *v >= 0 => Dim::fixed(*v as usize),
             // Left to run time (within a range, when one is given): the run functions take the
             // symbol's value.
-            (_, Some(Value::DimParam(p))) if let Some(e) = dim_expression(p, plain, symbols) => e,
+            (_, Some(Value::DimParam(p))) if let Some(e) = dim_expression(p, plain, symbols, names) => e,
             _ => {
-                let s = dim_symbol(&name, i, d).expect("not a fixed dim");
+                let s = dim_symbol(&name, i, d, names).expect("not a fixed dim");
                 match symbols.get(&s) {
                     Some(&(DimSize::Fixed(v), _)) => Dim::fixed(v),
                     _ => Dim::symbol(&s),

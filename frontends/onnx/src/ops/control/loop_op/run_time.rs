@@ -130,6 +130,7 @@ fn body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
         types: only(&g.types, &free),
         shape_values: only(&g.shape_values, &free),
         symbols: g.symbols.clone(),
+        symbol_sources: g.symbol_sources.clone(),
         bounds: g.bounds.clone(),
         data_dims: RefCell::new(g.data_dims.borrow().clone()),
         sequences: RefCell::new(g.sequences.borrow().clone()),
