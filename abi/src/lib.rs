@@ -137,9 +137,10 @@ pub fn compute_symbol(name: &str) -> String {
     format!("{name}_compute")
 }
 
-/// A C identifier from a model, tensor or dim name: other characters become `_`, a leading digit
-/// gets one before it, and a C or C++ keyword one after it (`int` is `int_`).
-pub fn c_identifier(name: &str) -> String {
+/// A C name from a model's name (the prefix of its functions and macros): other characters
+/// become `_`, a leading digit gets one before it, and a C or C++ keyword one after it (`int` is
+/// `int_`).
+pub fn c_name(name: &str) -> String {
     let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, '_');
@@ -148,6 +149,80 @@ pub fn c_identifier(name: &str) -> String {
         s.push('_');
     }
     s
+}
+
+/// A C identifier for a tensor or dim, as the header's declarations name it: [`c_name`], and
+/// then a name the header or a C program may already use as a macro, type or parameter gets `_`
+/// after it (`NULL_`, `linux_`, `dims_`, `int64_t_`, `M_NUM_INPUTS_`), and one reserved to the
+/// implementation (`_Bool`, `__LINE__`) `x` before it, so that the header compiles as C and C++
+/// whatever the model names.
+pub fn c_identifier(name: &str) -> String {
+    let mut s = c_name(name);
+    let mut chars = s.chars();
+    if chars.next() == Some('_') && chars.next().is_some_and(|c| c == '_' || c.is_ascii_uppercase()) {
+        s.insert(0, 'x');
+    }
+    if taken_in_c(&s) {
+        s.push('_');
+    }
+    s
+}
+
+/// Whether a C program that includes the header may already use `s`: the header's own types,
+/// parameters and macros, the macros and types of the standard headers it includes or that a
+/// program often does, and the platforms' predefined macros.
+fn taken_in_c(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "EOF",
+        "NULL",
+        "errno",
+        "i386",
+        "linux",
+        "unix",
+        "dims",
+        "workspace",
+        "options",
+        "context",
+        "stream",
+        "size_t",
+        "ptrdiff_t",
+        "max_align_t",
+        "intptr_t",
+        "uintptr_t",
+        "intmax_t",
+        "uintmax_t",
+        "offsetof",
+    ];
+    if WORDS.contains(&s) || s.starts_with("xcc_") || s.starts_with("XCC_") {
+        return true;
+    }
+    // `int64_t`, `uint_fast8_t`, ...: <stdint.h>'s types.
+    let integer_type = s.strip_suffix("_t").is_some_and(|t| t.trim_start_matches('u').starts_with("int"));
+    let upper = s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    // <stdint.h>'s limits and constant macros (`INT64_MAX`, `SIZE_MAX`, `UINT8_C`), and the
+    // header's own macros (`M_NUM_INPUTS`, `M_INPUT0_SIZE`, `M_DIM1_NAME`).
+    let limit = upper && (s.ends_with("_MAX") || s.ends_with("_MIN") || s.ends_with("_C"));
+    integer_type || limit || (upper && is_header_macro(s))
+}
+
+/// Whether an upper-case name has the form of one of the header's macros, whatever the model's
+/// name (its prefix).
+fn is_header_macro(s: &str) -> bool {
+    const SUFFIXES: &[&str] = &[
+        "_CHECK_CONDITIONS",
+        "_NUM_CLASSES",
+        "_NUM_DIMS",
+        "_NUM_INPUTS",
+        "_NUM_OUTPUTS",
+        "_WORKSPACE_SIZE",
+        "_DIMS_FOUND",
+        "_NAME",
+        "_MODEL_NAME",
+        "_RANK",
+        "_SIZE",
+        "_TYPE",
+    ];
+    SUFFIXES.iter().any(|suffix| s.ends_with(suffix))
 }
 
 /// The keywords of C23 and C++23 (and the alternative operator spellings), sorted.
@@ -261,6 +336,29 @@ mod tests {
         assert_eq!(c_identifier("3d"), "_3d");
         assert_eq!(c_identifier(""), "_");
         assert_eq!(c_identifier("input_ids"), "input_ids");
+        assert_eq!(c_name("linux"), "linux");
+    }
+
+    #[test]
+    fn c_identifiers_avoid_the_names_a_c_program_may_use() {
+        for (name, c) in [
+            ("NULL", "NULL_"),
+            ("linux", "linux_"),
+            ("dims", "dims_"),
+            ("int64_t", "int64_t_"),
+            ("INT64_MAX", "INT64_MAX_"),
+            ("xcc_run_options", "xcc_run_options_"),
+            ("M_NUM_INPUTS", "M_NUM_INPUTS_"),
+            ("M_INPUT0_SIZE", "M_INPUT0_SIZE_"),
+            ("_Bool", "x_Bool"),
+            ("__LINE__", "x__LINE__"),
+            ("_x", "_x"),
+            ("batch_size", "batch_size"),
+            ("X", "X"),
+            ("seq", "seq"),
+        ] {
+            assert_eq!(c_identifier(name), c, "{name}");
+        }
         assert!(KEYWORDS.windows(2).all(|w| w[0] < w[1]), "KEYWORDS is sorted");
     }
 }

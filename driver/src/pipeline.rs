@@ -497,7 +497,7 @@ fn model_name(cli: &Cli) -> Result<String, String> {
             stem.strip_prefix("lib").filter(|s| !s.is_empty()).unwrap_or(&stem).to_string()
         }
     };
-    let name = xcc_frontend_onnx::c_identifier(&raw);
+    let name = xcc_abi::c_name(&raw);
     if cli.name.is_some() && name != raw {
         return Err(format!("xcc: error: --name '{raw}' is not a C identifier"));
     }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
-use xcc_test_suite::onnx_build::{model, node, relu_model, value, FLOAT};
+use xcc_test_suite::onnx_build::{model, node, relu_model, symbolic, value, FLOAT};
 use xcc_test_suite::{find_tool, fresh_dir, suite_dir, work_root, xcc_binary};
 
 /// Runs xcc with `-o pipe` while a thread reads the pipe, and returns what it read. The reader
@@ -244,6 +244,96 @@ fn headers_for_odd_names(work: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Names a C program may already use, or that C reserves, as a tensor's and as a dim's name: `{P}`
+/// stands for the model's macro prefix (`M3_NUM_INPUTS` for model `m3`).
+const HOSTILE_NAMES: &[&str] = &[
+    "linux",
+    "unix",
+    "i386",
+    "NULL",
+    "EOF",
+    "errno",
+    "INT64_MAX",
+    "UINT8_MAX",
+    "SIZE_MAX",
+    "INT8_C",
+    "__LINE__",
+    "__FILE__",
+    "_Pragma",
+    "__cplusplus",
+    "_Bool",
+    "_Static_assert",
+    "xcc_run_options",
+    "XCC_OK",
+    "{P}_NUM_INPUTS",
+    "{P}_INPUT0_SIZE",
+    "{P}_WORKSPACE_SIZE",
+    "{P}_NUM_DIMS",
+    "{P}_DIM0_NAME",
+    "dims",
+    "workspace",
+    "options",
+    "int64_t",
+    "size_t",
+    "uint8_t",
+    "bool",
+    "true",
+    "false",
+    "int",
+    "class",
+    "restrict",
+    "x",
+    "a-b",
+];
+
+/// Each of [`HOSTILE_NAMES`] as an input's name and its dim's, and as a dim's and an output's
+/// name: every header compiles, all of them in one translation unit, as strict C11, GNU C11 and
+/// C++17 with `-Wall -Werror` (and `-pedantic` for C), with each C compiler found (gcc, clang).
+fn hostile_names_compile(work: &Path) -> Result<(), String> {
+    let dir = fresh_dir(work);
+    let mut includes = String::new();
+    for (i, raw) in HOSTILE_NAMES.iter().enumerate() {
+        for (kind, tensor_named) in [("t", true), ("d", false)] {
+            let model_name = format!("m{kind}{i}");
+            let name = raw.replace("{P}", &model_name.to_uppercase());
+            let (input, output) =
+                if tensor_named { (name.clone(), "y".to_string()) } else { ("x_in".into(), name.clone()) };
+            let relu = vec![node("relu0", "Relu", &[input.as_str()], &[output.as_str()])];
+            let bytes =
+                model(relu, vec![symbolic(&input, FLOAT, &[&name])], vec![symbolic(&output, FLOAT, &[&name])], vec![]);
+            let onnx = dir.join(format!("{model_name}.onnx"));
+            std::fs::write(&onnx, bytes).map_err(|e| e.to_string())?;
+            let lib = format!("lib{model_name}.a");
+            compile_into_file(&dir, &lib, &[onnx.to_str().unwrap(), "--name", &model_name])?;
+            includes += &format!("#include \"{model_name}.h\"\n");
+        }
+    }
+    let program = format!("{includes}int main(void) {{ return 0; }}\n");
+    std::fs::write(dir.join("all.c"), &program).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("all.cpp"), &program).map_err(|e| e.to_string())?;
+    let mut modes: Vec<(&str, Vec<&str>, &str)> = Vec::new();
+    for cc in ["gcc", "clang-22"].into_iter().filter(|cc| find_tool(cc).is_some()) {
+        modes.push((cc, vec!["-std=c11", "-pedantic"], "all.c"));
+        modes.push((cc, vec!["-std=gnu11"], "all.c"));
+    }
+    modes.push(("c++", vec!["-std=c++17"], "all.cpp"));
+    for (compiler, flags, file) in modes {
+        let out = Command::new(compiler)
+            .args(&flags)
+            .args(["-Wall", "-Werror", "-fsyntax-only", "-I"])
+            .arg(&dir)
+            .arg(dir.join(file))
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            let errors = String::from_utf8_lossy(&out.stderr);
+            let first: Vec<&str> = errors.lines().take(6).collect();
+            return Err(format!("{compiler} {flags:?}: the headers do not compile:\n{}", first.join("\n")));
+        }
+    }
+    Ok(())
+}
+
 /// Writes `program` to `dir/file`, builds it with `compiler` against `dir`'s header and `lib`
 /// (warnings are errors), runs it, and expects it to print `ok`.
 fn build_and_run(dir: &Path, compiler: &str, file: &str, program: &str, lib: &str) -> Result<(), String> {
@@ -310,7 +400,7 @@ fn main() -> std::process::ExitCode {
     }
     let (w1, w2, w3, w4, w5) =
         (work.join("mlir"), work.join("onnx"), work.join("umask"), work.join("language"), work.join("missing"));
-    let (w6, w7) = (work.join("odd-names"), work.join("listed-twice"));
+    let (w6, w7, w8) = (work.join("odd-names"), work.join("listed-twice"), work.join("hostile-names"));
     let trials = vec![
         libtest_mimic::Trial::test("outputs/mlir-into-a-named-pipe", move || Ok(mlir_into_pipe(&w1)?))
             .with_ignored_flag(no_mkfifo),
@@ -322,6 +412,7 @@ fn main() -> std::process::ExitCode {
         }),
         libtest_mimic::Trial::test("outputs/missing-output-directory", move || Ok(missing_output_directory(&w5)?)),
         libtest_mimic::Trial::test("outputs/headers-for-odd-names", move || Ok(headers_for_odd_names(&w6)?)),
+        libtest_mimic::Trial::test("outputs/hostile-names-compile", move || Ok(hostile_names_compile(&w8)?)),
         libtest_mimic::Trial::test("outputs/outputs-listed-twice", move || Ok(outputs_listed_twice(&w7)?)),
     ];
     xcc_test_suite::run_trials(trials)
