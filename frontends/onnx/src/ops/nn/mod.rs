@@ -74,7 +74,10 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["Det"], &det::Det, Schema::exactly(1));
     r.register(&["RoiAlign"], &roi_align::RoiAlign, Schema::exactly(3).same_type(Group::Inputs(&[0, 1])).int64(&[2]));
     r.register(&["MaxRoiPool"], &max_roi_pool::MaxRoiPool, Schema::exactly(2).same_type(Group::All));
-    r.register(&["NonMaxSuppression"], &non_max_suppression::NonMaxSuppression, Schema::inputs(2, 5).int64(&[2]));
+    // Boxes, scores and the two thresholds are float; max_output_boxes_per_class is int64.
+    let boxes_and_thresholds = Group::Inputs(&[0, 1, 3, 4]);
+    let nms = Schema::inputs(2, 5).same_type(boxes_and_thresholds).int64(&[2]);
+    r.register(&["NonMaxSuppression"], &non_max_suppression::NonMaxSuppression, nms);
     r.register(&["STFT"], &stft::Stft, Schema::inputs(2, 4));
     r.register(&["MelWeightMatrix"], &mel_weight_matrix::MelWeightMatrix, Schema::exactly(5));
     // Operators defined by others (crate::ops::expansion).
