@@ -233,19 +233,12 @@ pub fn header(
 fn gpu_functions(h: &mut String, iface: &ModelInterface, names: &ParameterNames) {
     let n = &iface.name;
     let compute = compute_symbol(n);
-    let bytes = |t: &Tensor| t.numel() as u64 * t.element.bytes as u64;
-    let ins: Vec<(String, String, u64)> = iface
-        .inputs
-        .iter()
-        .zip(&names.inputs)
-        .map(|((_, t), id)| (id.clone(), t.element.c_type.to_string(), bytes(t)))
-        .collect();
-    let outs: Vec<(String, String, u64)> = iface
-        .outputs
-        .iter()
-        .zip(&names.outputs)
-        .map(|((_, t), id)| (id.clone(), t.element.c_type.to_string(), bytes(t)))
-        .collect();
+    // Each tensor's parameter name, C element type and bytes.
+    let described = |tensors: &[(String, Tensor)], ids: &[String]| -> Vec<(String, String, u64)> {
+        let bytes = |t: &Tensor| t.numel() as u64 * t.element.bytes as u64;
+        tensors.iter().zip(ids).map(|((_, t), id)| (id.clone(), t.element.c_type.to_string(), bytes(t))).collect()
+    };
+    let (ins, outs) = (described(&iface.inputs, &names.inputs), described(&iface.outputs, &names.outputs));
     let pointer_params = |suffix: &str| -> Vec<String> {
         let mut p: Vec<String> = ins.iter().map(|(id, c, _)| format!("const {c} *{id}{suffix}")).collect();
         p.extend(outs.iter().map(|(id, c, _)| format!("{c} *{id}{suffix}")));

@@ -309,38 +309,41 @@ type SymbolValues = HashMap<String, (DimSize, String)>;
 /// becomes `a_b_2`), as does each unnamed dim (`x_dim0`). The plain names (`seq`, which
 /// expressions like `past + seq` use) are given theirs first, then the others in the inputs'
 /// order, so that the symbols are the same on every compile.
+#[derive(Default)]
 struct DimNames {
     symbols: HashMap<String, String>,
+    taken: std::collections::HashSet<String>,
 }
 
 impl DimNames {
     fn of(inputs: &[&proto::ValueInfoProto]) -> DimNames {
         use proto::tensor_shape_proto::dimension::Value;
-        let mut names = DimNames { symbols: HashMap::new() };
-        let mut taken = std::collections::HashSet::new();
-        let mut assign = |names: &mut DimNames, key: String, base: String| {
-            if names.symbols.contains_key(&key) {
-                return;
-            }
-            let symbol = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") });
-            let symbol = symbol.into_iter().find(|s| !taken.contains(s)).expect("a free symbol");
-            taken.insert(symbol.clone());
-            names.symbols.insert(key, symbol);
-        };
+        let mut names = DimNames::default();
         for p in plain_dim_params_in_order(inputs) {
-            assign(&mut names, p.clone(), crate::c_identifier(&p));
+            names.assign(p.clone(), crate::c_identifier(&p));
         }
         for vi in inputs {
             let input = vi.name.clone().unwrap_or_default();
             for (i, d) in declared_dims(vi).iter().enumerate() {
                 match &d.value {
                     Some(Value::DimValue(v)) if *v >= 0 => {}
-                    Some(Value::DimParam(p)) => assign(&mut names, p.clone(), crate::c_identifier(p)),
-                    _ => assign(&mut names, unnamed_key(&input, i), format!("{}_dim{i}", crate::c_identifier(&input))),
+                    Some(Value::DimParam(p)) => names.assign(p.clone(), crate::c_identifier(p)),
+                    _ => names.assign(unnamed_key(&input, i), format!("{}_dim{i}", crate::c_identifier(&input))),
                 }
             }
         }
         names
+    }
+
+    /// Gives `key` the symbol `base`, or `base_2`, `base_3`, ... where another key has it.
+    fn assign(&mut self, key: String, base: String) {
+        if self.symbols.contains_key(&key) {
+            return;
+        }
+        let candidates = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") });
+        let symbol = candidates.into_iter().find(|s| !self.taken.contains(s)).expect("a free symbol");
+        self.taken.insert(symbol.clone());
+        self.symbols.insert(key, symbol);
     }
 
     /// The `dim_param` of each symbol that is not its C name.

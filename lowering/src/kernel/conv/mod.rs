@@ -137,8 +137,7 @@ pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuStrategy>, cpu: &CpuGemm) 
     }
     let (x, w) = (shape(m, ops.a), shape(m, ops.b));
     let elem = (*m.ty(ops.output).as_memref().expect("verified").elem).clone();
-    let gpu_strategy = gpu;
-    let gemm = match gpu_strategy {
+    let gemm = match gpu {
         Some(GpuStrategy::TiledGemm { tensor_cores }) => super::gpu_strategy::conv_gemm(m, op, tensor_cores),
         _ => None,
     };
@@ -152,7 +151,7 @@ pub fn lower(m: &mut Module, op: OpId, gpu: Option<GpuStrategy>, cpu: &CpuGemm) 
     let spatial = |c: &mut Cursor, v: ValueId| (2..x.len()).map(|k| c.extent_of(v, k)).collect::<Vec<_>>();
     let extents = (spatial(&mut c, ops.a), spatial(&mut c, ops.output));
     let win = window(c.m, op, &w, extents);
-    if let Some(strategy) = gpu_strategy {
+    if let Some(strategy) = gpu {
         let mut outs = vec![batch];
         outs.extend([Extent::Fixed(w[0])]);
         outs.extend(&win.out);
