@@ -235,6 +235,41 @@ def contrib_cases(rng):
                   outputs=("Y", "present"), num_heads=2, unidirectional=1)
 
 
+def nbits_cases(rng):
+    """MatMulNBits with 4-bit weights as the packed kernel takes them (blocks of 32 to 256), over
+    ragged sizes: K short of a whole block, N of 1 and of a partial group of columns, one row and
+    rows past a chunk, 3-D A, zero points and none, a bias, and `accuracy_level` 0 (float
+    arithmetic) and 4 (A quantized to int8 per block, as ONNX Runtime computes it)."""
+    configs = [
+        # (name, A shape, N, block, zero points, bias, accuracy_level)
+        ("decode", [1, 256], 64, 32, False, False, 0),
+        ("ragged_k", [3, 100], 13, 32, True, False, 0),
+        ("one_column", [5, 96], 1, 32, True, True, 0),
+        ("batched", [2, 5, 192], 7, 64, True, False, 0),
+        ("rows_past_chunk", [37, 128], 10, 128, False, True, 0),
+        ("block_256", [2, 300], 6, 256, True, False, 0),
+        ("int8_decode", [1, 512], 48, 32, False, False, 4),
+        ("int8_ragged_k", [3, 100], 13, 32, True, True, 4),
+        ("int8_batched", [2, 17, 160], 9, 64, True, False, 4),
+        ("int8_block_128", [4, 256], 5, 128, False, False, 4),
+    ]
+    for name, a_shape, n, block, zero_points, bias, level in configs:
+        k = a_shape[-1]
+        blocks = -(-k // block)
+        feeds = {"A": f32(rng, a_shape), "B": u8(rng, [n, blocks, block // 2]),
+                 "scales": (rng.random(n * blocks) * 0.05 + 0.01).astype(np.float32)}
+        inits = ["B", "scales"]
+        feeds["zero_points"] = u8(rng, [n * -(-blocks // 2)]) if zero_points else None
+        if zero_points:
+            inits.append("zero_points")
+        feeds["g_idx"] = None
+        feeds["bias"] = f32(rng, [n]) if bias else None
+        if bias:
+            inits.append("bias")
+        yield contrib(f"ms_matmul_nbits_packed_{name}", "MatMulNBits", feeds, inits=inits, K=k, N=n, bits=4,
+                      block_size=block, accuracy_level=level)
+
+
 def control_cases(rng):
     """If, Loop and Scan with bodies that read outer-scope values: unrolled by xcc where the counts
     are constants, a loop at run time where the count or condition is an input, or the count is
@@ -1057,6 +1092,7 @@ def main():
     rng = np.random.default_rng(20261126)
     oracles = [write(out, *case) for case in cases(rng)]
     oracles += [write(out, *case) for case in contrib_cases(rng)]
+    oracles += [write(out, *case) for case in nbits_cases(np.random.default_rng(1134))]
     oracles += [write(out, *case) for case in control_cases(rng)]
     oracles += [write(out, *case) for case in einsum_cases(rng)]
     oracles += [write(out, *case, opset=8) for case in scan8_cases(np.random.default_rng(1129))]

@@ -15,6 +15,7 @@ pub mod func;
 pub mod gpu;
 pub mod index;
 pub mod kernel;
+pub mod kernel_blockwise;
 pub mod llvm;
 pub mod llvm_atomics;
 pub mod math;
@@ -59,6 +60,8 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("std", original::OPS),
     ("tensor", tensor::OPS),
     ("kernel", kernel::OPS),
+    // The block-quantized matmul, a second table (see the module).
+    ("kernel", kernel_blockwise::OPS),
 ];
 
 /// Every registered operation.

@@ -31,6 +31,7 @@ const LOWERED: &[&str] = &[
     "kernel.matmul",
     "kernel.conv",
     "kernel.conv_planes",
+    "kernel.matmul_blockwise",
 ];
 
 /// [`super::gpu_strategy::recorded_matmul`] or [`super::gpu_strategy::recorded_conv`].
@@ -57,7 +58,14 @@ impl Pass for KernelToLoops {
             .filter_map(|op| m.attr(op, "epilogue_map").and_then(xcc_ir::Attribute::as_symbol))
             .filter_map(|name| m.lookup_symbol(name))
             .collect();
-        let top = ["kernel.generic", "kernel.copy", "kernel.matmul", "kernel.conv", "kernel.conv_planes"];
+        let top = [
+            "kernel.generic",
+            "kernel.copy",
+            "kernel.matmul",
+            "kernel.conv",
+            "kernel.conv_planes",
+            "kernel.matmul_blockwise",
+        ];
         // On a GPU, the strategies `kernel-choose-strategies` recorded (chosen now where it did not run).
         let gpu_choice = options.target.info().gpu.filter(|_| options.gpu()).map(|gpu| gpu.kernels);
         let on_gpu = |m: &Module, op, choose: GpuChoose| {
@@ -92,6 +100,7 @@ impl Pass for KernelToLoops {
                     super::matmul::lower(&mut m, op, gpu, &tiles)?
                 }
                 "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,
+                "kernel.matmul_blockwise" => super::blockwise::lower(&mut m, op, options)?,
                 _ => {
                     let l2 = super::strategy::l2_cache_bytes(&m, op, options.target.info().caches.l2);
                     let cpu = super::conv::CpuGemm { tiles: tiles(&m, op)?, l2_bytes: l2 };

@@ -13,7 +13,8 @@
 //!   columns, in place for a pointwise convolution), or `"direct"` (the sums, for integer and
 //!   other non-f32 convolutions).
 //!
-//! - `byte_dots` on a CPU's integer `kernel.matmul` and `kernel.conv_planes`: the byte dot
+//! - `byte_dots` on a CPU's integer `kernel.matmul`, `kernel.conv_planes` and
+//!   `kernel.matmul_blockwise` with `int8_activations`: the byte dot
 //!   products its quads multiply with where they take the operands' signs (`"vnni"`,
 //!   `"neon"`, `"neon_i8mm"`, or `"none"`; elsewhere `kernel-pack-weights` widens the constant
 //!   weights to i16), and `pair_products` where some copy of the code is for a CPU with AVX2:
@@ -53,8 +54,12 @@ impl Pass for ChooseStrategies {
                 m.set_attr(op, "l2_cache_bytes", Attribute::i64(l2));
             }
         }
-        for op in ops_named(&m, &["kernel.matmul", "kernel.conv_planes"]) {
-            let integer = m.ops[op].name == "kernel.conv_planes" || xcc_ir::dialects::kernel::is_integer_matmul(&m, op);
+        for op in ops_named(&m, &["kernel.matmul", "kernel.conv_planes", "kernel.matmul_blockwise"]) {
+            let integer = match m.ops[op].name.as_str() {
+                "kernel.conv_planes" => true,
+                "kernel.matmul_blockwise" => m.attr(op, "int8_activations").is_some(),
+                _ => xcc_ir::dialects::kernel::is_integer_matmul(&m, op),
+            };
             if integer && m.attr(op, BYTE_DOTS).is_none() {
                 m.set_attr(op, BYTE_DOTS, Attribute::String(byte_dots_name(options.byte_dots()).into()));
                 if super::qgemm::some_copy_has_avx2(options) {

@@ -9,6 +9,7 @@ mod gather_block_quantized;
 mod group_query_attention;
 mod layer_norm;
 mod matmul;
+mod matmul_nbits;
 mod quantized;
 mod rotary;
 
@@ -82,7 +83,13 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
         &Expand(quantized::Quantized),
         Schema::inputs(1, 5).elements(Elements::Codes),
     );
-    r.register_in(DOMAIN, &["MatMulNBits"], &Expand(quantized::MatMulNBits), CHECKS_ITS_INPUTS);
+    r.register_in(DOMAIN, &["MatMulNBits"], &Expand(matmul_nbits::MatMulNBits), CHECKS_ITS_INPUTS);
+    r.register_in(
+        crate::ops::XCC_DOMAIN,
+        &["MatMulBlockwise"],
+        &matmul_nbits::MatMulBlockwise,
+        Schema::exactly(4).elements(Elements::Codes),
+    );
     r.register_in(
         DOMAIN,
         &["GatherBlockQuantized"],

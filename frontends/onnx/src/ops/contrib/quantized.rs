@@ -2,14 +2,12 @@
 //! results within one step of ONNX Runtime's integer kernels where its rounding differs):
 //! QGemm, QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool,
 //! QLinearConcat; DynamicQuantizeMatMul and MatMulIntegerToFloat (int32 sums scaled back to
-//! float); and MatMulNBits, whose 4-bit or 8-bit blocked weights, constants in the model, are
-//! dequantized at compile time.
+//! float). MatMulNBits is in [`super::matmul_nbits`].
 
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
 
 pub struct Quantized;
-pub struct MatMulNBits;
 
 /// DequantizeLinear of input `v` with the scale and zero point at `scale` and `zero` (zero may
 /// be absent or empty).
@@ -143,90 +141,9 @@ fn scaled_integer_product(x: &mut Expansion, a: &str, b: &str, zeros: [&str; 2],
     y
 }
 
-fn add_bias(x: &mut Expansion, y: &str, bias: Option<&str>, out: &str) {
+pub(super) fn add_bias(x: &mut Expansion, y: &str, bias: Option<&str>, out: &str) {
     match bias {
         Some(b) => x.op_to("Add", &[y, b], &[], &[out]),
         None => x.output(y, Some(out)),
     }
-}
-
-impl Expanded for MatMulNBits {
-    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
-        let (k, n, bits, block) = (
-            node.int("K", 0) as usize,
-            node.int("N", 0) as usize,
-            node.int("bits", 4),
-            node.int("block_size", 0) as usize,
-        );
-        if !(bits == 4 || bits == 8) || k == 0 || n == 0 || block < 16 || !block.is_power_of_two() {
-            return err(format!("MatMulNBits needs K, N, bits 4 or 8 and a power-of-two block_size of 16 or more (K {k}, N {n}, bits {bits}, block_size {block})"));
-        }
-        if node.input(4).is_some() {
-            return err("MatMulNBits with g_idx is not supported");
-        }
-        let constant = |i: usize| -> OResult<Option<&Tensor>> {
-            match node.input(i) {
-                Some(name) => g.consts.get(name).map(Some).ok_or_else(|| {
-                    OnnxError::msg(format!("MatMulNBits's input '{name}' must be a constant (an initializer)"))
-                }),
-                None => Ok(None),
-            }
-        };
-        let (b, scales, zeros) = (constant(1)?.expect("required"), constant(2)?.expect("required"), constant(3)?);
-        let weights = dequantize_blocks(b, scales, zeros, k, n, bits as usize, block)?;
-        let a_t = g.ty(&node.inputs[0])?;
-        let w = x.constant(Tensor::from_f64(a_t.dtype, vec![k, n], &weights));
-        let y = x.op("MatMul", &[&node.inputs[0], &w], &[]);
-        add_bias(x, &y, node.input(5), &node.outputs[0]);
-        Ok(())
-    }
-}
-
-/// The `[K, N]` weights of MatMulNBits: `B[n, block, byte]` holds `8 / bits` values per byte, low
-/// bits first; each block of block_size values along K is `(q - zero) * scale`, its zero point
-/// packed likewise (uint8) or a float, `2^(bits - 1)` when absent.
-fn dequantize_blocks(
-    b: &Tensor,
-    scales: &Tensor,
-    zeros: Option<&Tensor>,
-    k: usize,
-    n: usize,
-    bits: usize,
-    block: usize,
-) -> OResult<Vec<f64>> {
-    let blocks = k.div_ceil(block);
-    let blob = block * bits / 8;
-    if b.data.len() != n * blocks * blob || b.ty.dtype != DType::U8 {
-        return err(format!("MatMulNBits's B must be uint8 [{n}, {blocks}, {blob}], not {}", b.ty.describe()));
-    }
-    let scale = scales.to_f64();
-    if scale.len() != n * blocks {
-        return err(format!("MatMulNBits's scales must hold {} values, not {}", n * blocks, scale.len()));
-    }
-    let per_byte = 8 / bits;
-    let mask = (1u32 << bits) - 1;
-    let packed = |data: &[u8], index: usize| -> u32 {
-        (u32::from(data[index / per_byte]) >> ((index % per_byte) * bits)) & mask
-    };
-    let zero_of = |col: usize, blk: usize| -> f64 {
-        match zeros {
-            None => (1u32 << (bits - 1)) as f64,
-            Some(z) if z.ty.dtype == DType::U8 => {
-                let row = blocks.div_ceil(per_byte);
-                packed(&z.data[col * row..], blk) as f64
-            }
-            Some(z) => z.to_f64()[col * blocks + blk],
-        }
-    };
-    let mut w = vec![0.0; k * n];
-    for col in 0..n {
-        for blk in 0..blocks {
-            let (s, z) = (scale[col * blocks + blk], zero_of(col, blk));
-            let data = &b.data[(col * blocks + blk) * blob..][..blob];
-            for i in 0..block.min(k - blk * block) {
-                w[(blk * block + i) * n + col] = (packed(data, i) as f64 - z) * s;
-            }
-        }
-    }
-    Ok(w)
 }

@@ -1,0 +1,231 @@
+//! MatMulNBits (`Y = A x dequantize(B) + bias`, B's columns quantized to `bits` bits in blocks of
+//! K, each block with a scale and a zero point), and xcc's own `MatMulBlockwise`, the form its
+//! 4-bit weights take: the weights stay packed (repacked at compile time into the runs
+//! `kernel.matmul_blockwise` unpacks in registers, `xcc_ir::dialects::kernel_blockwise`), so
+//! the library holds about the quantized model's bytes and a decode step reads them once.
+//! `accuracy_level` 4 asks for A quantized to int8 per block and integer products, as ONNX
+//! Runtime computes it; the other levels compute in f32.
+//!
+//! Weights the kernel does not take (8 bits, blocks of 16, float zero points, an f16 A) are
+//! dequantized to a float constant at compile time and multiplied by MatMul.
+
+use crate::emit::{Emitter, LoopBuilder};
+use crate::graph::*;
+use crate::ops::expansion::{Expanded, Expansion};
+use crate::ops::onnx_op::OnnxOp;
+
+pub struct MatMulNBits;
+
+/// xcc's own `MatMulBlockwise(A, q, scales, zeros)` with `K`, `N`, `block_size` and
+/// `int8_activations`: `kernel.matmul_blockwise`, its operands laid out as that op says.
+/// Written by [`MatMulNBits`].
+pub struct MatMulBlockwise;
+
+/// The values of a packed run, as `kernel.matmul_blockwise` reads them.
+const RUN: usize = xcc_ir::dialects::kernel_blockwise::RUN as usize;
+
+/// The columns `kernel.matmul_blockwise` stores together.
+const GROUP: usize = xcc_ir::dialects::kernel_blockwise::GROUP as usize;
+
+/// MatMulNBits' constant weights, read value by value.
+struct NBits<'t> {
+    k: usize,
+    n: usize,
+    bits: usize,
+    block: usize,
+    blocks: usize,
+    b: &'t Tensor,
+    scales: Vec<f64>,
+    zeros: Option<&'t Tensor>,
+}
+
+impl<'t> NBits<'t> {
+    /// `B[n, block, byte]` holds `8 / bits` values per byte, low bits first.
+    fn new(node: &Node, g: &'t Graph) -> OResult<NBits<'t>> {
+        let (k, n, bits, block) = (
+            node.int("K", 0) as usize,
+            node.int("N", 0) as usize,
+            node.int("bits", 4) as usize,
+            node.int("block_size", 0) as usize,
+        );
+        if !(bits == 4 || bits == 8) || k == 0 || n == 0 || block < 16 || !block.is_power_of_two() {
+            return err(format!("MatMulNBits needs K, N, bits 4 or 8 and a power-of-two block_size of 16 or more (K {k}, N {n}, bits {bits}, block_size {block})"));
+        }
+        if node.input(4).is_some() {
+            return err("MatMulNBits with g_idx is not supported");
+        }
+        let constant = |i: usize| -> OResult<Option<&'t Tensor>> {
+            match node.input(i) {
+                Some(name) => g.consts.get(name).map(Some).ok_or_else(|| {
+                    OnnxError::msg(format!("MatMulNBits's input '{name}' must be a constant (an initializer)"))
+                }),
+                None => Ok(None),
+            }
+        };
+        let (b, scales, zeros) = (constant(1)?.expect("required"), constant(2)?.expect("required"), constant(3)?);
+        let blocks = k.div_ceil(block);
+        let blob = block * bits / 8;
+        if b.data.len() != n * blocks * blob || b.ty.dtype != DType::U8 {
+            return err(format!("MatMulNBits's B must be uint8 [{n}, {blocks}, {blob}], not {}", b.ty.describe()));
+        }
+        let scales = scales.to_f64();
+        if scales.len() != n * blocks {
+            return err(format!("MatMulNBits's scales must hold {} values, not {}", n * blocks, scales.len()));
+        }
+        let w = NBits { k, n, bits, block, blocks, b, scales, zeros };
+        if let Some(z) = zeros {
+            let want = if z.ty.dtype == DType::U8 { n * blocks.div_ceil(8 / bits) } else { n * blocks };
+            if z.ty.numel() != want {
+                return err(format!("MatMulNBits's zero_points must hold {want} values, not {}", z.ty.numel()));
+            }
+        }
+        Ok(w)
+    }
+
+    /// Value `index` of packed `data`.
+    fn packed(&self, data: &[u8], index: usize) -> u32 {
+        let per_byte = 8 / self.bits;
+        (u32::from(data[index / per_byte]) >> ((index % per_byte) * self.bits)) & ((1 << self.bits) - 1)
+    }
+
+    /// The quantized value of column `col` at K index `i` (within the blocks).
+    fn value(&self, col: usize, i: usize) -> u32 {
+        let blob = self.block * self.bits / 8;
+        let (blk, within) = (i / self.block, i % self.block);
+        self.packed(&self.b.data[(col * self.blocks + blk) * blob..][..blob], within)
+    }
+
+    /// The zero point of column `col`'s block `blk`: packed like the values (uint8), a float,
+    /// or `2^(bits - 1)` when absent.
+    fn zero(&self, col: usize, blk: usize) -> f64 {
+        match self.zeros {
+            None => (1u32 << (self.bits - 1)) as f64,
+            Some(z) if z.ty.dtype == DType::U8 => {
+                let row = self.blocks.div_ceil(8 / self.bits);
+                self.packed(&z.data[col * row..], blk) as f64
+            }
+            Some(z) => z.to_f64()[col * self.blocks + blk],
+        }
+    }
+
+    fn scale(&self, col: usize, blk: usize) -> f64 {
+        self.scales[col * self.blocks + blk]
+    }
+
+    /// Whether `kernel.matmul_blockwise` takes these weights (and an f32 A).
+    fn packs(&self, a: DType) -> bool {
+        let integer_zeros = self.zeros.is_none_or(|z| z.ty.dtype == DType::U8);
+        self.bits == 4 && (32..=256).contains(&self.block) && integer_zeros && a == DType::F32
+    }
+
+    /// The `[K, N]` weights, `(q - zero) * scale`.
+    fn dequantized(&self) -> Vec<f64> {
+        let mut w = vec![0.0; self.k * self.n];
+        for col in 0..self.n {
+            for blk in 0..self.blocks {
+                let (s, z) = (self.scale(col, blk), self.zero(col, blk));
+                for i in blk * self.block..self.k.min((blk + 1) * self.block) {
+                    w[i * self.n + col] = (self.value(col, i) as f64 - z) * s;
+                }
+            }
+        }
+        w
+    }
+
+    /// The weights in `kernel.matmul_blockwise`'s layout (`[groups, Kp * 4]`: per group of 8
+    /// columns, per block, each column's runs): a run's byte j holds its value j in the low 4
+    /// bits and value j + 16 in the high ones; past K, the block's zero point (a product of 0);
+    /// columns past N are zeros.
+    fn runs(&self) -> Vec<u8> {
+        let kp = self.blocks * self.block;
+        let mut out = Vec::with_capacity(self.n.div_ceil(GROUP) * GROUP * kp / 2);
+        for (col, blk) in self.group_blocks() {
+            let value = |i: usize| match col {
+                Some(col) if i < self.k => self.value(col, i),
+                Some(col) => self.zero(col, blk) as u32,
+                None => 0,
+            };
+            for run in (blk * self.block..(blk + 1) * self.block).step_by(RUN) {
+                out.extend((0..RUN / 2).map(|j| (value(run + j) | (value(run + j + RUN / 2) << 4)) as u8));
+            }
+        }
+        out
+    }
+
+    /// A value per block in the layout of `kernel.matmul_blockwise`'s scales and zero points
+    /// (`[groups, blocks * 8]`), `pad` for the columns past N.
+    fn per_block(&self, of: impl Fn(usize, usize) -> f64, pad: f64) -> Tensor {
+        let values: Vec<f64> = self.group_blocks().map(|(col, blk)| col.map_or(pad, |c| of(c, blk))).collect();
+        Tensor::from_f64(DType::F32, vec![self.n.div_ceil(GROUP), self.blocks * GROUP], &values)
+    }
+
+    /// Every (column, block) in the layout's order: per group of 8 columns, per block, per
+    /// column of the group (`None` past N).
+    fn group_blocks(&self) -> impl Iterator<Item = (Option<usize>, usize)> + '_ {
+        (0..self.n.div_ceil(GROUP)).flat_map(move |g| {
+            (0..self.blocks)
+                .flat_map(move |blk| (g * GROUP..(g + 1) * GROUP).map(move |col| ((col < self.n).then_some(col), blk)))
+        })
+    }
+}
+
+impl Expanded for MatMulNBits {
+    fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
+        let w = NBits::new(node, g)?;
+        let a_t = g.ty(&node.inputs[0])?;
+        let y = if w.packs(a_t.dtype) {
+            let groups = w.n.div_ceil(GROUP);
+            let q =
+                Tensor { ty: TensorType::new(DType::I8, vec![groups, w.blocks * w.block * GROUP / 2]), data: w.runs() };
+            let q = x.constant(q);
+            let scales = x.constant(w.per_block(|c, b| w.scale(c, b), 0.0));
+            let mut zeros = w.per_block(|c, b| w.zero(c, b), 0.0);
+            zeros = Tensor::from_f64(DType::I8, zeros.ty.shape.clone(), &zeros.to_f64());
+            let zeros = x.constant(zeros);
+            let attrs = [
+                ("K", Attr::Int(w.k as i64)),
+                ("N", Attr::Int(w.n as i64)),
+                ("block_size", Attr::Int(w.block as i64)),
+                ("int8_activations", Attr::Int(i64::from(node.int("accuracy_level", 0) == 4))),
+            ];
+            let y = x.fresh();
+            x.op_in(crate::ops::XCC_DOMAIN, "MatMulBlockwise", &[&node.inputs[0], &q, &scales, &zeros], &attrs, &[&y]);
+            y
+        } else {
+            let weights = x.constant(Tensor::from_f64(a_t.dtype, vec![w.k, w.n], &w.dequantized()));
+            x.op("MatMul", &[&node.inputs[0], &weights], &[])
+        };
+        super::quantized::add_bias(x, &y, node.input(5), &node.outputs[0]);
+        Ok(())
+    }
+}
+
+impl OnnxOp for MatMulBlockwise {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let a = g.ty(&node.inputs[0])?;
+        let (k, n) = (node.int("K", 0) as usize, node.int("N", 0) as usize);
+        let mut dims = a.dims();
+        if a.dtype != DType::F32 || dims.last().and_then(|d| d.as_fixed()) != Some(k) {
+            return err(format!("A must be float32 [..., {k}], not {}", a.describe()));
+        }
+        *dims.last_mut().expect("K") = crate::dim::Dim::fixed(n);
+        Ok(vec![TensorType::with_dims(DType::F32, dims)])
+    }
+
+    fn lower(&self, node: &Node, _: &Graph, e: &mut Emitter) -> OResult<()> {
+        let operands: Vec<xcc_ir::ValueId> =
+            node.inputs.iter().chain(&node.outputs).map(|name| e.buf(name)).collect::<OResult<_>>()?;
+        let mut spec = xcc_ir::OpSpec::new("kernel.matmul_blockwise", xcc_ir::Span::UNKNOWN)
+            .operands(operands)
+            .attr("block_size", xcc_ir::Attribute::i64(node.int("block_size", 0)));
+        if node.int("int8_activations", 0) != 0 {
+            spec = spec.attr("int8_activations", xcc_ir::Attribute::Unit);
+        }
+        e.op(spec);
+        Ok(())
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
+}
