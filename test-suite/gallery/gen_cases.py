@@ -270,6 +270,31 @@ def nbits_cases(rng):
                       block_size=block, accuracy_level=level)
 
 
+def attention_cases(rng):
+    """The default domain's Attention (opset 23) in the form one fused kernel computes (f32, no
+    soft cap): grouped heads over a past of 37 keys (a key count past several blocks of 8, not a
+    multiple of 8), a bool mask with one row masked everywhere (its output is zeros), causal
+    3-D prompts of 20 queries, and a float mask broadcast over heads."""
+    b, hq, hkv, d = 2, 8, 2, 16
+    past = {"past_key": f32(rng, [b, hkv, 37, d]), "past_value": f32(rng, [b, hkv, 37, 24])}
+    q, k, v = f32(rng, [b, hq, 1, d]), f32(rng, [b, hkv, 1, d]), f32(rng, [b, hkv, 1, 24])
+    node = helper.make_node("Attention", ["Q", "K", "V", "", "past_key", "past_value"], ["Y", "present_key", "present_value"])
+    yield "attention_fused_gqa_past", node, dict(Q=q, K=k, V=v, **past), ["Y", "present_key", "present_value"], ()
+    mask = rng.random([b, 1, 3, 38]) > 0.3
+    mask[1, 0, 2, :] = False
+    q3 = f32(rng, [b, hq, 3, d])
+    node = helper.make_node("Attention", ["Q", "K", "V", "attn_mask", "past_key", "past_value"], ["Y"])
+    yield ("attention_fused_bool_mask_masked_row", node,
+           dict(Q=q3, K=k, V=v, attn_mask=mask, **past), ["Y"], ())
+    node = helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=1, q_num_heads=4, kv_num_heads=2, scale=0.3)
+    yield ("attention_fused_causal_3d", node,
+           dict(Q=f32(rng, [2, 20, 4 * 8]), K=f32(rng, [2, 20, 2 * 8]), V=f32(rng, [2, 20, 2 * 16])), ["Y"], ())
+    node = helper.make_node("Attention", ["Q", "K", "V", "attn_mask"], ["Y"])
+    yield ("attention_fused_float_mask", node,
+           dict(Q=f32(rng, [1, 4, 5, 8]), K=f32(rng, [1, 4, 11, 8]), V=f32(rng, [1, 4, 11, 8]),
+                attn_mask=f32(rng, [5, 11])), ["Y"], ())
+
+
 def control_cases(rng):
     """If, Loop and Scan with bodies that read outer-scope values: unrolled by xcc where the counts
     are constants, a loop at run time where the count or condition is an input, or the count is
@@ -1093,6 +1118,7 @@ def main():
     oracles = [write(out, *case) for case in cases(rng)]
     oracles += [write(out, *case) for case in contrib_cases(rng)]
     oracles += [write(out, *case) for case in nbits_cases(np.random.default_rng(1134))]
+    oracles += [write(out, *case, opset=23) for case in attention_cases(np.random.default_rng(1135))]
     oracles += [write(out, *case) for case in control_cases(rng)]
     oracles += [write(out, *case) for case in einsum_cases(rng)]
     oracles += [write(out, *case, opset=8) for case in scan8_cases(np.random.default_rng(1129))]

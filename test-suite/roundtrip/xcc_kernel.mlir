@@ -1,7 +1,7 @@
 // The kernel dialect's custom forms: kernel.generic with a reduction loop and kernel.index,
 // kernel.matmul with every epilogue operand and attribute, kernel.conv (also with Winograd-transformed
 // weights and a batch known at run time), kernel.copy, kernel.conv_planes and
-// kernel.matmul_blockwise (generic forms) and kernel.workspace_size. xcc-only (no `// upstream` line): mlir-opt does not know the dialect.
+// kernel.matmul_blockwise and kernel.attention (generic forms) and kernel.workspace_size. xcc-only (no `// upstream` line): mlir-opt does not know the dialect.
 func.func @kernels(%a: memref<2x4x8xf32>, %b: memref<8x16xf32>, %bias: memref<1x16xf32>, %r: memref<2x4x16xf32>, %y: memref<2x4x16xf32>, %x: memref<1x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %cb: memref<6xf32>, %z: memref<1x6x4x4xf32>, %s: memref<2x4xf32>, %u: memref<4x4x6x4xf32>, %zw: memref<?x6x8x8xf32>, %xw: memref<?x4x8x8xf32>) {
   kernel.matmul ins(%a, %b : memref<2x4x8xf32>, memref<8x16xf32>) bias(%bias : memref<1x16xf32>) residual(%r : memref<2x4x16xf32>) outs(%y : memref<2x4x16xf32>) {act_max = 6.0 : f32, act_min = 0.0 : f32, alpha = 0.5 : f32, beta = 2.0 : f32}
   kernel.conv ins(%x, %w : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>) bias(%cb : memref<6xf32>) outs(%z : memref<1x6x4x4xf32>) {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -32,5 +32,10 @@ func.func @planes(%x: memref<1x4x136x4xi8>, %w: memref<8x2x8xi8>, %y: memref<1x8
 
 func.func @blockwise(%a: memref<?x100xf32>, %q: memref<2x512xi8>, %s: memref<2x32xf32>, %z: memref<2x32xi8>, %y: memref<?x13xf32>) {
   "kernel.matmul_blockwise"(%a, %q, %s, %z, %y) {block_size = 32 : i64, byte_dots = "none", int8_activations, pair_products} : (memref<?x100xf32>, memref<2x512xi8>, memref<2x32xf32>, memref<2x32xi8>, memref<?x13xf32>) -> ()
+  return
+}
+
+func.func @attention(%q: memref<?x8x1x64xf32>, %k: memref<?x2x?x64xf32>, %v: memref<?x2x?x64xf32>, %bias: memref<?x1x1x?xf32>, %y: memref<?x8x1x64xf32>) {
+  "kernel.attention"(%q, %k, %v, %bias, %y) {scale = 1.250000e-01 : f32} : (memref<?x8x1x64xf32>, memref<?x2x?x64xf32>, memref<?x2x?x64xf32>, memref<?x1x1x?xf32>, memref<?x8x1x64xf32>) -> ()
   return
 }

@@ -15,6 +15,7 @@ pub mod func;
 pub mod gpu;
 pub mod index;
 pub mod kernel;
+pub mod kernel_attention;
 pub mod kernel_blockwise;
 pub mod llvm;
 pub mod llvm_atomics;
@@ -62,6 +63,8 @@ pub const DIALECTS: &[(&str, &[OpDef])] = &[
     ("kernel", kernel::OPS),
     // The block-quantized matmul, a second table (see the module).
     ("kernel", kernel_blockwise::OPS),
+    // Attention over grouped heads, a third table (see the module).
+    ("kernel", kernel_attention::OPS),
 ];
 
 /// Every registered operation.

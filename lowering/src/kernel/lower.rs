@@ -32,6 +32,7 @@ const LOWERED: &[&str] = &[
     "kernel.conv",
     "kernel.conv_planes",
     "kernel.matmul_blockwise",
+    "kernel.attention",
 ];
 
 /// [`super::gpu_strategy::recorded_matmul`] or [`super::gpu_strategy::recorded_conv`].
@@ -65,6 +66,7 @@ impl Pass for KernelToLoops {
             "kernel.conv",
             "kernel.conv_planes",
             "kernel.matmul_blockwise",
+            "kernel.attention",
         ];
         // On a GPU, the strategies `kernel-choose-strategies` recorded (chosen now where it did not run).
         let gpu_choice = options.target.info().gpu.filter(|_| options.gpu()).map(|gpu| gpu.kernels);
@@ -101,6 +103,7 @@ impl Pass for KernelToLoops {
                 }
                 "kernel.conv_planes" => super::qconv::lower(&mut m, op, options)?,
                 "kernel.matmul_blockwise" => super::blockwise::lower(&mut m, op, options)?,
+                "kernel.attention" => super::attention::lower(&mut m, op)?,
                 _ => {
                     let l2 = super::strategy::l2_cache_bytes(&m, op, options.target.info().caches.l2);
                     let cpu = super::conv::CpuGemm { tiles: tiles(&m, op)?, l2_bytes: l2 };

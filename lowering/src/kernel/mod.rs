@@ -13,7 +13,7 @@
 //! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
 //!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
 //!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
-//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`], [`qgemm`], [`blockwise`], [`reduce`],
+//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`], [`qgemm`], [`blockwise`], [`attention`], [`reduce`],
 //!   [`qconv`], [`interleave`]): the kernel
 //!   operations become loops, parallel loops (`scf.parallel`) where iterations are independent,
 //!   with the register-tiled GEMM micro-kernel behind matmul and convolution;
@@ -24,6 +24,7 @@
 //! Tiling, blocked weight layouts and layout choices are further passes at this level; the mapping of
 //! parallel loops to threads or to a GPU grid is a pass over the loops `kernel-to-loops` marks.
 
+pub mod attention;
 pub mod blockwise;
 pub mod clamps;
 pub mod conv;

@@ -14,12 +14,23 @@
 //! - a row that is masked everywhere gets zero weights, not NaNs;
 //! - qk_matmul_output is the scores (mode 0), soft-capped (1), biased (2) or the weights (3).
 //!
-//! The mask pieces that depend on dims only fold to one constant at compile time.
+//! The mask pieces that depend on dims only fold to one constant at compile time. In f32, with
+//! no soft cap and no qk_matmul_output, the scores, softmax and weighted sum are one
+//! `kernel.attention` (xcc's own `AttentionRows`): the softmax is computed online over the
+//! keys, K and V are read where they are (grouped heads are not repeated) and no score matrix
+//! is stored.
 
+use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
 use crate::ops::expansion::{Expanded, Expansion};
+use crate::ops::onnx_op::OnnxOp;
 
 pub struct Attention;
+
+/// xcc's own `AttentionRows(Q, K, V[, bias])` with `scale`: 4-D Q `[B, Hq, S, D]`, K and V
+/// `[B, Hkv, T, *]`, a bias broadcast to `[B, Hq, S, T]`; `kernel.attention`. Written by
+/// [`Attention`].
+pub struct AttentionRows;
 
 impl Expanded for Attention {
     fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
@@ -47,11 +58,24 @@ fn expand(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
     }
     let h = heads_first(node, g, x)?;
     let (k, v) = with_past(node, g, x, &h)?;
-    let (k, v) = grouped(x, &h, k, v);
     let scale = match node.attrs.get("scale") {
         Some(_) => node.float("scale", 1.0) as f64,
         None => 1.0 / (h.head_size as f64).sqrt(),
     };
+    if fuses(node, g, &h)? {
+        let mut inputs = vec![h.q.clone(), k.clone(), v.clone()];
+        if let Some(bias) = mask_bias(node, g, x, &h, &k, dtype)? {
+            // At rank 4: broadcast against ones, which keeps the bias's dims.
+            let ones = x.ints(&[1, 1, 1, 1]);
+            inputs.push(x.op("Expand", &[&bias, &ones], &[]));
+        }
+        let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        let y = x.fresh();
+        x.op_in(crate::ops::XCC_DOMAIN, "AttentionRows", &refs, &[("scale", Attr::Float(scale as f32))], &[&y]);
+        output(node, x, &h, &y);
+        return Ok(());
+    }
+    let (k, v) = grouped(x, &h, k, v);
     // Q and K each scaled by sqrt(scale), as ONNX's definition does: in float16, scaling the
     // scores once rounds differently.
     let root = x.scalar(scale.sqrt(), dtype);
@@ -94,14 +118,64 @@ fn expand(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
     let stage = stage.clone();
     x.output(&stage, node.outputs.get(3).map(String::as_str));
     let y = x.op("MatMul", &[&weights, &v], &[]);
+    output(node, x, &h, &y);
+    Ok(())
+}
+
+/// Y from the heads' outputs `[B, H, S, Dv]`: as it is, or `[B, S, H * Dv]` for 3-D inputs.
+fn output(node: &Node, x: &mut Expansion, h: &Heads, y: &str) {
     if h.three_d {
-        let t = x.transpose(&y, &[0, 2, 1, 3]);
+        let t = x.transpose(y, &[0, 2, 1, 3]);
         let shape = x.ints(&[0, 0, -1]);
         x.op_to("Reshape", &[&t, &shape], &[], &[&node.outputs[0]]);
     } else {
-        x.output(&y, Some(&node.outputs[0]));
+        x.output(y, Some(&node.outputs[0]));
     }
-    Ok(())
+}
+
+/// Whether the attention is one `kernel.attention`: f32 computed in f32, no soft cap, no
+/// qk_matmul_output, head sizes of whole vectors, and an attn_mask (if any) that covers the keys
+/// rather than broadcasting over them.
+fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
+    let q = g.ty(&node.inputs[0])?;
+    let f32_softmax = matches!(node.int("softmax_precision", 0), 0 | 1);
+    let scores_wanted = node.outputs.get(3).is_some_and(|o| !o.is_empty());
+    let mask_over_keys = match node.input(3) {
+        Some(m) => g.ty(m)?.dims().last().and_then(Dim::as_fixed) != Some(1),
+        None => true,
+    };
+    Ok(q.dtype == DType::F32
+        && f32_softmax
+        && node.float("softcap", 0.0) == 0.0
+        && !scores_wanted
+        && mask_over_keys
+        && h.head_size.is_multiple_of(8)
+        && h.v_head_size.is_multiple_of(8))
+}
+
+impl OnnxOp for AttentionRows {
+    fn infer(&self, node: &Node, g: &Graph) -> OResult<Vec<TensorType>> {
+        let (q, v) = (g.ty(&node.inputs[0])?, g.ty(&node.inputs[2])?);
+        let (mut dims, v_dims) = (q.dims(), v.dims());
+        let bias_rank = node.input(3).map(|b| g.ty(b).map(|t| t.shape.len())).transpose()?;
+        if dims.len() != 4 || v_dims.len() != 4 || bias_rank.is_some_and(|r| r != 4) {
+            return err(format!("Q, V and the bias must be 4-D, not {} and {}", q.describe(), v.describe()));
+        }
+        dims[3] = v_dims[3].clone();
+        Ok(vec![TensorType::with_dims(DType::F32, dims)])
+    }
+
+    fn lower(&self, node: &Node, _: &Graph, e: &mut Emitter) -> OResult<()> {
+        let operands: Vec<xcc_ir::ValueId> =
+            node.inputs.iter().chain(&node.outputs).map(|name| e.buf(name)).collect::<OResult<_>>()?;
+        let scale = xcc_ir::Attribute::Float { value: node.float("scale", 1.0) as f64, ty: xcc_ir::Type::f32() };
+        e.op(xcc_ir::OpSpec::new("kernel.attention", xcc_ir::Span::UNKNOWN).operands(operands).attr("scale", scale));
+        Ok(())
+    }
+
+    fn takes_run_time_dims(&self) -> bool {
+        true
+    }
 }
 
 /// Whether some row may have every key masked: not with causality alone, where each query

@@ -82,6 +82,7 @@ pub fn register(r: &mut crate::ops::onnx_op::Registry) {
     r.register(&["MelWeightMatrix"], &mel_weight_matrix::MelWeightMatrix, Schema::exactly(5));
     // Operators defined by others (crate::ops::expansion).
     r.register(&["Attention"], &Expand(attention::Attention), Schema::inputs(3, 7));
+    r.register_in(crate::ops::XCC_DOMAIN, &["AttentionRows"], &attention::AttentionRows, Schema::inputs(3, 4));
     r.register(&["RMSNormalization"], &Expand(rms_norm::RmsNormalization), Schema::exactly(2));
     r.register(&["RotaryEmbedding"], &Expand(rotary::RotaryEmbedding), Schema::inputs(3, 4));
     r.register(&["NegativeLogLikelihoodLoss"], &Expand(loss::NegativeLogLikelihoodLoss), Schema::inputs(2, 3));
