@@ -236,7 +236,7 @@ def contrib_cases(rng):
 
 
 def nbits_cases(rng):
-    """MatMulNBits with 4-bit weights as the packed kernel takes them (blocks of 32 to 256), over
+    """MatMulNBits with 4-bit and 8-bit weights as the packed kernel takes them (blocks of 32 to 256), over
     ragged sizes: K short of a whole block, N of 1 and of a partial group of columns, one row and
     rows past a chunk, 3-D A, zero points and none, a bias, and `accuracy_level` 0 (float
     arithmetic) and 4 (A quantized to int8 per block, as ONNX Runtime computes it)."""
@@ -253,6 +253,23 @@ def nbits_cases(rng):
         ("int8_batched", [2, 17, 160], 9, 64, True, False, 4),
         ("int8_block_128", [4, 256], 5, 128, False, False, 4),
     ]
+    # 8-bit weights: bytes as they are (with zero points, one byte each).
+    configs8 = [
+        ("bits8_decode", [1, 256], 24, 32, False, False, 0),
+        ("bits8_ragged_k", [3, 100], 13, 32, True, True, 0),
+        ("bits8_int8_decode", [1, 512], 20, 32, True, False, 4),
+        ("bits8_int8_batched", [2, 9, 192], 11, 64, False, True, 4),
+    ]
+    for name, a_shape, n, block, zero_points, bias, level in configs8:
+        k = a_shape[-1]
+        blocks = -(-k // block)
+        feeds = {"A": f32(rng, a_shape), "B": u8(rng, [n, blocks, block]),
+                 "scales": (rng.random(n * blocks) * 0.004 + 0.001).astype(np.float32),
+                 "zero_points": u8(rng, [n * blocks]) if zero_points else None, "g_idx": None,
+                 "bias": f32(rng, [n]) if bias else None}
+        inits = [x for x in ("B", "scales", "zero_points", "bias") if feeds[x] is not None]
+        yield contrib(f"ms_matmul_nbits_packed_{name}", "MatMulNBits", feeds, inits=inits, K=k, N=n, bits=8,
+                      block_size=block, accuracy_level=level)
     for name, a_shape, n, block, zero_points, bias, level in configs:
         k = a_shape[-1]
         blocks = -(-k // block)

@@ -7,14 +7,16 @@
 //! ```
 //!
 //! Operands, in order: `A` (f32, `[..., K]`, its leading dims the rows), `q` (i8), `scales`
-//! (f32), `zeros` (i8 holding 0..15), `out` (f32, `[..., N]`). The columns go in groups of
-//! [`GROUP`] (the last one padded with columns of scale 0), and each group's weights, scales
-//! and zero points block by block, so that a kernel reads one stream: `q` is `[G, Kp * 4]` (G
-//! groups, `Kp = ceil(K / block) * block`), group g's block b holding its columns' runs one
-//! column after another; `scales` and `zeros` are `[G, blocks * 8]`, a group's block b at `8 b`.
-//! A run is 32 values in 16 bytes: byte j holds value j in its low 4 bits and value j + 16 in
-//! its high 4 bits (unsigned; past K, the block's zero point), so a run unpacks into one 32-byte
-//! vector with one shift and one mask. `block_size` is 32, 64, 128 or 256.
+//! (f32), `zeros` (i8, unsigned: 0..15 for 4 bits, 0..255 for 8), `out` (f32, `[..., N]`). The
+//! columns go in groups of [`GROUP`] (the last one padded with columns of scale 0), and each
+//! group's weights, scales and zero points block by block, so that a kernel reads one stream:
+//! `q` is `[G, Kp * bits]` (G groups, `Kp = ceil(K / block) * block`), group g's block b
+//! holding its columns' runs one column after another; `scales` and `zeros` are
+//! `[G, blocks * 8]`, a group's block b at `8 b`. A run is 32 values: with 4 bits, 16 bytes, byte
+//! j holding value j in its low 4 bits and value j + 16 in its high 4 bits (unsigned; past K, the
+//! block's zero point), so a run unpacks into one 32-byte vector with one shift and one mask;
+//! with 8 bits, 32 unsigned bytes. `bits` is 4 (the default) or 8; `block_size` is 32, 64, 128
+//! or 256.
 //!
 //! With `int8_activations` (ONNX Runtime's `accuracy_level` 4), A is quantized per block to
 //! int8 with a scale of `max |A| / 127` before the products, which are then exact integer dot
@@ -37,11 +39,12 @@ pub const GROUP: u64 = 8;
 
 pub const OPS: &[OpDef] = &[OpDef::new(
     "kernel.matmul_blockwise",
-    "out = A x dequantized 4-bit weights with a scale and zero point per block of K",
+    "out = A x dequantized 4-bit or 8-bit weights with a scale and zero point per block of K",
 )
 .operands(5)
 .attrs(&[
     required("block_size", AttrKind::Integer),
+    optional("bits", AttrKind::Integer),
     optional("int8_activations", AttrKind::Unit),
     optional("byte_dots", AttrKind::String),
     optional("pair_products", AttrKind::Unit),
@@ -57,12 +60,19 @@ pub struct BlockwiseShape {
     pub block: u64,
     /// Blocks per column, `ceil(K / block)`.
     pub blocks: u64,
+    /// The bits of a weight: 4 or 8.
+    pub bits: u64,
 }
 
 impl BlockwiseShape {
     /// K padded to whole blocks.
     pub fn padded_k(&self) -> u64 {
         self.blocks * self.block
+    }
+
+    /// The bytes of a run of [`RUN`] weights.
+    pub fn run_bytes(&self) -> u64 {
+        RUN * self.bits / 8
     }
 
     /// The groups of [`GROUP`] columns.
@@ -89,6 +99,11 @@ fn shape(m: &Module, op: OpId) -> Result<BlockwiseShape, String> {
         return Err(format!("block_size is 32, 64, 128 or 256, not {block}"));
     }
     let block = block as u64;
+    let bits = m.attr(op, "bits").and_then(Attribute::as_int).unwrap_or(4);
+    if bits != 4 && bits != 8 {
+        return Err(format!("bits is 4 or 8, not {bits}"));
+    }
+    let bits = bits as u64;
     let (Some(&Some(k)), Some(&Some(n))) = (a.shape.last(), out.shape.last()) else {
         return Err("A's last dim (K) and the output's (N) must be static".into());
     };
@@ -105,14 +120,14 @@ fn shape(m: &Module, op: OpId) -> Result<BlockwiseShape, String> {
     let blocks = k.div_ceil(block);
     let groups = n.div_ceil(GROUP);
     let want = |t: &MemRefType, dims: [u64; 2]| t.shape == [Some(dims[0]), Some(dims[1])];
-    let (weights, per_block) = ([groups, blocks * block * GROUP / 2], [groups, blocks * GROUP]);
+    let (weights, per_block) = ([groups, blocks * block * GROUP * bits / 8], [groups, blocks * GROUP]);
     if !want(q, weights) || !want(scales, per_block) || !want(zeros, per_block) {
         return Err(format!(
-            "for K {k}, N {n} and blocks of {block}: the weights are {weights:?}, the scales and zero points {per_block:?}, not {}, {} and {}",
+            "for K {k}, N {n}, {bits} bits and blocks of {block}: the weights are {weights:?}, the scales and zero points {per_block:?}, not {}, {} and {}",
             ins[1], ins[2], ins[3]
         ));
     }
-    Ok(BlockwiseShape { k, n, block, blocks })
+    Ok(BlockwiseShape { k, n, block, blocks, bits })
 }
 
 fn verify_matmul_blockwise(m: &Module, op: OpId) -> Result<(), String> {

@@ -2,8 +2,9 @@
 //! zero point per block of K (`xcc_ir::dialects::kernel_blockwise` gives the layout).
 //!
 //! A language model's decode step is a matrix-vector product whose cost is reading the
-//! weights, so the weights stay packed and are unpacked in registers: each run of 32 values is
-//! 16 bytes, one mask and one shift from a 32-byte vector. The rows go in chunks of
+//! weights, so the weights stay packed and are unpacked in registers: each run of 32 4-bit
+//! values is 16 bytes, one shift and one mask from a 32-byte vector (8-bit runs are their
+//! bytes). The rows go in chunks of
 //! [`ROW_CHUNK`]: each chunk's rows of A are first prepared in the workspace (padded to whole
 //! blocks with zeros; with `int8_activations`, quantized to int8 per block, with each block's
 //! scale and scaled sum), then one parallel loop over groups of [`COLUMNS`] columns computes
@@ -15,7 +16,9 @@
 //!   to f32 eight at a time and multiplied into eight lanes; the block's sums scaled once;
 //! - int8: the unsigned weights times A's signed bytes, summed exactly in i32: VNNI's
 //!   `vpdpbusd` where `byte_dots` records it, else with AVX2 `vpmaddubsw` and `vpmaddwd` (the
-//!   largest pair, `2 * 15 * 127`, fits in 16 bits), else widened portably; each block's sum
+//!   largest 4-bit pair, `2 * 15 * 127`, fits in 16 bits; 8-bit weights go less 128, their
+//!   magnitudes times A's bytes given their signs, `2 * 128 * 127`), else widened portably
+//!   (in 16 bits: `255 * 127` fits); each block's sum
 //!   is scaled by A's and the weights' scales, and the zero point comes off at the end as
 //!   `zero * scale * (A's scale * sum of A's bytes)`, which needs no work per weight.
 //!
@@ -49,6 +52,9 @@ enum Products {
     PortableBytes,
     /// `vpmaddubsw` and `vpmaddwd` (a branch on the CPU level picks it on CPUs with AVX2).
     PairSums,
+    /// The same for 8-bit weights, whose pairs of products could saturate 16 bits: the weights
+    /// less 128 (signed), their magnitudes times A's bytes with their signs (`vpsignb`).
+    SignedPairs,
     /// `vpdpbusd` on 256-bit vectors.
     Vnni,
 }
@@ -101,7 +107,11 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
             (false, _) => every_group(c, &w, (r0, count), Products::Float),
             (true, ByteDots::Vnni) => every_group(c, &w, (r0, count), Products::Vnni),
             (true, _) if pairs => by_avx2(c, &|e, avx2| {
-                let products = if avx2 { Products::PairSums } else { Products::PortableBytes };
+                let products = match (avx2, s.bits) {
+                    (false, _) => Products::PortableBytes,
+                    (true, 4) => Products::PairSums,
+                    (true, _) => Products::SignedPairs,
+                };
                 every_group(e, &w, (r0, count), products)
             }),
             (true, _) => every_group(c, &w, (r0, count), Products::PortableBytes),
@@ -296,7 +306,9 @@ fn block_sums(
         }
         None => scales,
     };
-    let group_at = e.affine(&[(g, (kp * GROUP / 2) as i64), (b, (block * GROUP / 2) as i64)], 0);
+    let run_bytes = w.s.run_bytes() as usize;
+    let bytes_per = |values: usize| (values * w.s.bits as usize / 8) as i64;
+    let group_at = e.affine(&[(g, bytes_per(kp * GROUP)), (b, bytes_per(block * GROUP))], 0);
     let a_at = e.affine(&[(r, kp as i64), (b, block as i64)], 0);
     let mut next = accs.to_vec();
     for (j, acc) in next.iter_mut().take(GROUP).enumerate() {
@@ -305,8 +317,11 @@ fn block_sums(
         let mut sum = start;
         for run in 0..block / RUN as usize {
             let a_run = a_operand(e, w.prepared, (a_at, run * RUN as usize), products);
-            let at = e.affine(&[(group_at, 1)], (j * block / 2 + run * RUN as usize / 2) as i64);
-            let q = unpacked_run(e, w.q, at);
+            let at = e.affine(&[(group_at, 1)], bytes_per(j * block) + (run * run_bytes) as i64);
+            let q = match w.s.bits {
+                4 => unpacked_run(e, w.q, at),
+                _ => e.value_op("vector.load", &[w.q, at], vector(RUN as usize, Type::i8())),
+            };
             sum = run_products(e, products, sum, q, &a_run);
         }
         if products != Products::Float {
@@ -316,10 +331,15 @@ fn block_sums(
         let scale = e.value_attr("vector.shuffle", &[run_scales, run_scales], lanes_f32.clone(), vec![("mask", lane)]);
         *acc = e.fmuladd(sum, scale, *acc);
     }
-    // The zero points' share: zero * scale * (the block's sum of A).
+    // The zero points' share: zero * scale * (the block's sum of A); with signed pairs, the
+    // weights were 128 less, and so are the zero points.
     let zeros = e.value_op("vector.load", &[w.zeros, per_block], vector(LANES, Type::i8()));
-    let zeros = e.value_op("arith.extsi", &[zeros], vector(LANES, Type::i32()));
-    let zeros = e.value_op("arith.sitofp", &[zeros], lanes_f32.clone());
+    let zeros = e.value_op("arith.extui", &[zeros], vector(LANES, Type::i32()));
+    let mut zeros = e.value_op("arith.uitofp", &[zeros], lanes_f32.clone());
+    if products == Products::SignedPairs {
+        let offset = e.splat_const(128.0, lanes_f32.clone());
+        zeros = e.value_op("arith.subf", &[zeros, offset], lanes_f32.clone());
+    }
     let zero_scales = e.value_op("arith.mulf", &[zeros, scales], lanes_f32.clone());
     let a_sum = e.load(w.a_sums, &[a_block]);
     let a_sum = e.value_op("vector.broadcast", &[a_sum], lanes_f32);
@@ -381,9 +401,18 @@ fn run_products(e: &mut Cursor, products: Products, sum: ValueId, q: ValueId, a:
             sum
         }
         Products::Vnni => e.value_op("llvm.intr.x86.avx512.vpdpbusd.256", &[sum, q, a[0]], i32x),
-        Products::PairSums => {
+        Products::PairSums | Products::SignedPairs => {
+            let (q, a) = if products == Products::SignedPairs {
+                let bytes = vector(RUN as usize, Type::i8());
+                let top = e.splat_const(-128.0, bytes.clone());
+                let signed = e.value_op("arith.xori", &[q, top], bytes.clone());
+                let magnitude = e.value_op("math.absi", &[signed], bytes.clone());
+                (magnitude, e.value_op("llvm.intr.x86.avx2.psign.b", &[a[0], signed], bytes))
+            } else {
+                (q, a[0])
+            };
             let i16x = vector(RUN as usize / 2, Type::i16());
-            let pairs = e.value_op("llvm.intr.x86.avx2.pmadd.ub.sw", &[q, a[0]], i16x.clone());
+            let pairs = e.value_op("llvm.intr.x86.avx2.pmadd.ub.sw", &[q, a], i16x.clone());
             let ones = e.splat_const(1.0, i16x);
             let quads = e.value_op("llvm.intr.x86.avx2.pmadd.wd", &[pairs, ones], i32x.clone());
             e.value_op("arith.addi", &[sum, quads], i32x)
@@ -453,22 +482,35 @@ fn dequantized(
     let (g, j) = div_rem(e, col, GROUP);
     let (b, within) = div_rem(e, kk, block);
     let (run, in_run) = div_rem(e, within, RUN as usize);
-    let (high, byte) = div_rem(e, in_run, RUN as usize / 2);
     let group = GROUP as i64;
-    let terms =
-        [(g, kp * group / 2), (b, block as i64 * group / 2), (j, block as i64 / 2), (run, RUN as i64 / 2), (byte, 1)];
-    let at = e.affine(&terms, 0);
-    let byte = e.load(q, &[at]);
-    let byte = e.value_op("arith.extui", &[byte], Type::i32());
-    let high = e.value_op("arith.index_cast", &[high], Type::i32());
-    let four = e.const_int(4, Type::i32());
-    let shift = e.value_op("arith.muli", &[high, four], Type::i32());
-    let shifted = e.value_op("arith.shrui", &[byte, shift], Type::i32());
-    let fifteen = e.const_int(15, Type::i32());
-    let value = e.value_op("arith.andi", &[shifted, fifteen], Type::i32());
+    let bytes_per = |values: i64| values * s.bits as i64 / 8;
+    let value = if s.bits == 8 {
+        let terms = [(g, kp * group), (b, block as i64 * group), (j, block as i64), (run, RUN as i64), (in_run, 1)];
+        let at = e.affine(&terms, 0);
+        let byte = e.load(q, &[at]);
+        e.value_op("arith.extui", &[byte], Type::i32())
+    } else {
+        let (high, byte) = div_rem(e, in_run, RUN as usize / 2);
+        let terms = [
+            (g, bytes_per(kp * group)),
+            (b, bytes_per(block as i64 * group)),
+            (j, bytes_per(block as i64)),
+            (run, bytes_per(RUN as i64)),
+            (byte, 1),
+        ];
+        let at = e.affine(&terms, 0);
+        let byte = e.load(q, &[at]);
+        let byte = e.value_op("arith.extui", &[byte], Type::i32());
+        let high = e.value_op("arith.index_cast", &[high], Type::i32());
+        let four = e.const_int(4, Type::i32());
+        let shift = e.value_op("arith.muli", &[high, four], Type::i32());
+        let shifted = e.value_op("arith.shrui", &[byte, shift], Type::i32());
+        let fifteen = e.const_int(15, Type::i32());
+        e.value_op("arith.andi", &[shifted, fifteen], Type::i32())
+    };
     let block_at = e.affine(&[(g, blocks * group), (b, group), (j, 1)], 0);
     let zero = e.load(zeros, &[block_at]);
-    let zero = e.value_op("arith.extsi", &[zero], Type::i32());
+    let zero = e.value_op("arith.extui", &[zero], Type::i32());
     let centered = e.value_op("arith.subi", &[value, zero], Type::i32());
     let centered = e.value_op("arith.sitofp", &[centered], Type::f32());
     let scale = e.load(scales, &[block_at]);

@@ -1,12 +1,12 @@
 //! MatMulNBits (`Y = A x dequantize(B) + bias`, B's columns quantized to `bits` bits in blocks of
 //! K, each block with a scale and a zero point), and xcc's own `MatMulBlockwise`, the form its
-//! 4-bit weights take: the weights stay packed (repacked at compile time into the runs
+//! 4-bit and 8-bit weights take: the weights stay packed (repacked at compile time into the runs
 //! `kernel.matmul_blockwise` unpacks in registers, `xcc_ir::dialects::kernel_blockwise`), so
 //! the library holds about the quantized model's bytes and a decode step reads them once.
 //! `accuracy_level` 4 asks for A quantized to int8 per block and integer products, as ONNX
 //! Runtime computes it; the other levels compute in f32.
 //!
-//! Weights the kernel does not take (8 bits, blocks of 16, float zero points, an f16 A) are
+//! Weights the kernel does not take (blocks of 16, float zero points, an f16 A) are
 //! dequantized to a float constant at compile time and multiplied by MatMul.
 
 use crate::emit::{Emitter, LoopBuilder};
@@ -16,7 +16,7 @@ use crate::ops::onnx_op::OnnxOp;
 
 pub struct MatMulNBits;
 
-/// xcc's own `MatMulBlockwise(A, q, scales, zeros)` with `K`, `N`, `block_size` and
+/// xcc's own `MatMulBlockwise(A, q, scales, zeros)` with `bits`, `K`, `N`, `block_size` and
 /// `int8_activations`: `kernel.matmul_blockwise`, its operands laid out as that op says.
 /// Written by [`MatMulNBits`].
 pub struct MatMulBlockwise;
@@ -115,7 +115,7 @@ impl<'t> NBits<'t> {
     /// Whether `kernel.matmul_blockwise` takes these weights (and an f32 A).
     fn packs(&self, a: DType) -> bool {
         let integer_zeros = self.zeros.is_none_or(|z| z.ty.dtype == DType::U8);
-        self.bits == 4 && (32..=256).contains(&self.block) && integer_zeros && a == DType::F32
+        (self.bits == 4 || self.bits == 8) && (32..=256).contains(&self.block) && integer_zeros && a == DType::F32
     }
 
     /// The `[K, N]` weights, `(q - zero) * scale`.
@@ -132,13 +132,13 @@ impl<'t> NBits<'t> {
         w
     }
 
-    /// The weights in `kernel.matmul_blockwise`'s layout (`[groups, Kp * 4]`: per group of 8
-    /// columns, per block, each column's runs): a run's byte j holds its value j in the low 4
-    /// bits and value j + 16 in the high ones; past K, the block's zero point (a product of 0);
-    /// columns past N are zeros.
+    /// The weights in `kernel.matmul_blockwise`'s layout (`[groups, Kp * bits]`: per group of 8
+    /// columns, per block, each column's runs): with 4 bits a run's byte j holds its value j in
+    /// the low 4 bits and value j + 16 in the high ones, with 8 bits its bytes are its values;
+    /// past K, the block's zero point (a product of 0); columns past N are zeros.
     fn runs(&self) -> Vec<u8> {
         let kp = self.blocks * self.block;
-        let mut out = Vec::with_capacity(self.n.div_ceil(GROUP) * GROUP * kp / 2);
+        let mut out = Vec::with_capacity(self.n.div_ceil(GROUP) * GROUP * kp * self.bits / 8);
         for (col, blk) in self.group_blocks() {
             let value = |i: usize| match col {
                 Some(col) if i < self.k => self.value(col, i),
@@ -146,7 +146,10 @@ impl<'t> NBits<'t> {
                 None => 0,
             };
             for run in (blk * self.block..(blk + 1) * self.block).step_by(RUN) {
-                out.extend((0..RUN / 2).map(|j| (value(run + j) | (value(run + j + RUN / 2) << 4)) as u8));
+                match self.bits {
+                    4 => out.extend((0..RUN / 2).map(|j| (value(run + j) | (value(run + j + RUN / 2) << 4)) as u8)),
+                    _ => out.extend((0..RUN).map(|j| value(run + j) as u8)),
+                }
             }
         }
         out
@@ -175,14 +178,19 @@ impl Expanded for MatMulNBits {
         let a_t = g.ty(&node.inputs[0])?;
         let y = if w.packs(a_t.dtype) {
             let groups = w.n.div_ceil(GROUP);
-            let q =
-                Tensor { ty: TensorType::new(DType::I8, vec![groups, w.blocks * w.block * GROUP / 2]), data: w.runs() };
+            let bytes = w.blocks * w.block * GROUP * w.bits / 8;
+            let q = Tensor { ty: TensorType::new(DType::I8, vec![groups, bytes]), data: w.runs() };
             let q = x.constant(q);
             let scales = x.constant(w.per_block(|c, b| w.scale(c, b), 0.0));
+            // The zero points' bytes (unsigned: 0..255 as int8's bits).
             let mut zeros = w.per_block(|c, b| w.zero(c, b), 0.0);
-            zeros = Tensor::from_f64(DType::I8, zeros.ty.shape.clone(), &zeros.to_f64());
+            zeros = Tensor {
+                ty: TensorType::new(DType::I8, zeros.ty.shape.clone()),
+                data: zeros.to_f64().iter().map(|&z| z as u8).collect(),
+            };
             let zeros = x.constant(zeros);
             let attrs = [
+                ("bits", Attr::Int(w.bits as i64)),
                 ("K", Attr::Int(w.k as i64)),
                 ("N", Attr::Int(w.n as i64)),
                 ("block_size", Attr::Int(w.block as i64)),
@@ -217,7 +225,8 @@ impl OnnxOp for MatMulBlockwise {
             node.inputs.iter().chain(&node.outputs).map(|name| e.buf(name)).collect::<OResult<_>>()?;
         let mut spec = xcc_ir::OpSpec::new("kernel.matmul_blockwise", xcc_ir::Span::UNKNOWN)
             .operands(operands)
-            .attr("block_size", xcc_ir::Attribute::i64(node.int("block_size", 0)));
+            .attr("block_size", xcc_ir::Attribute::i64(node.int("block_size", 0)))
+            .attr("bits", xcc_ir::Attribute::i64(node.int("bits", 4)));
         if node.int("int8_activations", 0) != 0 {
             spec = spec.attr("int8_activations", xcc_ir::Attribute::Unit);
         }
