@@ -1,25 +1,28 @@
-"""One decode step of OUT/PRECISION/model.onnx under ONNX Runtime after PAST cached tokens: writes
-the inputs to OUT/in_K.bin (for step.c) and prints the median milliseconds of RUNS runs (after 5).
+"""SEQ tokens after PAST cached ones of OUT/PRECISION/model.onnx under ONNX Runtime (a decode step,
+or a prefill with PAST 0): writes the inputs to OUT/in_K.bin (for step.c) and prints the median
+milliseconds of RUNS runs (after 2).
 
-usage: ort_step.py MODEL PAST THREADS RUNS OUT"""
+usage: ort_step.py MODEL SEQ PAST THREADS RUNS OUT KV_HEADS HEAD"""
 import sys
 import time
 
 import numpy as np
 import onnxruntime as ort
 
-path, past, threads, runs, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+path, seq, past, threads, runs, out, kv_heads, head = sys.argv[1:9]
+seq, past, threads, runs, kv_heads, head = map(int, (seq, past, threads, runs, kv_heads, head))
 options = ort.SessionOptions()
 options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
 session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 rng = np.random.default_rng(0)
 names = [i.name for i in session.get_inputs()]
-feeds = {"input_ids": np.array([[5]], np.int64), "attention_mask": np.ones((1, past + 1), np.int64)}
+feeds = {"input_ids": rng.integers(3, 1000, (1, seq)).astype(np.int64),
+         "attention_mask": np.ones((1, past + seq), np.int64)}
 for n in names[2:]:
-    feeds[n] = rng.standard_normal((1, 2, past, 64)).astype(np.float32)
+    feeds[n] = rng.standard_normal((1, kv_heads, past, head)).astype(np.float32)
 for k, n in enumerate(names):
     feeds[n].tofile(f"{out}/in_{k}.bin")
-for _ in range(5):
+for _ in range(2):
     session.run(None, feeds)
 times = []
 for _ in range(runs):
