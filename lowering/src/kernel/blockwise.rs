@@ -38,7 +38,7 @@ use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 const ROW_CHUNK: usize = 16;
 
 /// The columns stored together, whose sums one iteration of the parallel loop computes.
-const GROUP: usize = xcc_ir::dialects::kernel_blockwise::GROUP as usize;
+pub(super) const GROUP: usize = xcc_ir::dialects::kernel_blockwise::GROUP as usize;
 
 /// Eight lanes: a 256-bit vector of f32 or i32.
 const LANES: usize = 8;
@@ -60,20 +60,20 @@ enum Products {
 }
 
 /// The operands (flat views), the sizes and the workspace a lowering shares.
-struct Blockwise {
-    a: ValueId,
-    q: ValueId,
-    scales: ValueId,
-    zeros: ValueId,
-    out: ValueId,
-    s: BlockwiseShape,
+pub(super) struct Blockwise {
+    pub a: ValueId,
+    pub q: ValueId,
+    pub scales: ValueId,
+    pub zeros: ValueId,
+    pub out: ValueId,
+    pub s: BlockwiseShape,
     /// A's rows of the chunk, padded to whole blocks: f32, or i8 with `int8_activations`.
-    prepared: ValueId,
+    pub prepared: ValueId,
     /// With `int8_activations`, each prepared block's scale.
-    a_scales: Option<ValueId>,
+    pub a_scales: Option<ValueId>,
     /// The sum of each prepared block (times its scale with `int8_activations`): the zero
     /// points' share of the products.
-    a_sums: ValueId,
+    pub a_sums: ValueId,
 }
 
 pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), Diagnostic> {
@@ -104,7 +104,21 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
         let count = c.value_op("arith.minsi", &[left, chunk], Type::Index);
         prepare_rows(c, &w, r0, count);
         match (int8, dots) {
-            (false, _) => every_group(c, &w, (r0, count), Products::Float),
+            // f32 arithmetic: many rows (a prompt) dequantize each run once for a tile of rows
+            // (`blockwise_rows.rs`); one row (a decode step) goes through the kernel below.
+            (false, _) => {
+                let two = c.idx(2);
+                let many = c.cmpi("sge", count, two);
+                let rows = |e: &mut Cursor| {
+                    super::blockwise_rows::every_group(e, &w, (r0, count));
+                    vec![]
+                };
+                let row = |e: &mut Cursor| {
+                    every_group(e, &w, (r0, count), Products::Float);
+                    vec![]
+                };
+                c.if_else(many, vec![], rows, row);
+            }
             (true, ByteDots::Vnni) => every_group(c, &w, (r0, count), Products::Vnni),
             (true, _) if pairs => by_avx2(c, &|e, avx2| {
                 let products = match (avx2, s.bits) {
@@ -139,7 +153,7 @@ fn scratch(c: &mut Cursor, elem: Type, elements: usize) -> ValueId {
     c.m.result(alloc, 0)
 }
 
-fn reduction(c: &mut Cursor, kind: &str, v: ValueId, elem: Type) -> ValueId {
+pub(super) fn reduction(c: &mut Cursor, kind: &str, v: ValueId, elem: Type) -> ValueId {
     let kind = Attribute::Opaque(format!("#vector.kind<{kind}>"));
     c.value_attr("vector.reduction", &[v], elem, vec![("kind", kind)])
 }
@@ -365,7 +379,7 @@ fn a_operand(e: &mut Cursor, prepared: ValueId, (at, offset): (ValueId, usize), 
 /// halves of the bytes, then the high halves. The bytes are loaded into both halves of a
 /// 32-byte vector and the upper half shifted right by 4 (as 32-bit words: the bits shifted in
 /// from the next byte are masked off), one mask for both.
-fn unpacked_run(e: &mut Cursor, q: ValueId, at: ValueId) -> ValueId {
+pub(super) fn unpacked_run(e: &mut Cursor, q: ValueId, at: ValueId) -> ValueId {
     let half = vector(RUN as usize / 2, Type::i8());
     let bytes32 = vector(RUN as usize, Type::i8());
     let words = vector(LANES, Type::i32());
@@ -434,7 +448,7 @@ fn run_products(e: &mut Cursor, products: Products, sum: ValueId, q: ValueId, a:
 }
 
 /// Lanes `from..from + count` of `v`.
-fn lanes_of(e: &mut Cursor, v: ValueId, from: usize, count: usize, elem: Type) -> ValueId {
+pub(super) fn lanes_of(e: &mut Cursor, v: ValueId, from: usize, count: usize, elem: Type) -> ValueId {
     let lanes = Attribute::DenseArray { elem: Type::i64(), values: (from..from + count).map(|l| l as i128).collect() };
     e.value_attr("vector.shuffle", &[v, v], vector(count, elem), vec![("mask", lanes)])
 }

@@ -13,7 +13,7 @@
 //! - `kernel-pack-weights` ([`pack`]): a matmul's constant B read transposed is stored transposed
 //!   at compile time, so the micro-kernel reads its rows contiguously; a 3x3 convolution's
 //!   constant weights are transformed for Winograd's F(2x2, 3x3) ([`winograd`]);
-//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`], [`qgemm`], [`blockwise`], [`attention`], [`reduce`],
+//! - `kernel-to-loops` ([`lower`], [`matmul`], [`conv`], [`depthwise`], [`winograd`], [`qgemm`], [`blockwise`], [`blockwise_rows`], [`attention`], [`reduce`],
 //!   [`qconv`], [`interleave`]): the kernel
 //!   operations become loops, parallel loops (`scf.parallel`) where iterations are independent,
 //!   with the register-tiled GEMM micro-kernel behind matmul and convolution;
@@ -26,6 +26,7 @@
 
 pub mod attention;
 pub mod blockwise;
+pub mod blockwise_rows;
 pub mod clamps;
 pub mod conv;
 pub mod depthwise;
