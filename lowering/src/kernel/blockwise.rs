@@ -31,7 +31,6 @@ use crate::builder::{Extent, LoopBuilder};
 use crate::{ByteDots, LoweringOptions};
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel_blockwise::{BlockwiseShape, RUN};
-use xcc_ir::types::{Layout, MemRefType};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
 /// The rows whose A is prepared at once (the weights are read from memory once per chunk).
@@ -92,9 +91,9 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
     let dims = c.extents(operands[4]);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
     let (kp, blocks) = (s.padded_k() as usize, s.blocks as usize);
-    let prepared = scratch(&mut c, if int8 { Type::i8() } else { Type::f32() }, ROW_CHUNK * kp);
-    let a_scales = int8.then(|| scratch(&mut c, Type::f32(), ROW_CHUNK * blocks));
-    let a_sums = scratch(&mut c, Type::f32(), ROW_CHUNK * blocks);
+    let prepared = super::aligned_buffer(&mut c, if int8 { Type::i8() } else { Type::f32() }, ROW_CHUNK * kp);
+    let a_scales = int8.then(|| super::aligned_buffer(&mut c, Type::f32(), ROW_CHUNK * blocks));
+    let a_sums = super::aligned_buffer(&mut c, Type::f32(), ROW_CHUNK * blocks);
     let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums };
     let zero = c.idx(0);
     let rows = c.extent(rows);
@@ -136,21 +135,6 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
     }
     c.finish(op);
     Ok(())
-}
-
-/// A 64-byte aligned buffer of `elements` (placed in the workspace by `plan-workspace`).
-fn scratch(c: &mut Cursor, elem: Type, elements: usize) -> ValueId {
-    let t = MemRefType {
-        shape: vec![Some(elements as u64)],
-        elem: Box::new(elem),
-        layout: Layout::Identity,
-        memory_space: None,
-    };
-    let alloc = c.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
-        .results([Type::MemRef(t)])
-        .attr("alignment", Attribute::i64(64))
-        .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])));
-    c.m.result(alloc, 0)
 }
 
 pub(super) fn reduction(c: &mut Cursor, kind: &str, v: ValueId, elem: Type) -> ValueId {

@@ -59,15 +59,9 @@ impl Pass for KernelToLoops {
             .filter_map(|op| m.attr(op, "epilogue_map").and_then(xcc_ir::Attribute::as_symbol))
             .filter_map(|name| m.lookup_symbol(name))
             .collect();
-        let top = [
-            "kernel.generic",
-            "kernel.copy",
-            "kernel.matmul",
-            "kernel.conv",
-            "kernel.conv_planes",
-            "kernel.matmul_blockwise",
-            "kernel.attention",
-        ];
+        // The ops lowered whole (a generic's yield and index go with it).
+        let top: Vec<&str> =
+            LOWERED.iter().copied().filter(|n| !["kernel.yield", "kernel.index"].contains(n)).collect();
         // On a GPU, the strategies `kernel-choose-strategies` recorded (chosen now where it did not run).
         let gpu_choice = options.target.info().gpu.filter(|_| options.gpu()).map(|gpu| gpu.kernels);
         let on_gpu = |m: &Module, op, choose: GpuChoose| {

@@ -85,6 +85,22 @@ impl LoopBuilder for Cursor<'_> {
     }
 }
 
+/// A 64-byte aligned buffer of `elements` of `elem` (placed in the workspace by
+/// `plan-workspace`).
+pub fn aligned_buffer(c: &mut Cursor, elem: xcc_ir::Type, elements: usize) -> xcc_ir::ValueId {
+    let t = xcc_ir::types::MemRefType {
+        shape: vec![Some(elements as u64)],
+        elem: Box::new(elem),
+        layout: xcc_ir::types::Layout::Identity,
+        memory_space: None,
+    };
+    let alloc = c.op(xcc_ir::OpSpec::new("memref.alloc", Span::UNKNOWN)
+        .results([xcc_ir::Type::MemRef(t)])
+        .attr("alignment", xcc_ir::Attribute::i64(64))
+        .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])));
+    c.m.result(alloc, 0)
+}
+
 /// Every operation of `m` named one of `names`, in pre-order.
 pub(crate) fn ops_named(m: &Module, names: &[&str]) -> Vec<OpId> {
     let mut out = Vec::new();

@@ -61,17 +61,7 @@ fn im2col_buffer(c: &mut Cursor, kk: usize, p: usize) -> ValueId {
 
 /// A 64-byte aligned f32 buffer of `elements` (placed in the workspace by `plan-workspace`).
 pub fn plane_buffer(c: &mut Cursor, elements: usize) -> ValueId {
-    let t = MemRefType {
-        shape: vec![Some(elements as u64)],
-        elem: Box::new(Type::f32()),
-        layout: Layout::Identity,
-        memory_space: None,
-    };
-    let alloc = c.op(OpSpec::new("memref.alloc", Span::UNKNOWN)
-        .results([Type::MemRef(t)])
-        .attr("alignment", Attribute::i64(64))
-        .attr("operandSegmentSizes", xcc_ir::parser::forms::segment_sizes(&[0, 0])));
-    c.m.result(alloc, 0)
+    super::super::aligned_buffer(c, Type::f32(), elements)
 }
 
 /// What a CPU convolution's GEMM takes from the target: its register tiles by CPU level and the

@@ -39,7 +39,7 @@ use super::Cursor;
 use crate::builder::{fixed, Extent, LoopBuilder};
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands};
-use xcc_ir::types::{FloatKind, Layout, MemRefType};
+use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 use xcc_targets::LevelTiles;
 
