@@ -140,6 +140,19 @@ fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
     let q = g.ty(&node.inputs[0])?;
     let f32_softmax = matches!(node.int("softmax_precision", 0), 0 | 1);
     let scores_wanted = node.outputs.get(3).is_some_and(|o| !o.is_empty());
+    // K and V (and their pasts) must agree on the keys and the batch for one kernel to take
+    // them; where they do not, the expansion's MatMuls say why.
+    let same = |a: usize, b: usize, axes: &[usize]| -> OResult<bool> {
+        let (x, y) = (g.ty(&node.inputs[a])?.dims(), g.ty(&node.inputs[b])?.dims());
+        Ok(x.len() == y.len() && axes.iter().all(|&i| i < x.len() && x[i] == y[i]))
+    };
+    let rank = q.shape.len();
+    let keys_agree = same(1, 2, &[0, rank - 2])? && same(0, 1, &[0])?;
+    let pasts_agree = match (node.input(4), node.input(5)) {
+        (Some(_), Some(_)) => same(4, 5, &[0, 1, 2])?,
+        (None, None) => true,
+        _ => false,
+    };
     let mask_over_keys = match node.input(3) {
         Some(m) => g.ty(m)?.dims().last().and_then(Dim::as_fixed) != Some(1),
         None => true,
@@ -149,6 +162,8 @@ fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
         && node.float("softcap", 0.0) == 0.0
         && !scores_wanted
         && mask_over_keys
+        && keys_agree
+        && pasts_agree
         && h.head_size.is_multiple_of(8)
         && h.v_head_size.is_multiple_of(8))
 }
@@ -160,6 +175,15 @@ impl OnnxOp for AttentionRows {
         let bias_rank = node.input(3).map(|b| g.ty(b).map(|t| t.shape.len())).transpose()?;
         if dims.len() != 4 || v_dims.len() != 4 || bias_rank.is_some_and(|r| r != 4) {
             return err(format!("Q, V and the bias must be 4-D, not {} and {}", q.describe(), v.describe()));
+        }
+        let k_dims = g.ty(&node.inputs[1])?.dims();
+        if k_dims.len() != 4 || k_dims[2] != v_dims[2] || k_dims[1] != v_dims[1] || k_dims[3] != dims[3] {
+            return err(format!(
+                "K and V must have the same heads and keys, and K Q's head size: Q {}, K {}, V {}",
+                q.describe(),
+                g.ty(&node.inputs[1])?.describe(),
+                v.describe()
+            ));
         }
         dims[3] = v_dims[3].clone();
         Ok(vec![TensorType::with_dims(DType::F32, dims)])
