@@ -147,6 +147,13 @@ fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
         Ok(x.len() == y.len() && axes.iter().all(|&i| i < x.len() && x[i] == y[i]))
     };
     let rank = q.shape.len();
+    let inputs_f32 = [Some(0), Some(1), Some(2), node.input(4).map(|_| 4), node.input(5).map(|_| 5)]
+        .into_iter()
+        .flatten()
+        .map(|i| g.ty(&node.inputs[i]).map(|t| t.dtype == DType::F32))
+        .collect::<OResult<Vec<bool>>>()?
+        .into_iter()
+        .all(|f| f);
     let keys_agree = same(1, 2, &[0, rank - 2])? && same(0, 1, &[0])?;
     let pasts_agree = match (node.input(4), node.input(5)) {
         (Some(_), Some(_)) => same(4, 5, &[0, 1, 2])?,
@@ -157,7 +164,7 @@ fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
         Some(m) => g.ty(m)?.dims().last().and_then(Dim::as_fixed) != Some(1),
         None => true,
     };
-    Ok(q.dtype == DType::F32
+    Ok(inputs_f32
         && f32_softmax
         && node.float("softcap", 0.0) == 0.0
         && !scores_wanted
@@ -177,6 +184,14 @@ impl OnnxOp for AttentionRows {
             return err(format!("Q, V and the bias must be 4-D, not {} and {}", q.describe(), v.describe()));
         }
         let k_dims = g.ty(&node.inputs[1])?.dims();
+        let f32s = [&node.inputs[0], &node.inputs[1], &node.inputs[2]]
+            .into_iter()
+            .chain(node.input(3).map(|_| &node.inputs[3]))
+            .map(|n| g.ty(n).map(|t| t.dtype == DType::F32))
+            .collect::<OResult<Vec<bool>>>()?;
+        if f32s.contains(&false) {
+            return err("AttentionRows computes in float32: Q, K, V and the bias");
+        }
         if k_dims.len() != 4 || k_dims[2] != v_dims[2] || k_dims[1] != v_dims[1] || k_dims[3] != dims[3] {
             return err(format!(
                 "K and V must have the same heads and keys, and K Q's head size: Q {}, K {}, V {}",
