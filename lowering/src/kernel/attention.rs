@@ -53,11 +53,8 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let mut c = Cursor::new(m, span);
     let q_dims = c.extents(operands[0]);
     let keys = c.extent_of(operands[1], 2);
-    let bias = sh.has_bias.then(|| {
-        let dims = [0, 1, 2].map(|k| c.extent_of(operands[3], k));
-        Bias { buf: c.flat(operands[3]), dims }
-    });
     let flat: Vec<ValueId> = operands.iter().map(|&v| c.flat(v)).collect();
+    let bias = sh.has_bias.then(|| Bias { buf: flat[3], dims: [0, 1, 2].map(|k| c.extent_of(operands[3], k)) });
     let rows = Rows {
         q: flat[0],
         k: flat[1],
