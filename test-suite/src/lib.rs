@@ -468,9 +468,37 @@ pub fn file_trials(
 /// Runs trials with libtest's command line (filters, `--test-threads`, `--list`); without
 /// `--test-threads`, on `$XCC_TEST_JOBS` threads (default 2), since each trial runs compilers.
 pub fn run_trials(trials: Vec<libtest_mimic::Trial>) -> std::process::ExitCode {
+    run_trials_then_discard(trials, &[])
+}
+
+/// [`run_trials`], then, when none failed, removes `scratch` (the suite's libraries and
+/// programs); a failed run keeps them to look at. See [`keep_test_files`].
+pub fn run_trials_then_discard(trials: Vec<libtest_mimic::Trial>, scratch: &[PathBuf]) -> std::process::ExitCode {
     let mut args = libtest_mimic::Arguments::from_args();
     args.test_threads = args.test_threads.or(Some(workers()));
-    libtest_mimic::run(&args, trials).exit_code()
+    let conclusion = libtest_mimic::run(&args, trials);
+    if conclusion.num_failed == 0 && !keep_test_files() {
+        for dir in scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    conclusion.exit_code()
+}
+
+/// Whether passing tests keep their work files (`XCC_KEEP_TEST_FILES=1`). By default they go: a
+/// whole run's static libraries and test programs come to gigabytes, and a CI machine once ran
+/// out of disk halfway through the suites.
+pub fn keep_test_files() -> bool {
+    std::env::var("XCC_KEEP_TEST_FILES").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `outcome`, after removing `dir` if it passed (unless [`keep_test_files`]); a failure's files
+/// stay for a look.
+pub fn discard_when_passed<T, E>(dir: &Path, outcome: Result<T, E>) -> Result<T, E> {
+    if outcome.is_ok() && !keep_test_files() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    outcome
 }
 
 /// Prints `PASS`/`FAIL` per file and a summary; panics if any file failed.

@@ -24,7 +24,7 @@ use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_test_suite::{
-    compare_f32, compile_timeout, link_c, read_f32, run_ok, run_trials, suite_dir, work_root, xcc_binary,
+    compare_f32, compile_timeout, link_c, read_f32, run_ok, run_trials_then_discard, suite_dir, work_root, xcc_binary,
 };
 
 const MARKER: &str = ".generated";
@@ -378,5 +378,5 @@ fn main() -> std::process::ExitCode {
             trials.push(Trial::test(format!("decoders/{name}"), move || check(&case, &work).map_err(Into::into)));
         }
     }
-    run_trials(trials)
+    run_trials_then_discard(trials, &[work_root("decoders").join("work")])
 }

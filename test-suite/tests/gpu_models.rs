@@ -39,7 +39,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_test_suite::onnx_build::{model, node, pseudo_random, value};
-use xcc_test_suite::{compare_f32, read_f32, run_trials, suite_dir, xcc_binary};
+use xcc_test_suite::{compare_f32, read_f32, run_trials_then_discard, suite_dir, xcc_binary};
 
 const SHARED: [&str; 5] = ["mlp", "squeezenet1_1", "mobilenet_v2", "resnet18", "encoder"];
 
@@ -1278,5 +1278,5 @@ fn main() -> std::process::ExitCode {
             Ok(edge_case(&name, &bytes, &input, &want, flags)?)
         }));
     }
-    run_trials(xcc_test_suite::sampled(trials, 3))
+    run_trials_then_discard(xcc_test_suite::sampled(trials, 3), &[work()])
 }

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use xcc_test_suite::onnx_build::relu_model;
-use xcc_test_suite::{find_tool, fresh_dir, run_command, run_timeout, run_trials, suite_dir, work_root, xcc_binary};
+use xcc_test_suite::{
+    find_tool, fresh_dir, run_command, run_timeout, run_trials_then_discard, suite_dir, work_root, xcc_binary,
+};
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
@@ -226,11 +228,15 @@ fn main() -> std::process::ExitCode {
         let work = work.clone();
         Trial::test(name, move || Ok(f(&work)?))
     };
-    run_trials(vec![
-        trial("install/man-pages", man_pages),
-        trial("install/completions", completions),
-        trial("install/pkg-config-runtime", pkg_config_runtime).with_ignored_flag(no_pkg_config),
-        trial("install/cmake-example", cmake_example).with_ignored_flag(no_cmake),
-        trial("install/cmake-example-aarch64", cmake_example_aarch64).with_ignored_flag(no_cross),
-    ])
+    let scratch = [work.clone()];
+    run_trials_then_discard(
+        vec![
+            trial("install/man-pages", man_pages),
+            trial("install/completions", completions),
+            trial("install/pkg-config-runtime", pkg_config_runtime).with_ignored_flag(no_pkg_config),
+            trial("install/cmake-example", cmake_example).with_ignored_flag(no_cmake),
+            trial("install/cmake-example-aarch64", cmake_example_aarch64).with_ignored_flag(no_cross),
+        ],
+        &scratch,
+    )
 }

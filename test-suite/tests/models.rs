@@ -9,7 +9,10 @@ use std::process::Command;
 use xcc_frontend_onnx::proto::{
     attribute_proto, tensor_proto, tensor_shape_proto, type_proto, ModelProto, ValueInfoProto,
 };
-use xcc_test_suite::{compare_f32, read_f32, run_trials, suite_dir, xcc_binary, CrossTarget, CROSS_TARGETS};
+use xcc_test_suite::{
+    compare_f32, discard_when_passed, read_f32, run_trials_then_discard, suite_dir, xcc_binary, CrossTarget,
+    CROSS_TARGETS,
+};
 
 fn repo() -> PathBuf {
     suite_dir().parent().unwrap().to_path_buf()
@@ -62,7 +65,7 @@ fn input_shape(name: &str) -> Vec<u64> {
 
 fn check_model(name: &str, work: &Path) -> Result<String, String> {
     let models = repo().join("../shared/models");
-    let dir = work.join(name);
+    let dir = work.join(name).join("host");
     std::fs::create_dir_all(&dir).unwrap();
     let lib = dir.join(format!("lib{name}.a"));
     run(Command::new(xcc_binary()).arg(models.join(format!("{name}.onnx"))).args(["-O3", "-o"]).arg(&lib), "xcc")?;
@@ -279,7 +282,7 @@ fn main() -> std::process::ExitCode {
         .map(|name| {
             let work = work.clone();
             libtest_mimic::Trial::test(format!("models/{name}"), move || {
-                let note = check_model(name, &work)?;
+                let note = discard_when_passed(&work.join(name).join("host"), check_model(name, &work))?;
                 println!("{name}: {note}");
                 Ok(())
             })
@@ -291,7 +294,8 @@ fn main() -> std::process::ExitCode {
         let work = work.clone();
         trials.push(
             libtest_mimic::Trial::test(format!("models/{name}/sanitized"), move || {
-                println!("{name}: {}", sanitized_run(name, &work)?);
+                let note = discard_when_passed(&work.join(name).join("sanitized"), sanitized_run(name, &work))?;
+                println!("{name}: {note}");
                 Ok(())
             })
             .with_ignored_flag(sanitizers.is_err()),
@@ -305,7 +309,8 @@ fn main() -> std::process::ExitCode {
             let work = work.clone();
             trials.push(
                 libtest_mimic::Trial::test(format!("models/{name}/{}", target.arch), move || {
-                    println!("{name}: {}", cross_run(name, &work, target)?);
+                    let dir = work.join(name).join(target.arch);
+                    println!("{name}: {}", discard_when_passed(&dir, cross_run(name, &work, target))?);
                     Ok(())
                 })
                 .with_ignored_flag(!target.available()),
@@ -334,7 +339,7 @@ fn main() -> std::process::ExitCode {
     let breadth = |name: &str| {
         name.ends_with("/sanitized") || CROSS_TARGETS.iter().any(|t| name.ends_with(&format!("/{}", t.arch)))
     };
-    run_trials(xcc_test_suite::sampled_where(trials, 3, breadth))
+    run_trials_then_discard(xcc_test_suite::sampled_where(trials, 3, breadth), &[work])
 }
 
 /// The frontend's protobuf schema decodes a model written by the `onnx` package, and re-encodes

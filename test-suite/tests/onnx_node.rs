@@ -745,10 +745,10 @@ fn run_case(data: &Path, work_root: &Path, name: &str) -> CaseResult {
         outcome = run_checked(&case, &tiled, &["--gpu-gemm=tiled".to_string()])
             .map_err(|(s, d)| (s, format!("with --gpu-gemm=tiled: {d}")));
     }
-    if outcome.is_ok() && coreml() {
-        // A model's library holds its weights (up to 100 MB each): a passing case's go.
-        let _ = std::fs::remove_dir_all(&work);
-    }
+    // A passing case's library and program go (a Core ML model's library holds weights of up to
+    // 100 MB): the suites' files would otherwise come to gigabytes.
+    let outcome = xcc_test_suite::discard_when_passed(&work, outcome);
+    let outcome = xcc_test_suite::discard_when_passed(&work.with_file_name(format!("{name}.tiled")), outcome);
     let (status, detail) = match outcome {
         Ok(()) if generated() => {
             (Status::Pass, format!("max error {:.1e} of the largest output", DEVIATION.with(|d| d.get())))

@@ -240,5 +240,5 @@ fn main() -> std::process::ExitCode {
             );
         }
     }
-    run_trials(trials)
+    run_trials_then_discard(trials, &[work_root("run")])
 }
