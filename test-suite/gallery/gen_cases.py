@@ -252,6 +252,10 @@ def nbits_cases(rng):
         ("int8_ragged_k", [3, 100], 13, 32, True, True, 4),
         ("int8_batched", [2, 17, 160], 9, 64, True, False, 4),
         ("int8_block_128", [4, 256], 5, 128, False, False, 4),
+        # A prompt's rows through the turned weights: whole groups of 8 columns, rows past one
+        # chunk of 16, K ragged; blocks of several runs.
+        ("int8_rows_past_chunk", [37, 200], 24, 32, True, False, 4),
+        ("int8_rows_block_128", [5, 384], 16, 128, False, True, 4),
     ]
     # 8-bit weights: bytes as they are (with zero points, one byte each).
     configs8 = [
@@ -259,6 +263,7 @@ def nbits_cases(rng):
         ("bits8_ragged_k", [3, 100], 13, 32, True, True, 0),
         ("bits8_int8_decode", [1, 512], 20, 32, True, False, 4),
         ("bits8_int8_batched", [2, 9, 192], 11, 64, False, True, 4),
+        ("bits8_int8_rows", [19, 128], 16, 32, True, False, 4),
     ]
     for name, a_shape, n, block, zero_points, bias, level in configs8:
         k = a_shape[-1]

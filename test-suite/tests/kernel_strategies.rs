@@ -2,7 +2,9 @@
 //! (a convolution's `winograd`, `depthwise`, `im2col` and `direct`; a GEMM's `register_tiles`)
 //! is written on ops of random shapes, strides, pads, dilations, groups and tile tables, compiled
 //! through the default pipeline, and checked against naive C loops computing the same sums in
-//! double. Each strategy's cases are one module and one program; the program runs at every
+//! double; `kernel.matmul_blockwise`'s kernels (decode's, the f32 tiles, the int8 rows with
+//! turned weights) likewise, with each way of multiplying bytes. Each strategy's cases are one
+//! module and one program; the program runs at every
 //! x86-64 level this machine has (a tile table's entries per level). The shapes come from a
 //! seeded generator (`XCC_PROPERTY_SEED` picks another seed; a failure prints the case).
 
@@ -341,13 +343,18 @@ static int check_gemm(int i, int m, int n, int k, void (*run)(D2 *, D2 *, D2 *))
 "#;
 
 /// Compiles `mlir`, links it with `c`, and runs the program at every level this machine has.
-fn compile_and_run(name: &str, (mlir, c): (String, String), cases: &str) -> Result<(), String> {
+fn compile_and_run(name: &str, program: (String, String), cases: &str) -> Result<(), String> {
+    compile_and_run_with(name, program, cases, &[])
+}
+
+/// [`compile_and_run`] with xcc's `flags`.
+fn compile_and_run_with(name: &str, (mlir, c): (String, String), cases: &str, flags: &[&str]) -> Result<(), String> {
     let dir = fresh_dir(&work_root("kernel-strategies").join(name));
     let (source, harness, lib, prog) =
         (dir.join("cases.mlir"), dir.join("harness.c"), dir.join("lib.a"), dir.join("prog"));
     std::fs::write(&source, mlir).map_err(|e| e.to_string())?;
     std::fs::write(&harness, c).map_err(|e| e.to_string())?;
-    let o = run_command(Command::new(xcc_binary()).arg(&source).arg("-o").arg(&lib), compile_timeout());
+    let o = run_command(Command::new(xcc_binary()).arg(&source).args(flags).arg("-o").arg(&lib), compile_timeout());
     if !o.success() {
         return Err(format!("xcc: {}\nthe cases:\n{cases}", o.summary()));
     }
@@ -410,11 +417,255 @@ fn gemm_trial() -> Result<(), String> {
     compile_and_run("gemm", gemm_program(&cases), &listing(&cases))
 }
 
+/// One `kernel.matmul_blockwise`: A `[m, k]` by 4-bit or 8-bit weights of `n` columns in blocks
+/// of `block`, the weights, scales and zero points random in the op's packed layout.
+#[derive(Debug)]
+struct Blockwise {
+    m: usize,
+    k: usize,
+    n: usize,
+    block: usize,
+    bits: usize,
+}
+
+impl Blockwise {
+    fn blocks(&self) -> usize {
+        self.k.div_ceil(self.block)
+    }
+
+    fn groups(&self) -> usize {
+        self.n.div_ceil(8)
+    }
+
+    fn weight_bytes(&self) -> usize {
+        self.groups() * self.blocks() * self.block * 8 * self.bits / 8
+    }
+
+    fn per_block(&self) -> usize {
+        self.groups() * self.blocks() * 8
+    }
+}
+
+/// How the blockwise cases multiply: the op's attributes, and whether the module is compiled for
+/// this machine's CPU (VNNI's products need it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum BlockwiseProducts {
+    /// `accuracy_level` 0: f32 arithmetic (decode's kernel for one row, the tiles of
+    /// `blockwise_rows.rs` for more).
+    Float,
+    /// int8 activations, bytes widened on every CPU.
+    Bytes,
+    /// int8 activations, 16-bit pairs on CPUs with AVX2 (`blockwise_int8_rows.rs` for many rows).
+    Pairs,
+    /// int8 activations, `vpdpbusd`, compiled for this machine.
+    Vnni,
+}
+
+impl BlockwiseProducts {
+    fn name(self) -> &'static str {
+        match self {
+            BlockwiseProducts::Float => "float",
+            BlockwiseProducts::Bytes => "int8_bytes",
+            BlockwiseProducts::Pairs => "int8_pairs",
+            BlockwiseProducts::Vnni => "int8_vnni",
+        }
+    }
+
+    fn attrs(self) -> &'static str {
+        match self {
+            BlockwiseProducts::Float => "",
+            BlockwiseProducts::Bytes => ", int8_activations, byte_dots = \"none\"",
+            BlockwiseProducts::Pairs => ", int8_activations, byte_dots = \"none\", pair_products",
+            BlockwiseProducts::Vnni => ", int8_activations, byte_dots = \"vnni\"",
+        }
+    }
+}
+
+fn hex_bytes(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
+}
+
+fn c_list<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
+    values.into_iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// The module and C program of the blockwise cases with `products`.
+fn blockwise_program(cases: &[Blockwise], products: BlockwiseProducts, rng: &mut Rng) -> (String, String) {
+    let mut mlir = String::new();
+    let mut c = String::from(BLOCKWISE_PRELUDE);
+    let mut main = String::from("int main(void) {\n  int bad = 0;\n");
+    for (i, case) in cases.iter().enumerate() {
+        let q: Vec<u8> = (0..case.weight_bytes()).map(|_| rng.next() as u8).collect();
+        let scales: Vec<f32> = (0..case.per_block()).map(|_| 0.001 + 0.05 * (rng.float() + 1.0) / 2.0).collect();
+        let top = if case.bits == 4 { 16 } else { 256 };
+        let zeros: Vec<u8> = (0..case.per_block()).map(|_| (rng.next() % top) as u8).collect();
+        let scale_bytes: Vec<u8> = scales.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let (g, per_block) = (case.groups(), case.blocks() * 8);
+        let (a, out) = (memref(&[case.m, case.k]), memref(&[case.m, case.n]));
+        let qt = format!("memref<{g}x{}xi8>", case.weight_bytes() / g);
+        let (st, zt) = (format!("memref<{g}x{per_block}xf32>"), format!("memref<{g}x{per_block}xi8>"));
+        let _ = writeln!(
+            mlir,
+            "memref.global \"private\" constant @q{i} : {qt} = dense<\"0x{}\"> : tensor<{}xi8>",
+            hex_bytes(&q),
+            q.len()
+        );
+        let _ = writeln!(
+            mlir,
+            "memref.global \"private\" constant @s{i} : {st} = dense<\"0x{}\"> : tensor<{}xi8>",
+            hex_bytes(&scale_bytes),
+            scale_bytes.len()
+        );
+        let _ = writeln!(
+            mlir,
+            "memref.global \"private\" constant @z{i} : {zt} = dense<\"0x{}\"> : tensor<{}xi8>",
+            hex_bytes(&zeros),
+            zeros.len()
+        );
+        let _ = writeln!(
+            mlir,
+            "func.func @case{i}(%a: {a}, %y: {out}) attributes {{llvm.emit_c_interface}} {{\n  \
+             %q = memref.get_global @q{i} : {qt}\n  %s = memref.get_global @s{i} : {st}\n  \
+             %z = memref.get_global @z{i} : {zt}\n  \
+             \"kernel.matmul_blockwise\"(%a, %q, %s, %z, %y) {{block_size = {} : i64, bits = {} : i64{}}} : \
+             ({a}, {qt}, {st}, {zt}, {out}) -> ()\n  return\n}}",
+            case.block,
+            case.bits,
+            products.attrs()
+        );
+        let bits: Vec<String> = scales.iter().map(|v| format!("0x{:08x}u", v.to_bits())).collect();
+        let _ = writeln!(
+            c,
+            "void _mlir_ciface_case{i}(D2 *, D2 *);\nstatic const uint8_t q{i}[] = {{{}}};\n\
+             static const uint32_t s{i}[] = {{{}}};\nstatic const uint8_t z{i}[] = {{{}}};",
+            c_list(&q),
+            bits.join(","),
+            c_list(&zeros)
+        );
+        let _ = writeln!(
+            main,
+            "  {{ static const Case p = {{{}, {}, {}, {}, {}, {}}};\n    \
+             bad |= check_blockwise({i}, &p, q{i}, s{i}, z{i}, _mlir_ciface_case{i}); }}",
+            case.m,
+            case.k,
+            case.n,
+            case.block,
+            case.bits,
+            i32::from(products != BlockwiseProducts::Float)
+        );
+    }
+    main.push_str("  printf(bad ? \"MISMATCH\\n\" : \"ok\\n\");\n  return bad;\n}\n");
+    (mlir, c + &main)
+}
+
+/// The naive product in double: each weight found in the packed layout by its column and K
+/// index, as `kernel_blockwise.rs` defines it; with int8 activations, A quantized per block the
+/// way the op says (`round(a * (127 / max |a|))` in f32).
+const BLOCKWISE_PRELUDE: &str = r#"#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "memref_desc.h"
+
+typedef struct { int m, k, n, block, bits, int8; } Case;
+
+static int weight(const Case *p, const uint8_t *q, int col, int kk) {
+  int blocks = (p->k + p->block - 1) / p->block, kp = blocks * p->block;
+  int g = col / 8, j = col % 8, b = kk / p->block, within = kk % p->block, run = within / 32, in_run = within % 32;
+  if (p->bits == 8) return q[(size_t)g * kp * 8 + b * p->block * 8 + j * p->block + run * 32 + in_run];
+  int byte = q[(size_t)g * kp * 4 + b * p->block * 4 + j * p->block / 2 + run * 16 + in_run % 16];
+  return (byte >> (4 * (in_run / 16))) & 15;
+}
+
+static int check_blockwise(int i, const Case *p, const uint8_t *q, const uint32_t *scale_bits, const uint8_t *zeros,
+                           void (*run)(D2 *, D2 *)) {
+  int blocks = (p->k + p->block - 1) / p->block;
+  float *a = malloc(sizeof(float) * p->m * p->k), *y = malloc(sizeof(float) * p->m * p->n + 4);
+  float *qa = malloc(sizeof(float) * p->k), *as = malloc(sizeof(float) * blocks);
+  float *scales = malloc(sizeof(float) * (p->n + 7) / 8 * 8 * blocks);
+  memcpy(scales, scale_bits, sizeof(float) * (p->n + 7) / 8 * 8 * blocks);
+  for (int j = 0; j < p->m * p->k; j++) a[j] = val(j + 5 * i);
+  D2 A = d2(a, p->m, p->k), Y = d2(y, p->m, p->n);
+  run(&A, &Y);
+  int bad = 0;
+  for (int r = 0; r < p->m; r++) {
+    const float *row = a + (size_t)r * p->k;
+    for (int b = 0; b < blocks; b++) {
+      float amax = 0;
+      for (int kk = b * p->block; kk < p->k && kk < (b + 1) * p->block; kk++) amax = fmaxf(amax, fabsf(row[kk]));
+      float inverse = amax > 0 ? 127.0f / amax : 0.0f;
+      as[b] = amax / 127.0f;
+      for (int kk = b * p->block; kk < p->k && kk < (b + 1) * p->block; kk++)
+        qa[kk] = p->int8 ? rintf(row[kk] * inverse) : row[kk];
+    }
+    for (int col = 0; col < p->n; col++) {
+      double s = 0, mag = 0;
+      for (int kk = 0; kk < p->k; kk++) {
+        int b = kk / p->block, at = (col / 8) * blocks * 8 + b * 8 + col % 8;
+        double t = (double)qa[kk] * (weight(p, q, col, kk) - zeros[at]) * scales[at] * (p->int8 ? as[b] : 1.0);
+        s += t;
+        mag += fabs(t);
+      }
+      double got = y[(size_t)r * p->n + col];
+      if (!(fabs(got - s) <= 1e-6 + 1e-5 * mag)) {
+        if (!bad) printf("case %d: output (%d, %d) is %g, the sum is %g\n", i, r, col, got, s);
+        bad = 1;
+      }
+    }
+  }
+  free(a); free(y); free(qa); free(as); free(scales);
+  return bad;
+}
+"#;
+
+fn blockwise_trial(products: BlockwiseProducts) -> Result<(), String> {
+    let mut rng = Rng(seed() ^ (0xb10c + products as u64));
+    let mut cases: Vec<Blockwise> = (0..CASES)
+        .map(|_| {
+            let block = [32, 64, 128, 256][rng.range(0, 3)];
+            // One row (decode), a few, and past the 16 rows prepared at once; whole groups of 8
+            // columns and a partial one; K short of a block and over several.
+            let m = [1, rng.range(2, 9), rng.range(15, 40)][rng.range(0, 2)];
+            Blockwise { m, k: rng.range(1, 3 * block), n: rng.range(1, 40), block, bits: [4, 8][rng.range(0, 1)] }
+        })
+        .collect();
+    // The shapes of a language model's prompt: many rows over whole groups.
+    cases.push(Blockwise { m: 37, k: 96, n: 24, block: 32, bits: 4 });
+    let program = blockwise_program(&cases, products, &mut rng);
+    let name = format!("blockwise-{}", products.name());
+    let flags: &[&str] = if products == BlockwiseProducts::Vnni { &["--mcpu=native"] } else { &[] };
+    compile_and_run_with(&name, program, &listing(&cases), flags)
+}
+
+/// Whether this CPU multiplies bytes with AVX-512 VNNI.
+fn has_vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx512vnni") && is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let mut trials: Vec<Trial> = [Strategy::Winograd, Strategy::Depthwise, Strategy::Im2col, Strategy::Direct]
         .into_iter()
         .map(|s| Trial::test(format!("kernel-strategies/conv/{}", s.name()), move || Ok(conv_trial(s)?)))
         .collect();
     trials.push(Trial::test("kernel-strategies/gemm/register_tiles", || Ok(gemm_trial()?)));
+    if !has_vnni() {
+        println!("skipped: kernel-strategies/blockwise/int8_vnni (this CPU has no AVX-512 VNNI)");
+    }
+    for products in
+        [BlockwiseProducts::Float, BlockwiseProducts::Bytes, BlockwiseProducts::Pairs, BlockwiseProducts::Vnni]
+    {
+        let trial = Trial::test(format!("kernel-strategies/blockwise/{}", products.name()), move || {
+            Ok(blockwise_trial(products)?)
+        });
+        trials.push(trial.with_ignored_flag(products == BlockwiseProducts::Vnni && !has_vnni()));
+    }
     run_trials(trials)
 }

@@ -22,6 +22,11 @@
 //!   is scaled by A's and the weights' scales, and the zero point comes off at the end as
 //!   `zero * scale * (A's scale * sum of A's bytes)`, which needs no work per weight.
 //!
+//! That is decode's kernel. A chunk of several rows (a prompt) goes elsewhere: in f32 through
+//! the tiles of `blockwise_rows.rs`, with int8 products (but bytes widened portably) through
+//! the turned weights of `blockwise_int8_rows.rs`, which unpack each run once for the chunk and
+//! sum a row's products with a lane per column.
+//!
 //! On a GPU every output is one thread's sum of dequantized products ([`lower_naive`]), which
 //! is also the reference the kernels are tested against.
 
@@ -34,7 +39,7 @@ use xcc_ir::dialects::kernel_blockwise::{BlockwiseShape, RUN};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
 /// The rows whose A is prepared at once (the weights are read from memory once per chunk).
-const ROW_CHUNK: usize = 16;
+pub(super) const ROW_CHUNK: usize = 16;
 
 /// The columns stored together, whose sums one iteration of the parallel loop computes.
 pub(super) const GROUP: usize = xcc_ir::dialects::kernel_blockwise::GROUP as usize;
@@ -44,7 +49,7 @@ const LANES: usize = 8;
 
 /// How a run's products are computed.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Products {
+pub(super) enum Products {
     /// f32 weights times f32 A.
     Float,
     /// Bytes widened by generic vector operations.
@@ -73,6 +78,10 @@ pub(super) struct Blockwise {
     /// The sum of each prepared block (times its scale with `int8_activations`): the zero
     /// points' share of the products.
     pub a_sums: ValueId,
+    /// With `int8_activations`, the chunk's sums for each whole group of columns, 8 per row,
+    /// where `blockwise_int8_rows.rs` adds them up block by block (the output's rows lie a
+    /// multiple of 4 KiB apart in a model's matmuls, where stores and loads alias).
+    pub row_sums: Option<ValueId>,
 }
 
 pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), Diagnostic> {
@@ -94,7 +103,10 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
     let prepared = super::aligned_buffer(&mut c, if int8 { Type::i8() } else { Type::f32() }, ROW_CHUNK * kp);
     let a_scales = int8.then(|| super::aligned_buffer(&mut c, Type::f32(), ROW_CHUNK * blocks));
     let a_sums = super::aligned_buffer(&mut c, Type::f32(), ROW_CHUNK * blocks);
-    let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums };
+    let whole_groups = s.n as usize / GROUP;
+    let row_sums = (int8 && whole_groups > 0)
+        .then(|| super::aligned_buffer(&mut c, Type::f32(), whole_groups * ROW_CHUNK * GROUP));
+    let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums, row_sums };
     let zero = c.idx(0);
     let rows = c.extent(rows);
     c.for_step(zero, rows, ROW_CHUNK, |c, r0| {
@@ -118,23 +130,36 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
                 };
                 c.if_else(many, vec![], rows, row);
             }
-            (true, ByteDots::Vnni) => every_group(c, &w, (r0, count), Products::Vnni),
-            (true, _) if pairs => by_avx2(c, &|e, avx2| {
-                let products = match (avx2, s.bits) {
-                    (false, _) => Products::PortableBytes,
-                    (true, 4) => Products::PairSums,
-                    (true, _) => Products::SignedPairs,
-                };
-                every_group(e, &w, (r0, count), products)
+            (true, ByteDots::Vnni) => rows_or_row(c, &w, (r0, count), Products::Vnni),
+            (true, _) if pairs => by_avx2(c, &|e, avx2| match (avx2, s.bits) {
+                (false, _) => every_group(e, &w, (r0, count), Products::PortableBytes),
+                (true, 4) => rows_or_row(e, &w, (r0, count), Products::PairSums),
+                (true, _) => rows_or_row(e, &w, (r0, count), Products::SignedPairs),
             }),
             (true, _) => every_group(c, &w, (r0, count), Products::PortableBytes),
         }
     });
-    for buf in [Some(prepared), a_scales, Some(a_sums)].into_iter().flatten() {
+    for buf in [Some(prepared), a_scales, Some(a_sums), row_sums].into_iter().flatten() {
         c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([buf]));
     }
     c.finish(op);
     Ok(())
+}
+
+/// Int8 products over the chunk's rows: many rows (a prompt) through the turned weights of
+/// `blockwise_int8_rows.rs`, one row (a decode step) through [`every_group`].
+fn rows_or_row(c: &mut Cursor, w: &Blockwise, (r0, count): (ValueId, ValueId), products: Products) {
+    let two = c.idx(2);
+    let many = c.cmpi("sge", count, two);
+    let rows = |e: &mut Cursor| {
+        super::blockwise_int8_rows::every_group(e, w, (r0, count), products);
+        vec![]
+    };
+    let row = |e: &mut Cursor| {
+        every_group(e, w, (r0, count), products);
+        vec![]
+    };
+    c.if_else(many, vec![], rows, row);
 }
 
 pub(super) fn reduction(c: &mut Cursor, kind: &str, v: ValueId, elem: Type) -> ValueId {
@@ -256,7 +281,7 @@ fn every_group(c: &mut Cursor, w: &Blockwise, rows: (ValueId, ValueId), products
 /// The outputs of group `g`'s first `stored` columns for each of the chunk's rows: per column,
 /// eight lanes of sums scaled block by block, reduced at the end; the zero points' share for
 /// the group's columns in one vector.
-fn group_outputs(
+pub(super) fn group_outputs(
     e: &mut Cursor,
     w: &Blockwise,
     (r0, count): (ValueId, ValueId),
@@ -385,7 +410,7 @@ pub(super) fn unpacked_run(e: &mut Cursor, q: ValueId, at: ValueId) -> ValueId {
 }
 
 /// `sum` plus the products of one run: the weights `q` (unsigned bytes) by A's run.
-fn run_products(e: &mut Cursor, products: Products, sum: ValueId, q: ValueId, a: &[ValueId]) -> ValueId {
+pub(super) fn run_products(e: &mut Cursor, products: Products, sum: ValueId, q: ValueId, a: &[ValueId]) -> ValueId {
     let i32x = vector(LANES, Type::i32());
     match products {
         Products::Float => {

@@ -4,9 +4,9 @@
 //! weights) but a prompt cannot. Here each weight becomes f32 once, `q * scale - zero * scale` in
 //! registers, so no block is scaled per row, and every row of a tile adds its products in
 //! 16-lane f32 vectors, reduced once at the end (measured on the benchmark's Llama, 128 tokens
-//! at `accuracy_level` 1: 1.9x faster than row by row). With `int8_activations` the row-by-row
-//! integer kernel stays faster at blocks of 32 (the f32 tile dequantizes as much per block as
-//! the integer products cost).
+//! at `accuracy_level` 1: 1.9x faster than row by row). With `int8_activations` a prompt goes
+//! through `blockwise_int8_rows.rs` instead (the f32 tile dequantizes as much per block as the
+//! integer products cost).
 //!
 //! One parallel loop over the groups of 8 columns; in each, tiles of [`ROWS`] rows by
 //! [`COLUMNS`] columns, then the rows and columns left one at a time.

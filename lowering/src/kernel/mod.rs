@@ -26,6 +26,7 @@
 
 pub mod attention;
 pub mod blockwise;
+pub mod blockwise_int8_rows;
 pub mod blockwise_rows;
 pub mod clamps;
 pub mod conv;
