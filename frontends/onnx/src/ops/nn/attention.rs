@@ -160,8 +160,17 @@ fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
         (None, None) => true,
         _ => false,
     };
+    // The mask over the keys (its last dim not 1), its other dims broadcasting to [batch,
+    // heads, queries]; where they do not, the expansion's Add says why.
     let mask_over_keys = match node.input(3) {
-        Some(m) => g.ty(m)?.dims().last().and_then(Dim::as_fixed) != Some(1),
+        Some(m) => {
+            let (mask, q) = (g.ty(m)?.dims(), q.dims());
+            let want = [q[0].clone(), Dim::fixed(h.q_heads), q[rank - 2].clone()];
+            let lead = &mask[..mask.len().saturating_sub(1)];
+            mask.last().and_then(Dim::as_fixed) != Some(1)
+                && mask.len() <= 4
+                && lead.iter().rev().zip(want.iter().rev()).all(|(m, w)| m.as_fixed() == Some(1) || m == w)
+        }
         None => true,
     };
     Ok(inputs_f32
