@@ -143,10 +143,29 @@ def gpt(g, seq=128, width=256, heads=4, layers=4):
     return layer_norm(x), [1, seq, width]
 
 
+def recurrent(kind, seq, batch, inp, hidden, direction="forward"):
+    """One LSTM or GRU layer over a [seq, batch, inp] sequence, weights as constants; the output
+    its Y, [seq, directions, batch, hidden]."""
+    def build(g):
+        gates, dirs = {"LSTM": 4, "GRU": 3}[kind], 2 if direction == "bidirectional" else 1
+        w = g.weight(dirs, gates * hidden, inp, scale=1 / np.sqrt(inp))
+        r = g.weight(dirs, gates * hidden, hidden, scale=1 / np.sqrt(hidden))
+        b = g.weight(dirs, 2 * gates * hidden, scale=0.1)
+        g.macs += dirs * seq * batch * gates * hidden * (inp + hidden)
+        return g.op(kind, ["x", w, r, b], hidden_size=hidden, direction=direction), [seq, dirs, batch, hidden]
+    return build, [seq, batch, inp]
+
+
+# The recurrent models: the small LSTM of the CPU-speed issue, a larger bidirectional one, a GRU.
+RECURRENT = [("lstm", *recurrent("LSTM", 20, 1, 32, 64)),
+             ("lstm_large", *recurrent("LSTM", 50, 4, 256, 512, "bidirectional")),
+             ("gru", *recurrent("GRU", 30, 1, 64, 128))]
+
+
 def main(out):
     rng = np.random.default_rng(1)
     for name, build, shape in [("effnet", effnet, [1, 3, 224, 224]), ("densenet", densenet, [1, 3, 224, 224]),
-                               ("gpt", gpt, [1, 128, 256])]:
+                               ("gpt", gpt, [1, 128, 256])] + RECURRENT:
         g = Graph(seed=len(name))
         y, out_shape = build(g)
         g.save(f"{out}/{name}.onnx", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)], y, out_shape)

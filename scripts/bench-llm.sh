@@ -2,21 +2,22 @@
 # A language model's prefill and decode, xcc against ONNX Runtime (and llama.cpp where its venv
 # exists) in one run on this machine: the Llama of scripts/bench-llm/make_model.py (BENCH_SIZE:
 # `issue`, 155.7M parameters, the default; or `small`) written by ONNX Runtime GenAI's model
-# builder, offline, at each of BENCH_PRECISIONS (default "int4 int4_fp fp32": MatMulNBits blocks of
-# 32 with accuracy_level 4 and 1, and float32). ONNX Runtime runs the model from Python
+# builder, offline, at each of BENCH_PRECISIONS (default "int4 int4_fp int8 fp32": 4-bit MatMulNBits
+# blocks of 32 with accuracy_level 4 and 1, 8-bit ones at 4, and float32). ONNX Runtime runs the model from Python
 # (scripts/bench-llm/ort_step.py), xcc's library from C (scripts/bench-llm/step.c), on the same
 # inputs, at 1 thread and at all cores: prefill of 128 and 512 tokens (past 0), and a decode step
 # after 128 and 1024 cached tokens, as tokens per second. Each number is the median of
 # BENCH_REPEAT (default 3) measurements taken in turn, each the median of its runs (decode 20,
 # prefill 3, after 2 warm-up runs). Also: xcc's compile time and library size against the ONNX
-# files, and the decode step's weight bytes per second against a measured copy bandwidth.
+# files, the decode step's weight bytes per second against a measured copy bandwidth, and how
+# far the runtimes' logits of one 128-token prompt agree (scripts/bench-llm/agreement.py).
 # llama.cpp (llama-cpp-python, scripts/bench-llm/llama_step.py) runs the same weights as GGUF
 # (Q4_0 and Q8_0, scripts/bench-llm/make_gguf.py) where .venv-llama exists: BENCH_LLAMA=1 builds
 # it first. Usage: scripts/bench-llm.sh. Needs scripts/setup.sh's .venv and .venv-genai.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${BENCH_SIZE:-issue} repeat=${BENCH_REPEAT:-3}
-read -r -a precisions <<< "${BENCH_PRECISIONS:-int4 int4_fp fp32}"
+read -r -a precisions <<< "${BENCH_PRECISIONS:-int4 int4_fp int8 fp32}"
 case $size in
   issue) kv_heads=4 head=64 vocab=32000 hidden=1024 ;;
   small) kv_heads=2 head=64 vocab=2048 hidden=512 ;;
@@ -47,7 +48,7 @@ mib() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
 cc -O2 scripts/bench-llm/copy_bandwidth.c -lpthread -o "$work/copy_bandwidth"
 read -r copy1 copyn <<< "$( { "$work/copy_bandwidth" 1; "$work/copy_bandwidth" "$cores"; } | tr '\n' ' ')"
 configs=("128 0" "512 0" "1 128" "1 1024")
-sizes="" rows=""
+sizes="" rows="" agree=""
 # Tokens per second of SEQ tokens in MS milliseconds.
 rate() { awk -v s="$1" -v ms="$2" 'BEGIN {printf "%.0f", s * 1000 / ms}'; }
 for p in "${precisions[@]}"; do
@@ -83,7 +84,18 @@ for p in "${precisions[@]}"; do
     done
     rows+="$xrow $bw |"$'\n'"$orow |"$'\n'
   done
+  # One 128-token prompt's logits from each, for the agreement table.
+  .venv/bin/python scripts/bench-llm/ort_step.py "$d/model.onnx" 128 0 "$cores" 1 "$d" "$kv_heads" "$head" "$d/logits_ort.bin" >/dev/null
+  "$d/step" 128 0 1 "$d" "$d/logits_xcc.bin" >/dev/null
+  agree+="$(.venv/bin/python scripts/bench-llm/agreement.py "$vocab" "ONNX Runtime $p" "$d/logits_ort.bin" "xcc $p" "$d/logits_xcc.bin")"$'\n'
 done
+# The quantized runtimes against float32 ONNX Runtime, where this run has it.
+reference=$work/fp32/logits_ort.bin
+if [ -f "$reference" ]; then
+  for p in "${precisions[@]}"; do
+    [ "$p" = fp32 ] || agree+="$(.venv/bin/python scripts/bench-llm/agreement.py "$vocab" "ONNX Runtime fp32" "$reference" "xcc $p" "$work/$p/logits_xcc.bin" "ONNX Runtime $p" "$work/$p/logits_ort.bin")"$'\n'
+  done
+fi
 for f in "${formats[@]}"; do
   for threads in 1 "$cores"; do
     row="| llama.cpp $f | $threads |"
@@ -98,6 +110,10 @@ for f in "${formats[@]}"; do
     done
     rows+="$row |"$'\n'
   done
+  $llama scripts/bench-llm/llama_step.py "$work/gguf/$f.gguf" 128 0 "$cores" 1 "$work/gguf/logits_$f.bin" >/dev/null
+  if [ -f "$reference" ]; then
+    agree+="$(.venv/bin/python scripts/bench-llm/agreement.py "$vocab" "ONNX Runtime fp32" "$reference" "llama.cpp $f" "$work/gguf/logits_$f.bin")"$'\n'
+  fi
 done
 echo "Tokens per second (for xcc, in brackets, its time over ONNX Runtime's on the same model: below 1 is faster):"
 echo
@@ -108,3 +124,9 @@ echo
 echo "| weights | ONNX files MiB | xcc library MiB | library / ONNX | xcc compile s | compile peak MiB |"
 echo "| --- | --- | --- | --- | --- | --- |"
 printf '%s' "$sizes"
+echo
+echo "Greedy tokens of one 128-token prompt (the next token at each of its positions) and logits, against a reference:"
+echo
+echo "| runtime | reference | same greedy token | largest logit difference | of the largest logit |"
+echo "| --- | --- | --- | --- | --- |"
+printf '%s' "$agree"

@@ -3,8 +3,8 @@ GenAI's model builder, offline, at each precision given: OUT/PRECISION/model.onn
 `small` (4 layers, hidden 512, 8 query and 2 key/value heads of 64, vocabulary 2048) or `issue`
 (8 layers, hidden 1024, intermediate 2816, 16 query and 4 key/value heads of 64, vocabulary
 32000: 155.7 million parameters). PRECISION is fp32, int4 (MatMulNBits with blocks of 32,
-accuracy_level 4, the builder's default for CPUs) or int4_fp (the same weights, accuracy_level
-1: float arithmetic). The Hugging Face folder stays in OUT/hf (for the GGUF conversion).
+accuracy_level 4, the builder's default for CPUs), int4_fp (the same weights, accuracy_level
+1: float arithmetic) or int8 (MatMulNBits of 8 bits, blocks of 32, accuracy_level 4). The Hugging Face folder stays in OUT/hf (for the GGUF conversion).
 
 usage: make_model.py OUT SIZE PRECISION...      (in .venv-genai)"""
 import os
@@ -34,7 +34,7 @@ if not os.path.isdir(folder):
     transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="t0", bos_token="t1",
                                          eos_token="t2").save_pretrained(folder)
 for p in precisions:
-    builder_precision, extra = {"fp32": ("fp32", []), "int4": ("int4", []),
+    builder_precision, extra = {"fp32": ("fp32", []), "int4": ("int4", []), "int8": ("int8", []),
                                 "int4_fp": ("int4", ["--extra_options", "accuracy_level=1"])}[p]
     subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", folder, "-o",
                     os.path.join(out, p), "-p", builder_precision, "-e", "cpu", "-c", os.path.join(out, "cache")]

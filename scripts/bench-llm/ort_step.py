@@ -1,8 +1,9 @@
 """SEQ tokens after PAST cached ones of OUT/PRECISION/model.onnx under ONNX Runtime (a decode step,
 or a prefill with PAST 0): writes the inputs to OUT/in_K.bin (for step.c) and prints the median
-milliseconds of RUNS runs (after 2).
+milliseconds of RUNS runs (after 2); with LOGITS, also writes the logits (SEQ x vocabulary float32)
+there, for agreement.py.
 
-usage: ort_step.py MODEL SEQ PAST THREADS RUNS OUT KV_HEADS HEAD"""
+usage: ort_step.py MODEL SEQ PAST THREADS RUNS OUT KV_HEADS HEAD [LOGITS]"""
 import sys
 import time
 
@@ -27,6 +28,8 @@ for _ in range(2):
 times = []
 for _ in range(runs):
     start = time.perf_counter()
-    session.run(None, feeds)
+    logits = session.run(None, feeds)[0]
     times.append(time.perf_counter() - start)
+if len(sys.argv) > 9:
+    logits.astype(np.float32).tofile(sys.argv[9])
 print(f"{np.median(times) * 1e3:.3f}")

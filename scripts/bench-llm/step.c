@@ -3,7 +3,8 @@
  * RUNS times after 2 and prints the median milliseconds. Compiled with the model's sizes:
  * -DKV_HEADS, -DHEAD, -DVOCAB, and the run's cache arguments as -DPASTS="in[0], ..." and
  * -DPRESENTS="out[0], ..." (bench-llm.sh writes them).
- * usage: step SEQ PAST RUNS DIR */
+ * With LOGITS, also writes the last run's logits there (SEQ x VOCAB float32), for agreement.py.
+ * usage: step SEQ PAST RUNS DIR [LOGITS] */
 #include "m.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 static void *slurp(const char *p, size_t n) { void *b = aligned_alloc(64, (n + 63) / 64 * 64 + 64); FILE *f = fopen(p, "rb"); if (!f || (n && fread(b, 1, n, f) != n)) { perror(p); exit(2); } fclose(f); return b; }
 static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
 int main(int argc, char **argv) {
-  if (argc != 5) return 2;
+  if (argc != 5 && argc != 6) return 2;
   int64_t seq = atoll(argv[1]), past = atoll(argv[2]);
   int runs = atoi(argv[3]);
   const char *dir = argv[4];
@@ -35,6 +36,11 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &b);
     if (rc) { printf("rc %d\n", rc); return 1; }
     if (r >= 2) t[r - 2] = (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
+  }
+  if (argc == 6) {
+    FILE *f = fopen(argv[5], "wb");
+    if (!f || fwrite(logits, 4, (size_t)seq * VOCAB, f) != (size_t)seq * VOCAB) { perror(argv[5]); return 2; }
+    fclose(f);
   }
   qsort(t, runs, sizeof t[0], cmp);
   printf("%.3f\n", t[runs / 2]);

@@ -20,7 +20,7 @@ from onnx.reference import ReferenceEvaluator
 
 
 def recurrent(kind, name, rng, seq=5, batch=3, inp=4, hidden=6, direction="forward", layout=0,
-              lens=None, peepholes=False, initial=False, outputs=("Y", "Y_h"), **attrs):
+              lens=None, peepholes=False, initial=False, outputs=("Y", "Y_h"), bias=True, **attrs):
     """One RNN, GRU or LSTM node; `lens` gives sequence_lens."""
     gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
     dirs = 2 if direction == "bidirectional" else 1
@@ -29,9 +29,10 @@ def recurrent(kind, name, rng, seq=5, batch=3, inp=4, hidden=6, direction="forwa
         "X": rng.standard_normal(x_shape).astype(np.float32),
         "W": (rng.standard_normal([dirs, gates * hidden, inp]) * 0.5).astype(np.float32),
         "R": (rng.standard_normal([dirs, gates * hidden, hidden]) * 0.5).astype(np.float32),
-        "B": (rng.standard_normal([dirs, 2 * gates * hidden]) * 0.3).astype(np.float32),
     }
-    names = ["X", "W", "R", "B"]
+    if bias:
+        feeds["B"] = (rng.standard_normal([dirs, 2 * gates * hidden]) * 0.3).astype(np.float32)
+    names = ["X", "W", "R", "B" if bias else ""]
     if lens is not None:
         feeds["sequence_lens"] = np.array(lens, dtype=np.int32)
     names.append("sequence_lens" if lens is not None else "")
@@ -76,6 +77,22 @@ def cases(rng):
     yield recurrent("RNN", "rnn_relu_bidirectional", rng, direction="bidirectional", activations=["Relu", "Relu"])
     yield recurrent("RNN", "rnn_lengths_initial", rng, lens=[2, 5, 3], initial=True)
     yield recurrent("RNN", "rnn_batch_first_reverse", rng, layout=1, direction="reverse")
+    # Weights as a model's constants, which xcc projects every step's input with one GEMM and
+    # multiplies each step's state with R^T in another: each kind, direction, layout, lengths,
+    # initial states, peepholes, clip, no bias, and GRU with and without linear_before_reset.
+    constant = ("W", "R", "B")
+    yield *recurrent("LSTM", "lstm_constant_weights", rng, seq=7, batch=2, inp=5, hidden=16), constant
+    yield *recurrent("LSTM", "lstm_constant_bidirectional_lengths", rng, direction="bidirectional",
+                     lens=[5, 2, 4], initial=True, peepholes=True, clip=0.9, outputs=("Y", "Y_h", "Y_c")), constant
+    yield *recurrent("LSTM", "lstm_constant_batch_first", rng, layout=1, direction="reverse", batch=1,
+                     hidden=9), constant
+    yield *recurrent("LSTM", "lstm_constant_no_bias", rng, bias=False, outputs=("Y_h",)), ("W", "R")
+    yield *recurrent("GRU", "gru_constant_weights", rng, lens=[3, 5, 1], initial=True, hidden=8), constant
+    yield *recurrent("GRU", "gru_constant_linear_before_reset", rng, linear_before_reset=1,
+                     direction="bidirectional", clip=0.6), constant
+    yield *recurrent("GRU", "gru_constant_batch_first", rng, layout=1, direction="reverse", initial=True), constant
+    yield *recurrent("RNN", "rnn_constant_bidirectional_lengths", rng, direction="bidirectional", lens=[2, 5, 3],
+                     initial=True), constant
 
 
 MS = "com.microsoft"
