@@ -504,24 +504,14 @@ fn blockwise_program(cases: &[Blockwise], products: BlockwiseProducts, rng: &mut
         let (a, out) = (memref(&[case.m, case.k]), memref(&[case.m, case.n]));
         let qt = format!("memref<{g}x{}xi8>", case.weight_bytes() / g);
         let (st, zt) = (format!("memref<{g}x{per_block}xf32>"), format!("memref<{g}x{per_block}xi8>"));
-        let _ = writeln!(
-            mlir,
-            "memref.global \"private\" constant @q{i} : {qt} = dense<\"0x{}\"> : tensor<{}xi8>",
-            hex_bytes(&q),
-            q.len()
-        );
-        let _ = writeln!(
-            mlir,
-            "memref.global \"private\" constant @s{i} : {st} = dense<\"0x{}\"> : tensor<{}xi8>",
-            hex_bytes(&scale_bytes),
-            scale_bytes.len()
-        );
-        let _ = writeln!(
-            mlir,
-            "memref.global \"private\" constant @z{i} : {zt} = dense<\"0x{}\"> : tensor<{}xi8>",
-            hex_bytes(&zeros),
-            zeros.len()
-        );
+        for (symbol, ty, bytes) in [("q", &qt, &q), ("s", &st, &scale_bytes), ("z", &zt, &zeros)] {
+            let _ = writeln!(
+                mlir,
+                "memref.global \"private\" constant @{symbol}{i} : {ty} = dense<\"0x{}\"> : tensor<{}xi8>",
+                hex_bytes(bytes),
+                bytes.len()
+            );
+        }
         let _ = writeln!(
             mlir,
             "func.func @case{i}(%a: {a}, %y: {out}) attributes {{llvm.emit_c_interface}} {{\n  \

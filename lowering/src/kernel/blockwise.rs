@@ -354,20 +354,32 @@ fn block_sums(
         let scale = e.value_attr("vector.shuffle", &[run_scales, run_scales], lanes_f32.clone(), vec![("mask", lane)]);
         *acc = e.fmuladd(sum, scale, *acc);
     }
-    // The zero points' share: zero * scale * (the block's sum of A); with signed pairs, the
-    // weights were 128 less, and so are the zero points.
-    let zeros = e.value_op("vector.load", &[w.zeros, per_block], vector(LANES, Type::i8()));
-    let zeros = e.value_op("arith.extui", &[zeros], vector(LANES, Type::i32()));
-    let mut zeros = e.value_op("arith.uitofp", &[zeros], lanes_f32.clone());
-    if products == Products::SignedPairs {
-        let offset = e.splat_const(128.0, lanes_f32.clone());
-        zeros = e.value_op("arith.subf", &[zeros, offset], lanes_f32.clone());
-    }
-    let zero_scales = e.value_op("arith.mulf", &[zeros, scales], lanes_f32.clone());
+    // The zero points' share: zero * scale * (the block's sum of A).
+    let zero_scales = zero_point_scales(e, w, per_block, scales, products);
     let a_sum = e.load(w.a_sums, &[a_block]);
     let a_sum = e.value_op("vector.broadcast", &[a_sum], lanes_f32);
     next[GROUP] = e.fmuladd(zero_scales, a_sum, accs[GROUP]);
     next
+}
+
+/// The 8 zero points of a group's block at `at` times its `scales`; with signed pairs, the
+/// weights were 128 less, and so are the zero points.
+pub(super) fn zero_point_scales(
+    e: &mut Cursor,
+    w: &Blockwise,
+    at: ValueId,
+    scales: ValueId,
+    products: Products,
+) -> ValueId {
+    let f32v = vector(LANES, Type::f32());
+    let zeros = e.value_op("vector.load", &[w.zeros, at], vector(LANES, Type::i8()));
+    let zeros = e.value_op("arith.extui", &[zeros], vector(LANES, Type::i32()));
+    let mut zeros = e.value_op("arith.uitofp", &[zeros], f32v.clone());
+    if products == Products::SignedPairs {
+        let offset = e.splat_const(128.0, f32v.clone());
+        zeros = e.value_op("arith.subf", &[zeros, offset], f32v.clone());
+    }
+    e.value_op("arith.mulf", &[zeros, scales], f32v)
 }
 
 /// A's prepared run at `at + offset`: four vectors of eight f32, or one of 32 bytes.

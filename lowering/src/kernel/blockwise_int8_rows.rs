@@ -15,7 +15,7 @@
 //! One parallel loop over the whole groups of columns; a last, partial group goes through the
 //! decode kernel.
 
-use super::blockwise::{run_products, unpacked_run, Blockwise, Products, GROUP, ROW_CHUNK};
+use super::blockwise::{run_products, unpacked_run, zero_point_scales, Blockwise, Products, GROUP, ROW_CHUNK};
 use super::qgemm::vector;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
@@ -72,21 +72,11 @@ fn sums_at(e: &mut Cursor, g: ValueId, r: ValueId) -> ValueId {
     e.affine(&[(g, (ROW_CHUNK * GROUP) as i64), (r, GROUP as i64)], 0)
 }
 
-/// Block `b`'s scales of group `g`'s columns, and their zero points times the scales (the
-/// zero points 128 less with signed pairs, whose weights are).
+/// Block `b`'s scales of group `g`'s columns, and their zero points times the scales.
 fn block_scales(e: &mut Cursor, w: &Blockwise, g: ValueId, b: ValueId, products: Products) -> (ValueId, ValueId) {
-    let f32v = vector(LANES, Type::f32());
     let at = e.affine(&[(g, (w.s.blocks as usize * GROUP) as i64), (b, GROUP as i64)], 0);
-    let scales = e.value_op("vector.load", &[w.scales, at], f32v.clone());
-    let zeros = e.value_op("vector.load", &[w.zeros, at], vector(LANES, Type::i8()));
-    let zeros = e.value_op("arith.extui", &[zeros], vector(LANES, Type::i32()));
-    let mut zeros = e.value_op("arith.uitofp", &[zeros], f32v.clone());
-    if products == Products::SignedPairs {
-        let offset = e.splat_const(128.0, f32v.clone());
-        zeros = e.value_op("arith.subf", &[zeros, offset], f32v.clone());
-    }
-    let zero_scales = e.value_op("arith.mulf", &[zeros, scales], f32v);
-    (scales, zero_scales)
+    let scales = e.value_op("vector.load", &[w.scales, at], vector(LANES, Type::f32()));
+    (scales, zero_point_scales(e, w, at, scales, products))
 }
 
 /// Run `run` of block `b` of group `g`, unpacked and turned: vector `q` holds values
