@@ -162,6 +162,11 @@ pub struct Cli {
     /// one workspace for all of them (repeatable).
     #[arg(long = "dim", value_name = "NAME=N|MIN..MAX")]
     pub dims: Vec<String>,
+    /// ONNX: how many bytes of tensors computed from constants may become data in the library
+    /// (default: 64 MiB plus four times the model's initializers); past it, a node with more
+    /// than 1 MiB of outputs is computed when the model runs instead of at compile time.
+    #[arg(long, value_name = "BYTES")]
+    pub fold_budget: Option<usize>,
     /// Print each stage of the compilation, with its time, to standard error.
     #[arg(short = 'v', long)]
     pub verbose: bool,
@@ -196,6 +201,11 @@ pub struct InspectCli {
     /// ONNX: as for compiling, `NAME=N` or `NAME=MIN..MAX`.
     #[arg(long = "dim", value_name = "NAME=N|MIN..MAX")]
     pub dims: Vec<String>,
+    /// ONNX: how many bytes of tensors computed from constants may become data in the library
+    /// (default: 64 MiB plus four times the model's initializers); past it, a node with more
+    /// than 1 MiB of outputs is computed when the model runs instead of at compile time.
+    #[arg(long, value_name = "BYTES")]
+    pub fold_budget: Option<usize>,
     /// ONNX: as for compiling, `NAME=VALUES`.
     #[arg(long = "bind", value_name = "NAME=VALUES")]
     pub binds: Vec<String>,

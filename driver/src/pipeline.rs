@@ -296,7 +296,7 @@ pub(crate) fn onnx_options<'a>(cli: &Cli, name: &'a str) -> Result<xcc_frontend_
     let target = xcc_codegen::resolve_target(&cli.target, None, None);
     let gpu =
         target.is_ok_and(|t| t.is_gpu()).then_some(xcc_lowering::math::gpu_has_code as xcc_frontend_onnx::GpuMath);
-    Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims, progress, gpu })
+    Ok(xcc_frontend_onnx::OnnxOptions { name, shapes, binds, dims, progress, gpu, fold_budget: cli.fold_budget })
 }
 
 /// Models with fewer nodes than this compile too quickly to need a progress line.

@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
         dims: Default::default(),
         progress: None,
         gpu: None,
+        fold_budget: None,
     };
     let Ok((module, _)) = xcc_frontend_onnx::compile(data, Path::new("fuzz.onnx"), &options) else { return };
     if let Err(d) = xcc_ir::verifier::verify(&module) {

@@ -2053,6 +2053,56 @@ fn dim_ranges() -> Result<(), String> {
     Ok(())
 }
 
+/// The fold budget: a Range of 2^20 int64 values from constants (8 MiB) is folded into the
+/// library by default, and with `--fold-budget` below its size computed when the model runs,
+/// the library staying small and the values the same (a 100-byte model once made a 671 MB one).
+fn fold_budget() -> Result<(), String> {
+    const N: i64 = 1 << 20;
+    let dir = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-fold-budget");
+    let bytes = model(
+        vec![node("range0", "Range", &["a", "b", "c"], &["y"])],
+        vec![],
+        vec![value("y", INT64, &[N])],
+        vec![int64s("a", &[], &[0]), int64s("b", &[], &[N]), int64s("c", &[], &[1])],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("model.onnx"), &bytes).unwrap();
+    let mut sizes = Vec::new();
+    for (lib, flags) in [("folded", &[][..]), ("run", &["--fold-budget", "1000000"][..])] {
+        let path = dir.join(format!("lib{lib}.a"));
+        let out = Command::new(xcc_binary())
+            .arg(dir.join("model.onnx"))
+            .args(flags)
+            .args(["--name", "m", "-o"])
+            .arg(&path)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("{lib}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        sizes.push(std::fs::metadata(&path).map_err(|e| e.to_string())?.len());
+    }
+    if sizes[0] < 8 << 20 || sizes[1] > 1 << 20 {
+        return Err(format!("the libraries are {} bytes folded and {} computed at run time", sizes[0], sizes[1]));
+    }
+    let harness = dir.join("harness.c");
+    let program = format!(
+        "#include \"m.h\"\n#include <stdio.h>\n#include <stdlib.h>\n\
+         int main(void) {{\n  int64_t *y = malloc(8 * {N});\n  if (m_run_alloc(y)) return 2;\n  \
+         for (int64_t i = 0; i < {N}; i++) if (y[i] != i) {{ printf(\"y[%lld] = %lld\\n\", (long long)i, (long long)y[i]); return 1; }}\n  \
+         puts(\"ok\");\n  return 0;\n}}\n"
+    );
+    std::fs::write(&harness, program).unwrap();
+    let prog = dir.join("prog");
+    xcc_test_suite::link_c("cc", &harness, &[&dir.join("librun.a")], &prog)?;
+    let out = Command::new(&prog).output().map_err(|e| e.to_string())?;
+    if !out.status.success() || String::from_utf8_lossy(&out.stdout).trim() != "ok" {
+        return Err(format!("the run-time Range: {}", String::from_utf8_lossy(&out.stdout)));
+    }
+    Ok(())
+}
+
 /// One test per malformed model (`onnx-errors/NAME`), and the symbolic-shape case.
 fn main() -> std::process::ExitCode {
     let dir: PathBuf = suite_dir().parent().unwrap().join("target/xcc-tests/onnx-errors");
@@ -2068,6 +2118,7 @@ fn main() -> std::process::ExitCode {
     }));
     trials.push(Trial::test("onnx-errors/symbolic-dims-are-unified", || Ok(symbolic_dims_are_unified()?)));
     trials.push(Trial::test("onnx-errors/dim-ranges", || Ok(dim_ranges()?)));
+    trials.push(Trial::test("onnx-errors/fold-budget", || Ok(fold_budget()?)));
     trials.push(Trial::test("onnx-errors/run-time-dims-the-operators-refuse", || {
         Ok(run_time_dims_the_operators_refuse()?)
     }));

@@ -632,6 +632,9 @@ pub struct Graph {
     /// The graph inputs of optional type, which a run may be given as NULL: read only by
     /// OptionalHasElement and OptionalGetElement ([`crate::ops::control::optional`]).
     pub optional_inputs: std::collections::BTreeSet<String>,
+    /// `--fold-budget`: the bytes that nodes of constants may fold into at compile time (by
+    /// default [`crate::infer::default_fold_budget`]); past it, large ones run at run time.
+    pub fold_budget: Option<usize>,
 }
 
 /// The largest value of a symbol without a range: a run refuses more (`XCC_ERROR_BAD_DIM`), as

@@ -97,8 +97,36 @@ fn refuse_huge_fold(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> OResult<()>
     Ok(())
 }
 
+/// The bytes of a node's outputs where inference gives them all (none when it cannot).
+fn output_bytes(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> Option<usize> {
+    let types = op.infer(node, g).ok()?;
+    types.iter().zip(&node.outputs).try_fold(0usize, |sum, (t, name)| {
+        let bytes = (!t.is_dynamic()).then(|| super::import::checked_bytes(name, t.dtype, &t.shape).ok())??;
+        Some(sum.saturating_add(bytes))
+    })
+}
+
+/// The folded bytes a graph may make by default: [`FOLD_BUDGET_BASE`] plus four times its
+/// initializers' bytes (dequantized or transposed weights are folded too).
+pub fn default_fold_budget(g: &Graph) -> usize {
+    let constant_nodes = g.nodes.iter().filter(|n| n.op == "Constant").flat_map(|n| n.attrs.values());
+    let in_nodes: usize = constant_nodes.map(|a| if let Attr::Tensor(t) = a { t.data.len() } else { 0 }).sum();
+    let initializers: usize = g.consts.values().map(|t| t.data.len()).sum();
+    FOLD_BUDGET_BASE.saturating_add(initializers.saturating_add(in_nodes).saturating_mul(4))
+}
+
+/// The folded bytes every graph may make, whatever its weights.
+pub const FOLD_BUDGET_BASE: usize = 64 << 20;
+
+/// The outputs that always fold, whatever the budget: shape computations and small tables.
+const ALWAYS_FOLDED_BYTES: usize = 1 << 20;
+
 pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     refuse_unsupported(g)?;
+    // What constants may still become at compile time; past it, a large node is computed at
+    // run time (a 100-byte model's Range of 83 million values stays a Range, not 671 MB of
+    // library).
+    let mut fold_budget = g.fold_budget.unwrap_or_else(|| default_fold_budget(g));
     // The nodes kept so far stay in the graph, so that a shape rule can follow an input back
     // to the nodes that compute it (ops::computed_data).
     // A node an operator expands into others gives way to them, in order, at the front.
@@ -160,8 +188,15 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let inputs: Vec<Option<&Tensor>> =
             node.inputs.iter().map(|i| if i.is_empty() { None } else { g.consts.get(i) }).collect();
         let all_const = node.inputs.iter().zip(&inputs).all(|(name, t)| name.is_empty() || t.is_some());
+        // A node of no inputs (Constant) is the model's own data, outside the budget.
+        let computed = node.inputs.iter().any(|i| !i.is_empty());
+        let bytes = if all_const && computed { output_bytes(op, &node, g) } else { None };
+        let within_budget = bytes.is_none_or(|b| b <= ALWAYS_FOLDED_BYTES || b <= fold_budget);
         if all_const {
             refuse_huge_fold(op, &node, g).map_err(|e| e.in_node(&node))?;
+        }
+        if all_const && within_budget {
+            fold_budget = fold_budget.saturating_sub(bytes.unwrap_or(0));
             if let Some(result) = op.fold(&node, &inputs) {
                 let outs = result.map_err(|e| e.in_node(&node))?;
                 for (name, t) in node.outputs.iter().zip(outs) {

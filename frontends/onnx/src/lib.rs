@@ -45,6 +45,10 @@ pub struct OnnxOptions<'a> {
     /// CPU's rows of vectors (a MaxPool over rows would run a plane per thread) give way to loops
     /// over the outputs, and a node whose math has no GPU code is refused, named.
     pub gpu: Option<GpuMath>,
+    /// `--fold-budget BYTES`: how many bytes of tensors computed from constants may become data
+    /// in the library (by default 64 MiB plus four times the initializers' bytes); past it, a
+    /// node of more than 1 MiB of outputs is computed at run time instead.
+    pub fold_budget: Option<usize>,
 }
 
 /// Compiles an ONNX model (its bytes and path) into a module at the kernel level.
@@ -69,6 +73,7 @@ pub fn compile_graph(
     options: &OnnxOptions,
 ) -> Result<(xcc_ir::Module, ModelInterface), OnnxError> {
     infer::topological_order(&mut g)?;
+    g.fold_budget = options.fold_budget;
     fuse::before_inference(&mut g);
     infer::infer_and_fold(&mut g)?;
     fuse::fuse(&mut g);

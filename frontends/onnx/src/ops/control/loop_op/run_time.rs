@@ -135,6 +135,7 @@ fn body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
         data_dims: RefCell::new(g.data_dims.borrow().clone()),
         sequences: RefCell::new(g.sequences.borrow().clone()),
         optional_inputs: Default::default(),
+        fold_budget: g.fold_budget,
     };
     let mut input_types = vec![TensorType::new(DType::I64, vec![]), TensorType::new(DType::Bool, vec![])];
     for c in carried {
