@@ -72,7 +72,7 @@ pub fn topological_order(g: &mut Graph) -> OResult<()> {
 /// Infers every type, folds constant nodes away, and removes nodes nothing needs.
 /// The most bytes an output computed at compile time (folded from constants) may take: it becomes
 /// data in the library, and computing it takes as much memory in the compiler.
-const MAX_FOLDED_BYTES: usize = 1 << 31;
+pub(crate) const MAX_FOLDED_BYTES: usize = 1 << 31;
 
 /// An error naming the output when the node's outputs, computed from constants, would pass
 /// [`MAX_FOLDED_BYTES`] (a ConstantOfShape of [2^20, 2^20], a Range to 2^40): folding them would

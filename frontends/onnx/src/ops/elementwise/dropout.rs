@@ -96,6 +96,16 @@ fn flag(node: &Node, g: &Graph, i: usize) -> OResult<DataExpr> {
 /// `y = x * mask * scale` and the mask, where in training mode `mask = draw >= ratio` and
 /// `scale = 1 / (1 - ratio)`, and otherwise every element is kept unscaled.
 fn training_mode(node: &Node, g: &Graph, x: &mut Expansion, t: &TensorType, training: &str) -> OResult<()> {
+    // The draws are made at compile time, a double per element: bounded as folding is.
+    let bytes = crate::import::checked_bytes(&node.inputs[0], DType::F64, &t.shape)?;
+    if bytes > crate::infer::MAX_FOLDED_BYTES {
+        return err(format!(
+            "in training mode, Dropout draws its mask at compile time: '{}' ({}) would need {bytes} bytes of draws, more than the {} that xcc computes at compile time",
+            node.inputs[0],
+            t.describe(),
+            crate::infer::MAX_FOLDED_BYTES
+        ));
+    }
     let seed = node.int("seed", 0);
     let mut stream = Mt19937::new(seed as u32);
     let draws: Vec<f64> = (0..t.numel()).map(|_| stream.next_f64()).collect();
