@@ -566,6 +566,7 @@ fn index_and_parameter_cases() -> Vec<Case> {
     .chain(fuzz_regressions())
     .chain(new_operator_cases())
     .chain(string_cases())
+    .chain(fuzz_found_cases())
     .chain(optional_cases())
     .collect()
 }
@@ -599,6 +600,45 @@ fn optional_cases() -> Vec<Case> {
 
 /// TensorProto.DataType STRING.
 const STRING: i32 = 8;
+
+/// Shapes the fuzz runs found past a check: an Attention mask that broadcasts to neither the
+/// heads nor the queries (it once fused into a module that did not verify), and Dropout's
+/// training mode over an input whose mask would be drawn at compile time in 176 TB.
+fn fuzz_found_cases() -> Vec<Case> {
+    let attention = model(
+        vec![with_int(
+            with_int(node("attn0", "Attention", &["q", "k", "v", "mask"], &["y"]), "q_num_heads", 3),
+            "kv_num_heads",
+            3,
+        )],
+        vec![
+            value("q", FLOAT, &[2, 4, 24]),
+            value("k", FLOAT, &[2, 6, 24]),
+            value("v", FLOAT, &[2, 6, 24]),
+            value("mask", FLOAT, &[2, 6, 6]),
+        ],
+        vec![value("y", FLOAT, &[2, 4, 24])],
+        vec![],
+    );
+    let dropout = model(
+        vec![node("drop0", "Dropout", &["x", "", "t"], &["y"])],
+        vec![value("x", FLOAT, &[1 << 40, 4, 5]), value("t", xcc_test_suite::onnx_build::BOOL, &[])],
+        vec![value("y", FLOAT, &[1 << 40, 4, 5])],
+        vec![],
+    );
+    vec![
+        (
+            "attention-mask-of-other-heads-and-queries",
+            xcc_test_suite::onnx_build::with_opset(&attention, "", 23),
+            vec!["cannot be broadcast together", "[2, 3, 4, 6]"],
+        ),
+        (
+            "dropout-training-draws-too-many",
+            dropout,
+            vec!["drop0", "'x'", "float32 [1099511627776, 4, 5]", "draws its mask at compile time"],
+        ),
+    ]
+}
 
 /// STRING tensors where an operator would compute on them as numbers, and the string operators'
 /// refusals.
