@@ -69,19 +69,21 @@ pub fn topological_order(g: &mut Graph) -> OResult<()> {
     Ok(())
 }
 
-/// Infers every type, folds constant nodes away, and removes nodes nothing needs.
 /// The most bytes an output computed at compile time (folded from constants) may take: it becomes
 /// data in the library, and computing it takes as much memory in the compiler.
 pub(crate) const MAX_FOLDED_BYTES: usize = 1 << 31;
 
-/// An error naming the output when the node's outputs, computed from constants, would pass
-/// [`MAX_FOLDED_BYTES`] (a ConstantOfShape of [2^20, 2^20], a Range to 2^40): folding them would
-/// abort the compiler on the allocation. The shape rule gives the sizes first; where it cannot,
-/// folding goes ahead as before.
-fn refuse_huge_fold(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> OResult<()> {
-    let Ok(types) = op.infer(node, g) else { return Ok(()) };
+/// The bytes a node of constants would fold into, where inference gives every output's size
+/// (`None` where it cannot), after refusing, with the output's name, one that would pass
+/// [`MAX_FOLDED_BYTES`] (a ConstantOfShape of [2^20, 2^20], a Range to 2^40): folding it would
+/// abort the compiler on the allocation. Where the shape rule cannot give the sizes, folding
+/// goes ahead as before.
+fn folded_bytes(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> OResult<Option<usize>> {
+    let Ok(types) = op.infer(node, g) else { return Ok(None) };
+    let mut total = Some(0usize);
     for (name, t) in node.outputs.iter().zip(&types) {
         if t.is_dynamic() {
+            total = None;
             continue;
         }
         let bytes = super::import::checked_bytes(name, t.dtype, &t.shape)?;
@@ -93,17 +95,9 @@ fn refuse_huge_fold(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> OResult<()>
             );
             return Err(OnnxError::tensor(name, message));
         }
+        total = total.map(|sum| sum.saturating_add(bytes));
     }
-    Ok(())
-}
-
-/// The bytes of a node's outputs where inference gives them all (none when it cannot).
-fn output_bytes(op: &dyn ops::OnnxOp, node: &Node, g: &Graph) -> Option<usize> {
-    let types = op.infer(node, g).ok()?;
-    types.iter().zip(&node.outputs).try_fold(0usize, |sum, (t, name)| {
-        let bytes = (!t.is_dynamic()).then(|| super::import::checked_bytes(name, t.dtype, &t.shape).ok())??;
-        Some(sum.saturating_add(bytes))
-    })
+    Ok(total)
 }
 
 /// The folded bytes a graph may make by default: [`FOLD_BUDGET_BASE`] plus four times its
@@ -121,6 +115,7 @@ pub const FOLD_BUDGET_BASE: usize = 64 << 20;
 /// The outputs that always fold, whatever the budget: shape computations and small tables.
 const ALWAYS_FOLDED_BYTES: usize = 1 << 20;
 
+/// Infers every type, folds constant nodes away, and removes nodes nothing needs.
 pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
     refuse_unsupported(g)?;
     // What constants may still become at compile time; past it, a large node is computed at
@@ -188,15 +183,14 @@ pub fn infer_and_fold(g: &mut Graph) -> OResult<()> {
         let inputs: Vec<Option<&Tensor>> =
             node.inputs.iter().map(|i| if i.is_empty() { None } else { g.consts.get(i) }).collect();
         let all_const = node.inputs.iter().zip(&inputs).all(|(name, t)| name.is_empty() || t.is_some());
+        let bytes = if all_const { folded_bytes(op, &node, g).map_err(|e| e.in_node(&node))? } else { None };
         // A node of no inputs (Constant) is the model's own data, outside the budget.
         let computed = node.inputs.iter().any(|i| !i.is_empty());
-        let bytes = if all_const && computed { output_bytes(op, &node, g) } else { None };
-        let within_budget = bytes.is_none_or(|b| b <= ALWAYS_FOLDED_BYTES || b <= fold_budget);
-        if all_const {
-            refuse_huge_fold(op, &node, g).map_err(|e| e.in_node(&node))?;
-        }
+        let within_budget = !computed || bytes.is_none_or(|b| b <= ALWAYS_FOLDED_BYTES || b <= fold_budget);
         if all_const && within_budget {
-            fold_budget = fold_budget.saturating_sub(bytes.unwrap_or(0));
+            if computed {
+                fold_budget = fold_budget.saturating_sub(bytes.unwrap_or(0));
+            }
             if let Some(result) = op.fold(&node, &inputs) {
                 let outs = result.map_err(|e| e.in_node(&node))?;
                 for (name, t) in node.outputs.iter().zip(outs) {

@@ -236,10 +236,11 @@ impl OnnxOp for Recurrent {
             e.parallel_over(&[n], &mut |e, ivs| e.store(zero, flat, &[ivs[0]]));
         }
         let reverse_only = node.string("direction") == Some("reverse");
+        let projected = Projected::of(node, g, &s);
         for d in 0..s.directions {
             let reverse = reverse_only || d == 1;
-            let projected = Projected::of(node, g, &s, d).map(|w| w.buffers(e));
-            direction(e, &s, &inputs, &outputs, (d, reverse), projected.as_ref());
+            let weights = projected.as_ref().map(|p| p[d].buffers(e));
+            direction(e, &s, &inputs, &outputs, (d, reverse), weights.as_ref());
         }
         Ok(())
     }
@@ -274,7 +275,8 @@ struct ProjectedBuffers {
 }
 
 impl Projected {
-    fn of(node: &Node, g: &Graph, s: &Shape, d: usize) -> Option<Projected> {
+    /// Each direction's, where W, R and B are constants.
+    fn of(node: &Node, g: &Graph, s: &Shape) -> Option<Vec<Projected>> {
         if s.dtype != DType::F32 {
             return None;
         }
@@ -283,6 +285,10 @@ impl Projected {
             Some(b) => g.consts.get(b)?.to_f64(),
             None => vec![0.0; s.directions * 2 * s.kind.gates() * s.hidden],
         };
+        Some((0..s.directions).map(|d| Projected::direction(s, d, (&w, &r, &bias))).collect())
+    }
+
+    fn direction(s: &Shape, d: usize, (w, r, bias): (&[f64], &[f64], &[f64])) -> Projected {
         let (h, gh) = (s.hidden, s.kind.gates() * s.hidden);
         // Rows `rows` of direction d's [gh, k] matrix, transposed to [k, rows].
         let transposed = |v: &[f64], k: usize, rows: std::ops::Range<usize>| {
@@ -294,13 +300,13 @@ impl Projected {
         let gru = s.kind == Kind::Gru;
         let summed: Vec<f64> = (0..gh).map(|j| if gru && j >= 2 * h { wb[j] } else { wb[j] + rb[j] }).collect();
         let split = gru && !s.linear_before_reset;
-        Some(Projected {
-            w_t: transposed(&w, s.input, 0..gh),
-            r_t: transposed(&r, h, 0..if split { 2 * h } else { gh }),
+        Projected {
+            w_t: transposed(w, s.input, 0..gh),
+            r_t: transposed(r, h, 0..if split { 2 * h } else { gh }),
             bias: Tensor::from_f64(DType::F32, vec![1, gh], &summed),
             rb_h: gru.then(|| Tensor::from_f64(DType::F32, vec![1, h], &rb[2 * h..])),
-            r_h_t: split.then(|| transposed(&r, h, 2 * h..gh)),
-        })
+            r_h_t: split.then(|| transposed(r, h, 2 * h..gh)),
+        }
     }
 
     fn buffers(&self, e: &mut Emitter) -> ProjectedBuffers {
