@@ -162,9 +162,10 @@ pub struct Cli {
     /// one workspace for all of them (repeatable).
     #[arg(long = "dim", value_name = "NAME=N|MIN..MAX")]
     pub dims: Vec<String>,
-    /// ONNX: how many bytes of tensors computed from constants may become data in the library
-    /// (default: 64 MiB plus four times the model's initializers); past it, a node with more
-    /// than 1 MiB of outputs is computed when the model runs instead of at compile time.
+    /// How many bytes of constants computed at compile time may become data in the library
+    /// (default: 64 MiB plus four times the model's initializers, or the MLIR file's size). ONNX:
+    /// past it, a node with more than 1 MiB of outputs is computed when the model runs instead;
+    /// MLIR: a global filled with one non-zero value is written out only up to it.
     #[arg(long, value_name = "BYTES")]
     pub fold_budget: Option<usize>,
     /// Print each stage of the compilation, with its time, to standard error.

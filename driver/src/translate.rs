@@ -10,6 +10,16 @@ pub(crate) fn module_name(cli: &Cli) -> String {
     cli.input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "module".into())
 }
 
+/// The bytes a splat global may be written out to: `--fold-budget`, or the ONNX frontend's
+/// default base plus four times the input's size (which bounds what the input spelled out).
+fn constant_budget(cli: &Cli) -> u64 {
+    if let Some(budget) = cli.fold_budget {
+        return budget as u64;
+    }
+    let input_bytes = std::fs::metadata(&cli.input).map_or(0, |m| m.len());
+    (xcc_frontend_onnx::FOLD_BUDGET_BASE as u64).saturating_add(input_bytes.saturating_mul(4))
+}
+
 /// The llvm-dialect module translated to LLVM IR and optimized for `spec`, with its target
 /// machine.
 pub(crate) fn translate_optimized<'c>(
@@ -24,6 +34,7 @@ pub(crate) fn translate_optimized<'c>(
         nvptx: spec.is_gpu(),
         arch: spec.arch.name().to_string(),
         cpu: spec.cpu.clone(),
+        constant_budget: constant_budget(cli),
     };
     let llvm = xcc_llvm_dialect::translate_module(ctx, lowered, module_name, &options).map_err(|e| match e.span() {
         s if s.is_known() => render(Diagnostic::new(s, e.to_string())),

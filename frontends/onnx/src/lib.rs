@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 pub use error::OnnxError;
+pub use infer::FOLD_BUDGET_BASE;
 pub use xcc_abi::ModelInterface;
 
 /// Whether a GPU's code computes math op `name` on elements of a type.

@@ -90,7 +90,7 @@ impl Translator<'_> {
             }
             Attribute::String(s) if bytes_of_i8_array => self.byte_array(s.as_bytes(), ty, span),
             Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Bool(_) => {
-                self.laid_out(ty, &Scalars::One(value), &mut 0, span)
+                self.splat(ty, &Scalars::One(value), span)
             }
             Attribute::Dense { values, .. } => {
                 let have = match values {
@@ -98,13 +98,41 @@ impl Translator<'_> {
                     _ => values.len(),
                 };
                 let need = scalar_count(ty);
-                if have != 1 && have as u64 != need {
+                if have != 1 && Some(have as u64) != need {
+                    let need = need.map_or_else(|| "over 2^64".to_string(), |n| n.to_string());
                     return Err(unsupported(span, format!("an initializer of {have} elements for a global of {need}")));
+                }
+                if have == 1 {
+                    return self.splat(ty, &Scalars::Dense(values), span);
                 }
                 self.laid_out(ty, &Scalars::Dense(values), &mut 0, span)
             }
             v => Err(unsupported(span, format!("global initializer {v} for a global of type {ty}"))),
         }
+    }
+
+    /// One scalar repeated over the whole of `ty`. Zero is LLVM's null constant (zero-filled
+    /// storage, nothing materialized, whatever the size); any other value is written out element
+    /// by element, so its bytes are bounded by the constant budget: a 240-byte file may declare a
+    /// terabyte-sized global.
+    unsafe fn splat(&self, ty: &Type, scalar: &Scalars, span: Span) -> Result<LLVMValueRef, TranslateError> {
+        let t = self.ty(ty, span)?;
+        if scalar.is_zero() {
+            return Ok(LLVMConstNull(t));
+        }
+        let bytes = scalar_count(ty).and_then(|n| n.checked_mul(scalar_bytes(ty) as u64));
+        let budget = self.options.constant_budget;
+        if bytes.is_none_or(|b| b > budget) {
+            let size = bytes.map_or_else(|| "over 2^64 bytes".to_string(), |b| format!("{b} bytes"));
+            return Err(unsupported(
+                span,
+                format!(
+                    "a global of {ty} filled with one non-zero value would be materialized as {size}, over the \
+                     constant budget of {budget} bytes (--fold-budget BYTES raises it)"
+                ),
+            ));
+        }
+        self.laid_out(ty, scalar, &mut 0, span)
     }
 
     unsafe fn byte_array(&self, bytes: &[u8], ty: &Type, span: Span) -> Result<LLVMValueRef, TranslateError> {
@@ -156,6 +184,28 @@ enum Scalars<'a> {
 }
 
 impl Scalars<'_> {
+    /// Whether every scalar is zero (integer 0, false, or +0.0: a negative zero has a sign bit).
+    fn is_zero(&self) -> bool {
+        let one = match self {
+            Scalars::One(a) => a,
+            Scalars::Dense(values) if values.len() == 1 => {
+                return match values {
+                    DenseValues::Int(v) => v[0] == 0,
+                    DenseValues::Bool(v) => !v[0],
+                    DenseValues::Float(v) => v[0].to_bits() == 0,
+                    DenseValues::Hex(bytes) => bytes.iter().all(|&b| b == 0),
+                }
+            }
+            Scalars::Dense(_) => return false,
+        };
+        match one {
+            Attribute::Integer { value, .. } => *value == 0,
+            Attribute::Bool(b) => !b,
+            Attribute::Float { value, .. } => value.to_bits() == 0,
+            _ => false,
+        }
+    }
+
     /// The LLVM constant of scalar type `ty` for element `i` (element 0 of a splat).
     unsafe fn constant(&self, ty: &Type, t: LLVMTypeRef, i: usize) -> Option<LLVMValueRef> {
         let (int, float) = match self {
@@ -219,11 +269,11 @@ fn scalar_bytes(ty: &Type) -> usize {
     }
 }
 
-/// How many scalars a type holds.
-fn scalar_count(ty: &Type) -> u64 {
+/// How many scalars a type holds (`None` past `u64`).
+fn scalar_count(ty: &Type) -> Option<u64> {
     match ty {
-        Type::LlvmArray { len, elem } => len * scalar_count(elem),
-        Type::Vector { shape, elem } => shape.iter().product::<u64>() * scalar_count(elem),
-        _ => 1,
+        Type::LlvmArray { len, elem } => len.checked_mul(scalar_count(elem)?),
+        Type::Vector { shape, elem } => shape.iter().try_fold(scalar_count(elem)?, |n, &d| n.checked_mul(d)),
+        _ => Some(1),
     }
 }

@@ -46,6 +46,9 @@ pub struct TranslateOptions {
     /// The CPU compiled for (`sm_90` on `nvptx64`): NVVM intrinsics newer than it are rejected
     /// here, as LLVM would abort selecting them.
     pub cpu: String,
+    /// The most bytes a global filled with one non-zero value may be written out to (a zero
+    /// fill costs nothing): the driver's `--fold-budget`, or its default for the input.
+    pub constant_budget: u64,
 }
 
 /// The compute capability an `sm_NN` (or `sm_NNa`) names.
