@@ -168,7 +168,7 @@ pub struct Cli {
     /// MLIR: a global filled with one non-zero value is written out only up to it.
     #[arg(long, value_name = "BYTES")]
     pub fold_budget: Option<usize>,
-    /// Print each stage of the compilation, with its time, to standard error.
+    /// Print each stage of the compilation, with its time, and the peak memory, to standard error.
     #[arg(short = 'v', long)]
     pub verbose: bool,
     /// Print a table of the time each lowering pass took, to standard error.
@@ -255,7 +255,21 @@ fn main() -> ExitCode {
     }
     let matches = Cli::command().version(version()).get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    exit(pipeline::run(&cli).map(|()| true))
+    let result = pipeline::run(&cli);
+    if cli.verbose {
+        report_peak_memory();
+    }
+    exit(result.map(|()| true))
+}
+
+/// `-v`: the compile's peak resident memory, from Linux's `VmHWM` (this program's own: the
+/// maximum `getrusage` gives a child also counts its parent's memory from before `exec`).
+fn report_peak_memory() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().strip_suffix(" kB"));
+    if let Some(kb) = peak.and_then(|v| v.trim().parse::<u64>().ok()) {
+        eprintln!("xcc: peak memory: {:.1} MB", kb as f64 / 1024.0);
+    }
 }
 
 /// Runs `xcc NAME ...` when NAME is a subcommand: `Ok(false)` is a failure already reported.

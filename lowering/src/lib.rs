@@ -9,7 +9,9 @@
 //!    parallel loops worth it become calls to runtime-c's parallel-for over outlined bodies;
 //!    `convert-parallel-to-gpu` ([`conversion::parallel_to_gpu`]): on GPUs, a model's work becomes
 //!    kernels over a grid, launched by host code;
-//! 3. `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (the remaining parallel
+//! 3. `split-large-functions` ([`conversion::split_functions`]): a function too large for LLVM's
+//!    superlinear passes has runs of its operations outlined, each a function of bounded size;
+//!    `convert-scf-to-cf` ([`conversion::scf_to_cf`]): structured loops (the remaining parallel
 //!    ones serially) and conditionals to blocks;
 //! 4. `convert-to-llvm`: every `*-to-llvm` conversion of [`conversion`] at once (func, arith,
 //!    math, cf, memref, vector, gpu), as a full conversion;
@@ -100,6 +102,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "the work of a model's compute function to kernels over a grid, launched by host code (GPU targets)",
         ),
         (
+            Box::new(conversion::split_functions::SplitLargeFunctions),
+            "runs of a very large function's operations to functions of their own, so LLVM's cost stays linear",
+        ),
+        (
             Box::new(conversion::scf_to_cf::ScfToCf),
             "scf.for/if/parallel to blocks and branches (parallel loops run serially)",
         ),
@@ -145,11 +151,11 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
 }
 
 /// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-parallel-to-gpu,
-/// convert-scf-to-cf,
+/// split-large-functions, convert-scf-to-cf,
 /// convert-to-llvm, reconcile-unrealized-casts and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
     "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-fuse-activation,kernel-fuse-planes-epilogue,kernel-choose-strategies,kernel-pack-weights,kernel-to-loops,plan-workspace,\
-math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
+math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,split-large-functions,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
     parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")

@@ -24,6 +24,7 @@ pub mod parallel_to_gpu;
 pub mod parallel_to_threads;
 pub mod reconcile_casts;
 pub mod scf_to_cf;
+pub mod split_functions;
 pub mod type_converter;
 pub mod vector_contract_to_llvm;
 pub mod vector_reshapes_to_llvm;

@@ -69,12 +69,12 @@ impl Pass for CpuDispatch {
                 // The original of an internal function is its baseline version, called by name from
                 // the exported functions' baseline copies.
                 rename_calls(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
-                m.set_attr(f, "passthrough", optsize());
+                add_optsize(&mut m, f);
                 fold_cpu_level(&mut m, f, options.target.level);
                 continue;
             }
             let base = copy_function(&mut m, f, |n| exported.contains(n).then(|| format!("{n}.base")));
-            m.set_attr(base, "passthrough", optsize());
+            add_optsize(&mut m, base);
             fold_cpu_level(&mut m, base, options.target.level);
             make_dispatcher(&mut m, f, &name, &versions);
         }
@@ -87,8 +87,13 @@ impl Pass for CpuDispatch {
 /// The baseline runs only on CPUs without AVX2 (rare where speed matters): optimized for size,
 /// which keeps LLVM from unrolling and versioning its loops and so bounds the compile time the
 /// extra versions add.
-fn optsize() -> Attribute {
-    Attribute::Array(vec![Attribute::String("optsize".into())])
+fn add_optsize(m: &mut Module, f: OpId) {
+    let mut attrs = match m.attr(f, "passthrough") {
+        Some(Attribute::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    attrs.push(Attribute::String("optsize".into()));
+    m.set_attr(f, "passthrough", Attribute::Array(attrs));
 }
 
 fn is_definition(m: &Module, f: OpId) -> bool {

@@ -279,6 +279,33 @@ pub(super) fn address(e: &mut Emitter, p: ValueId) -> ValueId {
     e.value_op("llvm.ptrtoint", &[p], Type::i64())
 }
 
+/// The most pointers checked for NULL one comparison each; more are checked by a loop.
+const UNROLLED_NULL_CHECKS: usize = 64;
+
+/// Whether any of `pointers` is NULL, by a loop over their addresses stored in a stack array.
+/// As one `or` of a comparison per pointer, each comparison became a fact for LLVM's constraint
+/// elimination in all the code after the check, whose cost grew with their square (5 s for the
+/// 1,000 pointers of 500 inputs and outputs); a loop's comparisons are not facts there.
+fn any_null(e: &mut Emitter, pointers: &[ValueId]) -> ValueId {
+    let t = Type::MemRef(MemRefType {
+        shape: vec![Some(pointers.len() as u64)],
+        elem: Box::new(Type::i64()),
+        layout: xcc_ir::types::Layout::Identity,
+        memory_space: None,
+    });
+    let addresses = e.value_attr("memref.alloca", &[], t, vec![("operandSegmentSizes", segment_sizes(&[0, 0]))]);
+    for (i, &p) in pointers.iter().enumerate() {
+        let (a, at) = (address(e, p), e.idx(i as i64));
+        e.store(a, addresses, &[at]);
+    }
+    let (zero, none) = (e.const_int(0, Type::i64()), e.const_int(0, Type::i1()));
+    e.for_acc(0, pointers.len(), none, |e, i, any| {
+        let a = e.load(addresses, &[i]);
+        let null = e.cmpi("eq", a, zero);
+        e.value_op("arith.ori", &[any, null], Type::i1())
+    })
+}
+
 /// The status of the first failure among `failures` (an i1 and a code each), or `XCC_OK`.
 fn first_failure(e: &mut Emitter, failures: &[(ValueId, i32)]) -> ValueId {
     // Consecutive failures of one code (every pointer's NULL check) are one condition, their `or`
@@ -408,9 +435,14 @@ impl Entries {
         let zero = e.const_int(0, Type::i64());
         // An optional input may be NULL: none given.
         let optional = |p: ValueId| inputs.iter().position(|&q| q == p).is_some_and(|k| self.optional[k]);
-        for &p in tensors.iter().filter(|&&p| !optional(p)) {
-            let a = address(e, p);
-            failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
+        let required: Vec<ValueId> = tensors.iter().copied().filter(|&p| !optional(p)).collect();
+        if required.len() > UNROLLED_NULL_CHECKS {
+            failures.push((any_null(e, &required), status::NULL_TENSOR));
+        } else {
+            for p in required {
+                let a = address(e, p);
+                failures.push((e.cmpi("eq", a, zero), status::NULL_TENSOR));
+            }
         }
         first_failure(e, &failures)
     }
