@@ -197,18 +197,24 @@ fn run_c(dir: &Path, program: &str, lib: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Each output of the Relu pairs is its input's Relu.
+/// Each output of the Relu pairs is its input's Relu; a NULL among the pointers (checked by a
+/// loop past 64 of them) is refused with `XCC_ERROR_NULL_TENSOR` (1).
 fn check_relu_pairs(n: usize, lib: &Path, dir: &Path) -> Result<(), String> {
+    let mut with_null: Vec<String> =
+        (0..2 * n).map(|i| if i < n { format!("x + {}", 4 * i) } else { format!("y + {}", 4 * (i - n)) }).collect();
+    with_null[n + n / 2] = "0".into();
     let params: Vec<String> =
         (0..2 * n).map(|i| if i < n { format!("x + {}", 4 * i) } else { format!("y + {}", 4 * (i - n)) }).collect();
     let program = format!(
         "#include <stdio.h>\n#include \"pairs_{n}.h\"\nstatic float x[{len}], y[{len}];\nint main(void) {{\n  \
          for (int i = 0; i < {len}; i++) x[i] = (float)(i % 7) - 3.0f;\n  \
+         if (pairs_{n}_run_alloc({null_args}) != 1) {{ puts(\"a NULL output was not refused\"); return 1; }}\n  \
          if (pairs_{n}_run_alloc({args}) != 0) {{ puts(\"run failed\"); return 1; }}\n  \
          for (int i = 0; i < {len}; i++) if (y[i] != (x[i] > 0 ? x[i] : 0.0f)) {{ printf(\"y[%d] = %g\\n\", i, y[i]); return 1; }}\n  \
          puts(\"ok\");\n  return 0;\n}}\n",
         len = 4 * n,
-        args = params.join(", ")
+        args = params.join(", "),
+        null_args = with_null.join(", ")
     );
     run_c(dir, &program, lib)
 }
