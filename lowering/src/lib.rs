@@ -86,6 +86,10 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
             "buffers of functions with xcc.workspace become views of their workspace",
         ),
         (
+            Box::new(conversion::split_wide_vectors::SplitWideVectors),
+            "operations on vectors of more than 64 lanes to the same on pieces of 16, so LLVM's cost stays linear",
+        ),
+        (
             Box::new(math::polynomial_approximation::PolynomialApproximation),
             "f32 exp, erf and tanh as polynomials and exponent arithmetic, so their loops vectorize (CPUs)",
         ),
@@ -155,7 +159,7 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
 /// convert-to-llvm, reconcile-unrealized-casts and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
     "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-fuse-activation,kernel-fuse-planes-epilogue,kernel-choose-strategies,kernel-pack-weights,kernel-to-loops,plan-workspace,\
-math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,split-large-functions,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
+split-wide-vectors,math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,split-large-functions,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
     parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")

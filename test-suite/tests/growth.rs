@@ -6,8 +6,8 @@
 //! compared as the floor, so noise in tiny costs does not decide.
 //!
 //! The cases are the classes of issue 53: many graph inputs and outputs, a long chain of nodes,
-//! a variadic node of many inputs, a tensor of high rank, large initializers, and an MLIR
-//! function of many operations. (An MLIR function of thousands of memref arguments is not here:
+//! a variadic node of many inputs, a tensor of high rank, large initializers, an MLIR function
+//! of many operations, and MLIR operations on vectors of many lanes. (An MLIR function of thousands of memref arguments is not here:
 //! LLVM's function-attribute inference grows faster than linearly with them.) The largest sizes also run: their libraries are
 //! checked against values computed here, since the compiler splits what it grows (functions,
 //! fused loops, variadic nodes) only past thresholds that the small sizes do not reach.
@@ -182,6 +182,23 @@ fn mlir_ops(n: usize, dir: &Path) -> Result<PathBuf, String> {
     write(dir, &format!("ops_{n}.mlir"), text.as_bytes())
 }
 
+/// `@f` over vectors of `n` lanes: a transfer read past a memref's end (masked), a division, a
+/// store, an f64 `math.exp` read and written by transfers.
+fn mlir_vector_lanes(n: usize, dir: &Path) -> Result<PathBuf, String> {
+    let text = format!(
+        "func.func @f(%a: memref<?xi64>, %b: memref<?xi64>, %x: memref<?xf64>) {{\n  \
+         %c0 = arith.constant 0 : index\n  %zero = arith.constant 0 : i64\n  %pad = arith.constant 0.0 : f64\n  \
+         %v = vector.transfer_read %a[%c0], %zero : memref<?xi64>, vector<{n}xi64>\n  \
+         %w = vector.load %b[%c0] : memref<?xi64>, vector<{n}xi64>\n  \
+         %d = arith.divsi %v, %w : vector<{n}xi64>\n  \
+         vector.store %d, %b[%c0] : memref<?xi64>, vector<{n}xi64>\n  \
+         %e = vector.transfer_read %x[%c0], %pad : memref<?xf64>, vector<{n}xf64>\n  \
+         %y = math.exp %e : vector<{n}xf64>\n  \
+         vector.transfer_write %y, %x[%c0] : vector<{n}xf64>, memref<?xf64>\n  return\n}}\n"
+    );
+    write(dir, &format!("lanes_{n}.mlir"), text.as_bytes())
+}
+
 // ---- checks of the largest libraries --------------------------------------------------------
 
 /// Links `program` (C) with `lib` and runs it; its output must be `ok`.
@@ -259,6 +276,26 @@ fn check_mlir_ops(n: usize, object: &Path, dir: &Path) -> Result<(), String> {
     run_c(dir, &program, object)
 }
 
+/// `b = a / b` lane by lane, `a` read as 0 past its length (3 short of the vector's), and
+/// `x = exp(x)` against the C library's (within 1e-15 relative: LLVM may call it or fold it).
+fn check_vector_lanes(n: usize, object: &Path, dir: &Path) -> Result<(), String> {
+    let program = format!(
+        "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n\
+         void f(int64_t *, int64_t *, int64_t, int64_t, int64_t, int64_t *, int64_t *, int64_t, int64_t, int64_t,\n\
+         double *, double *, int64_t, int64_t, int64_t);\n\
+         static int64_t a[{n}], b[{n}];\nstatic double x[{n}];\nint main(void) {{\n  \
+         for (int k = 0; k < {n}; k++) {{ a[k] = 13LL * k - 5000; b[k] = k % 7 - 3 ? k % 7 - 3 : 5; x[k] = k * 0.001 - 2; }}\n  \
+         f(a, a, 0, {n} - 3, 1, b, b, 0, {n}, 1, x, x, 0, {n}, 1);\n  \
+         for (int k = 0; k < {n}; k++) {{\n    \
+         int64_t want = k < {n} - 3 ? (13LL * k - 5000) / (k % 7 - 3 ? k % 7 - 3 : 5) : 0;\n    \
+         if (b[k] != want) {{ printf(\"b[%d] = %lld, want %lld\\n\", k, (long long)b[k], (long long)want); return 1; }}\n    \
+         double e = exp(k * 0.001 - 2);\n    \
+         if (fabs(x[k] - e) > 1e-15 * e) {{ printf(\"x[%d] = %.17g, want %.17g\\n\", k, x[k], e); return 1; }}\n  }}\n  \
+         puts(\"ok\");\n  return 0;\n}}\n"
+    );
+    run_c(dir, &program, object)
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case { name: "onnx-inputs-to-outputs", sizes: [1, 100, 400], make: relu_pairs, check: Some(check_relu_pairs) },
@@ -267,6 +304,12 @@ fn cases() -> Vec<Case> {
         Case { name: "onnx-rank", sizes: [1, 250, 1000], make: rank, check: None },
         Case { name: "onnx-initializer-bytes", sizes: [1, 2000, 8000], make: initializer, check: None },
         Case { name: "mlir-operations", sizes: [1, 10000, 40000], make: mlir_ops, check: Some(check_mlir_ops) },
+        Case {
+            name: "mlir-vector-lanes",
+            sizes: [16, 4096, 16384],
+            make: mlir_vector_lanes,
+            check: Some(check_vector_lanes),
+        },
     ]
 }
 

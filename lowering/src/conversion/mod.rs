@@ -25,6 +25,7 @@ pub mod parallel_to_threads;
 pub mod reconcile_casts;
 pub mod scf_to_cf;
 pub mod split_functions;
+pub mod split_wide_vectors;
 pub mod type_converter;
 pub mod vector_contract_to_llvm;
 pub mod vector_reshapes_to_llvm;
