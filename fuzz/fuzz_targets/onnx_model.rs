@@ -1,7 +1,8 @@
 //! ONNX model bytes -> decode -> import -> shape inference and constant folding -> fusion -> the
 //! kernel-level module, which must verify. Any input may be rejected with an error; a panic, an
 //! abort, a hang or an unbounded allocation is a finding, and so is an accepted model whose
-//! module does not verify.
+//! module does not verify, and a compile that costs more time or memory than the input's size
+//! allows (`xcc_fuzz::within_budget`).
 //!
 //! Byte-level mutations of a protobuf mostly break its framing, so three times in four the
 //! mutator decodes the model and changes its structure instead (a dim, an element type, an
@@ -16,7 +17,12 @@ use xcc_frontend_onnx::proto::tensor_shape_proto::dimension::Value as Dim;
 use xcc_frontend_onnx::proto::{type_proto, AttributeProto, GraphProto, ModelProto, ValueInfoProto};
 use xcc_frontend_onnx::OnnxOptions;
 
-fuzz_target!(|data: &[u8]| {
+#[global_allocator]
+static ALLOCATOR: xcc_fuzz::CountingAllocator = xcc_fuzz::CountingAllocator;
+
+fuzz_target!(|data: &[u8]| xcc_fuzz::within_budget(data.len(), || compile(data)));
+
+fn compile(data: &[u8]) {
     let options = OnnxOptions {
         name: "m",
         shapes: Default::default(),
@@ -30,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     if let Err(d) = xcc_ir::verifier::verify(&module) {
         panic!("an accepted model's module does not verify: {}", d.message);
     }
-});
+}
 
 fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
     let mut rng = Rng(u64::from(seed) | 1 << 32);

@@ -106,10 +106,43 @@ def reduce_models(out):
          [vi("x", [4])], [vi("y", [4], I64)], [numpy_helper.from_array(np.zeros(4, np.float32), "z")])
 
 
+def loop_body(name, inner=None):
+    """A Loop body adding 1 to its carried value, running `inner` (a Loop node) first if given."""
+    nodes = [helper.make_node("Identity", ["c_in"], ["c_out"])]
+    carried = "v_in"
+    if inner is not None:
+        nodes.append(inner)
+        carried = "v_inner"
+    nodes.append(helper.make_node("Add", [carried, "one"], ["v_out"]))
+    return helper.make_graph(
+        nodes, name, [vi("i", [], I64), vi("c_in", [], TensorProto.BOOL), vi("v_in", [2])],
+        [vi("c_out", [], TensorProto.BOOL), vi("v_out", [2])],
+        [numpy_helper.from_array(np.ones(2, np.float32), "one")])
+
+
+def growth_models(out):
+    """The classes of input that once made the compiler's cost grow faster than the input (issue
+    53), at small sizes for the mutator to grow: nested Loops, a large Range, a variadic node of
+    many inputs, a long chain, a high rank, colliding and repeated names."""
+    inner = helper.make_node("Loop", ["n", "", "v_in"], ["v_inner"], body=loop_body("inner"))
+    outer = helper.make_node("Loop", ["n", "", "x"], ["y"], body=loop_body("outer", inner))
+    save(out, "nested_loops", [outer], [vi("x", [2])], [vi("y", [2])], [numpy_helper.from_array(np.array(4, np.int64), "n")])
+    save(out, "range", [helper.make_node("Range", ["start", "limit", "delta"], ["y"])], [], [vi("y", [4096], I64)],
+         [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in [("start", 0), ("limit", 4096), ("delta", 1)]])
+    names = [f"x{i}" for i in range(40)]
+    save(out, "sum_of_40", [helper.make_node("Sum", names, ["y"])], [vi(n, [4]) for n in names], [vi("y", [4])])
+    chain = [helper.make_node("Relu" if i % 2 else "Neg", [f"t{i}"], [f"t{i + 1}"]) for i in range(50)]
+    save(out, "chain_of_50", chain, [vi("t0", [8])], [vi("t50", [8])])
+    save(out, "rank_12", [helper.make_node("Relu", ["x"], ["y"])], [vi("x", [1] * 11 + [2])], [vi("y", [1] * 11 + [2])])
+    save(out, "dim_names", [helper.make_node("Concat", ["p", "q"], ["y"], axis=0)], [vi("p", ["a-b"]), vi("q", ["a_b"])],
+         [vi("y", ["n"])])
+    save(out, "repeated_input", [helper.make_node("Add", ["x", "x"], ["y"])], [vi("x", [2]), vi("x", [2])], [vi("y", [2])])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for make in [unary_models, binary_models, layer_models, shape_models, reduce_models]:
+    for make in [unary_models, binary_models, layer_models, shape_models, reduce_models, growth_models]:
         make(out)
 
 
