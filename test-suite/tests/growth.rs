@@ -7,8 +7,8 @@
 //!
 //! The cases are the classes of issue 53: many graph inputs and outputs, a long chain of nodes,
 //! a variadic node of many inputs, a tensor of high rank, large initializers, an MLIR function
-//! of many operations, and MLIR operations on vectors of many lanes. (An MLIR function of thousands of memref arguments is not here:
-//! LLVM's function-attribute inference grows faster than linearly with them.) The largest sizes also run: their libraries are
+//! of many operations, one of many memref arguments, and MLIR operations on vectors of many
+//! lanes. The largest sizes also run: their libraries are
 //! checked against values computed here, since the compiler splits what it grows (functions,
 //! fused loops, variadic nodes) only past thresholds that the small sizes do not reach.
 
@@ -199,6 +199,25 @@ fn mlir_vector_lanes(n: usize, dir: &Path) -> Result<PathBuf, String> {
     write(dir, &format!("lanes_{n}.mlir"), text.as_bytes())
 }
 
+/// `@f` of `n` `memref<?xf32>` arguments, each read once and written once: `a[i+1][0] =
+/// a[i][0] + 1` in order, the last writing `a[0]`.
+fn mlir_memref_args(n: usize, dir: &Path) -> Result<PathBuf, String> {
+    let args: Vec<String> = (0..n).map(|i| format!("%a{i}: memref<?xf32>")).collect();
+    let mut text = format!(
+        "func.func @f({}) {{\n  %c0 = arith.constant 0 : index\n  %one = arith.constant 1.0 : f32\n",
+        args.join(", ")
+    );
+    for i in 0..n {
+        text += &format!(
+            "  %v{i} = memref.load %a{i}[%c0] : memref<?xf32>\n  %w{i} = arith.addf %v{i}, %one : f32\n  \
+             memref.store %w{i}, %a{next}[%c0] : memref<?xf32>\n",
+            next = (i + 1) % n
+        );
+    }
+    text += "  return\n}\n";
+    write(dir, &format!("memref_args_{n}.mlir"), text.as_bytes())
+}
+
 // ---- checks of the largest libraries --------------------------------------------------------
 
 /// Links `program` (C) with `lib` and runs it; its output must be `ok`.
@@ -276,6 +295,22 @@ fn check_mlir_ops(n: usize, object: &Path, dir: &Path) -> Result<(), String> {
     run_c(dir, &program, object)
 }
 
+/// Each memref a one-float buffer `x + i`: after the chain `x[k] = x[0] + k` for k >= 1 and
+/// `x[0]` grew by `n`.
+fn check_memref_args(n: usize, object: &Path, dir: &Path) -> Result<(), String> {
+    let params = vec!["float *, float *, int64_t, int64_t, int64_t"; n].join(", ");
+    let args: Vec<String> = (0..n).map(|i| format!("x + {i}, x + {i}, 0, 1, 1")).collect();
+    let program = format!(
+        "#include <stdint.h>\n#include <stdio.h>\nvoid f({params});\nstatic float x[{n}];\nint main(void) {{\n  \
+         for (int k = 0; k < {n}; k++) x[k] = -7.0f;\n  x[0] = 5.0f;\n  f({args});\n  \
+         if (x[0] != 5.0f + {n}) {{ printf(\"x[0] = %g\\n\", x[0]); return 1; }}\n  \
+         for (int k = 1; k < {n}; k++) if (x[k] != 5.0f + k) {{ printf(\"x[%d] = %g\\n\", k, x[k]); return 1; }}\n  \
+         puts(\"ok\");\n  return 0;\n}}\n",
+        args = args.join(", ")
+    );
+    run_c(dir, &program, object)
+}
+
 /// `b = a / b` lane by lane, `a` read as 0 past its length (3 short of the vector's), and
 /// `x = exp(x)` against the C library's (within 1e-15 relative: LLVM may call it or fold it).
 fn check_vector_lanes(n: usize, object: &Path, dir: &Path) -> Result<(), String> {
@@ -304,6 +339,12 @@ fn cases() -> Vec<Case> {
         Case { name: "onnx-rank", sizes: [1, 250, 1000], make: rank, check: None },
         Case { name: "onnx-initializer-bytes", sizes: [1, 2000, 8000], make: initializer, check: None },
         Case { name: "mlir-operations", sizes: [1, 10000, 40000], make: mlir_ops, check: Some(check_mlir_ops) },
+        Case {
+            name: "mlir-memref-arguments",
+            sizes: [1, 1000, 4000],
+            make: mlir_memref_args,
+            check: Some(check_memref_args),
+        },
         Case {
             name: "mlir-vector-lanes",
             sizes: [16, 4096, 16384],

@@ -133,7 +133,7 @@ pub const OPS: &[OpDef] = &[
     OpDef::new("llvm.load", "reads a value through a pointer")
         .operands(1)
         .results(1)
-        .attrs(ACCESS_ATTRS)
+        .attrs(LOAD_ATTRS)
         .traits(Traits::READS)
         .verify(verify_load)
         .syntax(Syntax::custom(parse_load, Some(print_load)))
@@ -377,6 +377,16 @@ const ACCESS_ATTRS: &[AttrDef] = &[
     optional("ordering", AttrKind::Integer),
     optional("volatile_", AttrKind::Unit),
     optional("syncscope", AttrKind::String),
+];
+
+/// A load's attributes: an access's, and `invariant` (the memory holds the same value wherever
+/// the load is reached, so it may be moved or repeated).
+const LOAD_ATTRS: &[AttrDef] = &[
+    optional("alignment", AttrKind::Integer),
+    optional("ordering", AttrKind::Integer),
+    optional("volatile_", AttrKind::Unit),
+    optional("syncscope", AttrKind::String),
+    optional("invariant", AttrKind::Unit),
 ];
 
 fn verify_load(m: &Module, op: OpId) -> Result<(), String> {

@@ -71,6 +71,12 @@ unsafe fn access_flags(t: &Translator, i: &Inst, v: LLVMValueRef) -> LLVMValueRe
 pub(super) unsafe fn load(t: &mut Translator, i: &Inst) -> Translated {
     let v = LLVMBuildLoad2(t.builder, i.result_type(), i.operands[0], EMPTY);
     LLVMSetOrdering(v, ordering(t, i, "ordering"));
+    if t.m.attr(i.op, "invariant").is_some() {
+        // `!invariant.load !{}`: the memory holds the same value wherever the load is reached.
+        const KIND: &str = "invariant.load";
+        let kind = LLVMGetMDKindIDInContext(t.ctx, KIND.as_ptr().cast(), KIND.len() as u32);
+        LLVMSetMetadata(v, kind, LLVMMetadataAsValue(t.ctx, LLVMMDNodeInContext2(t.ctx, std::ptr::null_mut(), 0)));
+    }
     Ok(Some(access_flags(t, i, v)))
 }
 

@@ -222,8 +222,34 @@ impl Translator<'_> {
                 }
             }
         }
+        if let Some(Attribute::Array(params)) = m.attr(op, "arg_attrs") {
+            for (i, dict) in params.iter().enumerate() {
+                self.add_param_attributes(f, i as u32 + 1, dict);
+            }
+        }
         self.functions.insert(name, (f, fty));
         Ok(())
+    }
+
+    /// Upstream's parameter attributes that say what LLVM may assume of an argument
+    /// (`{llvm.noalias, llvm.dereferenceable = 64 : i64}`); others are left out, as before.
+    fn add_param_attributes(&self, f: LLVMValueRef, index: u32, dict: &Attribute) {
+        let Attribute::Dict(entries) = dict else { return };
+        for (key, value) in entries {
+            let (kind, value) = match (key.as_str(), value.as_int()) {
+                ("llvm.noalias", _) => ("noalias", 0),
+                ("llvm.nonnull", _) => ("nonnull", 0),
+                ("llvm.noundef", _) => ("noundef", 0),
+                ("llvm.readonly", _) => ("readonly", 0),
+                ("llvm.dereferenceable", Some(n)) if n > 0 => ("dereferenceable", n as u64),
+                ("llvm.align", Some(n)) if n > 0 && (n as u64).is_power_of_two() => ("align", n as u64),
+                _ => continue,
+            };
+            unsafe {
+                let id = LLVMGetEnumAttributeKindForName(kind.as_ptr() as *const CChar, kind.len());
+                LLVMAddAttributeAtIndex(f, index, LLVMCreateEnumAttribute(self.ctx, id, value));
+            }
+        }
     }
 
     fn define_function(&mut self, op: OpId) -> Result<(), TranslateError> {

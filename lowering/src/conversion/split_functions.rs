@@ -134,46 +134,96 @@ fn last_uses(m: &Module, ops: &[OpId]) -> HashMap<ValueId, usize> {
     last
 }
 
-/// The operation and everything nested in it.
-fn weight(m: &Module, op: OpId) -> usize {
-    let mut count = 1;
-    m.walk_nested(op, &mut |_| count += 1);
-    count
-}
-
 fn is_stack_allocation(m: &Module, op: OpId) -> bool {
     matches!(m.ops[op].name.as_str(), "memref.alloca" | "llvm.alloca" | "memref.alloca_scope")
 }
 
 /// Runs of top-level operations (their indices) of about [`PART_OPS`] operations each; shorter
 /// leftovers stay where they are. The terminator stays, and so do stack allocations (a run ends
-/// at one) and what parts compute again (the function keeps its own, for what stays).
+/// at one) and what parts compute again (the function keeps its own, for what stays). A run also
+/// ends before the values it uses from outside pass more than half of [`MAX_BOUNDARY_SCALARS`]
+/// (a function of thousands of memref parameters, each used once, gives each part its own few
+/// hundred rather than no part at all).
 fn runs_of(m: &Module, ops: &[OpId], recomputable: &mut Recomputable) -> Vec<Vec<usize>> {
     let body = ops.len().saturating_sub(1);
-    let (mut runs, mut run, mut size) = (Vec::new(), Vec::new(), 0);
+    let mut runs = Vec::new();
+    let mut run = RunInProgress::default();
     for (i, &op) in ops[..body].iter().enumerate() {
         if is_stack_allocation(m, op) {
-            if size >= PART_OPS / 4 {
-                runs.push(std::mem::take(&mut run));
-            }
-            (run, size) = (Vec::new(), 0);
+            run.end(&mut runs);
             continue;
         }
         let results = &m.ops[op].results;
         if !results.is_empty() && results.iter().all(|&v| recomputable.holds(v)) {
             continue;
         }
-        run.push(i);
-        size += weight(m, op);
-        if size >= PART_OPS {
-            runs.push(std::mem::take(&mut run));
-            size = 0;
+        let (weight, inputs) = run.inputs_of(m, op, recomputable);
+        if !run.indices.is_empty()
+            && run.scalars + inputs.iter().map(|&v| scalars(m.ty(v))).sum::<u64>() > MAX_BOUNDARY_SCALARS / 2
+        {
+            run.end(&mut runs);
+        }
+        run.add(m, i, op, weight, inputs);
+        if run.size >= PART_OPS {
+            run.end(&mut runs);
         }
     }
-    if size >= PART_OPS / 4 {
-        runs.push(run);
-    }
+    run.end(&mut runs);
     runs
+}
+
+/// The run being grown: its operations, their weight, what they define and the scalars of what
+/// they use from outside it.
+#[derive(Default)]
+struct RunInProgress {
+    indices: Vec<usize>,
+    size: usize,
+    defined: HashSet<ValueId>,
+    used: HashSet<ValueId>,
+    scalars: u64,
+}
+
+impl RunInProgress {
+    /// `op`'s weight (nested operations counted) and the values it uses that neither the run nor
+    /// `op` defines and that a part would receive as parameters.
+    fn inputs_of(&self, m: &Module, op: OpId, recomputable: &mut Recomputable) -> (usize, Vec<ValueId>) {
+        let mut nested = vec![op];
+        m.walk_nested(op, &mut |o| nested.push(o));
+        let mut inner: HashSet<ValueId> = HashSet::new();
+        for &o in &nested {
+            inner.extend(m.ops[o].results.iter().copied());
+            for &r in &m.ops[o].regions {
+                m.regions[r].blocks.iter().for_each(|&b| inner.extend(m.blocks[b].args.iter().copied()));
+            }
+        }
+        let (mut inputs, mut seen) = (Vec::new(), HashSet::new());
+        for &o in &nested {
+            let d = &m.ops[o];
+            for &v in d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter())) {
+                let outside = !inner.contains(&v) && !self.defined.contains(&v) && !self.used.contains(&v);
+                if outside && seen.insert(v) && !recomputable.holds(v) {
+                    inputs.push(v);
+                }
+            }
+        }
+        (nested.len(), inputs)
+    }
+
+    fn add(&mut self, m: &Module, i: usize, op: OpId, weight: usize, inputs: Vec<ValueId>) {
+        self.indices.push(i);
+        self.size += weight;
+        self.scalars += inputs.iter().map(|&v| scalars(m.ty(v))).sum::<u64>();
+        self.used.extend(inputs);
+        self.defined.extend(m.ops[op].results.iter().copied());
+    }
+
+    /// Closes the run: kept when it is worth a call, else its operations stay where they are.
+    fn end(&mut self, runs: &mut Vec<Vec<usize>>) {
+        let run = std::mem::take(self);
+        if run.size >= PART_OPS / 4 {
+            runs.push(run.indices);
+        }
+    }
 }
 
 /// Operations without effects that a part computes again from the function's parameters

@@ -15,13 +15,16 @@
 //! }
 //! ```
 //! Calls and addresses inside each copy are renamed to the same copy, so a version never leaves
-//! its CPU (the outlined parallel tasks included).
+//! its CPU (the outlined parallel tasks included). An internal function marked
+//! `xcc.dispatch_entry` (the body of a wide signature's wrapper) dispatches as an exported one
+//! does; `optnone` functions (the wrappers) are left as they are.
 //!
 //! Inside the code, a call to `xcc_cpu_level()` (the GEMM's choice of tile, see
 //! `LoopBuilder::cpu_level`) folds to the level the copy is compiled for: a copy's own level, the
 //! baseline's [`xcc_targets::Target::level`]; in a library built for one CPU, that CPU's level
 //! when known, else the call stays and asks at run time.
 
+use super::wide_signatures::{has_passthrough, DISPATCH_ENTRY};
 use crate::pass::{CpuCopy, LoweringOptions, Pass};
 use std::collections::HashSet;
 use xcc_ir::types::FunctionType;
@@ -38,7 +41,13 @@ impl Pass for CpuDispatch {
     }
 
     fn run(&self, mut m: Module, options: &LoweringOptions) -> Result<Module, Diagnostic> {
-        let defined: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_definition(&m, f)).collect();
+        // An `optnone` function (a wide signature's wrapper) has no code worth a CPU's own version.
+        let defined: Vec<OpId> = m
+            .top_ops()
+            .iter()
+            .copied()
+            .filter(|&f| is_definition(&m, f) && !has_passthrough(&m, f, "optnone"))
+            .collect();
         if options.target.dispatch.is_empty() {
             defined.into_iter().for_each(|f| fold_cpu_level(&mut m, f, options.target.level));
             drop_uncalled_functions(&mut m);
@@ -47,7 +56,7 @@ impl Pass for CpuDispatch {
         let names: HashSet<String> = defined.iter().filter_map(|&f| m.sym_name(f).map(str::to_string)).collect();
         let exported: HashSet<String> = defined
             .iter()
-            .filter(|&&f| !is_internal(&m, f))
+            .filter(|&&f| !is_internal(&m, f) || m.attr(f, DISPATCH_ENTRY).is_some())
             .filter_map(|&f| m.sym_name(f).map(str::to_string))
             .collect();
         let mut versions: Vec<&CpuCopy> = options.target.dispatch.iter().collect();

@@ -2,3 +2,4 @@
 //! the translation of one module (several CPUs in one library).
 
 pub mod cpu_dispatch;
+pub mod wide_signatures;
