@@ -93,6 +93,21 @@ def cases(rng):
     yield *recurrent("GRU", "gru_constant_batch_first", rng, layout=1, direction="reverse", initial=True), constant
     yield *recurrent("RNN", "rnn_constant_bidirectional_lengths", rng, direction="bidirectional", lens=[2, 5, 3],
                      initial=True), constant
+    # A hidden size that is a multiple of 16: the state update steps through 16 units at once
+    # (vectors), with weights as inputs and as constants, every variant above.
+    yield recurrent("LSTM", "lstm_units16_bidirectional_lengths", rng, direction="bidirectional", lens=[5, 2, 4],
+                    hidden=32, initial=True, peepholes=True, clip=0.8, outputs=("Y", "Y_h", "Y_c"))
+    yield recurrent("LSTM", "lstm_units16_activations", rng, hidden=16, input_forget=1,
+                    activations=["HardSigmoid", "Tanh", "Relu"])
+    yield *recurrent("LSTM", "lstm_units16_constant_batch_first", rng, layout=1, direction="reverse", batch=1,
+                     hidden=16, outputs=("Y", "Y_h", "Y_c")), constant
+    yield recurrent("GRU", "gru_units16_batch_first", rng, layout=1, hidden=16, initial=True)
+    yield *recurrent("GRU", "gru_units16_constant_linear_before_reset", rng, linear_before_reset=1, hidden=16,
+                     direction="bidirectional", clip=0.6, lens=[3, 5, 1]), constant
+    yield *recurrent("GRU", "gru_units16_constant_reverse_lengths", rng, direction="reverse", lens=[3, 5, 1],
+                     initial=True, hidden=32), constant
+    yield *recurrent("RNN", "rnn_units16_constant_bidirectional_lengths", rng, direction="bidirectional",
+                     lens=[2, 5, 3], initial=True, hidden=16, activations=["Tanh", "Softsign"]), constant
 
 
 MS = "com.microsoft"

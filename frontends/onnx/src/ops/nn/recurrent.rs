@@ -9,11 +9,11 @@
 //! `activations` (with their alpha and beta), `clip`, LSTM's `input_forget` and GRU's
 //! `linear_before_reset` are as ONNX defines them.
 
-use crate::emit::{compute_type, Emitter, Extent, LoopBuilder};
+use crate::emit::{Emitter, Extent, LoopBuilder};
 use crate::graph::*;
 use crate::ops::onnx_op::OnnxOp;
 use xcc_ir::dialects::kernel::EpilogueOperands;
-use xcc_ir::{Span, Type, ValueId};
+use xcc_ir::{OpSpec, Span, Type, ValueId};
 
 pub struct Recurrent;
 
@@ -447,6 +447,9 @@ fn state_index(s: &Shape, d: ValueId, b: ValueId, j: ValueId) -> Vec<ValueId> {
 
 /// The time step that step `step` of batch entry `b` processes, and whether there is one (the
 /// step is within the entry's length).
+/// The time step `step` reads and writes for batch entry `b`, and whether the step is within
+/// the entry's length: `None` without sequence_lens, where every step is (a condition the
+/// step's loop would otherwise test per unit, keeping LLVM from vectorizing the update).
 fn time_of(
     e: &mut Emitter,
     s: &Shape,
@@ -454,23 +457,22 @@ fn time_of(
     step: ValueId,
     b: ValueId,
     reverse: bool,
-) -> (ValueId, ValueId) {
-    let len = match lens {
-        Some(l) => {
-            let v = e.load(l, &[b]);
-            e.value_op("arith.index_cast", &[v], Type::Index)
-        }
-        None => e.idx(s.seq as i64),
+) -> (ValueId, Option<ValueId>) {
+    let Some(l) = lens else {
+        let t = if reverse { e.affine(&[(step, -1)], s.seq as i64 - 1) } else { step };
+        return (t, None);
     };
+    let v = e.load(l, &[b]);
+    let len = e.value_op("arith.index_cast", &[v], Type::Index);
     let active = e.cmpi("slt", step, len);
     if !reverse {
-        return (step, active);
+        return (step, Some(active));
     }
     // len - 1 - step, kept in range where the step is inactive.
     let last = e.affine(&[(len, 1), (step, -1)], -1);
     let zero = e.idx(0);
     let t = e.value_op("arith.maxsi", &[last, zero], Type::Index);
-    (t, active)
+    (t, Some(active))
 }
 
 /// X's index at time `t`, batch entry `b`, feature `k`.
@@ -599,27 +601,29 @@ fn update(
     acts: &[Activation],
 ) {
     let (dt, hidden, d) = (s.dtype, s.hidden, at.d);
-    e.parallel_over(&[Extent::Fixed(s.batch), Extent::Fixed(hidden)], &mut |e, ivs| {
-        let (b, j) = (ivs[0], ivs[1]);
+    let units = Units::of(s);
+    e.parallel_over(&[Extent::Fixed(s.batch), Extent::Fixed(hidden / units.lanes)], &mut |e, ivs| {
+        let (b, j) = (ivs[0], e.affine(&[(ivs[1], units.lanes as i64)], 0));
         let (t, active) = time_of(e, s, inputs[4], at.step, b, at.reverse);
+        let lane_active = active.map(|a| units.condition(e, a));
         // A gate's pre-activation, and its input part alone (GRU's hidden gate).
         let part = |e: &mut Emitter, g: usize, recurrent: bool| {
             let unit = e.affine(&[(j, 1)], (g * hidden) as i64);
             match source {
-                GateSource::Buffer => e.load(st.gates, &[b, unit]),
+                GateSource::Buffer => units.load(e, st.gates, &[b, unit]),
                 GateSource::Projected { p, q, .. } => {
                     let row = x_row(e, s, t, b);
-                    let input = e.load(p, &[row, unit]);
+                    let input = units.load(e, p, &[row, unit]);
                     if !recurrent {
                         return input;
                     }
-                    let product = e.load(q, &[b, unit]);
+                    let product = units.load(e, q, &[b, unit]);
                     e.fbin("arith.addf", input, product)
                 }
             }
         };
         let gate = |e: &mut Emitter, g: usize| part(e, g, true);
-        let h_prev = e.load(st.h, &[b, j]);
+        let h_prev = units.load(e, st.h, &[b, j]);
         let (h_new, c_new) = match s.kind {
             Kind::Rnn => {
                 let a = gate(e, 0);
@@ -631,33 +635,33 @@ fn update(
                 // The hidden gate's input part, plus its recurrent part (reset applied).
                 let hx = part(e, 2, false);
                 let rh = match source {
-                    GateSource::Buffer => e.load(st.recurrent_h, &[b, j]),
-                    GateSource::Projected { reset_product: Some(product), .. } => e.load(product, &[b, j]),
+                    GateSource::Buffer => units.load(e, st.recurrent_h, &[b, j]),
+                    GateSource::Projected { reset_product: Some(product), .. } => units.load(e, product, &[b, j]),
                     GateSource::Projected { q, rb_h, .. } => {
                         // linear_before_reset: r (.) (h R_h^T + R_bh).
                         let r = gate(e, 1);
                         let r = activate(e, s, &acts[0], r);
                         let unit = e.affine(&[(j, 1)], (2 * hidden) as i64);
-                        let product = e.load(q, &[b, unit]);
+                        let product = units.load(e, q, &[b, unit]);
                         let zero = e.idx(0);
-                        let bias = e.load(rb_h.expect("a GRU's R_bh"), &[zero, j]);
+                        let bias = units.load(e, rb_h.expect("a GRU's R_bh"), &[zero, j]);
                         let linear = e.fbin("arith.addf", product, bias);
                         e.fbin("arith.mulf", r, linear)
                     }
                 };
                 let pre = e.fbin("arith.addf", hx, rh);
                 let candidate = activate(e, s, &acts[1], pre);
-                let one = e.const_of(1.0, dt);
+                let one = units.constant(e, 1.0, dt);
                 let keep = e.fbin("arith.subf", one, z);
                 let a = e.fbin("arith.mulf", keep, candidate);
                 (e.fmuladd(z, h_prev, a), None)
             }
             Kind::Lstm => {
-                let c_prev = e.load(st.c, &[b, j]);
+                let c_prev = units.load(e, st.c, &[b, j]);
                 let peephole = |e: &mut Emitter, k: usize, c: ValueId, v: ValueId| match inputs[7] {
                     Some(p) => {
                         let at = e.affine(&[(j, 1)], (k * hidden) as i64);
-                        let pv = e.load(p, &[d, at]);
+                        let pv = units.load(e, p, &[d, at]);
                         e.fmuladd(pv, c, v)
                     }
                     None => v,
@@ -666,7 +670,7 @@ fn update(
                 let i_pre = peephole(e, 0, c_prev, i_pre);
                 let i = activate(e, s, &acts[0], i_pre);
                 let f = if s.input_forget {
-                    let one = e.const_of(1.0, dt);
+                    let one = units.constant(e, 1.0, dt);
                     e.fbin("arith.subf", one, i)
                 } else {
                     let f_pre = gate(e, 2);
@@ -684,19 +688,85 @@ fn update(
                 (e.fbin("arith.mulf", o, hc), Some((c, c_prev)))
             }
         };
-        let h_kept = e.select_f(active, h_new, h_prev);
-        e.store(h_kept, st.h, &[b, j]);
+        let kept = |e: &mut Emitter, new: ValueId, old: ValueId| match lane_active {
+            Some(a) => e.select_f(a, new, old),
+            None => new,
+        };
+        let h_kept = kept(e, h_new, h_prev);
+        units.store(e, h_kept, st.h, &[b, j]);
         if let Some((c, c_prev)) = c_new {
-            let c_kept = e.select_f(active, c, c_prev);
-            e.store(c_kept, st.c, &[b, j]);
+            let c_kept = kept(e, c, c_prev);
+            units.store(e, c_kept, st.c, &[b, j]);
         }
         if let Some(y) = outputs[0] {
-            e.if_then(active, |e| {
-                let at = if s.batch_first { vec![b, t, d, j] } else { vec![t, d, b, j] };
-                e.store(h_new, y, &at);
-            });
+            let at = if s.batch_first { vec![b, t, d, j] } else { vec![t, d, b, j] };
+            match active {
+                Some(a) => e.if_then(a, |e| units.store(e, h_new, y, &at)),
+                None => units.store(e, h_new, y, &at),
+            }
         }
     });
+}
+
+/// How [`update`] steps through the hidden units: one at a time, or `lanes` at once as vectors
+/// (f32 with the hidden size a multiple of 16). LLVM does not vectorize the scalar loop: its
+/// iterations are a flattened range over batch and units, whose indices are divisions.
+#[derive(Clone, Copy)]
+struct Units {
+    lanes: usize,
+}
+
+impl Units {
+    const LANES: usize = 16;
+
+    fn of(s: &Shape) -> Units {
+        let vectors = s.dtype == DType::F32 && s.hidden % Self::LANES == 0;
+        Units { lanes: if vectors { Self::LANES } else { 1 } }
+    }
+
+    fn vector(self) -> Option<Type> {
+        (self.lanes > 1).then(|| Type::Vector { shape: vec![self.lanes as u64], elem: Box::new(Type::f32()) })
+    }
+
+    /// The units from `idx` (the last index the first unit's) of `buf`.
+    fn load(self, e: &mut Emitter, buf: ValueId, idx: &[ValueId]) -> ValueId {
+        match self.vector() {
+            Some(vt) => e.value_op("vector.load", &[&[buf][..], idx].concat(), vt),
+            None => e.load(buf, idx),
+        }
+    }
+
+    fn store(self, e: &mut Emitter, v: ValueId, buf: ValueId, idx: &[ValueId]) {
+        match self.vector() {
+            Some(_) => {
+                e.op(OpSpec::new("vector.store", Span::UNKNOWN).operands([&[v, buf][..], idx].concat()));
+            }
+            None => e.store(v, buf, idx),
+        }
+    }
+
+    fn constant(self, e: &mut Emitter, v: f64, d: DType) -> ValueId {
+        match self.vector() {
+            Some(vt) => e.splat_const(v, vt),
+            None => e.const_of(v, d),
+        }
+    }
+
+    /// A scalar condition for every unit.
+    fn condition(self, e: &mut Emitter, c: ValueId) -> ValueId {
+        match self.vector() {
+            Some(vt) => e.value_op("vector.broadcast", &[c], vt.with_element(Type::i1())),
+            None => c,
+        }
+    }
+}
+
+/// A constant of `like`'s type: a scalar, or a vector with every lane `v`.
+fn constant_like(e: &mut Emitter, v: f64, like: ValueId, d: DType) -> ValueId {
+    match e.m.ty(like).clone() {
+        vt @ Type::Vector { .. } => e.splat_const(v, vt),
+        _ => e.const_of(v, d),
+    }
 }
 
 /// A gate's activation of its whole pre-activation (peepholes included), clipped first.
@@ -708,15 +778,15 @@ fn activate(e: &mut Emitter, s: &Shape, a: &Activation, pre: ValueId) -> ValueId
 /// `v` clipped to `[-clip, clip]` when the operator has a clip.
 fn clip(e: &mut Emitter, s: &Shape, v: ValueId) -> ValueId {
     let Some(c) = s.clip else { return v };
-    let (lo, hi) = (e.const_of(-c, s.dtype), e.const_of(c, s.dtype));
+    let (lo, hi) = (constant_like(e, -c, v, s.dtype), constant_like(e, c, v, s.dtype));
     let v = e.fbin("arith.maximumf", v, lo);
     e.fbin("arith.minimumf", v, hi)
 }
 
 /// An activation function on one value.
 fn apply(e: &mut Emitter, a: &Activation, x: ValueId, d: DType) -> ValueId {
-    let c = |e: &mut Emitter, v: f64| e.const_of(v, d);
-    let t = compute_type(d);
+    let c = |e: &mut Emitter, v: f64| constant_like(e, v, x, d);
+    let t = e.m.ty(x).clone();
     let op = |e: &mut Emitter, name: &str, args: &[ValueId]| e.value_op(name, args, t.clone());
     match a.name.as_str() {
         "Tanh" => op(e, "math.tanh", &[x]),
