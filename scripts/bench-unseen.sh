@@ -19,8 +19,8 @@ budget="${BUDGET_MS:-2000}"
 repeat="${BENCH_REPEAT:-3}"
 cores=$(nproc)
 "$py" bench/unseen_models.py "$work"
-echo "| model | threads | xcc ms | ORT ms | xcc / ORT | xcc GFLOP/s | max abs error / max abs output | compile time |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | threads | xcc ms | ORT ms | xcc / ORT | xcc GFLOP/s | parallel loops | max abs error / max abs output | compile time |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for m in ${BENCH_MODELS:-effnet densenet gpt lstm lstm_large gru}; do
   up=$(echo "$m" | tr a-z A-Z)
   read -r ctime < <( { /usr/bin/time -f "%e" ./target/release/xcc "$work/$m.onnx" -O3 --name "$m" -o "$work/lib$m.a" 2>&1 >/dev/null; } | tail -1)
@@ -39,13 +39,13 @@ print(f'{np.abs(got - ref).max() / np.abs(ref).max():.1e}')")
   for threads in 1 "$cores"; do
     xs=""; os=""
     for _ in $(seq "$repeat"); do
-      read -r x _ <<< "$(XCC_NUM_THREADS=$threads "$work/bench_$m" "$work/$m.input.bin" "$budget")"
+      read -r x _ loops <<< "$(XCC_NUM_THREADS=$threads "$work/bench_$m" "$work/$m.input.bin" "$budget")"
       read -r o _ <<< "$("$py" bench/ort.py "$work/$m.onnx" "$work/$m.input.bin" "$budget" "$threads")"
       xs+="$x,"; os+="$o,"
     done
     "$py" -c "
 import statistics as st
 x, o = st.median([$xs]), st.median([$os])
-print(f'| $m | $threads | {x:.3f} | {o:.3f} | **{x/o:.2f}** | {2*$macs/x/1e6:.1f} | $error | $ctime s |')"
+print(f'| $m | $threads | {x:.3f} | {o:.3f} | **{x/o:.2f}** | {2*$macs/x/1e6:.1f} | $loops | $error | $ctime s |')"
   done
 done

@@ -36,7 +36,7 @@ for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
       # "$(...)" waits for each process to exit: with `< <(...)` the next measurement began while
       # the last one's process (ONNX Runtime's teardown) still held a core, which slowed the
       # two-thread runs that followed it.
-      read -r d _ <<< "$(XCC_NUM_THREADS=$threads "$work/default/bench_$m" "$models/$m.input.bin" "$budget")"
+      read -r d _ loops <<< "$(XCC_NUM_THREADS=$threads "$work/default/bench_$m" "$models/$m.input.bin" "$budget")"
       read -r n _ <<< "$(XCC_NUM_THREADS=$threads "$work/native/bench_$m" "$models/$m.input.bin" "$budget")"
       read -r o _ <<< "$("$py" bench/ort.py "$models/$m.onnx" "$models/$m.input.bin" "$budget" "$threads")"
       ds+="$d,"; ns+="$n,"; os+="$o,"
@@ -46,7 +46,7 @@ for m in mlp squeezenet1_1 mobilenet_v2 resnet18 encoder; do
 import statistics as st
 ds,ns,os,macs=[$ds],[$ns],[$os],$macs
 d,n,o=st.median(ds),st.median(ns),st.median(os)
-print(f'| $m | $threads | {d:.3f} | {n:.3f} | {o:.3f} | **{d/o:.2f}** | {n/o:.2f} | {2*macs/d/1e6:.1f} | {2*macs/o/1e6:.1f} | $ctime s | {$cmem/1024:.0f} MiB |')")
+print(f'| $m | $threads | {d:.3f} | {n:.3f} | {o:.3f} | **{d/o:.2f}** | {n/o:.2f} | {2*macs/d/1e6:.1f} | {2*macs/o/1e6:.1f} | $loops | $ctime s | {$cmem/1024:.0f} MiB |')")
     echo "$row"
     rows+="$row"$'\n'
   done
@@ -63,10 +63,12 @@ section=$(mktemp)
   echo "a model's configurations in turn, and the table gives the medians. xcc default = \`xcc -O3\` (the portable"
   echo "library a user gets without flags); native = \`-O3 --mcpu=native\`. Ratio = xcc / ORT (lower is better; the"
   echo "target is <= 0.9 with the default build). GFLOP/s = 2 x MACs (manifest) / time, for the default build."
-  echo "Compile time and peak compiler memory are the default build's."
+  echo "Parallel loops = how many parallel loops one run of the default build starts, each ending in a barrier"
+  echo "(the driver counts them in one extra run through \`xcc_run_options.parallel_for\`). Compile time and peak"
+  echo "compiler memory are the default build's."
   echo
-  echo "| model | threads | xcc default ms | xcc native ms | ORT ms | default / ORT | native / ORT | xcc GFLOP/s | ORT GFLOP/s | compile time | peak compiler memory |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| model | threads | xcc default ms | xcc native ms | ORT ms | default / ORT | native / ORT | xcc GFLOP/s | ORT GFLOP/s | parallel loops | compile time | peak compiler memory |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   printf "%s" "$rows"
   echo
 } > "$section"
