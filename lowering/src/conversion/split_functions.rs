@@ -35,6 +35,11 @@ pub const SPLIT_ABOVE_OPS: usize = 4_096;
 /// About how many operations each part holds.
 pub const PART_OPS: usize = 1_024;
 
+/// The fewest operations of a part that ends because its inputs would pass too many scalars:
+/// each operation of a function of many rank-2 memrefs uses a new one of 7 scalars, so such
+/// parts hold about 70 memrefs' operations; smaller runs stay where they are.
+const MIN_PART_OPS_BY_INPUTS: usize = PART_OPS / 16;
+
 impl Pass for SplitLargeFunctions {
     fn name(&self) -> &'static str {
         "split-large-functions"
@@ -161,7 +166,7 @@ fn runs_of(m: &Module, ops: &[OpId], recomputable: &mut Recomputable) -> Vec<Vec
         if !run.indices.is_empty()
             && run.scalars + inputs.iter().map(|&v| scalars(m.ty(v))).sum::<u64>() > MAX_BOUNDARY_SCALARS / 2
         {
-            run.end(&mut runs);
+            run.end_at(&mut runs, MIN_PART_OPS_BY_INPUTS);
         }
         run.add(m, i, op, weight, inputs);
         if run.size >= PART_OPS {
@@ -219,8 +224,13 @@ impl RunInProgress {
 
     /// Closes the run: kept when it is worth a call, else its operations stay where they are.
     fn end(&mut self, runs: &mut Vec<Vec<usize>>) {
+        self.end_at(runs, PART_OPS / 4);
+    }
+
+    /// [`RunInProgress::end`] for a run of at least `min` operations.
+    fn end_at(&mut self, runs: &mut Vec<Vec<usize>>, min: usize) {
         let run = std::mem::take(self);
-        if run.size >= PART_OPS / 4 {
+        if run.size >= min {
             runs.push(run.indices);
         }
     }
