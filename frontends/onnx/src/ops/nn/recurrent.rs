@@ -720,7 +720,7 @@ impl Units {
     const LANES: usize = 16;
 
     fn of(s: &Shape) -> Units {
-        let vectors = s.dtype == DType::F32 && s.hidden % Self::LANES == 0;
+        let vectors = s.dtype == DType::F32 && s.hidden.is_multiple_of(Self::LANES);
         Units { lanes: if vectors { Self::LANES } else { 1 } }
     }
 
