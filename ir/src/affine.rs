@@ -40,6 +40,23 @@ impl AffineExpr {
         }
     }
 
+    /// Calls `f` with each dimension the expression reads (as often as it reads it): one walk,
+    /// where asking [`AffineExpr::uses_dim`] of every dimension would cost the rank times more.
+    pub fn for_each_dim(&self, f: &mut dyn FnMut(u32)) {
+        match self {
+            AffineExpr::Dim(i) => f(*i),
+            AffineExpr::Symbol(_) | AffineExpr::Const(_) => {}
+            AffineExpr::Add(a, b)
+            | AffineExpr::Mul(a, b)
+            | AffineExpr::FloorDiv(a, b)
+            | AffineExpr::CeilDiv(a, b)
+            | AffineExpr::Mod(a, b) => {
+                a.for_each_dim(f);
+                b.for_each_dim(f);
+            }
+        }
+    }
+
     /// The expression with every dimension `d` replaced by `f(d)`.
     pub fn map_dims(&self, f: &dyn Fn(u32) -> AffineExpr) -> AffineExpr {
         type Make = fn(Box<AffineExpr>, Box<AffineExpr>) -> AffineExpr;

@@ -15,6 +15,7 @@
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use xcc_frontend_onnx::proto::{attribute_proto, AttributeProto};
 use xcc_test_suite::onnx_build::{floats, model, node, value, FLOAT};
 use xcc_test_suite::{
     discard_when_passed, fresh_dir, keep_test_files, link_c, run_ok, run_timeout, work_root, xcc_binary,
@@ -145,15 +146,34 @@ fn chain(n: usize, dir: &Path) -> Result<PathBuf, String> {
 
 /// A Relu over a tensor of rank `n` (every dim 1 but the last, 4).
 fn rank(n: usize, dir: &Path) -> Result<PathBuf, String> {
-    let mut dims = vec![1i64; n];
-    dims[n - 1] = 4;
+    let (dims, turned) = rank_shapes(n);
+    let mut perm: Vec<i64> = (0..n as i64).collect();
+    perm.swap(0, n - 1);
+    let mut transpose = node("transpose", "Transpose", &["r"], &["y"]);
+    transpose.attribute.push(AttributeProto {
+        name: Some("perm".into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ints: perm,
+        ..Default::default()
+    });
     let relu = model(
-        vec![node("relu", "Relu", &["x"], &["y"])],
+        vec![node("relu", "Relu", &["x"], &["r"]), transpose],
         vec![value("x", FLOAT, &dims)],
-        vec![value("y", FLOAT, &dims)],
+        vec![value("y", FLOAT, &turned)],
         vec![],
     );
     write(dir, &format!("rank_{n}.onnx"), &relu)
+}
+
+/// A rank-`n` tensor of 3 x 1 x ... x 1 x 4 (one dim of 12 at rank 1), and the shape with its
+/// first and last dims swapped.
+fn rank_shapes(n: usize) -> (Vec<i64>, Vec<i64>) {
+    let mut dims = vec![1i64; n];
+    dims[0] = 3;
+    dims[n - 1] *= 4;
+    let mut turned = dims.clone();
+    turned.swap(0, n - 1);
+    (dims, turned)
 }
 
 /// An input plus an initializer of `n` thousand floats.
@@ -255,6 +275,21 @@ fn check_relu_pairs(n: usize, lib: &Path, dir: &Path) -> Result<(), String> {
     run_c(dir, &program, lib)
 }
 
+/// The Relu of x, first and last dims swapped: y[j][i] = relu(x[i][j]) over the two dims that
+/// are not 1.
+fn check_rank(n: usize, lib: &Path, dir: &Path) -> Result<(), String> {
+    let program = format!(
+        "#include <stdio.h>\n#include \"rank_{n}.h\"\nstatic float x[12], y[12];\nint main(void) {{\n  \
+         for (int k = 0; k < 12; k++) x[k] = (float)(k % 5) - 2.0f;\n  \
+         if (rank_{n}_run_alloc(x, y) != 0) {{ puts(\"run failed\"); return 1; }}\n  \
+         for (int i = 0; i < 3; i++) for (int j = 0; j < 4; j++) {{\n    \
+         float want = x[i * 4 + j] > 0 ? x[i * 4 + j] : 0.0f;\n    \
+         if (y[j * 3 + i] != want) {{ printf(\"y[%d][%d] = %g\\n\", j, i, y[j * 3 + i]); return 1; }}\n  }}\n  \
+         puts(\"ok\");\n  return 0;\n}}\n"
+    );
+    run_c(dir, &program, lib)
+}
+
 /// The Sum of its inputs, each a small integer so that every order of addition is exact.
 fn check_sum(n: usize, lib: &Path, dir: &Path) -> Result<(), String> {
     let params: Vec<String> = (0..n).map(|i| format!("x + {}", 4 * i)).collect();
@@ -336,7 +371,7 @@ fn cases() -> Vec<Case> {
         Case { name: "onnx-inputs-to-outputs", sizes: [1, 100, 400], make: relu_pairs, check: Some(check_relu_pairs) },
         Case { name: "onnx-sum-of-inputs", sizes: [2, 125, 500], make: sum_of_inputs, check: Some(check_sum) },
         Case { name: "onnx-chain-of-nodes", sizes: [1, 1000, 4000], make: chain, check: Some(check_chain) },
-        Case { name: "onnx-rank", sizes: [1, 250, 1000], make: rank, check: None },
+        Case { name: "onnx-rank", sizes: [1, 2500, 10000], make: rank, check: Some(check_rank) },
         Case { name: "onnx-initializer-bytes", sizes: [1, 2000, 8000], make: initializer, check: None },
         Case { name: "mlir-operations", sizes: [1, 10000, 40000], make: mlir_ops, check: Some(check_mlir_ops) },
         Case {

@@ -21,6 +21,30 @@ pub struct MemRefDescriptor {
     pub rank: usize,
 }
 
+/// From this rank, a descriptor whose sizes and strides are all constants gets each as one
+/// constant array: element by element, LLVM folds each insertion into a new constant aggregate of
+/// the whole descriptor, time and memory that grow with the square of the rank (a rank-4,000
+/// tensor took 0.7 GB).
+const WHOLE_ARRAYS_FROM_RANK: usize = 64;
+
+/// `values`, each an `llvm.mlir.constant` integer, as one constant `!llvm.array<N x i64>`.
+fn constant_array(b: &mut Builder, values: &[ValueId]) -> Option<ValueId> {
+    let ints = values
+        .iter()
+        .map(|&v| {
+            let def = b.m.defining_op(v).filter(|&d| b.m.ops[d].name == "llvm.mlir.constant")?;
+            b.m.attr(def, "value")?.as_int()
+        })
+        .collect::<Option<Vec<i128>>>()?;
+    let len = ints.len() as u64;
+    let ty = Type::LlvmArray { len, elem: Box::new(Type::i64()) };
+    let dense = Attribute::Dense {
+        values: crate::attributes::DenseValues::Int(ints),
+        ty: Type::Tensor { shape: Some(vec![Some(len)]), elem: Box::new(Type::i64()) },
+    };
+    Some(b.value_with("llvm.mlir.constant", &[], ty, vec![("value".into(), dense)]))
+}
+
 /// `position = array<i64: ...>` for extractvalue/insertvalue.
 pub fn position(p: &[i64]) -> Vec<(String, Attribute)> {
     vec![(
@@ -54,9 +78,21 @@ impl MemRefDescriptor {
         for (i, &f) in fields[..3].iter().enumerate() {
             d = b.value_with("llvm.insertvalue", &[d, f], t.clone(), position(&[i as i64]));
         }
-        for i in 0..rank {
-            d = b.value_with("llvm.insertvalue", &[d, fields[3 + i]], t.clone(), position(&[SIZES, i as i64]));
-            d = b.value_with("llvm.insertvalue", &[d, fields[3 + rank + i]], t.clone(), position(&[STRIDES, i as i64]));
+        let (sizes, strides) = fields[3..].split_at(rank);
+        let whole = |b: &mut Builder, values: &[ValueId]| {
+            (rank >= WHOLE_ARRAYS_FROM_RANK).then(|| constant_array(b, values)).flatten()
+        };
+        match (whole(b, sizes), whole(b, strides)) {
+            (Some(sizes), Some(strides)) => {
+                d = b.value_with("llvm.insertvalue", &[d, sizes], t.clone(), position(&[SIZES]));
+                d = b.value_with("llvm.insertvalue", &[d, strides], t.clone(), position(&[STRIDES]));
+            }
+            _ => {
+                for i in 0..rank {
+                    d = b.value_with("llvm.insertvalue", &[d, sizes[i]], t.clone(), position(&[SIZES, i as i64]));
+                    d = b.value_with("llvm.insertvalue", &[d, strides[i]], t.clone(), position(&[STRIDES, i as i64]));
+                }
+            }
         }
         MemRefDescriptor { value: d, rank }
     }
@@ -90,11 +126,19 @@ impl MemRefDescriptor {
             })
             .collect();
         let mut strides = vec![ValueId::from_index(0); sizes.len()];
-        let mut running: Option<ValueId> = None;
+        // The stride so far, and its value while every size after it is static.
+        let mut running: Option<(ValueId, Option<i64>)> = None;
         for i in (0..sizes.len()).rev() {
-            let s = running.unwrap_or_else(|| b.llvm_const(1, Type::i64()));
+            let (s, known) = running.unwrap_or_else(|| (b.llvm_const(1, Type::i64()), Some(1)));
             strides[i] = s;
-            running = Some(if i > 0 { b.value("llvm.mul", &[s, sizes[i]], Type::i64()) } else { s });
+            if i == 0 {
+                break;
+            }
+            let product = known.zip(mt.shape[i]).and_then(|(k, n)| k.checked_mul(i64::try_from(n).ok()?));
+            running = Some(match product {
+                Some(p) => (b.llvm_const(p, Type::i64()), Some(p)),
+                None => (b.value("llvm.mul", &[s, sizes[i]], Type::i64()), None),
+            });
         }
         (sizes, strides)
     }

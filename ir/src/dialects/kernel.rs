@@ -353,27 +353,28 @@ impl Generic {
     /// input, a piece of a concatenation's output; a larger size would index out of that smallest
     /// one), else the first dynamic one, known at run time.
     pub fn loop_sizes(&self, m: &Module) -> Result<Vec<LoopSize>, String> {
-        let operands: Vec<crate::ValueId> = self.inputs.iter().chain(&self.outputs).copied().collect();
-        (0..self.parallel.len())
-            .map(|d| {
-                let mut size: Option<LoopSize> = None;
-                for (&v, map) in operands.iter().zip(&self.maps) {
-                    let Some(mt) = m.ty(v).as_memref() else { continue };
-                    for (k, e) in map.results.iter().enumerate() {
-                        if *e != AffineExpr::Dim(d as u32) {
-                            continue;
-                        }
-                        size = Some(match (size, mt.shape.get(k).copied().flatten()) {
-                            (Some(LoopSize::Static(s)), Some(x)) => LoopSize::Static(s.min(x)),
-                            (Some(LoopSize::Static(s)), None) => LoopSize::Static(s),
-                            (_, Some(x)) => LoopSize::Static(x),
-                            (Some(dynamic), None) => dynamic,
-                            (None, None) => LoopSize::Dynamic { operand: v, dim: k },
-                        });
-                    }
-                }
-                size.ok_or_else(|| format!("no operand dimension gives the size of loop {d}"))
-            })
+        let operands = self.inputs.iter().chain(&self.outputs).copied();
+        // One walk over the maps' results (in operand and position order, as the sizes combine),
+        // not one per loop: a rank-4,000 tensor's maps would otherwise be read 4,000 times.
+        let mut sizes: Vec<Option<LoopSize>> = vec![None; self.parallel.len()];
+        for (v, map) in operands.zip(&self.maps) {
+            let Some(mt) = m.ty(v).as_memref() else { continue };
+            for (k, e) in map.results.iter().enumerate() {
+                let AffineExpr::Dim(d) = *e else { continue };
+                let Some(size) = sizes.get_mut(d as usize) else { continue };
+                *size = Some(match (*size, mt.shape.get(k).copied().flatten()) {
+                    (Some(LoopSize::Static(s)), Some(x)) => LoopSize::Static(s.min(x)),
+                    (Some(LoopSize::Static(s)), None) => LoopSize::Static(s),
+                    (_, Some(x)) => LoopSize::Static(x),
+                    (Some(dynamic), None) => dynamic,
+                    (None, None) => LoopSize::Dynamic { operand: v, dim: k },
+                });
+            }
+        }
+        sizes
+            .into_iter()
+            .enumerate()
+            .map(|(d, size)| size.ok_or_else(|| format!("no operand dimension gives the size of loop {d}")))
             .collect()
     }
 
@@ -415,7 +416,10 @@ fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
         }
     }
     for (k, map) in g.maps[g.inputs.len()..].iter().enumerate() {
-        let reads_reduction = map.results.iter().any(|e| (0..loops).any(|d| !g.parallel[d as usize] && e.uses_dim(d)));
+        let mut reads_reduction = false;
+        for e in &map.results {
+            e.for_each_dim(&mut |d| reads_reduction |= g.parallel.get(d as usize).is_some_and(|&p| !p));
+        }
         if reads_reduction {
             return Err(format!("output #{k}'s map uses a reduction loop"));
         }
@@ -424,12 +428,14 @@ fn verify_generic(m: &Module, op: OpId) -> Result<(), String> {
     let empty = sizes.contains(&LoopSize::Static(0));
     // Indices over loops of run-time size are not checked here: the operands they come from
     // bound them.
-    let dynamic: Vec<u32> = (0..loops).filter(|&d| sizes[d as usize].as_static().is_none()).collect();
+    let dynamic: Vec<bool> = sizes.iter().map(|s| s.as_static().is_none()).collect();
     let sizes: Vec<u64> = sizes.iter().map(|s| s.as_static().unwrap_or(1)).collect();
     for (i, (&v, map)) in operands.iter().zip(&g.maps).enumerate().filter(|_| !empty) {
         let shape = &memref(m.ty(v))?.shape;
         for (k, e) in map.results.iter().enumerate() {
-            if dynamic.iter().any(|&d| e.uses_dim(d)) {
+            let mut reads_dynamic = false;
+            e.for_each_dim(&mut |d| reads_dynamic |= dynamic.get(d as usize).copied().unwrap_or(false));
+            if reads_dynamic {
                 continue;
             }
             let (lo, hi) =

@@ -277,10 +277,15 @@ fn collapse_loops(m: &mut Module, op: OpId) {
     let operands: Vec<ValueId> = g.inputs.iter().chain(&g.outputs).copied().collect();
     let static_shapes =
         operands.iter().all(|&v| m.ty(v).as_memref().is_some_and(|t| t.shape.iter().all(Option::is_some)));
+    let uses: Vec<Vec<Vec<usize>>> = g.maps.iter().map(|map| positions_of_dims(map, sizes.len())).collect();
     let mergeable = |d: usize| {
         g.parallel[d]
             && g.parallel[d + 1]
-            && operands.iter().zip(&g.maps).all(|(&v, map)| reads_together(m, v, map, (d, &sizes)))
+            && operands
+                .iter()
+                .zip(&g.maps)
+                .zip(&uses)
+                .all(|((&v, map), uses)| reads_together(m, v, (map, uses), (d, &sizes)))
     };
     // `group[d]`: the new loop of old loop `d`.
     let mut group = vec![0u32; sizes.len()];
@@ -324,19 +329,46 @@ pub(super) fn static_loop_sizes(m: &Module, g: &Generic) -> Option<Vec<u64>> {
     sizes.iter().map(|s| if let LoopSize::Static(n) = s { Some(*n) } else { None }).collect()
 }
 
-/// Whether operand `v` (read at `map`) reads loops `d` and `d + 1` as adjacent dimensions of its
-/// contiguous static shape, the inner one whole and the outer one whole or in part, possibly
-/// shifted by a constant (a pad's interior: its rows are still one run per plane), or neither.
-fn reads_together(m: &Module, v: ValueId, map: &xcc_ir::affine::AffineMap, (d, sizes): (usize, &[u64])) -> bool {
-    let mentions = |e: &AffineExpr, dim: usize| e.uses_dim(dim as u32);
-    if !map.results.iter().any(|e| mentions(e, d) || mentions(e, d + 1)) {
+/// For each loop, the positions of `map`'s results that read it, in order (one walk of the map,
+/// so that asking about every loop costs the map's size once, not once per loop).
+fn positions_of_dims(map: &xcc_ir::affine::AffineMap, loops: usize) -> Vec<Vec<usize>> {
+    let mut positions = vec![Vec::new(); loops];
+    for (pos, e) in map.results.iter().enumerate() {
+        e.for_each_dim(&mut |d| {
+            if let Some(list) = positions.get_mut(d as usize) {
+                if list.last() != Some(&pos) {
+                    list.push(pos);
+                }
+            }
+        });
+    }
+    positions
+}
+
+/// Whether operand `v` (read at `map`, whose results read loops at `uses`) reads loops `d` and
+/// `d + 1` as adjacent dimensions of its contiguous static shape, the inner one whole and the
+/// outer one whole or in part, possibly shifted by a constant (a pad's interior: its rows are
+/// still one run per plane), or neither.
+fn reads_together(
+    m: &Module,
+    v: ValueId,
+    (map, uses): (&xcc_ir::affine::AffineMap, &[Vec<usize>]),
+    (d, sizes): (usize, &[u64]),
+) -> bool {
+    let (outer_uses, inner_uses) = (&uses[d], &uses[d + 1]);
+    if outer_uses.is_empty() && inner_uses.is_empty() {
         return true;
     }
     let Some(mt) = m.ty(v).as_memref().filter(|t| t.layout == Layout::Identity) else { return false };
-    let Some(q) = map.results.iter().position(|e| *e == AffineExpr::Dim(d as u32 + 1)) else { return false };
+    let Some(q) = inner_uses.iter().copied().find(|&p| map.results[p] == AffineExpr::Dim(d as u32 + 1)) else {
+        return false;
+    };
     let Some(p) = q.checked_sub(1) else { return false };
     let outer = dim_and_shift(&map.results[p]).filter(|&(dim, _)| dim == d as u32);
-    let plain_only = map.results.iter().filter(|e| mentions(e, d) || mentions(e, d + 1)).count() == 2;
+    let mut reading: Vec<usize> = outer_uses.iter().chain(inner_uses).copied().take(5).collect();
+    reading.sort_unstable();
+    reading.dedup();
+    let plain_only = reading.len() == 2;
     let fits = outer.is_some_and(|(_, shift)| mt.shape[p].is_some_and(|n| shift as u64 + sizes[d] <= n));
     plain_only && fits && mt.shape[q] == Some(sizes[d + 1])
 }
