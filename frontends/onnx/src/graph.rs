@@ -635,6 +635,40 @@ pub struct Graph {
     /// `--fold-budget`: the bytes that nodes of constants may fold into at compile time (by
     /// default [`crate::infer::default_fold_budget`]); past it, large ones run at run time.
     pub fold_budget: Option<usize>,
+    /// The nodes unrolled Loops may still make, shared by the graph and every body inside it.
+    pub unroll_budget: UnrollBudget,
+    /// The body graphs of the Loops lowered at run time, inferred once each (by the Loop's
+    /// outputs and its inputs' types): inferring a body again for each question asked of it
+    /// made nested Loops cost exponentially in their depth.
+    pub loop_bodies: RefCell<HashMap<String, std::rc::Rc<Graph>>>,
+}
+
+/// The nodes that unrolling Loops may add to a model in all (bodies of Loops inside Loops
+/// included, however often they are inferred): past it, a Loop runs as a loop at run time. A
+/// budget per Loop let 21 nested Loops of 2 iterations run for over ten minutes.
+#[derive(Clone, Debug)]
+pub struct UnrollBudget(pub std::rc::Rc<std::cell::Cell<usize>>);
+
+/// [`UnrollBudget`]'s nodes: a Loop of 4,096 iterations over a body of 4 nodes (about 2 s of
+/// compile).
+pub const UNROLLED_NODES: usize = 1 << 14;
+
+impl Default for UnrollBudget {
+    fn default() -> Self {
+        UnrollBudget(std::rc::Rc::new(std::cell::Cell::new(UNROLLED_NODES)))
+    }
+}
+
+impl UnrollBudget {
+    /// Takes `nodes` from the budget when it has them.
+    pub fn take(&self, nodes: usize) -> bool {
+        let left = self.0.get();
+        if nodes > left {
+            return false;
+        }
+        self.0.set(left - nodes);
+        true
+    }
 }
 
 /// The largest value of a symbol without a range: a run refuses more (`XCC_ERROR_BAD_DIM`), as

@@ -47,19 +47,36 @@ impl OnnxOp for Loop {
 
 /// Whether the loop unrolls: a constant trip count of at most [`MAX_UNROLL`], a condition absent
 /// or constant true that the body passes through, and copies of the body (with the loops inside
-/// it unrolled too) of at most [`MAX_UNROLLED_NODES`] nodes in all: a Loop of 4,096 iterations
-/// inside another would otherwise become 16.8 million nodes.
+/// it unrolled too) within what is left of the model's [`crate::graph::UnrollBudget`]: a Loop of
+/// 4,096 iterations inside another would otherwise become 16.8 million nodes.
 fn unrolls(node: &Node, g: &Graph) -> bool {
     let count = constant_count(node, g, 0).and_then(Result::ok);
     let cond_true =
         node.input(1).is_none_or(|c| g.consts.get(c).is_some_and(|t| t.to_f64().first().is_some_and(|&v| v != 0.0)));
     let Ok(b) = body(node, "body") else { return false };
-    let fits = |n: usize| n <= MAX_UNROLL && n.saturating_mul(unrolled_size(b, g)) <= MAX_UNROLLED_NODES;
-    count.is_some_and(fits) && cond_true && passes_condition_through(b)
+    let paid = match node.attrs.get(PAID) {
+        Some(Attr::Int(p)) => usize::try_from(*p).unwrap_or(0),
+        _ => 0,
+    };
+    let fits =
+        |n: usize| n <= MAX_UNROLL && g.unroll_budget.take(n.saturating_mul(unrolled_size(b, g)).saturating_sub(paid));
+    cond_true && passes_condition_through(b) && count.is_some_and(fits)
 }
 
-/// The most nodes the copies of an unrolled Loop's body may make, its inner Loops unrolled.
-const MAX_UNROLLED_NODES: usize = 1 << 18;
+/// On the Loops inside an unrolled Loop's body: the nodes of theirs that the outer Loop took from
+/// the budget already (its estimate counted them), so that expanding them takes only the rest.
+const PAID: &str = "xcc.unroll_paid";
+
+/// `b` with each Loop node in it marked with its share of `b`'s [`unrolled_size`] ([`PAID`]).
+fn with_paid_loops(b: &Subgraph, g: &Graph) -> Subgraph {
+    let mut marked = b.clone();
+    for n in marked.nodes.iter_mut().filter(|n| n.op == "Loop") {
+        let trips = n.input(0).and_then(|t| constant_in(t, b, g)).unwrap_or(1).max(1);
+        let share = body(n, "body").map_or(1, |inner| trips.saturating_mul(unrolled_size(inner, g)));
+        n.attrs.insert(PAID.into(), Attr::Int(i64::try_from(share).unwrap_or(i64::MAX)));
+    }
+    marked
+}
 
 /// The nodes `b` becomes with its Loops of constant counts unrolled (at least one per node; a
 /// Loop whose count is known only at run time counts its body once; an If both branches).
@@ -120,6 +137,7 @@ impl Expanded for Unrolled {
         if !passes_condition_through(b) {
             return err("a Loop whose body computes its condition is not supported (xcc unrolls a fixed count)");
         }
+        let b = &with_paid_loops(b, g);
         let carried_count = node.inputs.len().saturating_sub(2);
         let mut carried: Vec<String> = node.inputs[2..].to_vec();
         let mut scans: Vec<Vec<String>> = Vec::new();

@@ -108,7 +108,18 @@ fn iterations(node: &Node, g: &Graph) -> OResult<Iterations> {
 
 /// The body as a graph of its own, inferred: its inputs typed as the iteration number (int64),
 /// the condition (bool) and the carried values, and every name from around it visible.
-fn body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
+fn body_graph(node: &Node, g: &Graph) -> OResult<std::rc::Rc<Graph>> {
+    let inputs: Vec<Option<&TensorType>> = node.inputs.iter().map(|i| g.types.get(i)).collect();
+    let key = format!("{:?} {inputs:?}", node.outputs);
+    if let Some(bg) = g.loop_bodies.borrow().get(&key) {
+        return Ok(bg.clone());
+    }
+    let bg = std::rc::Rc::new(infer_body_graph(node, g)?);
+    g.loop_bodies.borrow_mut().insert(key, bg.clone());
+    Ok(bg)
+}
+
+fn infer_body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
     let b = body(node, "body")?;
     let carried = &node.inputs[2..];
     if b.inputs.len() != 2 + carried.len() || b.outputs.len() < 1 + carried.len() {
@@ -136,6 +147,8 @@ fn body_graph(node: &Node, g: &Graph) -> OResult<Graph> {
         sequences: RefCell::new(g.sequences.borrow().clone()),
         optional_inputs: Default::default(),
         fold_budget: g.fold_budget,
+        unroll_budget: g.unroll_budget.clone(),
+        loop_bodies: Default::default(),
     };
     let mut input_types = vec![TensorType::new(DType::I64, vec![]), TensorType::new(DType::Bool, vec![])];
     for c in carried {
