@@ -94,19 +94,21 @@ def cases(rng):
     yield *recurrent("RNN", "rnn_constant_bidirectional_lengths", rng, direction="bidirectional", lens=[2, 5, 3],
                      initial=True), constant
     # A hidden size that is a multiple of 16: the state update steps through 16 units at once
-    # (vectors), with weights as inputs and as constants, every variant above.
-    yield recurrent("LSTM", "lstm_units16_bidirectional_lengths", rng, direction="bidirectional", lens=[5, 2, 4],
+    # (vectors), with weights as inputs and as constants, every variant above. Their own
+    # generator, so that the cases after them keep their inputs.
+    r16 = np.random.default_rng(1207)
+    yield recurrent("LSTM", "lstm_units16_bidirectional_lengths", r16, direction="bidirectional", lens=[5, 2, 4],
                     hidden=32, initial=True, peepholes=True, clip=0.8, outputs=("Y", "Y_h", "Y_c"))
-    yield recurrent("LSTM", "lstm_units16_activations", rng, hidden=16, input_forget=1,
+    yield recurrent("LSTM", "lstm_units16_activations", r16, hidden=16, input_forget=1,
                     activations=["HardSigmoid", "Tanh", "Relu"])
-    yield *recurrent("LSTM", "lstm_units16_constant_batch_first", rng, layout=1, direction="reverse", batch=1,
+    yield *recurrent("LSTM", "lstm_units16_constant_batch_first", r16, layout=1, direction="reverse", batch=1,
                      hidden=16, outputs=("Y", "Y_h", "Y_c")), constant
-    yield recurrent("GRU", "gru_units16_batch_first", rng, layout=1, hidden=16, initial=True)
-    yield *recurrent("GRU", "gru_units16_constant_linear_before_reset", rng, linear_before_reset=1, hidden=16,
+    yield recurrent("GRU", "gru_units16_batch_first", r16, layout=1, hidden=16, initial=True)
+    yield *recurrent("GRU", "gru_units16_constant_linear_before_reset", r16, linear_before_reset=1, hidden=16,
                      direction="bidirectional", clip=0.6, lens=[3, 5, 1]), constant
-    yield *recurrent("GRU", "gru_units16_constant_reverse_lengths", rng, direction="reverse", lens=[3, 5, 1],
+    yield *recurrent("GRU", "gru_units16_constant_reverse_lengths", r16, direction="reverse", lens=[3, 5, 1],
                      initial=True, hidden=32), constant
-    yield *recurrent("RNN", "rnn_units16_constant_bidirectional_lengths", rng, direction="bidirectional",
+    yield *recurrent("RNN", "rnn_units16_constant_bidirectional_lengths", r16, direction="bidirectional",
                      lens=[2, 5, 3], initial=True, hidden=16, activations=["Tanh", "Softsign"]), constant
 
 
@@ -1028,6 +1030,12 @@ def write(out, name, node, feeds, output_names, inits=(), opset=22):
         # of so small a value.
         with open(os.path.join(case, "tolerance"), "w") as f:
             f.write("1e-3 1e-5\n")
+    if node.op_type in ("RNN", "GRU", "LSTM"):
+        # States of magnitude up to 1 summed over the steps in another order (GEMMs against
+        # ONNX Runtime's): an output that cancels to about 1e-6 differs by a few float32 steps of
+        # the values it came from, past 1e-7 (a GRU of 32 units: 1.3e-7 at -4.1e-6).
+        with open(os.path.join(case, "tolerance"), "w") as f:
+            f.write("1e-3 1e-6\n")
     if node.op_type in ROUNDS_ITS_OWN_WAY:
         with open(os.path.join(case, "integer-tolerance"), "w") as f:
             f.write("1\n")
