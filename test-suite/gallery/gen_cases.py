@@ -445,6 +445,30 @@ def control_cases(rng):
     node = helper.make_node("Loop", ["trips", "", "acc0"], ["acc"], body=outer)
     feeds = {"trips": np.array(600, np.int64), "acc0": f32(rng, [4]), "w": np.full(4, 0.5, np.float32)}
     yield "loop_nested_past_unrolling_budget", node, feeds, ["acc"], ("trips",)
+    # 21 Loops of 2 iterations, each inside the one before (2^21 innermost bodies): the model's
+    # unrolling budget is shared by every level, so the outer levels run as loops at run time.
+    # Fixed inputs (no draws), so that the cases after it keep theirs.
+    deepest = None
+    for d in range(21):
+        nodes = [helper.make_node("Identity", [f"nc{d}"], [f"nc_out{d}"])]
+        carried = f"na{d}"
+        if deepest is not None:
+            nodes.append(deepest[0])
+            carried = deepest[1]
+        nodes.append(helper.make_node("Add", [carried, "w"], [f"na_out{d}"]))
+        level = helper.make_graph(
+            nodes, f"level{d}",
+            [helper.make_tensor_value_info(f"ni{d}", TensorProto.INT64, []),
+             helper.make_tensor_value_info(f"nc{d}", TensorProto.BOOL, []),
+             helper.make_tensor_value_info(f"na{d}", f, [4])],
+            [helper.make_tensor_value_info(f"nc_out{d}", TensorProto.BOOL, []),
+             helper.make_tensor_value_info(f"na_out{d}", f, [4])])
+        source = "acc0" if d == 20 else f"na{d + 1}"
+        result = "acc" if d == 20 else f"nested{d}"
+        deepest = (helper.make_node("Loop", ["two", "", source], [result], body=level), result)
+    feeds = {"two": np.array(2, np.int64), "acc0": np.array([0.5, -1.0, 3.0, 0.0], np.float32),
+             "w": np.full(4, 0.25, np.float32)}
+    yield "loop_nested_21_levels_of_2", deepest[0], feeds, ["acc"], ("two", "w")
     # Scan: a running state, one input scanned backwards, the output stacked along axis 1.
     sbody = helper.make_graph(
         [helper.make_node("Add", ["s", "row"], ["s_out"]), helper.make_node("Mul", ["s_out", "w"], ["o"])],
