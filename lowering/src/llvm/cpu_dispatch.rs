@@ -105,13 +105,15 @@ fn add_optsize(m: &mut Module, f: OpId) {
     m.set_attr(f, "passthrough", Attribute::Array(attrs));
 }
 
-fn is_definition(m: &Module, f: OpId) -> bool {
+/// A defined `llvm.func` that takes a fixed number of arguments.
+pub(super) fn is_definition(m: &Module, f: OpId) -> bool {
     m.ops[f].name == "llvm.func"
         && m.ops[f].regions.first().is_some_and(|&r| !m.regions[r].blocks.is_empty())
         && m.attr(f, "vararg").is_none()
 }
 
-fn is_internal(m: &Module, f: OpId) -> bool {
+/// A function only the module can call: internal or private.
+pub(super) fn is_internal(m: &Module, f: OpId) -> bool {
     matches!(m.attr(f, "linkage").and_then(Attribute::as_str), Some("internal" | "private"))
         || m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private")
 }

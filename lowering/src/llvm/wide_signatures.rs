@@ -24,6 +24,7 @@
 //! a copy at run time, as it does for exported functions, while the wrapper (which has no code
 //! worth a CPU's own version) is neither copied nor dispatched.
 
+use super::cpu_dispatch::{is_definition, is_internal};
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::HashMap;
 use xcc_ir::types::FunctionType;
@@ -75,15 +76,10 @@ impl Pass for OutlineWideSignatures {
 /// A defined `llvm.func` of more than [`WIDE_ABOVE_PARAMS`] parameters, each a scalar that fits an
 /// 8-byte slot, not already `optnone` (LLVM leaves those alone).
 fn is_wide(m: &Module, f: OpId) -> bool {
-    let d = &m.ops[f];
-    let internal = matches!(m.attr(f, "linkage").and_then(Attribute::as_str), Some("internal" | "private"))
-        || m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private");
-    if d.name != "llvm.func" || internal || m.attr(f, "vararg").is_some() || has_passthrough(m, f, "optnone") {
+    if !is_definition(m, f) || is_internal(m, f) || has_passthrough(m, f, "optnone") {
         return false;
     }
-    let Some(&body) = d.regions.first() else { return false };
-    let Some(ft) = m.function_type(f) else { return false };
-    !m.regions[body].blocks.is_empty() && ft.inputs.len() > WIDE_ABOVE_PARAMS && ft.inputs.iter().all(slot_fits)
+    m.function_type(f).is_some_and(|ft| ft.inputs.len() > WIDE_ABOVE_PARAMS && ft.inputs.iter().all(slot_fits))
 }
 
 fn slot_fits(t: &Type) -> bool {
@@ -119,10 +115,6 @@ fn outline(m: &mut Module, f: OpId, bodies: &Bodies) {
     m.regions[wrapper].parent = Some(f);
     let passthrough = ["noinline", "optnone"].map(|a| Attribute::String(a.into()));
     m.set_attr(f, "passthrough", Attribute::Array(passthrough.to_vec()));
-}
-
-fn is_definition(m: &Module, f: OpId) -> bool {
-    m.ops[f].name == "llvm.func" && m.ops[f].regions.first().is_some_and(|&r| !m.regions[r].blocks.is_empty())
 }
 
 /// Calls in `region` to a wrapped function call its body instead, with the arguments stored to a
