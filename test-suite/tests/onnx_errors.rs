@@ -100,6 +100,18 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["cc0", "CausalConvWithState's weights must be [2, 1, k], not float32 [3, 1, 2]"],
         ),
         (
+            // Expanded into dense [N, N] cosine and sine matrices: a signal of 2^30 points must be
+            // refused before they are made (a fuzz finding: 2^40 points overflowed their size).
+            "dft-of-a-signal-too-long-for-dense-matrices",
+            model(
+                vec![node("dft0", "DFT", &["x"], &["y"])],
+                vec![value("x", FLOAT, &[1, 1 << 30, 1])],
+                vec![value("y", FLOAT, &[1, 1 << 30, 2])],
+                vec![],
+            ),
+            vec!["dft0", "a transform of 1073741824 points", "--fold-budget"],
+        ),
+        (
             "deform-conv-offsets-that-do-not-fit",
             model(
                 vec![node("dc0", "DeformConv", &["x", "w", "off"], &["y"])],

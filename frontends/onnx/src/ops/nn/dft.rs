@@ -114,13 +114,14 @@ fn along(node: &Node, g: &Graph, x: &mut Expansion, axis: usize) -> OResult<Stri
     let n = match constant(node, g, 1)? {
         Some(l) if l > 0 => l as usize,
         Some(l) => return err(format!("dft_length must be positive, not {l}")),
-        None if hermitian => 2 * (have - 1),
+        None if hermitian && have > 0 => 2 * (have - 1),
         None => have,
     };
     // The input's length along the axis, as the matrices read it.
     let rows = if hermitian { have } else { n };
     let (re, im) = (fit(x, &re, have, rows), im.map(|v| fit(x, &v, have, rows)));
     let bins = if onesided && !inverse { n / 2 + 1 } else { n };
+    within_matrix_budget(g, rows, bins, t.dtype)?;
     let (c, s) = matrices(rows, bins, n, inverse, hermitian);
     let d = t.dtype;
     let (c, s) =
@@ -156,6 +157,21 @@ fn along(node: &Node, g: &Graph, x: &mut Expansion, axis: usize) -> OResult<Stri
         back[from as usize] = to as i64;
     }
     Ok(x.op("Transpose", &[&joined], &[("perm", Attr::Ints(back))]))
+}
+
+/// Refuses a transform whose two `[rows, bins]` matrices would pass the bytes constants may be
+/// made of (`--fold-budget`, 64 MiB by default: an f32 transform of about 2,900 points): the
+/// expansion is dense, so a long signal axis would otherwise cost memory in its square.
+fn within_matrix_budget(g: &Graph, rows: usize, bins: usize, dtype: DType) -> OResult<()> {
+    let budget = g.fold_budget.unwrap_or(crate::FOLD_BUDGET_BASE);
+    let bytes = rows.checked_mul(bins).and_then(|e| e.checked_mul(2 * dtype.size()));
+    match bytes {
+        Some(b) if b <= budget => Ok(()),
+        _ => err(format!(
+            "a transform of {rows} points into {bins} bins needs two dense {rows}x{bins} {dtype:?} matrices, \
+             more than the {budget} bytes constants may take (raise it with --fold-budget)"
+        )),
+    }
 }
 
 /// `v` (its last dim `have` long) cut or zero-padded to `want`.
