@@ -22,7 +22,7 @@ use crate::pass::{LoweringOptions, Pass};
 use std::collections::{HashMap, HashSet};
 use xcc_ir::affine::{AffineExpr, AffineMap};
 use xcc_ir::dialects::kernel::{Epilogue, EpilogueOperands, Generic};
-use xcc_ir::{Attribute, Diagnostic, Module, OpId, Span, Type, ValueId};
+use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, Span, Type, ValueId};
 
 pub struct FuseEpilogue;
 pub struct FuseElementwise;
@@ -186,12 +186,19 @@ impl Pass for FuseElementwise {
     /// Sweeps the generics in order, each consumer taking its producers one after another (a
     /// chain fuses in one sweep, since every producer comes before its consumer), until a sweep
     /// fuses nothing: a fusion can free an earlier pair by moving a use of its buffers away.
-    /// Who uses each buffer is kept up to date rather than found again by walking the module,
-    /// so a chain of N generics costs N steps, not N walks.
+    /// Who uses each buffer, and where each operation stands in its block, are kept up to date
+    /// rather than found again by walking the module or the block, so a chain of N generics
+    /// costs N steps, not N walks.
     fn run(&self, mut m: Module, _: &LoweringOptions) -> Result<Module, Diagnostic> {
-        let mut state = FusionState { users: BufferUsers::of(&m), output_unread: HashSet::new() };
+        let mut state = FusionState {
+            users: BufferUsers::of(&m),
+            output_unread: HashSet::new(),
+            positions: HashMap::new(),
+            with_erased: HashSet::new(),
+        };
         loop {
             let mut fused_any = false;
+            state.positions = block_positions(&m);
             for c in ops_named(&m, &["kernel.generic"]) {
                 let mut consumer = c;
                 while m.ops[consumer].parent.is_some() {
@@ -200,6 +207,7 @@ impl Pass for FuseElementwise {
                     fused_any = true;
                 }
             }
+            state.remove_erased(&mut m);
             if !fused_any {
                 return Ok(m);
             }
@@ -212,6 +220,69 @@ struct FusionState {
     users: BufferUsers,
     /// Fused generics known not to read their outputs' elements (so not scanned again).
     output_unread: HashSet<OpId>,
+    /// Each operation's index in its block during a sweep. Erased operations keep their places
+    /// until the sweep ends (detached, with no operands) and a fused generic takes its
+    /// consumer's, so no index moves: removing each from the middle of a block of N operations
+    /// would make a chain quadratic.
+    positions: HashMap<OpId, usize>,
+    /// The blocks holding erased operations, cleared at the end of the sweep.
+    with_erased: HashSet<BlockId>,
+}
+
+impl FusionState {
+    /// Detaches `op`, leaving its place in the block until [`FusionState::remove_erased`].
+    fn erase(&mut self, m: &mut Module, op: OpId) {
+        if let Some(b) = m.ops[op].parent.take() {
+            self.with_erased.insert(b);
+        }
+        m.ops[op].operands.clear();
+        m.ops[op].regions.clear();
+    }
+
+    /// Drops the erased operations' places from their blocks.
+    fn remove_erased(&mut self, m: &mut Module) {
+        for b in self.with_erased.drain() {
+            let ops = std::mem::take(&mut m.blocks[b].ops);
+            m.blocks[b].ops = ops.into_iter().filter(|&o| m.ops[o].parent == Some(b)).collect();
+        }
+    }
+
+    /// Whether `a` comes before `b` in the same block.
+    fn before(&self, m: &Module, a: OpId, b: OpId) -> bool {
+        let same_block = m.ops[a].parent.is_some() && m.ops[a].parent == m.ops[b].parent;
+        same_block && self.positions.get(&a).zip(self.positions.get(&b)).is_some_and(|(ia, ib)| ia < ib)
+    }
+
+    /// Whether an operation strictly between `a` and `b` (same block, `a` first) uses one of
+    /// `values`.
+    fn touched_between(&self, m: &Module, a: OpId, b: OpId, values: &[ValueId]) -> bool {
+        let (Some(block), Some(&ia), Some(&ib)) = (m.ops[a].parent, self.positions.get(&a), self.positions.get(&b))
+        else {
+            return true;
+        };
+        m.blocks[block].ops[ia + 1..ib].iter().filter(|&&o| m.ops[o].parent == Some(block)).any(|&o| {
+            let mut hit = m.ops[o].operands.iter().any(|v| values.contains(v));
+            m.walk_nested(o, &mut |inner| hit |= m.ops[inner].operands.iter().any(|v| values.contains(v)));
+            hit
+        })
+    }
+}
+
+/// Each operation's index in its block, for every block of the module.
+fn block_positions(m: &Module) -> HashMap<OpId, usize> {
+    let mut blocks = vec![m.body_block()];
+    let regions_of = |op: OpId, blocks: &mut Vec<BlockId>| {
+        blocks.extend(m.ops[op].regions.iter().flat_map(|&r| m.regions[r].blocks.iter().copied()))
+    };
+    for &top in m.top_ops() {
+        regions_of(top, &mut blocks);
+        m.walk_nested(top, &mut |op| regions_of(op, &mut blocks));
+    }
+    let mut positions = HashMap::new();
+    for b in blocks {
+        positions.extend(m.blocks[b].ops.iter().enumerate().map(|(i, &o)| (o, i)));
+    }
+    positions
 }
 
 /// The operations that use each buffer (memref value), nested ones included, as
@@ -564,8 +635,8 @@ fn find_producer(m: &Module, c: OpId, state: &FusionState) -> Option<(OpId, Valu
         }
         let same_space = same_sizes(m, &gp, &gc) && same_sizes(m, &fused_operands(&gp, &gc, k), &gc);
         let single = gp.outputs == [t] && is_identity(&gp.maps[gp.inputs.len()]);
-        let before = m.op_index(p).zip(m.op_index(c)).is_some_and(|((bp, ip), (bc, ic))| bp == bc && ip < ic);
-        if is_elementwise(&gp) && same_space && single && before && !touched_between(m, p, c, &gp.inputs) {
+        let before = state.before(m, p, c);
+        if is_elementwise(&gp) && same_space && single && before && !state.touched_between(m, p, c, &gp.inputs) {
             return Some((p, t));
         }
     }
@@ -682,22 +753,32 @@ fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId, state: &mut Fusio
         body: gp.body,
     };
     m.ops[p].regions.clear();
-    let fused = m.build_before(c, fused.spec(span));
+    let fused = replace_in_place(m, c, fused.spec(span), state);
     if state.output_unread.contains(&c) || !reads_output(m, &gc) {
         state.output_unread.insert(fused);
     }
-    m.erase_op(c);
-    m.erase_op(p);
     state.users.replace(m, &[p, c], fused);
+    state.erase(m, p);
     let dead: Vec<OpId> = state.users.0.remove(&t).unwrap_or_default();
     // Only deallocations are left on `t` (its one writer and one reader were `p` and `c`).
     for u in dead.into_iter().filter(|&u| u != p && u != c) {
-        m.erase_op(u);
+        state.erase(m, u);
     }
     if let Some(d) = m.defining_op(t) {
-        m.erase_op(d);
+        state.erase(m, d);
     }
     fused
+}
+
+/// A new operation from `spec` in `old`'s place (same block, same index), `old` detached.
+fn replace_in_place(m: &mut Module, old: OpId, spec: xcc_ir::OpSpec, state: &mut FusionState) -> OpId {
+    let block = m.ops[old].parent.take().expect("in a block");
+    let index = state.positions[&old];
+    let new = m.create_op(spec);
+    m.ops[new].parent = Some(block);
+    m.blocks[block].ops[index] = new;
+    state.positions.insert(new, index);
+    new
 }
 
 /// Renames operands in a block's operations (and theirs, nested).
