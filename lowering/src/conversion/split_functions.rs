@@ -79,14 +79,12 @@ fn split(m: &mut Module, f: OpId) {
     let mut moved: HashSet<usize> = HashSet::new();
     let mut returned: HashMap<ValueId, ValueId> = HashMap::new();
     let mut numbering = 0;
-    // The function as it was, for the definitions parts compute again (see `Part::import`).
-    let snapshot = m.clone();
-    let mut recomputable = Recomputable::new(&snapshot, f);
+    let mut recomputable = Recomputable::new(m, f);
     for run_at in runs_of(m, &ops, &mut recomputable) {
         let run: Vec<OpId> = run_at.iter().map(|&i| ops[i]).collect();
         let end = run_at.last().expect("a run is not empty") + 1;
         let boundary = boundary(m, &run, |v| last_use.get(&v).is_some_and(|&i| i >= end));
-        let passed = boundary.used.iter().filter(|&&v| !recomputable.holds(v));
+        let passed = boundary.used.iter().filter(|&&v| !recomputable.holds(m, v));
         if boundary.results.iter().chain(passed).map(|&v| scalars(m.ty(v))).sum::<u64>() > MAX_BOUNDARY_SCALARS {
             continue;
         }
@@ -159,7 +157,7 @@ fn runs_of(m: &Module, ops: &[OpId], recomputable: &mut Recomputable) -> Vec<Vec
             continue;
         }
         let results = &m.ops[op].results;
-        if !results.is_empty() && results.iter().all(|&v| recomputable.holds(v)) {
+        if !results.is_empty() && results.iter().all(|&v| recomputable.holds(m, v)) {
             continue;
         }
         let (weight, inputs) = run.inputs_of(m, op, recomputable);
@@ -206,7 +204,7 @@ impl RunInProgress {
             let d = &m.ops[o];
             for &v in d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter())) {
                 let outside = !inner.contains(&v) && !self.defined.contains(&v) && !self.used.contains(&v);
-                if outside && seen.insert(v) && !recomputable.holds(v) {
+                if outside && seen.insert(v) && !recomputable.holds(m, v) {
                     inputs.push(v);
                 }
             }
@@ -260,24 +258,34 @@ const MAX_RECOMPUTED_OPS: usize = 64;
 /// Which values defined outside a run a part computes again: those whose definitions are
 /// [`RECOMPUTED`] operations, of at most [`MAX_RECOMPUTED_OPS`] in all, over the function's
 /// parameters. Memoized over the function, so deciding costs linear time in all.
-struct Recomputable<'a> {
-    m: &'a Module,
+struct Recomputable {
     params: HashSet<ValueId>,
+    /// The operands of the entry block's [`RECOMPUTED`] operations as they were before any run
+    /// moved (a definition moved into an earlier part has its operands renamed to that part's).
+    original_operands: HashMap<OpId, Vec<ValueId>>,
     /// A value's definition's operation count, capped at [`MAX_RECOMPUTED_OPS`] + 1.
     cost: HashMap<ValueId, usize>,
 }
 
-impl<'a> Recomputable<'a> {
-    fn new(m: &'a Module, f: OpId) -> Self {
+impl Recomputable {
+    fn new(m: &Module, f: OpId) -> Self {
         let entry = m.regions[m.ops[f].regions[0]].blocks[0];
-        Recomputable { m, params: m.blocks[entry].args.iter().copied().collect(), cost: HashMap::new() }
+        let recomputed = |&&op: &&OpId| m.ops[op].regions.is_empty() && RECOMPUTED.contains(&m.ops[op].name.as_str());
+        let original_operands =
+            m.blocks[entry].ops.iter().filter(recomputed).map(|&op| (op, m.ops[op].operands.clone())).collect();
+        Recomputable { params: m.blocks[entry].args.iter().copied().collect(), original_operands, cost: HashMap::new() }
     }
 
-    fn holds(&mut self, v: ValueId) -> bool {
-        !self.params.contains(&v) && self.cost(v) <= MAX_RECOMPUTED_OPS
+    fn holds(&mut self, m: &Module, v: ValueId) -> bool {
+        !self.params.contains(&v) && self.cost(m, v) <= MAX_RECOMPUTED_OPS
     }
 
-    fn cost(&mut self, v: ValueId) -> usize {
+    /// The operands `v`'s definition had, where it is one the parts may compute again.
+    fn definition(&self, m: &Module, v: ValueId) -> Option<&[ValueId]> {
+        m.defining_op(v).and_then(|def| self.original_operands.get(&def)).map(Vec::as_slice)
+    }
+
+    fn cost(&mut self, m: &Module, v: ValueId) -> usize {
         const TOO_MANY: usize = MAX_RECOMPUTED_OPS + 1;
         if self.params.contains(&v) {
             return 0;
@@ -285,14 +293,13 @@ impl<'a> Recomputable<'a> {
         if let Some(&c) = self.cost.get(&v) {
             return c;
         }
-        let m = self.m;
-        let c = match m.defining_op(v) {
-            Some(def) if m.ops[def].regions.is_empty() && RECOMPUTED.contains(&m.ops[def].name.as_str()) => {
+        let c = match self.definition(m, v).map(<[ValueId]>::to_vec) {
+            Some(operands) => {
                 // Operand lists are short; a long chain stops at the cap before recursing deep.
                 self.cost.insert(v, TOO_MANY);
                 let mut total = 1;
-                for &o in &m.ops[def].operands {
-                    total += self.cost(o);
+                for o in operands {
+                    total += self.cost(m, o);
                     if total > MAX_RECOMPUTED_OPS {
                         break;
                     }
@@ -357,11 +364,9 @@ impl Part {
         if let Some(&x) = self.inside.get(&v) {
             return x;
         }
-        let x = if recomputable.holds(v) {
-            // The definition's operands as they were before any run moved: a definition moved
-            // into an earlier part has had its operands renamed to that part's.
+        let x = if recomputable.holds(m, v) {
             let def = m.defining_op(v).expect("recomputed values are op results");
-            let original = recomputable.m.ops[def].operands.clone();
+            let original = recomputable.definition(m, v).expect("a recomputed definition").to_vec();
             let operands: Vec<ValueId> = original.into_iter().map(|o| self.import(m, recomputable, o)).collect();
             let copy = m.clone_op(def, &mut HashMap::new());
             m.ops[copy].operands = operands;
