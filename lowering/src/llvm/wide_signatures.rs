@@ -20,13 +20,17 @@
 //!                                                   llvm.readonly, llvm.dereferenceable = 8(N+1)})
 //!                                                 %ai = llvm.load (gep %s[i]) {invariant}, in each block
 //! ```
+//! An internal function of as many parameters (a model's computation, or a part
+//! `split-large-functions` made) needs no wrapper: it takes the array itself, and the module's
+//! calls to it pass one.
+//!
 //! The body is marked `xcc.dispatch_entry`: `cpu-dispatch` copies it per CPU and makes it choose
 //! a copy at run time, as it does for exported functions, while the wrapper (which has no code
 //! worth a CPU's own version) is neither copied nor dispatched.
 
 use super::cpu_dispatch::{is_definition, is_internal};
 use crate::pass::{LoweringOptions, Pass};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use xcc_ir::types::FunctionType;
 use xcc_ir::{Attribute, BlockId, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
@@ -52,7 +56,10 @@ impl Pass for OutlineWideSignatures {
         if options.gpu() {
             return Ok(m);
         }
+        let addressed = addressed_symbols(&m);
         let wide: Vec<OpId> = m.top_ops().iter().copied().filter(|&f| is_wide(&m, f)).collect();
+        let internal: Vec<OpId> =
+            m.top_ops().iter().copied().filter(|&f| is_wide_internal(&m, f, &addressed)).collect();
         let mut bodies = HashMap::new();
         for &f in &wide {
             let name = m.sym_name(f).unwrap_or("fn").to_string();
@@ -60,10 +67,25 @@ impl Pass for OutlineWideSignatures {
             let params = m.function_type(f).map_or(0, |ft| ft.inputs.len());
             bodies.insert(name, (body, params));
         }
-        let others: Vec<OpId> =
-            m.top_ops().iter().copied().filter(|&f| is_definition(&m, f) && !wide.contains(&f)).collect();
+        for &f in &internal {
+            let name = m.sym_name(f).unwrap_or("fn").to_string();
+            let params = m.function_type(f).map_or(0, |ft| ft.inputs.len());
+            bodies.insert(name.clone(), (name, params));
+        }
+        let others: Vec<OpId> = m
+            .top_ops()
+            .iter()
+            .copied()
+            .filter(|&f| is_definition(&m, f) && !wide.contains(&f) && !internal.contains(&f))
+            .collect();
         for f in wide {
             outline(&mut m, f, &bodies);
+        }
+        for f in internal {
+            let ft = m.function_type(f).expect("checked by is_wide_internal").clone();
+            let region = m.ops[f].regions[0];
+            take_arguments_from_slots(&mut m, region, &bodies);
+            set_slots_signature(&mut m, f, &ft);
         }
         for f in others {
             let region = m.ops[f].regions[0];
@@ -73,13 +95,41 @@ impl Pass for OutlineWideSignatures {
     }
 }
 
-/// A defined `llvm.func` of more than [`WIDE_ABOVE_PARAMS`] parameters, each a scalar that fits an
-/// 8-byte slot, not already `optnone` (LLVM leaves those alone).
+/// An exported `llvm.func` of more than [`WIDE_ABOVE_PARAMS`] parameters, each a scalar that fits
+/// an 8-byte slot, not already `optnone` (LLVM leaves those alone).
 fn is_wide(m: &Module, f: OpId) -> bool {
-    if !is_definition(m, f) || is_internal(m, f) || has_passthrough(m, f, "optnone") {
+    !is_internal(m, f) && has_wide_signature(m, f)
+}
+
+/// An internal function of such a signature, only ever called (its address is not taken): it
+/// takes the array itself, without a wrapper, since the module makes all of its calls. A model's
+/// computation and the parts `split-large-functions` made of it have a parameter per buffer they
+/// use; LLVM's interprocedural passes over such calls (called-value propagation, function
+/// attributes) grow with the square of the parameters: 4,000 inputs each to an output took 6 s
+/// there.
+fn is_wide_internal(m: &Module, f: OpId, addressed: &HashSet<String>) -> bool {
+    is_internal(m, f) && has_wide_signature(m, f) && m.sym_name(f).is_some_and(|n| !addressed.contains(n))
+}
+
+fn has_wide_signature(m: &Module, f: OpId) -> bool {
+    if !is_definition(m, f) || has_passthrough(m, f, "optnone") {
         return false;
     }
     m.function_type(f).is_some_and(|ft| ft.inputs.len() > WIDE_ABOVE_PARAMS && ft.inputs.iter().all(slot_fits))
+}
+
+/// The functions whose addresses the module takes (`llvm.mlir.addressof`): they may be called
+/// through a pointer, with their own signature.
+fn addressed_symbols(m: &Module) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for &top in m.top_ops() {
+        m.walk_nested(top, &mut |op| {
+            if m.ops[op].name == "llvm.mlir.addressof" {
+                names.extend(m.attr(op, "global_name").and_then(Attribute::as_symbol).map(str::to_string));
+            }
+        });
+    }
+    names
 }
 
 fn slot_fits(t: &Type) -> bool {
@@ -104,12 +154,7 @@ fn outline(m: &mut Module, f: OpId, bodies: &Bodies) {
     let name = bodies[m.sym_name(f).expect("wide functions are named")].0.clone();
     let body = new_body(m, f, &name, &ft, span);
     let region = m.ops[body].regions[0];
-    let entry = m.regions[region].blocks[0];
-    let params = m.blocks[entry].args.clone();
-    let slots = m.add_block_arg(entry, Type::ptr(), span);
-    m.set_block_args(entry, vec![slots]);
-    call_bodies(m, region, Some((&params, slots)), bodies);
-    load_arguments_where_used(m, region, &params, slots);
+    take_arguments_from_slots(m, region, bodies);
     let wrapper = wrapper_region(m, &name, &ft, span);
     m.ops[f].regions = vec![wrapper];
     m.regions[wrapper].parent = Some(f);
@@ -117,10 +162,124 @@ fn outline(m: &mut Module, f: OpId, bodies: &Bodies) {
     m.set_attr(f, "passthrough", Attribute::Array(passthrough.to_vec()));
 }
 
+/// The function of body `region` takes its arguments in an array of 8-byte slots: its entry
+/// block's one argument is the array's address, and its former arguments are loaded where used.
+fn take_arguments_from_slots(m: &mut Module, region: xcc_ir::RegionId, bodies: &Bodies) {
+    forward_inserted_fields(m, region);
+    let entry = m.regions[region].blocks[0];
+    let span = m.blocks[entry].span;
+    let params = m.blocks[entry].args.clone();
+    let slots = m.add_block_arg(entry, Type::ptr(), span);
+    m.set_block_args(entry, vec![slots]);
+    call_bodies(m, region, Some((&params, slots)), bodies);
+    load_arguments_where_used(m, region, &params, slots);
+}
+
+/// Reads of a field of an aggregate built by `llvm.insertvalue` read the inserted value instead,
+/// and the aggregates nothing reads any more are erased. Why: the llvm dialect builds a memref
+/// descriptor from a function's parameters at its entry and takes the fields out where it uses
+/// them (to pass them to a part of the function, say); left so, every parameter would be loaded
+/// from its slot at the entry, and live across all the calls that follow (4,000 memrefs: 12,000
+/// values, and a minute of LLVM's instruction selection and scheduling).
+fn forward_inserted_fields(m: &mut Module, region: xcc_ir::RegionId) {
+    let ops = region_ops(m, region);
+    // Without calls the loads at the entry cost nothing more, and scheduling them among the
+    // code that uses them costs LLVM's scheduler more.
+    if !ops.iter().any(|&op| m.ops[op].name == "llvm.call") {
+        return;
+    }
+    let mut forwarded = HashMap::new();
+    for &op in &ops {
+        if m.ops[op].name == "llvm.extractvalue" {
+            if let Some(v) = inserted_field(m, m.ops[op].operands[0], &field_position(m, op)) {
+                forwarded.insert(m.ops[op].results[0], v);
+            }
+        }
+    }
+    if forwarded.is_empty() {
+        return;
+    }
+    let Some(f) = m.regions[region].parent else { return };
+    m.replace_uses_by_map_in(f, &forwarded);
+    erase_unread_aggregates(m, region, &ops);
+}
+
+/// The operations of `region`, nested ones included, in order.
+fn region_ops(m: &Module, region: xcc_ir::RegionId) -> Vec<OpId> {
+    let mut ops = Vec::new();
+    for &b in &m.regions[region].blocks {
+        for &op in &m.blocks[b].ops {
+            ops.push(op);
+            m.walk_nested(op, &mut |o| ops.push(o));
+        }
+    }
+    ops
+}
+
+fn field_position(m: &Module, op: OpId) -> Vec<i128> {
+    m.attr(op, "position").and_then(Attribute::as_int_list).unwrap_or_default()
+}
+
+/// The value an `llvm.insertvalue` chain ending in `aggregate` put at `position`, looking back
+/// at most [`FORWARD_STEPS`] insertions (a descriptor of rank r has 3 + 2r fields).
+fn inserted_field(m: &Module, mut aggregate: ValueId, position: &[i128]) -> Option<ValueId> {
+    for _ in 0..FORWARD_STEPS {
+        let d = m.defining_op(aggregate)?;
+        if m.ops[d].name != "llvm.insertvalue" || m.ops[d].operands.len() != 2 {
+            return None;
+        }
+        let at = field_position(m, d);
+        if at == position {
+            return Some(m.ops[d].operands[1]);
+        }
+        if at.starts_with(position) || position.starts_with(&at) {
+            return None;
+        }
+        aggregate = m.ops[d].operands[0];
+    }
+    None
+}
+
+const FORWARD_STEPS: usize = 64;
+
+/// Erases the `llvm.insertvalue`s and `llvm.extractvalue`s among `ops` whose results nothing
+/// uses, last first, so that a chain whose end is unused goes whole.
+fn erase_unread_aggregates(m: &mut Module, region: xcc_ir::RegionId, ops: &[OpId]) {
+    let mut uses: HashMap<ValueId, usize> = HashMap::new();
+    for &op in ops {
+        let d = &m.ops[op];
+        for &v in d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter())) {
+            *uses.entry(v).or_default() += 1;
+        }
+    }
+    let blocks: HashSet<BlockId> = m.regions[region].blocks.iter().copied().collect();
+    let mut erased = HashSet::new();
+    for &op in ops.iter().rev() {
+        let d = &m.ops[op];
+        let aggregate_op = matches!(d.name.as_str(), "llvm.insertvalue" | "llvm.extractvalue")
+            && d.parent.is_some_and(|b| blocks.contains(&b));
+        if aggregate_op && d.results.iter().all(|v| uses.get(v).is_none_or(|&n| n == 0)) {
+            for v in d.operands.clone() {
+                uses.entry(v).and_modify(|n| *n -= 1);
+            }
+            erased.insert(op);
+        }
+    }
+    for b in m.regions[region].blocks.clone() {
+        let mut block_ops = std::mem::take(&mut m.blocks[b].ops);
+        block_ops.retain(|o| !erased.contains(o));
+        m.blocks[b].ops = block_ops;
+    }
+    for op in erased {
+        m.ops[op].parent = None;
+    }
+}
+
 /// Calls in `region` to a wrapped function call its body instead, with the arguments stored to a
-/// stack array of the caller's. Where the caller is itself a body (`own`: its former parameters
-/// and its slots) and passes its own first k parameters first, as a model's `run_alloc` and
-/// `run_with` pass theirs to `run`, those k slots are copied at once.
+/// stack array of the caller's. Where the caller takes its own arguments in slots (`own`: its
+/// former parameters and its slots) and passes a run of them in order, as a model's `run_alloc`
+/// and `run_with` pass theirs to `run` and a function passes its buffers to its parts, the run's
+/// slots are copied at once.
 fn call_bodies(m: &mut Module, region: xcc_ir::RegionId, own: Option<(&[ValueId], ValueId)>, bodies: &Bodies) {
     let mut calls = Vec::new();
     for &b in &m.regions[region].blocks {
@@ -136,11 +295,16 @@ fn call_bodies(m: &mut Module, region: xcc_ir::RegionId, own: Option<(&[ValueId]
     if calls.is_empty() {
         return;
     }
+    let own = own.map(|(params, slots)| OwnSlots {
+        params,
+        slot_of: params.iter().enumerate().map(|(i, &v)| (v, i)).collect(),
+        slots,
+    });
     let entry = m.regions[region].blocks[0];
     let mut before: HashMap<OpId, Vec<OpId>> = HashMap::new();
     let mut arrays = Vec::new();
     for call in calls {
-        let (array, stores) = pass_in_array(m, call, own, bodies);
+        let (array, stores) = pass_in_array(m, call, own.as_ref(), bodies);
         arrays.extend(array);
         before.insert(call, stores);
     }
@@ -154,15 +318,22 @@ fn call_bodies(m: &mut Module, region: xcc_ir::RegionId, own: Option<(&[ValueId]
     m.blocks[entry].ops = arrays.into_iter().chain(old).collect();
 }
 
+/// A caller's own arguments, in slots: its former parameters, each one's slot, the slots' address.
+struct OwnSlots<'a> {
+    params: &'a [ValueId],
+    slot_of: HashMap<ValueId, usize>,
+    slots: ValueId,
+}
+
+/// Runs of the caller's own arguments shorter than this are stored one by one.
+const MIN_COPIED_SLOTS: usize = 4;
+
 /// Makes `call` (to a wrapped function) call its body with its arguments in a stack array:
 /// returns the array's allocation (for the entry block) and the operations that fill it (to go
-/// before the call).
-fn pass_in_array(
-    m: &mut Module,
-    call: OpId,
-    own: Option<(&[ValueId], ValueId)>,
-    bodies: &Bodies,
-) -> ([OpId; 2], Vec<OpId>) {
+/// before the call): a copy for each run of the caller's own slots, a store for each other
+/// argument. Copies rather than loads and stores: LLVM's SLP vectorizer's cost over thousands
+/// of consecutive loads and stores grows faster than their number.
+fn pass_in_array(m: &mut Module, call: OpId, own: Option<&OwnSlots>, bodies: &Bodies) -> ([OpId; 2], Vec<OpId>) {
     let span = m.ops[call].span;
     let callee = m.attr(call, "callee").and_then(Attribute::as_symbol).expect("a call to a wrapped function");
     let (body, count) = bodies[callee].clone();
@@ -172,31 +343,53 @@ fn pass_in_array(
     let array = m.result(allocation, 0);
     let operands = m.ops[call].operands.clone();
     let mut fill = Vec::new();
-    let copied = match own {
-        Some((params, _)) => operands.iter().zip(params).take_while(|(a, p)| a == p).count().min(count),
-        None => 0,
-    };
-    if let (Some((_, slots)), true) = (own, copied > 0) {
-        let bytes = m.create_op(i64_constant(8 * copied as i64, span));
-        let volatile = OpSpec::new("llvm.mlir.constant", span).results([Type::i1()]);
-        let volatile = m.create_op(volatile.attr("value", Attribute::int(0, Type::i1())));
-        let (bytes_value, no) = (m.result(bytes, 0), m.result(volatile, 0));
-        let copy = m.create_op(OpSpec::new("llvm.intr.memcpy", span).operands([array, slots, bytes_value, no]));
-        fill.extend([bytes, volatile, copy]);
-    }
-    for (i, &a) in operands.iter().enumerate().skip(copied) {
-        let at = if i == 0 {
-            array
-        } else {
-            let address = m.create_op(slot_address(array, i, span));
-            fill.push(address);
-            m.result(address, 0)
-        };
-        fill.push(m.create_op(OpSpec::new("llvm.store", span).operands([a, at]).attr("alignment", Attribute::i64(8))));
+    let mut i = 0;
+    while i < operands.len() {
+        let run = own.map_or(0, |o| own_run(o, &operands[i..]));
+        if let (Some(o), true) = (own, run >= MIN_COPIED_SLOTS) {
+            let from = o.slot_of[&operands[i]];
+            copy_slots(m, (o.slots, from), (array, i), run, &mut fill);
+            i += run;
+            continue;
+        }
+        let at = slot_at(m, array, i, &mut fill);
+        let store = OpSpec::new("llvm.store", span).operands([operands[i], at]).attr("alignment", Attribute::i64(8));
+        fill.push(m.create_op(store));
+        i += 1;
     }
     m.ops[call].operands = vec![array];
     m.set_attr(call, "callee", Attribute::symbol(&body));
     ([size, allocation], fill)
+}
+
+/// How many of `args`, from the first, are the caller's own parameters in order.
+fn own_run(own: &OwnSlots, args: &[ValueId]) -> usize {
+    let Some(&first) = args.first().and_then(|a| own.slot_of.get(a)) else { return 0 };
+    args.iter().zip(&own.params[first..]).take_while(|(a, p)| a == p).count()
+}
+
+/// The address of slot `i` of `array` (new operations go to `fill`).
+fn slot_at(m: &mut Module, array: ValueId, i: usize, fill: &mut Vec<OpId>) -> ValueId {
+    if i == 0 {
+        return array;
+    }
+    let span = m.values[array].span;
+    let address = m.create_op(slot_address(array, i, span));
+    fill.push(address);
+    m.result(address, 0)
+}
+
+/// `llvm.intr.memcpy` of `len` slots from slot `from.1` of `from.0` to slot `to.1` of `to.0`.
+fn copy_slots(m: &mut Module, from: (ValueId, usize), to: (ValueId, usize), len: usize, fill: &mut Vec<OpId>) {
+    let span = m.values[to.0].span;
+    let source = slot_at(m, from.0, from.1, fill);
+    let target = slot_at(m, to.0, to.1, fill);
+    let bytes = m.create_op(i64_constant(8 * len as i64, span));
+    let volatile = OpSpec::new("llvm.mlir.constant", span).results([Type::i1()]);
+    let volatile = m.create_op(volatile.attr("value", Attribute::int(0, Type::i1())));
+    let (bytes_value, no) = (m.result(bytes, 0), m.result(volatile, 0));
+    let copy = m.create_op(OpSpec::new("llvm.intr.memcpy", span).operands([target, source, bytes_value, no]));
+    fill.extend([bytes, volatile, copy]);
 }
 
 /// Puts `before[op]` before each `op` of `b` (nested operations included), rebuilding each block
@@ -231,9 +424,9 @@ fn slot_array(span: Span) -> OpSpec {
         .attr("alignment", Attribute::i64(8))
 }
 
-/// `@name(%slots: !llvm.ptr)`, internal, placed after `f`, holding `f`'s region and its
-/// attributes other than the signature's.
-fn new_body(m: &mut Module, f: OpId, name: &str, ft: &FunctionType, span: Span) -> OpId {
+/// The signature of a function taking `ft`'s arguments in an array of slots, and the attributes
+/// of its one parameter.
+fn slots_signature(ft: &FunctionType) -> (FunctionType, Attribute) {
     let bytes = 8 * ft.inputs.len() as i64;
     let slots_attrs = Attribute::Dict(vec![
         ("llvm.align".into(), Attribute::i64(8)),
@@ -243,12 +436,25 @@ fn new_body(m: &mut Module, f: OpId, name: &str, ft: &FunctionType, span: Span) 
         ("llvm.noundef".into(), Attribute::Unit),
         ("llvm.readonly".into(), Attribute::Unit),
     ]);
-    let signature = FunctionType { inputs: vec![Type::ptr()], results: ft.results.clone() };
+    (FunctionType { inputs: vec![Type::ptr()], results: ft.results.clone() }, Attribute::Array(vec![slots_attrs]))
+}
+
+/// An internal function of signature `ft` now takes its arguments in an array of slots.
+fn set_slots_signature(m: &mut Module, f: OpId, ft: &FunctionType) {
+    let (signature, arg_attrs) = slots_signature(ft);
+    m.set_attr(f, "function_type", Attribute::Type(Type::Function(signature)));
+    m.set_attr(f, "arg_attrs", arg_attrs);
+}
+
+/// `@name(%slots: !llvm.ptr)`, internal, placed after `f`, holding `f`'s region and its
+/// attributes other than the signature's.
+fn new_body(m: &mut Module, f: OpId, name: &str, ft: &FunctionType, span: Span) -> OpId {
+    let (signature, arg_attrs) = slots_signature(ft);
     let mut spec = OpSpec::new("llvm.func", span)
         .attr("sym_name", Attribute::String(name.into()))
         .attr("function_type", Attribute::Type(Type::Function(signature)))
         .attr("linkage", Attribute::String("internal".into()))
-        .attr("arg_attrs", Attribute::Array(vec![slots_attrs]))
+        .attr("arg_attrs", arg_attrs)
         .attr(DISPATCH_ENTRY, Attribute::Unit);
     for (key, value) in &m.ops[f].attrs {
         if !SIGNATURE_ATTRS.contains(&key.as_str()) {
