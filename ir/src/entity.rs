@@ -67,6 +67,9 @@ impl<K: EntityId, T> Arena<K, T> {
         self.items.push(item);
         K::new(self.items.len() - 1)
     }
+    pub fn with_capacity(capacity: usize) -> Self {
+        Arena { items: Vec::with_capacity(capacity), _key: PhantomData }
+    }
     pub fn len(&self) -> usize {
         self.items.len()
     }

@@ -13,6 +13,7 @@
 pub mod affine;
 pub mod attributes;
 pub mod builder;
+mod compact;
 pub mod diagnostics;
 pub mod dialects;
 pub mod entity;

@@ -57,6 +57,24 @@ pub struct OpData {
     pub property_names: Vec<String>,
 }
 
+impl OpData {
+    /// An operation of no name, operands or anything else, in no block: what a slot of the
+    /// arena holds once its operation has moved out.
+    pub fn detached() -> OpData {
+        OpData {
+            name: String::new(),
+            operands: Vec::new(),
+            results: Vec::new(),
+            attrs: Vec::new(),
+            successors: Vec::new(),
+            regions: Vec::new(),
+            parent: None,
+            span: Span::UNKNOWN,
+            property_names: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct BlockData {
     pub args: Vec<ValueId>,

@@ -182,7 +182,19 @@ pub fn run_pipeline(
 ) -> Result<Module, Diagnostic> {
     for p in passes {
         m = p.run(m, options)?;
+        m = compacted_if_mostly_dead(m);
         after_each(p.name(), &m)?;
     }
     Ok(m)
+}
+
+/// The module compacted ([`Module::compacted`]) when most of its arenas' operations are ones
+/// passes replaced: they would otherwise stay for the rest of the compilation (a chain of 10^6
+/// nodes: about 14 operations made per node, 6.2 GB at the peak).
+fn compacted_if_mostly_dead(m: Module) -> Module {
+    if m.ops.len() > 2 * m.live_op_count() + 4096 {
+        m.compacted()
+    } else {
+        m
+    }
 }
