@@ -230,13 +230,13 @@ struct FusionState {
 }
 
 impl FusionState {
-    /// Detaches `op`, leaving its place in the block until [`FusionState::remove_erased`].
+    /// Detaches `op`, leaving its place in the block until [`FusionState::remove_erased`], and
+    /// frees what it held: a chain of N nodes makes N - 1 fused generics that are replaced in turn.
     fn erase(&mut self, m: &mut Module, op: OpId) {
-        if let Some(b) = m.ops[op].parent.take() {
+        if let Some(b) = m.ops[op].parent {
             self.with_erased.insert(b);
         }
-        m.ops[op].operands.clear();
-        m.ops[op].regions.clear();
+        m.ops[op] = xcc_ir::module::OpData::detached();
     }
 
     /// Drops the erased operations' places from their blocks.
@@ -758,6 +758,7 @@ fn fuse_generics(m: &mut Module, p: OpId, c: OpId, t: ValueId, state: &mut Fusio
         state.output_unread.insert(fused);
     }
     state.users.replace(m, &[p, c], fused);
+    m.ops[c] = xcc_ir::module::OpData::detached();
     state.erase(m, p);
     let dead: Vec<OpId> = state.users.0.remove(&t).unwrap_or_default();
     // Only deallocations are left on `t` (its one writer and one reader were `p` and `c`).
