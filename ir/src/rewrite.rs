@@ -6,6 +6,47 @@ use crate::module::{Module, OpSpec};
 use crate::Span;
 
 impl Module {
+    /// Erases the operations of `region`'s blocks (not nested ones) that `erasable` accepts and
+    /// whose results nothing uses, last first, so that a chain whose end is unused goes whole.
+    /// Uses are counted over the region, nested operations included, and each block is rebuilt
+    /// once (erasing one at a time would search and shift the block each time). Only an erased
+    /// operation's own operands stop counting as uses: `erasable` should accept operations
+    /// without regions.
+    pub fn erase_unused(&mut self, region: RegionId, erasable: impl Fn(&Module, OpId) -> bool) {
+        let blocks = self.regions[region].blocks.clone();
+        let mut uses: std::collections::HashMap<ValueId, usize> = std::collections::HashMap::new();
+        for &b in &blocks {
+            for &op in &self.blocks[b].ops {
+                let mut count = |o: OpId| {
+                    let d = &self.ops[o];
+                    for &v in d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter())) {
+                        *uses.entry(v).or_default() += 1;
+                    }
+                };
+                count(op);
+                self.walk_nested(op, &mut count);
+            }
+        }
+        let mut erased = std::collections::HashSet::new();
+        for &b in blocks.iter().rev() {
+            for &op in self.blocks[b].ops.iter().rev() {
+                let unused = self.ops[op].results.iter().all(|v| uses.get(v).is_none_or(|&n| n == 0));
+                if unused && erasable(self, op) {
+                    for v in &self.ops[op].operands {
+                        uses.entry(*v).and_modify(|n| *n -= 1);
+                    }
+                    erased.insert(op);
+                }
+            }
+        }
+        for b in blocks {
+            self.blocks[b].ops.retain(|o| !erased.contains(o));
+        }
+        for op in erased {
+            self.ops[op].parent = None;
+        }
+    }
+
     /// Position of `op` in its block.
     pub fn op_index(&self, op: OpId) -> Option<(BlockId, usize)> {
         let b = self.ops[op].parent?;

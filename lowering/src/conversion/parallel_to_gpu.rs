@@ -304,25 +304,8 @@ fn end_of_launches(m: &mut Module, entry: BlockId, ctx: ValueId) {
 /// The views, constants and element reads that only the kernels used (each has its own copy):
 /// the host must not read device memory.
 fn erase_unused_views(m: &mut Module, entry: BlockId, workspace: Option<ValueId>) {
-    let mut uses: HashMap<ValueId, usize> = HashMap::new();
-    for &op in &m.blocks[entry].ops {
-        let mut ops = vec![op];
-        m.walk_nested(op, &mut |o| ops.push(o));
-        for o in ops {
-            for &v in &m.ops[o].operands {
-                *uses.entry(v).or_default() += 1;
-            }
-        }
-    }
-    for op in m.blocks[entry].ops.clone().into_iter().rev() {
-        let unused = m.ops[op].results.iter().all(|r| uses.get(r).copied().unwrap_or(0) == 0);
-        if unused && rematerializable(m, op, workspace) {
-            for &v in &m.ops[op].operands {
-                *uses.entry(v).or_default() -= 1;
-            }
-            m.erase_op(op);
-        }
-    }
+    let Some(region) = m.blocks[entry].parent else { return };
+    m.erase_unused(region, |m, op| m.ops[op].parent == Some(entry) && rematerializable(m, op, workspace));
 }
 
 /// `memref<1xi32>`: the frontend's status slot.

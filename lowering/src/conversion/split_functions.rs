@@ -104,41 +104,17 @@ fn split(m: &mut Module, f: OpId) {
     }
     m.blocks[entry].ops = rebuilt;
     m.replace_uses_by_map_in(f, &returned);
-    remove_unused_definitions(m, entry);
+    remove_unused_definitions(m, f);
 }
 
 /// Erases the entry block's [`RECOMPUTED`] operations that nothing uses any more: those only the
 /// moved runs used (their parts compute their own). Left in place they would be LLVM's to
 /// delete, after `outline-wide-signatures` has loaded the parameters they read there: thousands
 /// of loads at the top of the function, live across every call to a part.
-fn remove_unused_definitions(m: &mut Module, entry: BlockId) {
-    let mut uses: HashMap<ValueId, usize> = HashMap::new();
-    for &op in &m.blocks[entry].ops {
-        let mut count = |o: OpId| {
-            let d = &m.ops[o];
-            for &v in d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter())) {
-                *uses.entry(v).or_default() += 1;
-            }
-        };
-        count(op);
-        m.walk_nested(op, &mut count);
-    }
-    let ops = m.blocks[entry].ops.clone();
-    let mut kept = Vec::with_capacity(ops.len());
-    for &op in ops.iter().rev() {
-        let d = &m.ops[op];
-        let recomputed = d.regions.is_empty() && RECOMPUTED.contains(&d.name.as_str());
-        if recomputed && d.results.iter().all(|v| uses.get(v).is_none_or(|&n| n == 0)) {
-            for v in d.operands.clone() {
-                uses.entry(v).and_modify(|n| *n -= 1);
-            }
-            m.ops[op].parent = None;
-        } else {
-            kept.push(op);
-        }
-    }
-    kept.reverse();
-    m.blocks[entry].ops = kept;
+fn remove_unused_definitions(m: &mut Module, f: OpId) {
+    m.erase_unused(m.ops[f].regions[0], |m, op| {
+        m.ops[op].regions.is_empty() && RECOMPUTED.contains(&m.ops[op].name.as_str())
+    });
 }
 
 /// The most scalars (a memref descriptor of rank r is 3 + 2r) a run may use from before it and

@@ -260,11 +260,8 @@ impl FusionState {
         else {
             return true;
         };
-        m.blocks[block].ops[ia + 1..ib].iter().filter(|&&o| m.ops[o].parent == Some(block)).any(|&o| {
-            let mut hit = m.ops[o].operands.iter().any(|v| values.contains(v));
-            m.walk_nested(o, &mut |inner| hit |= m.ops[inner].operands.iter().any(|v| values.contains(v)));
-            hit
-        })
+        let between = &m.blocks[block].ops[ia + 1..ib];
+        between.iter().any(|&o| m.ops[o].parent == Some(block) && uses_any(m, o, values))
     }
 }
 
@@ -379,11 +376,14 @@ pub(super) fn touched_between(m: &Module, a: OpId, b: OpId, values: &[ValueId]) 
     if block != block_b || ia >= ib {
         return true;
     }
-    m.blocks[block].ops[ia + 1..ib].iter().any(|&o| {
-        let mut hit = m.ops[o].operands.iter().any(|v| values.contains(v));
-        m.walk_nested(o, &mut |inner| hit |= m.ops[inner].operands.iter().any(|v| values.contains(v)));
-        hit
-    })
+    m.blocks[block].ops[ia + 1..ib].iter().any(|&o| uses_any(m, o, values))
+}
+
+/// Whether `op` or an operation nested in it uses one of `values`.
+fn uses_any(m: &Module, op: OpId, values: &[ValueId]) -> bool {
+    let mut hit = m.ops[op].operands.iter().any(|v| values.contains(v));
+    m.walk_nested(op, &mut |inner| hit |= m.ops[inner].operands.iter().any(|v| values.contains(v)));
+    hit
 }
 
 /// The single yielded value of a one-output generic body and the body's block arguments.

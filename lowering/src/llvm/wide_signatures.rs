@@ -201,7 +201,7 @@ fn forward_inserted_fields(m: &mut Module, region: xcc_ir::RegionId) {
     }
     let Some(f) = m.regions[region].parent else { return };
     m.replace_uses_by_map_in(f, &forwarded);
-    erase_unread_aggregates(m, region, &ops);
+    m.erase_unused(region, |m, op| matches!(m.ops[op].name.as_str(), "llvm.insertvalue" | "llvm.extractvalue"));
 }
 
 /// The operations of `region`, nested ones included, in order.
@@ -241,39 +241,6 @@ fn inserted_field(m: &Module, mut aggregate: ValueId, position: &[i128]) -> Opti
 }
 
 const FORWARD_STEPS: usize = 64;
-
-/// Erases the `llvm.insertvalue`s and `llvm.extractvalue`s among `ops` whose results nothing
-/// uses, last first, so that a chain whose end is unused goes whole.
-fn erase_unread_aggregates(m: &mut Module, region: xcc_ir::RegionId, ops: &[OpId]) {
-    let mut uses: HashMap<ValueId, usize> = HashMap::new();
-    for &op in ops {
-        let d = &m.ops[op];
-        for &v in d.operands.iter().chain(d.successors.iter().flat_map(|s| s.args.iter())) {
-            *uses.entry(v).or_default() += 1;
-        }
-    }
-    let blocks: HashSet<BlockId> = m.regions[region].blocks.iter().copied().collect();
-    let mut erased = HashSet::new();
-    for &op in ops.iter().rev() {
-        let d = &m.ops[op];
-        let aggregate_op = matches!(d.name.as_str(), "llvm.insertvalue" | "llvm.extractvalue")
-            && d.parent.is_some_and(|b| blocks.contains(&b));
-        if aggregate_op && d.results.iter().all(|v| uses.get(v).is_none_or(|&n| n == 0)) {
-            for v in d.operands.clone() {
-                uses.entry(v).and_modify(|n| *n -= 1);
-            }
-            erased.insert(op);
-        }
-    }
-    for b in m.regions[region].blocks.clone() {
-        let mut block_ops = std::mem::take(&mut m.blocks[b].ops);
-        block_ops.retain(|o| !erased.contains(o));
-        m.blocks[b].ops = block_ops;
-    }
-    for op in erased {
-        m.ops[op].parent = None;
-    }
-}
 
 /// Calls in `region` to a wrapped function call its body instead, with the arguments stored to a
 /// stack array of the caller's. Where the caller takes its own arguments in slots (`own`: its
