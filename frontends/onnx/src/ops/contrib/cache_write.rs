@@ -16,6 +16,7 @@
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
+use crate::ops::nn::rows::copy_row;
 use crate::ops::onnx_op::OnnxOp;
 use crate::ops::shapes::{plainer, same_dim_in};
 use crate::ops::tensor::dims_input;
@@ -81,10 +82,7 @@ impl OnnxOp for CacheWrite {
                     in_past,
                     vec![],
                     |e| {
-                        e.loop_nest_over(&[p[3]], &mut |e, d| {
-                            let v = e.load(past, &[ivs[0], ivs[1], ivs[2], d[0]]);
-                            e.store(v, out, &[ivs[0], ivs[1], ivs[2], d[0]]);
-                        });
+                        copy_row(e, (past, &ivs[..3]), (out, &ivs[..3]), p[3]);
                         vec![]
                     },
                     |e| {
@@ -113,10 +111,9 @@ impl OnnxOp for CacheWrite {
             let bad = e.value_op("arith.ori", &[bad, misfit], xcc_ir::Type::i1());
             let good = not(e, bad);
             e.if_then(good, |e| {
-                e.loop_nest_over(&[n[1], n[2], n[3]], &mut |e, ivs| {
+                e.loop_nest_over(&[n[1], n[2]], &mut |e, ivs| {
                     let row = e.value_op("arith.addi", &[raw, ivs[1]], xcc_ir::Type::Index);
-                    let v = e.load(new, &[b[0], ivs[0], ivs[1], ivs[2]]);
-                    e.store(v, out, &[b[0], ivs[0], row, ivs[2]]);
+                    copy_row(e, (new, &[b[0], ivs[0], ivs[1]]), (out, &[b[0], ivs[0], row]), n[3]);
                 });
             });
         });

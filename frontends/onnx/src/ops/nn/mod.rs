@@ -32,7 +32,7 @@ mod recurrent;
 mod rms_norm;
 mod roi_align;
 pub(crate) mod rotary;
-mod rows;
+pub(crate) mod rows;
 mod softmax;
 mod stft;
 mod tfidf;
