@@ -16,9 +16,14 @@
 //! 4. `convert-to-llvm`: every `*-to-llvm` conversion of [`conversion`] at once (func, arith,
 //!    math, cf, memref, vector, gpu), as a full conversion;
 //! 5. `reconcile-unrealized-casts` ([`conversion::reconcile_casts`]);
-//! 6. `outline-wide-signatures` ([`llvm::wide_signatures`]): a function of hundreds of parameters
+//! 6. `return-wide-results-in-memory` ([`llvm::wide_results`]): an internal function's struct
+//!    result of many fields is stored through a pointer its callers pass, since LLVM's
+//!    interprocedural constant propagation costs the cube of the fields;
+//!    `outline-wide-signatures` ([`llvm::wide_signatures`]): a function of hundreds of parameters
 //!    becomes a wrapper that passes them in memory to its body, since LLVM's cost grows with
 //!    their square;
+//!    `merge-identical-functions` ([`llvm::merge_functions`]): internal functions of the same
+//!    body (a repeated layer's parallel tasks) become one, so LLVM compiles each once;
 //!    `cpu-dispatch` ([`llvm::cpu_dispatch`]): for a portable x86-64 library, a copy of the code
 //!    per CPU level and exported functions that pick one at run time.
 //!
@@ -135,8 +140,16 @@ pub fn registry() -> Vec<(Box<dyn Pass>, &'static str)> {
         ),
         (Box::new(conversion::reconcile_casts::ReconcileUnrealizedCasts), "removes casts between converted types"),
         (
+            Box::new(llvm::wide_results::ReturnWideResultsInMemory),
+            "an internal function's struct result of many fields written through a pointer its callers pass",
+        ),
+        (
             Box::new(llvm::wide_signatures::OutlineWideSignatures),
             "a function of hundreds of parameters to a wrapper passing them in memory to its body",
+        ),
+        (
+            Box::new(llvm::merge_functions::MergeIdenticalFunctions),
+            "internal functions of the same body (a repeated layer's parallel tasks) to one",
         ),
         (
             Box::new(llvm::cpu_dispatch::CpuDispatch),
@@ -163,10 +176,11 @@ pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, String> {
 
 /// The kernel passes, then lower-affine, convert-parallel-to-threads, convert-parallel-to-gpu,
 /// split-large-functions, convert-scf-to-cf,
-/// convert-to-llvm, reconcile-unrealized-casts, outline-wide-signatures and cpu-dispatch.
+/// convert-to-llvm, reconcile-unrealized-casts, return-wide-results-in-memory,
+/// outline-wide-signatures, merge-identical-functions and cpu-dispatch.
 pub const DEFAULT_PIPELINE: &str =
     "kernel-fuse-epilogue,kernel-fuse-elementwise,kernel-fuse-activation,kernel-fuse-planes-epilogue,kernel-choose-strategies,kernel-pack-weights,kernel-to-loops,plan-workspace,\
-split-wide-vectors,math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,split-large-functions,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,outline-wide-signatures,cpu-dispatch";
+split-wide-vectors,math-polynomial-approximation,lower-affine,convert-parallel-to-threads,convert-parallel-to-gpu,split-large-functions,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,return-wide-results-in-memory,outline-wide-signatures,merge-identical-functions,cpu-dispatch";
 
 pub fn default_pipeline() -> Vec<Box<dyn Pass>> {
     parse_pipeline(DEFAULT_PIPELINE).expect("the default passes are registered")

@@ -2,4 +2,6 @@
 //! the translation of one module (several CPUs in one library).
 
 pub mod cpu_dispatch;
+pub mod merge_functions;
+pub mod wide_results;
 pub mod wide_signatures;

@@ -120,7 +120,7 @@ fn has_wide_signature(m: &Module, f: OpId) -> bool {
 
 /// The functions whose addresses the module takes (`llvm.mlir.addressof`): they may be called
 /// through a pointer, with their own signature.
-fn addressed_symbols(m: &Module) -> HashSet<String> {
+pub(super) fn addressed_symbols(m: &Module) -> HashSet<String> {
     let mut names = HashSet::new();
     for &top in m.top_ops() {
         m.walk_nested(top, &mut |op| {
@@ -216,7 +216,7 @@ fn region_ops(m: &Module, region: xcc_ir::RegionId) -> Vec<OpId> {
     ops
 }
 
-fn field_position(m: &Module, op: OpId) -> Vec<i128> {
+pub(super) fn field_position(m: &Module, op: OpId) -> Vec<i128> {
     m.attr(op, "position").and_then(Attribute::as_int_list).unwrap_or_default()
 }
 
@@ -361,7 +361,7 @@ fn copy_slots(m: &mut Module, from: (ValueId, usize), to: (ValueId, usize), len:
 
 /// Puts `before[op]` before each `op` of `b` (nested operations included), rebuilding each block
 /// once.
-fn insert_before(m: &mut Module, b: BlockId, before: &mut HashMap<OpId, Vec<OpId>>) {
+pub(super) fn insert_before(m: &mut Module, b: BlockId, before: &mut HashMap<OpId, Vec<OpId>>) {
     let ops = m.blocks[b].ops.clone();
     let mut rebuilt = Vec::with_capacity(ops.len());
     for op in ops {
@@ -379,7 +379,7 @@ fn insert_before(m: &mut Module, b: BlockId, before: &mut HashMap<OpId, Vec<OpId
     m.blocks[b].ops = rebuilt;
 }
 
-fn i64_constant(v: i64, span: Span) -> OpSpec {
+pub(super) fn i64_constant(v: i64, span: Span) -> OpSpec {
     OpSpec::new("llvm.mlir.constant", span).results([Type::i64()]).attr("value", Attribute::int(v as i128, Type::i64()))
 }
 
