@@ -23,7 +23,7 @@
 //!   `zero * scale * (A's scale * sum of A's bytes)`, which needs no work per weight.
 //!
 //! That is decode's kernel. A chunk of several rows (a prompt) goes elsewhere: in f32 through
-//! the tiles of `blockwise_rows.rs`, with int8 products (but bytes widened portably) through
+//! the dequantized panels of `blockwise_rows.rs`, with int8 products (but bytes widened portably) through
 //! the turned weights of `blockwise_int8_rows.rs`, which unpack each run once for the chunk and
 //! sum a row's products with a lane per column.
 //!
@@ -82,6 +82,9 @@ pub(super) struct Blockwise {
     /// where `blockwise_int8_rows.rs` adds them up block by block (the output's rows lie a
     /// multiple of 4 KiB apart in a model's matmuls, where stores and loads alias).
     pub row_sums: Option<ValueId>,
+    /// In f32, the dequantized weights of a K-slice of columns, one panel per stripe of groups
+    /// (`blockwise_rows.rs`).
+    pub panels: Option<ValueId>,
 }
 
 pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), Diagnostic> {
@@ -100,18 +103,21 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
     let dims = c.extents(operands[4]);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
     let (kp, blocks) = (s.padded_k() as usize, s.blocks as usize);
-    let prepared = super::aligned_buffer(&mut c, if int8 { Type::i8() } else { Type::f32() }, ROW_CHUNK * kp);
+    // A prompt in f32 shares each dequantized panel among more rows.
+    let chunk_rows = if int8 { ROW_CHUNK } else { super::blockwise_rows::ROW_CHUNK };
+    let prepared = super::aligned_buffer(&mut c, if int8 { Type::i8() } else { Type::f32() }, chunk_rows * kp);
     let a_scales = int8.then(|| super::aligned_buffer(&mut c, Type::f32(), ROW_CHUNK * blocks));
-    let a_sums = super::aligned_buffer(&mut c, Type::f32(), ROW_CHUNK * blocks);
+    let a_sums = super::aligned_buffer(&mut c, Type::f32(), chunk_rows * blocks);
     let whole_groups = s.n as usize / GROUP;
     let row_sums = (int8 && whole_groups > 0)
         .then(|| super::aligned_buffer(&mut c, Type::f32(), whole_groups * ROW_CHUNK * GROUP));
-    let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums, row_sums };
+    let panels = (!int8).then(|| super::blockwise_rows::panels(&mut c, &s));
+    let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums, row_sums, panels };
     let zero = c.idx(0);
     let rows = c.extent(rows);
-    c.for_step(zero, rows, ROW_CHUNK, |c, r0| {
+    c.for_step(zero, rows, chunk_rows, |c, r0| {
         let left = c.value_op("arith.subi", &[rows, r0], Type::Index);
-        let chunk = c.idx(ROW_CHUNK as i64);
+        let chunk = c.idx(chunk_rows as i64);
         let count = c.value_op("arith.minsi", &[left, chunk], Type::Index);
         prepare_rows(c, &w, r0, count);
         match (int8, dots) {
@@ -139,7 +145,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
             (true, _) => every_group(c, &w, (r0, count), Products::PortableBytes),
         }
     });
-    for buf in [Some(prepared), a_scales, Some(a_sums), row_sums].into_iter().flatten() {
+    for buf in [Some(prepared), a_scales, Some(a_sums), row_sums, panels].into_iter().flatten() {
         c.op(OpSpec::new("memref.dealloc", Span::UNKNOWN).operands([buf]));
     }
     c.finish(op);
