@@ -355,6 +355,16 @@ def attention_cases(rng):
     yield ("attention_fused_float_mask", node,
            dict(Q=f32(rng, [1, 4, 5, 8]), K=f32(rng, [1, 4, 11, 8]), V=f32(rng, [1, 4, 11, 8]),
                 attn_mask=f32(rng, [5, 11])), ["Y"], ())
+    # A left-padded batch under a causal mask: row 0's first 19 keys masked (two whole blocks of 8
+    # that the kernel skips before any key counts, then a partial one), every row's keys after
+    # its own masked (whole blocks skipped after the running softmax has begun).
+    causal = np.tril(np.ones([24, 24], dtype=bool))
+    padded = np.broadcast_to(causal, [2, 1, 24, 24]).copy()
+    padded[0, :, :, :19] = False
+    node = helper.make_node("Attention", ["Q", "K", "V", "attn_mask"], ["Y"])
+    yield ("attention_fused_left_padded_causal", node,
+           dict(Q=f32(rng, [2, 2, 24, 8]), K=f32(rng, [2, 2, 24, 8]), V=f32(rng, [2, 2, 24, 8]),
+                attn_mask=padded), ["Y"], ())
 
 
 def control_cases(rng):

@@ -7,8 +7,9 @@
 //! running maximum raised to the block's, the sums and the output accumulators rescaled by
 //! `exp(old max - new max)` (one exp per block), the weights `exp(score - max)` as one vector,
 //! and each key's value row added times its weight. A row ends divided by its weights' sum, or
-//! zeros where every key was masked (the sum is 0). A decode step's row reads each key and
-//! value once; the rows of a head group read the same keys from cache.
+//! zeros where every key was masked (the sum is 0). A block whose every key the bias masks (-inf)
+//! is skipped: a causal prompt's rows read only the keys up to their own. A decode step's row
+//! reads each key and value once; the rows of a head group read the same keys from cache.
 
 use super::qgemm::vector;
 use super::Cursor;
@@ -131,10 +132,19 @@ fn row(e: &mut Cursor, r: &Rows, (b, h, s): (ValueId, ValueId, ValueId)) {
     let zero_f = e.const_float(0.0, Type::f32());
     let zeros = splat(e, zero_f, LANES);
     let inits: Vec<ValueId> = [vec![neg_inf, zero_f], vec![zeros; dv]].concat();
+    let types: Vec<Type> = inits.iter().map(|&v| e.ty(v).clone()).collect();
     let state = e.for_accs_between(zero, blocks, &inits, |e, blk, st| {
         let first = e.affine(&[(blk, KEYS as i64)], 0);
         let at = KeyBlock { first, keys, last, k_at, v_at, bias_at };
-        block(e, r, &q, &at, st)
+        match bias_at {
+            None => block(e, r, &q, &at, st),
+            // A block whose every key the bias masks adds nothing: a causal prompt's row skips
+            // the keys after it, half of its keys over the prompt.
+            Some(bias_at) => {
+                let masked = all_masked(e, r, bias_at, &at);
+                e.if_else(masked, types.clone(), |_| st.to_vec(), |e| block(e, r, &q, &at, st))
+            }
+        }
     });
     // The row divided by its weights' sum; zeros where every key was masked.
     let sum = state[1];
@@ -179,6 +189,20 @@ fn bias_row(e: &mut Cursor, bias: &Bias, (b, h, s): (ValueId, ValueId, ValueId),
     let plane = e.extent_mul(bias.dims[2], row);
     let head = e.extent_mul(bias.dims[1], plane);
     e.affine_over(&[(bb, head), (hb, plane), (sb, row)], 0)
+}
+
+/// Whether the bias is -inf at every key of the block (its keys past T count as masked).
+fn all_masked(e: &mut Cursor, r: &Rows, bias_at: ValueId, at: &KeyBlock) -> ValueId {
+    let left = e.value_op("arith.subi", &[at.keys, at.first], Type::Index);
+    let mask = e.value_op("vector.create_mask", &[left], vector(KEYS, Type::i1()));
+    let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
+    let neg_infs = splat(e, neg_inf, KEYS);
+    let from = e.affine(&[(bias_at, 1), (at.first, 1)], 0);
+    let buf = r.bias.as_ref().expect("a bias").buf;
+    let bias = e.value_op("vector.maskedload", &[buf, from, mask, neg_infs], vector(KEYS, Type::f32()));
+    let masked = e.cmpf("oeq", bias, neg_infs);
+    let kind = Attribute::Opaque("#vector.kind<and>".into());
+    e.value_attr("vector.reduction", &[masked], Type::i1(), vec![("kind", kind)])
 }
 
 /// One block of keys: `st` is the running maximum, the weights' sum and the output's vectors.
