@@ -550,6 +550,21 @@ fn index_and_parameter_cases() -> Vec<Case> {
             vec!["mod9", "Mod's divisor 'b' is a constant with a 0 (element 2): an integer division by zero"],
         ),
         (
+            // A fuzz finding: strides given as an empty list were indexed per spatial dim.
+            "max-unpool-with-empty-strides",
+            one(
+                with_ints(
+                    with_ints(node("unpool0", "MaxUnpool", &["x", "i"], &["y"]), "kernel_shape", &[2, 2]),
+                    "strides",
+                    &[],
+                ),
+                vec![value("x", FLOAT, &[1, 1, 2, 2]), value("i", INT64, &[1, 1, 2, 2])],
+                value("y", FLOAT, &[1, 1, 4, 4]),
+                vec![],
+            ),
+            vec!["unpool0", "MaxUnpool needs 2 strides and 4 pads"],
+        ),
+        (
             "strides-given-as-a-string",
             one(
                 with_string(

@@ -29,11 +29,33 @@ impl Expanded for MaxUnpool {
         let spatial = rank - 2;
         let strides = node.ints("strides").unwrap_or_else(|| vec![1; spatial]);
         let pads = node.ints("pads").unwrap_or_else(|| vec![0; 2 * spatial]);
+        if strides.len() != spatial || pads.len() != 2 * spatial {
+            return err(format!(
+                "MaxUnpool needs {spatial} strides and {} pads (one per spatial dim and end), not {strides:?} and {pads:?}",
+                2 * spatial
+            ));
+        }
         // The indices count positions of the unpooled dims (MaxPool's input); output_shape, when
         // larger, pads them at the end.
         let mut dims = vec![t.shape[0] as i64, t.shape[1] as i64];
         for d in 0..spatial {
-            dims.push((t.shape[2 + d] as i64 - 1) * strides[d] + kernel[d] - pads[d] - pads[spatial + d]);
+            let unpooled = (t.shape[2 + d] as i64 - 1)
+                .checked_mul(strides[d])
+                .and_then(|v| v.checked_add(kernel[d]))
+                .and_then(|v| v.checked_sub(pads[d]))
+                .and_then(|v| v.checked_sub(pads[spatial + d]))
+                .filter(|&v| v > 0 && strides[d] > 0 && kernel[d] > 0);
+            match unpooled {
+                Some(v) => dims.push(v),
+                None => return err(format!(
+                    "MaxUnpool's spatial dim {d} unpools to no size (input {}, stride {}, kernel {}, pads {} and {})",
+                    t.shape[2 + d],
+                    strides[d],
+                    kernel[d],
+                    pads[d],
+                    pads[spatial + d]
+                )),
+            }
         }
         let wanted = match node.input(2) {
             Some(s) if !g.consts.contains_key(s) => return run_time_output_shape(node, g, x, &dims, s),
