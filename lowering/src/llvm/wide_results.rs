@@ -23,11 +23,11 @@
 //! ```
 
 use super::cpu_dispatch::{is_definition, is_internal};
-use super::wide_signatures::{addressed_symbols, field_position, i64_constant, insert_before};
+use super::wide_signatures::{addressed_symbols, field_position, i64_constant, insert_before, region_ops};
 use crate::pass::{LoweringOptions, Pass};
 use std::collections::{HashMap, HashSet};
 use xcc_ir::types::FunctionType;
-use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, RegionId, Span, Type, ValueId};
+use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
 
 pub struct ReturnWideResultsInMemory;
 
@@ -170,7 +170,7 @@ fn inserted_fields(m: &Module, mut aggregate: ValueId, count: usize) -> Vec<Opti
 /// type, and each use of the call's result reads the slot instead.
 fn load_results_of_calls(m: &mut Module, f: OpId, wide: &HashMap<String, Type>) {
     let region = m.ops[f].regions[0];
-    let ops = function_ops(m, region);
+    let ops = region_ops(m, region);
     let calls: Vec<(OpId, Type)> = ops
         .iter()
         .filter(|&&op| m.ops[op].name == "llvm.call" && m.ops[op].results.len() == 1)
@@ -236,18 +236,6 @@ fn load_results_of_calls(m: &mut Module, f: OpId, wide: &HashMap<String, Type>) 
     m.blocks[entry].ops = slots.into_iter().chain(old).collect();
     m.replace_uses_by_map_in(f, &replaced);
     m.erase_unused(region, |m, op| m.ops[op].name == "llvm.extractvalue");
-}
-
-/// The operations of `region`, nested ones included.
-fn function_ops(m: &Module, region: RegionId) -> Vec<OpId> {
-    let mut ops = Vec::new();
-    for &b in &m.regions[region].blocks {
-        for &op in &m.blocks[b].ops {
-            ops.push(op);
-            m.walk_nested(op, &mut |o| ops.push(o));
-        }
-    }
-    ops
 }
 
 /// The users of each value among `ops`' operands.

@@ -205,7 +205,7 @@ fn forward_inserted_fields(m: &mut Module, region: xcc_ir::RegionId) {
 }
 
 /// The operations of `region`, nested ones included, in order.
-fn region_ops(m: &Module, region: xcc_ir::RegionId) -> Vec<OpId> {
+pub(super) fn region_ops(m: &Module, region: xcc_ir::RegionId) -> Vec<OpId> {
     let mut ops = Vec::new();
     for &b in &m.regions[region].blocks {
         for &op in &m.blocks[b].ops {

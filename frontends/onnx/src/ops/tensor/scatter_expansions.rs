@@ -47,14 +47,16 @@ impl Expanded for MaxUnpool {
                 .filter(|&v| v > 0 && strides[d] > 0 && kernel[d] > 0);
             match unpooled {
                 Some(v) => dims.push(v),
-                None => return err(format!(
+                None => {
+                    return err(format!(
                     "MaxUnpool's spatial dim {d} unpools to no size (input {}, stride {}, kernel {}, pads {} and {})",
                     t.shape[2 + d],
                     strides[d],
                     kernel[d],
                     pads[d],
                     pads[spatial + d]
-                )),
+                ))
+                }
             }
         }
         let wanted = match node.input(2) {
