@@ -36,10 +36,17 @@ impl LoweringOptions {
         self.target.is_gpu()
     }
 
-    /// The byte dot products of the one CPU compiled for: integer matmuls and convolutions
-    /// multiply their quads of bytes with them.
+    /// The byte dot products of the one CPU compiled for (a dispatched library's baseline):
+    /// integer matmuls and convolutions, whose packed weights depend on them, multiply their
+    /// quads of bytes with them.
     pub fn byte_dots(&self) -> ByteDots {
         self.target.byte_dots
+    }
+
+    /// The byte dot products of the best copy of the code: kernels whose weights are laid out
+    /// alike with and without them (`kernel.matmul_blockwise`) test the level for them.
+    pub fn best_byte_dots(&self) -> ByteDots {
+        self.target.best_byte_dots
     }
 
     /// See [`Target::highest_cpu_level`].

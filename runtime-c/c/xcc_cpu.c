@@ -2,7 +2,7 @@
 #include "xcc_internal.h"
 
 /* ---- CPU level ----------------------------------------------------------------------------
- * The x86-64 psABI levels. A feature counts only if the OS saves its registers (XCR0), which is
+ * The x86-64 psABI levels, and 5 for v4 with AVX-512 VNNI (xcc_targets::x86_64::VNNI_LEVEL). A feature counts only if the OS saves its registers (XCR0), which is
  * what separates "the CPU has AVX-512" from "AVX-512 code can run here". */
 
 #if defined(__x86_64__)
@@ -42,7 +42,8 @@ static int detect_cpu_level(void) {
   unsigned need4 = avx512f | avx512dq | avx512cd | avx512bw | avx512vl;
   if ((ext_b & need4) != need4 || (xcr0() & 0xe6) != 0xe6)
     return 3;
-  return 4;
+  const unsigned avx512vnni = 1u << 11; /* leaf 7, ECX */
+  return (ec & avx512vnni) ? 5 : 4;
 }
 #else
 static int detect_cpu_level(void) { return 0; }

@@ -35,9 +35,9 @@ XCC_API const xcc_run_options *xcc_run_options_enter(const xcc_run_options *opti
 XCC_API void xcc_run_options_leave(const xcc_run_options *previous);
 
 /* The x86-64 micro-architecture level this CPU and OS support (1 to 4: baseline, v2 with SSE4.2,
- * v3 with AVX2 and FMA, v4 with AVX-512), which a library built without --mcpu uses to pick its
- * code; 0 on other architectures. XCC_CPU_LEVEL=N in the environment lowers it to N (never
- * raises it), to test or pin a level. */
+ * v3 with AVX2 and FMA, v4 with AVX-512; 5: v4 with AVX-512 VNNI), which a library built without
+ * --mcpu uses to pick its code; 0 on other architectures. XCC_CPU_LEVEL=N in the environment
+ * lowers it to N (never raises it), to test or pin a level. */
 XCC_API int32_t xcc_cpu_level(void);
 
 /* STRING tensors (arrays of `const char *`, NUL-terminated UTF-8). The strings a

@@ -314,7 +314,8 @@ fn host_level() -> i32 {
         && is_x86_feature_detected!("avx512cd")
         && is_x86_feature_detected!("avx512dq")
         && is_x86_feature_detected!("avx512vl");
-    1 + v2 as i32 + v3 as i32 + v4 as i32
+    let vnni = v4 && is_x86_feature_detected!("avx512vnni");
+    1 + v2 as i32 + v3 as i32 + v4 as i32 + vnni as i32
 }
 
 #[cfg(not(target_arch = "x86_64"))]

@@ -92,10 +92,17 @@ fn short_names() -> String {
 /// `xcc_cpu_level()` must report for it to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CpuCopy {
+    /// The suffix of the copy's function names (`f.x86_64_v4`).
+    pub name: &'static str,
     pub cpu: &'static str,
     pub level: u32,
     /// LLVM features the copy's functions add to the CPU's (`target_features`).
     pub features: &'static str,
+    /// Whether the copy holds only the functions whose code differs from the copy below's (a
+    /// test of the level that folds otherwise there, and what it names on the copy's side),
+    /// which the copy below calls through a test of the level at run time. A copy that adds a
+    /// feature few kernels use (VNNI) so costs compile time only where they are.
+    pub partial: bool,
 }
 
 /// A CPU's SIMD registers.
@@ -214,8 +221,11 @@ pub struct Target {
     /// v4; 0 on other architectures), when the compiler knows it: not for a CPU named by LLVM's
     /// name alone (`--mcpu=znver4`), whose features only LLVM knows.
     pub level: Option<u32>,
-    /// The byte dot products of the one CPU compiled for (none with `dispatch`).
+    /// The byte dot products of the one CPU compiled for, or of the baseline with `dispatch`.
     pub byte_dots: ByteDots,
+    /// The byte dot products of the best copy of the code: `byte_dots` without `dispatch`. A
+    /// kernel that uses them where they differ tests the level (`xcc_targets::x86_64::VNNI_LEVEL`).
+    pub best_byte_dots: ByteDots,
 }
 
 impl Default for Target {
@@ -278,12 +288,15 @@ pub fn resolve(target: &str, cpu: Option<&str>, features: Option<&str>, host: &H
     let native = !host.cpu.is_empty() && cpu == host.cpu && cpu != "generic" && given.is_empty() && info.gpu.is_none();
     let features = if native { host.features.as_str() } else { given };
     let features = [info.base_features, features].into_iter().filter(|f| !f.is_empty()).collect::<Vec<_>>().join(",");
-    let (level, byte_dots) = match arch {
-        Arch::X86_64 => (x86_64::level(&cpu, &features, native), x86_64::byte_dots(&features, &dispatch)),
-        Arch::Aarch64 => (Some(0), aarch64::byte_dots(&features)),
-        Arch::Riscv64 | Arch::Nvptx64 => (Some(0), ByteDots::None),
+    let (level, byte_dots, best_byte_dots) = match arch {
+        Arch::X86_64 => {
+            let best = dispatch.iter().max_by_key(|c| c.level).map_or(features.as_str(), |c| c.features);
+            (x86_64::level(&cpu, &features, native), x86_64::byte_dots(&features), x86_64::byte_dots(best))
+        }
+        Arch::Aarch64 => (Some(0), aarch64::byte_dots(&features), aarch64::byte_dots(&features)),
+        Arch::Riscv64 | Arch::Nvptx64 => (Some(0), ByteDots::None, ByteDots::None),
     };
-    Ok(Target { triple, arch, cpu, features, dispatch, level, byte_dots })
+    Ok(Target { triple, arch, cpu, features, dispatch, level, byte_dots, best_byte_dots })
 }
 
 /// Whether `features` (LLVM's `+a,-b` list) turns `feature` on.
@@ -313,13 +326,14 @@ mod tests {
         let host = Host::default();
         let default = resolve("x86_64", None, None, &host).unwrap();
         assert_eq!(default.level, Some(2));
-        assert_eq!(default.highest_cpu_level(), Some(4));
+        assert_eq!(default.highest_cpu_level(), Some(x86_64::VNNI_LEVEL));
+        assert_eq!((default.byte_dots, default.best_byte_dots), (ByteDots::None, ByteDots::Vnni));
         let v3 = resolve("x86_64", Some("x86-64-v3"), None, &host).unwrap();
         assert!(v3.dispatch.is_empty());
         assert_eq!(v3.level, Some(3));
         assert_eq!(resolve("x86_64", Some("znver4"), None, &host).unwrap().level, None);
         let vnni = resolve("x86_64", Some("x86-64-v4"), Some("+avx512vnni"), &host).unwrap();
-        assert_eq!(vnni.byte_dots, ByteDots::Vnni);
+        assert_eq!((vnni.byte_dots, vnni.level), (ByteDots::Vnni, Some(x86_64::VNNI_LEVEL)));
     }
 
     #[test]
@@ -327,6 +341,9 @@ mod tests {
         let host = Host { cpu: "skylake-avx512".into(), features: "+avx512f,+avx512bw,+avx512vl,+avx512dq".into() };
         let t = resolve("x86_64", Some("native"), None, &host).unwrap();
         assert_eq!((t.cpu.as_str(), t.level), ("skylake-avx512", Some(4)));
+        let host = Host { cpu: "znver4".into(), features: "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx512vnni".into() };
+        let t = resolve("x86_64", Some("native"), None, &host).unwrap();
+        assert_eq!((t.level, t.byte_dots), (Some(x86_64::VNNI_LEVEL), ByteDots::Vnni));
         let arm = resolve("aarch64", Some("cortex-a76"), Some("+dotprod"), &host).unwrap();
         assert_eq!(arm.byte_dots, ByteDots::Neon { mixed: false });
     }

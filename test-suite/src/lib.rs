@@ -166,8 +166,8 @@ impl CrossTarget {
     }
 }
 
-/// The x86-64 levels this machine runs (2, 3 with AVX2 and FMA, 4 with AVX-512), each forced in
-/// turn through `XCC_CPU_LEVEL`; one unforced run elsewhere.
+/// The x86-64 levels this machine runs (2, 3 with AVX2 and FMA, 4 with AVX-512, 5 with its
+/// VNNI), each forced in turn through `XCC_CPU_LEVEL`; one unforced run elsewhere.
 pub fn cpu_levels() -> Vec<Option<u32>> {
     #[cfg(target_arch = "x86_64")]
     {
@@ -182,6 +182,9 @@ pub fn cpu_levels() -> Vec<Option<u32>> {
             && is_x86_feature_detected!("avx512vl");
         if avx512 {
             levels.push(Some(4));
+        }
+        if avx512 && is_x86_feature_detected!("avx512vnni") {
+            levels.push(Some(5));
         }
         levels
     }
