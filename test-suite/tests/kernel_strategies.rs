@@ -459,6 +459,9 @@ enum BlockwiseProducts {
     Pairs,
     /// int8 activations, `vpdpbusd`, compiled for this machine.
     Vnni,
+    /// The same in the default build: `vpdpbusd` in the copy for VNNI's level, 16-bit pairs and
+    /// widened bytes in the copies below (each level forced in turn).
+    VnniDispatched,
 }
 
 impl BlockwiseProducts {
@@ -468,6 +471,7 @@ impl BlockwiseProducts {
             BlockwiseProducts::Bytes => "int8_bytes",
             BlockwiseProducts::Pairs => "int8_pairs",
             BlockwiseProducts::Vnni => "int8_vnni",
+            BlockwiseProducts::VnniDispatched => "int8_vnni_dispatched",
         }
     }
 
@@ -477,6 +481,7 @@ impl BlockwiseProducts {
             BlockwiseProducts::Bytes => ", int8_activations, byte_dots = \"none\"",
             BlockwiseProducts::Pairs => ", int8_activations, byte_dots = \"none\", pair_products",
             BlockwiseProducts::Vnni => ", int8_activations, byte_dots = \"vnni\"",
+            BlockwiseProducts::VnniDispatched => ", int8_activations, byte_dots = \"vnni\", pair_products",
         }
     }
 }
@@ -649,9 +654,13 @@ fn main() -> std::process::ExitCode {
     if !has_vnni() {
         println!("skipped: kernel-strategies/blockwise/int8_vnni (this CPU has no AVX-512 VNNI)");
     }
-    for products in
-        [BlockwiseProducts::Float, BlockwiseProducts::Bytes, BlockwiseProducts::Pairs, BlockwiseProducts::Vnni]
-    {
+    for products in [
+        BlockwiseProducts::Float,
+        BlockwiseProducts::Bytes,
+        BlockwiseProducts::Pairs,
+        BlockwiseProducts::Vnni,
+        BlockwiseProducts::VnniDispatched,
+    ] {
         let trial = Trial::test(format!("kernel-strategies/blockwise/{}", products.name()), move || {
             Ok(blockwise_trial(products)?)
         });

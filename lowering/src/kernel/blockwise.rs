@@ -15,7 +15,8 @@
 //! - float (`accuracy_level` 0 and 1): the weights less the block's zero point, as bytes, widened
 //!   to f32 eight at a time and multiplied into eight lanes; the block's sums scaled once;
 //! - int8: the unsigned weights times A's signed bytes, summed exactly in i32: VNNI's
-//!   `vpdpbusd` where `byte_dots` records it, else with AVX2 `vpmaddubsw` and `vpmaddwd` (the
+//!   `vpdpbusd` where `byte_dots` records it, on CPUs of its level (tested in each parallel
+//!   task, [`with_products`]), else with AVX2 `vpmaddubsw` and `vpmaddwd` (the
 //!   largest 4-bit pair, `2 * 15 * 127`, fits in 16 bits; 8-bit weights go less 128, their
 //!   magnitudes times A's bytes given their signs, `2 * 128 * 127`), else widened portably
 //!   (in 16 bits: `255 * 127` fits); each block's sum
@@ -30,13 +31,14 @@
 //! On a GPU every output is one thread's sum of dequantized products ([`lower_naive`]), which
 //! is also the reference the kernels are tested against.
 
-use super::qgemm::{by_avx2, vector};
+use super::qgemm::{by_avx2, by_level, vector};
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
 use crate::{ByteDots, LoweringOptions};
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::dialects::kernel_blockwise::{BlockwiseShape, RUN};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
+use xcc_targets::x86_64::VNNI_LEVEL;
 
 /// The rows whose A is prepared at once (the weights are read from memory once per chunk).
 pub(super) const ROW_CHUNK: usize = 16;
@@ -85,6 +87,8 @@ pub(super) struct Blockwise {
     /// In f32, the dequantized weights of a K-slice of columns, one panel per stripe of groups
     /// (`blockwise_rows.rs`).
     pub panels: Option<ValueId>,
+    /// Whether VNNI's products replace the 16-bit pairs on CPUs of its level ([`with_products`]).
+    pub vnni: bool,
 }
 
 pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), Diagnostic> {
@@ -112,7 +116,8 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
     let row_sums = (int8 && whole_groups > 0)
         .then(|| super::aligned_buffer(&mut c, Type::f32(), whole_groups * ROW_CHUNK * GROUP));
     let panels = (!int8).then(|| super::blockwise_rows::panels(&mut c, &s));
-    let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums, row_sums, panels };
+    let vnni = dots == ByteDots::Vnni;
+    let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums, row_sums, panels, vnni };
     let zero = c.idx(0);
     let rows = c.extent(rows);
     c.for_step(zero, rows, chunk_rows, |c, r0| {
@@ -136,13 +141,8 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
                 };
                 c.if_else(many, vec![], rows, row);
             }
-            (true, ByteDots::Vnni) => rows_or_row(c, &w, (r0, count), Products::Vnni),
-            (true, _) if pairs => by_avx2(c, &|e, avx2| match (avx2, s.bits) {
-                (false, _) => every_group(e, &w, (r0, count), Products::PortableBytes),
-                (true, 4) => rows_or_row(e, &w, (r0, count), Products::PairSums),
-                (true, _) => rows_or_row(e, &w, (r0, count), Products::SignedPairs),
-            }),
-            (true, _) => every_group(c, &w, (r0, count), Products::PortableBytes),
+            // VNNI is a level above AVX2's: its products replace the pairs (`with_products`).
+            (true, dots) => byte_products(c, &w, (r0, count), pairs || dots == ByteDots::Vnni),
         }
     });
     for buf in [Some(prepared), a_scales, Some(a_sums), row_sums, panels].into_iter().flatten() {
@@ -150,6 +150,30 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
     }
     c.finish(op);
     Ok(())
+}
+
+/// Int8 products: as 16-bit pairs on CPUs with AVX2 where `pairs` (with VNNI's dot products
+/// on CPUs of its level where `w.vnni`), else widened portably.
+fn byte_products(c: &mut Cursor, w: &Blockwise, rows: (ValueId, ValueId), pairs: bool) {
+    if !pairs {
+        return every_group(c, w, rows, Products::PortableBytes);
+    }
+    by_avx2(c, &|e, avx2| match (avx2, w.s.bits) {
+        (false, _) => every_group(e, w, rows, Products::PortableBytes),
+        (true, 4) => rows_or_row(e, w, rows, Products::PairSums),
+        (true, _) => rows_or_row(e, w, rows, Products::SignedPairs),
+    })
+}
+
+/// `body` with `products`, or where `w.vnni` replaces the 16-bit pairs, a test of the CPU's level
+/// around it: `body` with VNNI's products on CPUs of its level. Called inside each parallel
+/// loop's body, so that the test is in its task, and `cpu-dispatch`'s partial copy for VNNI holds
+/// the kernel's tasks, not the code around them.
+pub(super) fn with_products(e: &mut Cursor, w: &Blockwise, products: Products, body: &dyn Fn(&mut Cursor, Products)) {
+    if !w.vnni || !matches!(products, Products::PairSums | Products::SignedPairs) {
+        return body(e, products);
+    }
+    by_level(e, VNNI_LEVEL, &|e, vnni| body(e, if vnni { Products::Vnni } else { products }))
 }
 
 /// Int8 products over the chunk's rows: many rows (a prompt) through the turned weights of
@@ -276,11 +300,13 @@ fn every_group(c: &mut Cursor, w: &Blockwise, rows: (ValueId, ValueId), products
     let n = w.s.n as usize;
     let whole = n / GROUP;
     if whole > 0 {
-        c.parallel_over(&[Extent::Fixed(whole)], &mut |e, ivs| group_outputs(e, w, rows, (ivs[0], GROUP), products));
+        c.parallel_over(&[Extent::Fixed(whole)], &mut |e, ivs| {
+            with_products(e, w, products, &|e, p| group_outputs(e, w, rows, (ivs[0], GROUP), p))
+        });
     }
     if !n.is_multiple_of(GROUP) {
         let last = c.idx(whole as i64);
-        group_outputs(c, w, rows, (last, n % GROUP), products);
+        with_products(c, w, products, &|e, p| group_outputs(e, w, rows, (last, n % GROUP), p));
     }
 }
 

@@ -15,7 +15,9 @@
 //! One parallel loop over the whole groups of columns; a last, partial group goes through the
 //! decode kernel.
 
-use super::blockwise::{run_products, unpacked_run, zero_point_scales, Blockwise, Products, GROUP, ROW_CHUNK};
+use super::blockwise::{
+    run_products, unpacked_run, with_products, zero_point_scales, Blockwise, Products, GROUP, ROW_CHUNK,
+};
 use super::qgemm::vector;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
@@ -33,11 +35,13 @@ pub(super) fn every_group(c: &mut Cursor, w: &Blockwise, rows: (ValueId, ValueId
     let n = w.s.n as usize;
     let whole = n / GROUP;
     if whole > 0 {
-        c.parallel_over(&[Extent::Fixed(whole)], &mut |e, ivs| group_rows(e, w, rows, ivs[0], products));
+        c.parallel_over(&[Extent::Fixed(whole)], &mut |e, ivs| {
+            with_products(e, w, products, &|e, p| group_rows(e, w, rows, ivs[0], p))
+        });
     }
     if !n.is_multiple_of(GROUP) {
         let last = c.idx(whole as i64);
-        super::blockwise::group_outputs(c, w, rows, (last, n % GROUP), products);
+        with_products(c, w, products, &|e, p| super::blockwise::group_outputs(e, w, rows, (last, n % GROUP), p));
     }
 }
 

@@ -147,16 +147,21 @@ pub(super) fn some_copy_has_avx2(options: &crate::LoweringOptions) -> bool {
 /// `body(true)` on CPUs with AVX2, `body(false)` on the others: a branch on the CPU's level that
 /// `cpu-dispatch` folds in each copy of the code, so each keeps one side.
 pub(super) fn by_avx2(c: &mut Cursor, body: &dyn Fn(&mut Cursor, bool)) {
+    by_level(c, AVX2_LEVEL, body)
+}
+
+/// `body(true)` on CPUs of level `min` or above, `body(false)` on the others (see [`by_avx2`]).
+pub(super) fn by_level(c: &mut Cursor, min: u32, body: &dyn Fn(&mut Cursor, bool)) {
     let level = c.cpu_level();
-    let avx2 = c.const_int(AVX2_LEVEL as i128, Type::i32());
-    let has_avx2 = c.cmpi("sge", level, avx2);
-    let on = |avx2| {
+    let min = c.const_int(min as i128, Type::i32());
+    let at_least = c.cmpi("sge", level, min);
+    let on = |above| {
         move |e: &mut Cursor| {
-            body(e, avx2);
+            body(e, above);
             vec![]
         }
     };
-    c.if_else(has_avx2, vec![], on(true), on(false));
+    c.if_else(at_least, vec![], on(true), on(false));
 }
 
 /// Every row's tiles: [`ROWS`] (or [`PAIR_ROWS`]) at a time, then one at a time.

@@ -17,7 +17,8 @@
 //!   `kernel.matmul_blockwise` with `int8_activations`: the byte dot
 //!   products its quads multiply with where they take the operands' signs (`"vnni"`,
 //!   `"neon"`, `"neon_i8mm"`, or `"none"`; elsewhere `kernel-pack-weights` widens the constant
-//!   weights to i16), and `pair_products` where some copy of the code is for a CPU with AVX2:
+//!   weights to i16): the baseline CPU's, but for `kernel.matmul_blockwise`, whose weights are
+//!   the same bytes either way, the best copy's (its kernel tests the level for VNNI), and `pair_products` where some copy of the code is for a CPU with AVX2:
 //!   widened weights then multiply as 16-bit pairs (`vpmaddwd`) on those CPUs (`qgemm.rs`,
 //!   `qconv.rs`).
 //! - on a GPU, `gpu_strategy` (and its parameters) on each `kernel.matmul` and `kernel.conv`:
@@ -61,7 +62,11 @@ impl Pass for ChooseStrategies {
                 _ => xcc_ir::dialects::kernel::is_integer_matmul(&m, op),
             };
             if integer && m.attr(op, BYTE_DOTS).is_none() {
-                m.set_attr(op, BYTE_DOTS, Attribute::String(byte_dots_name(options.byte_dots()).into()));
+                let dots = match m.ops[op].name.as_str() {
+                    "kernel.matmul_blockwise" => options.best_byte_dots(),
+                    _ => options.byte_dots(),
+                };
+                m.set_attr(op, BYTE_DOTS, Attribute::String(byte_dots_name(dots).into()));
                 if super::qgemm::some_copy_has_avx2(options) {
                     m.set_attr(op, PAIR_PRODUCTS, Attribute::Unit);
                 }
