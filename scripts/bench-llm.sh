@@ -6,7 +6,9 @@
 # blocks of 32 with accuracy_level 4 and 1, 8-bit ones at 4, and float32). ONNX Runtime runs the model from Python
 # (scripts/bench-llm/ort_step.py), xcc's library from C (scripts/bench-llm/step.c), on the same
 # inputs, at 1 thread and at all cores: prefill of 128 and 512 tokens (past 0), and a decode step
-# after 128 and 1024 cached tokens, as tokens per second. Each number is the median of
+# after 128 and 1024 cached tokens, as tokens per second. A decode step's caches are each one
+# buffer of the model's context length given as both past and present, appended in place, as ONNX
+# Runtime GenAI runs these models (past_present_share_buffer); a prompt's past is empty. Each number is the median of
 # BENCH_REPEAT (default 3) measurements taken in turn, each the median of its runs (decode 20,
 # prefill 3, after 2 warm-up runs). Also: xcc's compile time and library size against the ONNX
 # files, the decode step's weight bytes per second against a measured copy bandwidth, and how
@@ -57,6 +59,7 @@ for p in "${precisions[@]}"; do
   onnx_bytes=$(cat "$d"/model.onnx* | wc -c) lib_bytes=$(wc -c < "$d/libm.a")
   sizes+="| $p | $(mib "$onnx_bytes") | $(mib "$lib_bytes") | $(awk -v a="$lib_bytes" -v b="$onnx_bytes" 'BEGIN {printf "%.2f", a / b}') | $ctime | $((cmem / 1024)) |"$'\n'
   caches=$(( $(grep -c '^#define M_INPUT[0-9]*_NAME' "$d/m.h") - 2 ))
+  context=$(.venv/bin/python -c 'import json, sys; print(json.load(open(sys.argv[1]))["model"]["context_length"])' "$d/genai_config.json")
   pasts=$(seq -s, 0 $((caches - 1)) | sed 's/\([0-9]*\)/in[\1]/g') presents=${pasts//in/out}
   cc -O2 -I "$d" -DKV_HEADS="$kv_heads" -DHEAD="$head" -DVOCAB="$vocab" -DPASTS="$pasts" -DPRESENTS="$presents" \
     scripts/bench-llm/step.c "$d/libm.a" -lm -lpthread -o "$d/step"
@@ -69,10 +72,11 @@ for p in "${precisions[@]}"; do
     for config in "${configs[@]}"; do
       read -r seq past <<< "$config"
       runs=$([ "$seq" = 1 ] && echo 20 || echo 3)
+      shared=$([ "$seq" = 1 ] && echo "STEP_CAPACITY=$context" || true)
       x=() o=()
       for _ in $(seq "$repeat"); do
-        o+=("$(.venv/bin/python scripts/bench-llm/ort_step.py "$d/model.onnx" "$seq" "$past" "$threads" "$runs" "$d" "$kv_heads" "$head")")
-        x+=("$(XCC_NUM_THREADS=$threads "$d/step" "$seq" "$past" "$runs" "$d")")
+        o+=("$(env ${shared:+"$shared"} .venv/bin/python scripts/bench-llm/ort_step.py "$d/model.onnx" "$seq" "$past" "$threads" "$runs" "$d" "$kv_heads" "$head")")
+        x+=("$(env ${shared:+"$shared"} XCC_NUM_THREADS="$threads" "$d/step" "$seq" "$past" "$runs" "$d")")
       done
       xm=$(printf '%s\n' "${x[@]}" | median) om=$(printf '%s\n' "${o[@]}" | median)
       xrow+=" $(rate "$seq" "$xm") ($(awk -v a="$xm" -v b="$om" 'BEGIN {printf "%.2f", a / b}')) |"

@@ -4,6 +4,8 @@
  * -DKV_HEADS, -DHEAD, -DVOCAB, and the run's cache arguments as -DPASTS="in[0], ..." and
  * -DPRESENTS="out[0], ..." (bench-llm.sh writes them).
  * With LOGITS, also writes the last run's logits there (SEQ x VOCAB float32), for agreement.py.
+ * With STEP_CAPACITY=L in the environment, each cache is one buffer of L positions given as both
+ * past and present, appended in place (ONNX Runtime GenAI's past_present_share_buffer).
  * usage: step SEQ PAST RUNS DIR [LOGITS] */
 #include "m.h"
 #include <stdio.h>
@@ -25,14 +27,26 @@ int main(int argc, char **argv) {
   int64_t *mask = slurp(path, 8 * (past + seq));
   enum { CACHES = M_NUM_INPUTS - 2 };
   float *in[CACHES], *out[CACHES];
-  for (int k = 0; k < CACHES; k++) { snprintf(path, sizeof path, "%s/in_%d.bin", dir, k + 2); in[k] = slurp(path, cache); out[k] = aligned_alloc(64, (present + 63) / 64 * 64 + 64); }
+  const char *capacity = getenv("STEP_CAPACITY");
+  int64_t length = capacity ? atoll(capacity) : past; /* the past dim the run is given */
+  if (capacity && length < past + seq) { fprintf(stderr, "STEP_CAPACITY below PAST + SEQ\n"); return 2; }
+  for (int k = 0; k < CACHES; k++) {
+    snprintf(path, sizeof path, "%s/in_%d.bin", dir, k + 2);
+    in[k] = slurp(path, cache);
+    if (!capacity) { out[k] = aligned_alloc(64, (present + 63) / 64 * 64 + 64); continue; }
+    /* The past's rows at the start of each head's L positions, zeros after. */
+    float *shared = calloc((size_t)KV_HEADS * length * HEAD + 16, 4);
+    for (int h = 0; h < KV_HEADS; h++) memcpy(shared + (size_t)h * length * HEAD, in[k] + (size_t)h * past * HEAD, (size_t)past * HEAD * 4);
+    free(in[k]);
+    in[k] = out[k] = shared;
+  }
   float *logits = malloc((size_t)seq * VOCAB * 4);
-  size_t ws = m_workspace_size(1, seq, past + seq, past, HEAD);
+  size_t ws = m_workspace_size(1, seq, past + seq, length, HEAD);
   void *w = aligned_alloc(64, (ws + 63) / 64 * 64 + 64);
   double *t = malloc(sizeof(double) * runs);
   for (int r = 0; r < runs + 2; r++) {
     struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);
-    int rc = m_run(1, seq, past + seq, past, HEAD, ids, mask, PASTS, logits, PRESENTS, w);
+    int rc = m_run(1, seq, past + seq, length, HEAD, ids, mask, PASTS, logits, PRESENTS, w);
     clock_gettime(CLOCK_MONOTONIC, &b);
     if (rc) { printf("rc %d\n", rc); return 1; }
     if (r >= 2) t[r - 2] = (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
