@@ -270,7 +270,7 @@ def contrib_cases(rng):
 
 
 def nbits_cases(rng):
-    """MatMulNBits with 4-bit and 8-bit weights as the packed kernel takes them (blocks of 32 to 256), over
+    """MatMulNBits with 2-, 4- and 8-bit weights as the packed kernel takes them (blocks of 32 to 256), over
     ragged sizes: K short of a whole block, N of 1 and of a partial group of columns, one row and
     rows past a chunk, 3-D A, zero points and none, a bias, and `accuracy_level` 0 (float
     arithmetic) and 4 (A quantized to int8 per block, as ONNX Runtime computes it)."""
@@ -315,6 +315,39 @@ def nbits_cases(rng):
         inits = [x for x in ("B", "scales", "zero_points", "bias") if feeds[x] is not None]
         yield contrib(f"ms_matmul_nbits_packed_{name}", "MatMulNBits", feeds, inits=inits, K=k, N=n, bits=8,
                       block_size=block, accuracy_level=level)
+    # 2-bit weights (four per byte, zero points too): a nibble each in the 4-bit kernel's layout;
+    # blocks of 16 dequantized at compile time.
+    r = np.random.default_rng(52)  # their own, so the cases above and below keep their inputs
+    configs2 = [
+        ("bits2_decode", [1, 256], 24, 32, False, False, 0),
+        ("bits2_rows", [20, 200], 16, 64, True, True, 0),
+        ("bits2_int8_decode", [1, 256], 24, 32, True, False, 4),
+        ("bits2_int8_rows", [19, 128], 16, 32, False, False, 4),
+        ("bits2_block_16", [3, 64], 10, 16, True, False, 0),
+    ]
+    for name, a_shape, n, block, zero_points, bias, level in configs2:
+        k = a_shape[-1]
+        blocks = -(-k // block)
+        feeds = {"A": f32(r, a_shape), "B": u8(r, [n, blocks, block // 4]),
+                 "scales": (r.random(n * blocks) * 0.05 + 0.01).astype(np.float32),
+                 "zero_points": u8(r, [n * -(-blocks // 4)]) if zero_points else None, "g_idx": None,
+                 "bias": f32(r, [n]) if bias else None}
+        inits = [x for x in ("B", "scales", "zero_points", "bias") if feeds[x] is not None]
+        yield contrib(f"ms_matmul_nbits_packed_{name}", "MatMulNBits", feeds, inits=inits, K=k, N=n, bits=2,
+                      block_size=block, accuracy_level=level)
+    # g_idx, each K index's block: as most exporters write it (`i // block`, packed as without
+    # it), and reordered as GPTQ's act-order writes it (dequantized at compile time); ONNX Runtime
+    # computes in f32 with g_idx, at every accuracy_level. No zero points: ONNX Runtime 1.32's CPU
+    # kernel leaves them out where g_idx is given, which the operator's definition does not.
+    k, n, block = 128, 12, 32
+    act_order = r.permutation(np.arange(k) // block).astype(np.int32)
+    for name, g_idx, level in [("g_idx_in_order", np.arange(k, dtype=np.int32) // block, 4),
+                               ("g_idx_act_order", act_order, 0), ("g_idx_act_order_level_4", act_order, 4)]:
+        feeds = {"A": f32(r, [3, k]), "B": u8(r, [n, k // block, block // 2]),
+                 "scales": (r.random(n * (k // block)) * 0.05 + 0.01).astype(np.float32),
+                 "zero_points": None, "g_idx": g_idx, "bias": None}
+        yield contrib(f"ms_matmul_nbits_{name}", "MatMulNBits", feeds, inits=["B", "scales", "g_idx"],
+                      K=k, N=n, bits=4, block_size=block, accuracy_level=level)
     for name, a_shape, n, block, zero_points, bias, level in configs:
         k = a_shape[-1]
         blocks = -(-k // block)

@@ -6,8 +6,8 @@ use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xcc_frontend_onnx::proto::{
-    attribute_proto, tensor_shape_proto, type_proto, AttributeProto, NodeProto, StringStringEntryProto, TensorProto,
-    ValueInfoProto,
+    attribute_proto, tensor_shape_proto, type_proto, AttributeProto, ModelProto, NodeProto, StringStringEntryProto,
+    TensorProto, ValueInfoProto,
 };
 use xcc_test_suite::onnx_build::{
     floats, int64s, model, model_with_domains, node, symbolic, value, with_float, with_ints, FLOAT, INT64,
@@ -1148,6 +1148,37 @@ fn new_operator_cases() -> Vec<Case> {
                 value("y", FLOAT, &[1, 4]),
             ),
             vec!["nb", "MatMulNBits's input 'b' must be a constant (an initializer)"],
+        ),
+        (
+            "matmul-nbits-g-idx-past-the-blocks",
+            {
+                let nb = [("K", 32), ("N", 4), ("bits", 4), ("block_size", 16)]
+                    .into_iter()
+                    .fold(node("nb", "MatMulNBits", &["a", "b", "s", "", "g"], &["y"]), |n, (k, v)| with_int(n, k, v));
+                let bytes = |name: &str, dims: &[i64], data_type: i32, raw: Vec<u8>| TensorProto {
+                    name: Some(name.into()),
+                    dims: dims.to_vec(),
+                    data_type: Some(data_type),
+                    raw_data: Some(raw),
+                    ..Default::default()
+                };
+                // 32 values of K in 2 blocks, one of them said to be in block 5.
+                let g_idx: Vec<u8> =
+                    (0..32i32).map(|i| if i == 7 { 5 } else { i / 16 }).flat_map(i32::to_le_bytes).collect();
+                let inits = vec![
+                    bytes("b", &[4, 2, 8], 2, vec![0x88; 64]),
+                    floats("s", &[8], &[0.5; 8]),
+                    bytes("g", &[32], INT32, g_idx),
+                ];
+                use prost::Message;
+                let mut m = ModelProto::decode(
+                    contrib(nb, vec![value("a", FLOAT, &[1, 32])], value("y", FLOAT, &[1, 4])).as_slice(),
+                )
+                .expect("just encoded");
+                m.graph.as_mut().expect("a graph").initializer = inits;
+                m.encode_to_vec()
+            },
+            vec!["nb", "MatMulNBits's g_idx holds 5, not a block of 0 to 1"],
         ),
     ]
 }

@@ -6,8 +6,10 @@
 //! `accuracy_level` 4 asks for A quantized to int8 per block and integer products, as ONNX
 //! Runtime computes it; the other levels compute in f32.
 //!
-//! Weights the kernel does not take (blocks of 16, float zero points, an f16 A) are
-//! dequantized to a float constant at compile time and multiplied by MatMul.
+//! 2-bit weights go into the 4-bit layout, a value per nibble (exact: the kernel's 4-bit
+//! arithmetic holds them). Weights the kernel does not take (blocks of 16, float zero points,
+//! a `g_idx` that reorders K's groups, an f16 A) are dequantized to a float constant at compile
+//! time and multiplied by MatMul.
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
@@ -37,6 +39,8 @@ struct NBits<'t> {
     b: &'t Tensor,
     scales: Vec<f64>,
     zeros: Option<&'t Tensor>,
+    /// `g_idx`: the block (group) of each K index, where it is not `i / block_size`.
+    groups: Option<Vec<usize>>,
 }
 
 impl<'t> NBits<'t> {
@@ -48,11 +52,8 @@ impl<'t> NBits<'t> {
             node.int("bits", 4) as usize,
             node.int("block_size", 0) as usize,
         );
-        if !(bits == 4 || bits == 8) || k == 0 || n == 0 || block < 16 || !block.is_power_of_two() {
-            return err(format!("MatMulNBits needs K, N, bits 4 or 8 and a power-of-two block_size of 16 or more (K {k}, N {n}, bits {bits}, block_size {block})"));
-        }
-        if node.input(4).is_some() {
-            return err("MatMulNBits with g_idx is not supported");
+        if ![2, 4, 8].contains(&bits) || k == 0 || n == 0 || block < 16 || !block.is_power_of_two() {
+            return err(format!("MatMulNBits needs K, N, bits 2, 4 or 8 and a power-of-two block_size of 16 or more (K {k}, N {n}, bits {bits}, block_size {block})"));
         }
         let constant = |i: usize| -> OResult<Option<&'t Tensor>> {
             match node.input(i) {
@@ -72,7 +73,11 @@ impl<'t> NBits<'t> {
         if scales.len() != n * blocks {
             return err(format!("MatMulNBits's scales must hold {} values, not {}", n * blocks, scales.len()));
         }
-        let w = NBits { k, n, bits, block, blocks, b, scales, zeros };
+        let groups = match constant(4)? {
+            Some(g_idx) => block_of_each_k(g_idx, k, block)?,
+            None => None,
+        };
+        let w = NBits { k, n, bits, block, blocks, b, scales, zeros, groups };
         if let Some(z) = zeros {
             let want = if z.ty.dtype == DType::U8 { n * blocks.div_ceil(8 / bits) } else { n * blocks };
             if z.ty.numel() != want {
@@ -115,18 +120,22 @@ impl<'t> NBits<'t> {
     /// Whether `kernel.matmul_blockwise` takes these weights (and an f32 A).
     fn packs(&self, a: DType) -> bool {
         let integer_zeros = self.zeros.is_none_or(|z| z.ty.dtype == DType::U8);
-        (self.bits == 4 || self.bits == 8) && (32..=256).contains(&self.block) && integer_zeros && a == DType::F32
+        (32..=256).contains(&self.block) && integer_zeros && self.groups.is_none() && a == DType::F32
     }
 
-    /// The `[K, N]` weights, `(q - zero) * scale`.
+    /// The bits of a value in the kernel's layout: 2-bit values take a nibble each.
+    fn kernel_bits(&self) -> usize {
+        self.bits.max(4)
+    }
+
+    /// The `[K, N]` weights, `(q - zero) * scale`, with the scale and zero point of K index `i`'s
+    /// block (`g_idx[i]` where given).
     fn dequantized(&self) -> Vec<f64> {
         let mut w = vec![0.0; self.k * self.n];
         for col in 0..self.n {
-            for blk in 0..self.blocks {
-                let (s, z) = (self.scale(col, blk), self.zero(col, blk));
-                for i in blk * self.block..self.k.min((blk + 1) * self.block) {
-                    w[i * self.n + col] = (self.value(col, i) as f64 - z) * s;
-                }
+            for i in 0..self.k {
+                let blk = self.groups.as_ref().map_or(i / self.block, |g| g[i]);
+                w[i * self.n + col] = (self.value(col, i) as f64 - self.zero(col, blk)) * self.scale(col, blk);
             }
         }
         w
@@ -138,7 +147,7 @@ impl<'t> NBits<'t> {
     /// past K, the block's zero point (a product of 0); columns past N are zeros.
     fn runs(&self) -> Vec<u8> {
         let kp = self.blocks * self.block;
-        let mut out = Vec::with_capacity(self.n.div_ceil(GROUP) * GROUP * kp * self.bits / 8);
+        let mut out = Vec::with_capacity(self.n.div_ceil(GROUP) * GROUP * kp * self.kernel_bits() / 8);
         for (col, blk) in self.group_blocks() {
             let value = |i: usize| match col {
                 Some(col) if i < self.k => self.value(col, i),
@@ -146,7 +155,7 @@ impl<'t> NBits<'t> {
                 None => 0,
             };
             for run in (blk * self.block..(blk + 1) * self.block).step_by(RUN) {
-                match self.bits {
+                match self.kernel_bits() {
                     4 => out.extend((0..RUN / 2).map(|j| (value(run + j) | (value(run + j + RUN / 2) << 4)) as u8)),
                     _ => out.extend((0..RUN).map(|j| value(run + j) as u8)),
                 }
@@ -172,13 +181,28 @@ impl<'t> NBits<'t> {
     }
 }
 
+/// `g_idx` (the block of each of K's indices), checked; `None` where it is each index's own block
+/// (`i / block`), as exporters that do not reorder K write it.
+fn block_of_each_k(g_idx: &Tensor, k: usize, block: usize) -> OResult<Option<Vec<usize>>> {
+    let blocks = k.div_ceil(block);
+    let values = g_idx.to_f64();
+    if values.len() != k {
+        return err(format!("MatMulNBits's g_idx must hold K = {k} values, not {}", values.len()));
+    }
+    if let Some(v) = values.iter().find(|&&v| !(0.0..blocks as f64).contains(&v) || v.fract() != 0.0) {
+        return err(format!("MatMulNBits's g_idx holds {v}, not a block of 0 to {}", blocks - 1));
+    }
+    let groups: Vec<usize> = values.iter().map(|&v| v as usize).collect();
+    Ok((!groups.iter().enumerate().all(|(i, &g)| g == i / block)).then_some(groups))
+}
+
 impl Expanded for MatMulNBits {
     fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
         let w = NBits::new(node, g)?;
         let a_t = g.ty(&node.inputs[0])?;
         let y = if w.packs(a_t.dtype) {
             let groups = w.n.div_ceil(GROUP);
-            let bytes = w.blocks * w.block * GROUP * w.bits / 8;
+            let bytes = w.blocks * w.block * GROUP * w.kernel_bits() / 8;
             let q = Tensor { ty: TensorType::new(DType::I8, vec![groups, bytes]), data: w.runs() };
             let q = x.constant(q);
             let scales = x.constant(w.per_block(|c, b| w.scale(c, b), 0.0));
@@ -190,11 +214,15 @@ impl Expanded for MatMulNBits {
             };
             let zeros = x.constant(zeros);
             let attrs = [
-                ("bits", Attr::Int(w.bits as i64)),
+                ("bits", Attr::Int(w.kernel_bits() as i64)),
                 ("K", Attr::Int(w.k as i64)),
                 ("N", Attr::Int(w.n as i64)),
                 ("block_size", Attr::Int(w.block as i64)),
-                ("int8_activations", Attr::Int(i64::from(node.int("accuracy_level", 0) == 4))),
+                // With g_idx ONNX Runtime computes in f32 at every accuracy_level.
+                (
+                    "int8_activations",
+                    Attr::Int(i64::from(node.int("accuracy_level", 0) == 4 && node.input(4).is_none())),
+                ),
             ];
             let y = x.fresh();
             x.op_in(crate::ops::XCC_DOMAIN, "MatMulBlockwise", &[&node.inputs[0], &q, &scales, &zeros], &attrs, &[&y]);
