@@ -49,8 +49,17 @@ mib() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
 # The copy bandwidth of one core and of all, for the decode step's weight bytes per second.
 cc -O2 scripts/bench-llm/copy_bandwidth.c -lpthread -o "$work/copy_bandwidth"
 read -r copy1 copyn <<< "$( { "$work/copy_bandwidth" 1; "$work/copy_bandwidth" "$cores"; } | tr '\n' ' ')"
+# One core's f32 FMA peak, and the matmuls' multiply-adds per token (attention's not counted),
+# for a prompt's GFLOP/s.
+cc -O2 -march=native -ffp-contract=fast bench/fma_peak.c -o "$work/fma_peak"
+peak=$("$work/fma_peak")
+macs=$(.venv/bin/python -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+h, kv = c["hidden_size"], c["num_key_value_heads"] * c["head_dim"]
+print(c["num_hidden_layers"] * (2 * h * h + 2 * h * kv + 3 * h * c["intermediate_size"]) + h * c["vocab_size"])' "$work/hf/config.json")
+gflops() { awk -v s="$1" -v ms="$2" -v m="$macs" -v p="$peak" 'BEGIN {g = 2 * m * s / ms / 1e6; printf "%.1f (%.0f%%)", g, 100 * g / p}'; }
 configs=("128 0" "512 0" "1 128" "1 1024")
-sizes="" rows="" agree=""
+sizes="" rows="" agree="" arithmetic=""
 # Tokens per second of SEQ tokens in MS milliseconds.
 rate() { awk -v s="$1" -v ms="$2" 'BEGIN {printf "%.0f", s * 1000 / ms}'; }
 for p in "${precisions[@]}"; do
@@ -81,6 +90,9 @@ for p in "${precisions[@]}"; do
       xm=$(printf '%s\n' "${x[@]}" | median) om=$(printf '%s\n' "${o[@]}" | median)
       xrow+=" $(rate "$seq" "$xm") ($(awk -v a="$xm" -v b="$om" 'BEGIN {printf "%.2f", a / b}')) |"
       orow+=" $(rate "$seq" "$om") |"
+      if [ "$config" = "512 0" ] && [ "$threads" = 1 ]; then
+        arithmetic+="| $p | $(gflops "$seq" "$xm") | $(gflops "$seq" "$om") |"$'\n'
+      fi
       if [ "$config" = "1 128" ]; then
         copy=$([ "$threads" = 1 ] && echo "$copy1" || echo "$copyn")
         bw=$(awk -v w="$weights" -v ms="$xm" -v c="$copy" 'BEGIN {printf "%.1f GB/s, %.0f%% of %.1f", w / ms / 1e6, 100 * w / ms / 1e6 / c, c}')
@@ -124,6 +136,13 @@ echo
 echo "| runtime, weights | threads | prefill 128 | prefill 512 | decode after 128 | decode after 1024 | decode weight bytes/s (of copy bandwidth) |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 printf '%s' "$rows"
+echo
+echo "Prefill of 512 tokens at 1 thread: GFLOP/s of the matmuls ($macs multiply-adds per token, twice), and"
+echo "in brackets, of one core's measured f32 FMA peak ($peak GFLOP/s, bench/fma_peak.c):"
+echo
+echo "| weights | xcc | ONNX Runtime |"
+echo "| --- | --- | --- |"
+printf '%s' "$arithmetic"
 echo
 echo "| weights | ONNX files MiB | xcc library MiB | library / ONNX | xcc compile s | compile peak MiB |"
 echo "| --- | --- | --- | --- | --- | --- |"
