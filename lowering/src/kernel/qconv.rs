@@ -23,8 +23,8 @@
 
 use super::matmul::apply_function_all;
 use super::qgemm::{
-    a_word, b_columns, by_avx2, dot, halves_summed, pair_products_added, repeat_quad, row_products, vector,
-    zero_vector, Signs, QUAD_COLUMNS,
+    a_word, b_columns, by_avx2, dot, halves_summed, pair_products_added, pairs_for_vnni, repeat_quad, row_products,
+    vector, zero_vector, Signs, QUAD_COLUMNS,
 };
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
@@ -57,6 +57,8 @@ struct Planes {
     starts: Option<ValueId>,
     /// What is stored instead of each sum, with an `epilogue_map`.
     map: Option<StoredMap>,
+    /// Whether the 16-bit pair tasks also go to the VNNI copy (`qgemm::pairs_for_vnni`).
+    fuse_pairs: bool,
 }
 
 /// An `epilogue_map` and its other arguments: each operand's flat buffer and whether it holds
@@ -96,7 +98,23 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
         let args = operands[3..].iter().zip(per_channel).map(|(&v, per)| (c.flat(v), per)).collect();
         StoredMap { func, args }
     });
-    let p = Planes { x, w, out, cq: xs[1], l: xs[2], t: ws[1], k: ws[2], m: ws[0], q: os[2], taps, signs, starts, map };
+    let fuse_pairs = super::qgemm::vnni_fuses_pairs(options);
+    let p = Planes {
+        x,
+        w,
+        out,
+        cq: xs[1],
+        l: xs[2],
+        t: ws[1],
+        k: ws[2],
+        m: ws[0],
+        q: os[2],
+        taps,
+        signs,
+        starts,
+        map,
+        fuse_pairs,
+    };
     let images = xs[0];
     if options.gpu() {
         direct(&mut c, &p, images);
@@ -176,8 +194,10 @@ fn tiles(c: &mut Cursor, p: &Planes, images: usize, (count, rows, first): (usize
         let m0 = e.affine(&[(ivs[2], rows as i64)], first as i64);
         let at = (ivs[0], q0, m0);
         if let Products::Pairs = products {
-            let sums = pair_tile(e, p, at, rows);
-            return store_pairs(e, p, &sums, at, width);
+            return pairs_for_vnni(e, p.fuse_pairs, &|e| {
+                let sums = pair_tile(e, p, at, rows);
+                store_pairs(e, p, &sums, at, width)
+            });
         }
         let panels = width.div_ceil(QUAD_COLUMNS);
         let accs = tile(e, p, at, rows, panels);

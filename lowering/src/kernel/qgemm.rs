@@ -12,7 +12,8 @@
 //! `kernel-pack-weights` widens B's quads to i16, and on CPUs with AVX2 ([`pair_tile`]) each
 //! quad's four vectors of 16-bit pairs go straight to `vpmaddwd` against each row's four bytes
 //! of A widened once, with no shuffles of B: a branch on the CPU's level, which `cpu-dispatch`
-//! folds per copy of the code. Tiles are independent: one parallel loop
+//! folds per copy of the code; in the portable build the tasks also go to its VNNI copy, where
+//! each `vpmaddwd` and its add become one `vpdpwssd` ([`pairs_for_vnni`]). Tiles are independent: one parallel loop
 //! over row tiles and panels; the rows past the last full tile make one-row tiles, and the last
 //! panel, when N is not a multiple of 16, stores its columns under a mask. A K that is not a
 //! multiple of 4 ends with a partial quad that reads only A's bytes inside K (B's are zeros).
@@ -24,7 +25,7 @@ use crate::builder::{Extent, LoopBuilder};
 use crate::ByteDots;
 use xcc_ir::dialects::kernel::EpilogueOperands;
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, OpSpec, Span, Type, ValueId};
-use xcc_targets::x86_64::AVX2_LEVEL;
+use xcc_targets::x86_64::{AVX2_LEVEL, VNNI_LEVEL};
 
 /// The columns of a panel of B in quads, and the lanes of an accumulator.
 pub const QUAD_COLUMNS: usize = 16;
@@ -75,6 +76,8 @@ struct Quads {
     b_elem: Type,
     /// Where A's bytes are shifted ([`Signs::shift`]): each column's start, `[panels * 16]`.
     starts: Option<ValueId>,
+    /// Whether the 16-bit pair tasks also go to the VNNI copy ([`pairs_for_vnni`]).
+    fuse_pairs: bool,
 }
 
 /// The rows of a tile of 16-bit pair products: 2 rows by 4 vectors of 4 columns is 8
@@ -107,7 +110,8 @@ pub fn lower(m: &mut Module, op: OpId, options: &crate::LoweringOptions) -> Resu
     let (a, b, out) = (c.flat(ops.a), c.flat(ops.b), c.flat(ops.output));
     let dims = c.extents(ops.output);
     let rows = c.extent_product(&dims[..dims.len() - 1]);
-    let q = Quads { a, b, out, k: k as usize, n: n as usize, signs, b_elem, starts };
+    let fuse_pairs = vnni_fuses_pairs(options);
+    let q = Quads { a, b, out, k: k as usize, n: n as usize, signs, b_elem, starts, fuse_pairs };
     if !byte_b && pairs {
         by_avx2(&mut c, &|e, pairs| every_tile(e, &q, rows, pairs));
     } else {
@@ -164,6 +168,23 @@ pub(super) fn by_level(c: &mut Cursor, min: u32, body: &dyn Fn(&mut Cursor, bool
     c.if_else(at_least, vec![], on(true), on(false));
 }
 
+/// Whether a copy above the baseline has VNNI where the baseline has no byte dot products: the
+/// integer kernels' 16-bit pairs then go to VNNI's copy too ([`pairs_for_vnni`]).
+pub(super) fn vnni_fuses_pairs(options: &crate::LoweringOptions) -> bool {
+    options.best_byte_dots() == ByteDots::Vnni && options.byte_dots() == ByteDots::None
+}
+
+/// `body`, a parallel task's 16-bit pair products, where `fuse` says twice under a test of VNNI's
+/// level: the two sides are the same code, but `cpu-dispatch` compiles the VNNI copy's side with
+/// the feature, where LLVM fuses each `vpmaddwd` and the add after it into one `vpdpwssd`.
+pub(super) fn pairs_for_vnni(e: &mut Cursor, fuse: bool, body: &dyn Fn(&mut Cursor)) {
+    if fuse {
+        by_level(e, VNNI_LEVEL, &|e, _| body(e));
+    } else {
+        body(e);
+    }
+}
+
 /// Every row's tiles: [`ROWS`] (or [`PAIR_ROWS`]) at a time, then one at a time.
 fn every_tile(c: &mut Cursor, q: &Quads, rows: Extent, pairs: bool) {
     let tile_rows = if pairs { PAIR_ROWS } else { ROWS };
@@ -191,22 +212,27 @@ fn tiles_over(c: &mut Cursor, q: &Quads, count: Extent, first: Option<ValueId>, 
             tile(e, q, i0, p, rows)
         }
     };
+    let fuse = pairs && q.fuse_pairs;
     if full_panels > 0 {
         c.parallel_over(&[count, Extent::Fixed(full_panels)], &mut |e, ivs| {
-            let i0 = start(e, ivs[0]);
-            let accs = sums(e, i0, ivs[1]);
-            store(e, q, &accs, (i0, ivs[1]), None);
+            pairs_for_vnni(e, fuse, &|e| {
+                let i0 = start(e, ivs[0]);
+                let accs = sums(e, i0, ivs[1]);
+                store(e, q, &accs, (i0, ivs[1]), None);
+            })
         });
     }
     let tail = q.n % QUAD_COLUMNS;
     if tail > 0 {
         c.parallel_over(&[count], &mut |e, ivs| {
-            let i0 = start(e, ivs[0]);
-            let p = e.idx(full_panels as i64);
-            let accs = sums(e, i0, p);
-            let lanes = e.idx(tail as i64);
-            let mask = e.value_op("vector.create_mask", &[lanes], vector(QUAD_COLUMNS, Type::i1()));
-            store(e, q, &accs, (i0, p), Some(mask));
+            pairs_for_vnni(e, fuse, &|e| {
+                let i0 = start(e, ivs[0]);
+                let p = e.idx(full_panels as i64);
+                let accs = sums(e, i0, p);
+                let lanes = e.idx(tail as i64);
+                let mask = e.value_op("vector.create_mask", &[lanes], vector(QUAD_COLUMNS, Type::i1()));
+                store(e, q, &accs, (i0, p), Some(mask));
+            })
         });
     }
 }
