@@ -581,15 +581,41 @@ pub fn gemm_rows_at_run_time<B: LoopBuilder>(
             ragged_columns(e, i0, mr, n, &g);
         });
     }
-    b.parallel_over(&[rest], &mut |e, t| {
+    rest_rows_at_run_time(b, (m_full, rest), n, &g);
+}
+
+/// The rows left over at run time after `m_full` (`rest` of them, fewer than a row tile: a
+/// decode step's one row), each in tiles of one row by four vectors (see [`rest_rows`]), in
+/// parallel over the rows and the tiles, so that the threads share a matrix-vector product's
+/// columns; the columns past the wide tiles one vector at a time, then the ragged ones per row.
+fn rest_rows_at_run_time<B: LoopBuilder>(b: &mut B, (m_full, rest): (Extent, Extent), n: usize, g: &Gemm) {
+    const VECTORS: usize = 4;
+    let n_full = n / NR * NR;
+    let wide = n_full / (VECTORS * NR) * (VECTORS * NR);
+    let row = |e: &mut B, t: ValueId| {
         let start = e.extent(m_full);
-        let i0 = e.value_op("arith.addi", &[start, t[0]], Type::Index);
-        if n_full > 0 {
-            let (l, u) = (e.idx(0), e.idx(n_full as i64));
-            e.for_step(l, u, NR, |e, j0| gemm_tile(e, i0, j0, 1, NR, &g));
-        }
-        ragged_columns(e, i0, 1, n, &g);
-    });
+        e.value_op("arith.addi", &[start, t], Type::Index)
+    };
+    let tiles = |b: &mut B, j_lo: usize, count: usize, vectors: usize| {
+        b.parallel_over(&[rest, Extent::Fixed(count)], &mut |e, t| {
+            let i0 = row(e, t[0]);
+            let j0 = e.affine(&[(t[1], (vectors * NR) as i64)], j_lo as i64);
+            let accs = tile_vector_products(e, i0, j0, 1, vectors, g);
+            store_vectors(e, &accs, (i0, j0), vectors, None, g);
+        });
+    };
+    if wide > 0 {
+        tiles(b, 0, wide / (VECTORS * NR), VECTORS);
+    }
+    if n_full > wide {
+        tiles(b, wide, (n_full - wide) / NR, 1);
+    }
+    if n > n_full {
+        b.parallel_over(&[rest], &mut |e, t| {
+            let i0 = row(e, t[0]);
+            ragged_columns(e, i0, 1, n, g);
+        });
+    }
 }
 
 /// [`gemm`] with a number of columns `n` known only at run time and B in column panels (the
