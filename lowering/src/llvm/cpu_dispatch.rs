@@ -30,9 +30,10 @@
 //!   %p = llvm.icmp sge %l, 5   ->  llvm.call @task.x86_64_v4_vnni(%c, %b, %e)
 //!   otherwise                  ->  llvm.call @task.x86_64_v4(%c, %b, %e)
 //! }
-//! ``` An internal function marked
-//! `xcc.dispatch_entry` (the body of a wide signature's wrapper) dispatches as an exported one
-//! does; `optnone` functions (the wrappers) are left as they are.
+//! ```
+//!
+//! An internal function marked `xcc.dispatch_entry` (the body of a wide signature's wrapper)
+//! dispatches as an exported one does; `optnone` functions (the wrappers) are left as they are.
 //!
 //! Inside the code, a call to `xcc_cpu_level()` (the GEMM's choice of tile, see
 //! `LoopBuilder::cpu_level`) folds to the level the copy is compiled for: a copy's own level, the
@@ -223,7 +224,8 @@ fn partial_functions(m: &Module, defined: &[OpId], (from, to): (u32, u32)) -> (H
         let below = named_at_level(m, f, from);
         only_above.extend(named_at_level(m, f, to).into_iter().filter(|n| !below.contains(n)));
     }
-    only_above.retain(|n| references.iter().any(|(name, _)| name == n));
+    let defined_names: HashSet<&str> = references.iter().map(|(name, _)| name.as_str()).collect();
+    only_above.retain(|n| defined_names.contains(n.as_str()));
     add_callees(&mut only_above, &references);
     (testing.iter().filter_map(|&f| named(f)).collect(), only_above)
 }
