@@ -16,7 +16,7 @@
 //!   to f32 eight at a time and multiplied into eight lanes; the block's sums scaled once;
 //! - int8: the unsigned weights times A's signed bytes, summed exactly in i32: VNNI's
 //!   `vpdpbusd` where `byte_dots` records it, on CPUs of its level (tested in each parallel
-//!   task, [`with_products`]), else with AVX2 `vpmaddubsw` and `vpmaddwd` (the
+//!   task, [`with_products`]; a last partial group of columns, outside any, keeps the pairs), else with AVX2 `vpmaddubsw` and `vpmaddwd` (the
 //!   largest 4-bit pair, `2 * 15 * 127`, fits in 16 bits; 8-bit weights go less 128, their
 //!   magnitudes times A's bytes given their signs, `2 * 128 * 127`), else widened portably
 //!   (in 16 bits: `255 * 127` fits); each block's sum
@@ -167,8 +167,8 @@ fn byte_products(c: &mut Cursor, w: &Blockwise, rows: (ValueId, ValueId), pairs:
 
 /// `body` with `products`, or where `w.vnni` replaces the 16-bit pairs, a test of the CPU's level
 /// around it: `body` with VNNI's products on CPUs of its level. Called inside each parallel
-/// loop's body, so that the test is in its task, and `cpu-dispatch`'s partial copy for VNNI holds
-/// the kernel's tasks, not the code around them.
+/// loop's body only, so that the test is in its task, and `cpu-dispatch`'s partial copy for VNNI
+/// holds the kernel's tasks, not the code around them.
 pub(super) fn with_products(e: &mut Cursor, w: &Blockwise, products: Products, body: &dyn Fn(&mut Cursor, Products)) {
     if !w.vnni || !matches!(products, Products::PairSums | Products::SignedPairs) {
         return body(e, products);
@@ -306,7 +306,9 @@ fn every_group(c: &mut Cursor, w: &Blockwise, rows: (ValueId, ValueId), products
     }
     if !n.is_multiple_of(GROUP) {
         let last = c.idx(whole as i64);
-        with_products(c, w, products, &|e, p| group_outputs(e, w, rows, (last, n % GROUP), p));
+        // Outside any task: the products below VNNI's (as exact), so that the function around it
+        // needs no copy for VNNI.
+        group_outputs(c, w, rows, (last, n % GROUP), products);
     }
 }
 

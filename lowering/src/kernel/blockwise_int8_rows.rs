@@ -41,7 +41,7 @@ pub(super) fn every_group(c: &mut Cursor, w: &Blockwise, rows: (ValueId, ValueId
     }
     if !n.is_multiple_of(GROUP) {
         let last = c.idx(whole as i64);
-        with_products(c, w, products, &|e, p| super::blockwise::group_outputs(e, w, rows, (last, n % GROUP), p));
+        super::blockwise::group_outputs(c, w, rows, (last, n % GROUP), products);
     }
 }
 

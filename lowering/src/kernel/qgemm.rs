@@ -13,8 +13,8 @@
 //! quad's four vectors of 16-bit pairs go straight to `vpmaddwd` against each row's four bytes
 //! of A widened once, with no shuffles of B: a branch on the CPU's level, which `cpu-dispatch`
 //! folds per copy of the code; in the portable build the tasks also go to its VNNI copy, where
-//! each `vpmaddwd` and its add become one `vpdpwssd` ([`pairs_for_vnni`]). Tiles are independent: one parallel loop
-//! over row tiles and panels; the rows past the last full tile make one-row tiles, and the last
+//! each `vpmaddwd` and its add become one `vpdpwssd` ([`pairs_for_vnni`]). Tiles are
+//! independent: one parallel loop over row tiles and panels; the rows past the last full tile make one-row tiles, and the last
 //! panel, when N is not a multiple of 16, stores its columns under a mask. A K that is not a
 //! multiple of 4 ends with a partial quad that reads only A's bytes inside K (B's are zeros).
 //! Any other integer matmul (B not constant, batched B, a GPU) is a parallel loop over the

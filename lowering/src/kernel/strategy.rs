@@ -18,9 +18,9 @@
 //!   products its quads multiply with where they take the operands' signs (`"vnni"`,
 //!   `"neon"`, `"neon_i8mm"`, or `"none"`; elsewhere `kernel-pack-weights` widens the constant
 //!   weights to i16): the baseline CPU's, but for `kernel.matmul_blockwise`, whose weights are
-//!   the same bytes either way, the best copy's (its kernel tests the level for VNNI), and `pair_products` where some copy of the code is for a CPU with AVX2:
-//!   widened weights then multiply as 16-bit pairs (`vpmaddwd`) on those CPUs (`qgemm.rs`,
-//!   `qconv.rs`).
+//!   the same bytes either way, the best copy's (its kernel tests the level for VNNI); and
+//!   `pair_products` where some copy of the code is for a CPU with AVX2: widened weights then
+//!   multiply as 16-bit pairs (`vpmaddwd`) on those CPUs (`qgemm.rs`, `qconv.rs`).
 //! - on a GPU, `gpu_strategy` (and its parameters) on each `kernel.matmul` and `kernel.conv`:
 //!   a GEMM tiled through shared memory, sums split over K, or a thread per few outputs
 //!   ([`super::gpu_strategy`]).
