@@ -348,7 +348,19 @@ fn compile_and_run(name: &str, program: (String, String), cases: &str) -> Result
 }
 
 /// [`compile_and_run`] with xcc's `flags`.
-fn compile_and_run_with(name: &str, (mlir, c): (String, String), cases: &str, flags: &[&str]) -> Result<(), String> {
+fn compile_and_run_with(name: &str, program: (String, String), cases: &str, flags: &[&str]) -> Result<(), String> {
+    compile_and_run_threaded(name, program, cases, flags, &[None])
+}
+
+/// [`compile_and_run_with`], the program run with each of `threads` (`XCC_NUM_THREADS`; `None`:
+/// the default, every core) at each level.
+fn compile_and_run_threaded(
+    name: &str,
+    (mlir, c): (String, String),
+    cases: &str,
+    flags: &[&str],
+    threads: &[Option<usize>],
+) -> Result<(), String> {
     let dir = fresh_dir(&work_root("kernel-strategies").join(name));
     let (source, harness, lib, prog) =
         (dir.join("cases.mlir"), dir.join("harness.c"), dir.join("lib.a"), dir.join("prog"));
@@ -361,14 +373,20 @@ fn compile_and_run_with(name: &str, (mlir, c): (String, String), cases: &str, fl
     let include = suite_dir().join("run");
     link_with(&harness, &lib, &prog, &include)?;
     for level in cpu_levels() {
-        let mut cmd = Command::new(&prog);
-        if let Some(l) = level {
-            cmd.env("XCC_CPU_LEVEL", l.to_string());
-        }
-        let o = run_command(&mut cmd, run_timeout());
-        if !o.success() || o.stdout.trim() != "ok" {
-            let at = level.map_or(String::new(), |l| format!(" at x86-64 level {l}"));
-            return Err(format!("the program{at}: {}\n{}\nthe cases:\n{cases}", o.summary(), o.stdout));
+        for &count in threads {
+            let mut cmd = Command::new(&prog);
+            if let Some(l) = level {
+                cmd.env("XCC_CPU_LEVEL", l.to_string());
+            }
+            if let Some(n) = count {
+                cmd.env("XCC_NUM_THREADS", n.to_string());
+            }
+            let o = run_command(&mut cmd, run_timeout());
+            if !o.success() || o.stdout.trim() != "ok" {
+                let at = level.map_or(String::new(), |l| format!(" at x86-64 level {l}"));
+                let with = count.map_or(String::new(), |n| format!(" with {n} threads"));
+                return Err(format!("the program{at}{with}: {}\n{}\nthe cases:\n{cases}", o.summary(), o.stdout));
+            }
         }
     }
     Ok(())
@@ -633,6 +651,214 @@ fn blockwise_trial(products: BlockwiseProducts) -> Result<(), String> {
     compile_and_run_with(&name, program, &listing(&cases), flags)
 }
 
+/// One `kernel.attention`: Q `[b, hkv * group, s, d]`, K `[b, hkv, t, d]`, V `[b, hkv, t, dv]`,
+/// a bias (`[b or 1, heads or 1, s or 1, t]`, `broadcast` saying which are 1) whose `mask`
+/// puts -inf at some keys, and `heads_per_pass` of the group recorded.
+#[derive(Debug)]
+struct Attention {
+    b: usize,
+    hkv: usize,
+    group: usize,
+    s: usize,
+    t: usize,
+    d: usize,
+    dv: usize,
+    bias: Option<[bool; 3]>,
+    mask: Mask,
+    heads_per_pass: usize,
+    scale: f32,
+}
+
+/// Which keys a bias masks (-inf).
+#[derive(Clone, Copy, Debug)]
+enum Mask {
+    None,
+    /// Every key after the query's own position (`s` queries at the end of `t` keys).
+    Causal,
+    /// A scattered few, and every key of the bias's first row.
+    Scattered,
+}
+
+impl Attention {
+    fn random(rng: &mut Rng) -> Attention {
+        let group = [1, 2, 3, 4][rng.range(0, 3)];
+        let divisors: Vec<usize> = (1..=group).filter(|p| group % p == 0).collect();
+        let heads_per_pass = divisors[rng.range(0, divisors.len() - 1)];
+        let s = rng.range(1, 5);
+        let bias = (rng.range(0, 3) > 0).then(|| [rng.range(0, 1) == 1, rng.range(0, 1) == 1, rng.range(0, 1) == 1]);
+        let mask = match (bias.is_some(), rng.range(0, 2)) {
+            (false, _) | (_, 0) => Mask::None,
+            (_, 1) => Mask::Causal,
+            _ => Mask::Scattered,
+        };
+        Attention {
+            b: rng.range(1, 2),
+            hkv: rng.range(1, 3),
+            group,
+            s,
+            t: rng.range(s, 45),
+            d: 8 * rng.range(1, 3),
+            dv: 8 * rng.range(1, 3),
+            bias,
+            mask,
+            heads_per_pass,
+            scale: 0.1 + rng.float().abs(),
+        }
+    }
+
+    fn bias_dims(&self, broadcast: [bool; 3]) -> [usize; 4] {
+        let pick = |one: bool, n: usize| if one { 1 } else { n };
+        [pick(broadcast[0], self.b), pick(broadcast[1], self.hkv * self.group), pick(broadcast[2], self.s), self.t]
+    }
+}
+
+fn attention_program(cases: &[Attention]) -> (String, String) {
+    let mut mlir = String::new();
+    let mut c = String::from(ATTENTION_PRELUDE);
+    let mut main = String::from("int main(void) {\n  int bad = 0;\n");
+    for (i, a) in cases.iter().enumerate() {
+        let hq = a.hkv * a.group;
+        let q = memref(&[a.b, hq, a.s, a.d]);
+        let k = memref(&[a.b, a.hkv, a.t, a.d]);
+        let v = memref(&[a.b, a.hkv, a.t, a.dv]);
+        let out = memref(&[a.b, hq, a.s, a.dv]);
+        let bias_dims = a.bias.map_or([0; 4], |broadcast| a.bias_dims(broadcast));
+        let (params, types, operands) = match a.bias {
+            Some(_) => {
+                let bias = memref(&bias_dims);
+                (
+                    format!("%q: {q}, %k: {k}, %v: {v}, %bias: {bias}, %y: {out}"),
+                    format!("{q}, {k}, {v}, {bias}, {out}"),
+                    "%q, %k, %v, %bias, %y",
+                )
+            }
+            None => {
+                (format!("%q: {q}, %k: {k}, %v: {v}, %y: {out}"), format!("{q}, {k}, {v}, {out}"), "%q, %k, %v, %y")
+            }
+        };
+        let _ = writeln!(
+            mlir,
+            "func.func @case{i}({params}) attributes {{llvm.emit_c_interface}} {{\n  \
+             \"kernel.attention\"({operands}) {{scale = {:e} : f32, heads_per_pass = {} : i64}} : ({types}) -> ()\n  return\n}}",
+            a.scale, a.heads_per_pass
+        );
+        let descs = if a.bias.is_some() { "D4 *, D4 *, D4 *, D4 *, D4 *" } else { "D4 *, D4 *, D4 *, D4 *" };
+        let _ = writeln!(c, "void _mlir_ciface_case{i}({descs});");
+        let mask = match a.mask {
+            Mask::None => 0,
+            Mask::Causal => 1,
+            Mask::Scattered => 2,
+        };
+        let _ = writeln!(
+            main,
+            "  {{ Case c = {{{i}, {}, {}, {}, {}, {}, {}, {}, {{{}}}, {}, {}, {:e}f, (void (*)(void))_mlir_ciface_case{i}}};\n    bad |= check_attention(&c); }}",
+            a.b,
+            a.hkv,
+            a.group,
+            a.s,
+            a.t,
+            a.d,
+            a.dv,
+            c_list(bias_dims),
+            a.bias.is_some() as u8,
+            mask,
+            a.scale
+        );
+    }
+    main.push_str("  printf(bad ? \"MISMATCH\\n\" : \"ok\\n\");\n  return bad;\n}\n");
+    (mlir, c + &main)
+}
+
+/// The naive attention in double: each row's scores, their softmax (zeros where every key is
+/// masked) and the weighted values.
+const ATTENTION_PRELUDE: &str = r#"#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "memref_desc.h"
+
+typedef struct {
+  int i, b, hkv, group, s, t, d, dv;
+  int bias_dims[4];
+  int has_bias, mask;
+  float scale;
+  void (*run)(void);
+} Case;
+
+static float *filled(long n, int seed) {
+  float *p = malloc(sizeof(float) * (n ? n : 1));
+  for (long j = 0; j < n; j++) p[j] = val((int)(j * 7 + seed));
+  return p;
+}
+
+static int check_attention(const Case *c) {
+  int hq = c->hkv * c->group, *bd = (int *)c->bias_dims;
+  long nq = (long)c->b * hq * c->s * c->d, nk = (long)c->b * c->hkv * c->t * c->d;
+  long nv = (long)c->b * c->hkv * c->t * c->dv, no = (long)c->b * hq * c->s * c->dv;
+  long nb = (long)bd[0] * bd[1] * bd[2] * bd[3];
+  float *q = filled(nq, c->i), *k = filled(nk, 3 * c->i + 1), *v = filled(nv, 5 * c->i + 2);
+  float *bias = filled(nb, 11 * c->i + 3), *out = filled(no, 13);
+  for (long j = 0; j < nb; j++) {
+    int t = (int)(j % bd[3]), row = (int)(j / bd[3]), sq = row % bd[2];
+    int causal = c->mask == 1 && t > c->t - c->s + (bd[2] == 1 ? c->s - 1 : sq);
+    int scattered = c->mask == 2 && (row == 0 || (t * 7 + row * 3) % 5 == 0);
+    if (causal || scattered) bias[j] = -INFINITY;
+  }
+  D4 Q = d4(q, c->b, hq, c->s, c->d), K = d4(k, c->b, c->hkv, c->t, c->d);
+  D4 V = d4(v, c->b, c->hkv, c->t, c->dv), O = d4(out, c->b, hq, c->s, c->dv);
+  D4 B = d4(bias, bd[0], bd[1], bd[2], bd[3]);
+  if (c->has_bias)
+    ((void (*)(D4 *, D4 *, D4 *, D4 *, D4 *))c->run)(&Q, &K, &V, &B, &O);
+  else
+    ((void (*)(D4 *, D4 *, D4 *, D4 *))c->run)(&Q, &K, &V, &O);
+  double *w = malloc(sizeof(double) * c->t);
+  int bad = 0;
+  for (int b = 0; b < c->b; b++)
+    for (int h = 0; h < hq; h++)
+      for (int s = 0; s < c->s; s++) {
+        const float *qr = q + (((long)b * hq + h) * c->s + s) * c->d;
+        long kv = (long)b * c->hkv + h / c->group;
+        double max = -INFINITY, sum = 0;
+        for (int t = 0; t < c->t; t++) {
+          double dot = 0;
+          for (int j = 0; j < c->d; j++) dot += (double)qr[j] * k[(kv * c->t + t) * c->d + j];
+          w[t] = c->scale * dot;
+          if (c->has_bias) {
+            long at = (((long)(bd[0] == 1 ? 0 : b) * bd[1] + (bd[1] == 1 ? 0 : h)) * bd[2] + (bd[2] == 1 ? 0 : s)) * bd[3];
+            w[t] += bias[at + t];
+          }
+          if (w[t] > max) max = w[t];
+        }
+        for (int t = 0; t < c->t; t++) {
+          w[t] = max == -INFINITY ? 0 : exp(w[t] - max);
+          sum += w[t];
+        }
+        for (int j = 0; j < c->dv; j++) {
+          double y = 0;
+          for (int t = 0; t < c->t; t++) y += w[t] * v[(kv * c->t + t) * c->dv + j];
+          y = sum > 0 ? y / sum : 0;
+          float got = out[(((long)b * hq + h) * c->s + s) * c->dv + j];
+          if (!(fabs(got - y) <= 1e-5 + 1e-5 * fabs(y))) {
+            if (!bad) printf("case %d: out[%d][%d][%d][%d] is %g, the attention is %g\n", c->i, b, h, s, j, got, y);
+            bad = 1;
+          }
+        }
+      }
+  free(q); free(k); free(v); free(bias); free(out); free(w);
+  return bad;
+}
+"#;
+
+/// Attention over grouped heads with each pass size a group allows, ragged keys, broadcast
+/// biases and masks (causal, scattered, whole rows), against the naive loops at 1, 2, 3 and 8
+/// threads.
+fn attention_trial() -> Result<(), String> {
+    let mut rng = Rng(seed() ^ 0xa7);
+    let cases: Vec<Attention> = (0..CASES).map(|_| Attention::random(&mut rng)).collect();
+    let threads = [Some(1), Some(2), Some(3), Some(8)];
+    compile_and_run_threaded("attention", attention_program(&cases), &listing(&cases), &[], &threads)
+}
+
 /// Whether this CPU multiplies bytes with AVX-512 VNNI.
 fn has_vnni() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -651,6 +877,7 @@ fn main() -> std::process::ExitCode {
         .map(|s| Trial::test(format!("kernel-strategies/conv/{}", s.name()), move || Ok(conv_trial(s)?)))
         .collect();
     trials.push(Trial::test("kernel-strategies/gemm/register_tiles", || Ok(gemm_trial()?)));
+    trials.push(Trial::test("kernel-strategies/attention/heads_per_pass", || Ok(attention_trial()?)));
     if !has_vnni() {
         println!("skipped: kernel-strategies/blockwise/int8_vnni (this CPU has no AVX-512 VNNI)");
     }

@@ -11,6 +11,9 @@
 //! and the head sizes are static; the batch, the queries and the keys may be known only at run
 //! time. A row whose every key is masked is zeros (its weights are taken as zero, as ONNX's
 //! Attention defines a fully masked row). `scale` is the factor of the scores.
+//! `heads_per_pass`, the strategy `kernel-choose-strategies` records on a CPU (absent: 1), is
+//! how many query heads of a group take their rows together in one pass over the group's keys
+//! and values, each key read once for all of them; it divides `g`.
 //!
 //! No score matrix is stored: a lowering computes each row's softmax online over blocks of
 //! keys, so the keys and values are read once per query row and the grouped heads are never
@@ -19,13 +22,13 @@
 use super::constraints::operand_types;
 use crate::attributes::Attribute;
 use crate::module::Module;
-use crate::op_def::{required, AttrKind, Count, OpDef, Traits};
+use crate::op_def::{optional, required, AttrKind, Count, OpDef, Traits};
 use crate::types::Type;
 use crate::OpId;
 
 pub const OPS: &[OpDef] = &[OpDef::new("kernel.attention", "softmax(scale * Q K^T + bias) V over grouped heads")
     .operand_count(Count::AtLeast(4))
-    .attrs(&[required("scale", AttrKind::Float)])
+    .attrs(&[required("scale", AttrKind::Float), optional(HEADS_PER_PASS, AttrKind::Integer)])
     .traits(Traits::READS.union(Traits::WRITES))
     .verify(verify_attention)];
 
@@ -87,7 +90,23 @@ fn shape(m: &Module, op: OpId) -> Result<AttentionShape, String> {
     if scale(m, op).is_none_or(|s| !s.is_finite()) {
         return Err("scale is a finite float".into());
     }
+    if let Some(Attribute::Integer { value, .. }) = m.attr(op, HEADS_PER_PASS) {
+        if *value < 1 || (hq / hkv) as i128 % *value != 0 {
+            return Err(format!("{HEADS_PER_PASS} divides the {} query heads of a group, not {value}", hq / hkv));
+        }
+    }
     Ok(AttentionShape { q_heads: hq, kv_heads: hkv, head: d, v_head: dv, has_bias })
+}
+
+/// The strategy attribute: the query heads of a group in one pass over its keys.
+pub const HEADS_PER_PASS: &str = "heads_per_pass";
+
+/// The op's `heads_per_pass` (1 where none is recorded).
+pub fn heads_per_pass(m: &Module, op: OpId) -> usize {
+    match m.attr(op, HEADS_PER_PASS) {
+        Some(Attribute::Integer { value, .. }) => *value as usize,
+        _ => 1,
+    }
 }
 
 /// The op's `scale`.

@@ -1,20 +1,24 @@
-//! `kernel.attention` to loops: one parallel loop over the query rows (batch, head, query),
-//! each row's softmax computed online over blocks of [`KEYS`] keys, with no score matrix in
-//! memory and the grouped heads read where they are (`xcc_ir::dialects::kernel_attention`).
+//! `kernel.attention` to loops: one parallel loop over the query rows (batch, pass of heads,
+//! query), each row's softmax computed online over blocks of [`KEYS`] keys, with no score matrix
+//! in memory and the grouped heads read where they are (`xcc_ir::dialects::kernel_attention`).
+//! A task takes the rows of `heads_per_pass` heads of one group (the recorded strategy) in one
+//! pass: each key and value row is loaded once for all of them, which is what a decode step
+//! over a long cache is bound by (the cache comes from memory).
 //!
-//! Per block: the block's scores (the row's Q, scaled once, dotted with each key in vectors of
-//! [`LANES`]; the bias added; keys past T at -inf, their loads clamped to the last key), the
+//! Per block and head: the block's scores (the row's Q, scaled once, dotted with each key in
+//! vectors of [`LANES`], the vectors of partial sums transposed into one as they add; the bias
+//! added, loaded as one vector; keys past T at -inf, their loads clamped to the last key), the
 //! running maximum raised to the block's, the sums and the output accumulators rescaled by
 //! `exp(old max - new max)` (one exp per block), the weights `exp(score - max)` as one vector,
 //! and each key's value row added times its weight. A row ends divided by its weights' sum, or
 //! zeros where every key was masked (the sum is 0). A block whose every key the bias masks (-inf)
-//! is skipped: a causal prompt's rows read only the keys up to their own. A decode step's row
-//! reads each key and value once; the rows of a head group read the same keys from cache.
+//! for every head of the pass is skipped: a causal prompt's rows read only the keys up to their
+//! own.
 
 use super::qgemm::vector;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
-use xcc_ir::dialects::kernel_attention::{scale, AttentionShape};
+use xcc_ir::dialects::kernel_attention::{heads_per_pass, scale, AttentionShape};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, Type, ValueId};
 
 /// The keys whose scores are taken together (one vector of weights).
@@ -22,6 +26,9 @@ const KEYS: usize = 8;
 
 /// The lanes of the head-size vectors.
 const LANES: usize = 8;
+
+// A block's scores are one vector: its keys' vectors of partial sums, transposed as they add.
+const _: () = assert!(KEYS == LANES);
 
 /// What every row shares: the flat operands and the sizes.
 struct Rows {
@@ -50,13 +57,14 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
         return Err(Diagnostic::new(span, format!("kernel.attention's head sizes must be multiples of {LANES}")));
     }
     let scale = scale(m, op).expect("verified");
+    let pass = heads_per_pass(m, op);
     let operands = m.ops[op].operands.clone();
     let mut c = Cursor::new(m, span);
     let q_dims = c.extents(operands[0]);
     let keys = c.extent_of(operands[1], 2);
     let flat: Vec<ValueId> = operands.iter().map(|&v| c.flat(v)).collect();
     let bias = sh.has_bias.then(|| Bias { buf: flat[3], dims: [0, 1, 2].map(|k| c.extent_of(operands[3], k)) });
-    let rows = Rows {
+    let shared = Rows {
         q: flat[0],
         k: flat[1],
         v: flat[2],
@@ -67,7 +75,11 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
         queries: q_dims[2],
         keys,
     };
-    c.parallel_over(&[q_dims[0], q_dims[1], q_dims[2]], &mut |e, ivs| row(e, &rows, (ivs[0], ivs[1], ivs[2])));
+    let passes = Extent::Fixed(sh.q_heads as usize / pass);
+    c.parallel_over(&[q_dims[0], passes, q_dims[2]], &mut |e, ivs| {
+        let heads: Vec<ValueId> = (0..pass).map(|i| e.affine(&[(ivs[1], pass as i64)], i as i64)).collect();
+        rows(e, &shared, ivs[0], &heads, ivs[2])
+    });
     c.finish(op);
     Ok(())
 }
@@ -102,22 +114,33 @@ fn splat(e: &mut Cursor, v: ValueId, lanes: usize) -> ValueId {
     e.value_op("vector.broadcast", &[v], vector(lanes, Type::f32()))
 }
 
-/// The output row `(b, h, s)`.
-fn row(e: &mut Cursor, r: &Rows, (b, h, s): (ValueId, ValueId, ValueId)) {
+/// The output rows `(b, h, s)` of each head `h` of `heads` (heads of one group, which read the
+/// same keys and values) in one pass over the keys: each key and value row loaded once for all.
+fn rows(e: &mut Cursor, r: &Rows, b: ValueId, heads: &[ValueId], s: ValueId) {
     let (d, dv) = ((r.sh.head as usize) / LANES, (r.sh.v_head as usize) / LANES);
-    let q_at = row_start(e, (b, h, s), (r.sh.q_heads, r.queries, r.sh.head));
     let factor = e.const_float(r.scale, Type::f32());
     let factor = splat(e, factor, LANES);
-    let q: Vec<ValueId> = vectors(e, r.q, q_at, d)
-        .into_iter()
-        .map(|x| e.value_op("arith.mulf", &[x, factor], vector(LANES, Type::f32())))
+    let q: Vec<Vec<ValueId>> = heads
+        .iter()
+        .map(|&h| {
+            let q_at = row_start(e, (b, h, s), (r.sh.q_heads, r.queries, r.sh.head));
+            vectors(e, r.q, q_at, d)
+                .into_iter()
+                .map(|x| e.value_op("arith.mulf", &[x, factor], vector(LANES, Type::f32())))
+                .collect()
+        })
         .collect();
     let group = e.idx((r.sh.q_heads / r.sh.kv_heads) as i64);
-    let kv_head = e.value_op("arith.divui", &[h, group], Type::Index);
+    let kv_head = e.value_op("arith.divui", &[heads[0], group], Type::Index);
     let zero = e.idx(0);
     let k_at = row_start(e, (b, kv_head, zero), (r.sh.kv_heads, r.keys, r.sh.head));
     let v_at = row_start(e, (b, kv_head, zero), (r.sh.kv_heads, r.keys, r.sh.v_head));
-    let bias_at = r.bias.as_ref().map(|bias| bias_row(e, bias, (b, h, s), r));
+    // One bias row for all the heads where the bias is broadcast over heads.
+    let bias_rows: Vec<ValueId> = match &r.bias {
+        None => vec![],
+        Some(bias) if bias.dims[1] == Extent::Fixed(1) => vec![bias_row(e, bias, (b, heads[0], s), r)],
+        Some(bias) => heads.iter().map(|&h| bias_row(e, bias, (b, h, s), r)).collect(),
+    };
     let keys = e.extent(r.keys);
     let last = {
         let one = e.idx(1);
@@ -131,45 +154,63 @@ fn row(e: &mut Cursor, r: &Rows, (b, h, s): (ValueId, ValueId, ValueId)) {
     let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
     let zero_f = e.const_float(0.0, Type::f32());
     let zeros = splat(e, zero_f, LANES);
-    let inits: Vec<ValueId> = [vec![neg_inf, zero_f], vec![zeros; dv]].concat();
+    let per_head: Vec<ValueId> = [vec![neg_inf, zero_f], vec![zeros; dv]].concat();
+    let inits: Vec<ValueId> = heads.iter().flat_map(|_| per_head.iter().copied()).collect();
     let types: Vec<Type> = inits.iter().map(|&v| e.ty(v).clone()).collect();
     let state = e.for_accs_between(zero, blocks, &inits, |e, blk, st| {
         let first = e.affine(&[(blk, KEYS as i64)], 0);
-        let at = KeyBlock { first, keys, last, k_at, v_at, bias_at };
-        match bias_at {
-            None => block(e, r, &q, &at, st),
-            // A block whose every key the bias masks adds nothing: a causal prompt's row skips
-            // the keys after it, half of its keys over the prompt.
-            Some(bias_at) => {
-                let masked = all_masked(e, r, bias_at, &at);
-                e.if_else(masked, types.clone(), |_| st.to_vec(), |e| block(e, r, &q, &at, st))
-            }
+        let at = KeyBlock { first, keys, last, k_at, v_at };
+        if bias_rows.is_empty() {
+            let left = e.value_op("arith.subi", &[keys, first], Type::Index);
+            let inside = e.value_op("vector.create_mask", &[left], vector(KEYS, Type::i1()));
+            return block(e, r, &q, &at, &Masking::Inside(inside), st);
         }
+        let biases: Vec<ValueId> = bias_rows.iter().map(|&row| block_bias(e, r, row, &at)).collect();
+        // A block whose every key the bias masks for every head adds nothing: a causal
+        // prompt's row skips the keys after it, half of its keys over the prompt.
+        let masked = all_masked(e, &biases);
+        e.if_else(masked, types.clone(), |_| st.to_vec(), |e| block(e, r, &q, &at, &Masking::Bias(biases.clone()), st))
     });
-    // The row divided by its weights' sum; zeros where every key was masked.
-    let sum = state[1];
+    let out_row = per_head.len();
+    for (i, &h) in heads.iter().enumerate() {
+        let out_at = row_start(e, (b, h, s), (r.sh.q_heads, r.queries, r.sh.v_head));
+        store_row(e, r, out_at, &state[i * out_row..(i + 1) * out_row]);
+    }
+}
+
+/// A row's output, its accumulators divided by its weights' sum; zeros where every key was
+/// masked (the sum is 0). `st` is the row's running maximum, sum and accumulators.
+fn store_row(e: &mut Cursor, r: &Rows, out_at: ValueId, st: &[ValueId]) {
+    let zero_f = e.const_float(0.0, Type::f32());
+    let sum = st[1];
     let positive = e.cmpf("ogt", sum, zero_f);
     let one_f = e.const_float(1.0, Type::f32());
     let inverse = e.value_op("arith.divf", &[one_f, sum], Type::f32());
     let inverse = e.value_op("arith.select", &[positive, inverse, zero_f], Type::f32());
     let inverse = splat(e, inverse, LANES);
-    let out_at = row_start(e, (b, h, s), (r.sh.q_heads, r.queries, r.sh.v_head));
-    for (i, &acc) in state[2..].iter().enumerate() {
+    for (i, &acc) in st[2..].iter().enumerate() {
         let y = e.value_op("arith.mulf", &[acc, inverse], vector(LANES, Type::f32()));
         let at = e.affine(&[(out_at, 1)], (i * LANES) as i64);
         e.op(xcc_ir::OpSpec::new("vector.store", xcc_ir::Span::UNKNOWN).operands([y, r.out, at]));
     }
 }
 
-/// Where a block's keys are: its first key, the key count and the last key, the row's keys,
-/// values and bias.
+/// Where a block's keys are: its first key, the key count and the last key, the group's keys
+/// and values.
 struct KeyBlock {
     first: ValueId,
     keys: ValueId,
     last: ValueId,
     k_at: ValueId,
     v_at: ValueId,
-    bias_at: Option<ValueId>,
+}
+
+/// How a block's keys past T (and those the bias masks) get a score of -inf: through the mask
+/// of the keys inside, or through the bias of each head (one for all where it is broadcast),
+/// loaded as -inf past T.
+enum Masking {
+    Inside(ValueId),
+    Bias(Vec<ValueId>),
 }
 
 /// The row's bias start: each of the bias's dims broadcast where it is 1.
@@ -191,48 +232,108 @@ fn bias_row(e: &mut Cursor, bias: &Bias, (b, h, s): (ValueId, ValueId, ValueId),
     e.affine_over(&[(bb, head), (hb, plane), (sb, row)], 0)
 }
 
-/// Whether the bias is -inf at every key of the block (its keys past T count as masked).
-fn all_masked(e: &mut Cursor, r: &Rows, bias_at: ValueId, at: &KeyBlock) -> ValueId {
+/// The bias of a block's keys from the row at `bias_at`, -inf past T.
+fn block_bias(e: &mut Cursor, r: &Rows, bias_at: ValueId, at: &KeyBlock) -> ValueId {
     let left = e.value_op("arith.subi", &[at.keys, at.first], Type::Index);
     let mask = e.value_op("vector.create_mask", &[left], vector(KEYS, Type::i1()));
     let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
     let neg_infs = splat(e, neg_inf, KEYS);
     let from = e.affine(&[(bias_at, 1), (at.first, 1)], 0);
     let buf = r.bias.as_ref().expect("a bias").buf;
-    let bias = e.value_op("vector.maskedload", &[buf, from, mask, neg_infs], vector(KEYS, Type::f32()));
-    let masked = e.cmpf("oeq", bias, neg_infs);
-    let kind = Attribute::Opaque("#vector.kind<and>".into());
-    e.value_attr("vector.reduction", &[masked], Type::i1(), vec![("kind", kind)])
+    e.value_op("vector.maskedload", &[buf, from, mask, neg_infs], vector(KEYS, Type::f32()))
 }
 
-/// One block of keys: `st` is the running maximum, the weights' sum and the output's vectors.
-fn block(e: &mut Cursor, r: &Rows, q: &[ValueId], at: &KeyBlock, st: &[ValueId]) -> Vec<ValueId> {
-    let (d, dv) = (q.len(), st.len() - 2);
-    let f32v = vector(KEYS, Type::f32());
+/// Whether every one of the blocks' biases is -inf at every key.
+fn all_masked(e: &mut Cursor, biases: &[ValueId]) -> ValueId {
     let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
-    let mut scores = splat(e, neg_inf, KEYS);
-    let mut clamped = Vec::with_capacity(KEYS);
-    for j in 0..KEYS {
-        let t = e.affine(&[(at.first, 1)], j as i64);
-        let inside = e.cmpi("ult", t, at.keys);
-        let t = e.value_op("arith.minui", &[t, at.last], Type::Index);
-        clamped.push(t);
+    let neg_infs = splat(e, neg_inf, KEYS);
+    let kind = Attribute::Opaque("#vector.kind<and>".into());
+    let mut all = None;
+    for &bias in biases {
+        let masked = e.cmpf("oeq", bias, neg_infs);
+        let masked = e.value_attr("vector.reduction", &[masked], Type::i1(), vec![("kind", kind.clone())]);
+        all = Some(match all {
+            None => masked,
+            Some(a) => e.value_op("arith.andi", &[a, masked], Type::i1()),
+        });
+    }
+    all.expect("a bias row")
+}
+
+/// One block of keys for every head of the pass: `st` holds each head's running maximum,
+/// weights' sum and output vectors. Each key row is loaded once and dotted with every head's
+/// query; each value row likewise added to every head's output.
+fn block(
+    e: &mut Cursor,
+    r: &Rows,
+    q: &[Vec<ValueId>],
+    at: &KeyBlock,
+    masking: &Masking,
+    st: &[ValueId],
+) -> Vec<ValueId> {
+    let d = q[0].len();
+    let dv = st.len() / q.len() - 2;
+    let clamped: Vec<ValueId> = (0..KEYS)
+        .map(|j| {
+            let t = e.affine(&[(at.first, 1)], j as i64);
+            e.value_op("arith.minui", &[t, at.last], Type::Index)
+        })
+        .collect();
+    // Each head's dot products with the block's keys, one vector of partial sums per key.
+    let mut partials: Vec<Vec<ValueId>> = vec![Vec::with_capacity(KEYS); q.len()];
+    for &t in &clamped {
         let key = e.affine_over(&[(at.k_at, Extent::Fixed(1)), (t, Extent::Fixed(d * LANES))], 0);
         let k = vectors(e, r.k, key, d);
-        let mut dot = e.splat_const(0.0, vector(LANES, Type::f32()));
-        for (&qi, &ki) in q.iter().zip(&k) {
-            dot = e.fmuladd(qi, ki, dot);
+        for (qh, part) in q.iter().zip(&mut partials) {
+            let mut dot = e.value_op("arith.mulf", &[qh[0], k[0]], vector(LANES, Type::f32()));
+            for (&qi, &ki) in qh.iter().zip(&k).skip(1) {
+                dot = e.fmuladd(qi, ki, dot);
+            }
+            part.push(dot);
         }
-        let mut score = reduce(e, "add", dot);
-        if let Some(bias_at) = at.bias_at {
-            let i = e.affine(&[(bias_at, 1), (t, 1)], 0);
-            let bias = e.load(r.bias.as_ref().expect("a bias").buf, &[i]);
-            score = e.value_op("arith.addf", &[score, bias], Type::f32());
-        }
-        let score = e.value_op("arith.select", &[inside, score, neg_inf], Type::f32());
-        let position = Attribute::DenseArray { elem: Type::i64(), values: vec![j as i128] };
-        scores = e.value_attr("vector.insert", &[score, scores], f32v.clone(), vec![("static_position", position)]);
     }
+    let mut next = Vec::with_capacity(st.len());
+    let mut weights = Vec::with_capacity(q.len());
+    for (i, part) in partials.into_iter().enumerate() {
+        let scores = sums_per_vector(e, part);
+        let scores = match masking {
+            Masking::Inside(inside) => {
+                let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
+                let neg_infs = splat(e, neg_inf, KEYS);
+                e.value_op("arith.select", &[*inside, scores, neg_infs], vector(KEYS, Type::f32()))
+            }
+            Masking::Bias(biases) => {
+                let bias = biases[i.min(biases.len() - 1)];
+                e.value_op("arith.addf", &[scores, bias], vector(KEYS, Type::f32()))
+            }
+        };
+        let head_st = &st[i * (dv + 2)..(i + 1) * (dv + 2)];
+        let (w, updated) = online_softmax(e, scores, head_st);
+        weights.push(w);
+        next.extend(updated);
+    }
+    // Each key's value row, times each head's weight for the key, into that head's outputs.
+    for (j, &t) in clamped.iter().enumerate() {
+        let value = e.affine_over(&[(at.v_at, Extent::Fixed(1)), (t, Extent::Fixed(dv * LANES))], 0);
+        let v = vectors(e, r.v, value, dv);
+        for (i, &w) in weights.iter().enumerate() {
+            let position = Attribute::DenseArray { elem: Type::i64(), values: vec![j as i128] };
+            let w = e.value_attr("vector.extract", &[w], Type::f32(), vec![("static_position", position)]);
+            let w = splat(e, w, LANES);
+            for (a, &vi) in next[i * (dv + 2) + 2..(i + 1) * (dv + 2)].iter_mut().zip(&v) {
+                *a = e.fmuladd(w, vi, *a);
+            }
+        }
+    }
+    next
+}
+
+/// The block's `scores` into a head's running softmax `st` (maximum, sum, output vectors):
+/// the block's weights `exp(score - max)`, and the state with the maximum raised to the block's,
+/// the sum and the outputs rescaled by `exp(old max - new max)` and the block's weights summed.
+fn online_softmax(e: &mut Cursor, scores: ValueId, st: &[ValueId]) -> (ValueId, Vec<ValueId>) {
+    let f32v = vector(KEYS, Type::f32());
+    let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
     let (max, sum) = (st[0], st[1]);
     let block_max = reduce(e, "maxnumf", scores);
     let new_max = e.value_op("arith.maximumf", &[max, block_max], Type::f32());
@@ -248,17 +349,38 @@ fn block(e: &mut Cursor, r: &Rows, q: &[ValueId], at: &KeyBlock, st: &[ValueId])
     let block_sum = reduce(e, "add", weights);
     let sum = e.fmuladd(sum, rescale, block_sum);
     let rescales = splat(e, rescale, LANES);
-    let mut acc: Vec<ValueId> =
-        st[2..].iter().map(|&a| e.value_op("arith.mulf", &[a, rescales], vector(LANES, Type::f32()))).collect();
-    for (j, &t) in clamped.iter().enumerate() {
-        let position = Attribute::DenseArray { elem: Type::i64(), values: vec![j as i128] };
-        let w = e.value_attr("vector.extract", &[weights], Type::f32(), vec![("static_position", position)]);
-        let w = splat(e, w, LANES);
-        let value = e.affine_over(&[(at.v_at, Extent::Fixed(1)), (t, Extent::Fixed(dv * LANES))], 0);
-        let v = vectors(e, r.v, value, dv);
-        for (a, &vi) in acc.iter_mut().zip(&v) {
-            *a = e.fmuladd(w, vi, *a);
-        }
+    let acc = st[2..].iter().map(|&a| e.value_op("arith.mulf", &[a, rescales], vector(LANES, Type::f32())));
+    (weights, [new_max, sum].into_iter().chain(acc).collect())
+}
+
+/// One vector of [`KEYS`] lanes whose lane `j` is the sum of `parts[j]`'s lanes: pairs of
+/// vectors halved and added level by level (a transposition folded into the sums), 7 adds for
+/// the 8 sums where one reduction per vector would take 24 operations and the inserts.
+fn sums_per_vector(e: &mut Cursor, mut parts: Vec<ValueId>) -> ValueId {
+    let t = vector(LANES, Type::f32());
+    let mut width = 1;
+    while parts.len() > 1 {
+        // Lane `l` of a block of `2 * width` takes the first vector's lanes of the block, then
+        // the second's; the second mask the lanes `width` further on.
+        let mask = |offset: usize| {
+            let values = (0..LANES)
+                .map(|l| {
+                    let (block, pos) = (l / (2 * width) * 2 * width, l % (2 * width));
+                    let lane = if pos < width { block + pos } else { LANES + block + pos - width };
+                    (lane + offset) as i128
+                })
+                .collect();
+            Attribute::DenseArray { elem: Type::i64(), values }
+        };
+        parts = parts
+            .chunks(2)
+            .map(|pair| {
+                let low = e.value_attr("vector.shuffle", &[pair[0], pair[1]], t.clone(), vec![("mask", mask(0))]);
+                let high = e.value_attr("vector.shuffle", &[pair[0], pair[1]], t.clone(), vec![("mask", mask(width))]);
+                e.value_op("arith.addf", &[low, high], t.clone())
+            })
+            .collect();
+        width *= 2;
     }
-    [vec![new_max, sum], acc].concat()
+    parts[0]
 }
