@@ -73,10 +73,11 @@ impl OnnxOp for CacheWrite {
         let longer = e.cmpi("ne", past_len, present_len);
         let misfit = e.value_op("arith.andi", &[shared, longer], xcc_ir::Type::i1());
         e.fail_run_if(misfit, status::BAD_DIM);
-        // The rows that stay: the past's, then zeros, unless past and present are one buffer.
+        // The rows that stay: the past's, then zeros, unless past and present are one buffer
+        // (tested outside the loop: a decode step starts no parallel loop for it).
         let apart = not(e, shared);
-        e.parallel_over(&[p[0], p[1], length], &mut |e, ivs| {
-            e.if_then(apart, |e| {
+        e.if_then(apart, |e| {
+            e.parallel_over(&[p[0], p[1], length], &mut |e, ivs| {
                 let in_past = e.cmpi("ult", ivs[2], past_len);
                 e.if_else(
                     in_past,
