@@ -75,13 +75,23 @@ func.func @batch_of_one(%x: memref<1x64x256xf32>) {
 // Upper bounds known only at run time (a buffer's dynamic dims): the leading dimensions are
 // split, the trip counts travel in the context and their product is the number of slices; the
 // innermost dimension stays a loop in the task (a row per slice, never an index delinearized
-// per element).
+// per element). The run's work (the trip counts times the 4 operations of a point) decides
+// whether threads share it: below 32768 the task runs on the calling thread.
 // CHECK-LABEL: func.func @rows_at_run_time
 // CHECK: [[D:%[0-9]+]] = "memref.dim"(%arg0, {{%[0-9]+}}) : (memref<?x256xf32>, index) -> index
 // CHECK: [[TASK:%[0-9]+]] = llvm.mlir.addressof @rows_at_run_time_parallel0 : !llvm.ptr
 // CHECK: [[FIXED:%[0-9]+]] = arith.constant 1 : i64
 // CHECK: [[D64:%[0-9]+]] = arith.index_cast [[D]] : index to i64
 // CHECK: [[N:%[0-9]+]] = arith.muli [[FIXED]], [[D64]] : i64
+// CHECK: [[PER_ROW:%[0-9]+]] = arith.constant 1024 : i64
+// CHECK: [[ROWS:%[0-9]+]] = arith.index_cast [[D]] : index to i64
+// CHECK: [[WORK:%[0-9]+]] = arith.muli [[PER_ROW]], [[ROWS]] : i64
+// CHECK: [[LEAST:%[0-9]+]] = arith.constant 32768 : i64
+// CHECK: [[SMALL:%[0-9]+]] = arith.cmpi ult, [[WORK]], [[LEAST]] : i64
+// CHECK: scf.if [[SMALL]] {
+// CHECK: [[ALL:%[0-9]+]] = arith.index_cast [[N]] : i64 to index
+// CHECK: func.call @rows_at_run_time_parallel0({{%[0-9]+}}, {{%[0-9]+}}, [[ALL]])
+// CHECK: } else {
 // CHECK: llvm.call @xcc_parallel_for([[TASK]], {{%[0-9]+}}, [[N]])
 // CHECK-LABEL: func.func private @rows_at_run_time_parallel0
 // CHECK: scf.for [[S:%[0-9]+]] = %arg1 to %arg2 step

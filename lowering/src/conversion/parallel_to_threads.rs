@@ -21,8 +21,10 @@
 //! `convert-scf-to-cf` makes serial. A loop whose upper bounds are known only at run time (from
 //! 0, step 1: a buffer's dynamic dims) is split on all its dimensions, the trip counts passed
 //! through the context and multiplied at run time, its work estimated at
-//! [`REPRESENTATIVE_TRIPS`] per dynamic dimension. Loops with other bounds not known at compile
-//! time, or too little work to pay for waking threads ([`MIN_WORK`]), stay as they are.
+//! [`REPRESENTATIVE_TRIPS`] per dynamic dimension to choose it; at run time its work is counted
+//! again with the real trip counts, and below [`MIN_WORK`] the task runs on the calling thread.
+//! Loops with other bounds not known at compile time, or too little work to pay for waking
+//! threads ([`MIN_WORK`]), stay as they are.
 
 use crate::builder::{declare_function, Builder};
 use crate::pass::{LoweringOptions, Pass};
@@ -320,7 +322,8 @@ fn outline(
     let fields: Vec<Type> = captured.iter().map(|&v| types.convert(m.ty(v), span)).collect::<Result<_, _>>()?;
     let ctx_ty = Type::LlvmStruct { packed: false, fields: fields.clone() };
     let split = split_dims(trips, is_straight_line(m, op));
-    call_site(m, op, func, &name, &captured, &ctx_ty, &trips[..split]);
+    let work = Work { trips: trips.to_vec(), per_point: body_work(m, op) };
+    call_site(m, op, func, &name, (&captured, &ctx_ty), &trips[..split], &work);
     let task = task_function(m, func, &name, span);
     let entry = m.regions[m.ops[task].regions[0]].blocks[0];
     let (ctx, begin, end) = (m.blocks[entry].args[0], m.blocks[entry].args[1], m.blocks[entry].args[2]);
@@ -347,10 +350,27 @@ fn outline(
     Ok(())
 }
 
+/// A loop's work: its trip counts and the operations of one point of it.
+struct Work {
+    trips: Vec<Trips>,
+    per_point: u64,
+}
+
 /// Before `op`: the context filled with the captured values, and the call handing the loop's
 /// `slices` iterations to the runtime; then `op` goes. The context's slot is allocated once, in
-/// the function's entry block (a loop around `op` must not grow the stack).
-fn call_site(m: &mut Module, op: OpId, func: OpId, task: &str, captured: &[ValueId], ctx_ty: &Type, split: &[Trips]) {
+/// the function's entry block (a loop around `op` must not grow the stack). A loop whose trip
+/// counts are known only at run time calls its task directly where the run's `work` is below
+/// [`MIN_WORK`]: a decode step's elementwise loops over one token (a rotary embedding's halves,
+/// a head's row of the cache) would otherwise wake the threads for a few hundred operations.
+fn call_site(
+    m: &mut Module,
+    op: OpId,
+    func: OpId,
+    task: &str,
+    (captured, ctx_ty): (&[ValueId], &Type),
+    split: &[Trips],
+    work: &Work,
+) {
     let func_entry = m.regions[m.ops[func].regions[0]].blocks[0];
     let first = m.blocks[func_entry].ops[0];
     let mut b = Builder::before(m, first);
@@ -366,18 +386,48 @@ fn call_site(m: &mut Module, op: OpId, func: OpId, task: &str, captured: &[Value
         b.insert(spec);
     }
     let addr = vec![("global_name".into(), Attribute::symbol(task))];
-    let task = b.value_with("llvm.mlir.addressof", &[], Type::ptr(), addr);
-    let fixed: u64 = split.iter().filter_map(|t| if let Trips::Static(n) = t { Some(*n) } else { None }).product();
-    let mut n = b.arith_const(fixed as i64, Type::i64());
-    for &t in split {
+    let task_addr = b.value_with("llvm.mlir.addressof", &[], Type::ptr(), addr);
+    let n = run_time_product(&mut b, split, 1);
+    let parallel_for = |b: &mut Builder| {
+        let spec = b.spec("llvm.call").operands([task_addr, ctx, n]).attr("callee", Attribute::symbol(PARALLEL_FOR));
+        b.insert(spec);
+    };
+    if work.trips.iter().all(|t| matches!(t, Trips::Static(_))) {
+        parallel_for(&mut b);
+    } else {
+        let total = run_time_product(&mut b, &work.trips, work.per_point);
+        let least = b.arith_const(MIN_WORK as i64, Type::i64());
+        let ult = xcc_ir::dialects::arith::CMPI_PREDICATES.iter().position(|&p| p == "ult").expect("ult") as i64;
+        let small =
+            b.value_with("arith.cmpi", &[total, least], Type::i1(), vec![("predicate".into(), Attribute::i64(ult))]);
+        let (inline, threads) = (b.m.new_region(), b.m.new_region());
+        let blocks = [inline, threads].map(|r| b.m.append_block(r, Span::UNKNOWN));
+        let spec = b.spec("scf.if").operands([small]).region(inline).region(threads);
+        let branch = b.insert(spec);
+        let span = b.m.ops[branch].span;
+        let mut inside = Builder::at_end(m, blocks[0], span);
+        let (zero, count) = (inside.index_const(0), inside.value("arith.index_cast", &[n], Type::Index));
+        let spec = inside.spec("func.call").operands([ctx, zero, count]).attr("callee", Attribute::symbol(task));
+        inside.insert(spec);
+        inside.insert(inside.spec("scf.yield"));
+        let mut inside = Builder::at_end(m, blocks[1], span);
+        parallel_for(&mut inside);
+        inside.insert(inside.spec("scf.yield"));
+    }
+    m.erase_op(op);
+}
+
+/// `factor` times the trip counts, as an i64 computed at run time.
+fn run_time_product(b: &mut Builder, trips: &[Trips], factor: u64) -> ValueId {
+    let fixed: u64 = trips.iter().filter_map(|t| if let Trips::Static(n) = t { Some(*n) } else { None }).product();
+    let mut n = b.arith_const(fixed.saturating_mul(factor).min(i64::MAX as u64) as i64, Type::i64());
+    for &t in trips {
         if let Trips::Dynamic(v) = t {
             let v = b.value("arith.index_cast", &[v], Type::i64());
             n = b.value("arith.muli", &[n, v], Type::i64());
         }
     }
-    let spec = b.spec("llvm.call").operands([task, ctx, n]).attr("callee", Attribute::symbol(PARALLEL_FOR));
-    b.insert(spec);
-    m.erase_op(op);
+    n
 }
 
 /// `func.func private @name(%ctx: !llvm.ptr, %begin: index, %end: index)`, right after `func`.
