@@ -3,9 +3,11 @@
 //! is written on ops of random shapes, strides, pads, dilations, groups and tile tables, compiled
 //! through the default pipeline, and checked against naive C loops computing the same sums in
 //! double; `kernel.matmul_blockwise`'s kernels (decode's, the f32 tiles, the int8 rows with
-//! turned weights) likewise, with each way of multiplying bytes. Each strategy's cases are one
-//! module and one program; the program runs at every
-//! x86-64 level this machine has (a tile table's entries per level). The shapes come from a
+//! turned weights) likewise, with each way of multiplying bytes; `kernel.attention` with each
+//! pass size its groups allow, at 1, 2, 3 and 8 threads. Each strategy's cases are one module
+//! and one program; the program runs at every x86-64 level this machine has (a tile table's
+//! entries per level), and the portable kernels' (blockwise float and widened bytes,
+//! attention) also for AArch64 and RISC-V under qemu-user. The shapes come from a
 //! seeded generator (`XCC_PROPERTY_SEED` picks another seed; a failure prints the case).
 
 use libtest_mimic::Trial;
@@ -14,6 +16,7 @@ use std::path::Path;
 use std::process::Command;
 use xcc_test_suite::{
     compile_timeout, cpu_levels, fresh_dir, run_command, run_timeout, run_trials, suite_dir, work_root, xcc_binary,
+    CROSS_TARGETS,
 };
 
 /// Cases per strategy.
@@ -392,10 +395,38 @@ fn compile_and_run_threaded(
     Ok(())
 }
 
+/// The program compiled for each CPU of [`CROSS_TARGETS`] whose tools are installed
+/// (AArch64, RISC-V 64 with its vectors), cross-linked and run under qemu-user: the kernels'
+/// portable code on other instruction sets.
+fn cross_compile_and_run(name: &str, (mlir, c): &(String, String), cases: &str) -> Result<(), String> {
+    for target in CROSS_TARGETS.iter().filter(|t| t.available()) {
+        let dir = fresh_dir(&work_root("kernel-strategies").join(format!("{name}-{}", target.arch)));
+        let (source, harness, lib, prog) =
+            (dir.join("cases.mlir"), dir.join("harness.c"), dir.join("lib.a"), dir.join("prog"));
+        std::fs::write(&source, mlir).map_err(|e| e.to_string())?;
+        std::fs::write(&harness, c).map_err(|e| e.to_string())?;
+        let arch = format!("--target={}", target.arch);
+        let o = run_command(Command::new(xcc_binary()).arg(&source).arg(&arch).arg("-o").arg(&lib), compile_timeout());
+        if !o.success() {
+            return Err(format!("xcc {arch}: {}\nthe cases:\n{cases}", o.summary()));
+        }
+        link_with_compiler(target.gcc, (&harness, &lib, &prog), &suite_dir().join("run"))?;
+        let o = run_command(&mut target.run(&prog), run_timeout());
+        if !o.success() || o.stdout.trim() != "ok" {
+            return Err(format!("the program for {}: {}\n{}\nthe cases:\n{cases}", target.arch, o.summary(), o.stdout));
+        }
+    }
+    Ok(())
+}
+
 fn link_with(harness: &Path, lib: &Path, prog: &Path, include: &Path) -> Result<(), String> {
+    link_with_compiler("cc", (harness, lib, prog), include)
+}
+
+fn link_with_compiler(cc: &str, (harness, lib, prog): (&Path, &Path, &Path), include: &Path) -> Result<(), String> {
     let flags = format!("-I{}", include.display());
     let o = run_command(
-        Command::new("cc").args(["-O1", "-w", &flags]).arg(harness).arg(lib).args(["-lm", "-lpthread", "-o"]).arg(prog),
+        Command::new(cc).args(["-O1", "-w", &flags]).arg(harness).arg(lib).args(["-lm", "-lpthread", "-o"]).arg(prog),
         compile_timeout(),
     );
     if o.success() {
@@ -647,6 +678,9 @@ fn blockwise_trial(products: BlockwiseProducts) -> Result<(), String> {
     cases.push(Blockwise { m: 37, k: 96, n: 24, block: 32, bits: 4 });
     let program = blockwise_program(&cases, products, &mut rng);
     let name = format!("blockwise-{}", products.name());
+    if matches!(products, BlockwiseProducts::Float | BlockwiseProducts::Bytes) {
+        cross_compile_and_run(&name, &program, &listing(&cases))?;
+    }
     let flags: &[&str] = if products == BlockwiseProducts::Vnni { &["--mcpu=native"] } else { &[] };
     compile_and_run_with(&name, program, &listing(&cases), flags)
 }
@@ -856,7 +890,9 @@ fn attention_trial() -> Result<(), String> {
     let mut rng = Rng(seed() ^ 0xa7);
     let cases: Vec<Attention> = (0..CASES).map(|_| Attention::random(&mut rng)).collect();
     let threads = [Some(1), Some(2), Some(3), Some(8)];
-    compile_and_run_threaded("attention", attention_program(&cases), &listing(&cases), &[], &threads)
+    let program = attention_program(&cases);
+    cross_compile_and_run("attention", &program, &listing(&cases))?;
+    compile_and_run_threaded("attention", program, &listing(&cases), &[], &threads)
 }
 
 /// Whether this CPU multiplies bytes with AVX-512 VNNI.
@@ -880,6 +916,12 @@ fn main() -> std::process::ExitCode {
     trials.push(Trial::test("kernel-strategies/attention/heads_per_pass", || Ok(attention_trial()?)));
     if !has_vnni() {
         println!("skipped: kernel-strategies/blockwise/int8_vnni (this CPU has no AVX-512 VNNI)");
+    }
+    for target in CROSS_TARGETS.iter().filter(|t| !t.available()) {
+        println!(
+            "skipped: kernel-strategies' runs for {} under qemu ({} or {} is missing)",
+            target.arch, target.gcc, target.qemu
+        );
     }
     for products in [
         BlockwiseProducts::Float,
