@@ -1259,6 +1259,19 @@ def main():
     oracles = [write(out, *case) for case in cases(rng)]
     oracles += [write(out, *case) for case in contrib_cases(rng)]
     oracles += [write(out, *case) for case in nbits_cases(np.random.default_rng(1134))]
+    # MatMulNBits for AArch64 under qemu: every case with i8mm (`usdot` for 8-bit weights), the
+    # int8 ones again with dotprod alone (8-bit weights shifted to signed for `sdot`).
+    if shutil.which("aarch64-linux-gnu-gcc") and shutil.which("qemu-aarch64"):
+        for suffix, features in [("aarch64_dotprod_i8mm", "+dotprod,+i8mm"), ("aarch64_dotprod", "+dotprod")]:
+            for name, *case in nbits_cases(np.random.default_rng(1134)):
+                if features == "+dotprod" and "int8" not in name:
+                    continue
+                oracles.append(write(out, f"{name}_{suffix}", *case))
+                if oracles[-1]:
+                    with open(os.path.join(out, f"test_{name}_{suffix}", "xcc-flags"), "w") as f:
+                        f.write(f"--target=aarch64 --mattr={features}\n")
+    else:
+        print("skipped: MatMulNBits for AArch64 (aarch64-linux-gnu-gcc or qemu-aarch64 not found)", file=sys.stderr)
     oracles += [write(out, *case, opset=23) for case in attention_cases(np.random.default_rng(1135))]
     oracles += [write(out, *case) for case in control_cases(rng)]
     oracles += [write(out, *case) for case in einsum_cases(rng)]

@@ -398,15 +398,29 @@ fn compile_and_run_threaded(
 /// The program compiled for each CPU of [`CROSS_TARGETS`] whose tools are installed
 /// (AArch64, RISC-V 64 with its vectors), cross-linked and run under qemu-user: the kernels'
 /// portable code on other instruction sets.
-fn cross_compile_and_run(name: &str, (mlir, c): &(String, String), cases: &str) -> Result<(), String> {
-    for target in CROSS_TARGETS.iter().filter(|t| t.available()) {
+fn cross_compile_and_run(name: &str, program: &(String, String), cases: &str) -> Result<(), String> {
+    cross_compile_and_run_on(name, program, cases, None, &[])
+}
+
+/// [`cross_compile_and_run`] on the target `only` names (all where `None`), with xcc's `flags`.
+fn cross_compile_and_run_on(
+    name: &str,
+    (mlir, c): &(String, String),
+    cases: &str,
+    only: Option<&str>,
+    flags: &[&str],
+) -> Result<(), String> {
+    for target in CROSS_TARGETS.iter().filter(|t| t.available() && only.is_none_or(|a| a == t.arch)) {
         let dir = fresh_dir(&work_root("kernel-strategies").join(format!("{name}-{}", target.arch)));
         let (source, harness, lib, prog) =
             (dir.join("cases.mlir"), dir.join("harness.c"), dir.join("lib.a"), dir.join("prog"));
         std::fs::write(&source, mlir).map_err(|e| e.to_string())?;
         std::fs::write(&harness, c).map_err(|e| e.to_string())?;
         let arch = format!("--target={}", target.arch);
-        let o = run_command(Command::new(xcc_binary()).arg(&source).arg(&arch).arg("-o").arg(&lib), compile_timeout());
+        let o = run_command(
+            Command::new(xcc_binary()).arg(&source).arg(&arch).args(flags).arg("-o").arg(&lib),
+            compile_timeout(),
+        );
         if !o.success() {
             return Err(format!("xcc {arch}: {}\nthe cases:\n{cases}", o.summary()));
         }
@@ -511,6 +525,11 @@ enum BlockwiseProducts {
     /// The same in the default build: `vpdpbusd` in the copy for VNNI's level, 16-bit pairs and
     /// widened bytes in the copies below (each level forced in turn).
     VnniDispatched,
+    /// int8 activations, NEON's `sdot` (8-bit weights shifted to signed), for AArch64 with
+    /// dotprod under qemu.
+    Neon,
+    /// The same with i8mm's `usdot` for 8-bit weights.
+    NeonI8mm,
 }
 
 impl BlockwiseProducts {
@@ -521,6 +540,17 @@ impl BlockwiseProducts {
             BlockwiseProducts::Pairs => "int8_pairs",
             BlockwiseProducts::Vnni => "int8_vnni",
             BlockwiseProducts::VnniDispatched => "int8_vnni_dispatched",
+            BlockwiseProducts::Neon => "int8_neon",
+            BlockwiseProducts::NeonI8mm => "int8_neon_i8mm",
+        }
+    }
+
+    /// The AArch64 features of NEON's products, the only target they run on.
+    fn aarch64_features(self) -> Option<&'static str> {
+        match self {
+            BlockwiseProducts::Neon => Some("--mattr=+dotprod"),
+            BlockwiseProducts::NeonI8mm => Some("--mattr=+dotprod,+i8mm"),
+            _ => None,
         }
     }
 
@@ -531,6 +561,8 @@ impl BlockwiseProducts {
             BlockwiseProducts::Pairs => ", int8_activations, byte_dots = \"none\", pair_products",
             BlockwiseProducts::Vnni => ", int8_activations, byte_dots = \"vnni\"",
             BlockwiseProducts::VnniDispatched => ", int8_activations, byte_dots = \"vnni\", pair_products",
+            BlockwiseProducts::Neon => ", int8_activations, byte_dots = \"neon\"",
+            BlockwiseProducts::NeonI8mm => ", int8_activations, byte_dots = \"neon_i8mm\"",
         }
     }
 }
@@ -678,6 +710,9 @@ fn blockwise_trial(products: BlockwiseProducts) -> Result<(), String> {
     cases.push(Blockwise { m: 37, k: 96, n: 24, block: 32, bits: 4 });
     let program = blockwise_program(&cases, products, &mut rng);
     let name = format!("blockwise-{}", products.name());
+    if let Some(features) = products.aarch64_features() {
+        return cross_compile_and_run_on(&name, &program, &listing(&cases), Some("aarch64"), &[features]);
+    }
     if matches!(products, BlockwiseProducts::Float | BlockwiseProducts::Bytes) {
         cross_compile_and_run(&name, &program, &listing(&cases))?;
     }
@@ -929,11 +964,16 @@ fn main() -> std::process::ExitCode {
         BlockwiseProducts::Pairs,
         BlockwiseProducts::Vnni,
         BlockwiseProducts::VnniDispatched,
+        BlockwiseProducts::Neon,
+        BlockwiseProducts::NeonI8mm,
     ] {
         let trial = Trial::test(format!("kernel-strategies/blockwise/{}", products.name()), move || {
             Ok(blockwise_trial(products)?)
         });
-        trials.push(trial.with_ignored_flag(products == BlockwiseProducts::Vnni && !has_vnni()));
+        let no_aarch64 = !CROSS_TARGETS[0].available();
+        let ignored = (products == BlockwiseProducts::Vnni && !has_vnni())
+            || (products.aarch64_features().is_some() && no_aarch64);
+        trials.push(trial.with_ignored_flag(ignored));
     }
     run_trials(trials)
 }

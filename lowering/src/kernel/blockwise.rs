@@ -16,7 +16,9 @@
 //!   to f32 eight at a time and multiplied into eight lanes; the block's sums scaled once;
 //! - int8: the unsigned weights times A's signed bytes, summed exactly in i32: VNNI's
 //!   `vpdpbusd` where `byte_dots` records it, on CPUs of its level (tested in each parallel
-//!   task, [`with_products`]; a last partial group of columns, outside any, keeps the pairs), else with AVX2 `vpmaddubsw` and `vpmaddwd` (the
+//!   task, [`with_products`]; a last partial group of columns, outside any, keeps the pairs);
+//!   NEON's `sdot` on AArch64 with dotprod (4-bit weights as signed bytes; 8-bit ones less
+//!   128, with i8mm `usdot` as they are), for every row; else with AVX2 `vpmaddubsw` and `vpmaddwd` (the
 //!   largest 4-bit pair, `2 * 15 * 127`, fits in 16 bits; 8-bit weights go less 128, their
 //!   magnitudes times A's bytes given their signs, `2 * 128 * 127`), else widened portably
 //!   (in 16 bits: `255 * 127` fits); each block's sum
@@ -63,6 +65,30 @@ pub(super) enum Products {
     SignedPairs,
     /// `vpdpbusd` on 256-bit vectors.
     Vnni,
+    /// NEON's dot products on 128-bit halves: `sdot` for 4-bit weights (bytes below 16, signed
+    /// as they are), `usdot` (i8mm) for unsigned bytes by A's signed ones.
+    NeonSigned,
+    NeonMixed,
+    /// `sdot` for 8-bit weights without i8mm: the weights less 128 (their top bit flipped), and
+    /// so are the zero points, as with [`Products::SignedPairs`].
+    NeonShifted,
+}
+
+impl Products {
+    /// NEON's dot products for weights of `bits` where `dots` are NEON's.
+    fn neon(dots: ByteDots, bits: u64) -> Option<Products> {
+        match dots {
+            ByteDots::Neon { .. } if bits == 4 => Some(Products::NeonSigned),
+            ByteDots::Neon { mixed: true } => Some(Products::NeonMixed),
+            ByteDots::Neon { mixed: false } => Some(Products::NeonShifted),
+            _ => None,
+        }
+    }
+
+    /// Whether the weights (and the zero points) are taken 128 less.
+    fn shifted(self) -> bool {
+        matches!(self, Products::SignedPairs | Products::NeonShifted)
+    }
 }
 
 /// The operands (flat views), the sizes and the workspace a lowering shares.
@@ -140,6 +166,11 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
                     vec![]
                 };
                 c.if_else(many, vec![], rows, row);
+            }
+            // NEON's dot products for every row (no kernel of turned weights for them yet).
+            (true, dots) if Products::neon(dots, s.bits).is_some() => {
+                let products = Products::neon(dots, s.bits).expect("NEON's");
+                every_group(c, &w, (r0, count), products);
             }
             // VNNI is a level above AVX2's: its products replace the pairs (`with_products`).
             (true, dots) => byte_products(c, &w, (r0, count), pairs || dots == ByteDots::Vnni),
@@ -409,7 +440,7 @@ pub(super) fn zero_point_scales(
     let zeros = e.value_op("vector.load", &[w.zeros, at], vector(LANES, Type::i8()));
     let zeros = e.value_op("arith.extui", &[zeros], vector(LANES, Type::i32()));
     let mut zeros = e.value_op("arith.uitofp", &[zeros], f32v.clone());
-    if products == Products::SignedPairs {
+    if products.shifted() {
         let offset = e.splat_const(128.0, f32v.clone());
         zeros = e.value_op("arith.subf", &[zeros, offset], f32v.clone());
     }
@@ -470,6 +501,14 @@ pub(super) fn run_products(e: &mut Cursor, products: Products, sum: ValueId, q: 
             sum
         }
         Products::Vnni => e.value_op("llvm.intr.x86.avx512.vpdpbusd.256", &[sum, q, a[0]], i32x),
+        Products::NeonSigned => neon_dots(e, "llvm.intr.aarch64.neon.sdot", sum, q, a[0]),
+        Products::NeonMixed => neon_dots(e, "llvm.intr.aarch64.neon.usdot", sum, q, a[0]),
+        Products::NeonShifted => {
+            let bytes = vector(RUN as usize, Type::i8());
+            let top = e.splat_const(-128.0, bytes.clone());
+            let signed = e.value_op("arith.xori", &[q, top], bytes);
+            neon_dots(e, "llvm.intr.aarch64.neon.sdot", sum, signed, a[0])
+        }
         Products::PairSums | Products::SignedPairs => {
             let (q, a) = if products == Products::SignedPairs {
                 let bytes = vector(RUN as usize, Type::i8());
@@ -500,6 +539,21 @@ pub(super) fn run_products(e: &mut Cursor, products: Products, sum: ValueId, q: 
             sum
         }
     }
+}
+
+/// `sum` plus a run's dot products with NEON's `instruction` (`sdot`, or `usdot` with the
+/// unsigned operand first) on the 16-byte halves: lanes 0-3 of the sums from the first, 4-7
+/// from the second, as `vpdpbusd` sums them.
+fn neon_dots(e: &mut Cursor, instruction: &str, sum: ValueId, q: ValueId, a: ValueId) -> ValueId {
+    let halves: Vec<ValueId> = (0..2)
+        .map(|h| {
+            let acc = lanes_of(e, sum, 4 * h, 4, Type::i32());
+            let (q, a) = (lanes_of(e, q, 16 * h, 16, Type::i8()), lanes_of(e, a, 16 * h, 16, Type::i8()));
+            e.value_op(instruction, &[acc, q, a], vector(4, Type::i32()))
+        })
+        .collect();
+    let lanes = Attribute::DenseArray { elem: Type::i64(), values: (0..LANES as i128).collect() };
+    e.value_attr("vector.shuffle", &[halves[0], halves[1]], vector(LANES, Type::i32()), vec![("mask", lanes)])
 }
 
 /// Lanes `from..from + count` of `v`.
