@@ -244,11 +244,13 @@ pub fn axis_hits(axes: &[DataExpr], rank: usize) -> Vec<DataExpr> {
 /// The dims left when the axes `hits` marks are dropped: dim `q` of the result is the `q`-th
 /// unmarked one, as data dims named `{name}.{q}`.
 pub fn data_dims_without(g: &Graph, name: &str, dims: &[Dim], hits: &[DataExpr], kept: usize) -> Vec<Dim> {
+    // Each position a dim of its own, which the later ones name: as one expression it would
+    // grow with every axis before it, and be repeated for each dim it picks.
     let mut position = DataExpr::num(0);
     let mut at = Vec::new();
-    for h in hits {
+    for (i, h) in hits.iter().enumerate() {
         at.push(position.clone());
-        position = position.add(&h.not());
+        position = DataExpr::Dim(g.dim_of(&position.add(&h.not()), format!("{name}.kept_before_{}", i + 1)));
     }
     (0..kept)
         .map(|q| {

@@ -273,7 +273,8 @@ fn unsqueeze_from_data(node: &Node, g: &Graph, input: &[Dim], axes: &[DataExpr])
             input.iter().enumerate().map(|(i, d)| from.eq(&DataExpr::num(i as i64)).mul(&DataExpr::Dim(d.clone())));
         let x = h.select(&DataExpr::num(1), &DataExpr::sum(picks));
         out.push(g.data_dim(format!("{}.{p}", node.outputs[0]), x));
-        inserted = inserted.add(h);
+        // A dim of its own, which the later ones name (see `data_dims_without`).
+        inserted = DataExpr::Dim(g.dim_of(&inserted.add(h), format!("{}.inserted_before_{}", node.outputs[0], p + 1)));
     }
     Ok(out)
 }
