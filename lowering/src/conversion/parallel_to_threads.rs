@@ -404,29 +404,37 @@ fn call_site(
         let spec = b.spec("llvm.call").operands([task_addr, ctx, n]).attr("callee", Attribute::symbol(PARALLEL_FOR));
         b.insert(spec);
     };
-    if !work.counted_at_run_time() {
-        parallel_for(&mut b);
-    } else {
+    if work.counted_at_run_time() {
         let total = run_time_product(&mut b, &work.trips, work.per_point);
         let least = b.arith_const(MIN_WORK as i64, Type::i64());
         let ult = xcc_ir::dialects::arith::CMPI_PREDICATES.iter().position(|&p| p == "ult").expect("ult") as i64;
         let small =
             b.value_with("arith.cmpi", &[total, least], Type::i1(), vec![("predicate".into(), Attribute::i64(ult))]);
-        let (inline, threads) = (b.m.new_region(), b.m.new_region());
-        let blocks = [inline, threads].map(|r| b.m.append_block(r, Span::UNKNOWN));
-        let spec = b.spec("scf.if").operands([small]).region(inline).region(threads);
-        let branch = b.insert(spec);
-        let span = b.m.ops[branch].span;
-        let mut inside = Builder::at_end(m, blocks[0], span);
-        let (zero, count) = (inside.index_const(0), inside.value("arith.index_cast", &[n], Type::Index));
-        let spec = inside.spec("func.call").operands([ctx, zero, count]).attr("callee", Attribute::symbol(task));
-        inside.insert(spec);
-        inside.insert(inside.spec("scf.yield"));
-        let mut inside = Builder::at_end(m, blocks[1], span);
-        parallel_for(&mut inside);
-        inside.insert(inside.spec("scf.yield"));
+        let run_here = |b: &mut Builder| {
+            let (zero, count) = (b.index_const(0), b.value("arith.index_cast", &[n], Type::Index));
+            let spec = b.spec("func.call").operands([ctx, zero, count]).attr("callee", Attribute::symbol(task));
+            b.insert(spec);
+        };
+        if_else(&mut b, small, run_here, parallel_for);
+    } else {
+        parallel_for(&mut b);
     }
     m.erase_op(op);
+}
+
+/// `scf.if cond { then } else { otherwise }` (no results) where `b` builds.
+fn if_else(b: &mut Builder, cond: ValueId, then: impl FnOnce(&mut Builder), otherwise: impl FnOnce(&mut Builder)) {
+    let regions = [b.m.new_region(), b.m.new_region()];
+    let blocks = regions.map(|r| b.m.append_block(r, Span::UNKNOWN));
+    let spec = b.spec("scf.if").operands([cond]).region(regions[0]).region(regions[1]);
+    let branch = b.insert(spec);
+    let span = b.m.ops[branch].span;
+    let mut inside = Builder::at_end(b.m, blocks[0], span);
+    then(&mut inside);
+    inside.insert(inside.spec("scf.yield"));
+    let mut inside = Builder::at_end(b.m, blocks[1], span);
+    otherwise(&mut inside);
+    inside.insert(inside.spec("scf.yield"));
 }
 
 /// `factor` times the trip counts, as an i64 computed at run time.

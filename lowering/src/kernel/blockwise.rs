@@ -143,6 +143,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
         .then(|| super::aligned_buffer(&mut c, Type::f32(), whole_groups * ROW_CHUNK * GROUP));
     let panels = (!int8).then(|| super::blockwise_rows::panels(&mut c, &s));
     let vnni = dots == ByteDots::Vnni;
+    let neon = Products::neon(dots, s.bits);
     let w = Blockwise { a, q, scales, zeros, out, s, prepared, a_scales, a_sums, row_sums, panels, vnni };
     let zero = c.idx(0);
     let rows = c.extent(rows);
@@ -151,7 +152,7 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
         let chunk = c.idx(chunk_rows as i64);
         let count = c.value_op("arith.minsi", &[left, chunk], Type::Index);
         prepare_rows(c, &w, r0, count);
-        match (int8, dots) {
+        match (int8, neon) {
             // f32 arithmetic: many rows (a prompt) dequantize each run once for a tile of rows
             // (`blockwise_rows.rs`); one row (a decode step) goes through the kernel below.
             (false, _) => {
@@ -168,12 +169,9 @@ pub fn lower(m: &mut Module, op: OpId, options: &LoweringOptions) -> Result<(), 
                 c.if_else(many, vec![], rows, row);
             }
             // NEON's dot products for every row (no kernel of turned weights for them yet).
-            (true, dots) if Products::neon(dots, s.bits).is_some() => {
-                let products = Products::neon(dots, s.bits).expect("NEON's");
-                every_group(c, &w, (r0, count), products);
-            }
+            (true, Some(products)) => every_group(c, &w, (r0, count), products),
             // VNNI is a level above AVX2's: its products replace the pairs (`with_products`).
-            (true, dots) => byte_products(c, &w, (r0, count), pairs || dots == ByteDots::Vnni),
+            (true, None) => byte_products(c, &w, (r0, count), pairs || vnni),
         }
     });
     for buf in [Some(prepared), a_scales, Some(a_sums), row_sums, panels].into_iter().flatten() {
