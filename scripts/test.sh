@@ -29,6 +29,13 @@ set -e
 passed=$(grep -Eo "test result: [a-zA-Z]+\. [0-9]+ passed" "$log" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo "[0-9]+ failed;" "$log" | awk '{s+=$1} END {print s+0}')
 ignored=$(grep -Eo "[0-9]+ ignored;" "$log" | awk '{s+=$1} END {print s+0}')
+if [ "$status" -ne 0 ]; then
+  # Failures again at the end, where a log's tail (all that CI keeps of it) shows them: each test
+  # binary's "failures:" section, up to its result line.
+  echo
+  echo "what failed:"
+  awk '/^failures:$/ {show=1} show {print} /^test result:/ {show=0}' "$log" | head -200
+fi
 echo
 echo "tests: $passed passed, $failed failed, $ignored skipped (XCC_TEST_BREADTH=$XCC_TEST_BREADTH, $(( $(date +%s) - start )) s)"
 exit "$status"

@@ -112,6 +112,41 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["dft0", "a transform of 1073741824 points", "--fold-budget"],
         ),
         (
+            // Output columns up to the largest of ngram_indexes, through a dense scatter matrix:
+            // an index of 2^40 must be refused before it is made (a fuzz finding).
+            "tfidf-vectorizer-column-too-far",
+            model(
+                vec![with_string(
+                    with_ints(
+                        with_ints(with_ints(node("tfidf0", "TfIdfVectorizer", &["x"], &["y"]), "ngram_counts", &[0]), "pool_int64s", &[2, 3]),
+                        "ngram_indexes",
+                        &[0, 1 << 40],
+                    ),
+                    "mode",
+                    "TF",
+                )],
+                vec![value("x", INT32, &[12])],
+                vec![value("y", FLOAT, &[2])],
+                vec![],
+            ),
+            vec!["tfidf0", "ngram_indexes reach column 1099511627776", "--fold-budget"],
+        ),
+        (
+            // One element per item along the axis: 2^31 - 1 of them must be refused before they
+            // are listed (a fuzz finding that took all memory).
+            "split-to-sequence-of-too-many-elements",
+            model(
+                vec![
+                    with_int(with_int(node("split0", "SplitToSequence", &["x"], &["seq"]), "axis", 1), "keepdims", 0),
+                    with_int(node("concat0", "ConcatFromSequence", &["seq"], &["y"]), "axis", 0),
+                ],
+                vec![value("x", FLOAT, &[3, (1 << 31) - 1])],
+                vec![value("y", FLOAT, &[3])],
+                vec![],
+            ),
+            vec!["split0", "SplitToSequence would make 2147483647 elements"],
+        ),
+        (
             "deform-conv-offsets-that-do-not-fit",
             model(
                 vec![node("dc0", "DeformConv", &["x", "w", "off"], &["y"])],

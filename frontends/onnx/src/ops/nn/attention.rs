@@ -176,6 +176,7 @@ fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
     Ok(inputs_f32
         && f32_softmax
         && node.float("softcap", 0.0) == 0.0
+        && node.float("scale", 1.0).is_finite()
         && !scores_wanted
         && mask_over_keys
         && keys_agree
@@ -191,6 +192,10 @@ impl OnnxOp for AttentionRows {
         let bias_rank = node.input(3).map(|b| g.ty(b).map(|t| t.shape.len())).transpose()?;
         if dims.len() != 4 || v_dims.len() != 4 || bias_rank.is_some_and(|r| r != 4) {
             return err(format!("Q, V and the bias must be 4-D, not {} and {}", q.describe(), v.describe()));
+        }
+        let scale = node.float("scale", 1.0);
+        if !scale.is_finite() {
+            return err(format!("scale must be a finite number, not {scale}"));
         }
         let k_dims = g.ty(&node.inputs[1])?.dims();
         let f32s = [&node.inputs[0], &node.inputs[1], &node.inputs[2]]

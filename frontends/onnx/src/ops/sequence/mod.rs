@@ -145,9 +145,27 @@ impl Expanded for SplitToSequence {
                     .ok_or_else(|| OnnxError::msg(format!("SplitToSequence's split '{s}' must be a constant")))?,
             ),
         };
+        let scalar_split = match node.input(1) {
+            Some(s) => g.ty(s)?.shape.is_empty(),
+            None => false,
+        };
+        let elements = match split.as_deref() {
+            None => size,
+            Some([chunk]) if scalar_split && *chunk > 0 => size.div_ceil(*chunk as usize),
+            Some(list) => list.len(),
+        };
+        // Each element is a node of its own (a part of one Split): they come out of the budget
+        // unrolled Loops share, so that an axis of 2^31 is refused rather than materialized.
+        if !g.unroll_budget.take(elements) {
+            return err(format!(
+                "SplitToSequence would make {elements} elements, more than the {} nodes sequences and \
+                 unrolled Loops may still add to the model",
+                g.unroll_budget.0.get()
+            ));
+        }
         let (sizes, squeeze) = match split.as_deref() {
             None => (vec![1; size], node.int("keepdims", 1) == 0),
-            Some([chunk]) if g.ty(node.input(1).unwrap_or_default())?.shape.is_empty() => {
+            Some([chunk]) if scalar_split => {
                 if *chunk <= 0 {
                     return err(format!("SplitToSequence's split must be positive, not {chunk}"));
                 }
