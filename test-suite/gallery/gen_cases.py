@@ -339,12 +339,19 @@ def nbits_cases(rng):
     # it), and reordered as GPTQ's act-order writes it (dequantized at compile time); ONNX Runtime
     # computes in f32 with g_idx, at every accuracy_level. No zero points: ONNX Runtime 1.32's CPU
     # kernel leaves them out where g_idx is given, which the operator's definition does not.
+    # Act-order is packed with K sorted by block (A's columns gathered to match), also where K is
+    # ragged; groups of other sizes (uneven) are dequantized.
     k, n, block = 128, 12, 32
     act_order = r.permutation(np.arange(k) // block).astype(np.int32)
+    ragged_order = r.permutation(np.arange(100) // block).astype(np.int32)
+    uneven = r.integers(0, k // block, k).astype(np.int32)
     for name, g_idx, level in [("g_idx_in_order", np.arange(k, dtype=np.int32) // block, 4),
-                               ("g_idx_act_order", act_order, 0), ("g_idx_act_order_level_4", act_order, 4)]:
-        feeds = {"A": f32(r, [3, k]), "B": u8(r, [n, k // block, block // 2]),
-                 "scales": (r.random(n * (k // block)) * 0.05 + 0.01).astype(np.float32),
+                               ("g_idx_act_order", act_order, 0), ("g_idx_act_order_level_4", act_order, 4),
+                               ("g_idx_act_order_ragged", ragged_order, 0), ("g_idx_uneven", uneven, 0)]:
+        k = len(g_idx)
+        blocks = -(-k // block)
+        feeds = {"A": f32(r, [3, k]), "B": u8(r, [n, blocks, block // 2]),
+                 "scales": (r.random(n * blocks) * 0.05 + 0.01).astype(np.float32),
                  "zero_points": None, "g_idx": g_idx, "bias": None}
         yield contrib(f"ms_matmul_nbits_{name}", "MatMulNBits", feeds, inits=["B", "scales", "g_idx"],
                       K=k, N=n, bits=4, block_size=block, accuracy_level=level)

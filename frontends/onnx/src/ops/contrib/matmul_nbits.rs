@@ -7,9 +7,11 @@
 //! Runtime computes it; the other levels compute in f32.
 //!
 //! 2-bit weights go into the 4-bit layout, a value per nibble (exact: the kernel's 4-bit
-//! arithmetic holds them). Weights the kernel does not take (blocks of 16, float zero points,
-//! a `g_idx` that reorders K's groups, an f16 A) are dequantized to a float constant at compile
-//! time and multiplied by MatMul.
+//! arithmetic holds them). A `g_idx` that reorders K's groups (GPTQ's act-order) but gives each
+//! block its size is packed with K sorted by block, and A's columns gathered into that order at
+//! run time (K floats a row). Weights the kernel does not take (blocks of 16, float zero points,
+//! a `g_idx` whose groups are not blocks, an f16 A) are dequantized to a float constant at
+//! compile time and multiplied by MatMul.
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
@@ -41,6 +43,10 @@ struct NBits<'t> {
     zeros: Option<&'t Tensor>,
     /// `g_idx`: the block (group) of each K index, where it is not `i / block_size`.
     groups: Option<Vec<usize>>,
+    /// With `groups`: K's indices sorted by block, the order the packed weights take them in
+    /// (and A's columns are gathered in), where each block has `block` of them (the last one the
+    /// rest of K).
+    order: Option<Vec<usize>>,
 }
 
 impl<'t> NBits<'t> {
@@ -77,7 +83,8 @@ impl<'t> NBits<'t> {
             Some(g_idx) => block_of_each_k(g_idx, k, block)?,
             None => None,
         };
-        let w = NBits { k, n, bits, block, blocks, b, scales, zeros, groups };
+        let order = groups.as_deref().and_then(|g| sorted_by_block(g, k, block));
+        let w = NBits { k, n, bits, block, blocks, b, scales, zeros, groups, order };
         if let Some(z) = zeros {
             let want = if z.ty.dtype == DType::U8 { n * blocks.div_ceil(8 / bits) } else { n * blocks };
             if z.ty.numel() != want {
@@ -91,6 +98,12 @@ impl<'t> NBits<'t> {
     fn packed(&self, data: &[u8], index: usize) -> u32 {
         let per_byte = 8 / self.bits;
         (u32::from(data[index / per_byte]) >> ((index % per_byte) * self.bits)) & ((1 << self.bits) - 1)
+    }
+
+    /// The quantized value of column `col` at position `i` of the packed layout: K index `i`,
+    /// or the `i`-th of K's indices sorted by block ([`NBits::order`]).
+    fn packed_value(&self, col: usize, i: usize) -> u32 {
+        self.value(col, self.order.as_ref().map_or(i, |o| o[i]))
     }
 
     /// The quantized value of column `col` at K index `i` (within the blocks).
@@ -120,7 +133,8 @@ impl<'t> NBits<'t> {
     /// Whether `kernel.matmul_blockwise` takes these weights (and an f32 A).
     fn packs(&self, a: DType) -> bool {
         let integer_zeros = self.zeros.is_none_or(|z| z.ty.dtype == DType::U8);
-        (32..=256).contains(&self.block) && integer_zeros && self.groups.is_none() && a == DType::F32
+        let blocks_in_order = self.groups.is_none() || self.order.is_some();
+        (32..=256).contains(&self.block) && integer_zeros && blocks_in_order && a == DType::F32
     }
 
     /// The bits of a value in the kernel's layout: 2-bit values take a nibble each.
@@ -150,7 +164,7 @@ impl<'t> NBits<'t> {
         let mut out = Vec::with_capacity(self.n.div_ceil(GROUP) * GROUP * kp * self.kernel_bits() / 8);
         for (col, blk) in self.group_blocks() {
             let value = |i: usize| match col {
-                Some(col) if i < self.k => self.value(col, i),
+                Some(col) if i < self.k => self.packed_value(col, i),
                 Some(col) => self.zero(col, blk) as u32,
                 None => 0,
             };
@@ -196,6 +210,15 @@ fn block_of_each_k(g_idx: &Tensor, k: usize, block: usize) -> OResult<Option<Vec
     Ok((!groups.iter().enumerate().all(|(i, &g)| g == i / block)).then_some(groups))
 }
 
+/// K's indices sorted by their block (stably), where that puts each index `j`-th in block
+/// `j / block`: every block but the last holds `block` indices. `None` for groups of other
+/// sizes, which no block layout holds.
+fn sorted_by_block(groups: &[usize], k: usize, block: usize) -> Option<Vec<usize>> {
+    let mut order: Vec<usize> = (0..k).collect();
+    order.sort_by_key(|&i| groups[i]);
+    order.iter().enumerate().all(|(j, &i)| groups[i] == j / block).then_some(order)
+}
+
 impl Expanded for MatMulNBits {
     fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
         let w = NBits::new(node, g)?;
@@ -224,8 +247,15 @@ impl Expanded for MatMulNBits {
                     Attr::Int(i64::from(node.int("accuracy_level", 0) == 4 && node.input(4).is_none())),
                 ),
             ];
+            let a = match &w.order {
+                Some(order) => {
+                    let order = x.ints(&order.iter().map(|&i| i as i64).collect::<Vec<_>>());
+                    x.op("Gather", &[&node.inputs[0], &order], &[("axis", Attr::Int(-1))])
+                }
+                None => node.inputs[0].clone(),
+            };
             let y = x.fresh();
-            x.op_in(crate::ops::XCC_DOMAIN, "MatMulBlockwise", &[&node.inputs[0], &q, &scales, &zeros], &attrs, &[&y]);
+            x.op_in(crate::ops::XCC_DOMAIN, "MatMulBlockwise", &[&a, &q, &scales, &zeros], &attrs, &[&y]);
             y
         } else {
             let weights = x.constant(Tensor::from_f64(a_t.dtype, vec![w.k, w.n], &w.dequantized()));
