@@ -419,8 +419,12 @@ fn allowed_positions(node: &Node, g: &Graph, x: &mut Expansion, q: &str, k: &str
     let cols = x.op("Range", &[&zero, &total, &one], &[]);
     let offset = match (nonpad, node.input(4)) {
         (Some(n), _) => {
-            if g.ty(n)?.dtype != DType::I64 {
-                return err("nonpad_kv_seqlen must be int64");
+            let (t, batch) = (g.ty(n)?, g.ty(q)?.dims()[0].clone());
+            if t.dtype != DType::I64 || t.dims() != [batch.clone()] {
+                return err(format!(
+                    "nonpad_kv_seqlen must be int64 [{batch}], a length per batch, not {}",
+                    t.describe()
+                ));
             }
             let shift = x.op("Sub", &[n, &q_len], &[]);
             Some(x.unsqueeze(&shift, &[1, 2, 3]))
