@@ -147,6 +147,17 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["split0", "SplitToSequence would make 2147483647 elements"],
         ),
         (
+            // The block's square overflowed i64 (a fuzz finding).
+            "depth-to-space-of-a-block-too-large-to-square",
+            model(
+                vec![with_int(node("d2s0", "DepthToSpace", &["x"], &["y"]), "blocksize", i64::MAX)],
+                vec![value("x", FLOAT, &[1, 8, 2, 3])],
+                vec![value("y", FLOAT, &[1, 2, 4, 6])],
+                vec![],
+            ),
+            vec!["d2s0", "blocksize 9223372036854775807 squared must divide the channels 8"],
+        ),
+        (
             "deform-conv-offsets-that-do-not-fit",
             model(
                 vec![node("dc0", "DeformConv", &["x", "w", "off"], &["y"])],

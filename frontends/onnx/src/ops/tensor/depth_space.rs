@@ -48,10 +48,10 @@ impl Expanded for SpaceToDepth {
 impl Expanded for DepthToSpace {
     fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
         let (b, [n, c, h, w]) = block_and_dims(node, g)?;
-        if c % (b * b) != 0 {
-            return err(format!("blocksize {b} squared must divide the channels {c}"));
-        }
-        let depth = c / (b * b);
+        let depth = match b.checked_mul(b) {
+            Some(square) if c % square == 0 => c / square,
+            _ => return err(format!("blocksize {b} squared must divide the channels {c}")),
+        };
         let (split, perm): (&[i64], &[i64]) = if crd(node)? {
             (&[n, depth, b, b, h, w], &[0, 1, 4, 2, 5, 3])
         } else {
