@@ -158,6 +158,17 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["d2s0", "blocksize 9223372036854775807 squared must divide the channels 8"],
         ),
         (
+            // Pads near i64's limit overflowed the output size's check (an attribute sweep).
+            "deform-conv-pads-near-the-integer-limit",
+            model(
+                vec![with_ints(node("dc1", "DeformConv", &["x", "w", "off"], &["y"]), "pads", &[i64::MAX, 0, 0, 0])],
+                vec![value("x", FLOAT, &[1, 1, 3, 3]), value("w", FLOAT, &[1, 1, 2, 2]), value("off", FLOAT, &[1, 8, 2, 2])],
+                vec![value("y", FLOAT, &[1, 1, 2, 2])],
+                vec![],
+            ),
+            vec!["dc1", "do not fit"],
+        ),
+        (
             "deform-conv-offsets-that-do-not-fit",
             model(
                 vec![node("dc0", "DeformConv", &["x", "w", "off"], &["y"])],

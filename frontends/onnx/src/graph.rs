@@ -772,6 +772,20 @@ impl Graph {
         x.simplify(&|s| self.symbol_range(s))
     }
 
+    /// Refuses dense constants of `elements` values of `dtype` (`None`: a count that overflows)
+    /// past the bytes constants may take (`--fold-budget`), saying what they were for: an
+    /// expansion that sizes a constant by an attribute's value must not let one value ask for
+    /// terabytes.
+    pub fn constant_fits(&self, elements: Option<usize>, dtype: DType, what: &str) -> OResult<()> {
+        let budget = self.fold_budget.unwrap_or(crate::FOLD_BUDGET_BASE);
+        match elements.and_then(|e| e.checked_mul(dtype.size().max(1))) {
+            Some(bytes) if bytes <= budget => Ok(()),
+            _ => err(format!(
+                "{what} would take more than the {budget} bytes constants may take (raise it with --fold-budget)"
+            )),
+        }
+    }
+
     pub fn ty(&self, name: &str) -> OResult<&TensorType> {
         match self.types.get(name) {
             Some(t) => Ok(t),

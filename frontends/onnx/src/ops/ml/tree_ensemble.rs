@@ -88,6 +88,9 @@ impl Expanded for TreeEnsemble {
             indicators.push(acc.unwrap_or_else(|| x.constant(all())));
         }
         let (targets, trees) = (targets as usize, roots.len());
+        // Each leaf's weights are a dense row over the targets.
+        let what = format!("{} leaves' weights over n_targets {targets}", leaves.len());
+        g.constant_fits(leaves.len().checked_mul(targets), t.dtype, &what)?;
         let reach = Reach { forest: &forest, leaves: &leaves, indicators: &indicators, targets, dtype: t.dtype };
         let y = match node.int("aggregate_function", 1) {
             a @ (0 | 1) => sum(x, &reach, if a == 0 { trees } else { 1 }),

@@ -141,9 +141,10 @@ fn geometry(node: &Node, g: &Graph) -> OResult<Geometry> {
         group: group.max(1) as usize,
         offset_group: og.max(1) as usize,
     };
-    let expected = |axis: usize, size: usize| {
-        let span = (geo.kernel[axis] as i64 - 1) * dilations[axis] + 1;
-        (size as i64 + pads[axis] + pads[axis + 2] - span) / strides[axis].max(1) + 1
+    // In i128: attributes near i64's limits must not overflow the check they fail.
+    let expected = |axis: usize, size: usize| -> i128 {
+        let span = (geo.kernel[axis] as i128 - 1) * dilations[axis] as i128 + 1;
+        (size as i128 + pads[axis] as i128 + pads[axis + 2] as i128 - span) / strides[axis].max(1) as i128 + 1
     };
     let consistent = group > 0
         && og > 0
@@ -154,8 +155,8 @@ fn geometry(node: &Node, g: &Graph) -> OResult<Geometry> {
         && c.is_multiple_of(geo.offset_group)
         && ot.shape[0] == n
         && ot.shape[1] == geo.offset_group * geo.kernel[0] * geo.kernel[1] * 2
-        && expected(0, h) == geo.out[0] as i64
-        && expected(1, w) == geo.out[1] as i64;
+        && expected(0, h) == geo.out[0] as i128
+        && expected(1, w) == geo.out[1] as i128;
     if !consistent {
         return err(format!(
             "DeformConv's X {}, W {} and offset {} do not fit its kernel, strides, pads, dilations, group and offset_group",

@@ -39,7 +39,8 @@ impl Expanded for TfIdfVectorizer {
             ));
         }
         let width = indexes.iter().max().map_or(0, |&m| m as usize + 1);
-        within_scatter_budget(g, total, width)?;
+        let what = format!("ngram_indexes reach column {}: a {total}x{width} scatter matrix", width.saturating_sub(1));
+        g.constant_fits(total.checked_mul(width), DType::F32, &what)?;
         let row_len = t.shape.last().copied().unwrap_or(1);
         let rows = x.reshape(&node.inputs[0], &[-1, row_len as i64]);
         let max_distance = node.int("max_skip_count", 0).max(0) as usize + 1;
@@ -66,21 +67,6 @@ impl Expanded for TfIdfVectorizer {
         let y = if t.shape.len() == 2 { y } else { x.reshape(&y, &[width as i64]) };
         x.output(&y, Some(&node.outputs[0]));
         Ok(())
-    }
-}
-
-/// Refuses output columns whose `[n-grams, columns]` scatter matrix would pass the bytes
-/// constants may take (`--fold-budget`): the widest column index sets the matrix's width, so an
-/// index of 2^40 would otherwise ask for terabytes.
-fn within_scatter_budget(g: &Graph, grams: usize, width: usize) -> OResult<()> {
-    let budget = g.fold_budget.unwrap_or(crate::FOLD_BUDGET_BASE);
-    match grams.checked_mul(width).and_then(|e| e.checked_mul(DType::F32.size())) {
-        Some(b) if b <= budget => Ok(()),
-        _ => err(format!(
-            "ngram_indexes reach column {}: a {grams}x{width} scatter matrix, more than the {budget} bytes \
-             constants may take (raise it with --fold-budget)",
-            width.saturating_sub(1)
-        )),
     }
 }
 
