@@ -1,0 +1,60 @@
+"""Writes the attribute sweep of the onnx_model fuzz target (usage: attribute_sweep.py NODE_DATA
+OUTDIR): for each ONNX node-test model of NODE_DATA (the test suite's generated
+target/xcc-tests/onnx-node/data) under 16 KiB, a copy per attribute value at the edges of what
+the operator's arithmetic holds: each integer attribute (and the last entry of each list of
+integers) set to i64's limits, 2^31, -2^31 and 2^40, each float attribute to NaN, the
+infinities and 1e30. scripts/fuzz.sh replays them through the target (its verifier and
+resource oracle) once, before the random mutations: deterministic, and what libFuzzer's
+mutations reach only by chance. The first sweep found six operators whose sizes overflowed or
+asked for terabytes (DepthToSpace, TfIdfVectorizer, SplitToSequence, TreeEnsemble, DeformConv,
+Attention)."""
+
+import copy
+import glob
+import os
+import sys
+
+import onnx
+
+INTS = [2**63 - 1, -(2**63), 2**40, -(2**31), 2**31]
+FLOATS = [float("nan"), float("inf"), -float("inf"), 1e30]
+
+
+def edges(attribute):
+    """(how to set it, value) for each edge value of `attribute`'s kind."""
+    if attribute.type == onnx.AttributeProto.INT:
+        return [("int", v) for v in INTS]
+    if attribute.type == onnx.AttributeProto.INTS and len(attribute.ints) > 0:
+        return [("last", v) for v in INTS]
+    if attribute.type == onnx.AttributeProto.FLOAT:
+        return [("float", v) for v in FLOATS]
+    return []
+
+
+def main(data, out):
+    os.makedirs(out, exist_ok=True)
+    written = 0
+    for path in sorted(glob.glob(os.path.join(data, "*", "model.onnx"))):
+        if os.path.getsize(path) > 16384:
+            continue
+        model = onnx.load(path)
+        case = os.path.basename(os.path.dirname(path))
+        for n, node in enumerate(model.graph.node):
+            for a, attribute in enumerate(node.attribute):
+                for k, (how, value) in enumerate(edges(attribute)):
+                    swept = copy.deepcopy(model)
+                    target = swept.graph.node[n].attribute[a]
+                    if how == "int":
+                        target.i = value
+                    elif how == "last":
+                        target.ints[len(target.ints) - 1] = value
+                    else:
+                        target.f = value
+                    with open(os.path.join(out, f"{case}-{n}-{attribute.name}-{k}"), "wb") as f:
+                        f.write(swept.SerializeToString())
+                    written += 1
+    print(written)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
