@@ -6,8 +6,8 @@
 # Usage: scripts/fuzz.sh [--runs N | --time SECONDS] [--seed N] [TARGET...]
 # (default: --time 60, a random seed, both targets)
 # Each target first replays its regression inputs (fuzz/regressions/TARGET/: what earlier
-# campaigns found, kept once fixed), and onnx_model the attribute sweep of the node-test models
-# (fuzz/seeds/attribute_sweep.py, when the test suite has generated them). A crash, a timeout
+# campaigns found, kept once fixed), and onnx_model the edge sweep of the node-test models
+# (fuzz/seeds/edge_sweep.py, when the test suite has generated them). A crash, a timeout
 # (60 s for one input: the slowest regression input takes 1.5 s, so a busy machine does not fail
 # it) or an allocation over 2 GiB stops a target with a reproducer in fuzz/artifacts/TARGET/; the script then exits
 # non-zero. The run counts go to standard output ("fuzz: TARGET: N runs, ok").
@@ -73,17 +73,17 @@ for t in "${targets[@]}"; do
       status=1
     fi
   fi
-  # The attribute sweep (fuzz/seeds/attribute_sweep.py): each node-test model's attributes at
-  # the edges of their arithmetic, replayed once through the target (-runs=0).
+  # The edge sweep (fuzz/seeds/edge_sweep.py): each node-test model's attributes and input dims
+  # at the edges of their arithmetic, replayed once through the target (-runs=0).
   if [ "$t" = onnx_model ] && [ -d target/xcc-tests/onnx-node/data ]; then
     rm -rf fuzz/sweep/onnx_model
-    swept=$("$python" fuzz/seeds/attribute_sweep.py target/xcc-tests/onnx-node/data fuzz/sweep/onnx_model)
+    swept=$("$python" fuzz/seeds/edge_sweep.py target/xcc-tests/onnx-node/data fuzz/sweep/onnx_model)
     log=$(mktemp)
     if (cd fuzz && "../$bin/$t" -runs=0 -timeout=$per_input -rss_limit_mb=2048 -malloc_limit_mb=2048 \
           -artifact_prefix="artifacts/$t/" sweep/onnx_model) > "$log" 2>&1; then
-      echo "fuzz: $t: $swept swept attribute values, ok"
+      echo "fuzz: $t: $swept models of the edge sweep, ok"
     else
-      echo "fuzz: $t: the attribute sweep FAILED (reproducer in fuzz/artifacts/$t/):"
+      echo "fuzz: $t: the edge sweep FAILED (reproducer in fuzz/artifacts/$t/):"
       grep -E "panicked at|^thread|ERROR: libFuzzer|SUMMARY" -A2 "$log" | head -20
       status=1
     fi

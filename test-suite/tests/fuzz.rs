@@ -1,7 +1,7 @@
 //! A short fuzz run in the test command: each target of `fuzz/` (cargo-fuzz and libFuzzer) runs
 //! from its seed corpus for a fixed number of inputs with a fixed seed, through
-//! `scripts/fuzz.sh`, after replaying `fuzz/regressions/` and, for `onnx_model`, the attribute
-//! sweep of the node-test models (`fuzz/seeds/attribute_sweep.py`). A panic, an abort, a hang
+//! `scripts/fuzz.sh`, after replaying `fuzz/regressions/` and, for `onnx_model`, the edge sweep
+//! of the node-test models (`fuzz/seeds/edge_sweep.py`). A panic, an abort, a hang
 //! (60 s for one input) or an allocation over 2 GiB fails the test and leaves a reproducer in
 //! `fuzz/artifacts/TARGET/`. Longer campaigns: `scripts/fuzz.sh --time SECONDS`
 //! (docs/testing.md, "Fuzzing"). Skipped, and said so, where cargo-fuzz cannot be installed.

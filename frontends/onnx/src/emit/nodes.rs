@@ -20,7 +20,9 @@ pub(super) fn lower_nodes(e: &mut Emitter, g: &Graph, lower: &LowerNode) -> ORes
         match &node.guard {
             None => {
                 bind_buffers(e, g, node)?;
-                lower(node, g, e).map_err(|err| err.in_node(node))?;
+                if !writes_nothing(e, g, node) {
+                    lower(node, g, e).map_err(|err| err.in_node(node))?;
+                }
             }
             Some(runs) => {
                 let read_later = |o: &str| last_read.get(o).is_some_and(|&at| at > k);
@@ -29,6 +31,17 @@ pub(super) fn lower_nodes(e: &mut Emitter, g: &Graph, lower: &LowerNode) -> ORes
         }
     }
     Ok(())
+}
+
+/// Whether every output of `node` has no elements (a dim of 0 known at compile time) and a
+/// buffer already: there is nothing to compute, and kernels need not take empty shapes (a Conv
+/// over a width of 0 padded to SAME has fewer padded inputs than its kernel).
+fn writes_nothing(e: &Emitter, g: &Graph, node: &Node) -> bool {
+    let empty = |o: &String| {
+        e.buffers.contains_key(o) && g.ty(o).is_ok_and(|t| t.dims().iter().any(|d| d.as_fixed() == Some(0)))
+    };
+    let outputs: Vec<&String> = node.outputs.iter().filter(|o| !o.is_empty()).collect();
+    !outputs.is_empty() && outputs.into_iter().all(empty)
 }
 
 /// For every tensor a node reads (its bodies' free names too), the last node that does; a graph

@@ -1,13 +1,14 @@
-"""Writes the attribute sweep of the onnx_model fuzz target (usage: attribute_sweep.py NODE_DATA
-OUTDIR): for each ONNX node-test model of NODE_DATA (the test suite's generated
-target/xcc-tests/onnx-node/data) under 16 KiB, a copy per attribute value at the edges of what
-the operator's arithmetic holds: each integer attribute (and the last entry of each list of
+"""Writes the edge sweep of the onnx_model fuzz target (usage: edge_sweep.py NODE_DATA OUTDIR):
+for each ONNX node-test model of NODE_DATA (the test suite's generated
+target/xcc-tests/onnx-node/data) under 16 KiB, a copy per value at the edges of what the
+operators' arithmetic holds: each integer attribute (and the last entry of each list of
 integers) set to i64's limits, 2^31, -2^31 and 2^40, each float attribute to NaN, the
-infinities and 1e30. scripts/fuzz.sh replays them through the target (its verifier and
-resource oracle) once, before the random mutations: deterministic, and what libFuzzer's
-mutations reach only by chance. The first sweep found six operators whose sizes overflowed or
-asked for terabytes (DepthToSpace, TfIdfVectorizer, SplitToSequence, TreeEnsemble, DeformConv,
-Attention)."""
+infinities and 1e30, and each dim of each graph input to 0, 2^31, 2^40 and 2^62.
+scripts/fuzz.sh replays them through the target (its verifier and resource oracle) once,
+before the random mutations: deterministic, and what libFuzzer's mutations reach only by chance.
+The first sweep found operators whose sizes overflowed or asked for terabytes (DepthToSpace,
+TfIdfVectorizer, SplitToSequence, TreeEnsemble, DeformConv, Scan before opset 9) and a Conv over
+an empty input that the kernel's verifier refused."""
 
 import copy
 import glob
@@ -18,6 +19,7 @@ import onnx
 
 INTS = [2**63 - 1, -(2**63), 2**40, -(2**31), 2**31]
 FLOATS = [float("nan"), float("inf"), -float("inf"), 1e30]
+DIMS = [0, 2**31, 2**40, 2**62]
 
 
 def edges(attribute):
@@ -29,6 +31,18 @@ def edges(attribute):
     if attribute.type == onnx.AttributeProto.FLOAT:
         return [("float", v) for v in FLOATS]
     return []
+
+
+def swept_dims(model):
+    """(input, dim, k, copy) for each graph input's dim at each of DIMS."""
+    for i, value in enumerate(model.graph.input):
+        if not value.type.HasField("tensor_type"):
+            continue
+        for d in range(len(value.type.tensor_type.shape.dim)):
+            for k, size in enumerate(DIMS):
+                swept = copy.deepcopy(model)
+                swept.graph.input[i].type.tensor_type.shape.dim[d].dim_value = size
+                yield i, d, k, swept
 
 
 def main(data, out):
@@ -53,6 +67,10 @@ def main(data, out):
                     with open(os.path.join(out, f"{case}-{n}-{attribute.name}-{k}"), "wb") as f:
                         f.write(swept.SerializeToString())
                     written += 1
+        for i, d, k, swept in swept_dims(model):
+            with open(os.path.join(out, f"{case}-input{i}-dim{d}-{k}"), "wb") as f:
+                f.write(swept.SerializeToString())
+            written += 1
     print(written)
 
 
