@@ -295,6 +295,13 @@ def nbits_cases(rng):
         # chunk of 16, K ragged; blocks of several runs.
         ("int8_rows_past_chunk", [37, 200], 24, 32, True, False, 4),
         ("int8_rows_block_128", [5, 384], 16, 128, False, True, 4),
+        # Blocks of 16, each padded to a run of 32 (A's blocks too): float and int8 products,
+        # K ragged, a batch, rows past a chunk, one row.
+        ("block_16_ragged_k", [3, 100], 13, 16, True, True, 0),
+        ("block_16_batched", [2, 5, 96], 9, 16, False, False, 1),
+        ("block_16_rows_panels", [130, 272], 20, 16, True, False, 0),
+        ("int8_block_16_decode", [1, 256], 24, 16, True, False, 4),
+        ("int8_block_16_ragged_k", [19, 200], 16, 16, False, True, 4),
     ]
     # 8-bit weights: bytes as they are (with zero points, one byte each).
     configs8 = [
@@ -304,6 +311,8 @@ def nbits_cases(rng):
         ("bits8_int8_decode", [1, 512], 20, 32, True, False, 4),
         ("bits8_int8_batched", [2, 9, 192], 11, 64, False, True, 4),
         ("bits8_int8_rows", [19, 128], 16, 32, True, False, 4),
+        ("bits8_block_16", [3, 100], 13, 16, True, False, 0),
+        ("bits8_int8_block_16", [5, 96], 10, 16, True, True, 4),
     ]
     for name, a_shape, n, block, zero_points, bias, level in configs8:
         k = a_shape[-1]
@@ -315,8 +324,8 @@ def nbits_cases(rng):
         inits = [x for x in ("B", "scales", "zero_points", "bias") if feeds[x] is not None]
         yield contrib(f"ms_matmul_nbits_packed_{name}", "MatMulNBits", feeds, inits=inits, K=k, N=n, bits=8,
                       block_size=block, accuracy_level=level)
-    # 2-bit weights (four per byte, zero points too): a nibble each in the 4-bit kernel's layout;
-    # blocks of 16 dequantized at compile time.
+    # 2-bit weights (four per byte, zero points too): a nibble each in the 4-bit kernel's layout,
+    # blocks of 16 padded to a run.
     r = np.random.default_rng(52)  # their own, so the cases above and below keep their inputs
     configs2 = [
         ("bits2_decode", [1, 256], 24, 32, False, False, 0),

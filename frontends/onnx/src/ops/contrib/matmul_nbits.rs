@@ -9,9 +9,12 @@
 //! 2-bit weights go into the 4-bit layout, a value per nibble (exact: the kernel's 4-bit
 //! arithmetic holds them). A `g_idx` that reorders K's groups (GPTQ's act-order) but gives each
 //! block its size is packed with K sorted by block, and A's columns gathered into that order at
-//! run time (K floats a row). Weights the kernel does not take (blocks of 16, float zero points,
-//! a `g_idx` whose groups are not blocks, an f16 A) are dequantized to a float constant at
-//! compile time and multiplied by MatMul.
+//! run time (K floats a row). Blocks of 16 take a run of the kernel's 32 values each, the other
+//! 16 the block's zero point (a product of 0), and A's blocks of 16 are padded with 16 zeros to
+//! match at run time: exact, as per-block int8 activations are too (a block's largest value is
+//! its 16's), for twice the packed bytes. Weights the kernel does not take (float zero points, a
+//! `g_idx` whose groups are not blocks, an f16 A) are dequantized to a float constant at compile
+//! time and multiplied by MatMul.
 
 use crate::emit::{Emitter, LoopBuilder};
 use crate::graph::*;
@@ -133,8 +136,25 @@ impl<'t> NBits<'t> {
     /// Whether `kernel.matmul_blockwise` takes these weights (and an f32 A).
     fn packs(&self, a: DType) -> bool {
         let integer_zeros = self.zeros.is_none_or(|z| z.ty.dtype == DType::U8);
-        let blocks_in_order = self.groups.is_none() || self.order.is_some();
-        (32..=256).contains(&self.block) && integer_zeros && blocks_in_order && a == DType::F32
+        let blocks_in_order = self.groups.is_none() || (self.order.is_some() && !self.padded());
+        (16..=256).contains(&self.block) && integer_zeros && blocks_in_order && a == DType::F32
+    }
+
+    /// Whether each block takes a whole run of the kernel's, half of it padding (blocks of 16).
+    fn padded(&self) -> bool {
+        self.block < RUN
+    }
+
+    /// The kernel's block: a block of K, or a run where blocks are padded to one.
+    fn kernel_block(&self) -> usize {
+        self.block.max(RUN)
+    }
+
+    /// The K index at position `i` of block `blk` in the kernel's layout (`i` from the block's
+    /// start), `None` for padding: past the block's own values or past K.
+    fn k_at(&self, blk: usize, i: usize) -> Option<usize> {
+        let k = blk * self.block + i;
+        (i < self.block && k < self.k).then_some(k)
     }
 
     /// The bits of a value in the kernel's layout: 2-bit values take a nibble each.
@@ -160,15 +180,15 @@ impl<'t> NBits<'t> {
     /// the low 4 bits and value j + 16 in the high ones, with 8 bits its bytes are its values;
     /// past K, the block's zero point (a product of 0); columns past N are zeros.
     fn runs(&self) -> Vec<u8> {
-        let kp = self.blocks * self.block;
+        let kp = self.blocks * self.kernel_block();
         let mut out = Vec::with_capacity(self.n.div_ceil(GROUP) * GROUP * kp * self.kernel_bits() / 8);
         for (col, blk) in self.group_blocks() {
-            let value = |i: usize| match col {
-                Some(col) if i < self.k => self.packed_value(col, i),
-                Some(col) => self.zero(col, blk) as u32,
-                None => 0,
+            let value = |i: usize| match (col, self.k_at(blk, i)) {
+                (Some(col), Some(k)) => self.packed_value(col, k),
+                (Some(col), None) => self.zero(col, blk) as u32,
+                (None, _) => 0,
             };
-            for run in (blk * self.block..(blk + 1) * self.block).step_by(RUN) {
+            for run in (0..self.kernel_block()).step_by(RUN) {
                 match self.kernel_bits() {
                     4 => out.extend((0..RUN / 2).map(|j| (value(run + j) | (value(run + j + RUN / 2) << 4)) as u8)),
                     _ => out.extend((0..RUN).map(|j| value(run + j) as u8)),
@@ -219,13 +239,33 @@ fn sorted_by_block(groups: &[usize], k: usize, block: usize) -> Option<Vec<usize
     order.iter().enumerate().all(|(j, &i)| groups[i] == j / block).then_some(order)
 }
 
+/// A (`rank` dims, K last) with each block of K followed by zeros up to a run: K padded to whole
+/// blocks, seen as `[..., blocks, block]`, padded to `[..., blocks, RUN]`, and flattened back.
+fn padded_blocks(x: &mut Expansion, a: &str, rank: usize, w: &NBits) -> String {
+    let last_pad = |x: &mut Expansion, v: &str, r: usize, after: usize| {
+        let mut pads = vec![0i64; 2 * r];
+        pads[2 * r - 1] = after as i64;
+        let pads = x.ints(&pads);
+        x.op("Pad", &[v, &pads], &[])
+    };
+    let whole =
+        if w.k.is_multiple_of(w.block) { a.to_string() } else { last_pad(x, a, rank, w.blocks * w.block - w.k) };
+    // 0 keeps a leading dim as it is (ONNX Reshape), whatever its size at run time.
+    let lead = vec![0i64; rank - 1];
+    let split = x.ints(&[lead.clone(), vec![w.blocks as i64, w.block as i64]].concat());
+    let blocks = x.op("Reshape", &[&whole, &split], &[]);
+    let runs = last_pad(x, &blocks, rank + 1, RUN - w.block);
+    let flat = x.ints(&[lead, vec![(w.blocks * RUN) as i64]].concat());
+    x.op("Reshape", &[&runs, &flat], &[])
+}
+
 impl Expanded for MatMulNBits {
     fn write(&self, node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
         let w = NBits::new(node, g)?;
         let a_t = g.ty(&node.inputs[0])?;
         let y = if w.packs(a_t.dtype) {
             let groups = w.n.div_ceil(GROUP);
-            let bytes = w.blocks * w.block * GROUP * w.kernel_bits() / 8;
+            let bytes = w.blocks * w.kernel_block() * GROUP * w.kernel_bits() / 8;
             let q = Tensor { ty: TensorType::new(DType::I8, vec![groups, bytes]), data: w.runs() };
             let q = x.constant(q);
             let scales = x.constant(w.per_block(|c, b| w.scale(c, b), 0.0));
@@ -238,9 +278,9 @@ impl Expanded for MatMulNBits {
             let zeros = x.constant(zeros);
             let attrs = [
                 ("bits", Attr::Int(w.kernel_bits() as i64)),
-                ("K", Attr::Int(w.k as i64)),
+                ("K", Attr::Int(if w.padded() { w.blocks * RUN } else { w.k } as i64)),
                 ("N", Attr::Int(w.n as i64)),
-                ("block_size", Attr::Int(w.block as i64)),
+                ("block_size", Attr::Int(w.kernel_block() as i64)),
                 // With g_idx ONNX Runtime computes in f32 at every accuracy_level.
                 (
                     "int8_activations",
@@ -252,6 +292,7 @@ impl Expanded for MatMulNBits {
                     let order = x.ints(&order.iter().map(|&i| i as i64).collect::<Vec<_>>());
                     x.op("Gather", &[&node.inputs[0], &order], &[("axis", Attr::Int(-1))])
                 }
+                None if w.padded() => padded_blocks(x, &node.inputs[0], a_t.shape.len(), &w),
                 None => node.inputs[0].clone(),
             };
             let y = x.fresh();
