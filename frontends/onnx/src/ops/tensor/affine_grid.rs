@@ -32,8 +32,11 @@ impl Expanded for AffineGrid {
         };
         // The points in row-major order of the spatial dims, each (x, y[, z], 1).
         let spatial = &size[2..];
+        let count = spatial.iter().try_fold(1usize, |c, &n| c.checked_mul(n as usize));
+        let what = format!("AffineGrid's coordinates of every point of size {size:?}");
+        g.constant_fits(count.and_then(|c| c.checked_mul(r + 1)), theta.dtype, &what)?;
+        let count = count.unwrap_or(0);
         let coords: Vec<Vec<f64>> = spatial.iter().map(|&n| axis(n)).collect();
-        let count: usize = spatial.iter().product::<i64>() as usize;
         let mut base = Vec::with_capacity(count * (r + 1));
         for p in 0..count {
             let mut rest = p;
