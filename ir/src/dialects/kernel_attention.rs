@@ -75,6 +75,9 @@ fn shape(m: &Module, op: OpId) -> Result<AttentionShape, String> {
             ins[0], ins[1], ins[2], ins[ins.len() - 1]
         ));
     }
+    if d > MAX_HEAD_SIZE || dv > MAX_HEAD_SIZE {
+        return Err(format!("head sizes are at most {MAX_HEAD_SIZE} (a row's sums are registers), not {d} and {dv}"));
+    }
     let has_bias = dims.len() == 5;
     if has_bias {
         let bias = &dims[3];
@@ -97,6 +100,10 @@ fn shape(m: &Module, op: OpId) -> Result<AttentionShape, String> {
     }
     Ok(AttentionShape { q_heads: hq, kv_heads: hkv, head: d, v_head: dv, has_bias })
 }
+
+/// The largest head size (of Q and K, and of V) the op takes: the kernels keep a row's output
+/// sums in registers, one vector per 8 values (models' heads are 64 to 256).
+pub const MAX_HEAD_SIZE: u64 = 512;
 
 /// The strategy attribute: the query heads of a group in one pass over its keys.
 pub const HEADS_PER_PASS: &str = "heads_per_pass";

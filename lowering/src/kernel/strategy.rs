@@ -99,7 +99,9 @@ impl Pass for ChooseStrategies {
 /// accumulators spill to L1 (AVX2's sixteen registers).
 pub fn heads_per_pass(shape: xcc_ir::dialects::kernel_attention::AttentionShape) -> usize {
     let group = (shape.q_heads / shape.kv_heads) as usize;
-    (1..=group).rev().find(|&p| group.is_multiple_of(p) && p * shape.v_head as usize <= PASS_OUTPUTS).unwrap_or(1)
+    // Counting down from the most heads that fit, not from the group: a group may be huge.
+    let fit = PASS_OUTPUTS / (shape.v_head as usize).max(1);
+    (1..=group.min(fit)).rev().find(|&p| group.is_multiple_of(p)).unwrap_or(1)
 }
 
 /// The output floats a pass over the keys accumulates: a Llama's four heads of 64.

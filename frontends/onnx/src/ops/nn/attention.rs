@@ -182,7 +182,8 @@ fn fuses(node: &Node, g: &Graph, h: &Heads) -> OResult<bool> {
         && keys_agree
         && pasts_agree
         && h.head_size.is_multiple_of(8)
-        && h.v_head_size.is_multiple_of(8))
+        && h.v_head_size.is_multiple_of(8)
+        && h.head_size.max(h.v_head_size) as u64 <= xcc_ir::dialects::kernel_attention::MAX_HEAD_SIZE)
 }
 
 impl OnnxOp for AttentionRows {
@@ -211,6 +212,14 @@ impl OnnxOp for AttentionRows {
                 "K and V must have the same heads and keys, and K Q's head size: Q {}, K {}, V {}",
                 q.describe(),
                 g.ty(&node.inputs[1])?.describe(),
+                v.describe()
+            ));
+        }
+        let most = xcc_ir::dialects::kernel_attention::MAX_HEAD_SIZE as usize;
+        if [&dims[3], &v_dims[3]].iter().any(|d| d.as_fixed().is_none_or(|d| d > most)) {
+            return err(format!(
+                "the head sizes must be known and at most {most}: Q {}, V {}",
+                q.describe(),
                 v.describe()
             ));
         }
