@@ -46,7 +46,6 @@ impl Expanded for Scan {
         };
         let inputs: Vec<&str> = node.inputs.iter().map(String::as_str).collect();
         layout.length = scan_length(node, g, &inputs[states..], &mut layout.in_axes)?;
-        within_unroll_budget(node, g, layout.length)?;
         let results = unrolled(node, x, &layout, &inputs, "")?;
         for (o, v) in node.outputs.iter().zip(results).filter(|(o, _)| !o.is_empty()) {
             x.output(&v, Some(o));
@@ -77,22 +76,6 @@ fn scan_length(node: &Node, g: &Graph, inputs: &[&str], axes: &mut [i64]) -> ORe
         return err(format!("Scan's length {length} must be between 1 and {MAX_UNROLL} (xcc unrolls it)"));
     }
     Ok(length)
-}
-
-/// Takes `copies` of the body (and a Gather per scan input each) from the nodes unrolling may
-/// still add to the model ([`crate::graph::UnrollBudget`], shared with Loop): a batch of 2^31
-/// (before opset 9) would otherwise be unrolled entry by entry.
-fn within_unroll_budget(node: &Node, g: &Graph, copies: usize) -> OResult<()> {
-    let per_copy = body(node, "body")?.nodes.len() + node.inputs.len();
-    let nodes = copies.saturating_mul(per_copy);
-    if g.unroll_budget.take(nodes) {
-        return Ok(());
-    }
-    err(format!(
-        "Scan unrolls into {copies} copies of its body ({nodes} nodes), more than the {} nodes unrolled \
-         Loops and Scans may still add to the model",
-        g.unroll_budget.0.get()
-    ))
 }
 
 /// The scan of `inputs` (states, then scan inputs) unrolled: the final states, then the
@@ -173,7 +156,13 @@ fn batched(node: &Node, g: &Graph, x: &mut Expansion) -> OResult<()> {
     if length != layout.length {
         return err("the scan inputs have different lengths");
     }
-    within_unroll_budget(node, g, batch.saturating_mul(length))?;
+    // Every batch entry is unrolled too: the entries' steps together are bounded as one scan's
+    // (a batch of 2^31 ran out of memory).
+    if batch.saturating_mul(length) > MAX_UNROLL {
+        return err(format!(
+            "Scan's batch of {batch} and length {length} unroll into more than {MAX_UNROLL} steps (xcc unrolls it)"
+        ));
+    }
     let per_entry: Vec<String> = inputs.to_vec();
     let mut columns: Vec<Vec<String>> = vec![Vec::new(); node.outputs.len()];
     for b in 0..batch {
