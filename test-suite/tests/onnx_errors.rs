@@ -169,6 +169,40 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["dc1", "do not fit"],
         ),
         (
+            // A constant size of 2^40 points: the grid's coordinates would be a constant of
+            // terabytes (an edge-sweep finding that ran out of memory).
+            "affine-grid-of-a-size-past-the-constant-budget",
+            at_opset(
+                model(
+                    vec![node("grid0", "AffineGrid", &["theta", "size"], &["grid"])],
+                    vec![value("theta", FLOAT, &[2, 2, 3])],
+                    vec![value("grid", FLOAT, &[2, 5, 6, 2])],
+                    vec![int64s("size", &[4], &[2, 3, 5, 1 << 40])],
+                ),
+                20,
+            ),
+            vec!["grid0", "AffineGrid's coordinates of every point of size [2, 3, 5, 1099511627776]", "--fold-budget"],
+        ),
+        (
+            // nonpad_kv_seqlen holds one length per batch entry (a fuzz finding: an empty one).
+            "attention-nonpad-lengths-not-one-per-batch",
+            at_opset(
+                model(
+                    vec![node("attn0", "Attention", &["q", "k", "v", "", "", "", "lengths"], &["y"])],
+                    vec![
+                        value("q", FLOAT, &[2, 3, 4, 8]),
+                        value("k", FLOAT, &[2, 3, 6, 8]),
+                        value("v", FLOAT, &[2, 3, 6, 8]),
+                        value("lengths", INT64, &[0]),
+                    ],
+                    vec![value("y", FLOAT, &[2, 3, 4, 8])],
+                    vec![],
+                ),
+                24,
+            ),
+            vec!["attn0", "nonpad_kv_seqlen must be int64 [2], a length per batch, not int64 [0]"],
+        ),
+        (
             "deform-conv-offsets-that-do-not-fit",
             model(
                 vec![node("dc0", "DeformConv", &["x", "w", "off"], &["y"])],
@@ -426,6 +460,14 @@ fn bad_models(dir: &Path) -> Vec<Case> {
     }
     cases.extend(index_and_parameter_cases());
     cases
+}
+
+/// `bytes`' model importing the default domain at `version` instead of 17.
+fn at_opset(bytes: Vec<u8>, version: i64) -> Vec<u8> {
+    use prost::Message;
+    let mut m = ModelProto::decode(bytes.as_slice()).expect("just encoded");
+    m.opset_import[0].version = Some(version);
+    m.encode_to_vec()
 }
 
 /// A STRING attribute.
