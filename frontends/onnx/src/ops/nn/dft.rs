@@ -163,15 +163,8 @@ fn along(node: &Node, g: &Graph, x: &mut Expansion, axis: usize) -> OResult<Stri
 /// made of (`--fold-budget`, 64 MiB by default: an f32 transform of about 2,900 points): the
 /// expansion is dense, so a long signal axis would otherwise cost memory in its square.
 fn within_matrix_budget(g: &Graph, rows: usize, bins: usize, dtype: DType) -> OResult<()> {
-    let budget = g.fold_budget.unwrap_or(crate::FOLD_BUDGET_BASE);
-    let bytes = rows.checked_mul(bins).and_then(|e| e.checked_mul(2 * dtype.size()));
-    match bytes {
-        Some(b) if b <= budget => Ok(()),
-        _ => err(format!(
-            "a transform of {rows} points into {bins} bins needs two dense {rows}x{bins} {dtype:?} matrices, \
-             more than the {budget} bytes constants may take (raise it with --fold-budget)"
-        )),
-    }
+    let what = format!("a transform of {rows} points into {bins} bins, two dense {rows}x{bins} {dtype:?} matrices,");
+    g.constant_fits(rows.checked_mul(bins).and_then(|e| e.checked_mul(2)), dtype, &what)
 }
 
 /// `v` (its last dim `have` long) cut or zero-padded to `want`.
