@@ -60,31 +60,47 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 # cargo fuzz builds under CARGO_TARGET_DIR when it is set (relative to fuzz/, where it runs).
 target_dir=${CARGO_TARGET_DIR:-target}
 case "$target_dir" in /*) ;; *) target_dir=fuzz/$target_dir ;; esac
-bin=$target_dir/$host/release
+# An absolute path: the sweep runs from fuzz/, the rest from the root.
+bin=$(cd "$target_dir/$host/release" && pwd)
 per_input=60
 status=0
+# What a failed run printed: the panic or libFuzzer's verdict, or else the log's last lines (a
+# failure to start the binary, say). -a: a panic message quoting the input may hold a NUL byte,
+# and grep would then only say "binary file matches", on standard error.
+failure_lines() {
+  local verdict="panicked at|^thread|ERROR: libFuzzer|SUMMARY"
+  if grep -a -q -E "$verdict" "$1"; then
+    grep -a -E "$verdict" -A2 "$1" | head -20
+  else
+    tail -n 15 "$1"
+  fi | cat -v
+}
 for t in "${targets[@]}"; do
   # Every input a campaign found to crash, once fixed, replays first (fuzz/regressions/TARGET/).
   if compgen -G "fuzz/regressions/$t/*" >/dev/null; then
-    if "$bin/$t" -timeout=$per_input -rss_limit_mb=2048 fuzz/regressions/"$t"/* >/dev/null 2>&1; then
+    log=$(mktemp)
+    if "$bin/$t" -timeout=$per_input -rss_limit_mb=2048 fuzz/regressions/"$t"/* > "$log" 2>&1; then
       echo "fuzz: $t: $(ls fuzz/regressions/"$t" | wc -l) regression inputs, ok"
     else
-      echo "fuzz: $t: a regression input fails again (run $bin/$t on fuzz/regressions/$t/*)"
+      echo "fuzz: $t: a regression input fails again (run $bin/$t on fuzz/regressions/$t/*):"
+      failure_lines "$log"
       status=1
     fi
+    rm -f "$log"
   fi
   # The edge sweep (fuzz/seeds/edge_sweep.py): each node-test model's attributes and input dims
   # at the edges of their arithmetic, replayed once through the target (-runs=0).
   if [ "$t" = onnx_model ] && [ -d target/xcc-tests/onnx-node/data ]; then
     rm -rf fuzz/sweep/onnx_model
+    mkdir -p "fuzz/artifacts/$t"
     swept=$("$python" fuzz/seeds/edge_sweep.py target/xcc-tests/onnx-node/data fuzz/sweep/onnx_model)
     log=$(mktemp)
-    if (cd fuzz && "../$bin/$t" -runs=0 -timeout=$per_input -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+    if (cd fuzz && "$bin/$t" -runs=0 -timeout=$per_input -rss_limit_mb=2048 -malloc_limit_mb=2048 \
           -artifact_prefix="artifacts/$t/" sweep/onnx_model) > "$log" 2>&1; then
       echo "fuzz: $t: $swept models of the edge sweep, ok"
     else
       echo "fuzz: $t: the edge sweep FAILED (reproducer in fuzz/artifacts/$t/):"
-      grep -E "panicked at|^thread|ERROR: libFuzzer|SUMMARY" -A2 "$log" | head -20
+      failure_lines "$log"
       status=1
     fi
     rm -f "$log"
@@ -101,7 +117,7 @@ for t in "${targets[@]}"; do
     echo "fuzz: $t: ${runs:-?} runs, ok"
   else
     echo "fuzz: $t: FAILED after ${runs:-?} runs (reproducer in fuzz/artifacts/$t/):"
-    grep -E "panicked at|^thread|ERROR: libFuzzer|SUMMARY" -A2 "$log" | head -20
+    failure_lines "$log"
     status=1
   fi
   rm -f "$log"
