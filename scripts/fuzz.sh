@@ -30,6 +30,8 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install -q cargo-fuzz --locked
 fi
 python=python3
+# The node-test models the test suite generated, under its target directory as it finds it.
+node_data=${CARGO_TARGET_DIR:-target}/xcc-tests/onnx-node/data
 [ -x .venv/bin/python ] && python=.venv/bin/python
 
 seed() {
@@ -42,8 +44,8 @@ seed() {
       done ;;
     onnx_model)
       "$python" fuzz/seeds/onnx_seeds.py "$dir"
-      if [ -d target/xcc-tests/onnx-node/data ]; then
-        find target/xcc-tests/onnx-node/data -name model.onnx -size -16k -print0 | while IFS= read -r -d '' f; do
+      if [ -d "$node_data" ]; then
+        find "$node_data" -name model.onnx -size -16k -print0 | while IFS= read -r -d '' f; do
           cp "$f" "$dir/node-$(sha1sum < "$f" | cut -c1-16)"
         done
       fi ;;
@@ -90,10 +92,10 @@ for t in "${targets[@]}"; do
   fi
   # The edge sweep (fuzz/seeds/edge_sweep.py): each node-test model's attributes and input dims
   # at the edges of their arithmetic, replayed once through the target (-runs=0).
-  if [ "$t" = onnx_model ] && [ -d target/xcc-tests/onnx-node/data ]; then
+  if [ "$t" = onnx_model ] && [ -d "$node_data" ]; then
     rm -rf fuzz/sweep/onnx_model
     mkdir -p "fuzz/artifacts/$t"
-    swept=$("$python" fuzz/seeds/edge_sweep.py target/xcc-tests/onnx-node/data fuzz/sweep/onnx_model)
+    swept=$("$python" fuzz/seeds/edge_sweep.py "$node_data" fuzz/sweep/onnx_model)
     log=$(mktemp)
     if (cd fuzz && "$bin/$t" -runs=0 -timeout=$per_input -rss_limit_mb=2048 -malloc_limit_mb=2048 \
           -artifact_prefix="artifacts/$t/" sweep/onnx_model) > "$log" 2>&1; then
@@ -104,6 +106,8 @@ for t in "${targets[@]}"; do
       status=1
     fi
     rm -f "$log"
+  elif [ "$t" = onnx_model ]; then
+    echo "fuzz: $t: edge sweep skipped: no node-test models at $node_data (the test suite writes them)"
   fi
   seed "$t"
   log=$(mktemp)
