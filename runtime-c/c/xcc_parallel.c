@@ -231,6 +231,23 @@ XCC_DEF void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n) {
   pthread_mutex_unlock(&pool->submit);
 }
 
+/* The threads a parallel loop of many iterations would run on now, for compiled code that
+   chooses between a strategy for few threads and one for many (a bidirectional RNN's two
+   directions as two tasks, or each step's loops shared): 1 on a pool's worker, in a run of one
+   thread or where no pool can start; 0 under a caller's own parallel_for, whose width is not known. */
+XCC_DEF int32_t xcc_parallel_threads(void) {
+  const xcc_run_options *o = current_options;
+  if (o && o->parallel_for)
+    return 0;
+  if (on_pool_worker || (o && o->num_threads == 1))
+    return 1;
+  xcc_threadpool *pool = o && o->pool ? o->pool : xcc_default_threadpool();
+  int threads = pool ? pool->size : 1;
+  if (o && o->num_threads > 0 && o->num_threads < threads)
+    threads = o->num_threads;
+  return threads;
+}
+
 XCC_DEF const xcc_run_options *xcc_run_options_enter(const xcc_run_options *options) {
   const xcc_run_options *previous = current_options;
   current_options = options;

@@ -29,6 +29,9 @@ XCC_API void xcc_dma_wait(int32_t *tag, int64_t num_elements);
 /* Called by generated code for each parallel loop it hands to threads (the loops marked
  * parallel whose work is worth it): runs task over [0, n) as the current run's options say. */
 XCC_API void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n);
+/* The threads such a loop would run on now (0 under a caller's own parallel_for): code that has
+ * a strategy for few threads and one for many chooses by it. */
+XCC_API int32_t xcc_parallel_threads(void);
 /* Makes options (may be NULL) the calling thread's run options until the matching leave, and
  * returns the previous ones to pass to it. NAME_run_with brackets NAME_run with the pair. */
 XCC_API const xcc_run_options *xcc_run_options_enter(const xcc_run_options *options);

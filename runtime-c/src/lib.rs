@@ -143,6 +143,11 @@ pub mod status {
 /// `int32_t xcc_run_options_check_workspace(const xcc_run_options *, size_t needed)`.
 pub const CHECK_WORKSPACE: &str = "xcc_run_options_check_workspace";
 
+/// runtime-c's count of the threads a parallel loop would run on now, for code with a strategy
+/// for few threads and one for many: `int32_t xcc_parallel_threads(void)` (0: a caller's own
+/// parallel-for, of unknown width).
+pub const PARALLEL_THREADS: &str = "xcc_parallel_threads";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1033,51 +1033,72 @@ fn run_checked(case: &Path, work: &Path, variant: &[String]) -> Outcome {
         return fail(Status::LinkError, first_error(&format!("{}\n{}", o.stderr, o.stdout)));
     }
 
-    for (ds, ins, outs) in &data {
-        let dir = work.join(file_name(ds));
-        std::fs::create_dir_all(&dir).unwrap();
-        for (j, d) in ins.iter().enumerate().filter(|(_, d)| d.present) {
-            std::fs::write(dir.join(format!("in_{j}.bin")), &d.bytes).unwrap();
-        }
-        let mut command = if aarch64 {
-            let mut qemu = Command::new("qemu-aarch64");
-            qemu.args(["-cpu", "max", "-L", "/usr/aarch64-linux-gnu"]).arg(&prog);
-            qemu
-        } else {
-            Command::new(&prog)
-        };
-        let o = run_command(command.arg(&dir), run_timeout());
-        if o.timed_out {
-            return fail(Status::Timeout, format!("the program ran over {} s", run_timeout().as_secs()));
-        }
-        if !o.success() {
-            let msg = o.stderr.lines().next().unwrap_or("").trim().to_string();
-            let msg = if msg.is_empty() { String::new() } else { format!(": {msg}") };
-            // Exit 4: the model's run refused the inputs with a status (its message follows).
-            let status = if o.code == Some(4) { Status::Refused } else { Status::Crash };
-            return fail(status, format!("{}{msg}", o.status()));
-        }
-        let set = if data.len() > 1 { format!("{}: ", file_name(ds)) } else { String::new() };
-        for (j, want) in outs.iter().enumerate() {
-            if data_dims {
-                let text = std::fs::read_to_string(dir.join(format!("out_{j}.dims")))
-                    .map_err(|e| (Status::Harness, format!("out_{j}.dims: {e}")))?;
-                let got: Vec<usize> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-                if got != want.dims {
-                    return fail(Status::Wrong, format!("{set}output {j}: dims {got:?}, expected {:?}", want.dims));
-                }
+    for threads in thread_counts(case) {
+        for (ds, ins, outs) in &data {
+            let dir = work.join(file_name(ds));
+            std::fs::create_dir_all(&dir).unwrap();
+            for (j, d) in ins.iter().enumerate().filter(|(_, d)| d.present) {
+                std::fs::write(dir.join(format!("in_{j}.bin")), &d.bytes).unwrap();
             }
-            let got = std::fs::read(dir.join(format!("out_{j}.bin")))
-                .map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
-            let steps = integer_tolerance(case);
-            compare(&format!("{set}output {j}"), want.dtype, &got, want, steps, float_tolerance(case))
-                .map_err(|e| (Status::Wrong, e))?;
+            let mut command = if aarch64 {
+                let mut qemu = Command::new("qemu-aarch64");
+                qemu.args(["-cpu", "max", "-L", "/usr/aarch64-linux-gnu"]).arg(&prog);
+                qemu
+            } else {
+                Command::new(&prog)
+            };
+            if let Some(n) = threads {
+                command.env("XCC_NUM_THREADS", n);
+            }
+            let o = run_command(command.arg(&dir), run_timeout());
+            if o.timed_out {
+                return fail(Status::Timeout, format!("the program ran over {} s", run_timeout().as_secs()));
+            }
+            if !o.success() {
+                let msg = o.stderr.lines().next().unwrap_or("").trim().to_string();
+                let msg = if msg.is_empty() { String::new() } else { format!(": {msg}") };
+                // Exit 4: the model's run refused the inputs with a status (its message follows).
+                let status = if o.code == Some(4) { Status::Refused } else { Status::Crash };
+                return fail(status, format!("{}{msg}", o.status()));
+            }
+            let set = if data.len() > 1 { format!("{}: ", file_name(ds)) } else { String::new() };
+            let set = match threads {
+                Some(n) => format!("{set}{n} thread(s): "),
+                None => set,
+            };
+            for (j, want) in outs.iter().enumerate() {
+                if data_dims {
+                    let text = std::fs::read_to_string(dir.join(format!("out_{j}.dims")))
+                        .map_err(|e| (Status::Harness, format!("out_{j}.dims: {e}")))?;
+                    let got: Vec<usize> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+                    if got != want.dims {
+                        return fail(Status::Wrong, format!("{set}output {j}: dims {got:?}, expected {:?}", want.dims));
+                    }
+                }
+                let got = std::fs::read(dir.join(format!("out_{j}.bin")))
+                    .map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
+                let steps = integer_tolerance(case);
+                compare(&format!("{set}output {j}"), want.dtype, &got, want, steps, float_tolerance(case))
+                    .map_err(|e| (Status::Wrong, e))?;
+            }
         }
     }
     if gpu() {
         check_ptx(case, &work, &[&binds[..], variant].concat())?;
     }
     Ok(())
+}
+
+/// The thread counts (`XCC_NUM_THREADS`) a case runs with: the run's default, or for a case of
+/// an operator whose code chooses its strategy by the run's threads (a bidirectional recurrent
+/// layer, see `xcc_parallel_threads`), each of one, two (its directions as two tasks) and three.
+fn thread_counts(case: &Path) -> Vec<Option<&'static str>> {
+    let name = file_name(case).to_lowercase();
+    if ["lstm", "gru", "rnn"].iter().any(|op| name.contains(op)) {
+        vec![Some("1"), Some("2"), Some("3")]
+    } else {
+        vec![None]
+    }
 }
 
 /// For the GPU run: the same kernels as PTX for sm_80, with nothing left external but the

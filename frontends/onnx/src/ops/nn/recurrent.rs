@@ -1,5 +1,6 @@
 //! The recurrent operators RNN, GRU and LSTM: each direction a serial loop over the time
-//! steps, each step parallel loops over the batch and the hidden units.
+//! steps, each step parallel loops over the batch and the hidden units (on up to two threads, a
+//! bidirectional layer's directions are instead two tasks, see [`both_directions`]).
 //!
 //! A step computes the gates' pre-activations (`x_t W^T + h_{t-1} R^T` and the biases, plus
 //! LSTM's peepholes), then the new state elementwise, written to Y at its time step. Directions
@@ -237,13 +238,61 @@ impl OnnxOp for Recurrent {
         }
         let reverse_only = node.string("direction") == Some("reverse");
         let projected = Projected::of(node, g, &s);
-        for d in 0..s.directions {
-            let reverse = reverse_only || d == 1;
-            let weights = projected.as_ref().map(|p| p[d].buffers(e));
-            direction(e, &s, &inputs, &outputs, (d, reverse), weights.as_ref());
+        let passes: Vec<Pass> = (0..s.directions)
+            .map(|d| {
+                let weights = projected.as_ref().map(|p| p[d].buffers(e));
+                Pass::start(e, &s, &inputs, (d, d == 1 || reverse_only), weights)
+            })
+            .collect();
+        match passes.as_slice() {
+            [forward, backward] if e.vector_rows => both_directions(e, &s, (&inputs, &outputs), [forward, backward]),
+            _ => passes.iter().for_each(|p| p.steps(e, &s, (&inputs, &outputs))),
+        }
+        for p in &passes {
+            p.finish(e, &s, &outputs);
         }
         Ok(())
     }
+}
+
+/// A bidirectional layer's steps. Each step of one direction is a few parallel loops over the
+/// batch and units, each ending in a barrier; on two threads the directions run instead as two
+/// tasks of one parallel loop, a thread each, with no barrier until both end (a bidirectional
+/// LSTM of 512 units, 50 steps: 5.85 ms as two tasks, 6.04 ms with 202 barriers). On one thread
+/// the steps run as before (the same work, and measured 1.4% faster), and on more than two, or
+/// under a caller's own parallel-for of unknown width, the steps' own loops share the threads:
+/// the run chooses by runtime-c's `xcc_parallel_threads()`.
+fn both_directions(e: &mut Emitter, s: &Shape, io: (&[Option<ValueId>], &[Option<ValueId>]), passes: [&Pass; 2]) {
+    let threads = crate::emit::runtime_call(e, xcc_runtime_c::PARALLEL_THREADS, &[], Type::i32());
+    let two = e.const_int(2, Type::i32());
+    let as_tasks = e.cmpi("eq", threads, two);
+    e.if_else(
+        as_tasks,
+        vec![],
+        |e| {
+            e.parallel_over(&[Extent::Fixed(2)], &mut |e, ivs| {
+                let zero = e.idx(0);
+                let first = e.cmpi("eq", ivs[0], zero);
+                e.if_else(
+                    first,
+                    vec![],
+                    |e| {
+                        passes[0].steps(e, s, io);
+                        vec![]
+                    },
+                    |e| {
+                        passes[1].steps(e, s, io);
+                        vec![]
+                    },
+                );
+            });
+            vec![]
+        },
+        |e| {
+            passes.iter().for_each(|p| p.steps(e, s, io));
+            vec![]
+        },
+    );
 }
 
 /// One direction's weights as GEMMs take them, where they are constants (f32): `W^T`
@@ -359,74 +408,96 @@ struct State {
     recurrent_h: ValueId,
 }
 
-fn direction(
-    e: &mut Emitter,
-    s: &Shape,
-    inputs: &[Option<ValueId>],
-    outputs: &[Option<ValueId>],
-    (d, reverse): (usize, bool),
-    projected: Option<&ProjectedBuffers>,
-) {
-    let acts = &s.activations[d];
-    let dt = s.dtype;
-    let (b, h, gh) = (s.batch, s.hidden, s.kind.gates() * s.hidden);
-    let st = State {
-        h: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
-        c: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
-        gates: e.alloc_tensor(&TensorType::new(dt, vec![b, gh])),
-        recurrent_h: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
-    };
-    let di = e.idx(d as i64);
-    // The initial state.
-    e.parallel_over(&[Extent::Fixed(b), Extent::Fixed(h)], &mut |e, ivs| {
-        for (input, buf) in [(inputs[5], st.h), (inputs[6], st.c)] {
-            let v = match input {
-                Some(init) => e.load(init, &state_index(s, di, ivs[0], ivs[1])),
-                None => e.const_of(0.0, dt),
-            };
-            e.store(v, buf, &[ivs[0], ivs[1]]);
-        }
-    });
-    // Every step's input projection at once, X seen as [seq * batch, input] rows.
-    let source = match projected {
-        Some(w) => {
-            let x = e.reshaped(inputs[0].expect("X"), &[s.seq * s.batch, s.input]);
-            let p = e.alloc_tensor(&TensorType::new(dt, vec![s.seq * s.batch, gh]));
-            matmul(e, x, w.w_t, Some(w.bias), p);
-            // Without linear_before_reset, R^T holds the update and reset gates' columns only.
-            let columns = if w.r_h_t.is_some() { 2 * h } else { gh };
-            let q = e.alloc_tensor(&TensorType::new(dt, vec![b, columns]));
-            let reset_product = w.r_h_t.map(|_| e.alloc_tensor(&TensorType::new(dt, vec![b, h])));
-            GateSource::Projected { p, q, rb_h: w.rb_h, reset_product }
-        }
-        None => GateSource::Buffer,
-    };
-    e.for_loop_over(Extent::Fixed(s.seq), |e, step| {
-        let at = Step { d: di, step, reverse };
-        match (source, projected) {
-            (GateSource::Projected { p, q, reset_product, .. }, Some(w)) => {
-                matmul(e, st.h, w.r_t, None, q);
-                if let (Some(r_h_t), Some(product)) = (w.r_h_t, reset_product) {
-                    reset_state(e, s, inputs[4], &st, (&at, p, q), acts);
-                    matmul(e, st.recurrent_h, r_h_t, w.rb_h, product);
+/// One direction's pass over the sequence: its buffers, made (and the state initialized, every
+/// step's input projection computed) before any step runs, so that two passes can run at once.
+struct Pass {
+    d: usize,
+    reverse: bool,
+    st: State,
+    source: GateSource,
+    weights: Option<ProjectedBuffers>,
+}
+
+impl Pass {
+    fn start(
+        e: &mut Emitter,
+        s: &Shape,
+        inputs: &[Option<ValueId>],
+        (d, reverse): (usize, bool),
+        weights: Option<ProjectedBuffers>,
+    ) -> Pass {
+        let dt = s.dtype;
+        let (b, h, gh) = (s.batch, s.hidden, s.kind.gates() * s.hidden);
+        let st = State {
+            h: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
+            c: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
+            gates: e.alloc_tensor(&TensorType::new(dt, vec![b, gh])),
+            recurrent_h: e.alloc_tensor(&TensorType::new(dt, vec![b, h])),
+        };
+        let di = e.idx(d as i64);
+        // The initial state.
+        e.parallel_over(&[Extent::Fixed(b), Extent::Fixed(h)], &mut |e, ivs| {
+            for (input, buf) in [(inputs[5], st.h), (inputs[6], st.c)] {
+                let v = match input {
+                    Some(init) => e.load(init, &state_index(s, di, ivs[0], ivs[1])),
+                    None => e.const_of(0.0, dt),
+                };
+                e.store(v, buf, &[ivs[0], ivs[1]]);
+            }
+        });
+        // Every step's input projection at once, X seen as [seq * batch, input] rows.
+        let source = match &weights {
+            Some(w) => {
+                let x = e.reshaped(inputs[0].expect("X"), &[s.seq * s.batch, s.input]);
+                let p = e.alloc_tensor(&TensorType::new(dt, vec![s.seq * s.batch, gh]));
+                matmul(e, x, w.w_t, Some(w.bias), p);
+                // Without linear_before_reset, R^T holds the update and reset gates' columns only.
+                let columns = if w.r_h_t.is_some() { 2 * h } else { gh };
+                let q = e.alloc_tensor(&TensorType::new(dt, vec![b, columns]));
+                let reset_product = w.r_h_t.map(|_| e.alloc_tensor(&TensorType::new(dt, vec![b, h])));
+                GateSource::Projected { p, q, rb_h: w.rb_h, reset_product }
+            }
+            None => GateSource::Buffer,
+        };
+        Pass { d, reverse, st, source, weights }
+    }
+
+    /// The serial loop over the time steps.
+    fn steps(&self, e: &mut Emitter, s: &Shape, (inputs, outputs): (&[Option<ValueId>], &[Option<ValueId>])) {
+        let acts = &s.activations[self.d];
+        let (st, source, projected) = (&self.st, self.source, self.weights.as_ref());
+        let di = e.idx(self.d as i64);
+        e.for_loop_over(Extent::Fixed(s.seq), |e, step| {
+            let at = Step { d: di, step, reverse: self.reverse };
+            match (source, projected) {
+                (GateSource::Projected { p, q, reset_product, .. }, Some(w)) => {
+                    matmul(e, st.h, w.r_t, None, q);
+                    if let (Some(r_h_t), Some(product)) = (w.r_h_t, reset_product) {
+                        reset_state(e, s, inputs[4], st, (&at, p, q), acts);
+                        matmul(e, st.recurrent_h, r_h_t, w.rb_h, product);
+                    }
+                }
+                _ => gates(e, s, inputs, st, &at),
+            }
+            if s.kind == Kind::Gru && projected.is_none() {
+                gru_reset(e, s, inputs, st, &at, acts);
+            }
+            update(e, s, (inputs, outputs), st, (&at, source), acts);
+        });
+    }
+
+    /// The final state, into Y_h and Y_c.
+    fn finish(&self, e: &mut Emitter, s: &Shape, outputs: &[Option<ValueId>]) {
+        let di = e.idx(self.d as i64);
+        e.parallel_over(&[Extent::Fixed(s.batch), Extent::Fixed(s.hidden)], &mut |e, ivs| {
+            for (output, buf) in [(outputs[1], self.st.h), (outputs[2], self.st.c)] {
+                if let Some(out) = output {
+                    let v = e.load(buf, &[ivs[0], ivs[1]]);
+                    e.store(v, out, &state_index(s, di, ivs[0], ivs[1]));
                 }
             }
-            _ => gates(e, s, inputs, &st, &at),
-        }
-        if s.kind == Kind::Gru && projected.is_none() {
-            gru_reset(e, s, inputs, &st, &at, acts);
-        }
-        update(e, s, (inputs, outputs), &st, (&at, source), acts);
-    });
-    // The final state.
-    e.parallel_over(&[Extent::Fixed(b), Extent::Fixed(h)], &mut |e, ivs| {
-        for (output, buf) in [(outputs[1], st.h), (outputs[2], st.c)] {
-            if let Some(out) = output {
-                let v = e.load(buf, &[ivs[0], ivs[1]]);
-                e.store(v, out, &state_index(s, di, ivs[0], ivs[1]));
-            }
-        }
-    });
+        });
+    }
 }
 
 /// Where a step is: the direction (as an index), the step, and whether time runs backwards.
