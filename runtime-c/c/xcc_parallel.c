@@ -52,13 +52,30 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Where chunk c of a loop of n iterations in `chunks` chunks begins. Where each chunk would have
+   a few iterations, the chunks shrink linearly, the first about twice the average and the last a
+   small fraction of it, so the threads' last chunks end close together with as many calls as
+   equal chunks (a decode step's matrix-vector loops, each streaming its weights once, ran 15%
+   faster at two threads: with equal chunks, one thread waited for up to an eighth of each loop).
+   With fewer iterations (a few heavy tasks) the chunks are equal. */
+static int64_t chunk_begin(int64_t c, int64_t chunks, int64_t n) {
+  if (c >= chunks)
+    return n;
+  if (n < 4 * chunks)
+    return c * n / chunks;
+  double left = (double)(chunks - c) / (double)chunks;
+  int64_t begin = (int64_t)((double)n * (1.0 - left * left));
+  return begin < n ? begin : n;
+}
+
 static void run_chunks(xcc_threadpool *pool) {
   for (;;) {
     int64_t c = atomic_fetch_add_explicit(&pool->next_chunk, 1, memory_order_relaxed);
     if (c >= pool->chunks)
       return;
-    int64_t begin = c * pool->n / pool->chunks, end = (c + 1) * pool->n / pool->chunks;
-    pool->task(pool->context, begin, end);
+    int64_t begin = chunk_begin(c, pool->chunks, pool->n), end = chunk_begin(c + 1, pool->chunks, pool->n);
+    if (begin < end)
+      pool->task(pool->context, begin, end);
   }
 }
 

@@ -36,7 +36,8 @@ static void *start_half(void *arg) {
   return NULL;
 }
 
-static atomic_int visits[1000];
+#define VISITS 100003
+static atomic_int visits[VISITS];
 static atomic_int nested_calls;
 
 static void count(void *ctx, int64_t begin, int64_t end) {
@@ -58,7 +59,7 @@ static void serial_for(void *user, xcc_task_fn task, void *ctx, int64_t n) {
 }
 
 static int each_once(int64_t n) {
-  for (int64_t i = 0; i < 1000; i++) {
+  for (int64_t i = 0; i < VISITS; i++) {
     if (atomic_load(&visits[i]) != (i < n)) return 0;
     atomic_store(&visits[i], 0);
   }
@@ -161,12 +162,13 @@ int main(void) {
 
   /* Parallel loops: pools of 1, 2, 3 and 8 threads, loop sizes around the chunk counts. */
   const int pools[] = {1, 2, 3, 8};
-  const int64_t ns[] = {1, 2, 7, 8, 31, 32, 33, 1000};
+  const int64_t ns[] = {1, 2, 7, 8, 31, 32, 33, 64, 127, 128, 129, 1000, 100003};
   for (unsigned k = 0; k < 4; k++) {
     xcc_threadpool *pool = xcc_threadpool_create(pools[k]);
     CHECK(pool && xcc_threadpool_size(pool) == pools[k]);
     xcc_run_options o = {.pool = pool};
     const xcc_run_options *previous = xcc_run_options_enter(&o);
+    CHECK(xcc_parallel_threads() == pools[k]);
     for (unsigned j = 0; j < sizeof ns / sizeof ns[0]; j++) {
       for (int r = 0; r < 20; r++) {
         xcc_parallel_for(count, NULL, ns[j]);
@@ -186,8 +188,13 @@ int main(void) {
   xcc_run_options mine = {.parallel_for = serial_for, .parallel_for_user = &calls};
   const xcc_run_options *previous = xcc_run_options_enter(&mine);
   xcc_parallel_for(count, NULL, 500);
+  CHECK(xcc_parallel_threads() == 0);
   xcc_run_options_leave(previous);
   CHECK(calls == 1 && each_once(500));
+  xcc_run_options one = {.num_threads = 1};
+  previous = xcc_run_options_enter(&one);
+  CHECK(xcc_parallel_threads() == 1);
+  xcc_run_options_leave(previous);
 
   printf("cpu level %d\n", (int)xcc_cpu_level());
   puts("xcc runtime ok");
