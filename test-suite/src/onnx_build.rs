@@ -70,6 +70,17 @@ pub fn with_int(mut n: NodeProto, name: &str, value: i64) -> NodeProto {
     n
 }
 
+/// Adds a FLOATS attribute.
+pub fn with_floats(mut n: NodeProto, name: &str, values: &[f32]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Floats as i32),
+        floats: values.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
 /// Adds a FLOAT attribute.
 pub fn with_float(mut n: NodeProto, name: &str, value: f32) -> NodeProto {
     n.attribute.push(AttributeProto {

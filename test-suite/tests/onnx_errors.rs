@@ -10,7 +10,7 @@ use xcc_frontend_onnx::proto::{
     TensorProto, ValueInfoProto,
 };
 use xcc_test_suite::onnx_build::{
-    floats, int64s, model, model_with_domains, node, symbolic, value, with_float, with_ints, FLOAT, INT64,
+    floats, int64s, model, model_with_domains, node, symbolic, value, with_float, with_floats, with_ints, FLOAT, INT64,
 };
 use xcc_test_suite::{clean_failure, run_trials, suite_dir, xcc_binary};
 
@@ -182,6 +182,13 @@ fn bad_models(dir: &Path) -> Vec<Case> {
                 20,
             ),
             vec!["grid0", "AffineGrid's coordinates of every point of size [2, 3, 5, 1099511627776]", "--fold-budget"],
+        ),
+        (
+            // n_targets of 2^40: each leaf's dense row of weights would be terabytes (an
+            // edge-sweep finding: a 64 GB allocation).
+            "tree-ensemble-targets-past-the-constant-budget",
+            model_with_domains(vec![tree_ensemble(1 << 40)], vec![value("x", FLOAT, &[3, 2])], vec![value("y", FLOAT, &[3, 1 << 40])], &[("ai.onnx.ml", 5)]),
+            vec!["te0", "2 leaves' weights over n_targets 1099511627776", "--fold-budget"],
         ),
         (
             // nonpad_kv_seqlen holds one length per batch entry (a fuzz finding: an empty one).
@@ -463,6 +470,27 @@ fn bad_models(dir: &Path) -> Vec<Case> {
 }
 
 /// `bytes`' model importing the default domain at `version` instead of 17.
+/// A TreeEnsemble (ai.onnx.ml 5) of one tree: `x[:, 0] <= 0.5` picks leaf 0 (1.0) or 1 (2.0), both
+/// of target 0 of `targets`.
+fn tree_ensemble(targets: i64) -> NodeProto {
+    let mut n = node("te0", "TreeEnsemble", &["x"], &["y"]);
+    n.domain = Some("ai.onnx.ml".into());
+    let n = with_floats(n, "nodes_modes", &[0.0]);
+    let n = with_floats(n, "nodes_splits", &[0.5]);
+    let n = with_floats(n, "leaf_weights", &[1.0, 2.0]);
+    let lists: [(&str, &[i64]); 7] = [
+        ("nodes_featureids", &[0]),
+        ("nodes_truenodeids", &[0]),
+        ("nodes_falsenodeids", &[1]),
+        ("nodes_trueleafs", &[1]),
+        ("nodes_falseleafs", &[1]),
+        ("leaf_targetids", &[0, 0]),
+        ("tree_roots", &[0]),
+    ];
+    let n = lists.iter().fold(n, |n, (name, values)| with_ints(n, name, values));
+    with_int(n, "n_targets", targets)
+}
+
 fn at_opset(bytes: Vec<u8>, version: i64) -> Vec<u8> {
     use prost::Message;
     let mut m = ModelProto::decode(bytes.as_slice()).expect("just encoded");

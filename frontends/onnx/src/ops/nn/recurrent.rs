@@ -1,5 +1,5 @@
 //! The recurrent operators RNN, GRU and LSTM: each direction a serial loop over the time
-//! steps, each step parallel loops over the batch and the hidden units (on up to two threads, a
+//! steps, each step parallel loops over the batch and the hidden units (on two threads, a
 //! bidirectional layer's directions are instead two tasks, see [`both_directions`]).
 //!
 //! A step computes the gates' pre-activations (`x_t W^T + h_{t-1} R^T` and the biases, plus
@@ -259,9 +259,9 @@ impl OnnxOp for Recurrent {
 /// batch and units, each ending in a barrier; on two threads the directions run instead as two
 /// tasks of one parallel loop, a thread each, with no barrier until both end (a bidirectional
 /// LSTM of 512 units, 50 steps: 5.85 ms as two tasks, 6.04 ms with 202 barriers). On one thread
-/// the steps run as before (the same work, and measured 1.4% faster), and on more than two, or
-/// under a caller's own parallel-for of unknown width, the steps' own loops share the threads:
-/// the run chooses by runtime-c's `xcc_parallel_threads()`.
+/// the steps run as before (the same work), and on more than two, or under a caller's own
+/// parallel-for of unknown width, the steps' own loops share the threads: the run chooses by
+/// runtime-c's `xcc_parallel_threads()`.
 fn both_directions(e: &mut Emitter, s: &Shape, io: (&[Option<ValueId>], &[Option<ValueId>]), passes: [&Pass; 2]) {
     let threads = crate::emit::runtime_call(e, xcc_runtime_c::PARALLEL_THREADS, &[], Type::i32());
     let two = e.const_int(2, Type::i32());
