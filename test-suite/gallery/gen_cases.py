@@ -711,6 +711,24 @@ def spectral_cases(rng):
     yield "mel_weight_matrix_run_time_f64", node, dict(mel), ["w"], ()
 
 
+def empty_cases(rng):
+    """Tensors with a dim of 0 fixed at compile time, whose operators write nothing (xcc lowers
+    none of them): a Slice to an empty range, a Conv over it with SAME padding and an
+    elementwise step, then a Concat of the empty result with a real tensor and a reduction that
+    reads the empty one (its identity). ONNX Runtime 1.32 refuses the Conv over an empty input
+    ("Invalid input shape"): onnx's reference implementation is the oracle."""
+    x = f32(rng, [1, 2, 5, 6])
+    y = f32(rng, [1, 2, 4, 6])
+    w = f32(rng, [2, 2, 3, 3])
+    ends = {"starts": np.array([3], np.int64), "ends": np.array([3], np.int64), "axes": np.array([2], np.int64)}
+    nodes = [helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["empty"]),
+             helper.make_node("Conv", ["empty", "w"], ["conv"], auto_pad="SAME_UPPER"),
+             helper.make_node("Relu", ["conv"], ["act"]),
+             helper.make_node("ReduceSum", ["act"], ["total"], keepdims=0),
+             helper.make_node("Concat", ["act", "y"], ["joined"], axis=2)]
+    yield "empty_slice_conv_concat", nodes, {"x": x, "y": y, "w": w, **ends}, ["joined", "total"], ("w", *ends)
+
+
 def data_sized_cases(rng):
     """Outputs as long as the data decides, which the run finds: NonMaxSuppression over many
     overlapping boxes (two batches, three classes; corners and centers; with and without a
@@ -1299,6 +1317,7 @@ def main():
     oracles += [write(out, *case) for case in det_cases(rng)]
     oracles += [write(out, *case) for case in spectral_cases(np.random.default_rng(1128))]
     oracles += [write(out, *case) for case in data_sized_cases(np.random.default_rng(1129))]
+    oracles += [write(out, *case) for case in empty_cases(np.random.default_rng(1136))]
     oracles += [write(out, *case) for case in sequence_cases(np.random.default_rng(1130))]
     oracles += [write(out, *case, opset=20) for case in string_cases(np.random.default_rng(1131))]
     oracles += [write(out, *case, opset=21) for case in string_cast_cases(np.random.default_rng(1132))]
