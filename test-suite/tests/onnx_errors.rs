@@ -191,6 +191,21 @@ fn bad_models(dir: &Path) -> Vec<Case> {
             vec!["te0", "2 leaves' weights over n_targets 1099511627776", "--fold-budget"],
         ),
         (
+            // Scan before opset 9 over a batch of 2^31 sequences: each entry's steps unrolled,
+            // out of memory (an edge-sweep finding). The batch's steps count together.
+            "scan8-batch-past-the-unrolled-steps",
+            at_opset(
+                model(
+                    vec![scan8_node()],
+                    vec![value("s0", FLOAT, &[1 << 31, 2]), value("xs", FLOAT, &[1 << 31, 3, 2])],
+                    vec![value("s", FLOAT, &[1 << 31, 2]), value("ys", FLOAT, &[1 << 31, 3, 2])],
+                    vec![],
+                ),
+                8,
+            ),
+            vec!["scan0", "Scan's batch of 2147483648 and length 3 unroll into more than 4096 steps"],
+        ),
+        (
             // nonpad_kv_seqlen holds one length per batch entry (a fuzz finding: an empty one).
             "attention-nonpad-lengths-not-one-per-batch",
             at_opset(
@@ -489,6 +504,25 @@ fn tree_ensemble(targets: i64) -> NodeProto {
     ];
     let n = lists.iter().fold(n, |n, (name, values)| with_ints(n, name, values));
     with_int(n, "n_targets", targets)
+}
+
+/// A Scan of opset 8 (a batch dim first, no sequence lengths) summing its scan input into a
+/// state of `[2]` and emitting each running sum.
+fn scan8_node() -> NodeProto {
+    let body = xcc_frontend_onnx::proto::GraphProto {
+        node: vec![node("add", "Add", &["acc", "x"], &["acc_out"]), node("id", "Identity", &["acc_out"], &["y"])],
+        input: vec![value("acc", FLOAT, &[2]), value("x", FLOAT, &[2])],
+        output: vec![value("acc_out", FLOAT, &[2]), value("y", FLOAT, &[2])],
+        ..Default::default()
+    };
+    let mut n = with_int(node("scan0", "Scan", &["", "s0", "xs"], &["s", "ys"]), "num_scan_inputs", 1);
+    n.attribute.push(AttributeProto {
+        name: Some("body".into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(body),
+        ..Default::default()
+    });
+    n
 }
 
 fn at_opset(bytes: Vec<u8>, version: i64) -> Vec<u8> {
