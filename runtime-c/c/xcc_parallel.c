@@ -55,7 +55,7 @@ static int64_t now_ns(void) {
 /* Where chunk c of a loop of n iterations in `chunks` chunks begins. Where each chunk would have
    a few iterations, the chunks shrink linearly, the first about twice the average and the last a
    small fraction of it, so the threads' last chunks end close together with as many calls as
-   equal chunks (a decode step's matrix-vector loops, each streaming its weights once, ran 15%
+   equal chunks (a decode step's matrix-vector loops, each streaming its weights once, ran 11%
    faster at two threads: with equal chunks, one thread waited for up to an eighth of each loop).
    With fewer iterations (a few heavy tasks) the chunks are equal. */
 static int64_t chunk_begin(int64_t c, int64_t chunks, int64_t n) {
