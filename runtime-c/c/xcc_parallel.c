@@ -224,6 +224,19 @@ static void run_on_pool(xcc_threadpool *pool, int threads, xcc_task_fn task, voi
   }
 }
 
+/* The pool a loop of more than one iteration runs on under the run's options o (NULL: the calling
+   thread alone), with how many of its threads it takes: o's pool, else the default one unless o
+   asks for one thread or this is a pool's worker, capped by o's num_threads. */
+static xcc_threadpool *loop_pool(const xcc_run_options *o, int *threads) {
+  xcc_threadpool *pool = o && o->pool ? o->pool : NULL;
+  if (!pool && !(o && o->num_threads == 1) && !on_pool_worker)
+    pool = xcc_default_threadpool();
+  *threads = pool ? pool->size : 1;
+  if (o && o->num_threads > 0 && o->num_threads < *threads)
+    *threads = o->num_threads;
+  return pool;
+}
+
 XCC_DEF void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n) {
   if (n <= 0)
     return;
@@ -232,12 +245,8 @@ XCC_DEF void xcc_parallel_for(xcc_task_fn task, void *context, int64_t n) {
     o->parallel_for(o->parallel_for_user, task, context, n);
     return;
   }
-  xcc_threadpool *pool = o && o->pool ? o->pool : NULL;
-  if (!pool && !(o && o->num_threads == 1) && n > 1 && !on_pool_worker)
-    pool = xcc_default_threadpool();
-  int threads = pool ? pool->size : 1;
-  if (o && o->num_threads > 0 && o->num_threads < threads)
-    threads = o->num_threads;
+  int threads = 1;
+  xcc_threadpool *pool = n > 1 ? loop_pool(o, &threads) : NULL;
   if ((int64_t)threads > n)
     threads = (int)n;
   if (threads <= 1 || on_pool_worker || pthread_mutex_trylock(&pool->submit) != 0) {
@@ -256,12 +265,10 @@ XCC_DEF int32_t xcc_parallel_threads(void) {
   const xcc_run_options *o = current_options;
   if (o && o->parallel_for)
     return 0;
-  if (on_pool_worker || (o && o->num_threads == 1))
+  if (on_pool_worker)
     return 1;
-  xcc_threadpool *pool = o && o->pool ? o->pool : xcc_default_threadpool();
-  int threads = pool ? pool->size : 1;
-  if (o && o->num_threads > 0 && o->num_threads < threads)
-    threads = o->num_threads;
+  int threads;
+  loop_pool(o, &threads);
   return threads;
 }
 
