@@ -8,8 +8,8 @@
 //! with `g = Hq / Hkv` query heads per key/value head. Operands: `Q` (`[B, Hq, S, D]`), `K`
 //! (`[B, Hkv, T, D]`), `V` (`[B, Hkv, T, Dv]`), optionally an additive `bias` (`[B or 1, Hq or 1,
 //! S or 1, T]`, broadcast; -inf masks a key), and `out` (`[B, Hq, S, Dv]`), all f32. The heads
-//! and the head sizes are static (the head sizes at most [`MAX_HEAD_SIZE`]); the batch, the queries and the keys may be known only at run
-//! time. A row whose every key is masked is zeros (its weights are taken as zero, as ONNX's
+//! and the head sizes are static (the head sizes at most [`MAX_HEAD_SIZE`]); the batch, the
+//! queries and the keys may be known only at run time. A row whose every key is masked is zeros (its weights are taken as zero, as ONNX's
 //! Attention defines a fully masked row). `scale` is the factor of the scores.
 //! `heads_per_pass`, the strategy `kernel-choose-strategies` records on a CPU (absent: 1), is
 //! how many query heads of a group take their rows together in one pass over the group's keys
