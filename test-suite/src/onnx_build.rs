@@ -70,6 +70,17 @@ pub fn with_int(mut n: NodeProto, name: &str, value: i64) -> NodeProto {
     n
 }
 
+/// Adds a GRAPH attribute (a Loop's or Scan's body, an If's branch).
+pub fn with_graph(mut n: NodeProto, name: &str, graph: GraphProto) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(graph),
+        ..Default::default()
+    });
+    n
+}
+
 /// Adds a FLOATS attribute.
 pub fn with_floats(mut n: NodeProto, name: &str, values: &[f32]) -> NodeProto {
     n.attribute.push(AttributeProto {

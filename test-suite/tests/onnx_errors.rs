@@ -10,7 +10,8 @@ use xcc_frontend_onnx::proto::{
     TensorProto, ValueInfoProto,
 };
 use xcc_test_suite::onnx_build::{
-    floats, int64s, model, model_with_domains, node, symbolic, value, with_float, with_floats, with_ints, FLOAT, INT64,
+    floats, int64s, model, model_with_domains, node, symbolic, value, with_float, with_floats, with_graph, with_ints,
+    FLOAT, INT64,
 };
 use xcc_test_suite::{clean_failure, run_trials, suite_dir, xcc_binary};
 
@@ -515,14 +516,7 @@ fn scan8_node() -> NodeProto {
         output: vec![value("acc_out", FLOAT, &[2]), value("y", FLOAT, &[2])],
         ..Default::default()
     };
-    let mut n = with_int(node("scan0", "Scan", &["", "s0", "xs"], &["s", "ys"]), "num_scan_inputs", 1);
-    n.attribute.push(AttributeProto {
-        name: Some("body".into()),
-        r#type: Some(attribute_proto::AttributeType::Graph as i32),
-        g: Some(body),
-        ..Default::default()
-    });
-    n
+    with_graph(with_int(node("scan0", "Scan", &["", "s0", "xs"], &["s", "ys"]), "num_scan_inputs", 1), "body", body)
 }
 
 fn at_opset(bytes: Vec<u8>, version: i64) -> Vec<u8> {
@@ -2398,16 +2392,8 @@ fn if_node(name: &str, then_out: &str, else_out: &str, then_nodes: Vec<NodeProto
         output: vec![ValueInfoProto { name: Some(out.into()), ..Default::default() }],
         ..Default::default()
     };
-    let mut n = node(name, "If", &["c"], &["y"]);
-    for (attr, g) in [("then_branch", branch(then_nodes, then_out)), ("else_branch", branch(vec![], else_out))] {
-        n.attribute.push(AttributeProto {
-            name: Some(attr.into()),
-            r#type: Some(attribute_proto::AttributeType::Graph as i32),
-            g: Some(g),
-            ..Default::default()
-        });
-    }
-    n
+    let n = with_graph(node(name, "If", &["c"], &["y"]), "then_branch", branch(then_nodes, then_out));
+    with_graph(n, "else_branch", branch(vec![], else_out))
 }
 
 /// `Loop(m, "", a0) -> y` whose body runs `nodes` over (i, c, a) and gives (c_out, a_out), with
@@ -2419,12 +2405,5 @@ fn loop_node(nodes: Vec<NodeProto>, a_out: &[i64]) -> NodeProto {
         output: vec![value("c_out", BOOL, &[]), value("a_out", FLOAT, a_out)],
         ..Default::default()
     };
-    let mut n = node("lp", "Loop", &["m", "", "a0"], &["y"]);
-    n.attribute.push(AttributeProto {
-        name: Some("body".into()),
-        r#type: Some(attribute_proto::AttributeType::Graph as i32),
-        g: Some(body),
-        ..Default::default()
-    });
-    n
+    with_graph(node("lp", "Loop", &["m", "", "a0"], &["y"]), "body", body)
 }

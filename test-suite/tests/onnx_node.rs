@@ -1033,60 +1033,80 @@ fn run_checked(case: &Path, work: &Path, variant: &[String]) -> Outcome {
         return fail(Status::LinkError, first_error(&format!("{}\n{}", o.stderr, o.stdout)));
     }
 
+    let run = Run { case, prog: &prog, aarch64, data_dims, several_sets: data.len() > 1 };
     for threads in thread_counts(case) {
         for (ds, ins, outs) in &data {
-            let dir = work.join(file_name(ds));
-            std::fs::create_dir_all(&dir).unwrap();
-            for (j, d) in ins.iter().enumerate().filter(|(_, d)| d.present) {
-                std::fs::write(dir.join(format!("in_{j}.bin")), &d.bytes).unwrap();
-            }
-            let mut command = if aarch64 {
-                let mut qemu = Command::new("qemu-aarch64");
-                qemu.args(["-cpu", "max", "-L", "/usr/aarch64-linux-gnu"]).arg(&prog);
-                qemu
-            } else {
-                Command::new(&prog)
-            };
-            if let Some(n) = threads {
-                command.env("XCC_NUM_THREADS", n);
-            }
-            let o = run_command(command.arg(&dir), run_timeout());
-            if o.timed_out {
-                return fail(Status::Timeout, format!("the program ran over {} s", run_timeout().as_secs()));
-            }
-            if !o.success() {
-                let msg = o.stderr.lines().next().unwrap_or("").trim().to_string();
-                let msg = if msg.is_empty() { String::new() } else { format!(": {msg}") };
-                // Exit 4: the model's run refused the inputs with a status (its message follows).
-                let status = if o.code == Some(4) { Status::Refused } else { Status::Crash };
-                return fail(status, format!("{}{msg}", o.status()));
-            }
-            let set = if data.len() > 1 { format!("{}: ", file_name(ds)) } else { String::new() };
-            let set = match threads {
-                Some(n) => format!("{set}{n} thread(s): "),
-                None => set,
-            };
-            for (j, want) in outs.iter().enumerate() {
-                if data_dims {
-                    let text = std::fs::read_to_string(dir.join(format!("out_{j}.dims")))
-                        .map_err(|e| (Status::Harness, format!("out_{j}.dims: {e}")))?;
-                    let got: Vec<usize> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-                    if got != want.dims {
-                        return fail(Status::Wrong, format!("{set}output {j}: dims {got:?}, expected {:?}", want.dims));
-                    }
-                }
-                let got = std::fs::read(dir.join(format!("out_{j}.bin")))
-                    .map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
-                let steps = integer_tolerance(case);
-                compare(&format!("{set}output {j}"), want.dtype, &got, want, steps, float_tolerance(case))
-                    .map_err(|e| (Status::Wrong, e))?;
-            }
+            run.data_set(&work.join(file_name(ds)), (ins, outs), threads)?;
         }
     }
     if gpu() {
         check_ptx(case, &work, &[&binds[..], variant].concat())?;
     }
     Ok(())
+}
+
+/// A compiled case's program and how to read what it writes.
+struct Run<'a> {
+    case: &'a Path,
+    prog: &'a Path,
+    /// Cross-linked for AArch64: run under qemu, as a CPU with every extension.
+    aarch64: bool,
+    /// The program writes each output's dims (`out_K.dims`), which the run found.
+    data_dims: bool,
+    several_sets: bool,
+}
+
+impl Run<'_> {
+    /// One data set's inputs written to `dir`, the program run there (with `threads` as
+    /// `XCC_NUM_THREADS`, if given) and its outputs compared with the set's.
+    fn data_set(&self, dir: &Path, (ins, outs): (&[Data], &[Data]), threads: Option<&str>) -> Outcome {
+        std::fs::create_dir_all(dir).unwrap();
+        for (j, d) in ins.iter().enumerate().filter(|(_, d)| d.present) {
+            std::fs::write(dir.join(format!("in_{j}.bin")), &d.bytes).unwrap();
+        }
+        let mut command = if self.aarch64 {
+            let mut qemu = Command::new("qemu-aarch64");
+            qemu.args(["-cpu", "max", "-L", "/usr/aarch64-linux-gnu"]).arg(self.prog);
+            qemu
+        } else {
+            Command::new(self.prog)
+        };
+        if let Some(n) = threads {
+            command.env("XCC_NUM_THREADS", n);
+        }
+        let o = run_command(command.arg(dir), run_timeout());
+        if o.timed_out {
+            return fail(Status::Timeout, format!("the program ran over {} s", run_timeout().as_secs()));
+        }
+        if !o.success() {
+            let msg = o.stderr.lines().next().unwrap_or("").trim().to_string();
+            let msg = if msg.is_empty() { String::new() } else { format!(": {msg}") };
+            // Exit 4: the model's run refused the inputs with a status (its message follows).
+            let status = if o.code == Some(4) { Status::Refused } else { Status::Crash };
+            return fail(status, format!("{}{msg}", o.status()));
+        }
+        let set = if self.several_sets { format!("{}: ", file_name(dir)) } else { String::new() };
+        let set = match threads {
+            Some(n) => format!("{set}{n} thread(s): "),
+            None => set,
+        };
+        for (j, want) in outs.iter().enumerate() {
+            if self.data_dims {
+                let text = std::fs::read_to_string(dir.join(format!("out_{j}.dims")))
+                    .map_err(|e| (Status::Harness, format!("out_{j}.dims: {e}")))?;
+                let got: Vec<usize> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+                if got != want.dims {
+                    return fail(Status::Wrong, format!("{set}output {j}: dims {got:?}, expected {:?}", want.dims));
+                }
+            }
+            let got = std::fs::read(dir.join(format!("out_{j}.bin")))
+                .map_err(|e| (Status::Harness, format!("out_{j}.bin: {e}")))?;
+            let steps = integer_tolerance(self.case);
+            compare(&format!("{set}output {j}"), want.dtype, &got, want, steps, float_tolerance(self.case))
+                .map_err(|e| (Status::Wrong, e))?;
+        }
+        Ok(())
+    }
 }
 
 /// The thread counts (`XCC_NUM_THREADS`) a case runs with: the run's default, or for a case of
