@@ -2,8 +2,8 @@
 `decoders` suite: tiny Llama (grouped KV heads) and Qwen2 (one KV head, biased projections) from
 `transformers` configs with seeded random weights, saved to a local folder with a word-level
 tokenizer and given to `onnxruntime_genai.models.builder` offline (fp32, and int4 weights as
-MatMulNBits; and Llama with int8 weights, and with its embedding table in int4 too,
-GatherBlockQuantized). The graphs
+MatMulNBits; and Llama with int8 weights, with its embedding table in int4 too
+(GatherBlockQuantized), and with int4 weights as DequantizeLinear and MatMul (`use_qdq`)). The graphs
 are taken as written: GroupQueryAttention with `seqlens_k` and
 `total_sequence_length` computed from the attention mask, rotary embedding inside it, a head
 size given by the dim_param `kv_cache_dim`, SkipSimplifiedLayerNormalization.
@@ -110,13 +110,18 @@ def valid(output, lengths, past):
     return np.broadcast_to(tokens[:, :, None], output.shape).astype(np.uint8)
 
 
-def write(out, family, precision, variant="", options=()):
+def write(out, family, precision, variant="", options=(), exact=False):
+    """The builder's model of `precision` with `options`; `exact`: ONNX Runtime computes in f32
+    what the graph does in f32 (its QDQ fusion into MatMulNBits at accuracy_level 0)."""
     case = os.path.join(out, f"genai_{family}_{precision}{variant}")
     os.makedirs(case, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         kv_heads = save_folder(family, folder)
         build(folder, case, precision, list(options))
-    session = ort.InferenceSession(os.path.join(case, "model.onnx"))
+    so = ort.SessionOptions()
+    if exact:
+        so.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
+    session = ort.InferenceSession(os.path.join(case, "model.onnx"), so)
     rng = np.random.default_rng(0)
     lines = []
     for name, dims, lengths, feeds in runs(rng, kv_heads):
@@ -138,7 +143,7 @@ def write(out, family, precision, variant="", options=()):
     # int8-quantized activations; xcc computes them in float: the comparison allows that
     # quantization's error.
     with open(os.path.join(case, "tolerance"), "w") as f:
-        f.write("1e-4\n" if precision == "fp32" else "1e-2\n")
+        f.write("1e-4\n" if precision == "fp32" or exact else "1e-2\n")
     shared_buffer(session, case, kv_heads)
     bad_shared_buffer(case, kv_heads)
     bad_lengths(case, kv_heads)
@@ -218,7 +223,9 @@ def main():
     # int8 weights (MatMulNBits of 8 bits), and the embedding table in int4 too (GatherBlockQuantized).
     write(out, "llama", "int8")
     write(out, "llama", "int4", "_gather", ["op_types_to_quantize=MatMul/Gather"])
-    count += 2
+    # int4 weights as DequantizeLinear (blocks along K) and MatMul, which xcc keeps packed.
+    write(out, "llama", "int4", "_qdq", ["use_qdq=1"], exact=True)
+    count += 3
     print(f"wrote {count} models")
 
 

@@ -3,11 +3,12 @@
 //! a same-shaped tensor and a Clip; also the unfused forms, where the intermediate is also an
 //! output so it cannot be fused away. And the kernels of issue 7 on small graphs of their own:
 //! rows of one folded into a GEMM over packed panels, depthwise convolutions, and an
-//! EfficientNet-style SiLU and squeeze-excitation block.
+//! EfficientNet-style SiLU and squeeze-excitation block. And MatMuls of 4- and 8-bit weights
+//! dequantized in blocks (the QDQ form of MatMulNBits), whose library must hold them packed.
 
 use std::path::Path;
 use std::process::Command;
-use xcc_test_suite::onnx_build::{floats, model, node, pseudo_random, value, with_int, with_ints, FLOAT};
+use xcc_test_suite::onnx_build::{floats, model, node, pseudo_random, value, with_int, with_ints, with_opset, FLOAT};
 use xcc_test_suite::{suite_dir, xcc_binary};
 
 fn run_case(
@@ -17,7 +18,7 @@ fn run_case(
     inputs: &[(&str, Vec<i64>)],
     outputs: &[(&str, usize)],
 ) -> Result<(), String> {
-    run_case_with_files(dir, name, (bytes, &[]), &[], inputs, outputs)
+    run_case_with_files(dir, name, (bytes, &[]), (&[], &[]), inputs, outputs)
 }
 
 /// Like `run_case`, compiled with these extra xcc flags.
@@ -28,15 +29,19 @@ fn run_case_with_flags(
     inputs: &[(&str, Vec<i64>)],
     outputs: &[(&str, usize)],
 ) -> Result<(), String> {
-    run_case_with_files(dir, name, (bytes, flags), &[], inputs, outputs)
+    run_case_with_files(dir, name, (bytes, flags), (&[], &[]), inputs, outputs)
 }
 
-/// Like `run_case`, with extra files written next to the model (external data).
+/// Files written next to a model (external data), and entries of ONNX Runtime's session
+/// configuration.
+type Surroundings<'a> = (&'a [(&'a str, Vec<u8>)], &'a [(&'a str, &'a str)]);
+
+/// Like `run_case`, with [`Surroundings`].
 fn run_case_with_files(
     dir: &Path,
     name: &str,
     (bytes, flags): (&[u8], &[&str]),
-    files: &[(&str, Vec<u8>)],
+    (files, ort_config): Surroundings,
     inputs: &[(&str, Vec<i64>)],
     outputs: &[(&str, usize)],
 ) -> Result<(), String> {
@@ -111,7 +116,8 @@ fn run_case_with_files(
         })
         .collect();
     let script = format!(
-        "import numpy as np, onnxruntime as ort\ns = ort.InferenceSession('{}', providers=['CPUExecutionProvider'])\nr = s.run(None, {{{}}})\nfor o, v in zip([o.name for o in s.get_outputs()], r): v.astype(np.float32).tofile('{}/' + o + '.ort')\n",
+        "import numpy as np, onnxruntime as ort\nso = ort.SessionOptions()\n{}s = ort.InferenceSession('{}', so, providers=['CPUExecutionProvider'])\nr = s.run(None, {{{}}})\nfor o, v in zip([o.name for o in s.get_outputs()], r): v.astype(np.float32).tofile('{}/' + o + '.ort')\n",
+        ort_config.iter().map(|(k, v)| format!("so.add_session_config_entry('{k}', '{v}')\n")).collect::<String>(),
         d.join("m.onnx").display(),
         feeds.join(", "),
         d.display()
@@ -660,7 +666,7 @@ fn external_data_case(dir: &Path) -> Result<(), String> {
         dir,
         "external-data",
         (&bytes, &[]),
-        &[("weights.bin", file)],
+        (&[("weights.bin", file)], &[]),
         &[("x", vec![3, 4])],
         &[("y", 18)],
     )
@@ -668,6 +674,86 @@ fn external_data_case(dir: &Path) -> Result<(), String> {
 
 /// One test per model, each compiled by xcc and compared with ONNX Runtime run now (ignored
 /// without the venv that holds it).
+/// Weights of `bits` bits (`signed` or not) `[k, n]`, dequantized in blocks of `block` along K by
+/// opset 21's DequantizeLinear (with zero points or without) and multiplied by MatMul, as ONNX
+/// Runtime's MatMulNBits quantizer and GenAI's model builder write a layer with their QDQ options:
+/// xcc keeps the weights packed (MatMulNBits' kernel).
+#[derive(Clone, Copy)]
+struct Blockwise {
+    bits: usize,
+    signed: bool,
+    zero_points: bool,
+    k: usize,
+    n: usize,
+    block: usize,
+}
+
+impl Blockwise {
+    /// ONNX's INT4, UINT4, INT8 or UINT8.
+    fn data_type(self) -> i32 {
+        match (self.bits, self.signed) {
+            (4, true) => 22,
+            (4, false) => 21,
+            (_, true) => 3,
+            (_, false) => 2,
+        }
+    }
+
+    /// `count` values over the type's whole range, as ONNX stores them (4-bit ones two a byte,
+    /// the first in the low bits).
+    fn quantized(self, name: &str, dims: &[i64], seed: u64) -> xcc_frontend_onnx::proto::TensorProto {
+        let count = dims.iter().product::<i64>() as usize;
+        let levels = 1i64 << self.bits;
+        let low = if self.signed { -levels / 2 } else { 0 };
+        let values: Vec<u8> = pseudo_random(count, seed)
+            .iter()
+            .map(|r| (low + (((r + 1.0) / 2.0 * levels as f32) as i64).min(levels - 1)) as u8)
+            .collect();
+        let raw = match self.bits {
+            4 => values.chunks(2).map(|p| (p[0] & 15) | (p.get(1).map_or(0, |h| h & 15) << 4)).collect(),
+            _ => values,
+        };
+        xcc_frontend_onnx::proto::TensorProto {
+            name: Some(name.into()),
+            dims: dims.to_vec(),
+            data_type: Some(self.data_type()),
+            raw_data: Some(raw),
+            ..Default::default()
+        }
+    }
+
+    fn model(self) -> Vec<u8> {
+        let (k, n, blocks) = (self.k as i64, self.n as i64, self.k.div_ceil(self.block) as i64);
+        let scales: Vec<f32> = pseudo_random((blocks * n) as usize, 12).iter().map(|r| 0.01 + 0.05 * r.abs()).collect();
+        let mut inits = vec![self.quantized("wq", &[k, n], 11), floats("ws", &[blocks, n], &scales)];
+        let mut dq_inputs = vec!["wq", "ws"];
+        if self.zero_points {
+            inits.push(self.quantized("wz", &[blocks, n], 13));
+            dq_inputs.push("wz");
+        }
+        let dq = with_int(node("dq", "DequantizeLinear", &dq_inputs, &["w"]), "axis", 0);
+        let nodes = vec![with_int(dq, "block_size", self.block as i64), node("mm", "MatMul", &["a", "w"], &["y"])];
+        let bytes = model(nodes, vec![value("a", FLOAT, &[2, 3, k])], vec![value("y", FLOAT, &[2, 3, n])], inits);
+        with_opset(&bytes, "", 21)
+    }
+
+    /// Compiled and run against ONNX Runtime, which by default turns the pair into its
+    /// MatMulNBits at `accuracy_level` 4 (int8 activations): asked for level 0 (f32 products),
+    /// it computes what the QDQ form defines.
+    fn run(self, d: &Path, name: &str) -> Result<(), String> {
+        let (bytes, level) = (self.model(), [("session.qdq_matmulnbits_accuracy_level", "0")]);
+        let (a, y) = ([("a", vec![2, 3, self.k as i64])], [("y", 6 * self.n)]);
+        run_case_with_files(d, name, (&bytes, &[]), (&[], &level), &a, &y)?;
+        // Dequantized to f32 the weights alone would take k * n * 4 bytes.
+        let library = std::fs::metadata(d.join(name).join("libm.a")).map_err(|e| e.to_string())?.len() as usize;
+        let float_bytes = self.k * self.n * 4;
+        if float_bytes >= 1 << 20 && library >= float_bytes / 2 {
+            return Err(format!("{name}: the library takes {library} bytes, the weights in f32 {float_bytes}"));
+        }
+        Ok(())
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let root = suite_dir().parent().unwrap().to_path_buf();
     let no_venv = !root.join(".venv/bin/python").exists();
@@ -878,6 +964,25 @@ fn main() -> std::process::ExitCode {
         ),
         ("external-data", Box::new(external_data_case)),
     ];
+    let blockwise = [
+        ("blockwise-int4", Blockwise { bits: 4, signed: true, zero_points: false, k: 512, n: 1030, block: 32 }),
+        (
+            "blockwise-uint4-zero-points",
+            Blockwise { bits: 4, signed: false, zero_points: true, k: 200, n: 33, block: 16 },
+        ),
+        (
+            "blockwise-int4-zero-points",
+            Blockwise { bits: 4, signed: true, zero_points: true, k: 300, n: 17, block: 128 },
+        ),
+        (
+            "blockwise-int8-zero-points",
+            Blockwise { bits: 8, signed: true, zero_points: true, k: 130, n: 40, block: 64 },
+        ),
+        ("blockwise-uint8", Blockwise { bits: 8, signed: false, zero_points: false, k: 96, n: 24, block: 256 }),
+    ];
+    let cases = cases
+        .into_iter()
+        .chain(blockwise.into_iter().map(|(name, w)| -> (&str, Case) { (name, Box::new(move |d| w.run(d, name))) }));
     let trials = cases
         .into_iter()
         .map(|(name, case)| {

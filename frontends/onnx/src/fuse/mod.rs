@@ -1,8 +1,12 @@
 //! Graph rewrites that change weights: BatchNormalization after a Conv with constant weights is
 //! folded into the weights and bias; before inference, a MatMul or Gemm of two
 //! DequantizeLinear outputs (ONNX Runtime's QDQ form of a quantized layer) becomes an integer
-//! product scaled once ([`integer_products`]). (Joining activations and residual adds to a
-//! matmul or convolution is done at the kernel level, by `kernel-fuse-epilogue`.)
+//! product scaled once ([`integer_products`]), and a MatMul of 4- or 8-bit weights dequantized
+//! in blocks becomes MatMulNBits, whose weights stay packed ([`blockwise_matmul`]). (Joining
+//! activations and residual adds to a matmul or convolution is done at the kernel level, by
+//! `kernel-fuse-epilogue`.)
+
+mod blockwise_matmul;
 
 use super::graph::*;
 use super::ops::expansion::Expansion;
@@ -15,6 +19,7 @@ pub fn fuse(g: &mut Graph) {
 /// The rewrites that must see the graph before inference folds constants (a DequantizeLinear
 /// of constant weights folds to float weights).
 pub fn before_inference(g: &mut Graph) {
+    blockwise_matmul::blockwise_matmuls(g);
     integer_products(g);
 }
 
