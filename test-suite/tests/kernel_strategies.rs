@@ -854,9 +854,17 @@ typedef struct {
   void (*run)(void);
 } Case;
 
+/* Hashed values in [-1, 1]: no period, so each part of a long row of keys has its own largest
+   score (val()'s period of 23 would repeat every key of a part in the next). */
 static float *filled(long n, int seed) {
   float *p = malloc(sizeof(float) * (n ? n : 1));
-  for (long j = 0; j < n; j++) p[j] = val((int)(j * 7 + seed));
+  for (long j = 0; j < n; j++) {
+    uint32_t x = (uint32_t)(j * 7 + seed) * 2654435761u;
+    x ^= x >> 15;
+    x *= 2246822519u;
+    x ^= x >> 13;
+    p[j] = (float)(x % 2001) / 1000.0f - 1.0f;
+  }
   return p;
 }
 
@@ -919,11 +927,21 @@ static int check_attention(const Case *c) {
 "#;
 
 /// Attention over grouped heads with each pass size a group allows, ragged keys, broadcast
-/// biases and masks (causal, scattered, whole rows), against the naive loops at 1, 2, 3 and 8
-/// threads.
+/// biases and masks (causal, scattered, whole rows), and decode rows over long caches (split
+/// into parts), against the naive loops at 1, 2, 3 and 8 threads.
 fn attention_trial() -> Result<(), String> {
     let mut rng = Rng(seed() ^ 0xa7);
-    let cases: Vec<Attention> = (0..CASES).map(|_| Attention::random(&mut rng)).collect();
+    let mut cases: Vec<Attention> = (0..CASES).map(|_| Attention::random(&mut rng)).collect();
+    // Decode rows over long caches, whose keys the kernel splits into parts (`key_parts`): at
+    // the fewest keys that split, ragged ones, and a row every key of which is masked.
+    for (t, mask) in [(256, Mask::None), (300, Mask::Scattered), (1029, Mask::Causal), (777, Mask::None)] {
+        let mut a = Attention::random(&mut rng);
+        (a.b, a.s, a.t, a.mask) = (1, 1, t, mask);
+        if !matches!(mask, Mask::None) {
+            a.bias = Some([true, false, true]);
+        }
+        cases.push(a);
+    }
     let threads = [Some(1), Some(2), Some(3), Some(8)];
     let program = attention_program(&cases);
     cross_compile_and_run("attention", &program, &listing(&cases))?;

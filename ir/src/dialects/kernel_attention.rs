@@ -13,7 +13,10 @@
 //! Attention defines a fully masked row). `scale` is the factor of the scores.
 //! `heads_per_pass`, the strategy `kernel-choose-strategies` records on a CPU (absent: 1), is
 //! how many query heads of a group take their rows together in one pass over the group's keys
-//! and values, each key read once for all of them; it divides `g`.
+//! and values, each key read once for all of them; it divides `g`. `key_parts`, recorded with
+//! it (absent: 1), is how many parts a lone query row's keys (`B * S = 1`: a decode step) may be
+//! split into, each part's softmax computed apart and the parts' combined after, so that a long
+//! cache is read by as many tasks as there are parts for each pass of heads.
 //!
 //! No score matrix is stored: a lowering computes each row's softmax online over blocks of
 //! keys, so the keys and values are read once per query row and the grouped heads are never
@@ -28,7 +31,11 @@ use crate::OpId;
 
 pub const OPS: &[OpDef] = &[OpDef::new("kernel.attention", "softmax(scale * Q K^T + bias) V over grouped heads")
     .operand_count(Count::AtLeast(4))
-    .attrs(&[required("scale", AttrKind::Float), optional(HEADS_PER_PASS, AttrKind::Integer)])
+    .attrs(&[
+        required("scale", AttrKind::Float),
+        optional(HEADS_PER_PASS, AttrKind::Integer),
+        optional(KEY_PARTS, AttrKind::Integer),
+    ])
     .traits(Traits::READS.union(Traits::WRITES))
     .verify(verify_attention)];
 
@@ -112,6 +119,17 @@ pub const HEADS_PER_PASS: &str = "heads_per_pass";
 pub fn heads_per_pass(m: &Module, op: OpId) -> usize {
     match m.attr(op, HEADS_PER_PASS) {
         Some(Attribute::Integer { value, .. }) => *value as usize,
+        _ => 1,
+    }
+}
+
+/// The strategy attribute: the parts a lone query row's keys may be split into.
+pub const KEY_PARTS: &str = "key_parts";
+
+/// The op's `key_parts` (1 where none is recorded).
+pub fn key_parts(m: &Module, op: OpId) -> usize {
+    match m.attr(op, KEY_PARTS) {
+        Some(Attribute::Integer { value, .. }) => (*value).max(1) as usize,
         _ => 1,
     }
 }

@@ -18,7 +18,7 @@
 use super::qgemm::vector;
 use super::Cursor;
 use crate::builder::{Extent, LoopBuilder};
-use xcc_ir::dialects::kernel_attention::{heads_per_pass, scale, AttentionShape};
+use xcc_ir::dialects::kernel_attention::{heads_per_pass, key_parts, scale, AttentionShape};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, Type, ValueId};
 
 /// The keys whose scores are taken together (one vector of weights).
@@ -76,12 +76,160 @@ pub fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
         keys,
     };
     let passes = Extent::Fixed(sh.q_heads as usize / pass);
-    c.parallel_over(&[q_dims[0], passes, q_dims[2]], &mut |e, ivs| {
-        let heads: Vec<ValueId> = (0..pass).map(|i| e.affine(&[(ivs[1], pass as i64)], i as i64)).collect();
-        rows(e, &shared, ivs[0], &heads, ivs[2])
-    });
+    let every_row = |c: &mut Cursor| {
+        c.parallel_over(&[q_dims[0], passes, q_dims[2]], &mut |e, ivs| {
+            let heads = pass_heads(e, ivs[1], pass);
+            rows(e, &shared, ivs[0], &heads, ivs[2])
+        });
+    };
+    let parts = key_parts(c.m, op);
+    if parts > 1 {
+        let scratch =
+            super::aligned_buffer(&mut c, Type::f32(), sh.q_heads as usize * parts * (2 + sh.v_head as usize));
+        let lone = lone_row_of_long_keys(&mut c, (q_dims[0], q_dims[2]), keys);
+        let split = KeySplit { parts, scratch, pass };
+        c.if_else(
+            lone,
+            vec![],
+            |c| split.lower(c, &shared),
+            |c| {
+                every_row(c);
+                vec![]
+            },
+        );
+        c.op(xcc_ir::OpSpec::new("memref.dealloc", xcc_ir::Span::UNKNOWN).operands([scratch]));
+    } else {
+        every_row(&mut c);
+    }
     c.finish(op);
     Ok(())
+}
+
+/// The heads of pass `p`: `p * pass` to `p * pass + pass - 1`.
+fn pass_heads(e: &mut Cursor, p: ValueId, pass: usize) -> Vec<ValueId> {
+    (0..pass).map(|i| e.affine(&[(p, pass as i64)], i as i64)).collect()
+}
+
+/// The fewest keys a part of a split row takes: each part pays for its queries' loads, its
+/// state's store and its share of the combination, which a few blocks of keys outweigh.
+pub const PART_KEYS: usize = 128;
+
+/// Whether the query rows are one (`B * S = 1`, a decode step) over at least two parts' keys.
+fn lone_row_of_long_keys(c: &mut Cursor, (batch, queries): (Extent, Extent), keys: Extent) -> ValueId {
+    let rows = c.extent_mul(batch, queries);
+    let (rows, keys) = (c.extent(rows), c.extent(keys));
+    let one = c.idx(1);
+    let lone = c.cmpi("eq", rows, one);
+    let least = c.idx(2 * PART_KEYS as i64);
+    let long = c.cmpi("uge", keys, least);
+    c.value_op("arith.andi", &[lone, long], Type::i1())
+}
+
+/// A lone query row's keys in `parts` parts, each pass of heads over each part one task of a
+/// parallel loop that leaves its state (running maximum, sum, output sums) in `scratch`
+/// (`[heads, parts, 2 + Dv]`); then each head's parts combined on the calling thread. The parts
+/// depend on the keys alone, so any thread count computes the same values.
+struct KeySplit {
+    parts: usize,
+    scratch: ValueId,
+    pass: usize,
+}
+
+impl KeySplit {
+    fn lower(&self, c: &mut Cursor, r: &Rows) -> Vec<ValueId> {
+        let keys = c.extent(r.keys);
+        let blocks = ceil_div(c, keys, KEYS);
+        // As many parts as have PART_KEYS keys each, at most `parts`, in whole blocks.
+        let most = c.idx(PART_KEYS as i64);
+        let most = c.value_op("arith.divui", &[keys, most], Type::Index);
+        let cap = c.idx(self.parts as i64);
+        let used = c.value_op("arith.minui", &[most, cap], Type::Index);
+        let per_part = c.affine(&[(blocks, 1), (used, 1)], -1);
+        let per_part = c.value_op("arith.divui", &[per_part, used], Type::Index);
+        let passes = Extent::Fixed(r.sh.q_heads as usize / self.pass);
+        let zero = c.idx(0);
+        c.parallel_over(&[passes, Extent::Fixed(self.parts)], &mut |e, ivs| {
+            let heads = pass_heads(e, ivs[0], self.pass);
+            let first = e.value_op("arith.muli", &[ivs[1], per_part], Type::Index);
+            let first = e.value_op("arith.minui", &[first, blocks], Type::Index);
+            let end = e.value_op("arith.addi", &[first, per_part], Type::Index);
+            let end = e.value_op("arith.minui", &[end, blocks], Type::Index);
+            let state = pass_state(e, r, (zero, &heads, zero), (first, end));
+            for (i, &h) in heads.iter().enumerate() {
+                let at = self.state_at(e, r, h, ivs[1]);
+                self.store_state(e, at, &state[i * self.state_len(r)..(i + 1) * self.state_len(r)]);
+            }
+        });
+        c.for_loop(0, r.sh.q_heads as usize, |e, h| self.combine(e, r, h));
+        vec![]
+    }
+
+    /// A head's state: maximum, sum, then the output sums.
+    fn state_len(&self, r: &Rows) -> usize {
+        2 + r.sh.v_head as usize / LANES
+    }
+
+    fn state_at(&self, e: &mut Cursor, r: &Rows, h: ValueId, part: ValueId) -> ValueId {
+        let floats = 2 + r.sh.v_head as i64;
+        e.affine(&[(h, self.parts as i64 * floats), (part, floats)], 0)
+    }
+
+    fn store_state(&self, e: &mut Cursor, at: ValueId, st: &[ValueId]) {
+        e.store(st[0], self.scratch, &[at]);
+        let sum_at = e.affine(&[(at, 1)], 1);
+        e.store(st[1], self.scratch, &[sum_at]);
+        for (i, &acc) in st[2..].iter().enumerate() {
+            let acc_at = e.affine(&[(at, 1)], (2 + i * LANES) as i64);
+            e.op(xcc_ir::OpSpec::new("vector.store", xcc_ir::Span::UNKNOWN).operands([acc, self.scratch, acc_at]));
+        }
+    }
+
+    /// Head `h`'s parts into its output row: each part's sums rescaled by `exp(its maximum -
+    /// the largest)` (0 for a part with no key, whose maximum is -inf) and added.
+    fn combine(&self, e: &mut Cursor, r: &Rows, h: ValueId) {
+        let dv = r.sh.v_head as usize / LANES;
+        let parts: Vec<(ValueId, ValueId, Vec<ValueId>)> = (0..self.parts)
+            .map(|p| {
+                let p = e.idx(p as i64);
+                let at = self.state_at(e, r, h, p);
+                let max = e.load(self.scratch, &[at]);
+                let sum_at = e.affine(&[(at, 1)], 1);
+                let sum = e.load(self.scratch, &[sum_at]);
+                let acc_at = e.affine(&[(at, 1)], 2);
+                (max, sum, vectors(e, self.scratch, acc_at, dv))
+            })
+            .collect();
+        let mut max = parts[0].0;
+        for part in &parts[1..] {
+            max = e.value_op("arith.maximumf", &[max, part.0], Type::f32());
+        }
+        // Measured from 0 where no part has a key (-inf - -inf is NaN): every weight is then 0.
+        let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
+        let none = e.cmpf("oeq", max, neg_inf);
+        let zero = e.const_float(0.0, Type::f32());
+        let base = e.value_op("arith.select", &[none, zero, max], Type::f32());
+        let zeros = splat(e, zero, LANES);
+        let (mut sum, mut acc) = (zero, vec![zeros; dv]);
+        for (part_max, part_sum, part_acc) in &parts {
+            let shifted = e.value_op("arith.subf", &[*part_max, base], Type::f32());
+            let w = e.value_op("math.exp", &[shifted], Type::f32());
+            sum = e.fmuladd(w, *part_sum, sum);
+            let ws = splat(e, w, LANES);
+            for (a, &x) in acc.iter_mut().zip(part_acc) {
+                *a = e.fmuladd(ws, x, *a);
+            }
+        }
+        let zero_i = e.idx(0);
+        let out_at = row_start(e, (zero_i, h, zero_i), (r.sh.q_heads, r.queries, r.sh.v_head));
+        store_row(e, r, out_at, &[[max, sum].as_slice(), &acc].concat());
+    }
+}
+
+/// `ceil(n / by)`.
+fn ceil_div(e: &mut Cursor, n: ValueId, by: usize) -> ValueId {
+    let rounded = e.affine(&[(n, 1)], by as i64 - 1);
+    let by = e.idx(by as i64);
+    e.value_op("arith.divui", &[rounded, by], Type::Index)
 }
 
 /// `[b, h, s]` of a `[B, H, S, size]` buffer, flat.
@@ -117,6 +265,25 @@ fn splat(e: &mut Cursor, v: ValueId, lanes: usize) -> ValueId {
 /// The output rows `(b, h, s)` of each head `h` of `heads` (heads of one group, which read the
 /// same keys and values) in one pass over the keys: each key and value row loaded once for all.
 fn rows(e: &mut Cursor, r: &Rows, b: ValueId, heads: &[ValueId], s: ValueId) {
+    let zero = e.idx(0);
+    let keys = e.extent(r.keys);
+    let blocks = ceil_div(e, keys, KEYS);
+    let state = pass_state(e, r, (b, heads, s), (zero, blocks));
+    let out_row = state.len() / heads.len();
+    for (i, &h) in heads.iter().enumerate() {
+        let out_at = row_start(e, (b, h, s), (r.sh.q_heads, r.queries, r.sh.v_head));
+        store_row(e, r, out_at, &state[i * out_row..(i + 1) * out_row]);
+    }
+}
+
+/// Each head's running softmax over the key blocks `first` to `end` (of [`KEYS`]) of the rows
+/// `(b, h, s)`: per head, its maximum, its weights' sum and its output sums.
+fn pass_state(
+    e: &mut Cursor,
+    r: &Rows,
+    (b, heads, s): (ValueId, &[ValueId], ValueId),
+    (first_block, end_block): (ValueId, ValueId),
+) -> Vec<ValueId> {
     let (d, dv) = ((r.sh.head as usize) / LANES, (r.sh.v_head as usize) / LANES);
     let factor = e.const_float(r.scale, Type::f32());
     let factor = splat(e, factor, LANES);
@@ -146,18 +313,13 @@ fn rows(e: &mut Cursor, r: &Rows, b: ValueId, heads: &[ValueId], s: ValueId) {
         let one = e.idx(1);
         e.value_op("arith.subi", &[keys, one], Type::Index)
     };
-    let blocks = {
-        let rounded = e.affine(&[(keys, 1)], KEYS as i64 - 1);
-        let per = e.idx(KEYS as i64);
-        e.value_op("arith.divui", &[rounded, per], Type::Index)
-    };
     let neg_inf = e.const_float(f64::NEG_INFINITY, Type::f32());
     let zero_f = e.const_float(0.0, Type::f32());
     let zeros = splat(e, zero_f, LANES);
     let per_head: Vec<ValueId> = [vec![neg_inf, zero_f], vec![zeros; dv]].concat();
     let inits: Vec<ValueId> = heads.iter().flat_map(|_| per_head.iter().copied()).collect();
     let types: Vec<Type> = inits.iter().map(|&v| e.ty(v).clone()).collect();
-    let state = e.for_accs_between(zero, blocks, &inits, |e, blk, st| {
+    e.for_accs_between(first_block, end_block, &inits, |e, blk, st| {
         let first = e.affine(&[(blk, KEYS as i64)], 0);
         let at = KeyBlock { first, keys, last, k_at, v_at };
         if bias_rows.is_empty() {
@@ -170,12 +332,7 @@ fn rows(e: &mut Cursor, r: &Rows, b: ValueId, heads: &[ValueId], s: ValueId) {
         // prompt's row skips the keys after it, half of its keys over the prompt.
         let masked = all_masked(e, &biases);
         e.if_else(masked, types.clone(), |_| st.to_vec(), |e| block(e, r, &q, &at, &Masking::Bias(biases.clone()), st))
-    });
-    let out_row = per_head.len();
-    for (i, &h) in heads.iter().enumerate() {
-        let out_at = row_start(e, (b, h, s), (r.sh.q_heads, r.queries, r.sh.v_head));
-        store_row(e, r, out_at, &state[i * out_row..(i + 1) * out_row]);
-    }
+    })
 }
 
 /// A row's output, its accumulators divided by its weights' sum; zeros where every key was

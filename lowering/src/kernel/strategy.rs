@@ -22,7 +22,8 @@
 //!   `pair_products` where some copy of the code is for a CPU with AVX2: widened weights then
 //!   multiply as 16-bit pairs (`vpmaddwd`) on those CPUs (`qgemm.rs`, `qconv.rs`).
 //! - `heads_per_pass` on a CPU's `kernel.attention`: the query heads of a group whose rows one
-//!   task computes in one pass over the group's keys and values ([`heads_per_pass`]).
+//!   task computes in one pass over the group's keys and values ([`heads_per_pass`]), and
+//!   `key_parts`, the parts a decode step's keys may be split into across tasks.
 //! - on a GPU, `gpu_strategy` (and its parameters) on each `kernel.matmul` and `kernel.conv`:
 //!   a GEMM tiled through shared memory, sums split over K, or a thread per few outputs
 //!   ([`super::gpu_strategy`]).
@@ -31,7 +32,7 @@ use super::ops_named;
 use super::winograd::Plane;
 use crate::pass::{ByteDots, LoweringOptions, Pass};
 use xcc_ir::dialects::kernel::EpilogueOperands;
-use xcc_ir::dialects::kernel_attention::HEADS_PER_PASS;
+use xcc_ir::dialects::kernel_attention::{HEADS_PER_PASS, KEY_PARTS};
 use xcc_ir::{Attribute, Diagnostic, Module, OpId, Type};
 use xcc_targets::LevelTiles;
 
@@ -80,6 +81,9 @@ impl Pass for ChooseStrategies {
                 let shape = xcc_ir::dialects::kernel_attention::AttentionShape::of(&m, op);
                 m.set_attr(op, HEADS_PER_PASS, Attribute::i64(heads_per_pass(shape) as i64));
             }
+            if m.attr(op, KEY_PARTS).is_none() {
+                m.set_attr(op, KEY_PARTS, Attribute::i64(KEY_PARTS_ON_A_CPU as i64));
+            }
         }
         for op in ops_named(&m, &["kernel.conv"]) {
             if m.attr(op, "strategy").is_none() {
@@ -106,6 +110,13 @@ pub fn heads_per_pass(shape: xcc_ir::dialects::kernel_attention::AttentionShape)
 
 /// The output floats a pass over the keys accumulates: a Llama's four heads of 64.
 const PASS_OUTPUTS: usize = 256;
+
+/// The parts a decode step's keys may be split into on a CPU (`key_parts`): a Llama's 4 groups
+/// of heads become up to 32 tasks over a long cache, enough for 8 threads and for the shrinking
+/// chunks of 2 and 3 to end together, where 4 tasks keep 4 of 8 threads waiting (or 1 of 3 for
+/// half the loop). The kernel uses fewer on short caches (a part has at least
+/// `attention::PART_KEYS` keys).
+const KEY_PARTS_ON_A_CPU: usize = 8;
 
 fn choose_for_gpu(m: &mut Module, options: &LoweringOptions) {
     let Some(gpu) = options.target.info().gpu else { return };
