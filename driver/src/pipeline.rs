@@ -2,7 +2,7 @@
 //! to LLVM IR -> optimize -> emit, and the atomic write of the output.
 
 use crate::outputs::Outputs;
-use crate::translate::{module_name, translate_optimized};
+use crate::translate::{compile_objects, module_name, translate_optimized};
 use crate::{Cli, Emit, Language, Sanitizer};
 use inkwell::context::Context;
 use std::path::Path;
@@ -415,40 +415,45 @@ fn translate_and_emit(
     emit: Emit,
     render: &dyn Fn(Diagnostic) -> String,
 ) -> Result<Vec<u8>, String> {
-    let ctx = Context::create();
     let module_name = module_name(cli);
-    let (llvm, tm) = translate_optimized(&ctx, cli, lowered, spec, &module_name, render)?;
     let error = |e: String| format!("xcc: error: {e}");
-    let asan = cli.sanitize == Some(Sanitizer::Address);
+    if emit == Emit::Lib {
+        return library(cli, lowered, spec, &module_name, render);
+    }
+    let ctx = Context::create();
+    let (llvm, tm) = translate_optimized(&ctx, cli, lowered, spec, &module_name, render)?;
     Ok(match emit {
         Emit::Llvm => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Bc => llvm.write_bitcode_to_memory().as_slice().to_vec(),
         Emit::Ptx if !spec.is_gpu() => return Err(error("--emit=ptx needs --target=nvptx64".into())),
         Emit::Asm | Emit::Ptx => xcc_codegen::emit(&llvm, &tm, true).map_err(|e| error(e.to_string()))?,
         Emit::Obj => xcc_codegen::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?,
-        Emit::Lib => {
-            let runtime = xcc_runtime_c::objects_for_arch(spec.arch.name()).ok_or_else(|| {
-                error(format!(
-                    "static libraries are not available for {} (emit PTX or an object instead)",
-                    spec.arch.name()
-                ))
-            })?;
-            let object = xcc_codegen::emit(&llvm, &tm, false).map_err(|e| error(e.to_string()))?;
-            let runtime_objects = if asan { xcc_runtime_c::RUNTIME_X86_64_ASAN } else { runtime.runtime };
-            let mut members = vec![(format!("{module_name}.o"), object)];
-            members.extend(xcc_runtime_c::runtime_members(&runtime_objects));
-            if calls_cuda_shim(&llvm) {
-                members.extend(runtime.cuda_members());
-            }
-            xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))?
-        }
-        Emit::Mlir | Emit::MlirLlvm => unreachable!("printed before translation"),
+        Emit::Lib | Emit::Mlir | Emit::MlirLlvm => unreachable!("emitted apart or printed before translation"),
     })
 }
 
-/// Whether the module calls runtime-c's CUDA launch shim, which only then goes into its archive.
-fn calls_cuda_shim(llvm: &inkwell::module::Module) -> bool {
-    llvm.get_functions().any(|f| f.get_name().to_bytes().starts_with(xcc_runtime_c::CUDA_SYMBOL_PREFIX.as_bytes()))
+/// A static archive: the model's objects (one per codegen unit) and runtime-c's.
+fn library(
+    cli: &Cli,
+    lowered: &xcc_ir::Module,
+    spec: &xcc_targets::Target,
+    module_name: &str,
+    render: &dyn Fn(Diagnostic) -> String,
+) -> Result<Vec<u8>, String> {
+    let error = |e: String| format!("xcc: error: {e}");
+    let runtime = xcc_runtime_c::objects_for_arch(spec.arch.name()).ok_or_else(|| {
+        error(format!("static libraries are not available for {} (emit PTX or an object instead)", spec.arch.name()))
+    })?;
+    let objects = compile_objects(cli, lowered, spec, module_name, render)?;
+    let asan = cli.sanitize == Some(Sanitizer::Address);
+    let runtime_objects = if asan { xcc_runtime_c::RUNTIME_X86_64_ASAN } else { runtime.runtime };
+    let cuda = objects.iter().any(|o| o.calls_cuda_shim);
+    let mut members: Vec<(String, Vec<u8>)> = objects.into_iter().map(|o| (o.name, o.bytes)).collect();
+    members.extend(xcc_runtime_c::runtime_members(&runtime_objects));
+    if cuda {
+        members.extend(runtime.cuda_members());
+    }
+    xcc_codegen::write_archive(&members).map_err(|e| error(e.to_string()))
 }
 
 /// `NAME.h` next to the library, with the workspace size that plan-workspace computed; for a

@@ -7,5 +7,7 @@
 //! intrinsic table (overloads are picked by matching the operand and result types).
 
 pub mod translate;
+pub mod units;
 
 pub use translate::{sm_version, translate_module, translates, TranslateError, TranslateOptions};
+pub use units::Unit;

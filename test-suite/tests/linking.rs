@@ -171,18 +171,56 @@ fn the_cuda_shim_where_it_is_called(work: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Two MLIR libraries whose kernels read a private global of the same name, too large for each
+/// codegen unit to copy (so the units share it under a name of the library's own), in one
+/// `-static` program: each kernel sums its own table.
+fn two_libraries_with_the_same_private_global(work: &Path) -> Result<(), String> {
+    let dir = fresh_dir(work);
+    // 2048 floats of 1.0 and of 2.0, as the raw bytes MLIR writes a global's value in.
+    for (name, value) in [("sum_a", "0000803F".repeat(2048)), ("sum_b", "00000040".repeat(2048))] {
+        let text = format!(
+            "memref.global \"private\" constant @table : memref<2048xf32> = dense<\"0x{value}\"> : tensor<8192xi8>\n\
+             func.func @{name}(%out: memref<1xf32>) attributes {{llvm.emit_c_interface}} {{\n  \
+               %t = memref.get_global @table : memref<2048xf32>\n  \
+               %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n  \
+               %n = arith.constant 2048 : index\n  %zero = arith.constant 0.0 : f32\n  \
+               %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {{\n    \
+                 %x = memref.load %t[%i] : memref<2048xf32>\n    \
+                 %y = arith.addf %acc, %x : f32\n    scf.yield %y : f32\n  }}\n  \
+               memref.store %s, %out[%c0] : memref<1xf32>\n  return\n}}\n"
+        );
+        std::fs::write(dir.join(format!("{name}.mlir")), text).map_err(|e| e.to_string())?;
+        xcc(&dir, Path::new(&format!("{name}.mlir")), &format!("lib{name}.a"), "x86_64")?;
+    }
+    let main = "#include <stdint.h>\n\
+                typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;\n\
+                void _mlir_ciface_sum_a(memref_1d *), _mlir_ciface_sum_b(memref_1d *);\n\
+                int main(void) {\n  float a = 0, b = 0;\n  memref_1d A = {&a, &a, 0, {1}, {1}}, B = {&b, &b, 0, {1}, {1}};\n  \
+                _mlir_ciface_sum_a(&A);\n  _mlir_ciface_sum_b(&B);\n  return !(a == 2048.0f && b == 4096.0f);\n}\n";
+    std::fs::write(dir.join("main.c"), main).map_err(|e| e.to_string())?;
+    let mut link = Command::new("cc");
+    link.current_dir(&dir).args(["-static", "main.c", "-Wl,--whole-archive", "libsum_a.a", "libsum_b.a"]);
+    run(link.args(["-Wl,--no-whole-archive", "-lm", "-lpthread", "-o", "sums"]), "linking both libraries")?;
+    let out = run_command(&mut Command::new(dir.join("sums")), run_timeout());
+    if !out.success() {
+        return Err(format!("the sums of the two tables (2048 and 4096) were wrong: {}", out.summary()));
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     let work = work_root("linking");
     let cross = find_tool("aarch64-linux-gnu-gcc").is_some() && find_tool("qemu-aarch64").is_some();
     if !cross {
         println!("skipped: linking/static-program-aarch64 (aarch64-linux-gnu-gcc or qemu-aarch64 is not installed)");
     }
-    let (w1, w2, w3, w4, w5) = (
+    let (w1, w2, w3, w4, w5, w6) = (
         work.join("so"),
         work.join("static-x86_64"),
         work.join("static-aarch64"),
         work.join("objects"),
         work.join("cuda"),
+        work.join("private-globals"),
     );
     let trials = vec![
         libtest_mimic::Trial::test("linking/two-models-in-one-shared-library", move || {
@@ -200,6 +238,9 @@ fn main() -> std::process::ExitCode {
         }),
         libtest_mimic::Trial::test("linking/the-cuda-shim-where-it-is-called", move || {
             Ok(the_cuda_shim_where_it_is_called(&w5)?)
+        }),
+        libtest_mimic::Trial::test("linking/two-libraries-with-the-same-private-global", move || {
+            Ok(two_libraries_with_the_same_private_global(&w6)?)
         }),
     ];
     xcc_test_suite::run_trials(trials)

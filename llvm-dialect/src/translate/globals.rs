@@ -2,9 +2,10 @@
 //! string, or a dense value laid out over arrays and vectors of scalars).
 
 use super::{cstr, unsupported, TranslateError, Translator};
+use crate::units::Placement;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::LLVMLinkage;
+use inkwell::llvm_sys::{LLVMLinkage, LLVMVisibility};
 use std::ffi::c_char;
 use xcc_ir::attributes::DenseValues;
 use xcc_ir::{Attribute, OpId, Span, Type};
@@ -48,12 +49,14 @@ impl Translator<'_> {
             None => None,
         };
         let t = self.ty(ty, span)?;
+        let placement = self.placement(op, &name);
         unsafe {
             // `addr_space`: where the global lives (3, shared memory, on NVPTX).
             let space = m.attr(op, "addr_space").and_then(Attribute::as_int).unwrap_or(0) as u32;
-            let g = LLVMAddGlobalInAddressSpace(self.module, t, cstr(&name).as_ptr(), space);
+            let g = LLVMAddGlobalInAddressSpace(self.module, t, cstr(self.link_name(&name)).as_ptr(), space);
             let declaration = matches!(word, Some("external" | "extern_weak"));
             match m.attr(op, "value") {
+                _ if placement == Placement::Declared => {}
                 Some(v) => LLVMSetInitializer(g, self.initializer(v, ty, span)?),
                 None if declaration => {}
                 None => LLVMSetInitializer(g, LLVMConstNull(t)),
@@ -64,8 +67,10 @@ impl Translator<'_> {
             if let Some(a) = m.attr(op, "alignment").and_then(Attribute::as_int) {
                 LLVMSetAlignment(g, a as u32);
             }
-            if let Some(l) = link {
-                LLVMSetLinkage(g, l);
+            match (placement, link) {
+                _ if self.hidden(&name) => LLVMSetVisibility(g, LLVMVisibility::LLVMHiddenVisibility),
+                (Placement::Declared, _) | (_, None) => {}
+                (_, Some(l)) => LLVMSetLinkage(g, l),
             }
             if m.attr(op, "thread_local_").is_some() {
                 LLVMSetThreadLocal(g, 1);
@@ -260,7 +265,7 @@ unsafe fn hex_scalar(bytes: &[u8], ty: &Type, t: LLVMTypeRef, i: usize) -> Optio
 }
 
 /// Bytes per scalar of a type's innermost element (an i1 takes one).
-fn scalar_bytes(ty: &Type) -> usize {
+pub(crate) fn scalar_bytes(ty: &Type) -> usize {
     match ty {
         Type::LlvmArray { elem, .. } | Type::Vector { elem, .. } => scalar_bytes(elem),
         Type::Integer { width, .. } => (*width as usize).div_ceil(8),
@@ -270,7 +275,7 @@ fn scalar_bytes(ty: &Type) -> usize {
 }
 
 /// How many scalars a type holds (`None` past `u64`).
-fn scalar_count(ty: &Type) -> Option<u64> {
+pub(crate) fn scalar_count(ty: &Type) -> Option<u64> {
     match ty {
         Type::LlvmArray { len, elem } => len.checked_mul(scalar_count(elem)?),
         Type::Vector { shape, elem } => shape.iter().try_fold(scalar_count(elem)?, |n, &d| n.checked_mul(d)),

@@ -5,9 +5,11 @@
 //! incoming values. A `cond_br` whose two edges reach the same block goes through a forwarding
 //! block on one edge, since a phi cannot tell two edges from one predecessor apart.
 
+use crate::units::Placement;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMVisibility;
 use inkwell::module::Module as LlvmModule;
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -15,7 +17,7 @@ use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, BlockId, Module, OpId, Span, Type, ValueId};
 
 mod atomics;
-mod globals;
+pub(crate) mod globals;
 mod intrinsics;
 mod rules;
 
@@ -49,6 +51,9 @@ pub struct TranslateOptions {
     /// The most bytes a global filled with one non-zero value may be written out to (a zero
     /// fill costs nothing): the driver's `--fold-budget`, or its default for the input.
     pub constant_budget: u64,
+    /// The part of the module to define, where it is split into codegen units
+    /// ([`crate::units`]); the whole module where `None`.
+    pub unit: Option<crate::units::Unit>,
 }
 
 /// The compute capability an `sm_NN` (or `sm_NNa`) names.
@@ -181,14 +186,18 @@ impl Translator<'_> {
         let name = m.sym_name(op).unwrap_or_default().to_string();
         let ft = m.function_type(op).ok_or_else(|| unsupported(span, "llvm.func without a function type"))?;
         let fty = self.fn_type(ft, m.attr(op, "vararg").is_some(), span)?;
-        let f = unsafe { LLVMAddFunction(self.module, cstr(&name).as_ptr(), fty) };
+        let f = unsafe { LLVMAddFunction(self.module, cstr(self.link_name(&name)).as_ptr(), fty) };
         // A declaration stays external whatever its symbol visibility: the generic form gives it
         // an empty region, which is no body.
         let has_body = m.ops[op].regions.first().is_some_and(|&r| !m.regions[r].blocks.is_empty());
         let internal = matches!(m.attr(op, "linkage").and_then(Attribute::as_str), Some("internal" | "private"))
             || (m.attr(op, "sym_visibility").and_then(Attribute::as_str) == Some("private") && has_body);
-        if internal {
-            unsafe { LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage) };
+        match self.placement(op, &name) {
+            _ if self.hidden(&name) => unsafe { LLVMSetVisibility(f, LLVMVisibility::LLVMHiddenVisibility) },
+            Placement::Defined | Placement::Copied if internal => unsafe {
+                LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage)
+            },
+            _ => {}
         }
         if self.options.nvptx && m.attr(op, "nvvm.kernel").is_some() {
             unsafe { LLVMSetFunctionCallConv(f, PTX_KERNEL_CC) };
@@ -252,8 +261,26 @@ impl Translator<'_> {
         }
     }
 
+    /// How the unit being translated treats a top-level symbol (all defined without units).
+    fn placement(&self, op: OpId, symbol: &str) -> Placement {
+        self.options.unit.as_ref().map_or(Placement::Defined, |u| u.placement(self.m, op, symbol))
+    }
+
+    /// The name a symbol has in the LLVM module.
+    fn link_name<'s>(&'s self, symbol: &'s str) -> &'s str {
+        self.options.unit.as_ref().map_or(symbol, |u| u.link_name(symbol))
+    }
+
+    /// Whether an internal symbol is shared between units, hidden ([`crate::units::Unit::hidden`]).
+    fn hidden(&self, symbol: &str) -> bool {
+        self.options.unit.as_ref().is_some_and(|u| u.hidden(symbol))
+    }
+
     fn define_function(&mut self, op: OpId) -> Result<(), TranslateError> {
         let m = self.m;
+        if self.placement(op, m.sym_name(op).unwrap_or_default()) == Placement::Declared {
+            return Ok(());
+        }
         let Some(&region) = m.ops[op].regions.first() else { return Ok(()) };
         let blocks = m.regions[region].blocks.clone();
         if blocks.is_empty() {
