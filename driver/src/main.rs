@@ -168,6 +168,11 @@ pub struct Cli {
     /// MLIR: a global filled with one non-zero value is written out only up to it.
     #[arg(long, value_name = "BYTES")]
     pub fold_budget: Option<usize>,
+    /// How many threads compile a library's parts (its code for each CPU, its constants):
+    /// default, as many as the machine has; 1 within a parallel build. The library's bytes are
+    /// the same whatever the number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// Print each stage of the compilation, with its time, and the peak memory, to standard error.
     #[arg(short = 'v', long)]
     pub verbose: bool,

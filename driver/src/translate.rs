@@ -98,8 +98,8 @@ unsafe impl Send for UnitMachine {}
 
 /// The library's objects: the module split into codegen units (one per CPU its code is
 /// compiled for, and the globals: `xcc_llvm_dialect::units`), each translated, optimized and
-/// compiled in an LLVM context of its own, on as many threads as the machine has; the objects
-/// do not depend on how many there are.
+/// compiled in an LLVM context of its own, on `--jobs` threads (default: as many as the machine
+/// has); the objects do not depend on how many there are.
 pub(crate) fn compile_objects(
     cli: &Cli,
     lowered: &xcc_ir::Module,
@@ -117,7 +117,11 @@ pub(crate) fn compile_objects(
             Ok(Mutex::new(Some(UnitMachine(tm))))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let results = in_parallel(&compile_order(&units), |i| {
+    let threads = match cli.jobs {
+        Some(jobs) => usize::from(jobs),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let results = in_parallel(&compile_order(&units), threads, |i| {
         let machine = machines[i].lock().expect("a unit's machine").take().expect("each unit compiled once");
         let unit = &units[i];
         let name =
@@ -139,9 +143,9 @@ fn compile_order(units: &[xcc_llvm_dialect::Unit]) -> Vec<usize> {
     (1..units.len()).filter(|i| !is_globals(i)).chain([0]).chain((1..units.len()).filter(is_globals)).collect()
 }
 
-/// `f` of each index of `order` (a permutation of `0..order.len()`), taken in that order by as
-/// many threads as the machine has; the results by index.
-fn in_parallel<T: Send>(order: &[usize], f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+/// `f` of each index of `order` (a permutation of `0..order.len()`), taken in that order by up
+/// to `threads` threads; the results by index.
+fn in_parallel<T: Send>(order: &[usize], threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<T>>> = order.iter().map(|_| Mutex::new(None)).collect();
     let work = || {
@@ -149,7 +153,7 @@ fn in_parallel<T: Send>(order: &[usize], f: impl Fn(usize) -> T + Sync) -> Vec<T
             *results[i].lock().expect("a result") = Some(f(i));
         }
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(order.len());
+    let threads = threads.clamp(1, order.len().max(1));
     std::thread::scope(|s| {
         for _ in 1..threads {
             s.spawn(work);

@@ -1,8 +1,7 @@
 //! The same input and flags give byte-identical outputs: every output kind, compiled twice in
 //! separate processes, compared byte for byte (MLIR input and, where ../shared is present, an
-//! ONNX model with its header). The second compilation runs on one CPU (`taskset -c 0`) where
-//! the machine has several: a library's codegen units are compiled on as many threads as there
-//! are CPUs, and must not depend on how many.
+//! ONNX model with its header). The second compilation has `--jobs 1`: a library's codegen units
+//! are compiled on as many threads as there are CPUs by default, and must not depend on how many.
 
 use std::path::Path;
 use std::process::Command;
@@ -14,14 +13,8 @@ fn compile_twice(input: &Path, out_name: &str, extra: &[&str], dir: &Path) -> Re
         let d = dir.join(format!("round{round}"));
         std::fs::create_dir_all(&d).unwrap();
         let out = d.join(out_name);
-        let mut xcc = if round == 1 && one_cpu_available() {
-            let mut pinned = Command::new("taskset");
-            pinned.args(["-c", "0"]).arg(xcc_binary());
-            pinned
-        } else {
-            Command::new(xcc_binary())
-        };
-        let st = xcc.arg(input).args(extra).arg("-o").arg(&out).output().unwrap();
+        let jobs: &[&str] = if round == 1 { &["--jobs", "1"] } else { &[] };
+        let st = Command::new(xcc_binary()).arg(input).args(extra).args(jobs).arg("-o").arg(&out).output().unwrap();
         if !st.status.success() {
             return Err(format!("{}: {}", input.display(), String::from_utf8_lossy(&st.stderr)));
         }
@@ -39,12 +32,6 @@ fn compile_twice(input: &Path, out_name: &str, extra: &[&str], dir: &Path) -> Re
         }
     }
     Ok(())
-}
-
-/// Whether `taskset` can run a command on CPU 0 alone, and the machine has more CPUs than that.
-fn one_cpu_available() -> bool {
-    let several = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    several && Command::new("taskset").args(["-c", "0", "true"]).status().is_ok_and(|s| s.success())
 }
 
 fn compile_all(cases: &[(&Path, &str, Vec<&str>)], work: &Path) -> Result<(), String> {
@@ -70,9 +57,6 @@ fn main() -> std::process::ExitCode {
     let no_shared = !onnx.exists();
     if no_shared {
         println!("skipped: determinism/onnx-library (../shared/models is absent)");
-    }
-    if !one_cpu_available() {
-        println!("skipped: determinism across CPU counts (one CPU here, or no taskset)");
     }
     let mlir_work = work.join("mlir");
     let mlir_root = root.clone();
