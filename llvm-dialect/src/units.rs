@@ -6,7 +6,10 @@
 //! machine.
 //!
 //! The first unit holds the functions without a `target_cpu` (the baseline copy and the
-//! dispatchers), each next one a CPU's copies, the last the globals. Every unit declares what it
+//! dispatchers), each next one a CPU's copies, the last the globals; a CPU's code of more than
+//! [`UNIT_OPS`] operations is cut into as many units of about that size, its functions in
+//! the module's order (a language model's 130,000 operations per CPU become 3 units, a
+//! ResNet's 35,000 stay one), so that more cores than CPU copies still share the work. Every unit declares what it
 //! does not define. A symbol one unit defines and another names is shared: where it was
 //! internal, it becomes external with hidden visibility, renamed `SYMBOL.MODULE` so that two
 //! libraries' internal names cannot meet when a program links both. A small constant global is
@@ -23,6 +26,14 @@ pub const SMALL_CONSTANT_BYTES: u64 = 4096;
 
 /// The name of the unit of the globals.
 pub const GLOBALS: &str = "globals";
+
+/// The operations (nested ones counted) above which a CPU's code is cut into several units:
+/// about 2 s of LLVM's time at `-O3` on one core.
+pub const UNIT_OPS: usize = 50_000;
+
+/// The most units one CPU's code is cut into: each unit declares every symbol of the module, so
+/// a huge module's units stay few enough for that to cost little beside their code.
+pub const MAX_UNITS_PER_CPU: usize = 8;
 
 /// One of the LLVM modules a module is split into.
 #[derive(Clone, Debug, Default)]
@@ -89,16 +100,7 @@ impl Unit {
 pub fn split(m: &Module, module: &str) -> Vec<Unit> {
     let functions: Vec<OpId> =
         m.top_ops().iter().copied().filter(|&op| m.ops[op].name == "llvm.func" && has_body(m, op)).collect();
-    let mut cpus: Vec<String> = vec![String::new()];
-    let mut unit_of: HashMap<OpId, usize> = HashMap::new();
-    for &f in &functions {
-        let cpu = m.attr(f, "target_cpu").and_then(Attribute::as_str).unwrap_or_default().to_string();
-        let index = cpus.iter().position(|c| *c == cpu).unwrap_or_else(|| {
-            cpus.push(cpu);
-            cpus.len() - 1
-        });
-        unit_of.insert(f, index);
-    }
+    let (cpus, unit_of) = code_units(m, &functions);
     let small_constants: HashSet<String> = m
         .top_ops()
         .iter()
@@ -131,6 +133,49 @@ pub fn split(m: &Module, module: &str) -> Vec<Unit> {
         units.push(unit(GLOBALS.to_string(), HashSet::new(), true));
     }
     units
+}
+
+/// The code units' names and each function's unit: the functions of each CPU (in the order the
+/// module first names the CPUs, those without one first) cut into runs of about [`UNIT_OPS`]
+/// operations, in module order; a CPU's first unit is named for the CPU, its next ones
+/// `CPU.K`.
+fn code_units(m: &Module, functions: &[OpId]) -> (Vec<String>, HashMap<OpId, usize>) {
+    let cpu_of = |f: OpId| m.attr(f, "target_cpu").and_then(Attribute::as_str).unwrap_or_default().to_string();
+    let mut cpus: Vec<String> = vec![String::new()];
+    for &f in functions {
+        if !cpus.contains(&cpu_of(f)) {
+            cpus.push(cpu_of(f));
+        }
+    }
+    let size = |f: OpId| {
+        let mut ops = 0usize;
+        m.walk_nested(f, &mut |_| ops += 1);
+        ops.max(1)
+    };
+    let (mut names, mut unit_of) = (Vec::new(), HashMap::new());
+    for cpu in cpus {
+        let own: Vec<(OpId, usize)> = functions.iter().filter(|&&f| cpu_of(f) == cpu).map(|&f| (f, size(f))).collect();
+        if own.is_empty() {
+            // The first unit stays first (the dispatchers' and the baseline's), if empty.
+            names.push(cpu);
+            continue;
+        }
+        let total: usize = own.iter().map(|&(_, n)| n).sum();
+        let parts = total.div_ceil(UNIT_OPS).min(MAX_UNITS_PER_CPU);
+        let stem = if cpu.is_empty() { "base".to_string() } else { cpu.clone() };
+        // The run each function starts in; a run that a large function spans gets no unit.
+        let (mut before, mut run, mut k) = (0, None, 0);
+        for (f, n) in own {
+            let this = before * parts / total;
+            if run != Some(this) {
+                names.push(if k == 0 { cpu.clone() } else { format!("{stem}.{k}") });
+                (run, k) = (Some(this), k + 1);
+            }
+            unit_of.insert(f, names.len() - 1);
+            before += n;
+        }
+    }
+    (names, unit_of)
 }
 
 /// The symbols a unit names but another defines, with their names in the objects: an internal

@@ -34,6 +34,35 @@ fn compile_twice(input: &Path, out_name: &str, extra: &[&str], dir: &Path) -> Re
     Ok(())
 }
 
+/// An MLIR function of `n` squares in place, each spelled out: about 19 operations per square
+/// once lowered, so 4,000 of them are more than one codegen unit per CPU.
+fn spelled_out_squares(n: usize) -> String {
+    let mut text = format!("func.func @squares(%m: memref<{n}xf32>) {{\n");
+    for i in 0..n {
+        text += &format!(
+            "  %c{i} = arith.constant {i} : index\n  %a{i} = memref.load %m[%c{i}] : memref<{n}xf32>\n  \
+             %b{i} = arith.mulf %a{i}, %a{i} : f32\n  memref.store %b{i}, %m[%c{i}] : memref<{n}xf32>\n"
+        );
+    }
+    text + "  return\n}\n"
+}
+
+/// A library whose CPU copies are each cut into several codegen units, compiled twice (once with
+/// `--jobs 1`): the same bytes, and more than one unit per CPU, so the cut is what was compared.
+fn several_units_per_cpu(work: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(work).map_err(|e| e.to_string())?;
+    let input = work.join("squares.mlir");
+    std::fs::write(&input, spelled_out_squares(4000)).map_err(|e| e.to_string())?;
+    compile_twice(&input, "libsquares.a", &["-O3"], work)?;
+    let members =
+        Command::new("ar").arg("t").arg(work.join("round0/libsquares.a")).output().map_err(|e| e.to_string())?;
+    let members = String::from_utf8_lossy(&members.stdout).into_owned();
+    if !members.lines().any(|m| m == "squares.base.1.o") {
+        return Err(format!("the library was not cut into several units per CPU:\n{members}"));
+    }
+    Ok(())
+}
+
 fn compile_all(cases: &[(&Path, &str, Vec<&str>)], work: &Path) -> Result<(), String> {
     let failures: Vec<String> = cases
         .iter()
@@ -60,6 +89,7 @@ fn main() -> std::process::ExitCode {
     }
     let mlir_work = work.join("mlir");
     let mlir_root = root.clone();
+    let units_work = work.join("units");
     let trials = vec![
         libtest_mimic::Trial::test("determinism/mlir-outputs", move || {
             let mlir = mlir_root.join("examples/matmul/matmul.mlir");
@@ -75,6 +105,9 @@ fn main() -> std::process::ExitCode {
                 (&gpu, "k.ptx", vec!["--target=nvptx64", "--mcpu=sm_90"]),
             ];
             Ok(compile_all(&cases, &mlir_work)?)
+        }),
+        libtest_mimic::Trial::test("determinism/several-units-per-cpu", move || {
+            Ok(several_units_per_cpu(&units_work)?)
         }),
         libtest_mimic::Trial::test("determinism/onnx-library", move || {
             Ok(compile_all(&[(&onnx, "libsq.a", vec!["-O3"]), (&onnx, "sq.mlir", vec![])], &work.join("onnx"))?)
