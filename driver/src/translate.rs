@@ -96,7 +96,7 @@ struct UnitMachine(inkwell::targets::TargetMachine);
 // into the one thread that compiles its unit, and dropped there.
 unsafe impl Send for UnitMachine {}
 
-/// The library's objects: the module split into codegen units (one per CPU its code is
+/// The library's objects: the module split into codegen units (one or more per CPU its code is
 /// compiled for, and the globals: `xcc_llvm_dialect::units`), each translated, optimized and
 /// compiled in an LLVM context of its own, on `--jobs` threads (default: as many as the machine
 /// has); the objects do not depend on how many there are.
