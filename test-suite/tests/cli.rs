@@ -123,6 +123,28 @@ fn subcommand_errors() -> Result<(), String> {
     Ok(())
 }
 
+/// `--jobs` takes a count of threads from 1: 0, a negative number or a word is refused by the
+/// argument parser (exit 2, naming the option), with no output.
+fn jobs_errors() -> Result<(), String> {
+    let dir = fresh_dir(&work_root("cli").join("jobs-errors"));
+    let input = dir.join("k.mlir");
+    std::fs::write(&input, "func.func @f(%a: i32) -> i32 {\n  return %a : i32\n}\n").map_err(|e| e.to_string())?;
+    let out_path = dir.join("libk.a");
+    for jobs in ["0", "-1", "many"] {
+        let out =
+            Command::new(xcc_binary()).arg(&input).arg(format!("--jobs={jobs}")).arg("-o").arg(&out_path).output();
+        let out = out.map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() != Some(2) || !stderr.contains("--jobs") || out_path.exists() {
+            return Err(format!(
+                "xcc --jobs {jobs}: expected exit 2 naming --jobs and no output, got {:?}: {stderr}",
+                out.status.code()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Targets, CPUs, features and emit modes LLVM would only warn about or fail on late are refused
 /// up front: exit 1, one line naming what is wrong, none of LLVM's own warnings, no output.
 fn target_errors() -> Result<(), String> {
@@ -431,6 +453,7 @@ fn main() -> std::process::ExitCode {
         Trial::test("cli/verbose-progress", || Ok(verbose_progress()?)),
         Trial::test("cli/subcommand-errors", || Ok(subcommand_errors()?)),
         Trial::test("cli/target-errors", || Ok(target_errors()?)),
+        Trial::test("cli/jobs-errors", || Ok(jobs_errors()?)),
         Trial::test("cli/gpu-model-errors", || Ok(gpu_model_errors()?)),
         Trial::test("cli/time-passes", || Ok(time_passes()?)),
         Trial::test("cli/help", || Ok(help()?)),
