@@ -42,8 +42,8 @@ pub struct Unit {
     /// nothing for the first unit and for a module that is not split.
     pub name: String,
     /// The functions it defines; it declares the others.
-    defines: HashSet<OpId>,
-    /// Whether it defines the globals (the first unit).
+    functions: HashSet<OpId>,
+    /// Whether it defines the globals (the unit of the globals, or the only one).
     defines_globals: bool,
     /// The symbols several units name, with the name each has in the objects.
     shared: Arc<HashMap<String, String>>,
@@ -51,33 +51,14 @@ pub struct Unit {
     small_constants: Arc<HashSet<String>>,
 }
 
-/// How a unit treats one symbol.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    /// Defined here as the module says.
-    Defined,
-    /// Defined here, seen by the other units: external and hidden.
-    Shared,
-    /// Defined here for this unit alone (a small constant): internal.
-    Copied,
-    /// Defined in another unit: an external declaration.
-    Declared,
-}
-
 impl Unit {
-    /// How this unit treats the function or global `op` named `symbol`.
-    pub fn placement(&self, m: &Module, op: OpId, symbol: &str) -> Placement {
-        let here = if m.ops[op].name == "llvm.func" {
-            self.defines.contains(&op)
-        } else if self.small_constants.contains(symbol) {
-            return Placement::Copied;
+    /// Whether this unit defines the function or global `op` named `symbol` (with the linkage
+    /// the module gives it, unless [`Unit::hidden`]); otherwise it declares it, external.
+    pub fn defines(&self, m: &Module, op: OpId, symbol: &str) -> bool {
+        if m.ops[op].name == "llvm.func" {
+            self.functions.contains(&op)
         } else {
-            self.defines_globals
-        };
-        match (here, self.shared.contains_key(symbol)) {
-            (false, _) => Placement::Declared,
-            (true, true) => Placement::Shared,
-            (true, false) => Placement::Defined,
+            self.defines_globals || self.small_constants.contains(symbol)
         }
     }
 
@@ -112,14 +93,14 @@ pub fn split(m: &Module, module: &str) -> Vec<Unit> {
         .iter()
         .any(|&g| m.ops[g].name == "llvm.mlir.global" && !small_constants.contains(m.sym_name(g).unwrap_or_default()));
     if cpus.len() == 1 && !globals {
-        return vec![Unit { defines: functions.into_iter().collect(), defines_globals: true, ..Unit::default() }];
+        return vec![Unit { functions: functions.into_iter().collect(), defines_globals: true, ..Unit::default() }];
     }
     let globals_unit = globals.then_some(cpus.len());
     let shared = shared_symbols(m, &unit_of, (&small_constants, globals_unit), module);
     let (shared, small_constants) = (Arc::new(shared), Arc::new(small_constants));
-    let unit = |name: String, defines: HashSet<OpId>, defines_globals: bool| Unit {
+    let unit = |name: String, functions: HashSet<OpId>, defines_globals: bool| Unit {
         name,
-        defines,
+        functions,
         defines_globals,
         shared: shared.clone(),
         small_constants: small_constants.clone(),

@@ -2,7 +2,6 @@
 //! string, or a dense value laid out over arrays and vectors of scalars).
 
 use super::{cstr, unsupported, TranslateError, Translator};
-use crate::units::Placement;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMLinkage, LLVMVisibility};
@@ -49,14 +48,14 @@ impl Translator<'_> {
             None => None,
         };
         let t = self.ty(ty, span)?;
-        let placement = self.placement(op, &name);
+        let defined = self.defines(op, &name);
         unsafe {
             // `addr_space`: where the global lives (3, shared memory, on NVPTX).
             let space = m.attr(op, "addr_space").and_then(Attribute::as_int).unwrap_or(0) as u32;
             let g = LLVMAddGlobalInAddressSpace(self.module, t, cstr(self.link_name(&name)).as_ptr(), space);
             let declaration = matches!(word, Some("external" | "extern_weak"));
             match m.attr(op, "value") {
-                _ if placement == Placement::Declared => {}
+                _ if !defined => {}
                 Some(v) => LLVMSetInitializer(g, self.initializer(v, ty, span)?),
                 None if declaration => {}
                 None => LLVMSetInitializer(g, LLVMConstNull(t)),
@@ -67,10 +66,10 @@ impl Translator<'_> {
             if let Some(a) = m.attr(op, "alignment").and_then(Attribute::as_int) {
                 LLVMSetAlignment(g, a as u32);
             }
-            match (placement, link) {
+            match link {
                 _ if self.hidden(&name) => LLVMSetVisibility(g, LLVMVisibility::LLVMHiddenVisibility),
-                (Placement::Declared, _) | (_, None) => {}
-                (_, Some(l)) => LLVMSetLinkage(g, l),
+                Some(l) if defined => LLVMSetLinkage(g, l),
+                _ => {}
             }
             if m.attr(op, "thread_local_").is_some() {
                 LLVMSetThreadLocal(g, 1);

@@ -5,7 +5,6 @@
 //! incoming values. A `cond_br` whose two edges reach the same block goes through a forwarding
 //! block on one edge, since a phi cannot tell two edges from one predecessor apart.
 
-use crate::units::Placement;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -192,12 +191,10 @@ impl Translator<'_> {
         let has_body = m.ops[op].regions.first().is_some_and(|&r| !m.regions[r].blocks.is_empty());
         let internal = matches!(m.attr(op, "linkage").and_then(Attribute::as_str), Some("internal" | "private"))
             || (m.attr(op, "sym_visibility").and_then(Attribute::as_str) == Some("private") && has_body);
-        match self.placement(op, &name) {
-            _ if self.hidden(&name) => unsafe { LLVMSetVisibility(f, LLVMVisibility::LLVMHiddenVisibility) },
-            Placement::Defined | Placement::Copied if internal => unsafe {
-                LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage)
-            },
-            _ => {}
+        if self.hidden(&name) {
+            unsafe { LLVMSetVisibility(f, LLVMVisibility::LLVMHiddenVisibility) };
+        } else if internal && self.defines(op, &name) {
+            unsafe { LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage) };
         }
         if self.options.nvptx && m.attr(op, "nvvm.kernel").is_some() {
             unsafe { LLVMSetFunctionCallConv(f, PTX_KERNEL_CC) };
@@ -261,9 +258,9 @@ impl Translator<'_> {
         }
     }
 
-    /// How the unit being translated treats a top-level symbol (all defined without units).
-    fn placement(&self, op: OpId, symbol: &str) -> Placement {
-        self.options.unit.as_ref().map_or(Placement::Defined, |u| u.placement(self.m, op, symbol))
+    /// Whether the unit being translated defines a top-level symbol (all are, without units).
+    fn defines(&self, op: OpId, symbol: &str) -> bool {
+        self.options.unit.as_ref().is_none_or(|u| u.defines(self.m, op, symbol))
     }
 
     /// The name a symbol has in the LLVM module.
@@ -278,7 +275,7 @@ impl Translator<'_> {
 
     fn define_function(&mut self, op: OpId) -> Result<(), TranslateError> {
         let m = self.m;
-        if self.placement(op, m.sym_name(op).unwrap_or_default()) == Placement::Declared {
+        if !self.defines(op, m.sym_name(op).unwrap_or_default()) {
             return Ok(());
         }
         let Some(&region) = m.ops[op].regions.first() else { return Ok(()) };
