@@ -6,6 +6,8 @@ DIR/NAME.macs (multiply-adds of the convolutions and matmuls) for:
   5x5 depthwise, squeeze-and-excitation, 1x1 projection, residual), a 1x1 head, pooling, a Gemm;
 - densenet: DenseNet-121-style, 224 x 224: a 7x7 stem, max pooling, two dense blocks of
   BN-ReLU-1x1-BN-ReLU-3x3 layers joined by Concats (growth 32) with a transition between;
+- resnet50, mnasnet, regnet, shufflenet: ResNet-50 (v1.5), MnasNet-B1, RegNet-Y-400MF and
+  ShuffleNet-V2 1.0 as torchvision defines them, batch normalization folded, 224 x 224;
 - gpt: a GPT-style decoder over 128 positions of width 256: four layers of LayerNorm, causal
   attention in 4 heads (the mask an Add of a constant), a tanh-GELU MLP, residual Adds.
 """
@@ -112,6 +114,113 @@ def densenet(g):
     return g.op("GlobalAveragePool", [g.bn_relu(x, c)]), [1, c, 1, 1]
 
 
+def relu(g, x):
+    return g.op("Relu", [x])
+
+
+def max_pool(g, x):
+    return g.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+
+
+def classifier(g, x, c):
+    x = g.op("Flatten", [g.op("GlobalAveragePool", [x])])
+    g.macs += c * 1000
+    return g.op("Gemm", [x, g.weight(1000, c), g.const(np.zeros(1000, np.float32))], transB=1), [1, 1000]
+
+
+def resnet50(g):
+    """ResNet-50 (v1.5: the stride on the 3x3), batch normalization folded into the convolutions
+    as exporters write it."""
+    x, hw = g.conv("x", 3, 64, 7, 224, stride=2)
+    x, hw, c = max_pool(g, relu(g, x)), hw // 2, 64
+    for width, blocks, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
+        for i in range(blocks):
+            s = stride if i == 0 else 1
+            y, _ = g.conv(x, c, width, 1, hw)
+            y, out_hw = g.conv(relu(g, y), width, width, 3, hw, stride=s)
+            y, _ = g.conv(relu(g, y), width, 4 * width, 1, out_hw)
+            shortcut = g.conv(x, c, 4 * width, 1, hw, stride=s)[0] if i == 0 else x
+            x, c, hw = relu(g, g.op("Add", [y, shortcut])), 4 * width, out_hw
+    return classifier(g, x, c)
+
+
+def inverted_residual(g, x, c, hw, expand, cout, k, stride):
+    """MobileNet-V2's block (ReLU, no squeeze-excitation), as MnasNet uses it."""
+    mid = c * expand
+    y, _ = g.conv(x, c, mid, 1, hw)
+    y, out_hw = g.conv(relu(g, y), mid, mid, k, hw, stride=stride, group=mid)
+    y, _ = g.conv(relu(g, y), mid, cout, 1, out_hw)
+    if stride == 1 and cout == c:
+        y = g.op("Add", [y, x])
+    return y, out_hw
+
+
+def mnasnet(g):
+    """MnasNet-B1 1.0: a separable stem, then stacks of inverted residuals with 3x3 and 5x5
+    depthwise convolutions."""
+    x, hw = g.conv("x", 3, 32, 3, 224, stride=2)
+    x, _ = g.conv(relu(g, x), 32, 32, 3, hw, group=32)
+    x, _ = g.conv(relu(g, x), 32, 16, 1, hw)
+    c = 16
+    for expand, k, stride, cout, repeats in [(3, 3, 2, 24, 3), (3, 5, 2, 40, 3), (6, 5, 2, 80, 3), (6, 3, 1, 96, 2),
+                                             (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]:
+        for i in range(repeats):
+            x, hw = inverted_residual(g, x, c, hw, expand, cout, k, stride if i == 0 else 1)
+            c = cout
+    x, _ = g.conv(x, c, 1280, 1, hw)
+    return classifier(g, relu(g, x), 1280)
+
+
+def regnet(g):
+    """RegNet-Y-400MF: bottleneck blocks of grouped 3x3 convolutions (groups of 8 channels) with
+    squeeze-excitation, widths 48, 104, 208, 440 over 1, 3, 6, 6 blocks."""
+    x, hw = g.conv("x", 3, 32, 3, 224, stride=2)
+    x, c = relu(g, x), 32
+    for depth, width in [(1, 48), (3, 104), (6, 208), (6, 440)]:
+        for i in range(depth):
+            s = 2 if i == 0 else 1
+            y, _ = g.conv(x, c, width, 1, hw)
+            y, out_hw = g.conv(relu(g, y), width, width, 3, hw, stride=s, group=width // 8)
+            y = relu(g, y)
+            squeezed = max(1, c // 4)
+            e, _ = g.conv(g.op("GlobalAveragePool", [y]), width, squeezed, 1, 1)
+            e, _ = g.conv(relu(g, e), squeezed, width, 1, 1)
+            y = g.op("Mul", [y, g.op("Sigmoid", [e])])
+            y, _ = g.conv(y, width, width, 1, out_hw)
+            shortcut = g.conv(x, c, width, 1, hw, stride=s)[0] if i == 0 else x
+            x, c, hw = relu(g, g.op("Add", [y, shortcut])), width, out_hw
+    return classifier(g, x, c)
+
+
+def shufflenet(g):
+    """ShuffleNet-V2 1.0: units that split the channels in two, convolve one half (1x1,
+    depthwise 3x3, 1x1), concatenate and shuffle (Reshape, Transpose, Reshape)."""
+    def shuffle(x, c, hw):
+        r = g.op("Reshape", [x, g.const(np.array([1, 2, c // 2, hw, hw], np.int64))])
+        t = g.op("Transpose", [r], perm=[0, 2, 1, 3, 4])
+        return g.op("Reshape", [t, g.const(np.array([1, c, hw, hw], np.int64))])
+    def branch(x, cin, mid, hw, stride):
+        y, _ = g.conv(x, cin, mid, 1, hw)
+        y, out_hw = g.conv(relu(g, y), mid, mid, 3, hw, stride=stride, group=mid)
+        y, _ = g.conv(y, mid, mid, 1, out_hw)
+        return relu(g, y), out_hw
+    x, hw = g.conv("x", 3, 24, 3, 224, stride=2)
+    x, hw, c = max_pool(g, relu(g, x)), hw // 2, 24
+    for cout, units in [(116, 4), (232, 8), (464, 4)]:
+        mid = cout // 2
+        left, out_hw = g.conv(x, c, c, 3, hw, stride=2, group=c)
+        left, _ = g.conv(left, c, mid, 1, out_hw)
+        right, _ = branch(x, c, mid, hw, 2)
+        x, c, hw = shuffle(g.op("Concat", [relu(g, left), right], axis=1), cout, out_hw), cout, out_hw
+        for _ in range(units - 1):
+            halves = [g.name("t"), g.name("t")]
+            g.nodes.append(helper.make_node("Split", [x, g.const(np.array([mid, mid], np.int64))], halves, axis=1))
+            right, _ = branch(halves[1], mid, mid, hw, 1)
+            x = shuffle(g.op("Concat", [halves[0], right], axis=1), c, hw)
+    x, _ = g.conv(x, c, 1024, 1, hw)
+    return classifier(g, relu(g, x), 1024)
+
+
 def gpt(g, seq=128, width=256, heads=4, layers=4):
     dh = width // heads
     mask = g.const(np.triu(np.full((seq, seq), -1e9, np.float32), 1))
@@ -164,8 +273,10 @@ RECURRENT = [("lstm", *recurrent("LSTM", 20, 1, 32, 64)),
 
 def main(out):
     rng = np.random.default_rng(1)
-    for name, build, shape in [("effnet", effnet, [1, 3, 224, 224]), ("densenet", densenet, [1, 3, 224, 224]),
-                               ("gpt", gpt, [1, 128, 256])] + RECURRENT:
+    image = [1, 3, 224, 224]
+    for name, build, shape in [("effnet", effnet, image), ("densenet", densenet, image), ("resnet50", resnet50, image),
+                               ("mnasnet", mnasnet, image), ("regnet", regnet, image),
+                               ("shufflenet", shufflenet, image), ("gpt", gpt, [1, 128, 256])] + RECURRENT:
         g = Graph(seed=len(name))
         y, out_shape = build(g)
         g.save(f"{out}/{name}.onnx", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)], y, out_shape)

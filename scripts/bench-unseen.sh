@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Benchmarks models of kinds not in the shared set (bench/unseen_models.py: EfficientNet-B0-style,
-# DenseNet-style, a GPT-style decoder, an LSTM of 64 units, a bidirectional LSTM of 512, a GRU of
-# 128; random weights) compiled by xcc's default build against
+# DenseNet-style, ResNet-50, MnasNet-B1, RegNet-Y-400MF, ShuffleNet-V2, a GPT-style decoder, an LSTM
+# of 64 units, a bidirectional LSTM of 512, a GRU of 128; random weights) compiled by xcc's default
+# build against
 # ONNX Runtime, at one thread and at all cores, and checks each compiled model's output against
 # ONNX Runtime's. Prints a Markdown table. Usage: scripts/bench-unseen.sh
 # Needs scripts/setup.sh (the venv's onnx and onnxruntime). BENCH_REPEAT=N (default 3) measures
 # each configuration N times and reports the medians; BUDGET_MS (default 2000) bounds one
-# measurement; BENCH_MODELS (default all six) picks some. ONNX Runtime is timed from Python
+# measurement; BENCH_MODELS (default all ten) picks some. ONNX Runtime is timed from Python
 # (bench/ort.py): each run includes the call's Python overhead, some microseconds, which is most
 # of a small recurrent model's time.
 set -euo pipefail
@@ -21,7 +22,7 @@ cores=$(nproc)
 "$py" bench/unseen_models.py "$work"
 echo "| model | threads | xcc ms | ORT ms | xcc / ORT | xcc GFLOP/s | parallel loops | max abs error / max abs output | compile time |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-for m in ${BENCH_MODELS:-effnet densenet gpt lstm lstm_large gru}; do
+for m in ${BENCH_MODELS:-effnet densenet resnet50 mnasnet regnet shufflenet gpt lstm lstm_large gru}; do
   up=$(echo "$m" | tr a-z A-Z)
   read -r ctime < <( { /usr/bin/time -f "%e" ./target/release/xcc "$work/$m.onnx" -O3 --name "$m" -o "$work/lib$m.a" 2>&1 >/dev/null; } | tail -1)
   sed "s/@NAME@/$m/g; s/@UP@/$up/g" bench/driver.c.in > "$work/bench_$m.c"
