@@ -118,7 +118,10 @@ impl Conv {
                 }
             }
             _ => loop {
-                let kernel = [rng.range(1, 4), rng.range(1, 4)];
+                // Depthwise filters up to 5x5 (25 taps, still held in registers) over planes of up
+                // to 20 rows (rows every tap reaches, in groups of three and one at a time).
+                let (largest, rows) = if strategy == Strategy::Depthwise { (5, 20) } else { (4, 14) };
+                let kernel = [rng.range(1, largest), rng.range(1, largest)];
                 let dilations = [rng.range(1, 2), rng.range(1, 2)];
                 let strides = [rng.range(1, 3), rng.range(1, 3)];
                 let pads = [0; 4].map(|_| rng.range(0, 2));
@@ -134,7 +137,7 @@ impl Conv {
                 };
                 let conv = Conv {
                     c,
-                    h: rng.range(1, 14),
+                    h: rng.range(1, rows),
                     w: rng.range(1, 14),
                     k,
                     kernel,
