@@ -1,6 +1,6 @@
 //! AArch64: NEON's thirty-two 128-bit registers, the dot-product extensions.
 
-use crate::{has_feature, Arch, ArchInfo, ByteDots, Caches, LevelTiles, VectorUnit};
+use crate::{has_feature, Arch, ArchInfo, ByteDots, Caches, LevelTiles, MinMax, VectorUnit};
 
 pub const INFO: ArchInfo = ArchInfo {
     arch: Arch::Aarch64,
@@ -16,6 +16,7 @@ pub const INFO: ArchInfo = ArchInfo {
     matmul_tiles: &[LevelTiles { min_level: 0, rows: 6, vectors: 1 }],
     caches: Caches { l1d: 64 << 10, l2: 1 << 20 },
     gpu: None,
+    min_max: MinMax::Ieee,
 };
 
 /// `sdot`/`udot` with FEAT_DotProd; `usdot` too with FEAT_I8MM.

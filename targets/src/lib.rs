@@ -54,6 +54,24 @@ pub struct ArchInfo {
     pub caches: Caches,
     /// Where the architecture is a GPU: its vendor's parameters.
     pub gpu: Option<&'static GpuInfo>,
+    /// What its vector maximum and minimum instructions return for a NaN or two zeros.
+    pub min_max: MinMax,
+}
+
+/// How an architecture's float maximum and minimum instructions treat NaNs and zeros, which
+/// decides how `maximumf` and `minimumf` (NaN if either operand is; `+0` over `-0`) are best
+/// computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinMax {
+    /// As `maximumf` / `minimumf` define it (AArch64's `fmax`, PTX's `max.NaN` on sm_80+): one
+    /// instruction.
+    Ieee,
+    /// x86's `maxps` / `minps`: the second operand where either is NaN or both are zeros, so that
+    /// `maximumf(x, c)` of a constant is `select(x < c, c, x)`, one instruction, where LLVM's
+    /// `llvm.maximum` takes a compare and a blend besides.
+    SecondOperand,
+    /// Another rule (RISC-V's `vfmax`: the number over a NaN): LLVM's expansion.
+    Other,
 }
 
 /// Every architecture, in the order `--target`'s help lists them.

@@ -1,6 +1,6 @@
 //! NVIDIA GPUs through NVPTX: PTX for an SM (sm_80 unless `--mcpu` names another).
 
-use crate::{Arch, ArchInfo, Caches, GpuInfo, GpuKernelChoice, GpuVendor};
+use crate::{Arch, ArchInfo, Caches, GpuInfo, GpuKernelChoice, GpuVendor, MinMax};
 
 pub const INFO: ArchInfo = ArchInfo {
     arch: Arch::Nvptx64,
@@ -15,6 +15,7 @@ pub const INFO: ArchInfo = ArchInfo {
     matmul_tiles: &[],
     caches: Caches { l1d: 192 << 10, l2: 40 << 20 },
     gpu: Some(&GPU),
+    min_max: MinMax::Ieee,
 };
 
 /// CUDA's limits: 1024 threads a block, 48 KiB of shared memory without opting in to more. The

@@ -2,7 +2,7 @@
 //! use. The kernels' fixed 16-lane vectors are groups of RVV registers (VLEN at least 128, which
 //! `V` implies). A board without `V` takes `--mattr=-v`.
 
-use crate::{Arch, ArchInfo, Caches, LevelTiles, VectorUnit};
+use crate::{Arch, ArchInfo, Caches, LevelTiles, MinMax, VectorUnit};
 
 pub const INFO: ArchInfo = ArchInfo {
     arch: Arch::Riscv64,
@@ -19,4 +19,5 @@ pub const INFO: ArchInfo = ArchInfo {
     matmul_tiles: &[LevelTiles { min_level: 0, rows: 6, vectors: 1 }],
     caches: Caches { l1d: 32 << 10, l2: 2 << 20 },
     gpu: None,
+    min_max: MinMax::Other,
 };

@@ -2,7 +2,7 @@
 //! AVX-512 VNNI; the default library's copies for v3 (AVX2, FMA), v4 (AVX-512) and, where a
 //! kernel uses it, v4 with VNNI; and the GEMM's tiles per level.
 
-use crate::{has_feature, Arch, ArchInfo, ByteDots, Caches, CpuCopy, LevelTiles, VectorUnit};
+use crate::{has_feature, Arch, ArchInfo, ByteDots, Caches, CpuCopy, LevelTiles, MinMax, VectorUnit};
 
 pub const INFO: ArchInfo = ArchInfo {
     arch: Arch::X86_64,
@@ -17,6 +17,7 @@ pub const INFO: ArchInfo = ArchInfo {
     matmul_tiles: &MATMUL_TILES,
     caches: Caches { l1d: 32 << 10, l2: 1 << 20 },
     gpu: None,
+    min_max: MinMax::SecondOperand,
 };
 
 /// The copies a default library carries besides its x86-64-v2 code. LLVM tunes x86-64-v4 to

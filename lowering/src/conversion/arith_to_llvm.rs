@@ -4,6 +4,7 @@ use super::{ConversionSet, Rewriter};
 use crate::builder::Builder;
 use xcc_ir::types::FloatKind;
 use xcc_ir::{Attribute, Diagnostic, OpId, Type, ValueId};
+use xcc_targets::MinMax;
 
 pub const CONVERSION: ConversionSet = ConversionSet {
     name: "arith",
@@ -31,8 +32,6 @@ pub const CONVERSION: ConversionSet = ConversionSet {
         ("arith.divf", "llvm.fdiv"),
         ("arith.remf", "llvm.frem"),
         ("arith.negf", "llvm.fneg"),
-        ("arith.maximumf", "llvm.intr.maximum"),
-        ("arith.minimumf", "llvm.intr.minimum"),
         ("arith.maxnumf", "llvm.intr.maxnum"),
         ("arith.minnumf", "llvm.intr.minnum"),
         // The predicate encodings of arith and llvm comparisons are the same.
@@ -51,6 +50,8 @@ pub const CONVERSION: ConversionSet = ConversionSet {
     ],
     patterns: &[
         ("arith.constant", constant),
+        ("arith.maximumf", min_max),
+        ("arith.minimumf", min_max),
         ("arith.truncf", truncf),
         ("arith.index_cast", index_cast),
         ("arith.index_castui", index_cast),
@@ -142,6 +143,53 @@ pub(super) fn rounded_division(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueI
     };
     let span = rw.old.ops[op].span;
     Ok(vec![div_round(&mut rw.builder(span), &name, ops[0], ops[1], t)])
+}
+
+/// `maximumf` / `minimumf`: LLVM's `maximum` / `minimum`, except on a target whose instructions
+/// return their second operand for a NaN or two zeros ([`MinMax::SecondOperand`]: x86), where a
+/// bound that is a constant (a ReLU's, a Clip's) makes it `select(x < c, c, x)` (`>` for the
+/// minimum), one `vmaxps` returning `x` where it is NaN, as `maximumf` does. The two differ only
+/// for zeros of opposite signs: the maximum with `+0` takes an add of `+0` after (turning a
+/// `-0` into `+0`, every other value unchanged); a minimum with `-0` stays the intrinsic.
+fn min_max(rw: &mut Rewriter, op: OpId) -> Result<Vec<ValueId>, Diagnostic> {
+    let maximum = rw.old.ops[op].name == "arith.maximumf";
+    let ops = rw.operands(op)?;
+    let t = rw.result_type(op, 0)?;
+    let span = rw.old.ops[op].span;
+    let old_operands = rw.old.ops[op].operands.clone();
+    let second_operand = rw.options.target.info().min_max == MinMax::SecondOperand;
+    let bound = (0..2)
+        .filter(|_| second_operand)
+        .find_map(|k| float_splat(rw.old, old_operands[k]).map(|c| (k, c)))
+        .filter(|&(_, c)| !c.is_nan() && (maximum || c != 0.0 || c.is_sign_positive()));
+    let mut b = rw.builder(span);
+    let Some((k, c)) = bound else {
+        let intrinsic = if maximum { "llvm.intr.maximum" } else { "llvm.intr.minimum" };
+        return Ok(vec![b.value(intrinsic, &ops, t)]);
+    };
+    let (x, bound) = (ops[1 - k], ops[k]);
+    let past = if maximum { "olt" } else { "ogt" };
+    let table = xcc_ir::dialects::arith::CMPF_PREDICATES;
+    let p = table.iter().position(|q| *q == past).expect("an fcmp predicate") as i64;
+    let beyond = b.value_with("llvm.fcmp", &[x, bound], t.with_element(Type::i1()), predicate(p));
+    let clamped = b.value("llvm.select", &[beyond, bound, x], t.clone());
+    if maximum && c == 0.0 && c.is_sign_positive() {
+        return Ok(vec![b.value("llvm.fadd", &[clamped, bound], t)]);
+    }
+    Ok(vec![clamped])
+}
+
+/// The value of an `arith.constant` float, or of a vector constant with one value in every lane.
+fn float_splat(m: &xcc_ir::Module, v: ValueId) -> Option<f64> {
+    let op = m.defining_op(v).filter(|&d| m.ops[d].name == "arith.constant")?;
+    match m.attr(op, "value")? {
+        Attribute::Float { value, .. } => Some(*value),
+        Attribute::Dense { values: xcc_ir::attributes::DenseValues::Float(values), .. } => {
+            let first = *values.first()?;
+            values.iter().all(|v| v.to_bits() == first.to_bits()).then_some(first)
+        }
+        _ => None,
+    }
 }
 
 fn predicate(p: i64) -> Vec<(String, Attribute)> {
