@@ -4,14 +4,14 @@
 // before it: the source lives in that run from the start (a Concat computed in place).
 
 // %a and %b, live at the same time, are copied into the two halves of %c: they live there, the
-// copies are gone, and the workspace holds %c alone (128 bytes).
-// CHECK-LABEL: func.func @concat({{.*}} attributes {xcc.workspace = 2, xcc.workspace_bytes = 128}
+// copies are gone, and the workspace holds %c alone (128 bytes and the 320 of skew after it).
+// CHECK-LABEL: func.func @concat({{.*}} attributes {xcc.workspace = 2, xcc.workspace_bytes = 448}
 // CHECK: [[OFF_A:%[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT: [[A:%[0-9]+]] = memref.view {{%[0-9]+}}[[[OFF_A]]][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT: [[A:%[0-9]+]] = memref.view {{%[0-9]+}}[[[OFF_A]]][] : memref<448xi8> to memref<16xf32>
 // CHECK: [[OFF_B:%[0-9]+]] = arith.constant 64 : index
-// CHECK-NEXT: [[B:%[0-9]+]] = memref.view {{%[0-9]+}}[[[OFF_B]]][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT: [[B:%[0-9]+]] = memref.view {{%[0-9]+}}[[[OFF_B]]][] : memref<448xi8> to memref<16xf32>
 // CHECK: [[OFF_C:%[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT: [[C:%[0-9]+]] = memref.view {{%[0-9]+}}[[[OFF_C]]][] : memref<128xi8> to memref<32xf32>
+// CHECK-NEXT: [[C:%[0-9]+]] = memref.view {{%[0-9]+}}[[[OFF_C]]][] : memref<448xi8> to memref<32xf32>
 // CHECK-NOT: memref.copy
 // CHECK: kernel.copy ins([[C]] : memref<32xf32>) outs(%arg1 : memref<32xf32>)
 func.func @concat(%in: memref<16xf32>, %out: memref<32xf32>, %ws: !llvm.ptr) attributes {xcc.workspace = 2} {
@@ -30,13 +30,13 @@ func.func @concat(%in: memref<16xf32>, %out: memref<32xf32>, %ws: !llvm.ptr) att
 
 // Nested: %a is copied whole into %b (a reshape), %b into the second half of %c. Both live in
 // %c: %b at 64 bytes, %a where %b is.
-// CHECK-LABEL: func.func @nested({{.*}} xcc.workspace_bytes = 128}
+// CHECK-LABEL: func.func @nested({{.*}} xcc.workspace_bytes = 448}
 // CHECK: [[OFF_A:%[0-9]+]] = arith.constant 64 : index
-// CHECK-NEXT: memref.view {{%[0-9]+}}[[[OFF_A]]][] : memref<128xi8> to memref<4x4xf32>
+// CHECK-NEXT: memref.view {{%[0-9]+}}[[[OFF_A]]][] : memref<448xi8> to memref<4x4xf32>
 // CHECK: [[OFF_B:%[0-9]+]] = arith.constant 64 : index
-// CHECK-NEXT: memref.view {{%[0-9]+}}[[[OFF_B]]][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT: memref.view {{%[0-9]+}}[[[OFF_B]]][] : memref<448xi8> to memref<16xf32>
 // CHECK: [[OFF_C:%[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT: memref.view {{%[0-9]+}}[[[OFF_C]]][] : memref<128xi8> to memref<32xf32>
+// CHECK-NEXT: memref.view {{%[0-9]+}}[[[OFF_C]]][] : memref<448xi8> to memref<32xf32>
 // CHECK-NOT: memref.copy
 func.func @nested(%in: memref<4x4xf32>, %out: memref<32xf32>, %ws: !llvm.ptr) attributes {xcc.workspace = 2} {
   %a = memref.alloc() : memref<4x4xf32>
