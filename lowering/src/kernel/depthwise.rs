@@ -214,14 +214,9 @@ fn rows_vectors(
     weights: &[Vec<ValueId>],
     starts: &[ValueId],
 ) {
-    let (ops, rows, cols, width) = (plane.ops, plane.rows, plane.cols, plane.width);
+    let (ops, rows, cols) = (plane.ops, plane.rows, plane.cols);
     let (n, ch) = (plane.n, plane.ch);
-    let counts: Vec<ValueId> = starts.iter().map(|&ow0| e.affine(&[(ow0, -1)], width as i64)).collect();
-    let columns: Vec<Vec<(ValueId, Vec<ValueId>)>> = starts
-        .iter()
-        .zip(&counts)
-        .map(|(&ow0, &count)| (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (plane.input, cols))).collect())
-        .collect();
+    let (counts, columns) = vector_columns(e, plane, starts);
     let mut sums = vec![vec![plane.bias; starts.len()]; count];
     // Input row `oh * s + offset - pad` is row tap `(offset - r * s) / d` of output row `oh + r`.
     let mut offsets: Vec<usize> =
@@ -248,13 +243,44 @@ fn rows_vectors(
     }
     for (r, row_sums) in sums.into_iter().enumerate() {
         let oh_r = e.affine(&[(oh, 1)], r as i64);
-        let (row_sums, act) = match (ops.residual, plane.act.map) {
-            (None, Some(_)) => (super::matmul::apply_activation_all(e, &row_sums, plane.act), Activation::default()),
-            _ => (row_sums, plane.act),
-        };
-        for ((&ow0, &count), &sum) in starts.iter().zip(&counts).zip(&row_sums) {
-            store_row_vector(e, ops, (n, ch, oh_r, ow0), count, sum, act);
-        }
+        store_sums(e, plane, oh_r, (starts, &counts), row_sums);
+    }
+}
+
+/// The vectors from columns `starts`: how many of each one's lanes are in the row (or more),
+/// and each column tap's input column and masks ([`column_tap`]).
+#[allow(clippy::type_complexity)]
+fn vector_columns(
+    e: &mut Cursor,
+    plane: &Plane,
+    starts: &[ValueId],
+) -> (Vec<ValueId>, Vec<Vec<(ValueId, Vec<ValueId>)>>) {
+    let (cols, width) = (plane.cols, plane.width);
+    let counts: Vec<ValueId> = starts.iter().map(|&ow0| e.affine(&[(ow0, -1)], width as i64)).collect();
+    let columns = starts
+        .iter()
+        .zip(&counts)
+        .map(|(&ow0, &count)| (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (plane.input, cols))).collect())
+        .collect();
+    (counts, columns)
+}
+
+/// Row `oh`'s vectors from columns `starts` stored from their sums after the epilogue: a map
+/// without a residual to add first runs on the row's vectors together (its operations
+/// interleaved across them).
+fn store_sums(
+    e: &mut Cursor,
+    plane: &Plane,
+    oh: ValueId,
+    (starts, counts): (&[ValueId], &[ValueId]),
+    sums: Vec<ValueId>,
+) {
+    let (sums, act) = match (plane.ops.residual, plane.act.map) {
+        (None, Some(_)) => (super::matmul::apply_activation_all(e, &sums, plane.act), Activation::default()),
+        _ => (sums, plane.act),
+    };
+    for ((&ow0, &count), &sum) in starts.iter().zip(counts).zip(&sums) {
+        store_row_vector(e, plane.ops, (plane.n, plane.ch, oh, ow0), count, sum, act);
     }
 }
 
@@ -320,14 +346,9 @@ fn row(e: &mut Cursor, plane: &Plane, oh: ValueId, taps: RowTaps) {
 /// The output vectors of row `oh` starting at columns `starts`: each starts as the bias, adds
 /// its row taps (all column taps of each), and is stored after the epilogue.
 fn row_vectors(e: &mut Cursor, plane: &Plane, oh: ValueId, taps: &RowTaps, starts: &[ValueId]) {
-    let (ops, rows, cols, width) = (plane.ops, plane.rows, plane.cols, plane.width);
+    let (ops, rows, cols) = (plane.ops, plane.rows, plane.cols);
     let (n, ch) = (plane.n, plane.ch);
-    let counts: Vec<ValueId> = starts.iter().map(|&ow0| e.affine(&[(ow0, -1)], width as i64)).collect();
-    let columns: Vec<Vec<(ValueId, Vec<ValueId>)>> = starts
-        .iter()
-        .zip(&counts)
-        .map(|(&ow0, &count)| (0..cols.kernel).map(|kw| column_tap(e, (ow0, count), kw, (plane.input, cols))).collect())
-        .collect();
+    let (counts, columns) = vector_columns(e, plane, starts);
     // One row tap added to every vector's sum.
     let add_row = |e: &mut Cursor, kh: ValueId, weights: &[ValueId], acc: &mut [ValueId]| {
         let ih = e.affine(&[(oh, rows.stride as i64), (kh, rows.dilation as i64)], -(rows.pad as i64));
@@ -357,15 +378,7 @@ fn row_vectors(e: &mut Cursor, plane: &Plane, oh: ValueId, taps: &RowTaps, start
             acc
         }
     };
-    // A map without a residual to add first runs on the row's vectors together (its operations
-    // interleaved across them).
-    let (sums, act) = match (ops.residual, plane.act.map) {
-        (None, Some(_)) => (super::matmul::apply_activation_all(e, &sums, plane.act), Activation::default()),
-        _ => (sums, plane.act),
-    };
-    for ((&ow0, &count), &sum) in starts.iter().zip(&counts).zip(&sums) {
-        store_row_vector(e, ops, (n, ch, oh, ow0), count, sum, act);
-    }
+    store_sums(e, plane, oh, (starts, &counts), sums);
 }
 
 /// Column tap `kw` of the vector of output columns from `ow0` (`count` of them, or more): the
