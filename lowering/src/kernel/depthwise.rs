@@ -247,14 +247,12 @@ fn rows_vectors(
     }
 }
 
+/// Per vector of a row, each column tap's first input column and masks ([`column_tap`]).
+type VectorTaps = Vec<Vec<(ValueId, Vec<ValueId>)>>;
+
 /// The vectors from columns `starts`: how many of each one's lanes are in the row (or more),
-/// and each column tap's input column and masks ([`column_tap`]).
-#[allow(clippy::type_complexity)]
-fn vector_columns(
-    e: &mut Cursor,
-    plane: &Plane,
-    starts: &[ValueId],
-) -> (Vec<ValueId>, Vec<Vec<(ValueId, Vec<ValueId>)>>) {
+/// and their column taps.
+fn vector_columns(e: &mut Cursor, plane: &Plane, starts: &[ValueId]) -> (Vec<ValueId>, VectorTaps) {
     let (cols, width) = (plane.cols, plane.width);
     let counts: Vec<ValueId> = starts.iter().map(|&ow0| e.affine(&[(ow0, -1)], width as i64)).collect();
     let columns = starts
