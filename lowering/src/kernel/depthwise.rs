@@ -189,18 +189,25 @@ const ROWS_AT_ONCE: usize = 3;
 /// `count` rows from `oh`, every tap inside, in groups of vectors as [`row`]: half as many
 /// vectors per row, so that the rows' sums and the filter fit in registers.
 fn row_group(e: &mut Cursor, plane: &Plane, oh: ValueId, count: usize, weights: &[Vec<ValueId>]) {
+    for_vector_groups(e, plane, GROUP_VECTORS / 2, &mut |e, starts| {
+        rows_vectors(e, plane, (oh, count), weights, starts)
+    });
+}
+
+/// `body` on the row's vectors by their first columns: `group` at a time at constant columns,
+/// or, for a row of more than [`MAX_STATIC_VECTORS`], one at a time in a loop.
+fn for_vector_groups(e: &mut Cursor, plane: &Plane, group: usize, body: &mut dyn FnMut(&mut Cursor, &[ValueId])) {
     let chunks = plane.width.div_ceil(NR);
     if chunks > MAX_STATIC_VECTORS {
         e.for_loop(0, chunks, |e, chunk| {
             let ow0 = e.affine(&[(chunk, NR as i64)], 0);
-            rows_vectors(e, plane, (oh, count), weights, &[ow0]);
+            body(e, &[ow0]);
         });
         return;
     }
-    let group_vectors = GROUP_VECTORS / 2;
-    for group in (0..chunks).collect::<Vec<_>>().chunks(group_vectors) {
-        let starts: Vec<ValueId> = group.iter().map(|&j| e.idx((j * NR) as i64)).collect();
-        rows_vectors(e, plane, (oh, count), weights, &starts);
+    for vectors in (0..chunks).collect::<Vec<_>>().chunks(group) {
+        let starts: Vec<ValueId> = vectors.iter().map(|&j| e.idx((j * NR) as i64)).collect();
+        body(e, &starts);
     }
 }
 
@@ -327,18 +334,7 @@ fn filter_tap(e: &mut Cursor, ops: &EpilogueOperands, ch: ValueId, zero: ValueId
 /// interior ones load unmasked, and a group's sums are independent chains); a row of more than
 /// [`MAX_STATIC_VECTORS`] in a loop, one vector at a time.
 fn row(e: &mut Cursor, plane: &Plane, oh: ValueId, taps: RowTaps) {
-    let chunks = plane.width.div_ceil(NR);
-    if chunks > MAX_STATIC_VECTORS {
-        e.for_loop(0, chunks, |e, chunk| {
-            let ow0 = e.affine(&[(chunk, NR as i64)], 0);
-            row_vectors(e, plane, oh, &taps, &[ow0]);
-        });
-        return;
-    }
-    for group in (0..chunks).collect::<Vec<_>>().chunks(GROUP_VECTORS) {
-        let starts: Vec<ValueId> = group.iter().map(|&j| e.idx((j * NR) as i64)).collect();
-        row_vectors(e, plane, oh, &taps, &starts);
-    }
+    for_vector_groups(e, plane, GROUP_VECTORS, &mut |e, starts| row_vectors(e, plane, oh, &taps, starts));
 }
 
 /// The output vectors of row `oh` starting at columns `starts`: each starts as the bias, adds

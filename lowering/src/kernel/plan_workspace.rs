@@ -6,8 +6,9 @@
 //! an `scf.if` there: an If branch's tensors) is live from its first to its last use (uses
 //! through views count; `memref.dealloc` does not), measured in the positions of the body's
 //! top-level operations. Buffers are placed first-fit, in order of their first use, at offsets
-//! aligned to 64 bytes, each followed by [`SKEW`] bytes, among the buffers live at the same time. The total is the function's
-//! `xcc.workspace_bytes`, and the value of every `kernel.workspace_size` naming it.
+//! aligned to 64 bytes, each followed by [`SKEW`] bytes, among the buffers live at the same time.
+//! The total is the function's `xcc.workspace_bytes`, and the value of every
+//! `kernel.workspace_size` naming it.
 //!
 //! A buffer copied whole into a contiguous run of another as its last use is placed in that run
 //! and the copy erased ([`super::elide_copies`]): Concats and reshapes cost no copy.
